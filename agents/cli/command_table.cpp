@@ -1,0 +1,25 @@
+#include "command.h"
+
+#include "commands.h"
+
+namespace smclab::cli {
+
+namespace {
+
+// One line per subcommand, in the order `smclab --help` lists them.
+const Command kCommands[] = {
+    {"demo", "run the main job on this machine (two local agents, sim fabric)", runDemo},
+};
+
+}  // namespace
+
+std::span<const Command> commandTable() { return kCommands; }
+
+const Command* findCommand(const std::string& name) {
+    for (const Command& command : kCommands) {
+        if (name == command.name) return &command;
+    }
+    return nullptr;
+}
+
+}  // namespace smclab::cli

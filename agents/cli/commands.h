@@ -1,0 +1,10 @@
+// Entry points of the subcommands; one cmd_<name>.cpp each.
+#pragma once
+
+#include "command.h"
+
+namespace smclab::cli {
+
+int runDemo(const Args& args);
+
+}  // namespace smclab::cli

@@ -1,0 +1,26 @@
+# Warnings and sanitizers for every target of the project, set once here.
+add_library(smclab_build_flags INTERFACE)
+add_library(smclab::build_flags ALIAS smclab_build_flags)
+
+target_compile_options(smclab_build_flags INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+    -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference
+    -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough
+    $<$<CXX_COMPILER_ID:GNU>:-Wduplicated-cond -Wlogical-op>)
+
+if(SMCLAB_WERROR)
+    target_compile_options(smclab_build_flags INTERFACE -Werror)
+endif()
+
+if(SMCLAB_SANITIZE STREQUAL "address")
+    set(_smclab_san -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+elseif(SMCLAB_SANITIZE STREQUAL "thread")
+    set(_smclab_san -fsanitize=thread -fno-omit-frame-pointer)
+elseif(NOT SMCLAB_SANITIZE STREQUAL "")
+    message(FATAL_ERROR "SMCLAB_SANITIZE must be empty, 'address' or 'thread'")
+endif()
+if(_smclab_san)
+    # Applied globally so that static libraries and tests agree on the runtime.
+    add_compile_options(${_smclab_san})
+    add_link_options(${_smclab_san})
+endif()

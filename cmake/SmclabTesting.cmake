@@ -1,0 +1,29 @@
+# smclab_add_test(NAME <name> SOURCES <files...> LIBS <targets...>
+#                 LABELS <labels...> [TIMEOUT <seconds>] [QT] [ARGS <args...>])
+#
+# One executable per test file, registered with CTest under its labels.
+# QT links Qt::Test (a Qt Test program); without it the program is a plain
+# executable that returns non-zero on failure. Labels in use: unit, wire,
+# fabric, engine, integration, gui, rnic, fuzz.
+function(smclab_add_test)
+    cmake_parse_arguments(T "QT" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ARGS;ENV" ${ARGN})
+    if(NOT T_TIMEOUT)
+        set(T_TIMEOUT 120)
+    endif()
+    add_executable(${T_NAME} ${T_SOURCES})
+    set_target_properties(${T_NAME} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    target_link_libraries(${T_NAME} PRIVATE smclab::build_flags ${T_LIBS})
+    if(T_QT)
+        target_link_libraries(${T_NAME} PRIVATE Qt6::Test)
+    endif()
+    add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
+    set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT})
+    # Tests that cannot run here (no RDMA device, no namespaces) exit 77 and
+    # are reported as skipped, never as passed.
+    set_tests_properties(${T_NAME} PROPERTIES SKIP_RETURN_CODE 77)
+    set(_env "QT_QPA_PLATFORM=offscreen;SMCLAB_BIN_DIR=${CMAKE_BINARY_DIR}/bin;SMCLAB_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    if(T_ENV)
+        list(APPEND _env ${T_ENV})
+    endif()
+    set_tests_properties(${T_NAME} PROPERTIES ENVIRONMENT "${_env}")
+endfunction()
