@@ -1,0 +1,56 @@
+#include "cell_matrix.h"
+
+#include <algorithm>
+
+namespace smclab::orchestrator {
+
+QString Cell::key(const CampaignSpec& spec) const {
+    return QStringLiteral("%1|%2|%3|%4")
+        .arg(spec.workloads.at(static_cast<size_t>(workloadIndex)).label,
+             spec.columns.at(static_cast<size_t>(columnIndex)).label)
+        .arg(sizeBytes)
+        .arg(repetition);
+}
+
+std::vector<Cell> expandCells(const CampaignSpec& spec) {
+    std::vector<Cell> cells;
+    for (size_t w = 0; w < spec.workloads.size(); ++w) {
+        const auto& sizes = spec.sizesFor(spec.workloads[w]);
+        for (int rep = 0; rep < spec.repetitions; ++rep) {
+            for (uint64_t size : sizes) {
+                for (size_t c = 0; c < spec.columns.size(); ++c) {
+                    Cell cell;
+                    cell.index = static_cast<int>(cells.size());
+                    cell.workloadIndex = static_cast<int>(w);
+                    cell.columnIndex = static_cast<int>(c);
+                    cell.sizeBytes = size;
+                    cell.repetition = rep;
+                    cells.push_back(cell);
+                }
+            }
+        }
+    }
+    return cells;
+}
+
+int64_t estimateCellMs(const CampaignSpec& spec, int64_t overheadMs) {
+    return int64_t(spec.durationMs) + spec.warmupMs + std::max<int64_t>(overheadMs, 0);
+}
+
+int64_t estimateCampaignMs(const CampaignSpec& spec, int cellCount, int64_t overheadMs) {
+    const int64_t pairs = std::max<int64_t>(1, static_cast<int64_t>(spec.agents.size()));
+    const int64_t rounds = (cellCount + pairs - 1) / pairs;
+    return rounds * estimateCellMs(spec, overheadMs);
+}
+
+QString formatDurationMs(int64_t ms) {
+    const int64_t totalSeconds = std::max<int64_t>(0, (ms + 500) / 1000);
+    const int64_t hours = totalSeconds / 3600;
+    const int64_t minutes = (totalSeconds / 60) % 60;
+    const int64_t seconds = totalSeconds % 60;
+    if (hours > 0) return QStringLiteral("%1h %2m").arg(hours).arg(minutes, 2, 10, QLatin1Char('0'));
+    if (minutes > 0) return QStringLiteral("%1m %2s").arg(minutes).arg(seconds, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1s").arg(seconds);
+}
+
+}  // namespace smclab::orchestrator

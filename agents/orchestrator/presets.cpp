@@ -1,0 +1,178 @@
+#include "presets.h"
+
+#include <QJsonArray>
+
+#include "size_text.h"
+
+namespace smclab::orchestrator {
+
+namespace {
+
+const PresetInfo kPresets[] = {
+    {"datapath", "qperf-style tcp_bw and tcp_lat, msg_size 1..64K (*2): SMC-NoCork, TCP, SMC-AutoCorking, "
+                 "SMC with patches (the 2022 datapath series' tables)"},
+    {"sendfile-cork", "wrk-style http of a 4 KiB file, 100 connections, 2 threads: sendfile off, sendfile with "
+                      "the old cork timer, sendfile with the fix"},
+    {"fallback", "short connections (connect, one request, one reply, close) from plain TCP clients: TCP "
+                 "listener vs libsmcr listener with fast fallback off and on"},
+    {"credits", "redis-benchmark-style SET and GET, 200 connections, -d 10, -P 1: SMC credits off, credits on, "
+                "rx_backlog, TCP"},
+};
+
+QJsonObject simFabric() {
+    // The default lab without RNICs: the shared-memory fabric with the
+    // ConnectX-4 Lx 25G link model the published numbers came from.
+    return QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}, {QStringLiteral("link"), QStringLiteral("cx4-25g")}};
+}
+
+// The four datapath knobs of the 2022 series (issue: datapath settings):
+// autocorking (patches 2/3), the RMB window-update limit (patch 5), CQ
+// draining before re-arming (patch 6), TX deferral to the socket owner
+// (patch 7). "Origin SMC" has all four in their pre-series state.
+QJsonObject datapathSettings(bool autocork, bool wndMax, bool drainFirst, bool deferTx) {
+    return QJsonObject{
+        {QStringLiteral("autocorking_size"), autocork ? 65536 : 0},
+        {QStringLiteral("lab.wnd_update_limit"), wndMax ? QStringLiteral("max") : QStringLiteral("min")},
+        {QStringLiteral("lab.cq_mode"), drainFirst ? QStringLiteral("drain_then_arm") : QStringLiteral("arm_first")},
+        {QStringLiteral("lab.tx_defer_to_owner"), deferTx ? QStringLiteral("on") : QStringLiteral("off")},
+    };
+}
+
+std::vector<uint64_t> qperfLoop() {
+    // qperf -oo msg_size:1:64K:*2 -> 17 sizes, 1 .. 65536.
+    return parseSizeLoopText(QStringLiteral("msg_size:1:64K:*2"), nullptr).value_or(std::vector<uint64_t>{});
+}
+
+CampaignSpec datapath() {
+    CampaignSpec spec;
+    spec.name = QStringLiteral("datapath");
+    spec.preset = spec.name;
+    spec.description = QStringLiteral(
+        "net/smc datapath optimisations (2022): qperf tcp_bw and tcp_lat, -oo msg_size:1:64K:*2 -t 30, "
+        "percentages against SMC-NoCork");
+    spec.workloads = {
+        {QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
+        {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}},
+    };
+    spec.columns = {
+        {QStringLiteral("SMC-NoCork"), QStringLiteral("smcr"), {}, datapathSettings(false, false, false, false), {}, {}},
+        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+        {QStringLiteral("SMC-AutoCorking"), QStringLiteral("smcr"), {}, datapathSettings(true, false, false, false), {}, {}},
+        {QStringLiteral("SMC with patches"), QStringLiteral("smcr"), {}, datapathSettings(true, true, true, true), {}, {}},
+    };
+    spec.sizes = qperfLoop();
+    spec.durationMs = 30'000;  // qperf -t 30, as in the letter
+    spec.warmupMs = 1'000;
+    spec.transportOptions = simFabric();
+    return spec;
+}
+
+CampaignSpec sendfileCork() {
+    // nginx with sendfile on and tcp_nopush on: per request TCP_CORK, a
+    // 240-byte header by writev, sendfile of the 4 KiB body, uncork. "orig"
+    // is the kernel before the series (a 250 ms cork timer instead of
+    // application-controlled corking); "this" is the fix.
+    CampaignSpec spec;
+    spec.name = QStringLiteral("sendfile-cork");
+    spec.preset = spec.name;
+    spec.description = QStringLiteral(
+        "net/smc TCP_CORK and sendfile improvements (2022): wrk -c 100 -t 2 -d 30 against an nginx-like server "
+        "of a 4 KiB file, requests/s");
+    const QJsonObject client{{QStringLiteral("connections"), 100}, {QStringLiteral("threads"), 2}};
+    spec.workloads = {{QStringLiteral("Requests"), QStringLiteral("http"), client, {}, {4096}}};
+    const QJsonObject copy{{QStringLiteral("sendfile"), false}};
+    const QJsonObject sendfile{{QStringLiteral("sendfile"), true}};
+    spec.columns = {
+        {QStringLiteral("sendfile off"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.cork_timer_ms"), 0}}, {}, copy},
+        {QStringLiteral("sendfile on (orig)"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.cork_timer_ms"), 250}}, {}, sendfile},
+        {QStringLiteral("sendfile on (this)"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.cork_timer_ms"), 0}}, {}, sendfile},
+    };
+    spec.durationMs = 30'000;
+    spec.warmupMs = 1'000;
+    spec.transportOptions = simFabric();
+    return spec;
+}
+
+CampaignSpec fallback() {
+    // Short connections from plain TCP clients: the cost a libsmcr listener
+    // adds for peers that never speak SMC, with and without fast fallback
+    // (non-SMC connections go straight to the accept queue).
+    CampaignSpec spec;
+    spec.name = QStringLiteral("fallback");
+    spec.preset = spec.name;
+    spec.description = QStringLiteral(
+        "fast fallback accept: short connections (connect, one small request, one reply, close) from plain TCP "
+        "clients, connections/s and p99 latency");
+    const QJsonObject client{{QStringLiteral("connections"), 50},
+                             {QStringLiteral("threads"), 2},
+                             {QStringLiteral("keepalive"), false}};
+    spec.workloads = {{QStringLiteral("Connections"), QStringLiteral("http"), client, {}, {64}}};
+    spec.columns = {
+        {QStringLiteral("TCP listener"), QStringLiteral("tcp"), {}, {}, {}, {}},
+        {QStringLiteral("libsmcr, fast fallback off"), QStringLiteral("smcr"), QStringLiteral("tcp"),
+         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("off")}}, {}, {}},
+        {QStringLiteral("libsmcr, fast fallback on"), QStringLiteral("smcr"), QStringLiteral("tcp"),
+         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("on")}}, {}, {}},
+    };
+    spec.durationMs = 10'000;
+    spec.warmupMs = 1'000;
+    spec.transportOptions = simFabric();
+    return spec;
+}
+
+CampaignSpec credits() {
+    // redis-benchmark -q -t set,get -P 1 -c 200 -d 10 (the credits RFC's
+    // run). Without credits a receiver that reposts receive WQEs late makes
+    // the sender hit RNR; credits stop posting before that happens;
+    // rx_backlog refills the receive queue at once instead (no protocol
+    // change).
+    CampaignSpec spec;
+    spec.name = QStringLiteral("credits");
+    spec.preset = spec.name;
+    spec.description = QStringLiteral(
+        "SMC-R receive-queue credits (RFC, 2022): redis-benchmark-style SET and GET, 200 connections, value 10 B, "
+        "pipeline 1, requests/s");
+    auto kv = [](const char* test) {
+        return QJsonObject{{QStringLiteral("clients"), 200},
+                           {QStringLiteral("pipeline"), 1},
+                           {QStringLiteral("tests"), QLatin1String(test)}};
+    };
+    spec.workloads = {
+        {QStringLiteral("SET"), QStringLiteral("kv"), kv("set"), {}, {10}},
+        {QStringLiteral("GET"), QStringLiteral("kv"), kv("get"), {}, {10}},
+    };
+    auto smc = [](bool credit, bool backlog) {
+        return QJsonObject{{QStringLiteral("lab.rq_credits"), credit ? QStringLiteral("on") : QStringLiteral("off")},
+                           {QStringLiteral("lab.rx_backlog"), backlog ? QStringLiteral("on") : QStringLiteral("off")}};
+    };
+    spec.columns = {
+        {QStringLiteral("SMC credits off"), QStringLiteral("smcr"), {}, smc(false, false), {}, {}},
+        {QStringLiteral("SMC credits on"), QStringLiteral("smcr"), {}, smc(true, false), {}, {}},
+        {QStringLiteral("SMC rx_backlog"), QStringLiteral("smcr"), {}, smc(false, true), {}, {}},
+        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+    };
+    spec.durationMs = 10'000;
+    spec.warmupMs = 1'000;
+    spec.transportOptions = simFabric();
+    return spec;
+}
+
+}  // namespace
+
+std::span<const PresetInfo> presetList() { return kPresets; }
+
+QStringList presetNames() {
+    QStringList names;
+    for (const PresetInfo& preset : kPresets) names << QLatin1String(preset.name);
+    return names;
+}
+
+std::optional<CampaignSpec> presetCampaign(const QString& name) {
+    if (name == QLatin1String("datapath")) return datapath();
+    if (name == QLatin1String("sendfile-cork")) return sendfileCork();
+    if (name == QLatin1String("fallback")) return fallback();
+    if (name == QLatin1String("credits")) return credits();
+    return std::nullopt;
+}
+
+}  // namespace smclab::orchestrator

@@ -1,0 +1,27 @@
+// Built-in campaigns that reproduce the published experiments the lab was
+// made for. Each names the engine settings of its columns by their kernel
+// sysctl names or lab.* names; the agents apply them.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <span>
+
+#include "campaign_spec.h"
+
+namespace smclab::orchestrator {
+
+struct PresetInfo {
+    const char* name;
+    const char* summary;
+};
+
+// datapath, sendfile-cork, fallback, credits.
+std::span<const PresetInfo> presetList();
+QStringList presetNames();
+// Without agents (the caller adds them); nullopt for an unknown name.
+std::optional<CampaignSpec> presetCampaign(const QString& name);
+
+}  // namespace smclab::orchestrator

@@ -1,0 +1,266 @@
+// Campaign files and presets: parsing, validation errors that name the
+// field, preset contents and matrix expansion.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "orchestrator/campaign_json.h"
+#include "orchestrator/cell_matrix.h"
+#include "orchestrator/presets.h"
+#include "orchestrator/size_text.h"
+
+using namespace smclab::orchestrator;
+
+namespace {
+
+QByteArray minimalCampaign() {
+    return R"({
+        "name": "tiny",
+        "workloads": ["tcp_bw", {"workload": "tcp_lat", "label": "Latency"}],
+        "columns": [
+            {"label": "TCP", "transport": "tcp"},
+            {"label": "SMC", "transport": "smcr", "settings": {"autocorking_size": 0, "lab.cq_mode": "arm_first"}}
+        ],
+        "sizes": [1, "4K"],
+        "repetitions": 2,
+        "duration": "500ms"
+    })";
+}
+
+QString errorOf(const QByteArray& text) {
+    auto spec = campaignFromJsonText(text);
+    if (spec) return QString();
+    return QString::fromStdString(spec.error().message);
+}
+
+}  // namespace
+
+class TestCampaignSpec : public QObject {
+    Q_OBJECT
+private slots:
+    void parsesAMinimalCampaign() {
+        auto spec = campaignFromJsonText(minimalCampaign());
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->name, QStringLiteral("tiny"));
+        QCOMPARE(spec->workloads.size(), size_t(2));
+        QCOMPARE(spec->workloads[0].label, QStringLiteral("tcp_bw"));
+        QCOMPARE(spec->workloads[1].label, QStringLiteral("Latency"));
+        QCOMPARE(spec->sizes, (std::vector<uint64_t>{1, 4096}));
+        QCOMPARE(spec->repetitions, 2);
+        QCOMPARE(spec->durationMs, 500);
+        QCOMPARE(spec->onAgentLoss, AgentLossPolicy::continueCampaign);
+        QCOMPARE(spec->baselineLabel(), QStringLiteral("TCP"));
+        QCOMPARE(spec->columns[1].settings.value(QStringLiteral("lab.cq_mode")).toString(), QStringLiteral("arm_first"));
+    }
+
+    void roundTripsThroughCanonicalJson() {
+        auto spec = campaignFromJsonText(minimalCampaign());
+        QVERIFY(spec.ok());
+        const QJsonObject json = campaignToJson(*spec);
+        auto again = campaignFromJson(json);
+        QVERIFY2(again.ok(), again.ok() ? "" : again.error().message.c_str());
+        QCOMPARE(campaignToJson(*again), json);
+    }
+
+    void errorsNameTheField_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("unknown transport")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+                "columns":[{"label":"a","transport":"tcp"},{"label":"b","transport":"rdma"}]})")
+            << "columns[1].transport: unknown transport 'rdma'";
+        QTest::newRow("unknown workload")
+            << QByteArray(R"({"name":"x","workloads":["iperf"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}]})")
+            << "workloads[0].workload: unknown workload 'iperf'";
+        QTest::newRow("typo in a key")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetition":3,
+                "columns":[{"label":"a","transport":"tcp"}]})")
+            << "repetition: unknown field";
+        QTest::newRow("size out of range")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1,0],"columns":[{"label":"a","transport":"tcp"}]})")
+            << "sizes[1]: size 0 out of range";
+        QTest::newRow("bad loop")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":"msg_size:64K:1:*2","columns":[{"label":"a","transport":"tcp"}]})")
+            << "sizes: bad size loop";
+        QTest::newRow("duplicate column")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+                "columns":[{"label":"a","transport":"tcp"},{"label":"a","transport":"smcr"}]})")
+            << "columns[1].label: 'a' is used twice";
+        QTest::newRow("setting of a wrong type")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+                "columns":[{"label":"a","transport":"smcr","settings":{"autocorking_size":[1]}}]})")
+            << "columns[0].settings.autocorking_size: must be a number";
+        QTest::newRow("repetitions zero")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetitions":0,"columns":[{"label":"a","transport":"tcp"}]})")
+            << "repetitions: must be 1..";
+        QTest::newRow("policy")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"onAgentLoss":"retry","columns":[{"label":"a","transport":"tcp"}]})")
+            << "onAgentLoss: must be";
+        QTest::newRow("agent address")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}],
+                "agents":[{"server":"127.0.0.1:7000","client":"localhost"}]})")
+            << "agents[0].client: 'localhost' is not HOST:PORT";
+        QTest::newRow("baseline")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"baseline":"b","columns":[{"label":"a","transport":"tcp"}]})")
+            << "baseline: 'b' is not a column label";
+        QTest::newRow("missing name")
+            << QByteArray(R"({"workloads":["tcp_bw"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}]})")
+            << "name: is required";
+        QTest::newRow("missing sizes")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"columns":[{"label":"a","transport":"tcp"}]})")
+            << "sizes: is required";
+        QTest::newRow("not json") << QByteArray("{\"name\": ") << "not valid JSON";
+    }
+    void errorsNameTheField() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, field);
+        const QString error = errorOf(text);
+        QVERIFY2(error.contains(field), qPrintable(QStringLiteral("expected '%1' in '%2'").arg(field, error)));
+    }
+
+    void reportsEveryProblemAtOnce() {
+        const QString error = errorOf(R"({"name":"","workloads":["nope"],"sizes":[1],
+            "columns":[{"label":"a","transport":"x"}]})");
+        QVERIFY(error.contains(QStringLiteral("name:")));
+        QVERIFY(error.contains(QStringLiteral("workloads[0].workload:")));
+        QVERIFY(error.contains(QStringLiteral("columns[0].transport:")));
+    }
+
+    void sizeLoopsFollowQperf() {
+        QString error;
+        auto sizes = parseSizeListText(QStringLiteral("msg_size:1:64K:*2"), &error);
+        QVERIFY(sizes.has_value());
+        QCOMPARE(sizes->size(), size_t(17));
+        QCOMPARE(sizes->back(), uint64_t(65536));
+        QCOMPARE(*parseSizeListText(QStringLiteral("1,2,4k"), &error), (std::vector<uint64_t>{1, 2, 4000}));
+        QCOMPARE(*parseSizeListText(QStringLiteral("10:40:10"), &error), (std::vector<uint64_t>{10, 20, 30, 40}));
+        QVERIFY(!parseSizeListText(QStringLiteral("1,x"), &error).has_value());
+        QVERIFY(error.contains(QStringLiteral("'x'")));
+        QCOMPARE(*parseDurationText(QStringLiteral("0.2")), int64_t(200));
+        QCOMPARE(*parseDurationText(QStringLiteral("250ms")), int64_t(250));
+        QCOMPARE(*parseDurationText(QStringLiteral("2m")), int64_t(120000));
+        QVERIFY(!parseDurationText(QStringLiteral("soon")).has_value());
+    }
+
+    void datapathPresetMatchesTheLetter() {
+        auto spec = presetCampaign(QStringLiteral("datapath"));
+        QVERIFY(spec.has_value());
+        QVERIFY2(validateCampaign(*spec).empty(), qPrintable(joinErrors(validateCampaign(*spec))));
+        QCOMPARE(spec->workloads.size(), size_t(2));
+        QCOMPARE(spec->workloads[0].workload, QStringLiteral("tcp_bw"));
+        QCOMPARE(spec->workloads[1].workload, QStringLiteral("tcp_lat"));
+        QCOMPARE(spec->sizes.size(), size_t(17));
+        QStringList labels;
+        for (const auto& c : spec->columns) labels << c.label;
+        QCOMPARE(labels, (QStringList{"SMC-NoCork", "TCP", "SMC-AutoCorking", "SMC with patches"}));
+        QCOMPARE(spec->baselineLabel(), QStringLiteral("SMC-NoCork"));
+        const QJsonObject noCork = spec->columns[0].settings;
+        QCOMPARE(noCork.value("autocorking_size").toInt(), 0);
+        QCOMPARE(noCork.value("lab.wnd_update_limit").toString(), QStringLiteral("min"));
+        QCOMPARE(noCork.value("lab.cq_mode").toString(), QStringLiteral("arm_first"));
+        QCOMPARE(noCork.value("lab.tx_defer_to_owner").toString(), QStringLiteral("off"));
+        QCOMPARE(spec->columns[1].transport, QStringLiteral("tcp"));
+        QVERIFY(spec->columns[1].settings.isEmpty());
+        QCOMPARE(spec->columns[2].settings.value("autocorking_size").toInt(), 65536);
+        QCOMPARE(spec->columns[2].settings.value("lab.cq_mode").toString(), QStringLiteral("arm_first"));
+        const QJsonObject all = spec->columns[3].settings;
+        QCOMPARE(all.value("autocorking_size").toInt(), 65536);
+        QCOMPARE(all.value("lab.wnd_update_limit").toString(), QStringLiteral("max"));
+        QCOMPARE(all.value("lab.cq_mode").toString(), QStringLiteral("drain_then_arm"));
+        QCOMPARE(all.value("lab.tx_defer_to_owner").toString(), QStringLiteral("on"));
+        QCOMPARE(spec->transportOptions.value("link").toString(), QStringLiteral("cx4-25g"));
+        // 2 workloads x 17 sizes x 4 columns x 1 repetition.
+        QCOMPARE(expandCells(*spec).size(), size_t(136));
+    }
+
+    void everyPresetIsValid_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("cells");
+        QTest::newRow("datapath") << "datapath" << 136;
+        QTest::newRow("sendfile-cork") << "sendfile-cork" << 3;
+        QTest::newRow("fallback") << "fallback" << 3;
+        QTest::newRow("credits") << "credits" << 8;
+    }
+    void everyPresetIsValid() {
+        QFETCH(QString, name);
+        QFETCH(int, cells);
+        QVERIFY(presetNames().contains(name));
+        auto spec = presetCampaign(name);
+        QVERIFY(spec.has_value());
+        QCOMPARE(spec->preset, name);
+        QVERIFY2(validateCampaign(*spec).empty(), qPrintable(joinErrors(validateCampaign(*spec))));
+        QCOMPARE(int(expandCells(*spec).size()), cells);
+        // Presets survive the file format unchanged.
+        auto reparsed = campaignFromJson(campaignToJson(*spec));
+        QVERIFY2(reparsed.ok(), reparsed.ok() ? "" : reparsed.error().message.c_str());
+        QCOMPARE(campaignToJson(*reparsed), campaignToJson(*spec));
+    }
+
+    void presetColumnsNameTheirSettings() {
+        auto sendfile = presetCampaign(QStringLiteral("sendfile-cork"));
+        QCOMPARE(sendfile->columns[1].settings.value("lab.cork_timer_ms").toInt(), 250);
+        QCOMPARE(sendfile->columns[2].settings.value("lab.cork_timer_ms").toInt(), 0);
+        QCOMPARE(sendfile->columns[0].serverParams.value("sendfile").toBool(), false);
+        QCOMPARE(sendfile->sizesFor(sendfile->workloads[0]), (std::vector<uint64_t>{4096}));
+        auto fallback = presetCampaign(QStringLiteral("fallback"));
+        QCOMPARE(fallback->columns[0].transport, QStringLiteral("tcp"));
+        QCOMPARE(fallback->columns[1].transport, QStringLiteral("smcr"));
+        QCOMPARE(fallback->columns[1].effectiveClientTransport(), QStringLiteral("tcp"));
+        QCOMPARE(fallback->columns[1].settings.value("lab.fast_fallback").toString(), QStringLiteral("off"));
+        QCOMPARE(fallback->columns[2].settings.value("lab.fast_fallback").toString(), QStringLiteral("on"));
+        auto credits = presetCampaign(QStringLiteral("credits"));
+        QCOMPARE(credits->workloads[0].label, QStringLiteral("SET"));
+        QCOMPARE(credits->workloads[1].label, QStringLiteral("GET"));
+        QCOMPARE(credits->sizesFor(credits->workloads[0]), (std::vector<uint64_t>{10}));
+        QCOMPARE(credits->columns[1].settings.value("lab.rq_credits").toString(), QStringLiteral("on"));
+        QCOMPARE(credits->columns[2].settings.value("lab.rx_backlog").toString(), QStringLiteral("on"));
+        QCOMPARE(credits->columns[3].transport, QStringLiteral("tcp"));
+        QVERIFY(!presetCampaign(QStringLiteral("nope")).has_value());
+    }
+
+    void expansionOrderAndKeys() {
+        auto spec = campaignFromJsonText(minimalCampaign());
+        QVERIFY(spec.ok());
+        const auto cells = expandCells(*spec);
+        // 2 workloads x 2 reps x 2 sizes x 2 columns.
+        QCOMPARE(cells.size(), size_t(16));
+        QCOMPARE(cells[0].key(*spec), QStringLiteral("tcp_bw|TCP|1|0"));
+        QCOMPARE(cells[1].key(*spec), QStringLiteral("tcp_bw|SMC|1|0"));
+        QCOMPARE(cells[2].key(*spec), QStringLiteral("tcp_bw|TCP|4096|0"));
+        QCOMPARE(cells[4].key(*spec), QStringLiteral("tcp_bw|TCP|1|1"));
+        QCOMPARE(cells[8].key(*spec), QStringLiteral("Latency|TCP|1|0"));
+        QSet<QString> keys;
+        for (const Cell& c : cells) keys.insert(c.key(*spec));
+        QCOMPARE(keys.size(), 16);
+        for (int i = 0; i < int(cells.size()); ++i) QCOMPARE(cells[size_t(i)].index, i);
+    }
+
+    void estimates() {
+        auto spec = campaignFromJsonText(minimalCampaign());
+        QVERIFY(spec.ok());
+        QCOMPARE(estimateCellMs(*spec, 100), int64_t(600));
+        QCOMPARE(estimateCampaignMs(*spec, 16, 100), int64_t(9600));
+        spec->agents = {{"127.0.0.1:1", "127.0.0.1:2"}, {"127.0.0.1:3", "127.0.0.1:4"}};
+        QCOMPARE(estimateCampaignMs(*spec, 16, 100), int64_t(4800));
+        QCOMPARE(formatDurationMs(187000), QStringLiteral("3m 07s"));
+        QCOMPARE(formatDurationMs(7500000), QStringLiteral("2h 05m"));
+        QCOMPARE(formatDurationMs(1200), QStringLiteral("1s"));
+    }
+
+    void filesLoadAndSave() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("c.json"));
+        auto spec = presetCampaign(QStringLiteral("credits"));
+        QVERIFY(saveCampaignFile(*spec, path).ok());
+        auto loaded = loadCampaignFile(path);
+        QVERIFY(loaded.ok());
+        QCOMPARE(campaignToJson(*loaded), campaignToJson(*spec));
+        auto missing = loadCampaignFile(dir.filePath(QStringLiteral("none.json")));
+        QVERIFY(!missing.ok());
+        QVERIFY(QString::fromStdString(missing.error().message).contains(QStringLiteral("none.json")));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCampaignSpec)
+#include "test_campaign_spec.moc"
