@@ -1,0 +1,44 @@
+// What the comparison view shows: for each metric (bandwidth, latency) one
+// value per message size and per column, with percentages against a
+// baseline column as in the patch cover letters (bench-anchors.md section 7).
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace smclab::gui {
+
+enum class Metric { invalid = 0, bandwidth, latency };
+
+struct ComparisonSection {
+    Metric metric = Metric::invalid;
+    QString title;  // "Bandwidth", "Latency"
+    QString unit;   // "MB/s", "us"
+    bool lowerIsBetter = false;
+    QList<qint64> sizesBytes;     // one row per message size
+    QStringList columns;          // "SMC-NoCork", "TCP", ...
+    QList<QList<double>> values;  // values[column][row]; NaN where a run is missing
+
+    int rowCount() const { return static_cast<int>(sizesBytes.size()); }
+    int columnCount() const { return static_cast<int>(columns.size()); }
+    double value(int column, int row) const;
+    // (x / base - 1) * 100 from the unrounded values; NaN when either is missing.
+    double percent(int column, int row, int baselineColumn) const;
+    bool isValid() const;
+};
+
+struct Comparison {
+    QString title;
+    QList<ComparisonSection> sections;
+
+    bool isEmpty() const { return sections.isEmpty(); }
+    const ComparisonSection* section(Metric metric) const;
+    QStringList columns() const;
+};
+
+QString metricName(Metric metric);
+// "64K" for 65536, "512" for 512: the labels of the log2 size axis.
+QString sizeLabel(qint64 sizeBytes);
+
+}  // namespace smclab::gui

@@ -1,0 +1,33 @@
+// The engine settings the run page can flip while traffic runs, with the
+// values it offers. Names are the engine's (kernel net.smc names, lab.* for
+// the lab's own switches); see issues 5 and 6 for what each one does.
+#pragma once
+
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace smclab::gui {
+
+enum class SettingKind { invalid = 0, integer, choice, toggle };
+
+struct LiveSetting {
+    QString name;         // "autocorking_size", "lab.cq_mode"
+    QString label;        // what the panel shows
+    QString help;         // tooltip: what flipping it does
+    SettingKind kind = SettingKind::invalid;
+    QStringList choices;  // choice: the allowed values; toggle: {off, on}
+    int minimum = 0;      // integer bounds
+    int maximum = 0;
+    int step = 1;
+    QString unit;
+    QJsonValue defaultValue;
+};
+
+const QList<LiveSetting>& liveSettings();
+const LiveSetting* findLiveSetting(const QString& name);
+// "autocorking_size=0": the marker label of a change.
+QString settingChangeLabel(const QString& name, const QJsonValue& value);
+
+}  // namespace smclab::gui

@@ -1,0 +1,58 @@
+// The comparison view: per metric a tab holding the plot against message
+// size and, beside it, the cover-letter table; one baseline column chosen
+// for both metrics.
+#pragma once
+
+#include <QWidget>
+
+#include "data/comparison.h"
+
+class QComboBox;
+class QLabel;
+class QTabWidget;
+class QTableView;
+
+namespace smclab::gui {
+
+class ComparisonPlot;
+class ComparisonTableModel;
+
+class ComparisonView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ComparisonView(QWidget* parent = nullptr);
+
+    void setComparison(const Comparison& comparison);
+    const Comparison& comparison() const { return m_comparison; }
+    int baselineColumn() const { return m_baseline; }
+    void setBaselineColumn(int column);
+    void showMetric(Metric metric);
+
+    ComparisonPlot* plot(Metric metric) const;
+    ComparisonTableModel* tableModel(Metric metric) const;
+    QTableView* tableView(Metric metric) const;
+
+signals:
+    void baselineChanged(int column);
+
+private:
+    struct Pane {
+        Metric metric = Metric::invalid;
+        ComparisonPlot* plot = nullptr;
+        ComparisonTableModel* model = nullptr;
+        QTableView* table = nullptr;
+    };
+    const Pane* pane(Metric metric) const;
+    void addPane(Metric metric);
+    void updateWidgets();
+
+    Comparison m_comparison;
+    int m_baseline = 0;
+    QLabel* m_title = nullptr;
+    QComboBox* m_baselineBox = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QLabel* m_hint = nullptr;
+    QList<Pane> m_panes;
+};
+
+}  // namespace smclab::gui

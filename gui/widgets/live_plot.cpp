@@ -1,0 +1,90 @@
+#include "widgets/live_plot.h"
+
+#include <cmath>
+
+namespace smclab::gui {
+
+namespace {
+// The time axis shows at least this much so the first seconds do not zoom in.
+constexpr double kMinWindowSec = 10.0;
+const QColor kThroughputColor(0x1f, 0x77, 0xb4);
+const QColor kLatencyColor(0xd6, 0x27, 0x28);
+const QColor kMarkerColor(0x55, 0x55, 0x55);
+}  // namespace
+
+LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent) {
+    setMinimumSize(420, 260);
+    yAxis2->setVisible(true);
+    xAxis->setLabel(tr("time (s)"));
+    yAxis->setLabel(tr("throughput (MB/s)"));
+    yAxis2->setLabel(tr("latency (us)"));
+    yAxis->setLabelColor(kThroughputColor);
+    yAxis2->setLabelColor(kLatencyColor);
+
+    m_throughput = addGraph(xAxis, yAxis);
+    m_throughput->setName(tr("throughput"));
+    m_throughput->setPen(QPen(kThroughputColor, 1.8));
+    m_latency = addGraph(xAxis, yAxis2);
+    m_latency->setName(tr("latency"));
+    m_latency->setPen(QPen(kLatencyColor, 1.4));
+
+    legend->setVisible(true);
+    legend->setFont(QFont(font().family(), 8));
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    clearRun();
+}
+
+void LivePlot::clearRun() {
+    m_throughput->data()->clear();
+    m_latency->data()->clear();
+    clearItems();
+    m_markers.clear();
+    m_lastTimeSec = 0.0;
+    rescale();
+}
+
+int LivePlot::sampleCount() const {
+    return std::max(m_throughput->dataCount(), m_latency->dataCount());
+}
+
+void LivePlot::addSample(double timeSec, double throughputMBps, double latencyUs) {
+    if (!std::isnan(throughputMBps)) m_throughput->addData(timeSec, throughputMBps);
+    if (!std::isnan(latencyUs)) m_latency->addData(timeSec, latencyUs);
+    m_lastTimeSec = std::max(m_lastTimeSec, timeSec);
+    rescale();
+}
+
+void LivePlot::addMarker(double timeSec, const QString& label) {
+    auto* line = new QCPItemStraightLine(this);
+    line->point1->setCoords(timeSec, 0.0);
+    line->point2->setCoords(timeSec, 1.0);
+    line->setPen(QPen(kMarkerColor, 1.0, Qt::DashLine));
+
+    auto* text = new QCPItemText(this);
+    text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    // Staggered so that changes made in quick succession stay readable.
+    text->position->setCoords(timeSec, 0.03 + 0.07 * static_cast<double>(m_markers.size() % 5));
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setPadding(QMargins(3, 1, 3, 1));
+    text->setText(label);
+    text->setFont(QFont(font().family(), 8));
+    text->setColor(kMarkerColor);
+    text->setBrush(QBrush(QColor(255, 255, 255, 210)));
+
+    m_markers.append({timeSec, label});
+    m_lastTimeSec = std::max(m_lastTimeSec, timeSec);
+    rescale();
+}
+
+void LivePlot::rescale() {
+    xAxis->setRange(0.0, std::max(kMinWindowSec, m_lastTimeSec * 1.05));
+    bool found = false;
+    const QCPRange tp = m_throughput->data()->valueRange(found);
+    yAxis->setRange(0.0, found && tp.upper > 0.0 ? tp.upper * 1.15 : 1.0);
+    const QCPRange lat = m_latency->data()->valueRange(found);
+    yAxis2->setRange(0.0, found && lat.upper > 0.0 ? lat.upper * 1.15 : 1.0);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace smclab::gui

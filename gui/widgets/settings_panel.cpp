@@ -1,0 +1,95 @@
+#include "widgets/settings_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QSpinBox>
+
+#include "data/live_setting.h"
+
+namespace smclab::gui {
+
+SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
+    auto* form = new QFormLayout(this);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    for (const LiveSetting& setting : liveSettings()) {
+        QWidget* editor = makeEditor(setting);
+        editor->setToolTip(QStringLiteral("%1\n%2").arg(setting.name, setting.help));
+        editor->setObjectName(setting.name);
+        m_editors.insert(setting.name, editor);
+        auto* label = new QLabel(setting.label, this);
+        label->setToolTip(editor->toolTip());
+        form->addRow(label, editor);
+        setValue(setting.name, setting.defaultValue);
+    }
+}
+
+QWidget* SettingsPanel::makeEditor(const LiveSetting& setting) {
+    const QString name = setting.name;
+    switch (setting.kind) {
+        case SettingKind::integer: {
+            auto* spin = new QSpinBox(this);
+            spin->setRange(setting.minimum, setting.maximum);
+            spin->setSingleStep(setting.step);
+            spin->setSuffix(setting.unit);
+            spin->setKeyboardTracking(false);  // one change per edit, not per keystroke
+            connect(spin, &QSpinBox::valueChanged, this, [this, name](int value) {
+                if (!m_silent) emit settingChanged(name, QJsonValue(value));
+            });
+            return spin;
+        }
+        case SettingKind::choice: {
+            auto* combo = new QComboBox(this);
+            combo->addItems(setting.choices);
+            connect(combo, &QComboBox::currentTextChanged, this, [this, name](const QString& value) {
+                if (!m_silent) emit settingChanged(name, QJsonValue(value));
+            });
+            return combo;
+        }
+        case SettingKind::toggle: {
+            auto* check = new QCheckBox(tr("on"), this);
+            const QStringList choices = setting.choices;
+            connect(check, &QCheckBox::toggled, this, [this, name, choices](bool on) {
+                if (!m_silent) emit settingChanged(name, QJsonValue(choices.value(on ? 1 : 0)));
+            });
+            return check;
+        }
+        case SettingKind::invalid:
+            break;
+    }
+    return new QLabel(tr("?"), this);
+}
+
+void SettingsPanel::setValue(const QString& name, const QJsonValue& value) {
+    QWidget* widget = m_editors.value(name);
+    const LiveSetting* setting = findLiveSetting(name);
+    if (widget == nullptr || setting == nullptr) return;
+    m_silent = true;
+    if (auto* spin = qobject_cast<QSpinBox*>(widget)) {
+        spin->setValue(value.toInt());
+    } else if (auto* combo = qobject_cast<QComboBox*>(widget)) {
+        combo->setCurrentText(value.toString());
+    } else if (auto* check = qobject_cast<QCheckBox*>(widget)) {
+        check->setChecked(value.isBool() ? value.toBool() : value.toString() == setting->choices.value(1));
+    }
+    m_silent = false;
+}
+
+QJsonObject SettingsPanel::values() const {
+    QJsonObject out;
+    for (const LiveSetting& setting : liveSettings()) {
+        QWidget* widget = m_editors.value(setting.name);
+        if (auto* spin = qobject_cast<QSpinBox*>(widget)) {
+            out.insert(setting.name, spin->value());
+        } else if (auto* combo = qobject_cast<QComboBox*>(widget)) {
+            out.insert(setting.name, combo->currentText());
+        } else if (auto* check = qobject_cast<QCheckBox*>(widget)) {
+            out.insert(setting.name, setting.choices.value(check->isChecked() ? 1 : 0));
+        }
+    }
+    return out;
+}
+
+}  // namespace smclab::gui

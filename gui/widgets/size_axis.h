@@ -1,0 +1,16 @@
+// Message-size axes: log2 scale with one labelled tick per size ("1", "2",
+// ..., "64K"), the way qperf's -oo msg_size:1:64K:*2 sweeps are read.
+#pragma once
+
+#include <QColor>
+#include <QList>
+
+class QCPAxis;
+
+namespace smclab::gui {
+
+void configureSizeAxis(QCPAxis* axis, const QList<qint64>& sizesBytes);
+// A fixed palette so a column keeps its colour across plots and exports.
+QColor seriesColor(int index);
+
+}  // namespace smclab::gui

@@ -1,0 +1,116 @@
+// The comparison table model and plots hold the values they are given, with
+// the cover-letter percentages, colours and hover texts.
+#include <QtTest>
+
+#include <QBrush>
+#include <cmath>
+
+#include "models/comparison_table_model.h"
+#include "seed_comparison.h"
+#include "widgets/comparison_plot.h"
+#include "widgets/comparison_view.h"
+
+using namespace smclab::gui;
+
+class TestComparisonWidgets : public QObject {
+    Q_OBJECT
+private slots:
+    void modelShowsCoverLetterCells();
+    void baselineChangeRecomputesPercentages();
+    void latencyColoursLowerIsBetter();
+    void plotHoldsEveryStoredValue();
+    void hoverTextNamesValueAndPercent();
+    void viewSharesBaselineAcrossMetrics();
+};
+
+void TestComparisonWidgets::modelShowsCoverLetterCells() {
+    ComparisonTableModel model;
+    model.setSection(testing::seedComparison().sections[0]);
+    QCOMPARE(model.rowCount(), 17);
+    QCOMPARE(model.columnCount(), 4);
+    QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("MsgSize"));
+    QCOMPARE(model.headerData(1, Qt::Horizontal).toString(), QStringLiteral("Origin SMC (base)"));
+    QCOMPARE(model.data(model.index(0, 0)).toString(), QStringLiteral("1"));
+    QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("0.578 MB/s"));
+    // Computed from the printed (rounded) baseline, as the stored value here is 0.578.
+    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("2.392 MB/s (313.84%)"));
+    QCOMPARE(model.data(model.index(11, 2)).toString(), QStringLiteral("1865.952 MB/s (70.38%)"));
+    QCOMPARE(model.data(model.index(13, 2)).toString(), QStringLiteral("2733.073 MB/s (-26.47%)"));
+    QCOMPARE(model.data(model.index(16, 3)).toString(), QStringLiteral("5245.021 MB/s (1.59%)"));
+    QCOMPARE(model.data(model.index(16, 3), ComparisonTableModel::valueRole).toDouble(), 5245.021);
+}
+
+void TestComparisonWidgets::baselineChangeRecomputesPercentages() {
+    ComparisonTableModel model;
+    model.setSection(testing::seedComparison().sections[0]);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setBaselineColumn(1);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("TCP (base)"));
+    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("2.392 MB/s"));
+    const double pct = model.data(model.index(0, 1), ComparisonTableModel::percentRole).toDouble();
+    QVERIFY(std::abs(pct - (0.578 / 2.392 - 1.0) * 100.0) < 1e-9);
+    model.setBaselineColumn(7);  // out of range: ignored
+    QCOMPARE(model.baselineColumn(), 1);
+}
+
+void TestComparisonWidgets::latencyColoursLowerIsBetter() {
+    ComparisonTableModel model;
+    model.setSection(testing::seedComparison().sections[1]);
+    // 65536 B: TCP 73.003 us vs 34.192 us is +113.51%, printed with its sign, coloured as worse.
+    QCOMPARE(model.data(model.index(16, 2)).toString(), QStringLiteral("73.003 us (113.51%)"));
+    const QColor worse = model.data(model.index(16, 2), Qt::ForegroundRole).value<QBrush>().color();
+    // 2 B: patches 10.073 vs 10.996 is -8.39%: better.
+    const QColor better = model.data(model.index(1, 3), Qt::ForegroundRole).value<QBrush>().color();
+    QVERIFY(worse.red() > worse.green());
+    QVERIFY(better.green() > better.red());
+    // Below 1% stays uncoloured (16384 B: +0.30%).
+    QVERIFY(!model.data(model.index(14, 3), Qt::ForegroundRole).isValid());
+}
+
+void TestComparisonWidgets::plotHoldsEveryStoredValue() {
+    ComparisonPlot plot;
+    plot.resize(800, 500);
+    const ComparisonSection section = testing::seedComparison().sections[0];
+    plot.setSection(section, 0);
+    QCOMPARE(plot.graphCount(), 3);
+    QCOMPARE(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);
+    for (int c = 0; c < 3; ++c) {
+        QCPGraph* graph = plot.graph(c);
+        QCOMPARE(graph->dataCount(), 17);
+        for (int r = 0; r < 17; ++r) {
+            const auto it = graph->data()->at(r);
+            QCOMPARE(it->key, static_cast<double>(section.sizesBytes[r]));
+            QCOMPARE(it->value, section.values[c][r]);
+        }
+    }
+    QCOMPARE(plot.graph(0)->name(), QStringLiteral("Origin SMC (base)"));
+}
+
+void TestComparisonWidgets::hoverTextNamesValueAndPercent() {
+    ComparisonPlot plot;
+    plot.resize(800, 500);
+    plot.setSection(testing::seedComparison().sections[0], 0);
+    plot.replot();
+    const QPointF at(plot.xAxis->coordToPixel(65536.0), plot.yAxis->coordToPixel(3731.408));
+    const QString text = plot.tooltipAt(at);
+    QVERIFY2(text.contains(QStringLiteral("TCP")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("3731.408 MB/s")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("-27.73%")), qPrintable(text));
+    QVERIFY(plot.tooltipAt(QPointF(-100, -100)).isEmpty());
+}
+
+void TestComparisonWidgets::viewSharesBaselineAcrossMetrics() {
+    ComparisonView view;
+    view.resize(1100, 600);
+    view.setComparison(testing::seedComparison());
+    QSignalSpy spy(&view, &ComparisonView::baselineChanged);
+    view.setBaselineColumn(2);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(view.tableModel(Metric::bandwidth)->baselineColumn(), 2);
+    QCOMPARE(view.tableModel(Metric::latency)->baselineColumn(), 2);
+    QCOMPARE(view.plot(Metric::latency)->graph(2)->name(), QStringLiteral("SMC with patches (base)"));
+}
+
+QTEST_MAIN(TestComparisonWidgets)
+#include "test_comparison_widgets.moc"
