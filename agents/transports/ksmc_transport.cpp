@@ -1,0 +1,69 @@
+// `ksmc`: the kernel's own SMC (net/smc). An AF_SMC socket (family 43) is a
+// TCP socket to the application: same addresses (sockaddr_in/in6), same
+// TCP_CORK/TCP_NODELAY options; the kernel negotiates SMC-R in the TCP
+// handshake and falls back to TCP when the peer cannot. Newer kernels also
+// accept socket(AF_INET, SOCK_STREAM, IPPROTO_SMC = 256).
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "kernel_transport.h"
+#include "transport_factories.h"
+
+namespace smclab::transports {
+
+namespace {
+
+constexpr int kAfSmc = 43;        // AF_SMC
+constexpr int kSmcProtoV4 = 0;    // SMCPROTO_SMC
+constexpr int kSmcProtoV6 = 1;    // SMCPROTO_SMC6
+constexpr int kIpProtoSmc = 256;  // IPPROTO_SMC (Linux 6.14+)
+
+SettingScope smcSysctlScope(const std::string& name) {
+    // Buffer sizes are read when a connection makes its buffers; link-level
+    // knobs when a link group is made; the rest act at once.
+    if (name == "wmem" || name == "rmem" || name == "smcr_buf_type" || name == "limit_smc_hs") {
+        return SettingScope::newConnections;
+    }
+    if (name.rfind("smcr_max", 0) == 0 || name == "smcr_testlink_time" || name == "smcr_max_links_per_lgr" ||
+        name == "smcr_max_conns_per_lgr") {
+        return SettingScope::newLinkGroups;
+    }
+    return SettingScope::immediate;
+}
+
+}  // namespace
+
+Availability probeKsmc() {
+    int fd = ::socket(kAfSmc, SOCK_STREAM | SOCK_CLOEXEC, kSmcProtoV4);
+    if (fd >= 0) {
+        ::close(fd);
+        return {true, {}};
+    }
+    const int afSmcErr = errno;
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, kIpProtoSmc);
+    if (fd >= 0) {
+        ::close(fd);
+        return {true, {}};
+    }
+    return {false, "kernel SMC not available: " + errnoText(afSmcErr)};
+}
+
+Result<std::unique_ptr<Transport>> createKsmc(const TransportOptions& options) {
+    if (!options.empty()) {
+        return smcr::fail(smcr::Errc::invalidArgument,
+                          options.begin()->first + ": the ksmc transport takes no options");
+    }
+    SocketKind kind{kAfSmc, kSmcProtoV4, kAfSmc, kSmcProtoV6};
+    const int fd = ::socket(kAfSmc, SOCK_STREAM | SOCK_CLOEXEC, kSmcProtoV4);
+    if (fd >= 0) {
+        ::close(fd);
+    } else {
+        kind = SocketKind{AF_INET, kIpProtoSmc, AF_INET6, kIpProtoSmc};
+    }
+    return std::unique_ptr<Transport>(
+        new KernelTransport("ksmc", kind, SysctlSettings::fromDirectory("/proc/sys/net/smc", smcSysctlScope)));
+}
+
+}  // namespace smclab::transports

@@ -1,0 +1,18 @@
+#include "workload.h"
+#include "workload_list.h"
+
+namespace smclab::workloads {
+
+std::span<const Workload* const> workloadRegistry() {
+    static const std::vector<const Workload*> kWorkloads = {&tcpBwWorkload(), &tcpLatWorkload()};
+    return kWorkloads;
+}
+
+const Workload* findWorkload(std::string_view name) {
+    for (const Workload* w : workloadRegistry()) {
+        if (w->name() == name) return w;
+    }
+    return nullptr;
+}
+
+}  // namespace smclab::workloads

@@ -1,0 +1,48 @@
+#include "stream_io.h"
+
+namespace smclab::workloads {
+
+Status writeAll(transports::Stream& stream, const void* data, size_t len, const RunContext& ctx) {
+    const auto* p = static_cast<const char*>(data);
+    while (len > 0) {
+        auto n = stream.write(p, len);
+        if (!n) {
+            if (n.error().code == smcr::Errc::timedOut) {
+                if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, "stopped");
+                continue;
+            }
+            return smcr::fail(n.error());
+        }
+        p += *n;
+        len -= *n;
+    }
+    return {};
+}
+
+Status readFull(transports::Stream& stream, void* data, size_t len, const RunContext& ctx, bool* eof) {
+    auto* p = static_cast<char*>(data);
+    size_t got = 0;
+    if (eof != nullptr) *eof = false;
+    while (got < len) {
+        auto n = stream.read(p + got, len - got);
+        if (!n) {
+            if (n.error().code == smcr::Errc::timedOut) {
+                if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, "stopped");
+                continue;
+            }
+            return smcr::fail(n.error());
+        }
+        if (*n == 0) {
+            if (got == 0 && eof != nullptr) {
+                *eof = true;
+                return {};
+            }
+            return smcr::fail(smcr::Errc::connectionReset,
+                              "stream ended after " + std::to_string(got) + " of " + std::to_string(len) + " bytes");
+        }
+        got += *n;
+    }
+    return {};
+}
+
+}  // namespace smclab::workloads
