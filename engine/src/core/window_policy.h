@@ -1,0 +1,32 @@
+// When a receiver announces its consumer cursor (a "window update" CDC).
+// smc-protocol.md section 3: RFC 7609 asks for >= 10 % window growth; Linux
+// first used min(rmbe/10, SOCK_MIN_SNDBUF/2) and since 2022 uses max(), which
+// ended the silly-window behaviour at 2-8 KiB messages. The limit is a policy
+// so the lab can compare both (the `min` variant is the pre-2022 kernel).
+#pragma once
+
+#include <cstdint>
+
+namespace smcr::core {
+
+// SOCK_MIN_SNDBUF on x86-64: 2 * (2048 + sizeof(struct sk_buff) rounded) = 4608.
+inline constexpr uint32_t kSockMinSndbufBytes = 4608;
+
+enum class WindowUpdateLimit : uint8_t { max = 0, min = 1 };
+
+uint32_t windowUpdateLimitBytes(WindowUpdateLimit policy, uint32_t rmbeBytes);
+
+struct WindowUpdateInput {
+    uint32_t rmbeBytes = 0;
+    uint64_t unannouncedConsumedBytes = 0;  // consumed since the last CDC we sent
+    uint64_t senderFreeBytes = 0;           // free space as the sender last heard it
+    bool peerWriteBlocked = false;          // the peer's last CDC had write_blocked
+    bool peerRequestedUpdate = false;       // cons_curs_upd_req
+    bool force = false;                     // e.g. after consuming urgent data
+};
+
+// Linux smc_tx_consumer_update's rule: forced or requested, or enough was
+// consumed AND (the sender sees at most half the RMBE free OR is blocked).
+bool windowUpdateNeeded(WindowUpdateLimit policy, const WindowUpdateInput& in);
+
+}  // namespace smcr::core
