@@ -1,0 +1,188 @@
+#include "capture.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace smcr::fabric::sim {
+
+namespace {
+
+// RC opcodes (IBA 9.2, table 38).
+constexpr uint8_t kSendFirst = 0x00;
+constexpr uint8_t kSendMiddle = 0x01;
+constexpr uint8_t kSendLast = 0x02;
+constexpr uint8_t kSendOnly = 0x04;
+constexpr uint8_t kWriteFirst = 0x06;
+constexpr uint8_t kWriteMiddle = 0x07;
+constexpr uint8_t kWriteLast = 0x08;
+constexpr uint8_t kWriteOnly = 0x0a;
+constexpr uint16_t kRoceV2Port = 4791;
+
+void put16(std::vector<uint8_t>& out, uint16_t v) {
+    out.push_back(static_cast<uint8_t>(v >> 8));
+    out.push_back(static_cast<uint8_t>(v));
+}
+void put32(std::vector<uint8_t>& out, uint32_t v) {
+    put16(out, static_cast<uint16_t>(v >> 16));
+    put16(out, static_cast<uint16_t>(v));
+}
+void putLe32(std::vector<uint8_t>& out, uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+void putLe16(std::vector<uint8_t>& out, uint16_t v) {
+    out.push_back(static_cast<uint8_t>(v));
+    out.push_back(static_cast<uint8_t>(v >> 8));
+}
+
+uint16_t ipChecksum(const uint8_t* data, size_t len) {
+    uint32_t sum = 0;
+    for (size_t i = 0; i + 1 < len; i += 2) sum += static_cast<uint32_t>(data[i] << 8 | data[i + 1]);
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    return static_cast<uint16_t>(~sum);
+}
+
+}  // namespace
+
+uint32_t packetCount(uint64_t bytes, uint32_t mtuBytes) {
+    if (bytes == 0 || mtuBytes == 0) return 1;
+    return static_cast<uint32_t>((bytes + mtuBytes - 1) / mtuBytes);
+}
+
+Result<std::unique_ptr<Capture>> Capture::open(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) return fail(makeSystemError("open capture " + path, errno));
+    // Two processes may start the same file: the first writes the header.
+    flock(fd, LOCK_EX);
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_size == 0) {
+        std::vector<uint8_t> header;
+        putLe32(header, 0xa1b23c4d);  // nanosecond-resolution pcap
+        putLe16(header, 2);
+        putLe16(header, 4);
+        putLe32(header, 0);
+        putLe32(header, 0);
+        putLe32(header, 65535);
+        putLe32(header, 1);  // LINKTYPE_ETHERNET
+        if (::write(fd, header.data(), header.size()) != static_cast<ssize_t>(header.size())) {
+            const int err = errno;
+            flock(fd, LOCK_UN);
+            ::close(fd);
+            return fail(makeSystemError("write capture header", err));
+        }
+    }
+    flock(fd, LOCK_UN);
+    return std::unique_ptr<Capture>(new Capture(fd, path));
+}
+
+Capture::~Capture() { ::close(m_fd); }
+
+void Capture::writePacket(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint8_t opcode,
+                          bool solicited, uint32_t psn, const uint8_t* reth, std::span<const uint8_t> payload) {
+    const uint32_t pad = (4 - payload.size() % 4) % 4;
+    const uint32_t ibBytes = 12 + (reth != nullptr ? 16 : 0) + static_cast<uint32_t>(payload.size()) + pad + 4;
+    const uint32_t udpBytes = 8 + ibBytes;
+    const uint32_t ipBytes = 20 + udpBytes;
+    const uint32_t frameBytes = 14 + ipBytes;
+
+    std::vector<uint8_t> rec;
+    rec.reserve(16 + frameBytes);
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    putLe32(rec, static_cast<uint32_t>(ts.tv_sec));
+    putLe32(rec, static_cast<uint32_t>(ts.tv_nsec));
+    putLe32(rec, frameBytes);
+    putLe32(rec, frameBytes);
+    // Ethernet
+    rec.insert(rec.end(), dst.mac.begin(), dst.mac.end());
+    rec.insert(rec.end(), src.mac.begin(), src.mac.end());
+    put16(rec, 0x0800);
+    // IPv4
+    const size_t ip = rec.size();
+    rec.push_back(0x45);
+    rec.push_back(0x02);  // ECN capable, as RoCEv2 NICs mark
+    put16(rec, static_cast<uint16_t>(ipBytes));
+    put16(rec, static_cast<uint16_t>(psn));
+    put16(rec, 0x4000);  // don't fragment
+    rec.push_back(64);
+    rec.push_back(17);  // UDP
+    put16(rec, 0);
+    put32(rec, src.ipv4);
+    put32(rec, dst.ipv4);
+    const uint16_t sum = ipChecksum(rec.data() + ip, 20);
+    rec[ip + 10] = static_cast<uint8_t>(sum >> 8);
+    rec[ip + 11] = static_cast<uint8_t>(sum);
+    // UDP: the source port carries flow entropy (here the source QPN), as NICs do.
+    put16(rec, static_cast<uint16_t>(0xc000 | (src.qpn & 0x3fff)));
+    put16(rec, kRoceV2Port);
+    put16(rec, static_cast<uint16_t>(udpBytes));
+    put16(rec, 0);
+    // BTH: opcode, SE|M|pad|tver, pkey, resv, destQP, A|resv, PSN
+    rec.push_back(opcode);
+    rec.push_back(static_cast<uint8_t>((solicited ? 0x80 : 0) | 0x40 | (pad << 4)));
+    put16(rec, 0xffff);
+    put32(rec, dst.qpn & kQpnMask);
+    put32(rec, psn & kPsnMask);
+    if (reth != nullptr) rec.insert(rec.end(), reth, reth + 16);
+    rec.insert(rec.end(), payload.begin(), payload.end());
+    rec.insert(rec.end(), pad, 0);
+    put32(rec, 0);  // ICRC not computed
+    [[maybe_unused]] const ssize_t n = ::write(m_fd, rec.data(), rec.size());
+}
+
+uint32_t Capture::writeSend(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint32_t psn, bool solicited,
+                            std::span<const uint8_t> payload, uint32_t mtuBytes) {
+    const uint32_t packets = packetCount(payload.size(), mtuBytes);
+    for (uint32_t i = 0; i < packets; ++i) {
+        const size_t offset = size_t{i} * mtuBytes;
+        const size_t len = std::min<size_t>(mtuBytes, payload.size() - std::min(offset, payload.size()));
+        uint8_t opcode = kSendMiddle;
+        if (packets == 1) {
+            opcode = kSendOnly;
+        } else if (i == 0) {
+            opcode = kSendFirst;
+        } else if (i + 1 == packets) {
+            opcode = kSendLast;
+        }
+        const bool last = i + 1 == packets;
+        writePacket(src, dst, opcode, solicited && last, psn + i, nullptr,
+                    payload.subspan(std::min(offset, payload.size()), len));
+    }
+    return packets;
+}
+
+uint32_t Capture::writeRdmaWrite(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint32_t psn,
+                                 uint64_t remoteAddr, uint32_t rkey, std::span<const uint8_t> payload,
+                                 uint32_t mtuBytes) {
+    std::vector<uint8_t> reth;
+    put32(reth, static_cast<uint32_t>(remoteAddr >> 32));
+    put32(reth, static_cast<uint32_t>(remoteAddr));
+    put32(reth, rkey);
+    put32(reth, static_cast<uint32_t>(payload.size()));
+    const uint32_t packets = packetCount(payload.size(), mtuBytes);
+    for (uint32_t i = 0; i < packets; ++i) {
+        const size_t offset = size_t{i} * mtuBytes;
+        const size_t len = std::min<size_t>(mtuBytes, payload.size() - std::min(offset, payload.size()));
+        uint8_t opcode = kWriteMiddle;
+        if (packets == 1) {
+            opcode = kWriteOnly;
+        } else if (i == 0) {
+            opcode = kWriteFirst;
+        } else if (i + 1 == packets) {
+            opcode = kWriteLast;
+        }
+        const bool first = i == 0;
+        writePacket(src, dst, opcode, false, psn + i, first ? reth.data() : nullptr,
+                    payload.subspan(std::min(offset, payload.size()), len));
+    }
+    return packets;
+}
+
+}  // namespace smcr::fabric::sim

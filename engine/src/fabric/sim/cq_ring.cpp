@@ -1,0 +1,86 @@
+#include "cq_ring.h"
+
+#include <unistd.h>
+
+#include <new>
+
+namespace smcr::fabric::sim {
+
+void initCq(CqShared* cq, uint32_t depth, uint32_t channelId) {
+    new (cq) CqShared();
+    cq->magic = kMagicCq;
+    cq->depth = depth;
+    cq->channelId = channelId;
+    CqeSlot* slots = cqSlots(cq);
+    for (uint32_t i = 0; i < depth; ++i) new (&slots[i]) CqeSlot();
+    cq->alive.store(1, std::memory_order_release);
+}
+
+static void wake(CqShared* cq, int fifoFd, SharedCounters* counters) {
+    cq->eventsPending.fetch_add(1, std::memory_order_seq_cst);
+    if (counters != nullptr) counters->cqEvents.fetch_add(1, std::memory_order_relaxed);
+    if (fifoFd >= 0) {
+        const char byte = 1;
+        // EAGAIN means the FIFO is full and therefore readable already.
+        [[maybe_unused]] const ssize_t n = ::write(fifoFd, &byte, 1);
+    }
+}
+
+bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters) {
+    if (cq->overrun.load(std::memory_order_acquire) != 0) return false;
+    const uint64_t index = cq->reserve.fetch_add(1, std::memory_order_seq_cst);
+    if (index - cq->consumer.load(std::memory_order_acquire) >= cq->depth) {
+        // CQ overrun: the verbs contract makes the CQ unusable (IBV_EVENT_CQ_ERR);
+        // wake the owner so it learns at once.
+        cq->overrun.store(1, std::memory_order_release);
+        wake(cq, fifoFd, counters);
+        return false;
+    }
+    CqeSlot& slot = cqSlots(cq)[index % cq->depth];
+    slot.wrId = cqe.wrId;
+    slot.sqSeq = cqe.sqSeq;
+    slot.qpNum = cqe.qpNum;
+    slot.srcQp = cqe.srcQp;
+    slot.byteLen = cqe.byteLen;
+    slot.immData = cqe.immData;
+    slot.flags = cqe.flags;
+    slot.status = static_cast<uint8_t>(cqe.status);
+    slot.opcode = static_cast<uint8_t>(cqe.opcode);
+    slot.seq.store(index + 1, std::memory_order_release);
+
+    // One-shot arm (ibv_req_notify_cq): NEXT fires on anything; SOLICITED only
+    // on receive completions with the SE bit, or on errors.
+    uint32_t arm = cq->arm.load(std::memory_order_seq_cst);
+    const bool solicited =
+        (cqe.flags & static_cast<uint32_t>(WcFlags::solicited)) != 0 || cqe.status != WcStatus::success;
+    while (arm == kArmNext || (arm == kArmSolicited && solicited)) {
+        if (cq->arm.compare_exchange_weak(arm, kArmNone, std::memory_order_seq_cst)) {
+            wake(cq, fifoFd, counters);
+            break;
+        }
+    }
+    return true;
+}
+
+bool takeCqe(CqShared* cq, Cqe* out) {
+    const uint64_t index = cq->consumer.load(std::memory_order_relaxed);
+    CqeSlot& slot = cqSlots(cq)[index % cq->depth];
+    if (slot.seq.load(std::memory_order_acquire) != index + 1) return false;
+    out->wrId = slot.wrId;
+    out->sqSeq = slot.sqSeq;
+    out->qpNum = slot.qpNum;
+    out->srcQp = slot.srcQp;
+    out->byteLen = slot.byteLen;
+    out->immData = slot.immData;
+    out->flags = slot.flags;
+    out->status = static_cast<WcStatus>(slot.status);
+    out->opcode = static_cast<WcOpcode>(slot.opcode);
+    cq->consumer.store(index + 1, std::memory_order_release);
+    return true;
+}
+
+bool cqMayHaveEntries(const CqShared* cq) {
+    return cq->reserve.load(std::memory_order_seq_cst) != cq->consumer.load(std::memory_order_acquire);
+}
+
+}  // namespace smcr::fabric::sim

@@ -1,0 +1,38 @@
+// The completion ring shared between a CQ's owner (the only consumer) and
+// every requester that completes work into it (producers claim a slot with
+// fetch_add, the UCX mm FIFO pattern), plus the one-shot arm that decides
+// when a producer wakes the owner's completion channel.
+#pragma once
+
+#include <cstdint>
+
+#include "layout.h"
+
+namespace smcr::fabric::sim {
+
+// Internal completion flag: the entry belongs to a send queue (frees SQ slots).
+inline constexpr uint32_t kCqeFromSq = 1u << 31;
+
+struct Cqe {
+    uint64_t wrId = 0;
+    uint64_t sqSeq = 0;
+    uint32_t qpNum = 0;
+    uint32_t srcQp = 0;
+    uint32_t byteLen = 0;
+    uint32_t immData = 0;
+    uint32_t flags = 0;  // WcFlags bits | kCqeFromSq
+    WcStatus status = WcStatus::success;
+    WcOpcode opcode = WcOpcode::invalid;
+};
+
+void initCq(CqShared* cq, uint32_t depth, uint32_t channelId);
+
+// Publishes one completion; wakes the channel through fifoFd when the arm
+// matches. Returns false when the ring overran (the CQ is then in error).
+bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters);
+
+// Owner side. Returns false when the oldest entry is not complete yet.
+bool takeCqe(CqShared* cq, Cqe* out);
+bool cqMayHaveEntries(const CqShared* cq);
+
+}  // namespace smcr::fabric::sim

@@ -1,0 +1,140 @@
+// Layout of the sim's shared files. Every object a peer touches lives in its
+// own file under the sim directory, named after the owning device instance:
+//   d<inst>.dev        DeviceShared (liveness lock, ports, link model, counters)
+//   d<inst>-qp<qpn>    QpShared + receive ring
+//   d<inst>-cq<id>     CqShared + completion ring (multi-producer)
+//   d<inst>-mr<key>    MrShared header page + region bytes
+//   d<inst>-ch<id>     named FIFO of a completion channel
+// Only fixed-width fields and lock-free atomics are placed here; the struct
+// layout is the protocol between processes built from the same sources.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include <smcr/fabric_types.h>
+
+namespace smcr::fabric::sim {
+
+inline constexpr uint32_t kLayoutVersion = 1;
+inline constexpr uint32_t kMagicDevice = 0x534d4344;  // "SMCD"
+inline constexpr uint32_t kMagicQp = 0x534d4351;      // "SMCQ"
+inline constexpr uint32_t kMagicCq = 0x534d4343;      // "SMCC"
+inline constexpr uint32_t kMagicMr = 0x534d434d;      // "SMCM"
+inline constexpr uint64_t kMrHeaderBytes = 4096;      // region data starts page-aligned
+inline constexpr uint32_t kSimPorts = 2;
+
+static_assert(std::atomic<uint64_t>::is_always_lock_free);
+static_assert(std::atomic<uint32_t>::is_always_lock_free);
+
+struct SharedCounters {
+    std::atomic<uint64_t> rdmaWrites{0};
+    std::atomic<uint64_t> sends{0};
+    std::atomic<uint64_t> recvs{0};
+    std::atomic<uint64_t> rnrNaksSent{0};
+    std::atomic<uint64_t> rnrNaksReceived{0};
+    std::atomic<uint64_t> retryExceeded{0};
+    std::atomic<uint64_t> remoteAccessErrors{0};
+    std::atomic<uint64_t> cqEvents{0};
+    std::atomic<uint64_t> bytesWritten{0};
+    std::atomic<uint64_t> bytesSent{0};
+};
+
+struct DeviceShared {
+    uint32_t magic;
+    uint32_t version;
+    uint32_t instance;
+    int32_t pid;
+    std::atomic<uint32_t> alive;  // 0 after an orderly close
+    uint32_t mtuEnum;
+    uint64_t wireLatencyNs;
+    double bandwidthGbps;
+    uint64_t perWrNs;
+    char linkName[32];
+    uint64_t openedAtUnixNs;
+    alignas(64) SharedCounters counters;
+};
+
+struct RqSge {
+    uint32_t mrKey;   // the owner's region (file d<inst>-mr<key>)
+    uint32_t length;
+    uint64_t offset;  // into the region's data
+};
+
+struct RqEntry {
+    uint64_t wrId;
+    uint32_t numSge;
+    uint32_t pad;
+    RqSge sg[kMaxSge];
+};
+
+struct alignas(64) QpShared {
+    uint32_t magic;
+    uint32_t qpn;
+    uint32_t recvDepth;
+    uint32_t recvCqId;
+    uint32_t pdId;
+    uint32_t pad;
+    std::atomic<uint32_t> alive;  // 0 once destroyed
+    std::atomic<uint32_t> state;  // QpState
+    std::atomic<uint32_t> minRnrTimer;
+    std::atomic<uint32_t> accessFlags;  // remote rights of the QP
+    std::atomic<uint32_t> remoteQpn;
+    std::atomic<uint32_t> remoteInstance;
+    std::atomic<uint32_t> expectedPsn;  // responder's next PSN (for the capture)
+    std::atomic<uint32_t> rnrWaiting;
+    alignas(64) std::atomic<uint64_t> rqHead;  // next entry to consume (CAS by consumers)
+    alignas(64) std::atomic<uint64_t> rqTail;  // next entry the owner fills
+};
+
+struct CqeSlot {
+    std::atomic<uint64_t> seq;  // claim index + 1 once the entry is complete
+    uint64_t wrId;
+    uint64_t sqSeq;  // send completions: the WR's position in its send queue
+    uint32_t qpNum;
+    uint32_t srcQp;
+    uint32_t byteLen;
+    uint32_t immData;
+    uint32_t flags;
+    uint8_t status;
+    uint8_t opcode;
+    uint8_t pad[2];
+};
+
+enum ArmState : uint32_t { kArmNone = 0, kArmSolicited = 1, kArmNext = 2 };
+
+struct alignas(64) CqShared {
+    uint32_t magic;
+    uint32_t depth;
+    uint32_t channelId;  // 0 = no channel
+    uint32_t pad;
+    std::atomic<uint32_t> alive;
+    std::atomic<uint32_t> arm;
+    std::atomic<uint32_t> overrun;
+    std::atomic<uint32_t> eventsPending;
+    alignas(64) std::atomic<uint64_t> reserve;   // producers claim with fetch_add
+    alignas(64) std::atomic<uint64_t> consumer;  // the owner's poll index
+};
+
+struct alignas(64) MrShared {
+    uint32_t magic;
+    uint32_t key;
+    uint32_t pdId;
+    uint32_t pad;
+    std::atomic<uint32_t> valid;   // cleared on deregistration
+    std::atomic<uint32_t> access;  // Access bits
+    uint64_t vaddr;                // the owner's address of the first data byte
+    uint64_t length;
+};
+
+// The rings follow their headers directly.
+inline RqEntry* rqEntries(QpShared* qp) {
+    return reinterpret_cast<RqEntry*>(reinterpret_cast<char*>(qp) + sizeof(QpShared));
+}
+inline CqeSlot* cqSlots(CqShared* cq) {
+    return reinterpret_cast<CqeSlot*>(reinterpret_cast<char*>(cq) + sizeof(CqShared));
+}
+inline uint64_t qpFileBytes(uint32_t recvDepth) { return sizeof(QpShared) + uint64_t{recvDepth} * sizeof(RqEntry); }
+inline uint64_t cqFileBytes(uint32_t depth) { return sizeof(CqShared) + uint64_t{depth} * sizeof(CqeSlot); }
+
+}  // namespace smcr::fabric::sim

@@ -1,0 +1,347 @@
+// The requester's engine: executes a QP's send queue in order, driven from
+// post and poll calls (manual progress). RDMA WRITE is a copy into the
+// peer's mapped region; SEND takes the peer's oldest receive WQE, copies
+// and publishes the receive completion. Both publish with release order
+// after the data, so a SEND is never visible before an earlier WRITE.
+#include <algorithm>
+#include <cstring>
+
+#include "sim_objects.h"
+
+namespace smcr::fabric::sim {
+
+namespace {
+
+// Moves a QP's receive ring to flushed completions (exactly once per entry:
+// owner and peer may race, the CAS on the head decides).
+void flushRing(QpShared* qp, CqShared* cq, int fifoFd, SharedCounters* counters) {
+    for (;;) {
+        uint64_t head = qp->rqHead.load(std::memory_order_acquire);
+        if (head == qp->rqTail.load(std::memory_order_acquire)) return;
+        const RqEntry entry = rqEntries(qp)[head % qp->recvDepth];
+        if (!qp->rqHead.compare_exchange_strong(head, head + 1, std::memory_order_acq_rel)) continue;
+        if (cq == nullptr || cq->alive.load(std::memory_order_acquire) == 0) continue;
+        Cqe cqe;
+        cqe.wrId = entry.wrId;
+        cqe.qpNum = qp->qpn;
+        cqe.status = WcStatus::wrFlushErr;
+        cqe.opcode = WcOpcode::recv;
+        publishCqe(cq, fifoFd, cqe, counters);
+    }
+}
+
+CaptureEndpoint endpoint(uint32_t instance, uint8_t port, uint32_t qpn) {
+    CaptureEndpoint ep;
+    ep.mac = simMac(instance, port);
+    ep.ipv4 = 0x0a000000u | ((instance & 0xffffu) << 8) | port;
+    ep.qpn = qpn;
+    return ep;
+}
+
+}  // namespace
+
+uint64_t SimQp::transportTimeoutNs() const {
+    if (m_core->config.transportTimeoutMs != 0) return m_core->config.transportTimeoutMs * 1000000ull;
+    if (m_attr.timeout == 0) return 0;  // wait forever
+    return static_cast<uint64_t>((m_attr.retryCnt + 1) * ackTimeoutUs(m_attr.timeout) * 1000.0);
+}
+
+void SimQp::completeLocked(const PendingWr& w, WcStatus status) {
+    if (status == WcStatus::success && !w.signaled) return;  // holds its slot until a later CQE is polled
+    if (m_dropNextCompletion) {
+        m_dropNextCompletion = false;
+        return;
+    }
+    Cqe cqe;
+    cqe.wrId = w.wr.wrId;
+    cqe.sqSeq = w.seq;
+    cqe.qpNum = m_qpn;
+    cqe.byteLen = status == WcStatus::success ? w.bytes : 0;
+    cqe.status = status;
+    cqe.opcode = w.wr.opcode == WrOpcode::rdmaWrite ? WcOpcode::rdmaWrite : WcOpcode::send;
+    cqe.flags = kCqeFromSq;
+    m_sendCq->publish(cqe);
+}
+
+void SimQp::flushRqLocked() {
+    flushRing(m_shared, m_recvCq->shared(), m_recvCq->fifoFd(), &m_core->shared->counters);
+}
+
+void SimQp::enterErrorLocked() {
+    m_shared->state.store(static_cast<uint32_t>(QpState::error), std::memory_order_release);
+    m_attr.state = QpState::error;
+    m_errorHandled = true;
+    // Every outstanding WR completes, in order, with WR_FLUSH_ERR.
+    for (const PendingWr& w : m_inflight) completeLocked(w, WcStatus::wrFlushErr);
+    for (const PendingWr& w : m_waiting) completeLocked(w, WcStatus::wrFlushErr);
+    m_inflight.clear();
+    m_waiting.clear();
+    flushRqLocked();
+}
+
+void SimQp::remoteErrorLocked(QpShared* peerQp, uint32_t peerInstance) {
+    // The responder raises an async access error and goes to ERR; flushing
+    // its receive queue here wakes a peer that sleeps on its channel.
+    peerQp->state.store(static_cast<uint32_t>(QpState::error), std::memory_order_release);
+    CqShared* cq = m_core->peers.cq(peerInstance, peerQp->recvCqId);
+    const int fifo = cq != nullptr && cq->channelId != 0 ? m_core->peers.fifo(peerInstance, cq->channelId) : -1;
+    DeviceShared* dev = m_core->peers.device(peerInstance);
+    flushRing(peerQp, cq, fifo, dev != nullptr ? &dev->counters : nullptr);
+}
+
+bool SimQp::gatherLocal(const PendingWr& w, std::vector<uint8_t>* out, WcStatus* status) const {
+    out->clear();
+    if (w.inlined) {
+        *out = w.inlineData;
+        return true;
+    }
+    for (uint32_t i = 0; i < w.wr.numSge; ++i) {
+        const Sge& sge = w.wr.sg[i];
+        const LocalRegion* region = m_core->findRegion(sge.lkey);
+        const auto base = region != nullptr ? reinterpret_cast<uint64_t>(region->base) : 0;
+        if (region == nullptr || region->pdId != m_pdId || sge.addr < base ||
+            sge.addr - base + sge.length > region->length) {
+            *status = WcStatus::locProtErr;
+            return false;
+        }
+        const auto* src = reinterpret_cast<const uint8_t*>(sge.addr);
+        out->insert(out->end(), src, src + sge.length);
+    }
+    return true;
+}
+
+void SimQp::captureLocked(const PendingWr& w, uint32_t peerInstance, std::span<const uint8_t> payload) {
+    const uint32_t mtu = std::min(mtuBytes(m_attr.pathMtu), mtuBytes(m_core->config.link.mtu));
+    const uint32_t packets = packetCount(w.bytes, mtu);
+    if (m_core->capture) {
+        const auto peerPort = decodeSimGid(m_attr.remoteGid);
+        const CaptureEndpoint src = endpoint(m_core->instance, m_attr.port, m_qpn);
+        const CaptureEndpoint dst = endpoint(peerInstance, peerPort ? peerPort->port : 1, m_attr.remoteQpn);
+        if (w.wr.opcode == WrOpcode::send) {
+            m_core->capture->writeSend(src, dst, m_sendPsn, hasFlag(w.wr.flags, SendFlags::solicited), payload, mtu);
+        } else {
+            m_core->capture->writeRdmaWrite(src, dst, m_sendPsn, w.wr.remoteAddr, w.wr.rkey, payload, mtu);
+        }
+    }
+    m_sendPsn = (m_sendPsn + packets) & kPsnMask;
+}
+
+SimQp::Outcome SimQp::executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, WcStatus* status) {
+    auto& counters = m_core->shared->counters;
+    std::vector<uint8_t> scratch;
+    // Local SGEs are checked when the NIC reads them, not at post time.
+    if (!w.inlined) {
+        std::vector<uint8_t> ignored;
+        if (!gatherLocal(w, &ignored, status)) return Outcome::error;
+    }
+    uint8_t* dst = nullptr;
+    if (w.bytes > 0) {
+        // A zero-length write touches no memory and checks no rkey (IBA 9.4.3).
+        MrShared* region = m_core->peers.mr(peerInstance, w.wr.rkey);
+        const bool ok = region != nullptr && region->valid.load(std::memory_order_acquire) != 0 &&
+                        (region->access.load() & static_cast<uint32_t>(Access::remoteWrite)) != 0 &&
+                        (peerQp->accessFlags.load() & static_cast<uint32_t>(Access::remoteWrite)) != 0 &&
+                        region->pdId == peerQp->pdId && w.wr.remoteAddr >= region->vaddr &&
+                        w.wr.remoteAddr - region->vaddr + w.bytes <= region->length;
+        if (!ok) {
+            *status = WcStatus::remAccessErr;
+            counters.remoteAccessErrors.fetch_add(1, std::memory_order_relaxed);
+            remoteErrorLocked(peerQp, peerInstance);
+            return Outcome::error;
+        }
+        dst = reinterpret_cast<uint8_t*>(region) + kMrHeaderBytes + (w.wr.remoteAddr - region->vaddr);
+        if (w.inlined) {
+            std::memcpy(dst, w.inlineData.data(), w.bytes);
+        } else {
+            uint8_t* out = dst;
+            for (uint32_t i = 0; i < w.wr.numSge; ++i) {
+                std::memcpy(out, reinterpret_cast<const void*>(w.wr.sg[i].addr), w.wr.sg[i].length);
+                out += w.wr.sg[i].length;
+            }
+        }
+        // Make the bytes visible before anything this QP publishes later.
+        std::atomic_thread_fence(std::memory_order_release);
+    }
+    counters.rdmaWrites.fetch_add(1, std::memory_order_relaxed);
+    counters.bytesWritten.fetch_add(w.bytes, std::memory_order_relaxed);
+    captureLocked(w, peerInstance, std::span<const uint8_t>(dst, dst != nullptr ? w.bytes : 0));
+    return Outcome::done;
+}
+
+SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, uint64_t nowNs,
+                                  uint64_t* dueNs, WcStatus* status) {
+    auto& counters = m_core->shared->counters;
+    DeviceShared* peerDev = m_core->peers.device(peerInstance);
+    std::vector<uint8_t> payload;
+    if (!gatherLocal(w, &payload, status)) return Outcome::error;
+
+    RqEntry entry{};
+    for (;;) {
+        uint64_t head = peerQp->rqHead.load(std::memory_order_acquire);
+        if (head == peerQp->rqTail.load(std::memory_order_acquire)) {
+            // RNR NAK: the responder advertises its min_rnr_timer; retry after
+            // it, rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR.
+            if (peerDev != nullptr) peerDev->counters.rnrNaksSent.fetch_add(1, std::memory_order_relaxed);
+            counters.rnrNaksReceived.fetch_add(1, std::memory_order_relaxed);
+            if (m_attr.rnrRetry != 7) {
+                if (w.rnrLeft == 0) {
+                    *status = WcStatus::rnrRetryExcErr;
+                    return Outcome::error;
+                }
+                --w.rnrLeft;
+            }
+            const auto waitNs = static_cast<uint64_t>(rnrTimerMs(static_cast<uint8_t>(peerQp->minRnrTimer.load())) * 1e6);
+            w.retryAtNs = nowNs + waitNs;
+            *dueNs = w.retryAtNs;
+            return Outcome::stall;
+        }
+        entry = rqEntries(peerQp)[head % peerQp->recvDepth];
+        if (peerQp->rqHead.compare_exchange_strong(head, head + 1, std::memory_order_acq_rel)) break;
+    }
+    CqShared* recvCq = m_core->peers.cq(peerInstance, peerQp->recvCqId);
+    const int fifo = recvCq != nullptr && recvCq->channelId != 0 ? m_core->peers.fifo(peerInstance, recvCq->channelId) : -1;
+    SharedCounters* peerCounters = peerDev != nullptr ? &peerDev->counters : nullptr;
+    auto responderError = [&](WcStatus responderStatus) {
+        if (recvCq != nullptr) {
+            Cqe cqe;
+            cqe.wrId = entry.wrId;
+            cqe.qpNum = peerQp->qpn;
+            cqe.status = responderStatus;
+            cqe.opcode = WcOpcode::recv;
+            publishCqe(recvCq, fifo, cqe, peerCounters);
+        }
+        remoteErrorLocked(peerQp, peerInstance);
+    };
+    uint64_t capacity = 0;
+    for (uint32_t i = 0; i < entry.numSge; ++i) capacity += entry.sg[i].length;
+    if (payload.size() > capacity) {
+        // Receive buffer too small: LOC_LEN_ERR at the responder, REM_INV_REQ at the requester.
+        responderError(WcStatus::locLenErr);
+        *status = WcStatus::remInvReqErr;
+        return Outcome::error;
+    }
+    size_t offset = 0;
+    for (uint32_t i = 0; i < entry.numSge && offset < payload.size(); ++i) {
+        const RqSge& sge = entry.sg[i];
+        MrShared* region = sge.mrKey != 0 ? m_core->peers.mr(peerInstance, sge.mrKey) : nullptr;
+        if (region == nullptr || sge.offset + sge.length > region->length) {
+            responderError(WcStatus::locProtErr);
+            *status = WcStatus::remOpErr;
+            return Outcome::error;
+        }
+        const size_t n = std::min<size_t>(sge.length, payload.size() - offset);
+        std::memcpy(reinterpret_cast<uint8_t*>(region) + kMrHeaderBytes + sge.offset, payload.data() + offset, n);
+        offset += n;
+    }
+    if (recvCq != nullptr && recvCq->alive.load(std::memory_order_acquire) != 0) {
+        Cqe cqe;
+        cqe.wrId = entry.wrId;
+        cqe.qpNum = peerQp->qpn;
+        cqe.srcQp = m_qpn;
+        cqe.byteLen = static_cast<uint32_t>(payload.size());
+        cqe.status = WcStatus::success;
+        cqe.opcode = WcOpcode::recv;
+        cqe.flags = hasFlag(w.wr.flags, SendFlags::solicited) ? static_cast<uint32_t>(WcFlags::solicited) : 0;
+        publishCqe(recvCq, fifo, cqe, peerCounters);
+    }
+    if (peerCounters != nullptr) peerCounters->recvs.fetch_add(1, std::memory_order_relaxed);
+    counters.sends.fetch_add(1, std::memory_order_relaxed);
+    counters.bytesSent.fetch_add(payload.size(), std::memory_order_relaxed);
+    captureLocked(w, peerInstance, payload);
+    return Outcome::done;
+}
+
+SimQp::Outcome SimQp::execute(PendingWr& w, uint64_t nowNs, uint64_t* dueNs, WcStatus* status) {
+    // Reachability: the peer device runs, its QP exists, is connected back to
+    // us and can receive (RTR or RTS). Otherwise no ACK ever comes: the
+    // requester retransmits until the transport timer gives up (RETRY_EXC_ERR).
+    const auto address = decodeSimGid(m_attr.remoteGid);
+    const uint32_t peerInstance = address ? address->instance : 0;
+    QpShared* peerQp = nullptr;
+    if (address && !m_deadPeer && m_attr.remoteMac == simMac(peerInstance, address->port) &&
+        m_core->peers.deviceAlive(peerInstance, nowNs)) {
+        peerQp = m_core->peers.qp(peerInstance, m_attr.remoteQpn);
+    }
+    bool reachable = peerQp != nullptr && peerQp->alive.load(std::memory_order_acquire) != 0;
+    if (reachable) {
+        const auto peerState = static_cast<QpState>(peerQp->state.load(std::memory_order_acquire));
+        reachable = (peerState == QpState::rtr || peerState == QpState::rts) &&
+                    peerQp->remoteQpn.load() == m_qpn && peerQp->remoteInstance.load() == m_core->instance;
+    }
+    if (!reachable) {
+        if (w.stallSinceNs == 0) w.stallSinceNs = nowNs;
+        const uint64_t timeout = transportTimeoutNs();
+        if (timeout != 0 && nowNs - w.stallSinceNs >= timeout) {
+            m_core->shared->counters.retryExceeded.fetch_add(1, std::memory_order_relaxed);
+            *status = WcStatus::retryExcErr;
+            return Outcome::error;
+        }
+        uint64_t recheck = nowNs + 1000000;  // look again in 1 ms
+        if (timeout != 0) recheck = std::min(recheck, w.stallSinceNs + timeout);
+        *dueNs = recheck;
+        return Outcome::stall;
+    }
+    w.stallSinceNs = 0;
+    if (w.wr.opcode == WrOpcode::rdmaWrite) return executeWrite(w, peerQp, peerInstance, status);
+    return executeSend(w, peerQp, peerInstance, nowNs, dueNs, status);
+}
+
+uint64_t SimQp::progressLocked(uint64_t nowNs) {
+    const QpState state = currentStateLocked();
+    if (state == QpState::error) {
+        if (!m_errorHandled) {
+            enterErrorLocked();  // a peer (or an async error) moved us to ERR
+        } else {
+            for (const PendingWr& w : m_waiting) completeLocked(w, WcStatus::wrFlushErr);
+            m_waiting.clear();
+        }
+        return 0;
+    }
+    if (state != QpState::rts) return 0;
+    uint64_t due = 0;
+    auto noteDue = [&due](uint64_t t) {
+        if (t != 0 && (due == 0 || t < due)) due = t;
+    };
+    const uint64_t latencyNs = m_core->config.link.wireLatencyNs;
+    for (;;) {
+        while (!m_inflight.empty() && m_inflight.front().ackAtNs <= nowNs) {
+            completeLocked(m_inflight.front(), WcStatus::success);
+            m_inflight.pop_front();
+        }
+        if (m_waiting.empty()) break;
+        PendingWr& w = m_waiting.front();
+        const uint64_t readyAt = std::max(w.deliverAtNs, w.retryAtNs);
+        if (readyAt > nowNs) {
+            noteDue(readyAt);
+            break;
+        }
+        uint64_t stallDue = 0;
+        WcStatus status = WcStatus::success;
+        const Outcome outcome = execute(w, nowNs, &stallDue, &status);
+        if (outcome == Outcome::stall) {
+            noteDue(stallDue);
+            break;
+        }
+        if (outcome == Outcome::error) {
+            // Earlier WRs were acknowledged before this one failed.
+            for (const PendingWr& done : m_inflight) completeLocked(done, WcStatus::success);
+            m_inflight.clear();
+            PendingWr failed = std::move(w);
+            m_waiting.pop_front();
+            completeLocked(failed, status);
+            enterErrorLocked();
+            return 0;
+        }
+        PendingWr done = std::move(w);
+        m_waiting.pop_front();
+        if (done.retryAtNs != 0 || done.deliverAtNs + latencyNs < nowNs) {
+            // Executed late (RNR back-off): the ACK is one wire latency away.
+            done.ackAtNs = std::max(done.ackAtNs, nowNs + latencyNs);
+        }
+        m_inflight.push_back(std::move(done));
+    }
+    if (!m_inflight.empty()) noteDue(m_inflight.front().ackAtNs);
+    return due;
+}
+
+}  // namespace smcr::fabric::sim
