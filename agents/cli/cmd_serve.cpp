@@ -1,0 +1,134 @@
+// smclab serve tcp|http|kv: one server side of a workload, to pair with
+// `smclab load` or the real tools (qperf-style clients of ours, wrk,
+// redis-benchmark). Runs until SIGINT/SIGTERM (or --max-tests for tcp).
+#include <cstdio>
+#include <mutex>
+
+#include <QJsonDocument>
+
+#include "commands.h"
+#include "workload_cli.h"
+
+namespace smclab::cli {
+
+namespace {
+
+void printHelp() {
+    std::printf(
+        "usage: smclab serve tcp|http|kv --listen ADDR:PORT [--transport tcp|smcr|ksmc]\n"
+        "                    [--transport-opt KEY=VALUE]... [workload options] [--json] [--samples MS]\n"
+        "\n"
+        "  tcp   answers tcp_bw and tcp_lat tests (like a qperf server)\n"
+        "        --max-tests N      finish after N tests (default: until stopped)\n"
+        "  http  static files: TCP_CORK, writev(header), sendfile(body) per response\n"
+        "        --root DIR         serve the files under DIR (default: a generated /4k.html)\n"
+        "        --threads N        I/O threads (default 1)\n"
+        "  kv    a RESP (Redis protocol) server: PING, SET, GET, DEL, CONFIG GET, COMMAND, QUIT\n"
+        "        --threads N        I/O threads (default 1)\n"
+        "\n"
+        "  --listen ADDR:PORT   port 0 picks a free port; the line 'listening on ADDR:PORT' says which\n"
+        "  --json               print the final result as JSON\n"
+        "  --samples MS         print a JSON sample every MS milliseconds\n");
+}
+
+std::string workloadFor(const std::string& name) {
+    if (name == "tcp" || name == "tcp_bw" || name == "tcp_lat") return "tcp_bw";
+    if (name == "http" || name == "kv") return name;
+    return {};
+}
+
+}  // namespace
+
+int runServe(const Args& args) {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        printHelp();
+        return args.empty() ? kExitUsage : kExitOk;
+    }
+    const std::string workloadName = workloadFor(args[0]);
+    const workloads::Workload* workload = workloads::findWorkload(workloadName);
+    if (workload == nullptr) return usageError("serve", "unknown server '" + args[0] + "' (known: tcp, http, kv)");
+
+    const Args rest(args.begin() + 1, args.end());
+    ArgCursor cursor(rest);
+    TransportChoice transport;
+    std::optional<Endpoint> listen;
+    bool json = false;
+    int samplesMs = 0;
+    QJsonObject params;
+    const workloads::ParamSchema schema = workload->schema(workloads::Role::server);
+    while (!cursor.done() && cursor.error().empty()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            printHelp();
+            return kExitOk;
+        }
+        if (takeTransportOption(cursor, transport)) continue;
+        if (auto value = cursor.takeValue("--listen")) {
+            std::string error;
+            listen = parseEndpoint(*value, true, &error);
+            if (!listen) return usageError("serve", "--listen: " + error);
+            continue;
+        }
+        if (cursor.takeFlag("--json")) {
+            json = true;
+            continue;
+        }
+        if (auto value = cursor.takeValue("--samples")) {
+            auto ms = parseDurationMs(*value + (value->find_first_not_of("0123456789") == std::string::npos ? "ms" : ""));
+            if (!ms || *ms == 0) return usageError("serve", "--samples: expects a positive interval in ms");
+            samplesMs = static_cast<int>(*ms);
+            continue;
+        }
+        if (takeSchemaOption(cursor, schema, params)) continue;
+        return usageError("serve", "unknown option '" + cursor.peek() + "' (see smclab serve --help)");
+    }
+    if (!cursor.error().empty()) return usageError("serve", cursor.error());
+    if (!listen) return usageError("serve", "--listen ADDR:PORT is required");
+    auto validated = workloads::validateParams(schema, params);
+    if (!validated) return usageError("serve", optionNamedError(validated.error().message));
+    auto opened = openTransport(transport);
+    if (!opened) {
+        std::fprintf(stderr, "smclab serve: %s\n", opened.error().message.c_str());
+        return kExitFailure;
+    }
+
+    workloads::RunContext ctx;
+    ctx.role = workloads::Role::server;
+    ctx.params = *validated;
+    ctx.transport = *opened;
+    ctx.host = listen->host;
+    ctx.port = listen->port;
+    ctx.stop = &installStopSignals();
+    ctx.sampleIntervalMs = samplesMs;
+    std::mutex printMutex;
+    if (samplesMs > 0) {
+        ctx.onSample = [&](const workloads::Sample& s) {
+            std::lock_guard lock(printMutex);
+            std::printf("%s\n", QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact).constData());
+            std::fflush(stdout);
+        };
+    }
+    ctx.onListening = [&](uint16_t port) {
+        std::lock_guard lock(printMutex);
+        std::printf("smclab serve %s: listening on %s:%u (transport %s)\n", args[0].c_str(),
+                    listen->host.empty() ? "0.0.0.0" : listen->host.c_str(), port, transport.name.c_str());
+        std::fflush(stdout);
+    };
+    ctx.onLog = [&](const std::string& line) {
+        std::lock_guard lock(printMutex);
+        std::fprintf(stderr, "%s\n", line.c_str());
+    };
+    auto result = workload->run(ctx);
+    if (!result) {
+        std::fprintf(stderr, "smclab serve: %s\n", result.error().message.c_str());
+        return kExitFailure;
+    }
+    if (json) {
+        std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
+    } else {
+        std::printf("smclab serve %s: stopped after %.1f s\n", args[0].c_str(),
+                    result->summary.value("wall_sec").toDouble());
+    }
+    return kExitOk;
+}
+
+}  // namespace smclab::cli

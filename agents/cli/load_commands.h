@@ -1,0 +1,10 @@
+// The clients behind `smclab load`, one file each (args exclude the workload name).
+#pragma once
+
+#include "command.h"
+
+namespace smclab::cli {
+
+int loadTcp(const Args& args, bool latency);
+
+}  // namespace smclab::cli

@@ -1,0 +1,152 @@
+// smclab load tcp_bw|tcp_lat: qperf's client options and output blocks.
+#include <cstdio>
+#include <vector>
+
+#include <QJsonDocument>
+
+#include "load_commands.h"
+#include "qperf_format.h"
+#include "workload_cli.h"
+
+namespace smclab::cli {
+
+namespace {
+
+void printHelp(const char* name) {
+    std::printf(
+        "usage: smclab load %s --connect ADDR:PORT [options]\n"
+        "\n"
+        "  -m, --msg-size SIZE     message size (64K = 65536, 64k = 64000)\n"
+        "  -t, --time TIME         measured time (default 2 s; 10, 10s, 500ms, 1m)\n"
+        "  -oo msg_size:INIT:LAST:[*]INCR   loop over sizes; one block per size\n"
+        "  --warmup TIME           excluded warm-up before the measured time (default 200ms)\n"
+        "  --nodelay               TCP_NODELAY on both ends (qperf never sets it)\n"
+        "  --verify                send a known pattern; the receiver checks every byte\n"
+        "  --timeout TIME          connect / end-of-test timeout (default 5s)\n"
+        "  -v -vs -vt -vu -vvu     qperf verbosity (stats, cpu, user parameters)\n"
+        "  -vl                     latency percentiles from the histogram (tcp_lat)\n"
+        "  -uu                     one unit for everything (MB/sec, us)\n"
+        "  --json                  one JSON result per run instead of the blocks\n"
+        "  --transport NAME, --transport-opt KEY=VALUE\n",
+        name);
+}
+
+}  // namespace
+
+int loadTcp(const Args& args, bool latency) {
+    const char* name = latency ? "tcp_lat" : "tcp_bw";
+    const workloads::Workload* workload = workloads::findWorkload(name);
+    ArgCursor cursor(args);
+    TransportChoice transport;
+    std::optional<Endpoint> connect;
+    workloads::QperfVerbosity verbosity;
+    bool json = false;
+    std::vector<uint64_t> sizes;
+    QJsonObject params;
+    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    auto setDuration = [&](const char* option, const char* key, const std::string& text) {
+        auto ms = parseDurationMs(text);
+        if (!ms) {
+            cursor.setError(std::string(option) + ": bad time '" + text + "'");
+        } else {
+            params[key] = static_cast<double>(*ms);
+        }
+    };
+    while (!cursor.done() && cursor.error().empty()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            printHelp(name);
+            return kExitOk;
+        }
+        if (takeTransportOption(cursor, transport)) continue;
+        if (auto v = cursor.takeValue("--connect")) {
+            std::string error;
+            connect = parseEndpoint(*v, false, &error);
+            if (!connect) return usageError("load", "--connect: " + error);
+            continue;
+        }
+        // -oo before -o-like prefixes; -vvu before -vu.
+        if (auto v = cursor.takeValue("-oo")) {
+            std::string error;
+            auto loop = parseSizeLoop(*v, &error);
+            if (!loop) return usageError("load", error);
+            if (loop->variable != "msg_size") return usageError("load", "-oo: only msg_size loops are supported");
+            sizes = loop->values();
+            continue;
+        }
+        if (cursor.takeFlag("-v")) {
+            verbosity = {true, true, 1, true, verbosity.oneUnit};
+            continue;
+        }
+        if (cursor.takeFlag("-vs")) { verbosity.stats = true; continue; }
+        if (cursor.takeFlag("-vt")) { verbosity.cpu = true; continue; }
+        if (cursor.takeFlag("-vu")) { verbosity.user = std::max(verbosity.user, 1); continue; }
+        if (cursor.takeFlag("-vvu")) { verbosity.user = 2; continue; }
+        if (cursor.takeFlag("-vl")) { verbosity.latencyPercentiles = true; continue; }
+        if (cursor.takeFlag("-uu")) { verbosity.oneUnit = true; continue; }
+        if (cursor.takeFlag("--json")) { json = true; continue; }
+        if (auto v = cursor.takeValue("--msg-size")) {
+            auto size = parseSize(*v);
+            if (!size) return usageError("load", "--msg-size: bad size '" + *v + "'");
+            params["msg_size"] = static_cast<double>(*size);
+            continue;
+        }
+        if (auto v = cursor.takeValue("-m")) {
+            auto size = parseSize(*v);
+            if (!size) return usageError("load", "-m: bad size '" + *v + "'");
+            params["msg_size"] = static_cast<double>(*size);
+            continue;
+        }
+        if (auto v = cursor.takeValue("--time")) { setDuration("--time", "duration_ms", *v); continue; }
+        if (auto v = cursor.takeValue("-t")) { setDuration("-t", "duration_ms", *v); continue; }
+        if (auto v = cursor.takeValue("--warmup")) { setDuration("--warmup", "warmup_ms", *v); continue; }
+        if (auto v = cursor.takeValue("--timeout")) { setDuration("--timeout", "timeout_ms", *v); continue; }
+        if (takeSchemaOption(cursor, schema, params)) continue;
+        return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load " + name + " --help)");
+    }
+    if (!cursor.error().empty()) return usageError("load", cursor.error());
+    if (!connect) return usageError("load", "--connect ADDR:PORT is required");
+    if (sizes.empty()) sizes.push_back(0);  // 0: keep -m or the default
+
+    auto opened = openTransport(transport);
+    if (!opened) {
+        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
+        return kExitFailure;
+    }
+    const std::atomic<bool>& stop = installStopSignals();
+    for (uint64_t size : sizes) {
+        QJsonObject runParams = params;
+        if (size != 0) runParams["msg_size"] = static_cast<double>(size);
+        auto validated = workloads::validateParams(schema, runParams);
+        if (!validated) {
+            std::string message = optionNamedError(validated.error().message);
+            if (message.rfind("--msg-size", 0) == 0) message = "-m/" + message;
+            if (message.rfind("--duration-ms", 0) == 0) message = "-t/--time" + message.substr(13);
+            if (message.rfind("--warmup-ms", 0) == 0) message = "--warmup" + message.substr(11);
+            if (message.rfind("--timeout-ms", 0) == 0) message = "--timeout" + message.substr(12);
+            return usageError("load", message);
+        }
+        workloads::RunContext ctx;
+        ctx.role = workloads::Role::client;
+        ctx.params = *validated;
+        ctx.transport = *opened;
+        ctx.host = connect->host;
+        ctx.port = connect->port;
+        ctx.stop = &stop;
+        ctx.sampleIntervalMs = 0;
+        auto result = workload->run(ctx);
+        if (!result) {
+            std::fprintf(stderr, "smclab load %s: %s\n", name, result.error().message.c_str());
+            return kExitFailure;
+        }
+        if (json) {
+            std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
+        } else {
+            std::printf("%s", workloads::formatQperfBlock(*result, verbosity).c_str());
+        }
+        std::fflush(stdout);
+        if (stop.load()) break;
+    }
+    return kExitOk;
+}
+
+}  // namespace smclab::cli
