@@ -6,5 +6,7 @@
 namespace smclab::cli {
 
 int runDemo(const Args& args);
+int runServe(const Args& args);
+int runLoad(const Args& args);
 
 }  // namespace smclab::cli
