@@ -1,0 +1,75 @@
+// The comparison model behind every smclab report: one table per metric
+// (Bandwidth, Latency, ...), rows by message size, one column per settings
+// variant ("Origin SMC", "TCP", "SMC with patches"), percentages against a
+// baseline column. Pure values; the db/ module builds them from stored runs,
+// the formatters in formats.h turn them into text, markdown, CSV, JSON, HTML.
+#pragma once
+
+#include <optional>
+
+#include <smcr/result.h>
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace smclab::report {
+
+// One column's value at one message size: the mean over the repetitions
+// that finished, with their spread. A missing cell (run failed or not yet
+// run) has no value.
+struct Cell {
+    std::optional<double> value;  // mean, in the table's unit, full precision
+    double spread = 0.0;          // sample standard deviation (0 for one repetition)
+    int repetitions = 0;          // how many runs the mean is taken over
+
+    bool operator==(const Cell&) const = default;
+};
+
+struct Row {
+    qint64 msgSize = 0;  // bytes
+    QList<Cell> cells;   // one per ComparisonTable::columns entry, same order
+
+    bool operator==(const Row&) const = default;
+};
+
+// Invariant: columns[0] is the baseline. withBaseline() reorders a table so
+// that a chosen column comes first (the cover letters put the baseline first
+// and print it without a percentage).
+struct ComparisonTable {
+    QString title;              // section title: "Bandwidth", "Latency"
+    QString metric;             // stored metric name: "bw_mbps", "latency_us"
+    QString unit;               // printed unit: "MB/s", "us"
+    bool lowerIsBetter = false; // colouring only; the printed sign is never flipped
+    QString workload;           // "tcp_bw", ... (informational)
+    QStringList columns;        // column labels, baseline first
+    QList<Row> rows;            // ascending msgSize
+
+    bool operator==(const ComparisonTable&) const = default;
+};
+
+// (value / base - 1) * 100 from the unrounded values, as the SMC cover letters
+// compute it (bench-anchors section 7). Missing when either side is missing
+// or the base is zero.
+std::optional<double> percentVsBaseline(std::optional<double> value, std::optional<double> base);
+
+// The table with `column` moved to the front (the other columns keep their
+// order). Matches the label exactly, else case-insensitively if that is
+// unambiguous. Unknown column: Errc::invalidArgument naming the columns.
+smcr::Result<ComparisonTable> withBaseline(const ComparisonTable& table, const QString& column);
+
+// Title, unit and direction of the metrics the workloads store (results
+// table of db/). Unknown metrics get their own name as title and no unit.
+struct MetricInfo {
+    QString metric;
+    QString title;
+    QString unit;
+    bool lowerIsBetter = false;
+};
+MetricInfo metricInfo(const QString& metric);
+
+// Mean and sample standard deviation of repetitions; empty input gives a
+// missing cell.
+Cell cellFromRepetitions(const QList<double>& values);
+
+}  // namespace smclab::report

@@ -1,0 +1,100 @@
+#include <QHash>
+
+#include "csv.h"
+#include "smclab/report/formats.h"
+
+namespace smclab::report {
+
+namespace {
+
+const QStringList kHeader = {
+    QStringLiteral("table"),       QStringLiteral("metric"),     QStringLiteral("unit"),
+    QStringLiteral("lower_is_better"), QStringLiteral("workload"), QStringLiteral("column_index"),
+    QStringLiteral("column"),      QStringLiteral("msg_size"),   QStringLiteral("value"),
+    QStringLiteral("spread"),      QStringLiteral("repetitions"), QStringLiteral("pct_vs_baseline")};
+
+// 17 significant digits: a double survives the round trip exactly.
+QString exact(double value) { return QString::number(value, 'g', 17); }
+
+smcr::Unexpected bad(qsizetype line, const QString& what) {
+    return smcr::fail(smcr::Errc::malformed, QStringLiteral("csv line %1: %2").arg(line).arg(what).toStdString());
+}
+
+}  // namespace
+
+QString formatCsv(const QList<ComparisonTable>& tables) {
+    QString out = csv::line(kHeader);
+    for (const ComparisonTable& table : tables) {
+        for (const Row& row : table.rows) {
+            const std::optional<double> base = row.cells.isEmpty() ? std::nullopt : row.cells[0].value;
+            for (qsizetype c = 0; c < table.columns.size(); ++c) {
+                const Cell cell = c < row.cells.size() ? row.cells[c] : Cell{};
+                const auto pct = c == 0 ? std::nullopt : percentVsBaseline(cell.value, base);
+                out += csv::line({table.title, table.metric, table.unit,
+                                  table.lowerIsBetter ? QStringLiteral("1") : QStringLiteral("0"), table.workload,
+                                  QString::number(c), table.columns[c], QString::number(row.msgSize),
+                                  cell.value ? exact(*cell.value) : QString(), exact(cell.spread),
+                                  QString::number(cell.repetitions), pct ? exact(*pct) : QString()});
+            }
+        }
+    }
+    return out;
+}
+
+smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
+    QList<QStringList> records;
+    if (!csv::parse(text, &records)) return bad(records.size() + 1, QStringLiteral("unterminated quote"));
+    if (records.isEmpty() || records[0] != kHeader) return bad(1, QStringLiteral("not an smclab report header"));
+    QList<ComparisonTable> tables;
+    QHash<QString, qsizetype> tableIndex;
+    for (qsizetype i = 1; i < records.size(); ++i) {
+        const QStringList& f = records[i];
+        if (f.size() != kHeader.size()) return bad(i + 1, QStringLiteral("expected %1 fields").arg(kHeader.size()));
+        bool ok = true;
+        const qsizetype column = f[5].toLongLong(&ok);
+        if (!ok || column < 0) return bad(i + 1, QStringLiteral("bad column_index"));
+        const qint64 msgSize = f[7].toLongLong(&ok);
+        if (!ok) return bad(i + 1, QStringLiteral("bad msg_size"));
+        Cell cell;
+        if (!f[8].isEmpty()) {
+            cell.value = f[8].toDouble(&ok);
+            if (!ok) return bad(i + 1, QStringLiteral("bad value"));
+        }
+        cell.spread = f[9].toDouble(&ok);
+        if (!ok) return bad(i + 1, QStringLiteral("bad spread"));
+        cell.repetitions = f[10].toInt(&ok);
+        if (!ok) return bad(i + 1, QStringLiteral("bad repetitions"));
+
+        const QString key = f[0] + QLatin1Char('\x1f') + f[1];
+        auto found = tableIndex.find(key);
+        if (found == tableIndex.end()) {
+            ComparisonTable table;
+            table.title = f[0];
+            table.metric = f[1];
+            table.unit = f[2];
+            table.lowerIsBetter = f[3] == QLatin1String("1");
+            table.workload = f[4];
+            tables.append(table);
+            found = tableIndex.insert(key, tables.size() - 1);
+        }
+        ComparisonTable& table = tables[*found];
+        while (table.columns.size() <= column) table.columns.append(QString());
+        table.columns[column] = f[6];
+        if (table.rows.isEmpty() || table.rows.last().msgSize != msgSize) {
+            Row row;
+            row.msgSize = msgSize;
+            table.rows.append(row);
+        }
+        Row& row = table.rows.last();
+        while (row.cells.size() <= column) row.cells.append(Cell{});
+        row.cells[column] = cell;
+    }
+    for (ComparisonTable& table : tables) {
+        for (Row& row : table.rows) {
+            while (row.cells.size() < table.columns.size()) row.cells.append(Cell{});
+        }
+    }
+    return tables;
+}
+
+}  // namespace smclab::report
