@@ -1,0 +1,41 @@
+// From stored runs to the report model (smclab/report): the comparison
+// tables of a campaign, or of two campaigns side by side, and a whole
+// ReportDocument with counters, settings and provenance.
+//
+// Tables: one per (workload, headline metric) in plan order: tcp_bw ->
+// bw_mbps ("Bandwidth", MB/s), tcp_lat -> latency_us ("Latency", us),
+// http and kv -> rps; other workloads -> every metric they stored. Rows are
+// message sizes, columns the campaign's column labels in plan order (the
+// first is the baseline); a cell is the mean of the done repetitions with
+// their sample standard deviation.
+//
+// Two campaigns: the same tables with A's columns then B's, labelled
+// "#<id> <label>" (e.g. "#3 TCP"); A's first column is the baseline.
+#pragma once
+
+#include <smcr/result.h>
+
+#include <QDateTime>
+#include <QList>
+
+#include "smclab/db/result_store.h"
+#include "smclab/report/report_document.h"
+
+namespace smclab::db {
+
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId);
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA,
+                                                              qint64 campaignB);
+
+// The full report of one campaign: tables, engine counters per column,
+// settings per column, provenance (campaign, hosts of both ends, dates).
+// `generatedAt` is printed as the report date.
+smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 campaignId,
+                                                    const QDateTime& generatedAt);
+smcr::Result<report::ReportDocument> compareReport(ResultStore& store, qint64 campaignA, qint64 campaignB,
+                                                   const QDateTime& generatedAt);
+
+// The headline metrics of a workload, in table order.
+QStringList headlineMetrics(const QString& workload);
+
+}  // namespace smclab::db

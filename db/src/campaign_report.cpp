@@ -1,0 +1,167 @@
+// A whole report document of one campaign, or of two side by side: the
+// comparison tables plus counters, settings and provenance.
+#include <QMap>
+#include <QSet>
+
+#include "smclab/db/comparison_query.h"
+
+namespace smclab::db {
+
+namespace {
+
+QString dateText(const QDateTime& time) {
+    return time.isValid() ? time.toUTC().toString(Qt::ISODate) : QStringLiteral("-");
+}
+
+struct CampaignDetails {
+    Campaign campaign;
+    QStringList columns;
+    QMap<QString, QMap<QString, QString>> settings;  // column -> snapshot of its first done run
+    QMap<QString, QMap<QString, qint64>> counters;   // column -> "side name" -> sum
+    RunFacts facts;                                  // first done run
+    QDateTime firstStart;
+    QDateTime lastFinish;
+};
+
+smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId) {
+    CampaignDetails out;
+    auto campaign = store.campaign(campaignId);
+    if (!campaign) return smcr::fail(campaign.error());
+    out.campaign = *campaign;
+    auto columns = store.columns(campaignId);
+    if (!columns) return smcr::fail(columns.error());
+    out.columns = *columns;
+    auto runs = store.runs(campaignId);
+    if (!runs) return smcr::fail(runs.error());
+    bool haveFacts = false;
+    for (const Run& run : *runs) {
+        if (run.status != RunStatus::done) continue;
+        if (run.startedAt.isValid() && (!out.firstStart.isValid() || run.startedAt < out.firstStart)) {
+            out.firstStart = run.startedAt;
+        }
+        if (run.finishedAt.isValid() && (!out.lastFinish.isValid() || run.finishedAt > out.lastFinish)) {
+            out.lastFinish = run.finishedAt;
+        }
+        if (!out.settings.contains(run.cell.column)) {
+            auto settings = store.settings(run.id);
+            if (!settings) return smcr::fail(settings.error());
+            out.settings.insert(run.cell.column, *settings);
+        }
+        if (!haveFacts) {
+            auto facts = store.hostFacts(run.id);
+            if (!facts) return smcr::fail(facts.error());
+            out.facts = *facts;
+            haveFacts = true;
+        }
+    }
+    auto counters = store.campaignCounters(campaignId);
+    if (!counters) return smcr::fail(counters.error());
+    for (const CounterSum& c : *counters) out.counters[c.column][toString(c.side) + QLatin1Char(' ') + c.name] = c.value;
+    return out;
+}
+
+void appendDetails(report::ReportDocument& doc, const QList<std::pair<const CampaignDetails*, QString>>& sources) {
+    report::DetailTable settings{QStringLiteral("Settings (snapshot of each column's first finished run)"), {}, {}};
+    report::DetailTable counters{QStringLiteral("Engine counters (sum over finished runs)"), {}, {}};
+    QStringList settingNames;
+    QStringList counterNames;
+    for (const auto& [details, prefix] : sources) {
+        for (const QString& column : details->columns) {
+            settings.columns << prefix + column;
+            counters.columns << prefix + column;
+            for (const QString& name : details->settings.value(column).keys()) {
+                if (!settingNames.contains(name)) settingNames << name;
+            }
+            for (const QString& name : details->counters.value(column).keys()) {
+                if (!counterNames.contains(name)) counterNames << name;
+            }
+        }
+    }
+    settingNames.sort();
+    counterNames.sort();
+    for (const QString& name : settingNames) {
+        report::DetailRow row{name, {}};
+        for (const auto& [details, prefix] : sources) {
+            for (const QString& column : details->columns) row.values << details->settings.value(column).value(name);
+        }
+        settings.rows.append(row);
+    }
+    for (const QString& name : counterNames) {
+        report::DetailRow row{name, {}};
+        for (const auto& [details, prefix] : sources) {
+            for (const QString& column : details->columns) {
+                const auto values = details->counters.value(column);
+                row.values << (values.contains(name) ? QString::number(values.value(name)) : QString());
+            }
+        }
+        counters.rows.append(row);
+    }
+    if (!settings.rows.isEmpty()) doc.details.append(settings);
+    if (!counters.rows.isEmpty()) doc.details.append(counters);
+}
+
+void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
+    const Campaign& c = d.campaign;
+    report::ProvenanceSection campaign{QStringLiteral("Campaign #%1").arg(c.id), {}};
+    campaign.entries = {{QStringLiteral("name"), c.name},
+                        {QStringLiteral("preset"), c.preset.isEmpty() ? QStringLiteral("-") : c.preset},
+                        {QStringLiteral("status"), toString(c.status)},
+                        {QStringLiteral("runs"), QStringLiteral("%1 done / %2 planned, %3 failed")
+                                                     .arg(c.runsDone)
+                                                     .arg(c.runsTotal)
+                                                     .arg(c.runsFailed)},
+                        {QStringLiteral("created"), dateText(c.createdAt)},
+                        {QStringLiteral("finished"), dateText(c.finishedAt)},
+                        {QStringLiteral("first run started"), dateText(d.firstStart)},
+                        {QStringLiteral("last run finished"), dateText(d.lastFinish)},
+                        {QStringLiteral("columns"), d.columns.join(QStringLiteral(", "))}};
+    if (!c.notes.isEmpty()) campaign.entries.append({QStringLiteral("notes"), c.notes});
+    doc.provenance.append(campaign);
+    for (const auto& [title, facts] : {std::pair{QStringLiteral("Client host"), &d.facts.client},
+                                       std::pair{QStringLiteral("Server host"), &d.facts.server}}) {
+        if (facts->isEmpty()) continue;
+        report::ProvenanceSection section{QStringLiteral("%1 (campaign #%2)").arg(title).arg(c.id), {}};
+        for (auto it = facts->begin(); it != facts->end(); ++it) section.entries.append({it.key(), it.value()});
+        doc.provenance.append(section);
+    }
+}
+
+}  // namespace
+
+smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 campaignId, const QDateTime& generatedAt) {
+    auto details = loadDetails(store, campaignId);
+    if (!details) return smcr::fail(details.error());
+    auto tables = comparisonTables(store, campaignId);
+    if (!tables) return smcr::fail(tables.error());
+    report::ReportDocument doc;
+    doc.title = QStringLiteral("smclab campaign #%1: %2").arg(campaignId).arg(details->campaign.name);
+    doc.generatedAt = dateText(generatedAt);
+    doc.tables = *tables;
+    appendDetails(doc, {{&*details, QString()}});
+    appendProvenance(doc, *details);
+    return doc;
+}
+
+smcr::Result<report::ReportDocument> compareReport(ResultStore& store, qint64 campaignA, qint64 campaignB,
+                                                   const QDateTime& generatedAt) {
+    auto a = loadDetails(store, campaignA);
+    if (!a) return smcr::fail(a.error());
+    auto b = loadDetails(store, campaignB);
+    if (!b) return smcr::fail(b.error());
+    auto tables = comparisonTables(store, campaignA, campaignB);
+    if (!tables) return smcr::fail(tables.error());
+    report::ReportDocument doc;
+    doc.title = QStringLiteral("smclab: campaign #%1 (%2) vs #%3 (%4)")
+                    .arg(campaignA)
+                    .arg(a->campaign.name)
+                    .arg(campaignB)
+                    .arg(b->campaign.name);
+    doc.generatedAt = dateText(generatedAt);
+    doc.tables = *tables;
+    appendDetails(doc, {{&*a, QStringLiteral("#%1 ").arg(campaignA)}, {&*b, QStringLiteral("#%1 ").arg(campaignB)}});
+    appendProvenance(doc, *a);
+    appendProvenance(doc, *b);
+    return doc;
+}
+
+}  // namespace smclab::db

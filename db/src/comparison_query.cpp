@@ -1,0 +1,147 @@
+// From stored results to comparison tables (see comparison_query.h).
+#include "smclab/db/comparison_query.h"
+
+#include <algorithm>
+
+#include <QMap>
+#include <QSet>
+
+namespace smclab::db {
+
+namespace {
+
+struct TableKey {
+    QString workload;
+    QString metric;
+};
+
+// Keyed values of one campaign: (workload, metric, column, size) -> repetitions.
+struct CampaignValues {
+    QList<TableKey> tables;  // plan order
+    QStringList columns;     // plan order
+    QMap<QString, QMap<qint64, QList<double>>> cells;  // key(workload, metric, column) -> size -> values
+    QMap<QString, QSet<qint64>> sizes;                 // key(workload, metric) -> sizes
+    QMap<QString, QStringList> tableColumns;           // key(workload, metric) -> columns with runs
+};
+
+QString key(const QStringList& parts) { return parts.join(QLatin1Char('\x1f')); }
+
+smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
+    CampaignValues out;
+    auto columns = store.columns(campaignId);
+    if (!columns) return smcr::fail(columns.error());
+    out.columns = *columns;
+    auto runs = store.runs(campaignId);
+    if (!runs) return smcr::fail(runs.error());
+    // Tables in plan order of their workloads, even before any run finished.
+    QStringList workloads;
+    for (const Run& r : *runs) {
+        if (!workloads.contains(r.cell.workload)) workloads << r.cell.workload;
+    }
+    auto values = store.campaignResults(campaignId);
+    if (!values) return smcr::fail(values.error());
+    QMap<QString, QStringList> storedMetrics;  // workload -> metrics seen, in first-seen order
+    for (const ResultValue& v : *values) {
+        QStringList& metrics = storedMetrics[v.cell.workload];
+        if (!metrics.contains(v.metric)) metrics << v.metric;
+    }
+    for (const QString& workload : workloads) {
+        QStringList metrics = headlineMetrics(workload);
+        if (metrics.isEmpty()) metrics = storedMetrics.value(workload);
+        for (const QString& metric : metrics) out.tables.append({workload, metric});
+    }
+    for (const Run& r : *runs) {
+        QStringList& cols = out.tableColumns[r.cell.workload];
+        if (!cols.contains(r.cell.column)) cols << r.cell.column;
+        out.sizes[r.cell.workload].insert(r.cell.msgSize);
+    }
+    for (const ResultValue& v : *values) {
+        out.cells[key({v.cell.workload, v.metric, v.cell.column})][v.cell.msgSize].append(v.value);
+    }
+    return out;
+}
+
+report::ComparisonTable buildTable(const TableKey& table, const QList<std::pair<const CampaignValues*, QString>>& sources) {
+    const report::MetricInfo info = report::metricInfo(table.metric);
+    report::ComparisonTable out;
+    out.title = info.title;
+    out.metric = table.metric;
+    out.unit = info.unit;
+    out.lowerIsBetter = info.lowerIsBetter;
+    out.workload = table.workload;
+    QSet<qint64> sizeSet;
+    struct Source {
+        const CampaignValues* values;
+        QString column;
+    };
+    QList<Source> columns;
+    for (const auto& [values, prefix] : sources) {
+        sizeSet.unite(values->sizes.value(table.workload));
+        for (const QString& column : values->tableColumns.value(table.workload)) {
+            out.columns << (prefix.isEmpty() ? column : prefix + column);
+            columns.append({values, column});
+        }
+    }
+    QList<qint64> sizes = sizeSet.values();
+    std::sort(sizes.begin(), sizes.end());
+    for (qint64 size : sizes) {
+        report::Row row;
+        row.msgSize = size;
+        for (const Source& source : columns) {
+            const QList<double> reps =
+                source.values->cells.value(key({table.workload, table.metric, source.column})).value(size);
+            row.cells.append(report::cellFromRepetitions(reps));
+        }
+        out.rows.append(row);
+    }
+    return out;
+}
+
+// Gives tables that share a title (rps of http and of kv) the workload in brackets.
+void disambiguateTitles(QList<report::ComparisonTable>& tables) {
+    QMap<QString, int> uses;
+    for (const auto& t : tables) ++uses[t.title];
+    for (auto& t : tables) {
+        if (uses.value(t.title) > 1) t.title += QStringLiteral(" (%1)").arg(t.workload);
+    }
+}
+
+}  // namespace
+
+QStringList headlineMetrics(const QString& workload) {
+    if (workload == QLatin1String("tcp_bw")) return {QStringLiteral("bw_mbps")};
+    if (workload == QLatin1String("tcp_lat")) return {QStringLiteral("latency_us")};
+    if (workload == QLatin1String("http")) return {QStringLiteral("rps")};
+    if (workload == QLatin1String("kv")) return {QStringLiteral("rps")};
+    return {};
+}
+
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId) {
+    auto values = loadValues(store, campaignId);
+    if (!values) return smcr::fail(values.error());
+    QList<report::ComparisonTable> tables;
+    for (const TableKey& t : values->tables) tables.append(buildTable(t, {{&*values, QString()}}));
+    disambiguateTitles(tables);
+    return tables;
+}
+
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB) {
+    auto a = loadValues(store, campaignA);
+    if (!a) return smcr::fail(a.error());
+    auto b = loadValues(store, campaignB);
+    if (!b) return smcr::fail(b.error());
+    QList<TableKey> keys = a->tables;
+    for (const TableKey& t : b->tables) {
+        bool known = false;
+        for (const TableKey& k : keys) known = known || (k.workload == t.workload && k.metric == t.metric);
+        if (!known) keys.append(t);
+    }
+    const QString prefixA = QStringLiteral("#%1 ").arg(campaignA);
+    const QString prefixB = QStringLiteral("#%1 ").arg(campaignB);
+    QList<report::ComparisonTable> tables;
+    for (const TableKey& t : keys) tables.append(buildTable(t, {{&*a, prefixA}, {&*b, prefixB}}));
+    disambiguateTitles(tables);
+    return tables;
+}
+
+}  // namespace smclab::db

@@ -1,0 +1,81 @@
+#include "sql.h"
+
+#include <QTimeZone>
+
+namespace smclab::db::sql {
+
+smcr::Error toError(const QSqlError& error, const QString& path, const QString& what) {
+    const QString native = error.nativeErrorCode();
+    const QString text = error.text();
+    // SQLITE_BUSY = 5, SQLITE_LOCKED = 6 (sqlite3.h result codes).
+    if (native == QLatin1String("5") || native == QLatin1String("6") ||
+        text.contains(QLatin1String("locked"), Qt::CaseInsensitive)) {
+        return smcr::makeError(smcr::Errc::timedOut,
+                               QStringLiteral("database is locked: %1 (another smclab process holds its write lock; "
+                                              "retry when it finishes)")
+                                   .arg(path)
+                                   .toStdString());
+    }
+    return smcr::makeError(smcr::Errc::systemError,
+                           QStringLiteral("%1: %2: %3").arg(path, what, text.trimmed()).toStdString());
+}
+
+smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const QString& statement,
+                             const QVariantList& values) {
+    QSqlQuery query(db);
+    query.setForwardOnly(true);
+    if (!query.prepare(statement)) return smcr::fail(toError(query.lastError(), path, QStringLiteral("prepare")));
+    for (const QVariant& value : values) query.addBindValue(value);
+    if (!query.exec()) return smcr::fail(toError(query.lastError(), path, statement.section(QLatin1Char(' '), 0, 2)));
+    return query;
+}
+
+WriteTransaction::WriteTransaction(QSqlDatabase db, QString path) : m_db(std::move(db)), m_path(std::move(path)) {}
+
+WriteTransaction::~WriteTransaction() {
+    if (m_active) {
+        QSqlQuery rollback(m_db);
+        rollback.exec(QStringLiteral("ROLLBACK"));
+    }
+}
+
+smcr::Status WriteTransaction::begin() {
+    QSqlQuery query(m_db);
+    if (!query.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+        return smcr::fail(toError(query.lastError(), m_path, QStringLiteral("begin")));
+    }
+    m_active = true;
+    return {};
+}
+
+smcr::Status WriteTransaction::commit() {
+    QSqlQuery query(m_db);
+    if (!query.exec(QStringLiteral("COMMIT"))) {
+        return smcr::fail(toError(query.lastError(), m_path, QStringLiteral("commit")));
+    }
+    m_active = false;
+    return {};
+}
+
+QVariant timestamp(const QDateTime& time) {
+    if (!time.isValid()) return QVariant(QMetaType::fromType<QString>());
+    return time.toUTC().toString(Qt::ISODateWithMs);
+}
+
+QDateTime parseTimestamp(const QVariant& value) {
+    if (value.isNull()) return QDateTime();
+    QDateTime time = QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
+    if (time.isValid()) time = time.toUTC();
+    return time;
+}
+
+QVariant optionalId(const std::optional<qint64>& id) {
+    return id ? QVariant(*id) : QVariant(QMetaType::fromType<qlonglong>());
+}
+
+std::optional<qint64> toOptionalId(const QVariant& value) {
+    if (value.isNull()) return std::nullopt;
+    return value.toLongLong();
+}
+
+}  // namespace smclab::db::sql

@@ -1,0 +1,50 @@
+// Small helpers over Qt SQL shared by the store's source files: running a
+// statement with bound values, mapping QSqlError to smcr::Error, a write
+// transaction guard, timestamps. Private to db/.
+#pragma once
+
+#include <smcr/result.h>
+
+#include <QDateTime>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QString>
+#include <QVariant>
+#include <QVariantList>
+
+namespace smclab::db::sql {
+
+// "database is locked" (SQLITE_BUSY / SQLITE_LOCKED) becomes Errc::timedOut
+// with a message naming the file; everything else Errc::systemError.
+smcr::Error toError(const QSqlError& error, const QString& path, const QString& what);
+
+// Prepares and runs `statement` with positional '?' values.
+smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const QString& statement,
+                             const QVariantList& values = {});
+
+// BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed uncommitted.
+// IMMEDIATE takes the write lock up front, so two writers queue on the busy
+// timeout instead of failing when a read transaction tries to upgrade.
+class WriteTransaction {
+public:
+    WriteTransaction(QSqlDatabase db, QString path);
+    ~WriteTransaction();
+    WriteTransaction(const WriteTransaction&) = delete;
+    WriteTransaction& operator=(const WriteTransaction&) = delete;
+
+    smcr::Status begin();
+    smcr::Status commit();
+
+private:
+    QSqlDatabase m_db;
+    QString m_path;
+    bool m_active = false;
+};
+
+QVariant timestamp(const QDateTime& time);  // ISO 8601 UTC text, NULL when invalid
+QDateTime parseTimestamp(const QVariant& value);
+QVariant optionalId(const std::optional<qint64>& id);
+std::optional<qint64> toOptionalId(const QVariant& value);
+
+}  // namespace smclab::db::sql
