@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the wire fuzz targets with clang (libFuzzer + ASan + UBSan) in
+# WORK_DIR, seeds their corpora with the known vectors, and runs each target
+# for SECONDS. Fails on any crash; exits 77 (skip) without clang/libFuzzer.
+# The build and the corpora are kept in WORK_DIR, so later runs are fast and
+# start from what earlier runs found.
+#   usage: run_fuzzers.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET] [TARGETS...]
+set -euo pipefail
+
+src=${1:?source dir}
+work=${2:?work dir}
+seconds=${3:-20}
+shift $(( $# >= 3 ? 3 : $# ))
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then targets=(clc llc cdc); fi
+
+clangxx=$(command -v clang++ || command -v clang++-14 || true)
+if [ -z "$clangxx" ]; then
+    echo "run_fuzzers: clang++ not found; libFuzzer targets need clang (packaging/install-deps.sh installs it)"
+    exit 77
+fi
+mkdir -p "$work"
+probe="$work/probe.cpp"
+echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' > "$probe"
+if ! "$clangxx" -fsanitize=fuzzer,address "$probe" -o "$work/probe" >"$work/probe.log" 2>&1; then
+    echo "run_fuzzers: $clangxx cannot link -fsanitize=fuzzer (libclang-rt missing?):"
+    cat "$work/probe.log"
+    exit 77
+fi
+
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+if [ ! -f "$work/build/CMakeCache.txt" ]; then
+    cmake -S "$src/tests/fuzz/standalone" -B "$work/build" "${generator[@]}" \
+        -DCMAKE_CXX_COMPILER="$clangxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSMCLAB_SOURCE_DIR="$src" >/dev/null
+fi
+cmake --build "$work/build" -- -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+
+mkdir -p "$work/corpus/clc" "$work/corpus/llc" "$work/corpus/cdc" "$work/artifacts"
+"$work/build/fuzz_seeds" "$work/corpus"
+
+status=0
+for target in "${targets[@]}"; do
+    log="$work/fuzz_$target.log"
+    set +e
+    "$work/build/fuzz_wire_$target" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=1024 \
+        -artifact_prefix="$work/artifacts/$target-" "$work/corpus/$target" >"$log" 2>&1
+    rc=$?
+    set -e
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    corpus=$(ls "$work/corpus/$target" | wc -l)
+    if [ $rc -ne 0 ]; then
+        echo "fuzz_wire_$target: FAILED (exit $rc) after $execs executions; log $log"
+        tail -n 40 "$log"
+        status=1
+    else
+        echo "fuzz_wire_$target: ok, $execs executions in ${seconds}s, corpus $corpus inputs"
+    fi
+done
+exit $status
