@@ -6,5 +6,6 @@
 namespace smclab::cli {
 
 int loadTcp(const Args& args, bool latency);
+int loadHttp(const Args& args);
 
 }  // namespace smclab::cli

@@ -1,0 +1,143 @@
+// smclab load http: wrk's options and report.
+#include <cstdio>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include "load_commands.h"
+#include "workload_cli.h"
+#include "wrk_format.h"
+
+namespace smclab::cli {
+
+namespace {
+
+void printHelp() {
+    std::printf(
+        "usage: smclab load http --connect ADDR:PORT [options]   (or a URL: http://ADDR:PORT/PATH)\n"
+        "\n"
+        "  -t, --threads N        client threads (default 2)\n"
+        "  -c, --connections N    connections, split over the threads (default 10)\n"
+        "  -d, --duration TIME    test length (default 10s; 10, 10s, 500ms, 1m)\n"
+        "  -H, --header 'N: V'    add a request header (repeatable)\n"
+        "      --latency          print the latency distribution\n"
+        "      --timeout TIME     responses slower than this count as timeouts (default 2s)\n"
+        "      --path PATH        request path (default /4k.html)\n"
+        "      --json             the result as JSON instead of wrk's report\n"
+        "      --transport NAME, --transport-opt KEY=VALUE\n");
+}
+
+// http://host:port/path -> endpoint and path.
+bool parseUrl(const std::string& url, Endpoint* endpoint, std::string* path, std::string* error) {
+    const std::string scheme = "http://";
+    if (url.compare(0, scheme.size(), scheme) != 0) {
+        *error = "only http:// URLs are supported, got '" + url + "'";
+        return false;
+    }
+    const std::string rest = url.substr(scheme.size());
+    const size_t slash = rest.find('/');
+    std::string authority = rest.substr(0, slash);
+    *path = slash == std::string::npos ? "/" : rest.substr(slash);
+    if (authority.find(':') == std::string::npos || authority.back() == ']') authority += ":80";
+    auto parsed = parseEndpoint(authority, false, error);
+    if (!parsed) return false;
+    *endpoint = *parsed;
+    return true;
+}
+
+}  // namespace
+
+int loadHttp(const Args& args) {
+    const workloads::Workload* workload = workloads::findWorkload("http");
+    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    ArgCursor cursor(args);
+    TransportChoice transport;
+    std::optional<Endpoint> connect;
+    bool json = false;
+    bool latency = false;
+    QJsonObject params;
+    QJsonArray headers;
+    auto setCount = [&](const char* option, const char* key, const std::string& text) {
+        auto n = parseInt(text);
+        if (!n) cursor.setError(std::string(option) + ": expects a number, got '" + text + "'");
+        else params[key] = static_cast<double>(*n);
+    };
+    auto setTime = [&](const char* option, const char* key, const std::string& text) {
+        auto ms = parseDurationMs(text);
+        if (!ms) cursor.setError(std::string(option) + ": bad time '" + text + "'");
+        else params[key] = static_cast<double>(*ms);
+    };
+    while (!cursor.done() && cursor.error().empty()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            printHelp();
+            return kExitOk;
+        }
+        if (takeTransportOption(cursor, transport)) continue;
+        if (auto v = cursor.takeValue("--connect")) {
+            std::string error;
+            connect = parseEndpoint(*v, false, &error);
+            if (!connect) return usageError("load", "--connect: " + error);
+            continue;
+        }
+        if (cursor.takeFlag("--latency")) { latency = true; continue; }
+        if (cursor.takeFlag("--json")) { json = true; continue; }
+        if (auto v = cursor.takeValue("--threads")) { setCount("--threads", "threads", *v); continue; }
+        if (auto v = cursor.takeValue("-t")) { setCount("-t", "threads", *v); continue; }
+        if (auto v = cursor.takeValue("--connections")) { setCount("--connections", "connections", *v); continue; }
+        if (auto v = cursor.takeValue("-c")) { setCount("-c", "connections", *v); continue; }
+        if (auto v = cursor.takeValue("--duration")) { setTime("--duration", "duration_ms", *v); continue; }
+        if (auto v = cursor.takeValue("-d")) { setTime("-d", "duration_ms", *v); continue; }
+        if (auto v = cursor.takeValue("--timeout")) { setTime("--timeout", "timeout_ms", *v); continue; }
+        if (auto v = cursor.takeValue("--header")) { headers.append(QString::fromStdString(*v)); continue; }
+        if (auto v = cursor.takeValue("-H")) { headers.append(QString::fromStdString(*v)); continue; }
+        if (auto v = cursor.takeValue("--path")) { params["path"] = QString::fromStdString(*v); continue; }
+        if (cursor.peek().rfind("http", 0) == 0) {
+            std::string error, path;
+            Endpoint endpoint;
+            if (!parseUrl(cursor.next(), &endpoint, &path, &error)) return usageError("load", error);
+            connect = endpoint;
+            params["path"] = QString::fromStdString(path);
+            continue;
+        }
+        if (takeSchemaOption(cursor, schema, params)) continue;
+        return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load http --help)");
+    }
+    if (!cursor.error().empty()) return usageError("load", cursor.error());
+    if (!connect) return usageError("load", "--connect ADDR:PORT (or a URL) is required");
+    if (!headers.isEmpty()) params["headers"] = headers;
+    auto validated = workloads::validateParams(schema, params);
+    if (!validated) {
+        std::string message = optionNamedError(validated.error().message);
+        if (message.rfind("--duration-ms", 0) == 0) message = "-d/--duration" + message.substr(13);
+        if (message.rfind("--timeout-ms", 0) == 0) message = "--timeout" + message.substr(12);
+        if (message.rfind("--threads", 0) == 0) message = "-t/" + message;
+        if (message.rfind("--connections", 0) == 0) message = "-c/" + message;
+        return usageError("load", message);
+    }
+    auto opened = openTransport(transport);
+    if (!opened) {
+        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
+        return kExitFailure;
+    }
+    workloads::RunContext ctx;
+    ctx.role = workloads::Role::client;
+    ctx.params = *validated;
+    ctx.transport = *opened;
+    ctx.host = connect->host;
+    ctx.port = connect->port;
+    ctx.stop = &installStopSignals();
+    ctx.sampleIntervalMs = 0;
+    auto result = workload->run(ctx);
+    if (!result) {
+        std::fprintf(stderr, "smclab load http: %s\n", optionNamedError(result.error().message).c_str());
+        return kExitFailure;
+    }
+    if (json) {
+        std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
+    } else {
+        std::printf("%s", workloads::formatWrkReport(*result, latency).c_str());
+    }
+    return kExitOk;
+}
+
+}  // namespace smclab::cli

@@ -1,0 +1,177 @@
+#include "event_server.h"
+
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "clock.h"
+#include "interval_reporter.h"
+
+namespace smclab::workloads {
+
+namespace {
+
+using transports::Interest;
+
+constexpr int kWaitMs = 100;  // how often idle threads look at the stop flag
+
+struct Slot {
+    std::unique_ptr<transports::Stream> stream;  // declared first: destroyed after the handler
+    std::unique_ptr<Connection> connection;
+    Interest interest = Interest::read;
+};
+
+class Worker {
+public:
+    Worker(int index, std::unique_ptr<transports::Poller> poller, const EventServerConfig& config)
+        : m_index(index), m_poller(std::move(poller)), m_config(config) {}
+
+    WorkerStats& stats() { return m_stats; }
+
+    void hand(std::unique_ptr<transports::Stream> stream) {
+        {
+            std::lock_guard lock(m_inboxMutex);
+            m_inbox.push_back(std::move(stream));
+        }
+        m_poller->wakeup();
+    }
+
+    void requestStop() {
+        m_stop.store(true);
+        m_poller->wakeup();
+    }
+
+    void run(const RunContext& ctx) {
+        transports::PollEvent events[64];
+        while (!ctx.stopRequested() && !m_stop.load(std::memory_order_relaxed)) {
+            adoptInbox();
+            auto ready = m_poller->wait(events, kWaitMs);
+            if (!ready) break;
+            for (size_t i = 0; i < *ready; ++i) {
+                auto* slot = static_cast<Slot*>(events[i].userData);
+                const Interest next = slot->connection->onReady(events[i].ready);
+                if (next == Interest::none) {
+                    close(slot);
+                } else if (next != slot->interest) {
+                    slot->interest = next;
+                    (void)m_poller->modify(*slot->stream, next, slot);
+                }
+            }
+        }
+        while (!m_slots.empty()) close(m_slots.begin()->first);
+    }
+
+private:
+    void adoptInbox() {
+        std::vector<std::unique_ptr<transports::Stream>> incoming;
+        {
+            std::lock_guard lock(m_inboxMutex);
+            incoming.swap(m_inbox);
+        }
+        for (auto& stream : incoming) {
+            auto slot = std::make_unique<Slot>();
+            slot->stream = std::move(stream);
+            slot->connection = m_config.accept(*slot->stream, m_stats, m_index);
+            if (!m_poller->add(*slot->stream, Interest::read, slot.get())) {
+                m_stats.errors.fetch_add(1, std::memory_order_relaxed);
+                continue;
+            }
+            m_stats.connections.fetch_add(1, std::memory_order_relaxed);
+            Slot* key = slot.get();
+            m_slots.emplace(key, std::move(slot));
+        }
+    }
+
+    void close(Slot* slot) {
+        (void)m_poller->remove(*slot->stream);
+        m_slots.erase(slot);
+    }
+
+    int m_index;
+    std::unique_ptr<transports::Poller> m_poller;
+    const EventServerConfig& m_config;
+    WorkerStats m_stats;
+    std::atomic<bool> m_stop{false};
+    std::mutex m_inboxMutex;
+    std::vector<std::unique_ptr<transports::Stream>> m_inbox;
+    std::unordered_map<Slot*, std::unique_ptr<Slot>> m_slots;
+};
+
+EventServerTotals sum(const std::vector<std::unique_ptr<Worker>>& workers) {
+    EventServerTotals t;
+    for (const auto& w : workers) {
+        WorkerStats& s = w->stats();
+        t.ops += s.ops.load(std::memory_order_relaxed);
+        t.bytesIn += s.bytesIn.load(std::memory_order_relaxed);
+        t.bytesOut += s.bytesOut.load(std::memory_order_relaxed);
+        t.connections += s.connections.load(std::memory_order_relaxed);
+        t.errors += s.errors.load(std::memory_order_relaxed);
+    }
+    return t;
+}
+
+}  // namespace
+
+Result<EventServerTotals> runEventServer(const RunContext& ctx, const EventServerConfig& config) {
+    if (!ctx.transport) return smcr::fail(smcr::Errc::invalidArgument, "transport: none given");
+    if (config.threads < 1) return smcr::fail(smcr::Errc::invalidArgument, "threads: must be at least 1");
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (int i = 0; i < config.threads; ++i) {
+        auto poller = ctx.transport->createPoller();
+        if (!poller) return smcr::fail(poller.error());
+        workers.push_back(std::make_unique<Worker>(i, std::move(poller).value(), config));
+    }
+    auto listener = ctx.transport->listen(ctx.host, ctx.port, 1024);
+    if (!listener) return smcr::fail(listener.error());
+    auto acceptPoller = ctx.transport->createPoller();
+    if (!acceptPoller) return smcr::fail(acceptPoller.error());
+    if (Status s = (*listener)->setNonBlocking(true); !s) return smcr::fail(s.error());
+    int token = 0;
+    if (Status s = (*acceptPoller)->add(**listener, Interest::read, &token); !s) return smcr::fail(s.error());
+
+    std::vector<std::thread> threads;
+    for (auto& w : workers) threads.emplace_back([&ctx, worker = w.get()] { worker->run(ctx); });
+    if (ctx.onListening) ctx.onListening((*listener)->localPort());
+
+    const uint64_t startNs = monotonicNs();
+    const CpuTimes cpuStart = CpuTimes::now();
+    IntervalReporter reporter(ctx, startNs);
+    size_t next = 0;
+    transports::PollEvent events[4];
+    smcr::Error failure;
+    bool failed = false;
+    while (!ctx.stopRequested()) {
+        auto ready = (*acceptPoller)->wait(events, kWaitMs);
+        if (!ready) {
+            failure = ready.error();
+            failed = true;
+            break;
+        }
+        if (*ready > 0) {
+            for (;;) {
+                auto stream = (*listener)->accept();
+                if (!stream) break;
+                if (!(*stream)->setNonBlocking(true)) continue;
+                workers[next]->hand(std::move(stream).value());
+                next = (next + 1) % workers.size();
+            }
+        }
+        const uint64_t now = monotonicNs();
+        if (reporter.due(now)) {
+            const EventServerTotals t = sum(workers);
+            reporter.report(now, t.bytesOut, t.ops, nullptr, false);
+        }
+    }
+    (void)(*acceptPoller)->remove(**listener);
+    (*listener)->close();
+    for (auto& w : workers) w->requestStop();
+    for (std::thread& t : threads) t.join();
+    if (failed) return smcr::fail(failure);
+    EventServerTotals totals = sum(workers);
+    totals.wallSec = static_cast<double>(monotonicNs() - startNs) / 1e9;
+    const CpuTimes cpuEnd = CpuTimes::now();
+    totals.cpu = {cpuEnd.userSec - cpuStart.userSec, cpuEnd.systemSec - cpuStart.systemSec};
+    return totals;
+}
+
+}  // namespace smclab::workloads

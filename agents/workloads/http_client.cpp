@@ -1,0 +1,405 @@
+#include "http_client.h"
+
+#include <QJsonArray>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "client_threads.h"
+#include "clock.h"
+#include "http_parse.h"
+#include "http_server.h"
+#include "interval_reporter.h"
+
+namespace smclab::workloads {
+
+namespace {
+
+using transports::Interest;
+
+constexpr uint64_t kRateSampleNs = 100 * kNsPerMs;
+constexpr size_t kReadBuffer = 64 * 1024;
+
+struct Errors {
+    uint64_t connect = 0, read = 0, write = 0, timeout = 0, status = 0;
+};
+
+struct ClientConfig {
+    std::string host;
+    uint16_t port = 0;
+    std::string request;  // the bytes of one request
+    uint64_t timeoutNs = 0;
+    uint64_t endNs = 0;
+    transports::ConnectOptions connect;
+};
+
+struct Conn {
+    std::unique_ptr<transports::Stream> stream;
+    size_t written = 0;
+    uint64_t startNs = 0;
+    bool waiting = false;  // a request is in flight
+    std::string head;      // response head bytes so far
+    bool inBody = false;
+    bool toEof = false;    // no Content-Length: the body ends with the connection
+    uint64_t bodyLeft = 0;
+    bool closeAfter = false;
+    int status = 0;
+    Interest interest = Interest::none;
+};
+
+class ClientThread {
+public:
+    ClientThread(const ClientConfig& config, transports::Transport& transport, int connections)
+        : m_config(config), m_transport(transport), m_conns(static_cast<size_t>(connections)) {}
+
+    std::atomic<uint64_t> requests{0};
+    std::atomic<uint64_t> bytes{0};
+    SharedHistogram latency;
+    std::vector<double> rateSamples;
+    Errors errors;
+    smcr::Error fatal;
+    bool failed = false;
+
+    void run(const RunContext& ctx) {
+        auto poller = m_transport.createPoller();
+        if (!poller) {
+            fatal = poller.error();
+            failed = true;
+            return;
+        }
+        m_poller = std::move(poller).value();
+        for (Conn& c : m_conns) reconnect(c);
+        std::vector<char> buffer(kReadBuffer);
+        transports::PollEvent events[256];
+        uint64_t lastRateNs = monotonicNs();
+        uint64_t lastRateCount = 0;
+        for (;;) {
+            const uint64_t now = monotonicNs();
+            if (now >= m_config.endNs || ctx.stopRequested()) break;
+            if (now - lastRateNs >= kRateSampleNs) {
+                const uint64_t count = requests.load(std::memory_order_relaxed);
+                rateSamples.push_back(static_cast<double>(count - lastRateCount) * 1e9 /
+                                      static_cast<double>(now - lastRateNs));
+                lastRateCount = count;
+                lastRateNs = now;
+                checkTimeouts(now);
+            }
+            const uint64_t untilEnd = (m_config.endNs - now) / kNsPerMs + 1;
+            const int waitMs = static_cast<int>(std::min<uint64_t>(untilEnd, 100));
+            auto ready = m_poller->wait(events, waitMs);
+            if (!ready) {
+                fatal = ready.error();
+                failed = true;
+                break;
+            }
+            for (size_t i = 0; i < *ready; ++i) {
+                Conn& c = *static_cast<Conn*>(events[i].userData);
+                if (any(events[i].ready & Interest::write) && !sendRequest(c)) continue;
+                if (any(events[i].ready & Interest::read)) receive(c, buffer);
+            }
+        }
+        for (Conn& c : m_conns) drop(c);
+    }
+
+private:
+    void drop(Conn& c) {
+        if (c.stream) {
+            (void)m_poller->remove(*c.stream);
+            c.stream.reset();
+        }
+        c.interest = Interest::none;
+        c.waiting = false;
+    }
+
+    void reconnect(Conn& c) {
+        drop(c);
+        auto stream = m_transport.connect(m_config.host, m_config.port, m_config.connect);
+        if (!stream) {
+            ++errors.connect;
+            return;
+        }
+        c.stream = std::move(stream).value();
+        (void)c.stream->setNonBlocking(true);
+        c.interest = Interest::write;
+        if (!m_poller->add(*c.stream, c.interest, &c)) {
+            ++errors.connect;
+            c.stream.reset();
+            return;
+        }
+        c.written = 0;
+        startRequest(c);
+    }
+
+    void startRequest(Conn& c) {
+        c.written = 0;
+        c.startNs = monotonicNs();
+        c.waiting = true;
+        c.head.clear();
+        c.inBody = false;
+        c.toEof = false;
+        c.bodyLeft = 0;
+        c.closeAfter = false;
+        sendRequest(c);
+    }
+
+    void setInterest(Conn& c, Interest interest) {
+        if (c.interest != interest) {
+            c.interest = interest;
+            (void)m_poller->modify(*c.stream, interest, &c);
+        }
+    }
+
+    // Returns false when the connection was replaced.
+    bool sendRequest(Conn& c) {
+        if (!c.stream || !c.waiting) return true;
+        while (c.written < m_config.request.size()) {
+            auto n = c.stream->write(m_config.request.data() + c.written, m_config.request.size() - c.written);
+            if (!n) {
+                if (n.error().code == smcr::Errc::wouldBlock) {
+                    setInterest(c, Interest::write);
+                    return true;
+                }
+                ++errors.write;
+                reconnect(c);
+                return false;
+            }
+            c.written += *n;
+        }
+        setInterest(c, Interest::read);
+        return true;
+    }
+
+    void receive(Conn& c, std::vector<char>& buffer) {
+        if (!c.stream) return;
+        auto n = c.stream->read(buffer.data(), buffer.size());
+        if (!n) {
+            if (n.error().code == smcr::Errc::wouldBlock) return;
+            ++errors.read;
+            reconnect(c);
+            return;
+        }
+        if (*n == 0) {
+            if (c.waiting && c.inBody && c.toEof) {
+                complete(c);
+            } else if (c.waiting) {
+                ++errors.read;
+            }
+            reconnect(c);
+            return;
+        }
+        bytes.fetch_add(*n, std::memory_order_relaxed);
+        if (!c.waiting) {  // bytes nobody asked for
+            ++errors.read;
+            reconnect(c);
+            return;
+        }
+        size_t used = 0;
+        if (!c.inBody) {
+            const size_t before = c.head.size();
+            c.head.append(buffer.data(), *n);
+            const http::ResponseParse parse = http::parseResponseHead(c.head);
+            if (parse.state == http::ParseState::incomplete) return;
+            if (parse.state == http::ParseState::error || parse.head.chunked) {
+                ++errors.read;
+                reconnect(c);
+                return;
+            }
+            c.status = parse.head.status;
+            c.closeAfter = parse.head.close;
+            c.inBody = true;
+            c.toEof = !parse.head.hasContentLength;
+            c.bodyLeft = parse.head.contentLength;
+            used = parse.head.headBytes - before;
+        }
+        const size_t available = *n - used;
+        if (c.toEof) return;
+        if (available > c.bodyLeft) {  // more than the response: we never pipeline
+            ++errors.read;
+            reconnect(c);
+            return;
+        }
+        c.bodyLeft -= available;
+        if (c.bodyLeft == 0) {
+            complete(c);
+            if (c.closeAfter) {
+                reconnect(c);
+            } else {
+                startRequest(c);
+            }
+        }
+    }
+
+    void complete(Conn& c) {
+        const uint64_t now = monotonicNs();
+        latency.record(now - c.startNs);
+        requests.fetch_add(1, std::memory_order_relaxed);
+        if (c.status > 399) ++errors.status;
+        c.waiting = false;
+    }
+
+    void checkTimeouts(uint64_t now) {
+        for (Conn& c : m_conns) {
+            if (!c.stream) {
+                reconnect(c);  // a connect failed earlier: try again
+            } else if (c.waiting && now - c.startNs > m_config.timeoutNs) {
+                ++errors.timeout;
+                reconnect(c);
+            }
+        }
+    }
+
+    const ClientConfig& m_config;
+    transports::Transport& m_transport;
+    std::vector<Conn> m_conns;
+    std::unique_ptr<transports::Poller> m_poller;
+};
+
+std::string buildRequest(const std::string& path, const std::string& host, uint16_t port, const QJsonArray& headers) {
+    std::string request = "GET " + path + " HTTP/1.1\r\n";
+    bool hasHost = false;
+    std::string extra;
+    for (const QJsonValue& h : headers) {
+        const std::string line = h.toString().toStdString();
+        if (line.size() >= 5 && (line.compare(0, 5, "Host:") == 0 || line.compare(0, 5, "host:") == 0)) hasHost = true;
+        extra += line + "\r\n";
+    }
+    if (!hasHost) request += "Host: " + host + ":" + std::to_string(port) + "\r\n";
+    return request + extra + "\r\n";
+}
+
+}  // namespace
+
+ParamSchema httpClientSchema() {
+    return {
+        {"threads", ParamType::integer, 2, 1, 256, {}, "client threads (wrk -t)"},
+        {"connections", ParamType::integer, 10, 1, 100000, {}, "connections, split evenly over threads (wrk -c)"},
+        {"duration_ms", ParamType::durationMs, 10000, 10, 86400000, {}, "test length (wrk -d)"},
+        {"path", ParamType::string, QString(kDefaultHttpPath), 0, 0, {}, "request path"},
+        {"headers", ParamType::stringList, QJsonArray(), 0, 0, {}, "extra request headers \"Name: value\" (wrk -H)"},
+        {"timeout_ms", ParamType::durationMs, 2000, 1, 600000, {}, "a response slower than this is a timeout (wrk --timeout)"},
+    };
+}
+
+Result<RunResult> runHttpClient(const RunContext& ctx) {
+    auto params = validateParams(httpClientSchema(), ctx.params);
+    if (!params) return smcr::fail(params.error());
+    if (!ctx.transport) return smcr::fail(smcr::Errc::invalidArgument, "transport: none given");
+    const int threads = static_cast<int>(params->value("threads").toDouble());
+    const int connections = static_cast<int>(params->value("connections").toDouble());
+    if (connections < threads) {
+        return smcr::fail(smcr::Errc::invalidArgument, "connections: must be at least threads (" + std::to_string(threads) + ")");
+    }
+    const std::string path = params->value("path").toString().toStdString();
+    if (path.empty() || path[0] != '/' || path.find_first_of(" \r\n") != std::string::npos) {
+        return smcr::fail(smcr::Errc::invalidArgument, "path: must start with '/' and contain no spaces or line breaks");
+    }
+    for (const QJsonValue& h : params->value("headers").toArray()) {
+        const std::string line = h.toString().toStdString();
+        if (line.find(':') == std::string::npos || line.find_first_of("\r\n") != std::string::npos) {
+            return smcr::fail(smcr::Errc::invalidArgument, "headers: '" + line + "' is not \"Name: value\"");
+        }
+    }
+    ClientConfig config;
+    config.host = ctx.host;
+    config.port = ctx.port;
+    config.request = buildRequest(path, ctx.host, ctx.port, params->value("headers").toArray());
+    config.timeoutNs = static_cast<uint64_t>(params->value("timeout_ms").toDouble()) * kNsPerMs;
+    config.connect.timeoutMs = static_cast<int>(std::min<double>(params->value("timeout_ms").toDouble(), 5000));
+
+    // Fail fast when nothing listens, rather than counting connect errors for the whole run.
+    {
+        auto probe = ctx.transport->connect(config.host, config.port, config.connect);
+        if (!probe) return smcr::fail(probe.error());
+    }
+    const uint64_t durationNs = static_cast<uint64_t>(params->value("duration_ms").toDouble()) * kNsPerMs;
+    const uint64_t startNs = monotonicNs();
+    config.endNs = startNs + durationNs;
+    const CpuTimes cpuStart = CpuTimes::now();
+    std::vector<std::unique_ptr<ClientThread>> workers;
+    for (int i = 0; i < threads; ++i) {
+        workers.push_back(std::make_unique<ClientThread>(config, *ctx.transport, connections / threads));
+    }
+    std::vector<std::thread> running;
+    for (auto& w : workers) running.emplace_back([&ctx, worker = w.get()] { worker->run(ctx); });
+
+    IntervalReporter reporter(ctx, startNs);
+    HdrHistogram total;
+    HdrHistogram interval;
+    for (;;) {
+        const uint64_t now = monotonicNs();
+        if (now >= config.endNs || ctx.stopRequested()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min<uint64_t>(20, (config.endNs - now) / kNsPerMs + 1)));
+        const uint64_t after = monotonicNs();
+        if (reporter.due(after)) {
+            uint64_t requests = 0, bytes = 0;
+            for (auto& w : workers) {
+                requests += w->requests.load(std::memory_order_relaxed);
+                bytes += w->bytes.load(std::memory_order_relaxed);
+                w->latency.drainInto(interval);
+            }
+            total.merge(interval);
+            reporter.report(after, bytes, requests, &interval, false);
+        }
+    }
+    for (std::thread& t : running) t.join();
+    const uint64_t endNs = monotonicNs();
+    const CpuTimes cpuEnd = CpuTimes::now();
+
+    Errors errors;
+    uint64_t requests = 0, bytes = 0;
+    std::vector<double> rates;
+    for (auto& w : workers) {
+        if (w->failed) return smcr::fail(w->fatal);
+        requests += w->requests.load();
+        bytes += w->bytes.load();
+        w->latency.drainInto(total);
+        rates.insert(rates.end(), w->rateSamples.begin(), w->rateSamples.end());
+        errors.connect += w->errors.connect;
+        errors.read += w->errors.read;
+        errors.write += w->errors.write;
+        errors.timeout += w->errors.timeout;
+        errors.status += w->errors.status;
+    }
+    const double seconds = static_cast<double>(endNs - startNs) / 1e9;
+    const SampleStats rate = SampleStats::of(rates);
+    const double meanNs = total.mean();
+    const double sdNs = total.stdev();
+    const double lowNs = meanNs - sdNs;
+    const double withinLatency =
+        total.count() ? total.percentileOfValue(static_cast<uint64_t>(meanNs + sdNs)) -
+                            (lowNs >= 1.0 ? total.percentileOfValue(static_cast<uint64_t>(lowNs) - 1) : 0.0)
+                      : 0.0;
+
+    RunResult r;
+    r.workload = "http";
+    r.role = Role::client;
+    r.transport = ctx.transport->name();
+    r.params = *params;
+    r.elapsedSec = seconds;
+    r.bytes = bytes;
+    r.ops = requests;
+    r.cpu = {cpuEnd.userSec - cpuStart.userSec, cpuEnd.systemSec - cpuStart.systemSec};
+    r.summary = {
+        {"url", QString::fromStdString("http://" + ctx.host + ":" + std::to_string(ctx.port) + path)},
+        {"requests", static_cast<double>(requests)},
+        {"bytes", static_cast<double>(bytes)},
+        {"duration_sec", seconds},
+        {"requests_per_sec", seconds > 0 ? static_cast<double>(requests) / seconds : 0.0},
+        {"transfer_bytes_per_sec", seconds > 0 ? static_cast<double>(bytes) / seconds : 0.0},
+        {"latency_within_stdev_pct", withinLatency},
+        {"req_per_sec_thread", QJsonObject{{"mean", rate.mean}, {"stdev", rate.stdev}, {"max", rate.max},
+                                           {"within_stdev_pct", rate.withinStdevPct}}},
+        {"errors", QJsonObject{{"connect", static_cast<double>(errors.connect)},
+                               {"read", static_cast<double>(errors.read)},
+                               {"write", static_cast<double>(errors.write)},
+                               {"timeout", static_cast<double>(errors.timeout)},
+                               {"status", static_cast<double>(errors.status)}}},
+    };
+    r.latency = std::move(total);
+    r.counters = ctx.transport->counters();
+    return r;
+}
+
+}  // namespace smclab::workloads

@@ -1,0 +1,36 @@
+// http as a registered workload.
+#include "http_client.h"
+#include "http_server.h"
+#include "workload_list.h"
+
+namespace smclab::workloads {
+
+namespace {
+
+class HttpWorkload final : public Workload {
+public:
+    std::string name() const override { return "http"; }
+    std::string summary() const override {
+        return "static files with TCP_CORK + writev + sendfile; wrk-like closed-loop client";
+    }
+    ParamSchema schema(Role role) const override {
+        return role == Role::server ? httpServerSchema() : httpClientSchema();
+    }
+    Result<RunResult> run(const RunContext& ctx) const override {
+        switch (ctx.role) {
+            case Role::server: return runHttpServer(ctx);
+            case Role::client: return runHttpClient(ctx);
+            case Role::invalid: break;
+        }
+        return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
+    }
+};
+
+}  // namespace
+
+const Workload& httpWorkload() {
+    static const HttpWorkload workload;
+    return workload;
+}
+
+}  // namespace smclab::workloads
