@@ -56,7 +56,7 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
     }
     auto counters = store.campaignCounters(campaignId);
     if (!counters) return smcr::fail(counters.error());
-    for (const CounterSum& c : *counters) out.counters[c.column][toString(c.side) + QLatin1Char(' ') + c.name] = c.value;
+    for (const CounterSum& c : *counters) out.counters[c.column][sideName(c.side) + QLatin1Char(' ') + c.name] = c.value;
     return out;
 }
 
@@ -105,7 +105,7 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
     report::ProvenanceSection campaign{QStringLiteral("Campaign #%1").arg(c.id), {}};
     campaign.entries = {{QStringLiteral("name"), c.name},
                         {QStringLiteral("preset"), c.preset.isEmpty() ? QStringLiteral("-") : c.preset},
-                        {QStringLiteral("status"), toString(c.status)},
+                        {QStringLiteral("status"), statusName(c.status)},
                         {QStringLiteral("runs"), QStringLiteral("%1 done / %2 planned, %3 failed")
                                                      .arg(c.runsDone)
                                                      .arg(c.runsTotal)

@@ -210,9 +210,9 @@ smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
                                      "repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"));
     for (const RunCell& cell : campaign.cells) {
         cellQuery.addBindValue(id);
-        cellQuery.addBindValue(cell.workload);
-        cellQuery.addBindValue(cell.transport);
-        cellQuery.addBindValue(cell.column);
+        cellQuery.addBindValue(sql::bindable(cell.workload));
+        cellQuery.addBindValue(sql::bindable(cell.transport));
+        cellQuery.addBindValue(sql::bindable(cell.column));
         cellQuery.addBindValue(cell.msgSize);
         cellQuery.addBindValue(cell.repetition);
         if (!cellQuery.exec()) return smcr::fail(sql::toError(cellQuery.lastError(), m_path, QStringLiteral("plan cell")));
@@ -225,8 +225,17 @@ smcr::Status ResultStore::updateCampaignStatus(qint64 campaignId, CampaignStatus
     if (status == CampaignStatus::invalid) return smcr::fail(smcr::Errc::invalidArgument, "invalid campaign status");
     const bool final = status == CampaignStatus::done || status == CampaignStatus::failed;
     auto q = sql::exec(database(), m_path, QStringLiteral("UPDATE campaigns SET status = ?, finished_at = ? WHERE id = ?"),
-                       {toString(status), final ? sql::timestamp(QDateTime::currentDateTimeUtc()) : sql::timestamp({}),
+                       {statusName(status), final ? sql::timestamp(QDateTime::currentDateTimeUtc()) : sql::timestamp({}),
                         campaignId});
+    if (!q) return smcr::fail(q.error());
+    if (q->numRowsAffected() == 0) {
+        return smcr::fail(smcr::Errc::notFound, QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
+    }
+    return {};
+}
+
+smcr::Status ResultStore::deleteCampaign(qint64 campaignId) {
+    auto q = sql::exec(database(), m_path, QStringLiteral("DELETE FROM campaigns WHERE id = ?"), {campaignId});
     if (!q) return smcr::fail(q.error());
     if (q->numRowsAffected() == 0) {
         return smcr::fail(smcr::Errc::notFound, QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());

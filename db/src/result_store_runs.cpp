@@ -28,7 +28,7 @@ public:
     }
     smcr::Status add(const QVariantList& values) {
         if (!m_ok) return smcr::fail(sql::toError(m_query.lastError(), m_path, QStringLiteral("prepare")));
-        for (const QVariant& v : values) m_query.addBindValue(v);
+        for (const QVariant& v : values) m_query.addBindValue(sql::bindable(v));
         if (!m_query.exec()) return smcr::fail(sql::toError(m_query.lastError(), m_path, QStringLiteral("insert")));
         return {};
     }
@@ -108,7 +108,7 @@ smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
     Batch facts(db, m_path, QStringLiteral("INSERT INTO run_host_facts (run_id, side, name, value) VALUES (?, ?, ?, ?)"));
     for (const auto& [side, map] : {std::pair{Side::client, &record.clientFacts}, std::pair{Side::server, &record.serverFacts}}) {
         for (auto it = map->begin(); it != map->end(); ++it) {
-            if (auto s = facts.add({id, toString(side), it.key(), it.value()}); !s) return smcr::fail(s.error());
+            if (auto s = facts.add({id, sideName(side), it.key(), it.value()}); !s) return smcr::fail(s.error());
         }
     }
     Batch results(db, m_path, QStringLiteral("INSERT INTO results (run_id, metric, value) VALUES (?, ?, ?)"));
@@ -127,7 +127,7 @@ smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
     Batch counters(db, m_path, QStringLiteral("INSERT INTO counters (run_id, side, name, value) VALUES (?, ?, ?, ?)"));
     for (const Counter& c : record.counters) {
         if (c.side == Side::invalid) return smcr::fail(smcr::Errc::invalidArgument, "counter with an invalid side");
-        if (auto s = counters.add({id, toString(c.side), c.name, c.value}); !s) return smcr::fail(s.error());
+        if (auto s = counters.add({id, sideName(c.side), c.name, c.value}); !s) return smcr::fail(s.error());
     }
     Batch changes(db, m_path, QStringLiteral("INSERT INTO setting_changes (run_id, t_ms, name, value) VALUES (?, ?, ?, ?)"));
     for (const SettingChange& change : record.settingChanges) {

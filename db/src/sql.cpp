@@ -20,12 +20,17 @@ smcr::Error toError(const QSqlError& error, const QString& path, const QString& 
                            QStringLiteral("%1: %2: %3").arg(path, what, text.trimmed()).toStdString());
 }
 
+QVariant bindable(const QVariant& value) {
+    if (value.typeId() == QMetaType::QString && value.toString().isNull()) return QString(QLatin1String(""));
+    return value;
+}
+
 smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const QString& statement,
                              const QVariantList& values) {
     QSqlQuery query(db);
     query.setForwardOnly(true);
     if (!query.prepare(statement)) return smcr::fail(toError(query.lastError(), path, QStringLiteral("prepare")));
-    for (const QVariant& value : values) query.addBindValue(value);
+    for (const QVariant& value : values) query.addBindValue(bindable(value));
     if (!query.exec()) return smcr::fail(toError(query.lastError(), path, statement.section(QLatin1Char(' '), 0, 2)));
     return query;
 }
@@ -58,7 +63,7 @@ smcr::Status WriteTransaction::commit() {
 }
 
 QVariant timestamp(const QDateTime& time) {
-    if (!time.isValid()) return QVariant(QMetaType::fromType<QString>());
+    if (!time.isValid()) return QVariant();
     return time.toUTC().toString(Qt::ISODateWithMs);
 }
 
@@ -70,7 +75,7 @@ QDateTime parseTimestamp(const QVariant& value) {
 }
 
 QVariant optionalId(const std::optional<qint64>& id) {
-    return id ? QVariant(*id) : QVariant(QMetaType::fromType<qlonglong>());
+    return id ? QVariant(*id) : QVariant();
 }
 
 std::optional<qint64> toOptionalId(const QVariant& value) {

@@ -19,6 +19,10 @@ namespace smclab::db::sql {
 // with a message naming the file; everything else Errc::systemError.
 smcr::Error toError(const QSqlError& error, const QString& path, const QString& what);
 
+// A bound value; a null QString becomes '' (columns are NOT NULL text),
+// NULL is bound with an invalid QVariant().
+QVariant bindable(const QVariant& value);
+
 // Prepares and runs `statement` with positional '?' values.
 smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const QString& statement,
                              const QVariantList& values = {});

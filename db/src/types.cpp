@@ -2,7 +2,7 @@
 
 namespace smclab::db {
 
-QString toString(CampaignStatus status) {
+QString statusName(CampaignStatus status) {
     switch (status) {
         case CampaignStatus::planned: return QStringLiteral("planned");
         case CampaignStatus::running: return QStringLiteral("running");
@@ -14,7 +14,7 @@ QString toString(CampaignStatus status) {
     return QStringLiteral("invalid");
 }
 
-QString toString(RunStatus status) {
+QString statusName(RunStatus status) {
     switch (status) {
         case RunStatus::planned: return QStringLiteral("planned");
         case RunStatus::running: return QStringLiteral("running");
@@ -25,7 +25,7 @@ QString toString(RunStatus status) {
     return QStringLiteral("invalid");
 }
 
-QString toString(Side side) {
+QString sideName(Side side) {
     switch (side) {
         case Side::client: return QStringLiteral("client");
         case Side::server: return QStringLiteral("server");
@@ -37,14 +37,14 @@ QString toString(Side side) {
 CampaignStatus campaignStatusFromString(const QString& text) {
     for (CampaignStatus s : {CampaignStatus::planned, CampaignStatus::running, CampaignStatus::paused,
                              CampaignStatus::done, CampaignStatus::failed}) {
-        if (toString(s) == text) return s;
+        if (statusName(s) == text) return s;
     }
     return CampaignStatus::invalid;
 }
 
 RunStatus runStatusFromString(const QString& text) {
     for (RunStatus s : {RunStatus::planned, RunStatus::running, RunStatus::done, RunStatus::failed}) {
-        if (toString(s) == text) return s;
+        if (statusName(s) == text) return s;
     }
     return RunStatus::invalid;
 }

@@ -108,6 +108,8 @@ public:
     smcr::Result<qint64> createCampaign(const NewCampaign& campaign);
     // done/failed also set finished_at.
     smcr::Status updateCampaignStatus(qint64 campaignId, CampaignStatus status);
+    // Deletes the campaign with its runs and all their data (foreign-key cascade).
+    smcr::Status deleteCampaign(qint64 campaignId);
     smcr::Result<QList<Campaign>> listCampaigns();  // newest first
     smcr::Result<Campaign> campaign(qint64 campaignId);
     // Column labels in plan order (first appearance among the cells).

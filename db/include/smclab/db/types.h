@@ -19,8 +19,8 @@ enum class CampaignStatus { invalid = 0, planned, running, paused, done, failed 
 // leaves it so, and resume treats it as not done); done/failed: final.
 enum class RunStatus { invalid = 0, planned, running, done, failed };
 
-QString toString(CampaignStatus status);
-QString toString(RunStatus status);
+QString statusName(CampaignStatus status);
+QString statusName(RunStatus status);
 CampaignStatus campaignStatusFromString(const QString& text);  // invalid if unknown
 RunStatus runStatusFromString(const QString& text);
 
@@ -88,7 +88,7 @@ struct Sample {
 };
 
 enum class Side { invalid = 0, client, server };
-QString toString(Side side);
+QString sideName(Side side);
 Side sideFromString(const QString& text);
 
 struct Counter {
