@@ -1,0 +1,213 @@
+// The store's API: campaigns, runs, per-run data round trips, recordRun's
+// atomicity, resume's pending cells, and the comparison query that feeds
+// the reports (seed 000 stored and printed back byte for byte).
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "report_fixtures.h"
+#include "seed_campaign.h"
+#include "smclab/db/comparison_query.h"
+#include "smclab/report/format_text.h"
+#include "smclab/report/formats.h"
+
+using namespace smclab::db;
+
+class TestDbStore : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<ResultStore> openStore(const QString& name) {
+        auto store = ResultStore::open(m_dir.filePath(name));
+        if (!store) qWarning("%s", store.error().message.c_str());
+        return store ? std::move(store).value() : nullptr;
+    }
+
+private slots:
+    void campaignLifecycle() {
+        auto store = openStore(QStringLiteral("life.db"));
+        QVERIFY(store);
+        NewCampaign nc{QStringLiteral("datapath"), QStringLiteral("datapath"), {{QStringLiteral("k"), 1}},
+                       QStringLiteral("notes"), {}};
+        for (qint64 size : {1, 2, 4}) nc.cells << dbtest::cell(QStringLiteral("TCP"), size);
+        const qint64 id = store->createCampaign(nc).valueOr(0);
+        QVERIFY(id > 0);
+        Campaign c = store->campaign(id).value();
+        QCOMPARE(c.status, CampaignStatus::planned);
+        QCOMPARE(c.runsTotal, 3);
+        QCOMPARE(c.runsDone, 0);
+        QVERIFY(c.createdAt.isValid());
+        QVERIFY(!c.finishedAt.isValid());
+        QCOMPARE(store->pendingCells(id)->size(), 3);
+
+        QVERIFY(store->updateCampaignStatus(id, CampaignStatus::running).ok());
+        QVERIFY(store->markRunStarted(id, dbtest::cell(QStringLiteral("TCP"), 1)).ok());
+        QCOMPARE(store->runs(id)->at(0).status, RunStatus::running);
+        QVERIFY(store->recordRun(dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 1), 5.0)).ok());
+        QVERIFY(store->markRunFailed(id, dbtest::cell(QStringLiteral("TCP"), 2), QStringLiteral("agent lab-b vanished")).ok());
+        const QList<RunCell> pending = store->pendingCells(id).value();
+        QCOMPARE(pending, (QList<RunCell>{dbtest::cell(QStringLiteral("TCP"), 2), dbtest::cell(QStringLiteral("TCP"), 4)}));
+        const QList<Run> runs = store->runs(id).value();
+        QCOMPARE(runs[1].status, RunStatus::failed);
+        QCOMPARE(runs[1].error, QStringLiteral("agent lab-b vanished"));
+        QCOMPARE(runs[2].status, RunStatus::planned);
+
+        QVERIFY(store->updateCampaignStatus(id, CampaignStatus::done).ok());
+        c = store->campaign(id).value();
+        QCOMPARE(c.runsDone, 1);
+        QCOMPARE(c.runsFailed, 1);
+        QVERIFY(c.finishedAt.isValid());
+        QCOMPARE(store->listCampaigns()->first().id, id);
+
+        QCOMPARE(store->campaign(999).error().code, smcr::Errc::notFound);
+        QCOMPARE(store->updateCampaignStatus(999, CampaignStatus::done).error().code, smcr::Errc::notFound);
+        QCOMPARE(store->recordRun(dbtest::fullRecord(999, dbtest::cell(QStringLiteral("TCP"), 1), 1.0)).error().code,
+                 smcr::Errc::notFound);
+        QCOMPARE(store->runs(999).error().code, smcr::Errc::notFound);
+        nc.cells << nc.cells.first();
+        QCOMPARE(store->createCampaign(nc).error().code, smcr::Errc::invalidArgument);
+    }
+
+    void runDataRoundTrips() {
+        auto store = openStore(QStringLiteral("round.db"));
+        QVERIFY(store);
+        const qint64 host = store->upsertHost(QStringLiteral("lab-a"), {{QStringLiteral("kernel"), QStringLiteral("6.1")}}).valueOr(0);
+        const qint64 agentA = store->upsertAgent(QStringLiteral("10.0.0.1:7000"), host, QStringLiteral("0.1.0"),
+                                                 {{QStringLiteral("fabrics"), QStringLiteral("sim")}}).valueOr(0);
+        const qint64 agentB = store->upsertAgent(QStringLiteral("10.0.0.2:7000"), std::nullopt, QStringLiteral("0.1.0"), {}).valueOr(0);
+        QVERIFY(host > 0 && agentA > 0 && agentB > 0);
+        QCOMPARE(store->upsertAgent(QStringLiteral("10.0.0.1:7000"), host, QStringLiteral("0.2.0"), {}).valueOr(0), agentA);
+        QCOMPARE(store->agents()->first().version, QStringLiteral("0.2.0"));
+        QCOMPARE(store->hosts()->first().facts.value(QStringLiteral("kernel")), QStringLiteral("6.1"));
+
+        const qint64 id = store->createCampaign({QStringLiteral("c"), {}, {}, {}, {}}).valueOr(0);
+        RunRecord record = dbtest::fullRecord(id, dbtest::cell(QStringLiteral("SMC"), 64), 148.668, 50);
+        record.clientAgentId = agentA;
+        record.serverAgentId = agentB;
+        const qint64 runId = store->recordRun(record).valueOr(0);  // an unplanned cell is added
+        QVERIFY(runId > 0);
+        const Run run = store->run(runId).value();
+        QCOMPARE(run.cell, record.cell);
+        QCOMPARE(run.status, RunStatus::done);
+        QCOMPARE(run.startedAt, record.startedAt);
+        QCOMPARE(run.finishedAt, record.finishedAt);
+        QCOMPARE(run.clientAgentId, std::optional<qint64>(agentA));
+        QCOMPARE(store->settings(runId).value(), record.settings);
+        QCOMPARE(store->hostFacts(runId)->client, record.clientFacts);
+        QCOMPARE(store->hostFacts(runId)->server, record.serverFacts);
+        QCOMPARE(store->results(runId).value(), record.results);
+        QCOMPARE(store->histograms(runId).value(), record.histograms);
+        QCOMPARE(store->samples(runId).value(), record.samples);
+        QCOMPARE(store->samples(runId, QStringLiteral("nothing"))->size(), 0);
+        QCOMPARE(store->counters(runId).value(), record.counters);
+        QCOMPARE(store->settingChanges(runId).value(), record.settingChanges);
+
+        // A second attempt at the same cell replaces the first one's data.
+        RunRecord again = dbtest::fullRecord(id, record.cell, 150.0, 5);
+        QCOMPARE(store->recordRun(again).valueOr(0), runId);
+        QCOMPARE(store->samples(runId)->size(), 5);
+        QCOMPARE(store->results(runId)->value(QStringLiteral("bw_mbps")), 150.0);
+    }
+
+    void recordRunIsAllOrNothing() {
+        auto store = openStore(QStringLiteral("atomic.db"));
+        QVERIFY(store);
+        const RunCell cell = dbtest::cell(QStringLiteral("TCP"), 8);
+        const qint64 id = store->createCampaign({QStringLiteral("c"), {}, {}, {}, {cell}}).valueOr(0);
+        RunRecord bad = dbtest::fullRecord(id, cell, 1.0, 100);
+        // Settings, facts, results, histograms and samples are written before
+        // the counters; the bad counter fails the transaction.
+        bad.counters.append({Side::invalid, QStringLiteral("oops"), 1});
+        auto recorded = store->recordRun(bad);
+        QVERIFY(!recorded.ok());
+        QCOMPARE(recorded.error().code, smcr::Errc::invalidArgument);
+        const Run run = store->runs(id)->first();
+        QCOMPARE(run.status, RunStatus::planned);
+        QCOMPARE(store->samples(run.id)->size(), 0);
+        QCOMPARE(store->settings(run.id)->size(), 0);
+        QCOMPARE(store->results(run.id)->size(), 0);
+        QCOMPARE(store->histograms(run.id)->size(), 0);
+        // The store is still usable afterwards.
+        QVERIFY(store->recordRun(dbtest::fullRecord(id, cell, 1.0)).ok());
+        QCOMPARE(store->pendingCells(id)->size(), 0);
+    }
+
+    void seedCampaignPrintsTheGoldenTables() {
+        auto store = openStore(QStringLiteral("seed.db"));
+        QVERIFY(store);
+        const qint64 id = dbtest::seedCampaign(*store);
+        QVERIFY(id > 0);
+        QCOMPARE(store->columns(id).value(), dbtest::kSeedColumns);
+        auto tables = comparisonTables(*store, id);
+        QVERIFY(tables.ok());
+        QCOMPARE(tables->size(), 2);
+        QCOMPARE(tables->at(0), fixtures::bandwidth());
+        QCOMPARE(tables->at(1), fixtures::latency());
+        QCOMPARE(smclab::report::formatText(*tables), fixtures::readGolden(QStringLiteral("seed000_tables.txt")));
+    }
+
+    void repetitionsGiveMeanAndSpread() {
+        auto store = openStore(QStringLiteral("reps.db"));
+        QVERIFY(store);
+        const qint64 id = store->createCampaign({QStringLiteral("c"), {}, {}, {}, {}}).valueOr(0);
+        const double values[] = {10.0, 12.0, 14.0};
+        for (int rep = 0; rep < 3; ++rep) {
+            RunRecord r = dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 64, rep), values[rep]);
+            QVERIFY(store->recordRun(r).ok());
+        }
+        QVERIFY(store->markRunFailed(id, dbtest::cell(QStringLiteral("SMC"), 64), QStringLiteral("x")).ok());
+        auto tables = comparisonTables(*store, id);
+        QVERIFY(tables.ok());
+        const smclab::report::ComparisonTable& bw = tables->first();
+        QCOMPARE(bw.columns, (QStringList{"TCP", "SMC"}));
+        QCOMPARE(bw.rows.size(), 1);
+        QCOMPARE(bw.rows[0].cells[0].value.value(), 12.0);
+        QCOMPARE(bw.rows[0].cells[0].spread, 2.0);
+        QCOMPARE(bw.rows[0].cells[0].repetitions, 3);
+        QVERIFY(!bw.rows[0].cells[1].value.has_value());  // the failed run leaves a hole
+    }
+
+    void twoCampaignsSideBySide() {
+        auto store = openStore(QStringLiteral("compare.db"));
+        QVERIFY(store);
+        const qint64 a = dbtest::seedCampaign(*store);
+        const qint64 b = dbtest::seedCampaign(*store);
+        auto tables = comparisonTables(*store, a, b);
+        QVERIFY(tables.ok());
+        QCOMPARE(tables->size(), 2);
+        const auto& bw = tables->first();
+        QCOMPARE(bw.columns.size(), 6);
+        QCOMPARE(bw.columns[0], QStringLiteral("#%1 Origin SMC").arg(a));
+        QCOMPARE(bw.columns[3], QStringLiteral("#%1 Origin SMC").arg(b));
+        QCOMPARE(bw.rows[0].cells[3].value, bw.rows[0].cells[0].value);
+        QCOMPARE(comparisonTables(*store, a, 999).error().code, smcr::Errc::notFound);
+    }
+
+    void reportDocumentCarriesProvenance() {
+        auto store = openStore(QStringLiteral("doc.db"));
+        QVERIFY(store);
+        const qint64 id = dbtest::seedCampaign(*store);
+        const QDateTime now(QDate(2026, 11, 30), QTime(8, 0), Qt::UTC);
+        auto doc = campaignReport(*store, id, now);
+        QVERIFY(doc.ok());
+        QCOMPARE(doc->tables.size(), 2);
+        QCOMPARE(doc->generatedAt, QStringLiteral("2026-11-30T08:00:00Z"));
+        QVERIFY(doc->title.contains(QStringLiteral("datapath (seed 000)")));
+        const QString md = smclab::report::formatMarkdown(*doc);
+        for (const char* needle : {"link_model", "cx4-25g", "6.1.0-18-amd64", "autocorking_size", "cdc_msgs_sent",
+                                   "ConnectX-4 Lx", "rdma_writes"}) {
+            QVERIFY2(md.contains(QLatin1String(needle)), needle);
+        }
+        // Counters: 17 sizes x 2 workloads per column, 1000 + size each.
+        const auto& counters = doc->details.last();
+        QCOMPARE(counters.columns, dbtest::kSeedColumns);
+        const qint64 sizesSum = 2 * ((1 << 17) - 1);
+        QCOMPARE(counters.rows.first().name, QStringLiteral("client cdc_msgs_sent"));
+        QCOMPARE(counters.rows.first().values.first(), QString::number(34 * 1000 + sizesSum));
+        auto compared = compareReport(*store, id, id, now);
+        QVERIFY(compared.ok());
+        QCOMPARE(compared->tables.first().columns.size(), 6);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDbStore)
+#include "test_db_store.moc"
