@@ -197,6 +197,17 @@ struct Side {
         return wr;
     }
 
+    // Polls without sleeping (latency measurements).
+    bool spinOne(CompletionQueue& cq, WorkCompletion* wc, int timeoutMs = 5000) {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+        for (;;) {
+            auto n = cq.poll(std::span<WorkCompletion>(wc, 1));
+            if (!n) return false;
+            if (n.value() == 1) return true;
+            if (std::chrono::steady_clock::now() > end) return false;
+        }
+    }
+
     // Polls until one completion arrives or timeoutMs passes.
     bool pollOne(CompletionQueue& cq, WorkCompletion* wc, int timeoutMs = 5000) {
         const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);

@@ -49,6 +49,11 @@ SimChannel::~SimChannel() {
 void SimChannel::attach(SimCq* cq) { m_cqs.push_back(cq); }
 void SimChannel::detach(SimCq* cq) { std::erase(m_cqs, cq); }
 
+bool SimChannel::anyArmed() const {
+    return std::any_of(m_cqs.begin(), m_cqs.end(),
+                       [](SimCq* cq) { return cq->shared()->arm.load(std::memory_order_relaxed) != kArmNone; });
+}
+
 SimCq* SimChannel::takeEventLocked() {
     SimCq* found = nullptr;
     for (SimCq* cq : m_cqs) {

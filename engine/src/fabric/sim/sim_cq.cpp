@@ -55,7 +55,6 @@ Result<size_t> SimCq::poll(std::span<WorkCompletion> out) {
 
 Result<NotifyResult> SimCq::requestNotify(bool solicitedOnly) {
     std::lock_guard lock(m_core->mu);
-    m_core->progressLocked();
     if (m_shared->overrun.load(std::memory_order_acquire) != 0) {
         return fail(Errc::outOfResources, "completion queue overrun (CQ error)");
     }
@@ -64,6 +63,9 @@ Result<NotifyResult> SimCq::requestNotify(bool solicitedOnly) {
     // A NEXT arm is not downgraded by a later solicited arm (rxe_req_notify_cq).
     while (current < want && !m_shared->arm.compare_exchange_weak(current, want, std::memory_order_seq_cst)) {
     }
+    // Progress after arming, so the timer covers pending work while the
+    // caller sleeps.
+    m_core->progressLocked();
     // IB_CQ_REPORT_MISSED_EVENTS as rxe answers it: anything queued means
     // the caller must poll again before sleeping.
     return cqMayHaveEntries(m_shared) ? NotifyResult::missedEvents : NotifyResult::armed;

@@ -4,6 +4,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,8 +45,10 @@ Status SimCore::ensureTimerLocked() {
 }
 
 void SimCore::armTimerLocked(uint64_t deadlineNs) {
-    // Only a sleeping channel needs the timer; busy pollers make progress anyway.
+    // Only a sleeper needs the timer, and one arms a CQ before sleeping;
+    // busy pollers make progress anyway and skip the (slow, on VMs) syscall.
     if (timerFd < 0 || channels.empty()) return;
+    if (!std::any_of(channels.begin(), channels.end(), [](SimChannel* c) { return c->anyArmed(); })) return;
     const uint64_t now = nowNs();
     // Leave an earlier, still pending arm alone: it fires first and re-arms.
     if (timerArmedNs > now && timerArmedNs <= deadlineNs) return;

@@ -80,6 +80,8 @@ public:
     int fifoFd() const { return m_fifoFd; }
     void attach(SimCq* cq);
     void detach(SimCq* cq);
+    // Some CQ of this channel is armed: its owner may be about to sleep.
+    bool anyArmed() const;
 
 private:
     SimCq* takeEventLocked();

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <new>
 
+#include "../qp_rules.h"
 #include "clock.h"
 #include "sim_objects.h"
 
@@ -89,48 +90,17 @@ Result<QpAttr> SimQp::query() const {
 static Status invalid(const std::string& what) { return fail(Errc::invalidArgument, what); }
 
 Status SimQp::checkModify(const QpAttr& attr, QpAttrMask mask, QpState current) const {
-    const QpState target = attr.state;
-    auto needExact = [&](QpAttrMask required, QpAttrMask optional) -> Status {
-        const auto m = static_cast<uint32_t>(mask);
-        const auto r = static_cast<uint32_t>(required);
-        const auto o = static_cast<uint32_t>(optional);
-        if ((m & r) != r) return invalid("modify " + std::string(qpStateName(current)) + "->" +
-                                         qpStateName(target) + ": required attribute missing from mask");
-        if ((m & ~(r | o)) != 0) return invalid("modify " + std::string(qpStateName(current)) + "->" +
-                                                qpStateName(target) + ": attribute not allowed in this transition");
-        return {};
-    };
-    if (!hasFlag(mask, QpAttrMask::state)) return invalid("modify without a target state is not supported");
-    if (target == QpState::reset || target == QpState::error) return needExact(QpAttrMask::state, QpAttrMask::none);
-    if (current == QpState::reset && target == QpState::init) {
-        if (auto st = needExact(kMaskResetToInit, QpAttrMask::none); !st) return st;
-        if (attr.port < 1 || attr.port > m_core->info.ports.size()) {
-            return invalid("port " + std::to_string(attr.port) + " does not exist");
-        }
-        return {};
+    if (auto st = checkQpTransition(current, attr, mask, static_cast<uint32_t>(m_core->info.ports.size())); !st) {
+        return st;
     }
-    if (current == QpState::init && target == QpState::rtr) {
-        if (auto st = needExact(kMaskInitToRtr, QpAttrMask::none); !st) return st;
-        const PathMtu portMtu = m_core->info.ports[m_attr.port - 1].activeMtu;
-        if (attr.pathMtu == PathMtu::invalid || attr.pathMtu > PathMtu::mtu4096 || attr.pathMtu > portMtu) {
-            return invalid("path MTU not supported by the port");
+    if (current == QpState::init && attr.state == QpState::rtr) {
+        // The sim adds what a real port would refuse or could not route.
+        if (attr.pathMtu > m_core->info.ports[m_attr.port - 1].activeMtu) {
+            return invalid("path MTU above the port's active MTU");
         }
-        if (attr.remoteQpn > kQpnMask || attr.rqPsn > kPsnMask) return invalid("QPN/PSN wider than 24 bits");
-        if (attr.minRnrTimer > 31) return invalid("min_rnr_timer above 31");
-        if (attr.maxDestRdAtomic > 16) return invalid("max_dest_rd_atomic above 16");
         if (auto address = decodeSimGid(attr.remoteGid); !address) return fail(address.error());
-        return {};
     }
-    if (current == QpState::rtr && target == QpState::rts) {
-        if (auto st = needExact(kMaskRtrToRts, QpAttrMask::minRnrTimer | QpAttrMask::accessFlags); !st) return st;
-        if (attr.sqPsn > kPsnMask) return invalid("sq_psn wider than 24 bits");
-        if (attr.timeout > 31) return invalid("timeout above 31");
-        if (attr.retryCnt > 7 || attr.rnrRetry > 7) return invalid("retry_cnt and rnr_retry are 3-bit fields");
-        if (attr.maxRdAtomic > 16) return invalid("max_rd_atomic above 16");
-        if (hasFlag(mask, QpAttrMask::minRnrTimer) && attr.minRnrTimer > 31) return invalid("min_rnr_timer above 31");
-        return {};
-    }
-    return invalid(std::string("invalid QP transition ") + qpStateName(current) + " -> " + qpStateName(target));
+    return {};
 }
 
 Status SimQp::modify(const QpAttr& attr, QpAttrMask mask) {

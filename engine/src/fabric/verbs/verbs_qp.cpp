@@ -1,0 +1,239 @@
+// RC queue pairs over libibverbs with the attributes SMC-R uses (timeout 15,
+// retry_cnt 7, rnr_retry 7, min_rnr_timer 5 are the caller's choice here).
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "../qp_rules.h"
+#include "verbs_objects.h"
+
+namespace smcr::fabric::verbs {
+
+Result<std::unique_ptr<QueuePair>> VerbsPd::createQp(const QpInit& init) {
+    auto* sendCq = dynamic_cast<VerbsCq*>(init.sendCq);
+    auto* recvCq = dynamic_cast<VerbsCq*>(init.recvCq);
+    if (sendCq == nullptr || recvCq == nullptr) {
+        return fail(Errc::invalidArgument, "createQp needs a send and a receive CQ of the verbs backend");
+    }
+    ibv_qp_init_attr attr{};
+    attr.send_cq = sendCq->raw();
+    attr.recv_cq = recvCq->raw();
+    attr.qp_type = IBV_QPT_RC;
+    attr.sq_sig_all = init.sigAll ? 1 : 0;
+    attr.cap.max_send_wr = init.caps.maxSendWr;
+    attr.cap.max_recv_wr = init.caps.maxRecvWr;
+    attr.cap.max_send_sge = init.caps.maxSendSge == 0 ? 1 : init.caps.maxSendSge;
+    attr.cap.max_recv_sge = init.caps.maxRecvSge == 0 ? 1 : init.caps.maxRecvSge;
+    attr.cap.max_inline_data = init.caps.maxInlineBytes;
+    ibv_qp* qp = ibv_create_qp(m_pd, &attr);
+    if (qp == nullptr) return fail(errnoError("ibv_create_qp", errno));
+    // The provider may round the caps up; report what we got.
+    QpCaps caps{attr.cap.max_send_wr, attr.cap.max_recv_wr, attr.cap.max_send_sge, attr.cap.max_recv_sge,
+                attr.cap.max_inline_data};
+    return std::unique_ptr<QueuePair>(new VerbsQp(m_ctx, qp, caps));
+}
+
+VerbsQp::~VerbsQp() { ibv_destroy_qp(m_qp); }
+
+static QpState fromIbvState(ibv_qp_state state) {
+    switch (state) {
+        case IBV_QPS_RESET: return QpState::reset;
+        case IBV_QPS_INIT: return QpState::init;
+        case IBV_QPS_RTR: return QpState::rtr;
+        case IBV_QPS_RTS: return QpState::rts;
+        default: return QpState::error;
+    }
+}
+
+static ibv_qp_state toIbvState(QpState state) {
+    switch (state) {
+        case QpState::reset: return IBV_QPS_RESET;
+        case QpState::init: return IBV_QPS_INIT;
+        case QpState::rtr: return IBV_QPS_RTR;
+        case QpState::rts: return IBV_QPS_RTS;
+        case QpState::error: return IBV_QPS_ERR;
+    }
+    return IBV_QPS_ERR;
+}
+
+QpState VerbsQp::state() const {
+    ibv_qp_attr attr{};
+    ibv_qp_init_attr init{};
+    if (ibv_query_qp(m_qp, &attr, IBV_QP_STATE, &init) != 0) return QpState::error;
+    return fromIbvState(attr.qp_state);
+}
+
+Result<QpAttr> VerbsQp::query() const {
+    ibv_qp_attr attr{};
+    ibv_qp_init_attr init{};
+    const int mask = IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MTU | IBV_QP_AV |
+                     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
+                     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC;
+    if (ibv_query_qp(m_qp, &attr, mask, &init) != 0) return fail(errnoError("ibv_query_qp", errno));
+    QpAttr out;
+    out.state = fromIbvState(attr.qp_state);
+    out.port = attr.port_num;
+    Access access = Access::none;
+    if ((attr.qp_access_flags & IBV_ACCESS_LOCAL_WRITE) != 0) access = access | Access::localWrite;
+    if ((attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE) != 0) access = access | Access::remoteWrite;
+    if ((attr.qp_access_flags & IBV_ACCESS_REMOTE_READ) != 0) access = access | Access::remoteRead;
+    out.accessFlags = access;
+    out.pathMtu = static_cast<PathMtu>(attr.path_mtu);
+    std::memcpy(out.remoteGid.data(), attr.ah_attr.grh.dgid.raw, 16);
+    out.hopLimit = attr.ah_attr.grh.hop_limit;
+    out.remoteQpn = attr.dest_qp_num;
+    out.rqPsn = attr.rq_psn;
+    out.sqPsn = attr.sq_psn;
+    out.minRnrTimer = attr.min_rnr_timer;
+    out.timeout = attr.timeout;
+    out.retryCnt = attr.retry_cnt;
+    out.rnrRetry = attr.rnr_retry;
+    out.maxRdAtomic = attr.max_rd_atomic;
+    out.maxDestRdAtomic = attr.max_dest_rd_atomic;
+    return out;
+}
+
+Status VerbsQp::modify(const QpAttr& in, QpAttrMask mask) {
+    const QpState current = state();
+    if (auto st = checkQpTransition(current, in, mask, static_cast<uint32_t>(m_ctx->info.ports.size())); !st) {
+        return st;
+    }
+    ibv_qp_attr attr{};
+    int ibvMask = IBV_QP_STATE;
+    attr.qp_state = toIbvState(in.state);
+    if (hasFlag(mask, QpAttrMask::port)) {
+        attr.port_num = in.port;
+        attr.pkey_index = 0;
+        ibvMask |= IBV_QP_PORT | IBV_QP_PKEY_INDEX;
+        m_port = in.port;
+    }
+    if (hasFlag(mask, QpAttrMask::accessFlags)) {
+        int flags = 0;
+        if (hasFlag(in.accessFlags, Access::localWrite)) flags |= IBV_ACCESS_LOCAL_WRITE;
+        if (hasFlag(in.accessFlags, Access::remoteWrite)) flags |= IBV_ACCESS_REMOTE_WRITE;
+        if (hasFlag(in.accessFlags, Access::remoteRead)) flags |= IBV_ACCESS_REMOTE_READ;
+        attr.qp_access_flags = static_cast<unsigned>(flags);
+        ibvMask |= IBV_QP_ACCESS_FLAGS;
+    }
+    if (hasFlag(mask, QpAttrMask::pathMtu)) {
+        attr.path_mtu = static_cast<ibv_mtu>(in.pathMtu);
+        ibvMask |= IBV_QP_PATH_MTU;
+    }
+    if (hasFlag(mask, QpAttrMask::address)) {
+        // RoCE: routed by GID (GRH mandatory); the kernel resolves the MAC.
+        const PortInfo& port = m_ctx->info.ports.at(m_port - 1);
+        attr.ah_attr.is_global = 1;
+        std::memcpy(attr.ah_attr.grh.dgid.raw, in.remoteGid.data(), 16);
+        attr.ah_attr.grh.sgid_index = port.gidIndex;
+        attr.ah_attr.grh.hop_limit = in.hopLimit;
+        attr.ah_attr.port_num = m_port;
+        ibvMask |= IBV_QP_AV;
+    }
+    if (hasFlag(mask, QpAttrMask::remoteQpn)) {
+        attr.dest_qp_num = in.remoteQpn;
+        ibvMask |= IBV_QP_DEST_QPN;
+    }
+    if (hasFlag(mask, QpAttrMask::rqPsn)) {
+        attr.rq_psn = in.rqPsn;
+        ibvMask |= IBV_QP_RQ_PSN;
+    }
+    if (hasFlag(mask, QpAttrMask::sqPsn)) {
+        attr.sq_psn = in.sqPsn;
+        ibvMask |= IBV_QP_SQ_PSN;
+    }
+    if (hasFlag(mask, QpAttrMask::minRnrTimer)) {
+        attr.min_rnr_timer = in.minRnrTimer;
+        ibvMask |= IBV_QP_MIN_RNR_TIMER;
+    }
+    if (hasFlag(mask, QpAttrMask::timeout)) {
+        attr.timeout = in.timeout;
+        ibvMask |= IBV_QP_TIMEOUT;
+    }
+    if (hasFlag(mask, QpAttrMask::retryCnt)) {
+        attr.retry_cnt = in.retryCnt;
+        ibvMask |= IBV_QP_RETRY_CNT;
+    }
+    if (hasFlag(mask, QpAttrMask::rnrRetry)) {
+        attr.rnr_retry = in.rnrRetry;
+        ibvMask |= IBV_QP_RNR_RETRY;
+    }
+    if (hasFlag(mask, QpAttrMask::maxRdAtomic)) {
+        attr.max_rd_atomic = in.maxRdAtomic;
+        ibvMask |= IBV_QP_MAX_QP_RD_ATOMIC;
+    }
+    if (hasFlag(mask, QpAttrMask::maxDestRdAtomic)) {
+        attr.max_dest_rd_atomic = in.maxDestRdAtomic;
+        ibvMask |= IBV_QP_MAX_DEST_RD_ATOMIC;
+    }
+    if (const int rc = ibv_modify_qp(m_qp, &attr, ibvMask); rc != 0) return fail(errnoError("ibv_modify_qp", rc));
+    return {};
+}
+
+Status VerbsQp::setError() {
+    QpAttr attr;
+    attr.state = QpState::error;
+    return modify(attr, QpAttrMask::state);
+}
+
+Status VerbsQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
+    if (posted != nullptr) *posted = 0;
+    if (wrs.empty()) return {};
+    std::vector<ibv_send_wr> chain(wrs.size());
+    std::vector<ibv_sge> sges(wrs.size() * kMaxSge);
+    for (size_t i = 0; i < wrs.size(); ++i) {
+        const SendWr& in = wrs[i];
+        ibv_send_wr& wr = chain[i];
+        wr.wr_id = in.wrId;
+        wr.next = i + 1 < wrs.size() ? &chain[i + 1] : nullptr;
+        wr.sg_list = &sges[i * kMaxSge];
+        wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
+        for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
+            sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+        }
+        if (in.opcode == WrOpcode::rdmaWrite) {
+            wr.opcode = IBV_WR_RDMA_WRITE;
+            wr.wr.rdma.remote_addr = in.remoteAddr;
+            wr.wr.rdma.rkey = in.rkey;
+        } else if (in.opcode == WrOpcode::send) {
+            wr.opcode = IBV_WR_SEND;
+        } else {
+            return fail(Errc::invalidArgument, "unknown send opcode");
+        }
+        unsigned flags = 0;
+        if (hasFlag(in.flags, SendFlags::signaled)) flags |= IBV_SEND_SIGNALED;
+        if (hasFlag(in.flags, SendFlags::solicited)) flags |= IBV_SEND_SOLICITED;
+        if (hasFlag(in.flags, SendFlags::inlineData)) flags |= IBV_SEND_INLINE;
+        if (hasFlag(in.flags, SendFlags::fence)) flags |= IBV_SEND_FENCE;
+        wr.send_flags = flags;
+    }
+    ibv_send_wr* bad = nullptr;
+    const int rc = ibv_post_send(m_qp, chain.data(), &bad);
+    if (posted != nullptr) *posted = bad == nullptr ? wrs.size() : static_cast<size_t>(bad - chain.data());
+    if (rc != 0) return fail(errnoError("ibv_post_send", rc));
+    return {};
+}
+
+Status VerbsQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
+    if (posted != nullptr) *posted = 0;
+    if (wrs.empty()) return {};
+    std::vector<ibv_recv_wr> chain(wrs.size());
+    std::vector<ibv_sge> sges(wrs.size() * kMaxSge);
+    for (size_t i = 0; i < wrs.size(); ++i) {
+        const RecvWr& in = wrs[i];
+        ibv_recv_wr& wr = chain[i];
+        wr.wr_id = in.wrId;
+        wr.next = i + 1 < wrs.size() ? &chain[i + 1] : nullptr;
+        wr.sg_list = &sges[i * kMaxSge];
+        wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
+        for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
+            sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+        }
+    }
+    ibv_recv_wr* bad = nullptr;
+    const int rc = ibv_post_recv(m_qp, chain.data(), &bad);
+    if (posted != nullptr) *posted = bad == nullptr ? wrs.size() : static_cast<size_t>(bad - chain.data());
+    if (rc != 0) return fail(errnoError("ibv_post_recv", rc));
+    return {};
+}
+
+}  // namespace smcr::fabric::verbs
