@@ -55,6 +55,7 @@ public:
     // Whether the application may still send / expect more bytes.
     bool canSend() const { return !m_sentDoneWriting && !m_sentClosed && !m_aborted && !m_peerClosed; }
     bool peerDone() const { return m_peerDoneWriting || m_peerClosed || m_aborted; }
+    bool peerClosed() const { return m_peerClosed; }
     bool appClosed() const { return m_appClosed; }
     bool aborted() const { return m_aborted; }
     // The error sends and receives report once aborted (invalid while healthy).

@@ -58,10 +58,14 @@ CdcInfo ConnectionCore::buildDataCdc(const TxPlan& plan) {
     return cdc;
 }
 
-CdcInfo ConnectionCore::buildControlCdc(const CloseActions& flags) {
+void ConnectionCore::addCloseFlags(const CloseActions& flags) {
     m_flagDoneWriting = m_flagDoneWriting || flags.sendDoneWriting;
     m_flagClosed = m_flagClosed || flags.sendConnClosed;
     m_flagAbnormal = m_flagAbnormal || flags.sendAbnormalClose;
+}
+
+CdcInfo ConnectionCore::buildControlCdc(const CloseActions& flags) {
+    addCloseFlags(flags);
     m_tx.markControlSent();
     CdcInfo cdc = baseCdc();
     cdc.writeBlocked = m_tx.unsentBytes() > 0 && m_tx.peerSpaceBytes() == 0;

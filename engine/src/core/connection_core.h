@@ -52,6 +52,9 @@ public:
     CdcInfo buildDataCdc(const TxPlan& plan);
     // A CDC with no new data: a window update and/or close flags.
     CdcInfo buildControlCdc(const CloseActions& flags = {});
+    // Close flags for this and every later CDC (sticky, like the kernel's
+    // local tx control block).
+    void addCloseFlags(const CloseActions& flags);
 
     uint16_t lastSentSeqno() const { return m_txSeqno; }
 

@@ -1,0 +1,50 @@
+// libsmcr's engine: one fabric device, its link groups and connections, the
+// settings and the counters. Sockets, listeners and pollers belong to an
+// engine; most programs use the process-wide shared one.
+//
+// Threading: every class of the API is safe to use from several threads.
+// The engine runs one background thread that blocks (never spins) on the
+// completion channel so protocol messages are handled while the
+// application is elsewhere; a thread waiting in the API busy-polls for
+// lab.busy_poll_us and then sleeps on the channel (rsocket's sequence).
+//
+// Processes that fork must create engines after the fork (the fabric's
+// shared memory and the background thread do not survive it).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <smcr/result.h>
+#include <smcr/settings.h>
+#include <smcr/stats.h>
+
+namespace smcr {
+
+namespace core {
+class EngineImpl;
+}
+
+class Engine {
+public:
+    // The process-wide engine, created on first use with default settings
+    // (or the settings in SMCR_SETTINGS="name=value,name=value").
+    static Result<std::shared_ptr<Engine>> shared();
+    // A separate engine (its own device and link groups), with settings
+    // applied before the device opens (so lab.fabric and lab.link count).
+    static Result<std::shared_ptr<Engine>> create(const std::vector<std::pair<std::string, std::string>>& settings = {});
+
+    Settings& settings();
+    EngineStats stats() const;
+
+    core::EngineImpl& impl() const { return *m_impl; }
+    const std::shared_ptr<core::EngineImpl>& implPtr() const { return m_impl; }
+
+private:
+    explicit Engine(std::shared_ptr<core::EngineImpl> impl) : m_impl(std::move(impl)) {}
+    std::shared_ptr<core::EngineImpl> m_impl;
+};
+
+}  // namespace smcr

@@ -1,0 +1,92 @@
+// libsmcr settings: the kernel's net.smc sysctl names plus lab knobs
+// (smc-protocol.md section 6). Values live in relaxed atomics so the hot path
+// reads them without locks and a running benchmark can change them; each
+// setting declares when a change takes effect.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <smcr/result.h>
+
+namespace smcr {
+
+enum class SettingScope : uint8_t {
+    invalid = 0,
+    immediate,       // also running connections, on their next use
+    newConnections,  // connections made afterwards
+    newLinkGroups,   // link groups (QPs) made afterwards
+};
+const char* settingScopeName(SettingScope scope);
+
+// Identifies a numeric setting; names in settingTable().
+enum class SettingId : uint8_t {
+    autocorkingSize = 0,   // autocorking_size (bytes; 0 = off). Stored; behaviour arrives with the datapath work
+    wmem,                  // wmem: initial sndbuf bytes (16 KiB << n, <= 512 KiB)
+    rmem,                  // rmem: initial RMB bytes
+    maxConnsPerLgr,        // smcr_max_conns_per_lgr (16..255)
+    maxLinksPerLgr,        // smcr_max_links_per_lgr (1..2)
+    testlinkTimeS,         // smcr_testlink_time (seconds; 0 = off)
+    maxSendWr,             // smcr_max_send_wr (2..2048): CDC/LLC send slots per link
+    maxRecvWr,             // smcr_max_recv_wr (2..2048): receive WQEs per link
+    limitSmcHs,            // limit_smc_hs (0/1)
+    busyPollUs,            // lab.busy_poll_us: spin before arming and blocking
+    clcWaitMs,             // lab.clc_wait_ms: CLC message wait (kernel CLC_WAIT_TIME 6 s)
+    llcWaitMs,             // lab.llc_wait_ms: LLC response wait (kernel SMC_LLC_WAIT_TIME 2 s)
+    clcDetectMs,           // lab.clc_detect_ms: listener waits this long for a CLC Proposal
+    lgrLingerMs,           // lab.lgr_linger_ms: unused link group kept before it is freed
+    closeDrainMs,          // lab.close_drain_ms: shutdown/close wait for the sndbuf to drain
+    wndUpdateLimit,        // lab.wnd_update_limit: 0 = max (Linux >= 2022), 1 = min (older)
+    count_,                // number of numeric settings (not a setting)
+};
+
+struct SettingInfo {
+    const char* name;
+    SettingId id;
+    SettingScope scope;
+    uint64_t defaultValue;
+    uint64_t minValue;
+    uint64_t maxValue;
+    const char* help;
+};
+std::span<const SettingInfo> settingTable();
+
+// Name/value as text, for listings and the agent.
+struct SettingValue {
+    std::string name;
+    std::string value;
+    SettingScope scope = SettingScope::invalid;
+    std::string help;
+};
+
+class Settings {
+public:
+    Settings();
+
+    uint64_t get(SettingId id) const {
+        return m_values[static_cast<size_t>(id)].load(std::memory_order_relaxed);
+    }
+    // Range-checked; invalidArgument names the setting and its range.
+    Status set(SettingId id, uint64_t value);
+
+    // By name, as text ("wmem", "65536" or "64K"; "lab.wnd_update_limit", "max").
+    // String settings: "lab.fabric" (sim|verbs[:device]), "lab.link" (ideal|cx4-25g).
+    Status set(const std::string& name, const std::string& value);
+    Result<std::string> get(const std::string& name) const;
+    std::vector<SettingValue> list() const;
+
+    std::string fabric() const;
+    std::string linkModel() const;
+
+private:
+    std::atomic<uint64_t> m_values[static_cast<size_t>(SettingId::count_)];
+    mutable std::mutex m_textMutex;
+    std::string m_fabric = "sim";
+    std::string m_link = "ideal";
+};
+
+}  // namespace smcr

@@ -1,0 +1,422 @@
+#include "engine_impl.h"
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <random>
+
+namespace smcr::core {
+
+namespace {
+
+// How often the background thread looks back while application threads own
+// the completion channel (they process completions themselves meanwhile).
+constexpr int kBackgroundCheckMs = 20;
+// Grace between a TCP hang-up and the abort: the peer's closing CDC travels
+// over the fabric and may trail its FIN on loopback.
+constexpr uint64_t kHangupGraceMs = 200;
+constexpr uint64_t kBgTagEvent = ~0ull;
+constexpr uint64_t kBgTagChannel = ~0ull - 1;
+
+int threadEventFd() {
+    // One eventfd per thread, kept for the thread's life: a sleeper's wake-up line.
+    struct Holder {
+        int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        ~Holder() {
+            if (fd >= 0) ::close(fd);
+        }
+    };
+    thread_local Holder holder;
+    return holder.fd;
+}
+
+void drainEventFd(int fd) {
+    uint64_t value = 0;
+    [[maybe_unused]] const ssize_t n = ::read(fd, &value, sizeof value);
+}
+
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+}  // namespace
+
+uint64_t monotonicNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+Result<std::shared_ptr<EngineImpl>> EngineImpl::create(
+    const std::vector<std::pair<std::string, std::string>>& settings) {
+    std::shared_ptr<EngineImpl> engine(new EngineImpl());
+    for (const auto& [name, value] : settings) {
+        if (Status s = engine->m_settings.set(name, value); !s) return fail(s.error());
+    }
+    if (Status s = engine->init(); !s) return fail(s.error());
+    return engine;
+}
+
+Status EngineImpl::init() {
+    fabric::OpenOptions options;
+    const std::string fabricName = m_settings.fabric();
+    if (fabricName.rfind("sim", 0) == 0) options["link"] = m_settings.linkModel();
+    auto device = fabric::openDevice(fabricName, options);
+    if (!device) return fail(device.error());
+    m_device = std::move(device.value());
+    const fabric::DeviceInfo& info = m_device->info();
+    auto activePort = std::find_if(info.ports.begin(), info.ports.end(), [](const auto& p) { return p.active; });
+    if (activePort == info.ports.end()) return fail(Errc::notFound, info.name + ": no active port");
+    m_port = *activePort;
+
+    auto pd = m_device->allocatePd();
+    if (!pd) return fail(pd.error());
+    m_pd = std::move(pd.value());
+    auto channel = m_device->createChannel();
+    if (!channel) return fail(channel.error());
+    m_channel = std::move(channel.value());
+    const uint32_t depth = std::min<uint32_t>(16384, info.limits.maxCqe);
+    auto sendCq = m_device->createCq(fabric::CqInit{depth, m_channel.get(), 1});
+    if (!sendCq) return fail(sendCq.error());
+    m_sendCq = std::move(sendCq.value());
+    auto recvCq = m_device->createCq(fabric::CqInit{depth, m_channel.get(), 2});
+    if (!recvCq) return fail(recvCq.error());
+    m_recvCq = std::move(recvCq.value());
+
+    // System id: 2 random bytes + the MAC of the first active port (RFC 7609 3.3.2).
+    std::random_device rd;
+    m_systemId[0] = static_cast<uint8_t>(rd());
+    m_systemId[1] = static_cast<uint8_t>(rd());
+    std::copy(m_port.mac.begin(), m_port.mac.end(), m_systemId.begin() + 2);
+
+    m_bgEventFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    m_bgEpollFd = ::epoll_create1(EPOLL_CLOEXEC);
+    if (m_bgEventFd < 0 || m_bgEpollFd < 0) return fail(makeSystemError("eventfd/epoll_create1", errno));
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kBgTagEvent;
+    if (::epoll_ctl(m_bgEpollFd, EPOLL_CTL_ADD, m_bgEventFd, &ev) != 0) {
+        return fail(makeSystemError("epoll_ctl", errno));
+    }
+    ev.data.u64 = kBgTagChannel;
+    ev.events = 0;  // enabled while no application thread waits
+    if (::epoll_ctl(m_bgEpollFd, EPOLL_CTL_ADD, m_channel->fd(), &ev) != 0) {
+        return fail(makeSystemError("epoll_ctl channel", errno));
+    }
+    m_background = std::thread([this] { backgroundLoop(); });
+    return {};
+}
+
+EngineImpl::~EngineImpl() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        if (m_bgEventFd >= 0) {
+            const uint64_t one = 1;
+            [[maybe_unused]] const ssize_t n = ::write(m_bgEventFd, &one, sizeof one);
+        }
+        for (auto& lgr : m_linkGroups) {
+            for (auto& [token, conn] : lgr->conns) {
+                if (conn->tcpFd >= 0 && conn->appClosed) {
+                    ::close(conn->tcpFd);
+                    conn->tcpFd = -1;
+                }
+            }
+        }
+    }
+    if (m_background.joinable()) m_background.join();
+    // Fabric objects go before their PD, CQs and device (verbs order).
+    m_closingConns.clear();
+    m_connById.clear();
+    m_lgrByQpn.clear();
+    for (auto& lgr : m_linkGroups) {
+        for (auto& [token, conn] : lgr->conns) conn->lgr.reset();
+        lgr->conns.clear();
+        lgr->qp.reset();
+        lgr->rmbs.clear();
+        lgr->sndbufs.clear();
+        lgr->recvBuffers.reset();
+        lgr->sendBuffers.reset();
+    }
+    m_linkGroups.clear();
+    m_sendCq.reset();
+    m_recvCq.reset();
+    m_channel.reset();
+    m_pd.reset();
+    m_device.reset();
+    if (m_bgEpollFd >= 0) ::close(m_bgEpollFd);
+    if (m_bgEventFd >= 0) ::close(m_bgEventFd);
+}
+
+int EngineImpl::channelFd() const { return m_channel->fd(); }
+
+EngineStats EngineImpl::stats() {
+    std::lock_guard lock(m_mutex);
+    EngineStats out = m_stats;
+    // Per-connection counters of live connections are summed in; released
+    // connections were folded into m_stats.total when they went.
+    for (const auto& lgr : m_linkGroups) {
+        for (const auto& [token, conn] : lgr->conns) {
+            const ConnectionStats& c = conn->stats;
+            ConnectionStats& t = out.total;
+            t.cdcSent += c.cdcSent;
+            t.cdcReceived += c.cdcReceived;
+            t.rdmaWrites += c.rdmaWrites;
+            t.txBytes += c.txBytes;
+            t.rxBytes += c.rxBytes;
+            t.txCalls += c.txCalls;
+            t.rxCalls += c.rxCalls;
+            t.windowUpdates += c.windowUpdates;
+            t.bufFullPeer += c.bufFullPeer;
+            t.bufFull += c.bufFull;
+            t.corkedCalls += c.corkedCalls;
+            t.nodelayCalls += c.nodelayCalls;
+            t.sendfileCalls += c.sendfileCalls;
+            t.staleCdcDropped += c.staleCdcDropped;
+        }
+    }
+    return out;
+}
+
+// ---- waiting ------------------------------------------------------------------
+
+bool EngineImpl::progressLocked() {
+    fabric::WorkCompletion wcs[32];
+    bool any = false;
+    for (;;) {
+        auto n = m_recvCq->poll(wcs);
+        if (!n || n.value() == 0) break;
+        any = true;
+        ++m_stats.cqPolls;
+        for (size_t i = 0; i < n.value(); ++i) onRecvCompletionLocked(wcs[i]);
+        if (n.value() < std::size(wcs)) break;
+    }
+    for (;;) {
+        auto n = m_sendCq->poll(wcs);
+        if (!n || n.value() == 0) break;
+        any = true;
+        ++m_stats.cqPolls;
+        for (size_t i = 0; i < n.value(); ++i) onSendCompletionLocked(wcs[i]);
+        if (n.value() < std::size(wcs)) break;
+    }
+    if (any) wakeSleepersLocked();
+    return any;
+}
+
+void EngineImpl::wakeSleepersLocked() {
+    const uint64_t one = 1;
+    const int self = threadEventFd();
+    for (int fd : m_sleepers) {
+        if (fd == self) continue;
+        [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+    }
+    m_sleepers.clear();
+    for (int fd : m_watchers) {
+        [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+    }
+}
+
+void EngineImpl::addPersistentWatcherLocked(int eventFd) { m_watchers.push_back(eventFd); }
+void EngineImpl::removePersistentWatcherLocked(int eventFd) { std::erase(m_watchers, eventFd); }
+
+bool EngineImpl::armLocked() {
+    // Receives arm solicited-only: every CDC/LLC SEND carries the SE bit
+    // (smc-protocol.md section 4). Send completions return sndbuf space, so
+    // that CQ arms for the next completion.
+    auto r = m_recvCq->requestNotify(true);
+    auto s = m_sendCq->requestNotify(false);
+    const bool missed = (r && r.value() == fabric::NotifyResult::missedEvents) ||
+                        (s && s.value() == fabric::NotifyResult::missedEvents);
+    return !missed;
+}
+
+void EngineImpl::consumeChannelEventsLocked() {
+    for (;;) {
+        auto ev = m_channel->getEvent(0);
+        if (!ev) break;
+        ev.value()->ackEvents(1);
+        ++m_stats.cqEvents;
+    }
+}
+
+bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred,
+                           uint64_t deadlineNs, std::span<const int> extraFds) {
+    progressLocked();
+    if (pred()) return true;
+    ++m_appWaiters;
+    const uint64_t spinUs = m_settings.get(SettingId::busyPollUs);
+    const uint64_t spinUntil = monotonicNs() + spinUs * 1000;
+    const int myFd = threadEventFd();
+    bool result = false;
+    for (;;) {
+        const uint64_t now = monotonicNs();
+        if (deadlineNs != 0 && now >= deadlineNs) break;
+        if (now < spinUntil) {
+            lock.unlock();
+            for (int i = 0; i < 16; ++i) cpuRelax();
+            lock.lock();
+            progressLocked();
+            if (pred()) {
+                ++m_stats.busyPollHits;
+                result = true;
+                break;
+            }
+            continue;
+        }
+        // Arm, then look again: a completion that slipped in between the
+        // last poll and the arm would otherwise never fire the channel.
+        if (!armLocked()) {
+            progressLocked();
+            if (pred()) {
+                result = true;
+                break;
+            }
+            continue;
+        }
+        if (progressLocked() && pred()) {
+            result = true;
+            break;
+        }
+        ++m_stats.blockingWaits;
+        m_sleepers.push_back(myFd);
+        int timeoutMs = -1;
+        if (deadlineNs != 0) timeoutMs = static_cast<int>((deadlineNs - now + 999999) / 1000000);
+        lock.unlock();
+        pollfd fds[2 + 8] = {{m_channel->fd(), POLLIN, 0}, {myFd, POLLIN, 0}};
+        nfds_t nfds = 2;
+        for (int fd : extraFds) {
+            if (nfds < std::size(fds)) fds[nfds++] = pollfd{fd, POLLIN, 0};
+        }
+        ::poll(fds, nfds, timeoutMs);
+        lock.lock();
+        std::erase(m_sleepers, myFd);
+        if (fds[1].revents != 0) drainEventFd(myFd);
+        if (fds[0].revents != 0) consumeChannelEventsLocked();
+        progressLocked();
+        if (pred()) {
+            result = true;
+            break;
+        }
+    }
+    --m_appWaiters;
+    if (m_appWaiters == 0 && !m_bgChannelWatched) {
+        // Hand the channel back to the background thread.
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = ::write(m_bgEventFd, &one, sizeof one);
+    }
+    return result;
+}
+
+// ---- background thread ----------------------------------------------------------
+
+void EngineImpl::watchTcpLocked(Connection& conn) {
+    if (conn.tcpFd < 0) return;
+    epoll_event ev{};
+    ev.events = EPOLLRDHUP | EPOLLHUP | EPOLLERR;
+    ev.data.u64 = conn.id;
+    ::epoll_ctl(m_bgEpollFd, EPOLL_CTL_ADD, conn.tcpFd, &ev);
+}
+
+void EngineImpl::unwatchTcpLocked(Connection& conn) {
+    if (conn.tcpFd >= 0) ::epoll_ctl(m_bgEpollFd, EPOLL_CTL_DEL, conn.tcpFd, nullptr);
+}
+
+void EngineImpl::timersLocked(uint64_t nowMs) {
+    // Peer hang-ups whose grace ran out: the peer process is gone.
+    std::vector<std::shared_ptr<Connection>> expired;
+    for (auto& [id, weak] : m_connById) {
+        auto conn = weak.lock();
+        if (conn && conn->hangupDeadlineMs <= nowMs) expired.push_back(conn);
+    }
+    for (auto& conn : expired) {
+        conn->hangupDeadlineMs = UINT64_MAX;
+        if (!conn->core || conn->core->closer().aborted() || conn->core->closer().peerClosed()) continue;
+        CloseActions a = conn->core->closer().on(CloseEvent::peerAbnormalClose);
+        if (a.error != Errc::invalid) {
+            conn->error = a.error;
+            ++m_stats.connectionsAborted;
+        }
+        maybeReleaseLocked(*conn);
+    }
+    // TEST_LINK and link-down per link group.
+    std::vector<std::shared_ptr<LinkGroup>> lost;
+    for (auto& lgr : m_linkGroups) {
+        if (lgr->terminated || !lgr->link) continue;
+        LinkActions a = lgr->link->poll(nowMs);
+        if (a.send) {
+            ++m_stats.testLinksSent;
+            (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // a failed post shows as a lost link
+        }
+        if (a.linkDown || a.terminateLinkGroup) lost.push_back(lgr);
+    }
+    for (auto& lgr : lost) terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+    lingerCheckLocked(nowMs);
+    wakeSleepersLocked();
+}
+
+void EngineImpl::backgroundLoop() {
+    std::unique_lock lock(m_mutex);
+    while (!m_stopping) {
+        progressLocked();
+        const uint64_t nowMs = monotonicMs();
+        timersLocked(nowMs);
+
+        // Next timer: hang-up graces, TEST_LINK deadlines, linger.
+        uint64_t nextMs = nowMs + 60000;
+        for (auto& [id, weak] : m_connById) {
+            if (auto conn = weak.lock()) nextMs = std::min(nextMs, conn->hangupDeadlineMs);
+        }
+        for (auto& lgr : m_linkGroups) {
+            if (lgr->link) nextMs = std::min(nextMs, lgr->link->nextDeadlineMs());
+            if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
+        }
+        int timeoutMs = static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
+
+        bool watchChannel = m_appWaiters == 0;
+        if (watchChannel) {
+            if (!armLocked()) continue;  // missed events: poll again first
+            if (progressLocked()) continue;
+        } else {
+            timeoutMs = std::min(timeoutMs, kBackgroundCheckMs);
+        }
+        if (watchChannel != m_bgChannelWatched) {
+            epoll_event ev{};
+            ev.events = watchChannel ? uint32_t{EPOLLIN} : 0u;
+            ev.data.u64 = kBgTagChannel;
+            ::epoll_ctl(m_bgEpollFd, EPOLL_CTL_MOD, m_channel->fd(), &ev);
+            m_bgChannelWatched = watchChannel;
+        }
+        lock.unlock();
+        epoll_event events[64];
+        const int n = ::epoll_wait(m_bgEpollFd, events, static_cast<int>(std::size(events)), timeoutMs);
+        lock.lock();
+        for (int i = 0; i < n; ++i) {
+            const uint64_t tag = events[i].data.u64;
+            if (tag == kBgTagEvent) {
+                drainEventFd(m_bgEventFd);
+            } else if (tag == kBgTagChannel) {
+                consumeChannelEventsLocked();
+            } else {
+                auto it = m_connById.find(tag);
+                auto conn = it == m_connById.end() ? nullptr : it->second.lock();
+                if (conn) {
+                    // The peer's TCP socket closed: either an orderly end that
+                    // the closing CDC already announced, or a dead peer.
+                    unwatchTcpLocked(*conn);
+                    if (conn->hangupDeadlineMs == UINT64_MAX) conn->hangupDeadlineMs = monotonicMs() + kHangupGraceMs;
+                }
+            }
+        }
+    }
+}
+
+}  // namespace smcr::core

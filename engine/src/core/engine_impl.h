@@ -1,0 +1,182 @@
+// The engine shell: one fabric device with its CQs and completion channel,
+// the link groups, the progress loop and the waiting policy. Everything
+// protocol-shaped is decided by the functional core (connection_core.h,
+// handshake.h, link_core.h, link_group_core.h); this class does the I/O.
+//
+// Threading and progress (see ARCHITECTURE.md "Progress and waiting"):
+// - One mutex guards all engine state; the fabric is driven under it.
+// - Any thread that waits for a condition (recv data, sndbuf space, a
+//   handshake message, poller readiness) runs waitUntil(): it polls the CQs
+//   and processes completions itself while spinning for busy_poll_us, then
+//   arms both CQs (solicited-only for receives), polls once more, and only
+//   then sleeps in poll() on the completion channel fd and its own eventfd
+//   (rsocket's rs_get_comp sequence). Whoever processes completions wakes
+//   the other sleepers through their eventfds, so no wake-up is lost.
+// - A background thread BLOCKS (never spins) on the channel, a timer and the
+//   TCP sockets of the connections, so CDC/LLC arrivals, TEST_LINK and peer
+//   hang-ups are handled while no application thread is in the engine. While
+//   application threads are waiting it leaves the channel to them (checking
+//   back every kBackgroundCheckMs), so a busy-polling benchmark does not pay
+//   for a second woken thread per message.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include <smcr/fabric.h>
+#include <smcr/result.h>
+#include <smcr/settings.h>
+#include <smcr/stats.h>
+#include <smcr/wire/clc.h>
+#include <smcr/wire/llc.h>
+
+#include "link_group.h"
+
+namespace smcr::core {
+
+uint64_t monotonicNs();
+inline uint64_t monotonicMs() { return monotonicNs() / 1000000; }
+
+class SocketImpl;
+
+class EngineImpl : public std::enable_shared_from_this<EngineImpl> {
+public:
+    // Settings are applied (by name) before the fabric device opens.
+    static Result<std::shared_ptr<EngineImpl>> create(
+        const std::vector<std::pair<std::string, std::string>>& settings = {});
+    ~EngineImpl();
+    EngineImpl(const EngineImpl&) = delete;
+    EngineImpl& operator=(const EngineImpl&) = delete;
+
+    Settings& settings() { return m_settings; }
+    EngineStats stats();
+    std::mutex& mutex() { return m_mutex; }
+
+    // ---- waiting (callers hold `lock` on mutex()) ----------------------------
+    // Returns true when pred() holds, false at the deadline (0 = no deadline).
+    // extraFds: more fds to sleep on (a poller's kernel sockets).
+    bool waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
+                   std::span<const int> extraFds = {});
+    // Polls both CQs once and processes what it finds; true if anything was.
+    bool progressLocked();
+    // Wakes every thread sleeping in waitUntil (and persistent watchers).
+    void wakeSleepersLocked();
+    // An eventfd written on every wake (a Poller's fd for foreign event loops).
+    void addPersistentWatcherLocked(int eventFd);
+    void removePersistentWatcherLocked(int eventFd);
+    int channelFd() const;
+    // Arms both CQs; false when completions may have been missed (poll again).
+    bool armLocked();
+
+    // ---- connection setup (handshake_*.cpp) ---------------------------------
+    // Client side over a connected TCP socket: CLC + LLC, or fallback.
+    Result<std::shared_ptr<SocketImpl>> clientHandshake(int tcpFd, const std::string& peerName);
+    // Server side for an accepted TCP socket whose first bytes are a CLC Proposal.
+    std::shared_ptr<SocketImpl> serverHandshake(int tcpFd, const std::string& peerName);
+    // Counts a fallback of a socket that never started the handshake.
+    void countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error);
+
+    // ---- data path (engine_tx.cpp; callers hold the lock) --------------------
+    // Sends what the window allows and any owed CDC; queues for a send slot
+    // when none is free.
+    void flushLocked(Connection& conn);
+    // Copies up to len bytes into the sndbuf and pushes. Returns bytes taken.
+    uint32_t appendLocked(Connection& conn, const uint8_t* data, uint32_t len);
+    // Copies out (and consumes unless peek), announcing the window if due.
+    uint32_t readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek);
+    void applyCloseLocked(Connection& conn, const CloseActions& actions);
+    // Keeps a closed connection alive until the peer's close arrives.
+    void retainClosingLocked(const std::shared_ptr<Connection>& conn) { m_closingConns.push_back(conn); }
+    // The socket is done with the connection: release once fully closed.
+    void maybeReleaseLocked(Connection& conn);
+
+    // ---- link groups (engine_lgr.cpp; callers hold the lock) -----------------
+    void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, bool tellPeer);
+
+    const wire::PeerId& systemId() const { return m_systemId; }
+    const fabric::PortInfo& port() const { return m_port; }
+
+private:
+    friend class HandshakeDriver;
+    EngineImpl() = default;
+    Status init();
+
+    // engine_lgr.cpp
+    Result<std::shared_ptr<LinkGroup>> createLinkGroupLocked(HandshakeRole role, const PeerKey& peer);
+    Status bringUpQpLocked(LinkGroup& lgr, const wire::Gid& gid, const wire::Mac& mac, uint32_t qpn, uint32_t psn,
+                           fabric::PathMtu mtu);
+    std::shared_ptr<LinkGroup> findLinkGroupLocked(HandshakeRole role, const PeerKey& peer, uint32_t peerQpn,
+                                                   bool anyQpn);
+    Result<std::shared_ptr<Connection>> addConnectionLocked(const std::shared_ptr<LinkGroup>& lgr);
+    void dropConnectionLocked(Connection& conn);
+    void lingerCheckLocked(uint64_t nowMs);
+    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes);
+
+    // engine_rx.cpp
+    void onSendCompletionLocked(const fabric::WorkCompletion& wc);
+    void onRecvCompletionLocked(const fabric::WorkCompletion& wc);
+    void onCdcLocked(LinkGroup& lgr, const uint8_t* bytes);
+    void onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes);
+    Status postRecvLocked(LinkGroup& lgr, uint32_t slot);
+    void serviceSlotWaitersLocked(LinkGroup& lgr);
+
+    // engine_tx.cpp
+    bool postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan);
+
+    // engine_impl.cpp: background thread, hang-up monitor, timers
+    void backgroundLoop();
+    void watchTcpLocked(Connection& conn);
+    void unwatchTcpLocked(Connection& conn);
+    void timersLocked(uint64_t nowMs);
+    void consumeChannelEventsLocked();
+
+    Settings m_settings;
+    EngineStats m_stats;
+    std::mutex m_mutex;
+
+    std::unique_ptr<fabric::Device> m_device;
+    std::unique_ptr<fabric::ProtectionDomain> m_pd;
+    std::unique_ptr<fabric::CompletionChannel> m_channel;
+    std::unique_ptr<fabric::CompletionQueue> m_sendCq;
+    std::unique_ptr<fabric::CompletionQueue> m_recvCq;
+    fabric::PortInfo m_port;
+    wire::PeerId m_systemId{};
+
+    std::vector<std::shared_ptr<LinkGroup>> m_linkGroups;
+    std::map<uint32_t, std::weak_ptr<LinkGroup>> m_lgrByQpn;
+    uint64_t m_nextLgrId = 1;
+    uint64_t m_nextConnId = 1;
+    std::map<uint64_t, std::weak_ptr<Connection>> m_connById;
+    std::vector<std::shared_ptr<Connection>> m_closingConns;  // app closed, peer not yet
+
+    // Kernel smc_client_lgr_pending / smc_server_lgr_pending: link-group
+    // creation is serialized per role so two handshakes agree on reuse.
+    std::mutex m_clientLgrPending;
+    std::mutex m_serverLgrPending;
+
+    // Waiting.
+    std::vector<int> m_sleepers;
+    std::vector<int> m_watchers;
+    uint32_t m_appWaiters = 0;
+
+    // Background thread.
+    std::thread m_background;
+    int m_bgEventFd = -1;
+    int m_bgEpollFd = -1;
+    bool m_bgChannelWatched = false;
+    bool m_stopping = false;
+};
+
+}  // namespace smcr::core

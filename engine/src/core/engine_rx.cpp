@@ -1,0 +1,166 @@
+// Completions: send completions return send slots and sndbuf space; receive
+// completions carry CDC and LLC messages (smc-protocol.md sections 2-4).
+#include <smcr/wire/cdc.h>
+
+#include <cstring>
+
+#include "engine_impl.h"
+#include "wr_id.h"
+
+namespace smcr::core {
+
+namespace {
+
+CdcInfo fromWire(const wire::CdcMessage& m) {
+    CdcInfo c;
+    c.seqno = m.seqno;
+    c.token = m.alertToken;
+    c.producer = Cursor{m.producer.wrap, m.producer.count};
+    c.consumer = Cursor{m.consumer.wrap, m.consumer.count};
+    c.writeBlocked = m.prodFlags.writeBlocked;
+    c.urgentPending = m.prodFlags.urgentPending;
+    c.urgentPresent = m.prodFlags.urgentPresent;
+    c.consumerUpdateRequested = m.prodFlags.consumerUpdateRequested;
+    c.failoverValidation = m.prodFlags.failoverValidation;
+    c.peerDoneWriting = m.connFlags.peerDoneWriting;
+    c.peerConnClosed = m.connFlags.peerConnClosed;
+    c.peerAbnormalClose = m.connFlags.peerAbnormalClose;
+    return c;
+}
+
+}  // namespace
+
+Status EngineImpl::postRecvLocked(LinkGroup& lgr, uint32_t slot) {
+    fabric::RecvWr wr;
+    wr.wrId = makeWrId(WrKind::recv, slot);
+    wr.numSge = 1;
+    wr.sg[0] = {lgr.recvBuffers->address() + uint64_t{slot} * kWrBufferBytes, kWrBufferBytes,
+                lgr.recvBuffers->lkey()};
+    return lgr.qp->postRecv(wr);
+}
+
+void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
+    auto it = m_lgrByQpn.find(wc.qpNum);
+    auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
+    if (!lgr) return;  // a terminated group's flushed WRs
+    if (wc.status != fabric::WcStatus::success) {
+        // RETRY_EXC (peer gone), RNR_RETRY_EXC, FLUSH: the link is lost.
+        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        return;
+    }
+    const WrKind kind = wrKind(wc.wrId);
+    if (kind != WrKind::cdc && kind != WrKind::llc) return;
+    if (lgr->sendSlotsUsed > 0) --lgr->sendSlotsUsed;
+    if (kind == WrKind::cdc) {
+        auto c = lgr->conns.find(wrValue(wc.wrId));
+        if (c != lgr->conns.end()) {
+            std::shared_ptr<Connection> conn = c->second;
+            conn->core->tx().onCdcSendComplete();
+            maybeReleaseLocked(*conn);
+        }
+    }
+    serviceSlotWaitersLocked(*lgr);
+}
+
+void EngineImpl::serviceSlotWaitersLocked(LinkGroup& lgr) {
+    while (!lgr.pendingLlc.empty() && lgr.sendSlotsUsed < lgr.sendSlots) {
+        wire::LlcBytes bytes = lgr.pendingLlc.front();
+        lgr.pendingLlc.pop_front();
+        (void)postLlcLocked(lgr, bytes);  // failures surface as a lost link
+    }
+    while (!lgr.slotWaiters.empty() && lgr.sendSlotsUsed < lgr.sendSlots) {
+        auto conn = lgr.slotWaiters.front().lock();
+        lgr.slotWaiters.pop_front();
+        if (!conn) continue;
+        conn->queuedForSlot = false;
+        flushLocked(*conn);
+    }
+}
+
+void EngineImpl::onRecvCompletionLocked(const fabric::WorkCompletion& wc) {
+    auto it = m_lgrByQpn.find(wc.qpNum);
+    auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
+    if (!lgr) return;
+    if (wc.status != fabric::WcStatus::success) {
+        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        return;
+    }
+    const uint32_t slot = wrValue(wc.wrId);
+    if (slot >= lgr->recvWr) return;
+    uint8_t bytes[kWrMessageBytes] = {};
+    std::memcpy(bytes, lgr->recvBuffers->data() + uint64_t{slot} * kWrBufferBytes, kWrMessageBytes);
+    // Repost first: the receive queue must never run dry (RNR).
+    if (Status s = postRecvLocked(*lgr, slot); !s) {
+        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        return;
+    }
+    lgr->link->onRxActivity(monotonicMs());
+    if (wc.byteLen < kWrMessageBytes) {
+        terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
+        return;
+    }
+    if (bytes[0] == wire::kCdcType) {
+        onCdcLocked(*lgr, bytes);
+    } else {
+        onLlcLocked(lgr, bytes);
+    }
+}
+
+void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
+    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
+    if (!msg) return;  // wrong length byte: dropped like the kernel
+    const CdcInfo cdc = fromWire(msg.value());
+    auto it = lgr.conns.find(cdc.token);
+    if (it == lgr.conns.end() || !it->second->core) {
+        ++m_stats.unknownTokenDropped;
+        return;
+    }
+    std::shared_ptr<Connection> conn = it->second;
+    const CdcRxResult r = conn->core->onCdc(cdc);
+    switch (r.verdict) {
+        case CdcVerdict::accepted: break;
+        case CdcVerdict::staleSeqno: ++conn->stats.staleCdcDropped; return;
+        case CdcVerdict::wrongToken: ++m_stats.unknownTokenDropped; return;
+        case CdcVerdict::protocolViolation: {
+            CloseActions a = conn->core->closer().on(CloseEvent::appAbort);
+            conn->error = Errc::protocolViolation;
+            applyCloseLocked(*conn, a);
+            return;
+        }
+    }
+    ++conn->stats.cdcReceived;
+    if (r.close.error != Errc::invalid) {
+        conn->error = r.close.error;
+        ++m_stats.connectionsAborted;
+    }
+    // Freed peer space lets queued data go; a requested or due window update
+    // goes out with it (or alone).
+    if (conn->core->rx().windowUpdateNeeded(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
+        conn->needCdc = true;
+    }
+    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) flushLocked(*conn);
+    maybeReleaseLocked(*conn);
+}
+
+void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes) {
+    auto msg = wire::decodeLlc(std::span<const uint8_t>(bytes, kWrMessageBytes));
+    if (!msg) {
+        LinkActions a = lgr->link->onUnknownLlc();
+        terminateLinkGroupLocked(lgr, a.reason, true);
+        return;
+    }
+    if (const auto* confirm = std::get_if<wire::LlcConfirmLink>(&msg.value())) {
+        if (confirm->response) {
+            lgr->confirmLinkRespSeen = true;
+        } else {
+            lgr->confirmLinkSeen = true;
+        }
+        return;
+    }
+    LinkActions a = lgr->link->onLlc(msg.value(), monotonicMs());
+    if (a.addLinkRejected) ++m_stats.addLinkRejected;
+    if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // failures surface as a lost link
+    if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, false);
+}
+
+}  // namespace smcr::core

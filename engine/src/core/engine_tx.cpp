@@ -1,0 +1,166 @@
+// The send side of the data path over the fabric: sndbuf copy, RDMA WRITEs
+// into the peer RMBE, then the CDC SEND on the same QP (RC ordering makes the
+// data visible before the CDC; smc-protocol.md section 3).
+#include <smcr/wire/cdc.h>
+
+#include <cstring>
+
+#include "engine_impl.h"
+#include "wr_id.h"
+
+namespace smcr::core {
+
+namespace {
+
+wire::CdcMessage toWire(const CdcInfo& c) {
+    wire::CdcMessage m;
+    m.seqno = c.seqno;
+    m.alertToken = c.token;
+    m.producer = wire::Cursor{c.producer.wrap, c.producer.count};
+    m.consumer = wire::Cursor{c.consumer.wrap, c.consumer.count};
+    m.prodFlags.writeBlocked = c.writeBlocked;
+    m.prodFlags.urgentPending = c.urgentPending;
+    m.prodFlags.urgentPresent = c.urgentPresent;
+    m.prodFlags.consumerUpdateRequested = c.consumerUpdateRequested;
+    m.prodFlags.failoverValidation = c.failoverValidation;
+    m.connFlags.peerDoneWriting = c.peerDoneWriting;
+    m.connFlags.peerConnClosed = c.peerConnClosed;
+    m.connFlags.peerAbnormalClose = c.peerAbnormalClose;
+    return m;
+}
+
+}  // namespace
+
+bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan) {
+    LinkGroup& lgr = *conn.lgr;
+    fabric::SendWr wrs[3];
+    size_t count = 0;
+    if (plan != nullptr) {
+        for (uint8_t i = 0; i < plan->writeCount; ++i) {
+            const RdmaWritePlan& w = plan->writes[i];
+            fabric::SendWr& wr = wrs[count++];
+            wr.wrId = makeWrId(WrKind::rdmaWrite, conn.localToken);
+            wr.opcode = fabric::WrOpcode::rdmaWrite;
+            wr.flags = fabric::SendFlags::none;  // unsignaled: covered by the CDC's completion
+            wr.remoteAddr = conn.peerRmbVaddr + w.remoteOffset;
+            wr.rkey = conn.peerRmbRkey;
+            wr.numSge = w.source.count;
+            for (uint8_t s = 0; s < w.source.count; ++s) {
+                wr.sg[s] = {conn.sndbuf->address() + w.source.spans[s].offset, w.source.spans[s].lengthBytes,
+                            conn.sndbuf->lkey()};
+            }
+        }
+    }
+    const wire::CdcBytes bytes = wire::encode(toWire(cdc));
+    fabric::SendWr& send = wrs[count++];
+    send.wrId = makeWrId(WrKind::cdc, conn.localToken);
+    send.opcode = fabric::WrOpcode::send;
+    send.flags = fabric::SendFlags::signaled | fabric::SendFlags::solicited;
+    send.numSge = 1;
+    if (lgr.inlineSends) {
+        send.flags = send.flags | fabric::SendFlags::inlineData;
+        send.sg[0] = {reinterpret_cast<uint64_t>(bytes.data()), kWrMessageBytes, 0};
+    } else {
+        uint8_t* slot = lgr.sendBuffers->data() + (lgr.nextSendBuffer++ % lgr.sendSlots) * kWrBufferBytes;
+        std::memcpy(slot, bytes.data(), kWrMessageBytes);
+        send.sg[0] = {reinterpret_cast<uint64_t>(slot), kWrMessageBytes, lgr.sendBuffers->lkey()};
+    }
+    if (Status s = lgr.qp->postSend(std::span<const fabric::SendWr>(wrs, count)); !s) {
+        terminateLinkGroupLocked(conn.lgr, wire::kDeleteLinkLostPath, false);
+        return false;
+    }
+    ++lgr.sendSlotsUsed;
+    ++conn.stats.cdcSent;
+    if (plan != nullptr) {
+        conn.stats.rdmaWrites += plan->writeCount;
+        conn.stats.txBytes += plan->bytes;
+    }
+    return true;
+}
+
+void EngineImpl::flushLocked(Connection& conn) {
+    if (conn.released || !conn.core || !conn.lgr || conn.lgr->terminated || conn.queuedForSlot) return;
+    LinkGroup& lgr = *conn.lgr;
+    for (;;) {
+        const TxPlan plan = conn.core->tx().plan();
+        if (plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
+        if (plan.bytes == 0 && !conn.needCdc) return;
+        if (lgr.sendSlotsUsed >= lgr.sendSlots) {
+            // The kernel waits for a free WR slot; here the connection queues
+            // and the next send completion pushes it.
+            conn.queuedForSlot = true;
+            lgr.slotWaiters.push_back(conn.lgr->conns.count(conn.localToken) != 0
+                                          ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
+                                          : std::weak_ptr<Connection>());
+            ++m_stats.sendSlotWaits;
+            return;
+        }
+        const bool data = plan.bytes > 0;
+        const CdcInfo cdc = data ? conn.core->buildDataCdc(plan) : conn.core->buildControlCdc();
+        if (!data && !cdc.peerDoneWriting && !cdc.peerConnClosed && !cdc.peerAbnormalClose) {
+            ++conn.stats.windowUpdates;
+        }
+        conn.needCdc = false;
+        if (!postCdcLocked(conn, cdc, data ? &plan : nullptr)) return;
+        if (!data) return;
+    }
+}
+
+uint32_t EngineImpl::appendLocked(Connection& conn, const uint8_t* data, uint32_t len) {
+    ConnTx& tx = conn.core->tx();
+    const uint32_t n = std::min(len, tx.sndbufFreeBytes());
+    if (n == 0) return 0;
+    const RingSpans spans = tx.reserve(n);
+    uint32_t done = 0;
+    for (uint8_t i = 0; i < spans.count; ++i) {
+        std::memcpy(conn.sndbuf->data() + spans.spans[i].offset, data + done, spans.spans[i].lengthBytes);
+        done += spans.spans[i].lengthBytes;
+    }
+    tx.commit(n);
+    flushLocked(conn);
+    return n;
+}
+
+uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
+    ConnRx& rx = conn.core->rx();
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
+    if (n == 0) return 0;
+    const RingSpans spans = rx.readSpans(0, n);
+    uint32_t done = 0;
+    for (uint8_t i = 0; i < spans.count; ++i) {
+        std::memcpy(out + done, conn.rmb->data() + spans.spans[i].offset, spans.spans[i].lengthBytes);
+        done += spans.spans[i].lengthBytes;
+    }
+    if (peek) return n;
+    rx.consume(n);
+    conn.stats.rxBytes += n;
+    if (rx.windowUpdateNeeded(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
+        conn.needCdc = true;
+        flushLocked(conn);
+    }
+    return n;
+}
+
+void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions) {
+    if (actions.sendDoneWriting || actions.sendConnClosed || actions.sendAbnormalClose) {
+        conn.core->addCloseFlags(actions);
+        conn.needCdc = true;
+        flushLocked(conn);
+    }
+    if (actions.error != Errc::invalid) conn.error = actions.error;
+    maybeReleaseLocked(conn);
+    wakeSleepersLocked();
+}
+
+void EngineImpl::maybeReleaseLocked(Connection& conn) {
+    if (conn.released || !conn.appClosed) return;
+    const bool lgrGone = !conn.lgr || conn.lgr->terminated;
+    if (!lgrGone) {
+        if (!conn.core) return;
+        if (!conn.core->closer().finished()) return;
+        if (conn.needCdc || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
+    }
+    dropConnectionLocked(conn);
+}
+
+}  // namespace smcr::core

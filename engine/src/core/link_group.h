@@ -1,0 +1,94 @@
+// The shell's objects around the functional core: a link group (one RC QP
+// today, room for a second link later) and the connections on it. They are
+// plain holders; EngineImpl drives them under its mutex.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <smcr/fabric.h>
+#include <smcr/stats.h>
+#include <smcr/wire/basic_types.h>
+
+#include "connection_core.h"
+#include "handshake.h"
+#include "link_core.h"
+#include "link_group_core.h"
+
+namespace smcr::core {
+
+class LinkGroup;
+
+// Where a peer is: its system id and the GID of its RoCE port. Link groups
+// are looked up by it (kernel: peer id, GID, MAC, role, QPN).
+struct PeerKey {
+    wire::PeerId peerId{};
+    wire::Gid gid{};
+    auto operator<=>(const PeerKey&) const = default;
+};
+
+// Send buffers and RMBs allocated from the fabric, reused per size class.
+struct PooledBuffer {
+    std::unique_ptr<fabric::MemoryRegion> region;
+    uint8_t sizeClass = 0;
+};
+
+class Connection {
+public:
+    Connection(std::shared_ptr<LinkGroup> group, uint32_t token) : lgr(std::move(group)), localToken(token) {}
+
+    std::shared_ptr<LinkGroup> lgr;
+    uint32_t localToken;
+    uint64_t id = 0;  // engine-wide, for the hang-up monitor
+    std::unique_ptr<ConnectionCore> core;  // made once the peer's RMB is known
+    uint32_t rmbId = 0;
+    uint32_t sndbufId = 0;
+    fabric::MemoryRegion* rmb = nullptr;
+    fabric::MemoryRegion* sndbuf = nullptr;
+    uint64_t peerRmbVaddr = 0;
+    uint32_t peerRmbRkey = 0;
+    int tcpFd = -1;
+    bool appClosed = false;       // the socket was closed (or never handed out)
+    bool readShutdown = false;    // shutdown(SHUT_RD)
+    bool released = false;        // buffers back in the pool, token freed
+    bool needCdc = false;         // a window update or close flags must go out
+    bool queuedForSlot = false;   // waiting in the link group's slot queue
+    uint64_t hangupDeadlineMs = UINT64_MAX;  // TCP peer gone: abort unless closed by then
+    Errc error = Errc::invalid;   // set when aborted
+    ConnectionStats stats;
+};
+
+class LinkGroup {
+public:
+    uint64_t id = 0;
+    HandshakeRole role = HandshakeRole::client;
+    PeerKey peer;
+    wire::Mac peerMac{};
+    uint32_t peerQpn = 0;
+    uint32_t localPsn = 0;
+    fabric::PathMtu mtu = fabric::PathMtu::mtu1024;
+    std::unique_ptr<fabric::QueuePair> qp;
+    std::unique_ptr<fabric::MemoryRegion> recvBuffers;  // recvWr slots of 48 bytes
+    uint32_t recvWr = 0;
+    uint32_t sendSlots = 0;       // CDC/LLC SENDs that may be outstanding
+    uint32_t sendSlotsUsed = 0;
+    bool inlineSends = true;
+    std::unique_ptr<fabric::MemoryRegion> sendBuffers;  // when SENDs cannot go inline
+    uint32_t nextSendBuffer = 0;
+    std::unique_ptr<LinkCore> link;
+    std::unique_ptr<LinkGroupCore> core;
+    std::map<uint32_t, std::shared_ptr<Connection>> conns;  // by local token
+    std::vector<PooledBuffer> rmbs;     // index = pool id
+    std::vector<PooledBuffer> sndbufs;
+    std::deque<std::weak_ptr<Connection>> slotWaiters;
+    std::deque<wire::LlcBytes> pendingLlc;  // replies waiting for a send slot
+    bool terminated = false;
+    bool confirmLinkSeen = false;      // client: CONFIRM_LINK request arrived
+    bool confirmLinkRespSeen = false;  // server: CONFIRM_LINK response arrived
+    uint64_t createdMs = 0;
+};
+
+}  // namespace smcr::core

@@ -1,0 +1,190 @@
+#include "poller_impl.h"
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "listener_impl.h"
+#include "socket_impl.h"
+
+namespace smcr::core {
+
+namespace {
+constexpr uint32_t kAlways = POLLERR | POLLHUP | POLLNVAL;
+
+uint32_t toEpoll(uint32_t events) {
+    uint32_t e = 0;
+    if (events & POLLIN) e |= EPOLLIN | EPOLLRDHUP;
+    if (events & POLLOUT) e |= EPOLLOUT;
+    return e;
+}
+uint32_t fromEpoll(uint32_t e) {
+    uint32_t events = 0;
+    if (e & EPOLLIN) events |= POLLIN;
+    if (e & EPOLLOUT) events |= POLLOUT;
+    if (e & EPOLLERR) events |= POLLERR;
+    if (e & EPOLLHUP) events |= POLLHUP;
+    if (e & EPOLLRDHUP) events |= POLLRDHUP | POLLIN;
+    return events;
+}
+}  // namespace
+
+Result<std::shared_ptr<PollerImpl>> PollerImpl::create(std::shared_ptr<EngineImpl> engine) {
+    std::shared_ptr<PollerImpl> p(new PollerImpl());
+    p->m_engine = std::move(engine);
+    p->m_kernelEpollFd = ::epoll_create1(EPOLL_CLOEXEC);
+    p->m_watchFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    p->m_foreignEpollFd = ::epoll_create1(EPOLL_CLOEXEC);
+    if (p->m_kernelEpollFd < 0 || p->m_watchFd < 0 || p->m_foreignEpollFd < 0) {
+        return fail(makeSystemError("epoll_create1/eventfd", errno));
+    }
+    for (int fd : {p->m_engine->channelFd(), p->m_watchFd, p->m_kernelEpollFd}) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = fd;
+        if (::epoll_ctl(p->m_foreignEpollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            return fail(makeSystemError("epoll_ctl", errno));
+        }
+    }
+    std::lock_guard lock(p->m_engine->mutex());
+    p->m_engine->addPersistentWatcherLocked(p->m_watchFd);
+    return p;
+}
+
+PollerImpl::~PollerImpl() {
+    {
+        std::lock_guard lock(m_engine->mutex());
+        m_engine->removePersistentWatcherLocked(m_watchFd);
+        m_entries.clear();
+    }
+    for (int fd : {m_kernelEpollFd, m_watchFd, m_foreignEpollFd}) {
+        if (fd >= 0) ::close(fd);
+    }
+}
+
+Status PollerImpl::add(std::shared_ptr<SocketImpl> sock, uint32_t events, void* userData) {
+    if (!sock) return fail(Errc::invalidArgument, "poller: invalid socket");
+    std::lock_guard lock(m_engine->mutex());
+    const void* key = sock.get();
+    if (m_entries.count(key) != 0) return fail(Errc::invalidArgument, "poller: socket already added");
+    Entry e;
+    e.kernel = !sock->smc();
+    if (e.kernel) {
+        epoll_event ev{};
+        ev.events = toEpoll(events);
+        ev.data.ptr = const_cast<void*>(key);
+        if (::epoll_ctl(m_kernelEpollFd, EPOLL_CTL_ADD, sock->tcpFd(), &ev) != 0) {
+            return fail(makeSystemError("epoll_ctl add", errno));
+        }
+        ++m_kernelCount;
+    }
+    e.sock = std::move(sock);
+    e.events = events;
+    e.userData = userData;
+    m_entries[key] = std::move(e);
+    return {};
+}
+
+Status PollerImpl::add(std::shared_ptr<ListenerImpl> listener, uint32_t events, void* userData) {
+    if (!listener) return fail(Errc::invalidArgument, "poller: invalid listener");
+    std::lock_guard lock(m_engine->mutex());
+    const void* key = listener.get();
+    if (m_entries.count(key) != 0) return fail(Errc::invalidArgument, "poller: listener already added");
+    Entry e;
+    e.listener = std::move(listener);
+    e.events = events;
+    e.userData = userData;
+    m_entries[key] = std::move(e);
+    return {};
+}
+
+Status PollerImpl::modify(const void* target, uint32_t events, void* userData) {
+    std::lock_guard lock(m_engine->mutex());
+    auto it = m_entries.find(target);
+    if (it == m_entries.end()) return fail(Errc::notFound, "poller: not added");
+    it->second.events = events;
+    it->second.userData = userData;
+    if (it->second.kernel) {
+        epoll_event ev{};
+        ev.events = toEpoll(events);
+        ev.data.ptr = const_cast<void*>(target);
+        ::epoll_ctl(m_kernelEpollFd, EPOLL_CTL_MOD, it->second.sock->tcpFd(), &ev);
+    }
+    return {};
+}
+
+Status PollerImpl::remove(const void* target) {
+    std::lock_guard lock(m_engine->mutex());
+    auto it = m_entries.find(target);
+    if (it == m_entries.end()) return fail(Errc::notFound, "poller: not added");
+    if (it->second.kernel) {
+        ::epoll_ctl(m_kernelEpollFd, EPOLL_CTL_DEL, it->second.sock->tcpFd(), nullptr);
+        --m_kernelCount;
+    }
+    m_entries.erase(it);
+    return {};
+}
+
+size_t PollerImpl::scanLocked(std::span<PollerEventImpl> out) {
+    size_t n = 0;
+    for (auto& [key, e] : m_entries) {
+        if (n == out.size()) break;
+        if (e.kernel) continue;
+        uint32_t ready = e.sock ? e.sock->readinessLocked() : e.listener->readinessLocked();
+        ready &= e.events | kAlways;
+        if (ready != 0) out[n++] = {e.userData, ready};
+    }
+    if (m_kernelCount > 0 && n < out.size()) {
+        epoll_event evs[64];
+        const int k = ::epoll_wait(m_kernelEpollFd, evs, static_cast<int>(std::min<size_t>(64, out.size() - n)), 0);
+        for (int i = 0; i < k; ++i) {
+            auto it = m_entries.find(evs[i].data.ptr);
+            if (it == m_entries.end()) continue;
+            out[n++] = {it->second.userData, fromEpoll(evs[i].events) & (it->second.events | kAlways)};
+        }
+    }
+    return n;
+}
+
+Result<size_t> PollerImpl::wait(std::span<PollerEventImpl> out, int timeoutMs) {
+    if (out.empty()) return fail(Errc::invalidArgument, "poller: no room for events");
+    uint64_t value = 0;
+    [[maybe_unused]] const ssize_t r = ::read(m_watchFd, &value, sizeof value);
+    std::unique_lock lock(m_engine->mutex());
+    m_engine->progressLocked();
+    size_t n = scanLocked(out);
+    if (n > 0 || m_wakeup) {
+        m_wakeup = false;
+        return n;
+    }
+    if (timeoutMs == 0) {
+        // Leave the CQs armed so fd() fires on the next completion.
+        while (!m_engine->armLocked()) {
+            m_engine->progressLocked();
+            if ((n = scanLocked(out)) > 0) return n;
+        }
+        return size_t{0};
+    }
+    const uint64_t deadline = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000 + 1;
+    const int extra[] = {m_kernelEpollFd};
+    m_engine->waitUntil(
+        lock,
+        [&] {
+            n = scanLocked(out);
+            return n > 0 || m_wakeup;
+        },
+        deadline, extra);
+    m_wakeup = false;
+    return n;
+}
+
+void PollerImpl::wakeup() {
+    std::lock_guard lock(m_engine->mutex());
+    m_wakeup = true;
+    m_engine->wakeSleepersLocked();
+}
+
+}  // namespace smcr::core

@@ -1,0 +1,61 @@
+// Readiness for many libsmcr sockets and listeners from one thread
+// (level-triggered, like epoll). SMC sockets are user-space objects whose
+// readiness is computed from the connection state; fallback sockets are
+// kernel sockets watched through an internal epoll set.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+
+#include <smcr/result.h>
+
+#include "engine_impl.h"
+
+namespace smcr::core {
+
+class SocketImpl;
+class ListenerImpl;
+
+struct PollerEventImpl {
+    void* userData = nullptr;
+    uint32_t events = 0;  // POLLIN | POLLOUT | POLLERR | POLLHUP | POLLRDHUP
+};
+
+class PollerImpl {
+public:
+    static Result<std::shared_ptr<PollerImpl>> create(std::shared_ptr<EngineImpl> engine);
+    ~PollerImpl();
+
+    Status add(std::shared_ptr<SocketImpl> sock, uint32_t events, void* userData);
+    Status add(std::shared_ptr<ListenerImpl> listener, uint32_t events, void* userData);
+    Status modify(const void* target, uint32_t events, void* userData);
+    Status remove(const void* target);
+    Result<size_t> wait(std::span<PollerEventImpl> out, int timeoutMs);
+    void wakeup();
+    // For foreign event loops (epoll, Qt's QSocketNotifier): readable when a
+    // wait(…, 0) may report something. wait(…, 0) re-arms the engine.
+    int fd() const { return m_foreignEpollFd; }
+
+private:
+    PollerImpl() = default;
+    size_t scanLocked(std::span<PollerEventImpl> out);
+
+    struct Entry {
+        std::shared_ptr<SocketImpl> sock;
+        std::shared_ptr<ListenerImpl> listener;
+        uint32_t events = 0;
+        void* userData = nullptr;
+        bool kernel = false;  // a fallback socket: readiness from the kernel
+    };
+    std::shared_ptr<EngineImpl> m_engine;
+    std::map<const void*, Entry> m_entries;  // by impl pointer
+    int m_kernelEpollFd = -1;   // fallback sockets
+    int m_watchFd = -1;         // eventfd the engine writes on every change
+    int m_foreignEpollFd = -1;  // channel + m_watchFd + m_kernelEpollFd
+    bool m_wakeup = false;
+    size_t m_kernelCount = 0;
+};
+
+}  // namespace smcr::core

@@ -1,0 +1,164 @@
+#include <smcr/settings.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <optional>
+
+namespace smcr {
+
+namespace {
+
+constexpr uint64_t kKiB = 1024;
+
+// One line per setting. Scopes follow where the value is read: buffer sizes
+// when a connection is made, WR counts and the TEST_LINK time when a link
+// group is made, waits and policies on every use.
+const SettingInfo kSettings[] = {
+    {"autocorking_size", SettingId::autocorkingSize, SettingScope::immediate, 64 * kKiB, 0, 1u << 30,
+     "max corked bytes per push; 0 = off (stored; corking behaviour is not implemented yet)"},
+    {"wmem", SettingId::wmem, SettingScope::newConnections, 64 * kKiB, 16 * kKiB, 512 * kKiB,
+     "send buffer bytes per connection (rounded up to 16 KiB << n)"},
+    {"rmem", SettingId::rmem, SettingScope::newConnections, 64 * kKiB, 16 * kKiB, 512 * kKiB,
+     "RMB bytes per connection (rounded up to 16 KiB << n)"},
+    {"smcr_max_conns_per_lgr", SettingId::maxConnsPerLgr, SettingScope::newLinkGroups, 255, 16, 255,
+     "connections per link group"},
+    {"smcr_max_links_per_lgr", SettingId::maxLinksPerLgr, SettingScope::newLinkGroups, 2, 1, 2,
+     "links per link group (one port here: a second link is rejected)"},
+    {"smcr_testlink_time", SettingId::testlinkTimeS, SettingScope::newLinkGroups, 30, 0, 86400,
+     "seconds of receive silence before TEST_LINK; 0 = off"},
+    {"smcr_max_send_wr", SettingId::maxSendWr, SettingScope::newLinkGroups, 16, 2, 2048,
+     "CDC/LLC send slots per link (the QP gets 3x for the RDMA WRITEs)"},
+    {"smcr_max_recv_wr", SettingId::maxRecvWr, SettingScope::newLinkGroups, 48, 2, 2048,
+     "receive WQEs per link"},
+    {"limit_smc_hs", SettingId::limitSmcHs, SettingScope::newConnections, 0, 0, 1,
+     "handshake limitation (stored; congestion fallback is not implemented yet)"},
+    {"lab.busy_poll_us", SettingId::busyPollUs, SettingScope::immediate, 50, 0, 10000000,
+     "microseconds a waiting thread polls the CQs before it arms them and sleeps"},
+    {"lab.clc_wait_ms", SettingId::clcWaitMs, SettingScope::newConnections, 6000, 10, 600000,
+     "wait for a CLC message (kernel CLC_WAIT_TIME 6 s); also the client's fallback timeout"},
+    {"lab.llc_wait_ms", SettingId::llcWaitMs, SettingScope::newConnections, 2000, 10, 600000,
+     "wait for an LLC response (kernel SMC_LLC_WAIT_TIME 2 s)"},
+    {"lab.clc_detect_ms", SettingId::clcDetectMs, SettingScope::newConnections, 250, 1, 60000,
+     "listener: wait this long for a CLC Proposal before treating the client as plain TCP"},
+    {"lab.lgr_linger_ms", SettingId::lgrLingerMs, SettingScope::immediate, 600000, 0, 86400000,
+     "an unused link group is freed after this (client side 10 s later, as the kernel)"},
+    {"lab.close_drain_ms", SettingId::closeDrainMs, SettingScope::immediate, 2000, 0, 600000,
+     "shutdown/close wait for unsent data to leave (kernel SMC_MAX_STREAM_WAIT_TIMEOUT 2 s)"},
+    {"lab.wnd_update_limit", SettingId::wndUpdateLimit, SettingScope::immediate, 0, 0, 1,
+     "window-update limit: 0/max = max(rmbe/10, SOCK_MIN_SNDBUF/2) (Linux >= 2022), 1/min = min()"},
+};
+
+std::optional<uint64_t> parseNumber(const std::string& text) {
+    if (text.empty()) return std::nullopt;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    if (end == text.c_str()) return std::nullopt;
+    std::string suffix(end);
+    uint64_t mult = 1;
+    if (suffix == "K" || suffix == "k") mult = kKiB;
+    else if (suffix == "M" || suffix == "m") mult = kKiB * kKiB;
+    else if (!suffix.empty()) return std::nullopt;
+    return value * mult;
+}
+
+const SettingInfo* findSetting(const std::string& name) {
+    for (const SettingInfo& info : kSettings) {
+        if (name == info.name) return &info;
+        // Accept the kernel's path form too: net.smc.wmem.
+        if (name.rfind("net.smc.", 0) == 0 && name.substr(8) == info.name) return &info;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+const char* settingScopeName(SettingScope scope) {
+    switch (scope) {
+        case SettingScope::immediate: return "immediate";
+        case SettingScope::newConnections: return "new connections";
+        case SettingScope::newLinkGroups: return "new link groups";
+        case SettingScope::invalid: break;
+    }
+    return "invalid";
+}
+
+std::span<const SettingInfo> settingTable() { return kSettings; }
+
+Settings::Settings() {
+    for (const SettingInfo& info : kSettings) m_values[static_cast<size_t>(info.id)].store(info.defaultValue);
+}
+
+Status Settings::set(SettingId id, uint64_t value) {
+    for (const SettingInfo& info : kSettings) {
+        if (info.id != id) continue;
+        if (value < info.minValue || value > info.maxValue) {
+            return fail(Errc::invalidArgument, std::string(info.name) + ": " + std::to_string(value) +
+                                                   " outside " + std::to_string(info.minValue) + ".." +
+                                                   std::to_string(info.maxValue));
+        }
+        m_values[static_cast<size_t>(id)].store(value, std::memory_order_relaxed);
+        return {};
+    }
+    return fail(Errc::invalidArgument, "unknown setting id");
+}
+
+Status Settings::set(const std::string& name, const std::string& value) {
+    if (name == "lab.fabric") {
+        if (value.empty()) return fail(Errc::invalidArgument, "lab.fabric: empty");
+        std::lock_guard lock(m_textMutex);
+        m_fabric = value;
+        return {};
+    }
+    if (name == "lab.link") {
+        if (value != "ideal" && value != "cx4-25g") {
+            return fail(Errc::invalidArgument, "lab.link: '" + value + "' is not ideal or cx4-25g");
+        }
+        std::lock_guard lock(m_textMutex);
+        m_link = value;
+        return {};
+    }
+    const SettingInfo* info = findSetting(name);
+    if (info == nullptr) return fail(Errc::notFound, "unknown setting '" + name + "'");
+    std::optional<uint64_t> number;
+    if (info->id == SettingId::wndUpdateLimit && (value == "max" || value == "min")) {
+        number = value == "max" ? 0 : 1;
+    } else if (value == "on" || value == "off") {
+        number = value == "on" ? 1 : 0;
+    } else {
+        number = parseNumber(value);
+    }
+    if (!number) return fail(Errc::invalidArgument, name + ": '" + value + "' is not a number");
+    return set(info->id, *number);
+}
+
+Result<std::string> Settings::get(const std::string& name) const {
+    if (name == "lab.fabric") return fabric();
+    if (name == "lab.link") return linkModel();
+    const SettingInfo* info = findSetting(name);
+    if (info == nullptr) return fail(Errc::notFound, "unknown setting '" + name + "'");
+    const uint64_t v = get(info->id);
+    if (info->id == SettingId::wndUpdateLimit) return std::string(v == 0 ? "max" : "min");
+    return std::to_string(v);
+}
+
+std::vector<SettingValue> Settings::list() const {
+    std::vector<SettingValue> out;
+    for (const SettingInfo& info : kSettings) {
+        out.push_back({info.name, get(std::string(info.name)).valueOr(""), info.scope, info.help});
+    }
+    out.push_back({"lab.fabric", fabric(), SettingScope::newLinkGroups, "fabric backend: sim | verbs[:device]"});
+    out.push_back({"lab.link", linkModel(), SettingScope::newLinkGroups, "sim link model: ideal | cx4-25g"});
+    return out;
+}
+
+std::string Settings::fabric() const {
+    std::lock_guard lock(m_textMutex);
+    return m_fabric;
+}
+
+std::string Settings::linkModel() const {
+    std::lock_guard lock(m_textMutex);
+    return m_link;
+}
+
+}  // namespace smcr

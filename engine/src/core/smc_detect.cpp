@@ -1,0 +1,49 @@
+#include "smc_detect.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <smcr/wire/basic_types.h>
+
+#include "engine_impl.h"
+
+namespace smcr::core {
+
+const char* detectResultName(DetectResult result) {
+    switch (result) {
+        case DetectResult::smc: return "smc";
+        case DetectResult::plainTcp: return "plain-tcp";
+        case DetectResult::silent: return "silent";
+        case DetectResult::closed: return "closed";
+    }
+    return "?";
+}
+
+DetectResult detectSmcClient(int fd, int timeoutMs) {
+    const uint64_t deadline = monotonicNs() + uint64_t(timeoutMs) * 1000000;
+    uint8_t first[4];
+    for (;;) {
+        const ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 0) return DetectResult::closed;
+        if (n > 0) {
+            const auto len = static_cast<size_t>(n);
+            const bool smcr = std::memcmp(first, wire::kEyecatcherSmcr.data(), len) == 0;
+            const bool smcd = std::memcmp(first, wire::kEyecatcherSmcd.data(), len) == 0;
+            if (!smcr && !smcd) return DetectResult::plainTcp;
+            if (len == sizeof first) return DetectResult::smc;
+        } else if (errno != EAGAIN && errno != EINTR) {
+            return DetectResult::closed;
+        }
+        const uint64_t now = monotonicNs();
+        if (now >= deadline) return n > 0 ? DetectResult::plainTcp : DetectResult::silent;
+        // A partial eyecatcher: the rest is in flight, look again shortly.
+        const int waitMs = n > 0 ? 1 : static_cast<int>((deadline - now + 999999) / 1000000);
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, waitMs);
+    }
+}
+
+}  // namespace smcr::core

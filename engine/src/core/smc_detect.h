@@ -1,0 +1,26 @@
+// Does an accepted TCP connection speak SMC? THE one place that decides.
+//
+// The kernel learns it from the TCP SYN option (kind 254, magic E2 D4 C3 D9,
+// smc-protocol.md 1.1), which ordinary user-space TCP cannot set or read.
+// libsmcr instead looks at the client's first bytes: a libsmcr (or kernel
+// SMC) client sends its CLC Proposal right after connecting, and every CLC
+// message starts with the eyecatcher "SMCR"/"SMCD" in EBCDIC. So:
+//   - the first bytes are an eyecatcher   -> SMC handshake;
+//   - they are anything else, or EOF      -> plain TCP, bytes left unread;
+//   - nothing arrives within the detect   -> plain TCP (a client that waits
+//     time (lab.clc_detect_ms)               for the server to speak first).
+// A later BPF sock_ops path that reads the SYN option can replace this
+// function without touching the listener.
+#pragma once
+
+#include <cstdint>
+
+namespace smcr::core {
+
+enum class DetectResult : uint8_t { smc = 0, plainTcp, silent, closed };
+const char* detectResultName(DetectResult result);
+
+// Peeks (never consumes) the first bytes of fd for up to timeoutMs.
+DetectResult detectSmcClient(int fd, int timeoutMs);
+
+}  // namespace smcr::core

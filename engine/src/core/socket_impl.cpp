@@ -1,0 +1,311 @@
+#include "socket_impl.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+namespace smcr::core {
+
+namespace {
+
+Status errnoStatus(const char* what, int err) {
+    switch (err) {
+        case EAGAIN: return fail(Errc::wouldBlock, std::string(what) + ": would block");
+        case ECONNRESET:
+        case EPIPE: return fail(Errc::connectionReset, std::string(what) + ": connection reset");
+        default: return fail(makeSystemError(what, err));
+    }
+}
+
+// Kernel TCP I/O for fallback sockets, honouring the socket's timeout.
+bool waitFd(int fd, short events, int timeoutMs) {
+    pollfd p{fd, events, 0};
+    return ::poll(&p, 1, timeoutMs <= 0 ? -1 : timeoutMs) > 0;
+}
+
+}  // namespace
+
+SocketImpl::SocketImpl(std::shared_ptr<EngineImpl> engine, std::shared_ptr<Connection> conn, int tcpFd,
+                       std::string peer)
+    : m_engine(std::move(engine)), m_conn(std::move(conn)), m_tcpFd(tcpFd), m_peer(std::move(peer)) {}
+
+SocketImpl::SocketImpl(std::shared_ptr<EngineImpl> engine, int tcpFd, std::string peer, uint32_t fallbackReason,
+                       uint32_t peerDeclineReason)
+    : m_engine(std::move(engine)),
+      m_tcpFd(tcpFd),
+      m_peer(std::move(peer)),
+      m_fallbackReason(fallbackReason),
+      m_peerDeclineReason(peerDeclineReason) {}
+
+SocketImpl::~SocketImpl() { close(); }
+
+uint64_t SocketImpl::deadlineNs(bool dontWait) const {
+    if (dontWait) return 1;  // already past: one look, no wait
+    const int timeoutMs = m_timeoutMs.load(std::memory_order_relaxed);
+    return timeoutMs > 0 ? monotonicNs() + uint64_t(timeoutMs) * 1000000 : 0;
+}
+
+Status SocketImpl::errorStatusLocked() const {
+    const Errc code = m_conn->error;
+    if (code == Errc::connectionReset) return fail(code, "connection reset by peer");
+    if (code == Errc::connectionAborted) return fail(code, "link group lost: connection aborted");
+    if (code == Errc::protocolViolation) return fail(code, "peer violated the CDC protocol");
+    return fail(Errc::closed, "connection closed");
+}
+
+Status SocketImpl::setNonBlocking(bool enabled) {
+    m_nonBlocking.store(enabled, std::memory_order_relaxed);
+    if (!smc() && m_tcpFd >= 0) {
+        const int flags = ::fcntl(m_tcpFd, F_GETFL);
+        if (::fcntl(m_tcpFd, F_SETFL, enabled ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK)) != 0) {
+            return fail(makeSystemError("fcntl", errno));
+        }
+    }
+    return {};
+}
+
+Status SocketImpl::setNoDelay(bool enabled) {
+    m_noDelay.store(enabled, std::memory_order_relaxed);
+    if (!smc() && m_tcpFd >= 0) {
+        const int v = enabled ? 1 : 0;
+        ::setsockopt(m_tcpFd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v);
+    }
+    // Data is pushed on every send today, so there is nothing pending to push.
+    return {};
+}
+
+Status SocketImpl::setCork(bool enabled) {
+    m_cork.store(enabled, std::memory_order_relaxed);
+    if (!smc() && m_tcpFd >= 0) {
+        const int v = enabled ? 1 : 0;
+        ::setsockopt(m_tcpFd, IPPROTO_TCP, TCP_CORK, &v, sizeof v);
+    }
+    return {};
+}
+
+Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) {
+    if (m_closed.load()) return fail(Errc::closed, "socket closed");
+    const bool dontWait = nonBlocking() || (flags & MSG_DONTWAIT) != 0;
+    if (!smc()) {
+        const int timeoutMs = m_timeoutMs.load(std::memory_order_relaxed);
+        if (!dontWait && timeoutMs > 0 && !waitFd(m_tcpFd, POLLOUT, timeoutMs)) {
+            return fail(Errc::timedOut, "send timed out");
+        }
+        const ssize_t n = ::send(m_tcpFd, data, len, (flags & (MSG_MORE | MSG_DONTWAIT)) | MSG_NOSIGNAL);
+        if (n < 0) return fail(errnoStatus("send", errno).error());
+        return static_cast<size_t>(n);
+    }
+    EngineImpl& engine = *m_engine;
+    Connection& conn = *m_conn;
+    std::unique_lock lock(engine.mutex());
+    ++conn.stats.txCalls;
+    // MSG_MORE / TCP_CORK / TCP_NODELAY are recorded; every send pushes at
+    // once today, so no byte can be held back.
+    if ((flags & MSG_MORE) != 0 || cork()) ++conn.stats.corkedCalls;
+    if (noDelay()) ++conn.stats.nodelayCalls;
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    const uint64_t deadline = deadlineNs(dontWait);
+    size_t sent = 0;
+    while (sent < len) {
+        if (conn.error != Errc::invalid) {
+            if (sent > 0) return sent;
+            return fail(errorStatusLocked().error());
+        }
+        if (!conn.core->closer().canSend()) {
+            if (sent > 0) return sent;
+            if (conn.core->closer().peerClosed()) return fail(Errc::connectionReset, "peer closed the connection");
+            return fail(Errc::closed, "send after shutdown");
+        }
+        const auto chunk = static_cast<uint32_t>(std::min<size_t>(len - sent, UINT32_MAX));
+        sent += engine.appendLocked(conn, bytes + sent, chunk);
+        if (sent == len) break;
+        ++conn.stats.bufFull;
+        const bool ready = engine.waitUntil(
+            lock,
+            [&] {
+                return conn.error != Errc::invalid || !conn.core->closer().canSend() ||
+                       conn.core->tx().sndbufFreeBytes() > 0;
+            },
+            deadline);
+        if (!ready) {
+            if (sent > 0) return sent;
+            return dontWait ? fail(Errc::wouldBlock, "sndbuf full") : fail(Errc::timedOut, "send timed out");
+        }
+    }
+    return sent;
+}
+
+Result<size_t> SocketImpl::recv(void* data, size_t len, int flags) {
+    if (m_closed.load()) return fail(Errc::closed, "socket closed");
+    const bool dontWait = nonBlocking() || (flags & MSG_DONTWAIT) != 0;
+    const bool peek = (flags & MSG_PEEK) != 0;
+    if (!smc()) {
+        const int timeoutMs = m_timeoutMs.load(std::memory_order_relaxed);
+        if (!dontWait && timeoutMs > 0 && !waitFd(m_tcpFd, POLLIN, timeoutMs)) {
+            return fail(Errc::timedOut, "recv timed out");
+        }
+        const ssize_t n = ::recv(m_tcpFd, data, len, flags & (MSG_PEEK | MSG_DONTWAIT));
+        if (n < 0) return fail(errnoStatus("recv", errno).error());
+        return static_cast<size_t>(n);
+    }
+    EngineImpl& engine = *m_engine;
+    Connection& conn = *m_conn;
+    std::unique_lock lock(engine.mutex());
+    ++conn.stats.rxCalls;
+    if (len == 0) return size_t{0};
+    auto readable = [&] {
+        return conn.core->rx().availableBytes() > 0 || conn.core->closer().peerDone() || conn.error != Errc::invalid ||
+               conn.readShutdown;
+    };
+    if (!readable()) {
+        if (!engine.waitUntil(lock, readable, deadlineNs(dontWait))) {
+            return dontWait ? fail(Errc::wouldBlock, "no data") : fail(Errc::timedOut, "recv timed out");
+        }
+    }
+    if (conn.core->rx().availableBytes() > 0 && !conn.readShutdown) {
+        const auto want = static_cast<uint32_t>(std::min<size_t>(len, UINT32_MAX));
+        return size_t{engine.readLocked(conn, static_cast<uint8_t*>(data), want, peek)};
+    }
+    if (conn.error != Errc::invalid) return fail(errorStatusLocked().error());
+    return size_t{0};  // end of stream
+}
+
+Result<size_t> SocketImpl::sendfile(int fileFd, off_t offset, size_t len) {
+    if (!smc()) {
+        off_t off = offset;
+        const ssize_t n = ::sendfile(m_tcpFd, fileFd, &off, len);
+        if (n < 0) return fail(errnoStatus("sendfile", errno).error());
+        return static_cast<size_t>(n);
+    }
+    {
+        std::lock_guard lock(m_engine->mutex());
+        ++m_conn->stats.sendfileCalls;
+    }
+    // Like the kernel since 6.5 (sendfile via MSG_SPLICE_PAGES): the file's
+    // bytes are copied into the sndbuf.
+    std::vector<uint8_t> buffer(std::min<size_t>(len, 64 * 1024));
+    size_t done = 0;
+    while (done < len) {
+        const ssize_t n = ::pread(fileFd, buffer.data(), std::min(buffer.size(), len - done),
+                                  offset + static_cast<off_t>(done));
+        if (n < 0) {
+            if (done > 0) return done;
+            return fail(makeSystemError("pread", errno));
+        }
+        if (n == 0) break;
+        auto sent = send(buffer.data(), static_cast<size_t>(n), done + static_cast<size_t>(n) < len ? MSG_MORE : 0);
+        if (!sent) {
+            if (done > 0) return done;
+            return fail(sent.error());
+        }
+        done += sent.value();
+        if (sent.value() < static_cast<size_t>(n)) break;
+    }
+    return done;
+}
+
+Status SocketImpl::shutdown(int how) {
+    if (m_closed.load()) return fail(Errc::closed, "socket closed");
+    if (!smc()) {
+        if (::shutdown(m_tcpFd, how) != 0) return fail(makeSystemError("shutdown", errno));
+        return {};
+    }
+    EngineImpl& engine = *m_engine;
+    Connection& conn = *m_conn;
+    std::unique_lock lock(engine.mutex());
+    if (how == SHUT_RD || how == SHUT_RDWR) conn.readShutdown = true;
+    if (how == SHUT_WR || how == SHUT_RDWR) {
+        // Drain first (kernel: up to 2 s or SO_LINGER), so the done-writing
+        // flag follows the last byte.
+        const uint64_t drainMs = engine.settings().get(SettingId::closeDrainMs);
+        engine.waitUntil(
+            lock, [&] { return conn.error != Errc::invalid || conn.core->tx().unsentBytes() == 0; },
+            monotonicNs() + drainMs * 1000000 + 1);
+        engine.applyCloseLocked(conn, conn.core->closer().on(CloseEvent::appShutdownWrite));
+    }
+    engine.wakeSleepersLocked();
+    return {};
+}
+
+void SocketImpl::close() {
+    if (m_closed.exchange(true)) return;
+    if (!smc()) {
+        if (m_tcpFd >= 0) ::close(m_tcpFd);
+        m_tcpFd = -1;
+        return;
+    }
+    EngineImpl& engine = *m_engine;
+    Connection& conn = *m_conn;
+    std::unique_lock lock(engine.mutex());
+    conn.appClosed = true;
+    if (conn.core && !conn.released && conn.lgr && !conn.lgr->terminated) {
+        if (conn.core->rx().availableBytes() > 0) {
+            // Unread data: abnormal close, the peer sees a reset (like TCP RST).
+            engine.applyCloseLocked(conn, conn.core->closer().on(CloseEvent::appCloseUnreadData));
+        } else {
+            const uint64_t drainMs = engine.settings().get(SettingId::closeDrainMs);
+            engine.waitUntil(
+                lock, [&] { return conn.error != Errc::invalid || conn.core->tx().unsentBytes() == 0; },
+                monotonicNs() + drainMs * 1000000 + 1);
+            engine.applyCloseLocked(conn, conn.core->closer().on(CloseEvent::appClose));
+        }
+    }
+    if (!conn.released) engine.retainClosingLocked(m_conn);
+    engine.maybeReleaseLocked(conn);
+    engine.wakeSleepersLocked();
+}
+
+uint32_t SocketImpl::readinessLocked() const {
+    if (m_closed.load()) return POLLNVAL;
+    if (!smc()) {
+        pollfd p{m_tcpFd, POLLIN | POLLOUT, 0};
+        ::poll(&p, 1, 0);
+        return static_cast<uint32_t>(p.revents);
+    }
+    const Connection& conn = *m_conn;
+    uint32_t ready = 0;
+    const bool failed = conn.error != Errc::invalid;
+    if (failed) ready |= POLLERR | POLLHUP | POLLIN | POLLOUT;
+    if (conn.core->rx().availableBytes() > 0 || conn.core->closer().peerDone() || conn.readShutdown) ready |= POLLIN;
+    if (!conn.core->closer().canSend() || conn.core->tx().sndbufFreeBytes() > 0) ready |= POLLOUT;
+    if (conn.core->closer().peerDone() && !conn.core->closer().canSend()) ready |= POLLHUP;
+    if (conn.core->closer().peerDone()) ready |= POLLRDHUP;
+    return ready;
+}
+
+Result<uint32_t> SocketImpl::waitReady(uint32_t events, int timeoutMs) {
+    const uint32_t always = POLLERR | POLLHUP | POLLNVAL;
+    if (!smc()) {
+        pollfd p{m_tcpFd, static_cast<short>(events), 0};
+        const int n = ::poll(&p, 1, timeoutMs);
+        if (n < 0) return fail(makeSystemError("poll", errno));
+        return static_cast<uint32_t>(p.revents);
+    }
+    EngineImpl& engine = *m_engine;
+    std::unique_lock lock(engine.mutex());
+    uint32_t ready = 0;
+    const uint64_t deadline = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000 + 1;
+    engine.waitUntil(
+        lock,
+        [&] {
+            ready = readinessLocked() & (events | always);
+            return ready != 0;
+        },
+        deadline);
+    return ready;
+}
+
+ConnectionStats SocketImpl::stats() {
+    if (!smc()) return {};
+    std::lock_guard lock(m_engine->mutex());
+    return m_conn->stats;
+}
+
+}  // namespace smcr::core

@@ -1,0 +1,68 @@
+#include <smcr/stats.h>
+#include <smcr/wire/decline_reasons.h>
+
+#include <cstdio>
+
+namespace smcr {
+
+namespace {
+std::string reasonLabel(uint32_t code) {
+    if (const char* name = wire::declineReasonName(code)) return name;
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "0x%08x", code);
+    return buffer;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
+    std::vector<std::pair<std::string, uint64_t>> out = {
+        {"smcr.cdc_sent", total.cdcSent},
+        {"smcr.cdc_received", total.cdcReceived},
+        {"smcr.rdma_writes", total.rdmaWrites},
+        {"smcr.tx_bytes", total.txBytes},
+        {"smcr.rx_bytes", total.rxBytes},
+        {"smcr.tx_calls", total.txCalls},
+        {"smcr.rx_calls", total.rxCalls},
+        {"smcr.window_updates", total.windowUpdates},
+        {"smcr.buf_full_peer", total.bufFullPeer},
+        {"smcr.buf_full", total.bufFull},
+        {"smcr.cork_calls", total.corkedCalls},
+        {"smcr.nodelay_calls", total.nodelayCalls},
+        {"smcr.sendfile_calls", total.sendfileCalls},
+        {"smcr.stale_cdc_dropped", total.staleCdcDropped},
+        {"smcr.clnt_success", clientSuccess},
+        {"smcr.srv_success", serverSuccess},
+        {"smcr.clnt_fallbacks", clientFallbacks},
+        {"smcr.srv_fallbacks", serverFallbacks},
+        {"smcr.hs_errors", handshakeErrors},
+        {"smcr.lgr_created", linkGroupsCreated},
+        {"smcr.lgr_freed", linkGroupsFreed},
+        {"smcr.lgr_reuses", linkGroupReuses},
+        {"smcr.links_down", linksDown},
+        {"smcr.conns_aborted", connectionsAborted},
+        {"smcr.unknown_token_dropped", unknownTokenDropped},
+        {"smcr.test_links_sent", testLinksSent},
+        {"smcr.add_link_rejected", addLinkRejected},
+        {"smcr.rmb_alloc", rmbAllocs},
+        {"smcr.rmb_reuse", rmbReuses},
+        {"smcr.sndbuf_alloc", sndbufAllocs},
+        {"smcr.sndbuf_reuse", sndbufReuses},
+        {"smcr.cq_polls", cqPolls},
+        {"smcr.cq_events", cqEvents},
+        {"smcr.busy_poll_hits", busyPollHits},
+        {"smcr.blocking_waits", blockingWaits},
+        {"smcr.send_slot_waits", sendSlotWaits},
+    };
+    for (const auto& [code, count] : clientFallbackReasons) {
+        out.emplace_back("smcr.fallback.client." + reasonLabel(code), count);
+    }
+    for (const auto& [code, count] : serverFallbackReasons) {
+        out.emplace_back("smcr.fallback.server." + reasonLabel(code), count);
+    }
+    for (const auto& [code, count] : peerDeclineReasons) {
+        out.emplace_back("smcr.peer_decline." + reasonLabel(code), count);
+    }
+    return out;
+}
+
+}  // namespace smcr
