@@ -6,6 +6,8 @@
 namespace smclab::cli {
 
 int runDemo(const Args& args);
+int runFabric(const Args& args);
+int runBench(const Args& args);
 int runServe(const Args& args);
 int runLoad(const Args& args);
 

@@ -33,7 +33,7 @@ inline smclab::report::ComparisonTable bandwidth() { return seedTable(seed000::k
 inline smclab::report::ComparisonTable latency() { return seedTable(seed000::kLatency, QStringLiteral("latency_us")); }
 
 inline QString goldenPath(const QString& name) {
-    return qEnvironmentVariable("SMCLAB_SOURCE_DIR") + QStringLiteral("/tests/db/golden/") + name;
+    return QStringLiteral(SMCLAB_GOLDEN_DIR "/") + name;
 }
 
 inline QString readGolden(const QString& name) {
