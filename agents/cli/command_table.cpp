@@ -11,6 +11,8 @@ const Command kCommands[] = {
     {"demo", "run the main job on this machine (two local agents, sim fabric)", runDemo},
     {"fabric", "list the sim devices and any RDMA devices on this host", runFabric},
     {"bench", "local benchmarks with two processes (fabric, ...), tool-style output", runBench},
+    {"run", "run a preset or campaign file on agent pairs, store it, print the tables", runRun},
+    {"decode", "decode CLC/LLC/CDC bytes like a protocol analyser", runDecode},
     {"serve", "one server side of a workload (tcp, http, kv) for real tools or smclab load", runServe},
     {"load", "one client side of a workload (tcp_bw, tcp_lat, http, kv), tool-style output", runLoad},
 };

@@ -8,6 +8,8 @@ namespace smclab::cli {
 int runDemo(const Args& args);
 int runFabric(const Args& args);
 int runBench(const Args& args);
+int runRun(const Args& args);
+int runDecode(const Args& args);
 int runServe(const Args& args);
 int runLoad(const Args& args);
 
