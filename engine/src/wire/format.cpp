@@ -1,4 +1,6 @@
 // Value formatting for the analyser view (describe.h).
+#include <arpa/inet.h>
+
 #include <cstdio>
 #include <string>
 
@@ -20,11 +22,9 @@ std::string hexBytes(const uint8_t* data, size_t size, char separator) {
 }
 
 std::string formatGid(const Gid& gid) {
-    std::string text;
-    for (size_t i = 0; i < gid.size(); i += 2) {
-        if (i > 0) text += ':';
-        text += hexBytes(&gid[i], 2, '\0');
-    }
+    // A GID is an IPv6 address (RoCEv2: IPv4-mapped), shown the same way.
+    char text[INET6_ADDRSTRLEN] = {};
+    if (inet_ntop(AF_INET6, gid.data(), text, sizeof(text)) == nullptr) return hexBytes(gid.data(), gid.size(), ':');
     return text;
 }
 
