@@ -18,7 +18,7 @@ QJsonObject StartRun::toJson() const {
                        {"settings", settings},
                        {"duration_ms", durationMs},
                        {"sample_interval_ms", sampleIntervalMs}};
-    if (warmupMs > 0) object.insert("warmup_ms", warmupMs);
+    if (warmupMs >= 0) object.insert("warmup_ms", warmupMs);
     if (!transportOptions.isEmpty()) object.insert("transport_options", transportOptions);
     if (role == Role::client) object.insert("peer", peer.toString());
     if (role == Role::server && !listen.address.isNull()) object.insert("listen", listen.toString());
@@ -63,6 +63,7 @@ QJsonObject Samples::toJson() const {
                        {"seq", seq},
                        {"t_ms", tMs},
                        {"interval_ms", intervalMs},
+                       {"warmup", warmup},
                        {"bytes", static_cast<double>(bytes)},
                        {"throughput_bps", throughputBps},
                        {"ops", static_cast<double>(ops)},
@@ -79,6 +80,7 @@ Samples Samples::fromJson(const QJsonObject& object) {
     samples.seq = toInt64(object.value("seq"));
     samples.tMs = toInt64(object.value("t_ms"));
     samples.intervalMs = toInt64(object.value("interval_ms"));
+    samples.warmup = object.value("warmup").toBool();
     samples.bytes = static_cast<quint64>(object.value("bytes").toDouble());
     samples.throughputBps = object.value("throughput_bps").toDouble();
     samples.ops = static_cast<quint64>(object.value("ops").toDouble());

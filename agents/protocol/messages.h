@@ -57,7 +57,7 @@ struct StartRun {
     Endpoint peer;         // client role: the server's ADDR:PORT (required)
     Endpoint listen;       // server role: where to listen (default 0.0.0.0:0)
     qint64 durationMs = 0;
-    qint64 warmupMs = 0;
+    qint64 warmupMs = -1;  // -1 = absent: the workload's own default applies
     qint64 sampleIntervalMs = kDefaultSampleIntervalMs;
 
     QJsonObject toJson() const;
@@ -100,6 +100,7 @@ struct Samples {
     qint64 seq = 0;         // 0, 1, 2... per run
     qint64 tMs = 0;         // end of the interval, monotonic ms since the run started
     qint64 intervalMs = 0;  // length of the interval
+    bool warmup = false;    // inside the warm-up (excluded from the result)
     quint64 bytes = 0;      // payload bytes in the interval
     double throughputBps = 0;  // bits per second over the interval
     quint64 ops = 0;           // messages, requests or round trips

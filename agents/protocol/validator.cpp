@@ -51,7 +51,7 @@ StartRun readStartRun(FieldReader& reader) {
     run.durationMs = reader.requireInt("duration_ms", kMinDurationMs, kMaxDurationMs);
     run.sampleIntervalMs =
         reader.optionalInt("sample_interval_ms", kMinSampleIntervalMs, kMaxSampleIntervalMs, kDefaultSampleIntervalMs);
-    if (reader.ok()) run.warmupMs = reader.optionalInt("warmup_ms", 0, run.durationMs - 1, 0);
+    if (reader.ok()) run.warmupMs = reader.optionalInt("warmup_ms", 0, run.durationMs - 1, -1);
     if (!reader.ok()) return run;
     if (run.role == Role::client) {
         if (!reader.has("peer")) reader.fail(errc::kMissingField, "peer", "is required for role client");

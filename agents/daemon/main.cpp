@@ -1,0 +1,81 @@
+// smclab-agent: the lab daemon (agents/daemon/agent.h). Prints
+// "listening on ADDR:PORT" on stdout once it accepts controllers, so scripts
+// and tests can start it on port 0 and learn the port.
+#include <QCoreApplication>
+#include <cstdio>
+#include <cstdlib>
+
+#include "agent.h"
+#include "log.h"
+#include "options.h"
+#include "peer_policy.h"
+#include "protocol/version.h"
+#include "signal_watcher.h"
+#include "token_auth.h"
+
+#include <smcr/version.h>
+
+int main(int argc, char** argv) {
+    using namespace smclab::daemon;
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("smclab-agent");
+    QCoreApplication::setApplicationVersion(smcr::versionString());
+    installLogHandler();
+
+    DaemonOptions options;
+    switch (parseOptions(QCoreApplication::arguments(), &options)) {
+        case ParseOutcome::exitOk:
+            return 0;
+        case ParseOutcome::exitUsage:
+        case ParseOutcome::invalid:
+            return 2;
+        case ParseOutcome::run:
+            break;
+    }
+    QString why;
+    const auto token = loadToken(options.tokenFile, &why);
+    if (!token) {
+        std::fprintf(stderr, "smclab-agent: %s\n", qPrintable(why));
+        return 2;
+    }
+    PeerPolicy peers;
+    for (const QString& cidr : options.allowPeers) {
+        if (!peers.addCidr(cidr, &why)) {
+            std::fprintf(stderr, "smclab-agent: --allow-peer: %s\n", qPrintable(why));
+            return 2;
+        }
+    }
+
+    SignalWatcher signalWatcher;
+    if (!signalWatcher.ok()) {
+        std::fprintf(stderr, "smclab-agent: cannot install signal handlers\n");
+        return 1;
+    }
+    Agent agent(options, *token, peers);
+    if (!agent.start(&why)) {
+        std::fprintf(stderr, "smclab-agent: %s\n", qPrintable(why));
+        return 1;
+    }
+    QObject::connect(&signalWatcher, &SignalWatcher::terminationRequested, &agent, [&agent](int number) {
+        qInfo("signal %d: shutting down", number);
+        agent.shutdown();
+    });
+    QObject::connect(&agent, &Agent::shutdownComplete, &app, &QCoreApplication::quit);
+
+    const QString scheme = options.tlsCertFile.isEmpty() ? "ws" : "wss";
+    qInfo("smclab-agent %s, protocol %s, listening on %s (%s), peers allowed: %s, max %d runs of %lld s",
+          smcr::versionString(), smclab::protocol::kProtocolVersion, qPrintable(agent.endpoint().toString()),
+          qPrintable(scheme), qPrintable(peers.describe().join(", ")), options.maxRuns,
+          static_cast<long long>(options.maxDurationMs / 1000));
+    std::printf("listening on %s\n", qPrintable(agent.endpoint().toString()));
+    std::fflush(stdout);
+
+    const int code = app.exec();
+    if (agent.shutdownTimedOut()) {
+        // A worker thread is stuck in a workload; joining it would hang.
+        std::fflush(stderr);
+        std::_Exit(1);
+    }
+    qInfo("stopped");
+    return code;
+}

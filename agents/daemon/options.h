@@ -1,0 +1,29 @@
+// smclab-agent's command line.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+#include "protocol/endpoint.h"
+
+namespace smclab::daemon {
+
+struct DaemonOptions {
+    protocol::Endpoint listen;  // default 127.0.0.1:7600
+    QString tokenFile;
+    QString tlsCertFile;
+    QString tlsKeyFile;
+    QStringList allowPeers;  // CIDRs, in addition to loopback
+    int maxRuns = 4;
+    qint64 maxDurationMs = 3'600'000;
+    qint64 disconnectGraceMs = 2000;
+};
+
+enum class ParseOutcome { invalid = 0, run, exitOk, exitUsage };
+
+// Parses argv (without running anything). On exitOk the help or version text
+// has been printed to stdout; on exitUsage an error has gone to stderr.
+ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options);
+
+}  // namespace smclab::daemon
