@@ -128,6 +128,8 @@ private:
     void onSendCompletionLocked(const fabric::WorkCompletion& wc);
     void onRecvCompletionLocked(const fabric::WorkCompletion& wc);
     void onCdcLocked(LinkGroup& lgr, const uint8_t* bytes);
+    // The handshake made conn.core: process CDCs that came before it.
+    void replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn);
     void onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes);
     Status postRecvLocked(LinkGroup& lgr, uint32_t slot);
     void serviceSlotWaitersLocked(LinkGroup& lgr);

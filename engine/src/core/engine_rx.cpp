@@ -111,8 +111,14 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
     if (!msg) return;  // wrong length byte: dropped like the kernel
     const CdcInfo cdc = fromWire(msg.value());
     auto it = lgr.conns.find(cdc.token);
-    if (it == lgr.conns.end() || !it->second->core) {
+    if (it == lgr.conns.end()) {
         ++m_stats.unknownTokenDropped;
+        return;
+    }
+    if (!it->second->core) {
+        std::array<uint8_t, kWrMessageBytes> copy{};
+        std::memcpy(copy.data(), bytes, kWrMessageBytes);
+        it->second->earlyCdcs.push_back(copy);
         return;
     }
     std::shared_ptr<Connection> conn = it->second;
@@ -140,6 +146,12 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
     }
     if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) flushLocked(*conn);
     maybeReleaseLocked(*conn);
+}
+
+void EngineImpl::replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn) {
+    std::vector<std::array<uint8_t, kWrMessageBytes>> early;
+    early.swap(conn.earlyCdcs);
+    for (const auto& bytes : early) onCdcLocked(lgr, bytes.data());
 }
 
 void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes) {

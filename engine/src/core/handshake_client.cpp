@@ -124,6 +124,12 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
             } else {
                 lgr = findLinkGroupLocked(HandshakeRole::client, key, accept->qpn, false);
                 acceptEvent.linkGroupFound = lgr != nullptr;
+                // The server saw room in the group; here the slots may still be
+                // held by connections whose closing CDCs are in flight.
+                if (lgr && lgr->core->full()) {
+                    const uint64_t deadline = monotonicNs() + m_settings.get(SettingId::llcWaitMs) * 1000000;
+                    waitUntil(lock, [&] { return !lgr->core->full() || lgr->terminated; }, deadline);
+                }
             }
         }
         if (lgr) {
@@ -212,6 +218,7 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
     ++m_stats.clientSuccess;
     conn->tcpFd = fd;
     watchTcpLocked(*conn);
+    replayEarlyCdcsLocked(*lgr, *conn);
     return std::make_shared<SocketImpl>(self, conn, fd, peerName);
 }
 

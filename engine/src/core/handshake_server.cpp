@@ -176,6 +176,7 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
     ++m_stats.serverSuccess;
     conn->tcpFd = fd;
     watchTcpLocked(*conn);
+    replayEarlyCdcsLocked(*lgr, *conn);
     return std::make_shared<SocketImpl>(self, conn, fd, peerName);
 }
 

@@ -3,6 +3,7 @@
 // plain holders; EngineImpl drives them under its mutex.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -58,6 +59,9 @@ public:
     bool queuedForSlot = false;   // waiting in the link group's slot queue
     uint64_t hangupDeadlineMs = UINT64_MAX;  // TCP peer gone: abort unless closed by then
     Errc error = Errc::invalid;   // set when aborted
+    // CDCs that arrived before the handshake finished on this side (the
+    // client may write right after its Confirm, before the server read it).
+    std::vector<std::array<uint8_t, 44>> earlyCdcs;
     ConnectionStats stats;
 };
 

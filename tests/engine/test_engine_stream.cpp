@@ -1,0 +1,232 @@
+// libsmcr between two real processes over the sim fabric: stream integrity in
+// both directions with RMB wrap-around, 255 connections on one link group,
+// link-group reuse, orderly close, and a peer killed mid-transfer.
+#include <smcr/engine.h>
+#include <smcr/socket.h>
+
+#include <QTest>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "peer_process.h"
+#include "stream_pattern.h"
+
+using namespace smclab::test;
+
+namespace {
+
+std::shared_ptr<smcr::Engine> newEngine(const std::vector<std::pair<std::string, std::string>>& settings = {}) {
+    auto e = smcr::Engine::create(settings);
+    if (!e) qFatal("engine: %s", e.error().toString().c_str());
+    return e.value();
+}
+
+smcr::Socket connectTo(const std::shared_ptr<smcr::Engine>& engine, uint16_t port) {
+    smcr::ConnectOptions options;
+    options.engine = engine;
+    auto s = smcr::Socket::connect("127.0.0.1", port, options);
+    if (!s) qFatal("connect: %s", s.error().toString().c_str());
+    return s.value();
+}
+
+bool sendAll(smcr::Socket& s, const uint8_t* data, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        auto w = s.send(data + done, len - done);
+        if (!w) return false;
+        done += w.value();
+    }
+    return true;
+}
+
+bool recvAll(smcr::Socket& s, uint8_t* data, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        auto r = s.recv(data + done, len - done);
+        if (!r || r.value() == 0) return false;
+        done += r.value();
+    }
+    return true;
+}
+
+}  // namespace
+
+class TestEngineStream : public QObject {
+    Q_OBJECT
+private slots:
+    void duplexIntegrityWithWrapAround() {
+        const uint64_t bytes = 12ull << 20;  // ~190 wraps of a 64 KiB RMB each way
+        const uint64_t seed = 1000;
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"duplex", std::to_string(bytes), std::to_string(seed)}, &error),
+                 error.c_str());
+        auto engine = newEngine();
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(20000).ok());
+
+        // Send stream seed+1 while receiving stream seed, random sizes 1 B..1 MiB.
+        std::string sendErr;
+        std::thread sender([&] {
+            MessageSizes sizes(seed + 1);
+            std::vector<uint8_t> buf(1 << 20);
+            uint64_t off = 0;
+            while (off < bytes) {
+                const size_t n = static_cast<size_t>(std::min<uint64_t>(sizes.next(), bytes - off));
+                fillPattern(seed + 1, off, buf.data(), n);
+                if (!sendAll(s, buf.data(), n)) {
+                    sendErr = "send failed at " + std::to_string(off);
+                    return;
+                }
+                off += n;
+            }
+            if (!s.shutdown(SHUT_WR)) sendErr = "shutdown failed";
+        });
+        MessageSizes sizes(seed ^ 0x99);
+        std::vector<uint8_t> buf(1 << 20);
+        uint64_t off = 0;
+        std::string recvErr;
+        for (;;) {
+            auto r = s.recv(buf.data(), sizes.next());
+            if (!r) {
+                recvErr = r.error().toString();
+                break;
+            }
+            if (r.value() == 0) break;
+            const size_t bad = checkPattern(seed, off, buf.data(), r.value());
+            if (bad != r.value()) {
+                recvErr = "byte " + std::to_string(off + bad) + " wrong";
+                break;
+            }
+            off += r.value();
+        }
+        sender.join();
+        QVERIFY2(sendErr.empty(), sendErr.c_str());
+        QVERIFY2(recvErr.empty(), recvErr.c_str());
+        QCOMPARE(off, bytes);
+        const smcr::ConnectionStats cs = s.stats();
+        QCOMPARE(cs.txBytes, bytes);
+        QCOMPARE(cs.rxBytes, bytes);
+        QVERIFY(cs.rdmaWrites >= cs.cdcSent / 2);
+        QVERIFY(cs.cdcReceived > bytes / (64 * 1024));
+        s.close();
+        QCOMPARE(peer.wait(20000), 0);
+        const smcr::EngineStats es = engine->stats();
+        QCOMPARE(es.clientSuccess, 1ull);
+        QCOMPARE(es.linkGroupsCreated, 1ull);
+    }
+
+    void manyConnectionsShareOneLinkGroup() {
+        const int conns = 255;
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"echo", std::to_string(conns + 2)}, &error), error.c_str());
+        // Small buffers: 257 connections x 2 x 16 KiB.
+        auto engine = newEngine({{"wmem", "16K"}, {"rmem", "16K"}});
+        std::vector<smcr::Socket> sockets;
+        for (int i = 0; i < conns; ++i) {
+            sockets.push_back(connectTo(engine, peer.port()));
+            QVERIFY2(!sockets.back().fellBack(), qPrintable(QString("connection %1 fell back").arg(i)));
+        }
+        smcr::EngineStats es = engine->stats();
+        QCOMPARE(es.linkGroupsCreated, 1ull);  // one QP for all 255
+        QCOMPARE(es.linkGroupReuses, uint64_t(conns - 1));
+        // Every connection carries its own bytes.
+        for (int i = 0; i < conns; ++i) {
+            uint8_t out[64];
+            uint8_t in[64];
+            fillPattern(uint64_t(i), 0, out, sizeof out);
+            QVERIFY(sendAll(sockets[size_t(i)], out, sizeof out));
+            QVERIFY(sockets[size_t(i)].setTimeoutMs(10000).ok());
+            QVERIFY(recvAll(sockets[size_t(i)], in, sizeof in));
+            QVERIFY(std::memcmp(in, out, sizeof in) == 0);
+        }
+        // The 256th connection does not fit (smcr_max_conns_per_lgr = 255).
+        smcr::Socket extra = connectTo(engine, peer.port());
+        QVERIFY(!extra.fellBack());
+        QCOMPARE(engine->stats().linkGroupsCreated, 2ull);
+        // Closing frees slots; the group lingers and is reused without a new QP.
+        for (auto& s : sockets) s.close();
+        extra.close();
+        smcr::Socket again = connectTo(engine, peer.port());
+        QVERIFY2(!again.fellBack(), qPrintable(QString("fallback 0x%1 peer 0x%2")
+                                                   .arg(again.fallbackReason(), 8, 16, QChar('0'))
+                                                   .arg(again.peerDeclineReason(), 8, 16, QChar('0'))));
+        es = engine->stats();
+        QCOMPARE(es.linkGroupsCreated, 2ull);
+        QVERIFY(es.rmbReuses >= 1);
+        again.close();
+        QCOMPARE(peer.wait(20000), 0);
+    }
+
+    void peerClosesFirstOrderly() {
+        const uint64_t bytes = 3ull << 20;
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"send-close", std::to_string(bytes)}, &error), error.c_str());
+        auto engine = newEngine();
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(s.setTimeoutMs(10000).ok());
+        std::vector<uint8_t> buf(100000);
+        uint64_t off = 0;
+        for (;;) {
+            auto r = s.recv(buf.data(), buf.size());
+            QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
+            if (r.value() == 0) break;
+            QCOMPARE(checkPattern(7, off, buf.data(), r.value()), r.value());
+            off += r.value();
+        }
+        QCOMPARE(off, bytes);
+        // After the peer's close, sending fails like TCP after the peer's FIN+RST.
+        uint8_t one = 1;
+        QVERIFY(!s.send(&one, 1).ok());
+        s.close();
+        QCOMPARE(peer.wait(10000), 0);
+        QCOMPARE(engine->stats().connectionsAborted, 0ull);
+    }
+
+    void peerKilledMidTransferFailsFast() {
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"stream"}, &error), error.c_str());
+        auto engine = newEngine();
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(15000).ok());
+        std::vector<uint8_t> buf(65536);
+        uint64_t got = 0;
+        while (got < (4u << 20)) {
+            auto r = s.recv(buf.data(), buf.size());
+            QVERIFY(r.ok() && r.value() > 0);
+            got += r.value();
+        }
+        peer.kill();
+        QCOMPARE(peer.wait(5000), 128 + SIGKILL);
+        const auto start = std::chrono::steady_clock::now();
+        // Both directions must fail with an error, not hang and not time out.
+        smcr::Errc code = smcr::Errc::invalid;
+        for (;;) {
+            auto r = s.recv(buf.data(), buf.size());
+            if (!r) {
+                code = r.error().code;
+                break;
+            }
+            QVERIFY(r.value() > 0);  // buffered bytes may still drain; EOF would be wrong
+        }
+        const auto elapsedMs =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+        QVERIFY2(code == smcr::Errc::connectionReset || code == smcr::Errc::connectionAborted,
+                 smcr::errcName(code));
+        QVERIFY2(elapsedMs < 10000, qPrintable(QString("took %1 ms").arg(elapsedMs)));
+        bool sendFailed = false;
+        for (int i = 0; i < 100 && !sendFailed; ++i) sendFailed = !s.send(buf.data(), buf.size()).ok();
+        QVERIFY(sendFailed);
+        s.close();
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEngineStream)
+#include "test_engine_stream.moc"
