@@ -13,9 +13,8 @@ constexpr char kDescription[] =
     "The smclab lab daemon: runs tcp_bw, tcp_lat, http and kv workloads over tcp, smcr or ksmc for\n"
     "authenticated controllers (JSON over WebSocket, agents/protocol/PROTOCOL.md).";
 
-int usageError(const QString& message) {
+void usageError(const QString& message) {
     std::fprintf(stderr, "smclab-agent: %s\n(see smclab-agent --help)\n", qPrintable(message));
-    return 0;
 }
 
 }  // namespace
@@ -42,7 +41,11 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
     const QCommandLineOption grace("disconnect-grace-ms",
                                    "Stop a vanished controller's runs after MS milliseconds (default 2000).", "MS",
                                    "2000");
-    parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, maxRuns, maxDuration, grace});
+    const QCommandLineOption httpRoot("http-root",
+                                      "Let http server runs serve files under DIR (params.root); without it they "
+                                      "serve only the generated page.", "DIR");
+    parser.addOptions(
+        {help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, maxRuns, maxDuration, grace, httpRoot});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());
@@ -96,6 +99,7 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         usageError("--disconnect-grace-ms must be 0..600000");
         return ParseOutcome::exitUsage;
     }
+    options->httpRoot = parser.value(httpRoot);
     return ParseOutcome::run;
 }
 

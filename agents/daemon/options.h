@@ -18,6 +18,7 @@ struct DaemonOptions {
     int maxRuns = 4;
     qint64 maxDurationMs = 3'600'000;
     qint64 disconnectGraceMs = 2000;
+    QString httpRoot;  // directory under which http servers may serve files (empty: none)
 };
 
 enum class ParseOutcome { invalid = 0, run, exitOk, exitUsage };

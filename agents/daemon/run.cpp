@@ -63,7 +63,7 @@ Run::Run(protocol::StartRun spec, const workloads::Workload* workload, QJsonObje
       m_previousSettings(std::move(previousSettings)) {
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
-        if (m_spec.role == protocol::Role::server) {
+        if (m_boundedByAgent) {
             requestStop(EndCause::duration);
         } else {
             qWarning("run %s: client still going %lld ms after its end; stopping it", qPrintable(id()),
@@ -116,7 +116,10 @@ void Run::start() {
     m_clock.start();
     m_startedWallMs = QDateTime::currentMSecsSinceEpoch();
     setState(RunState::starting);
-    if (m_spec.role == protocol::Role::server) {
+    if (m_spec.role == protocol::Role::server || !m_params.contains("duration_ms")) {
+        // Servers serve for duration_ms; a client without a time parameter
+        // (kv runs a request count) gets duration_ms as its time limit.
+        m_boundedByAgent = true;
         m_deadline.start(static_cast<int>(m_spec.durationMs));
     } else {
         const qint64 warmupMs = m_params.value("warmup_ms").toInteger(0);

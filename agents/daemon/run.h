@@ -67,6 +67,7 @@ private:
     std::map<std::string, std::string> m_previousSettings;
     protocol::RunState m_state = protocol::RunState::accepted;
     EndCause m_endCause = EndCause::none;
+    bool m_boundedByAgent = false;  // duration_ms enforced by the agent's timer, not the workload
     std::atomic<bool> m_stop{false};
     std::thread m_thread;
     QTimer m_deadline;

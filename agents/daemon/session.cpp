@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -36,6 +37,19 @@ bool schemaHas(const workloads::ParamSchema& schema, const char* name) {
         if (spec.name == name) return true;
     }
     return false;
+}
+
+// Empty when `root` lies inside `allowedRoot` (both resolved, symlinks too).
+QString checkServedRoot(const QString& root, const QString& allowedRoot) {
+    if (root.isEmpty()) return {};
+    if (allowedRoot.isEmpty()) return "serving files is off on this agent (start it with --http-root DIR)";
+    const QString resolved = QFileInfo(root).canonicalFilePath();
+    const QString allowed = QFileInfo(allowedRoot).canonicalFilePath();
+    if (resolved.isEmpty()) return QString("'%1' does not exist").arg(root);
+    if (allowed.isEmpty() || (resolved != allowed && !resolved.startsWith(allowed + '/'))) {
+        return QString("'%1' is outside the agent's --http-root %2").arg(root, allowedRoot);
+    }
+    return {};
 }
 
 QStringList workloadNames() {
@@ -164,6 +178,12 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
             return refuse(errc::kBadField, QString("params.") + key,
                           QString("params.%1: give %1 at the top level of start_run").arg(key));
         }
+    }
+    // A controller must not turn the agent into a file server for the whole
+    // host: params.root only within --http-root.
+    if (params.contains("root")) {
+        const QString error = checkServedRoot(params.value("root").toString(), m_agent.options().httpRoot);
+        if (!error.isEmpty()) return refuse(errc::kBadField, "params.root", "params.root: " + error);
     }
     if (schemaHas(schema, "duration_ms")) params.insert("duration_ms", start.durationMs);
     if (schemaHas(schema, "warmup_ms") && start.warmupMs >= 0) params.insert("warmup_ms", start.warmupMs);
