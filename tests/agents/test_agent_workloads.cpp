@@ -1,0 +1,209 @@
+// Two real smclab-agent processes on loopback, driven over the control
+// protocol: every registered workload runs over tcp with a server agent and
+// a client agent (server first, client pointed at its run_ready port);
+// samples and results arrive and make sense; a live set_settings is
+// acknowledged, and an unknown setting is refused naming it.
+#include <QDateTime>
+#include <QJsonArray>
+#include <QTest>
+
+#include "agent_harness.h"
+
+using namespace smclab;
+using namespace smclab::protocol;
+using namespace smclab::test;
+
+class TestAgentWorkloads : public QObject {
+    Q_OBJECT
+
+private:
+    TokenFile m_token;
+    AgentProcess m_serverAgent;
+    AgentProcess m_clientAgent;
+    std::unique_ptr<TestController> m_server;
+    std::unique_ptr<TestController> m_client;
+    QStringList m_workloads;
+
+    // Starts the server run, then the client against its port; returns both results.
+    std::pair<std::optional<RunResult>, std::optional<RunResult>> runPair(const QString& workload,
+                                                                          const QJsonObject& serverParams,
+                                                                          const QJsonObject& clientParams,
+                                                                          qint64 clientDurationMs,
+                                                                          bool stopServerAfter) {
+        const QString serverId = workload + "-srv";
+        const QString clientId = workload + "-cli";
+        const QJsonObject accepted = m_server->startRun(serverRun(serverId, workload, 15'000, serverParams));
+        if (accepted.value("type").toString() != "run_accepted") {
+            qWarning() << "server start_run:" << accepted;
+            return {};
+        }
+        const auto ready = m_server->waitForReady(serverId);
+        if (!ready || ready->port == 0) return {};
+        const QJsonObject clientAccepted =
+            m_client->startRun(clientRun(clientId, workload, "127.0.0.1", ready->port, clientDurationMs, clientParams));
+        if (clientAccepted.value("type").toString() != "run_accepted") {
+            qWarning() << "client start_run:" << clientAccepted;
+            return {};
+        }
+        auto clientResult = m_client->waitForResult(clientId, 25'000);
+        if (stopServerAfter) {
+            const QJsonObject stopping = m_server->request([&](auto h) { return m_server->client.stopRun(serverId, h); });
+            if (stopping.value("type").toString() != "run_stopping") qWarning() << "stop_run:" << stopping;
+        }
+        auto serverResult = m_server->waitForResult(serverId, 10'000);
+        return {serverResult, clientResult};
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY2(m_serverAgent.start(m_token), qPrintable(m_serverAgent.error()));
+        QVERIFY2(m_clientAgent.start(m_token), qPrintable(m_clientAgent.error()));
+        m_server = std::make_unique<TestController>();
+        m_client = std::make_unique<TestController>();
+        QVERIFY(m_server->connectTo("127.0.0.1", m_serverAgent.port(), m_token.token()));
+        QVERIFY(m_client->connectTo("127.0.0.1", m_clientAgent.port(), m_token.token()));
+        m_workloads = m_server->client.hello().capabilities.workloads;
+    }
+
+    void helloCarriesCapabilities() {
+        const Hello& hello = m_client->client.hello();
+        QCOMPARE(hello.protocolVersion, QString("1.0"));
+        QVERIFY(!hello.agentVersion.isEmpty());
+        const Capabilities& caps = hello.capabilities;
+        QVERIFY(caps.host.cpuCount >= 1);
+        QCOMPARE(caps.host.kernelName, QString("Linux"));
+        QVERIFY(!caps.host.kernelRelease.isEmpty());
+        bool hasLoopback = false;
+        for (const NicInfo& nic : caps.nics) hasLoopback |= nic.addresses.contains("127.0.0.1/8");
+        QVERIFY2(hasLoopback, "the loopback NIC and its address are listed");
+        QVERIFY(caps.transportAvailable("tcp"));
+        QCOMPARE(caps.ksmc.name, QString("ksmc"));
+        if (!caps.ksmc.available) QVERIFY2(!caps.ksmc.reason.isEmpty(), "an unavailable ksmc says why");
+        for (const char* name : {"tcp_bw", "tcp_lat"}) QVERIFY2(caps.workloads.contains(name), name);
+        QCOMPARE(caps.limits.maxRuns, 4);
+        QCOMPARE(caps.limits.maxDurationMs, qint64(3'600'000));
+    }
+
+    void tcpBw() {
+        const auto [server, client] = runPair("tcp_bw", {{"max_tests", 1}},
+                                              {{"msg_size", 65536}}, 1000, false);
+        QVERIFY2(client, "client result arrives");
+        QVERIFY2(server, "server result arrives (max_tests 1 ends it)");
+        QCOMPARE(runStateName(client->state), QString("finished"));
+        QCOMPARE(runStateName(server->state), QString("finished"));
+        QVERIFY2(client->error.isEmpty(), qPrintable(client->error));
+        QVERIFY(client->summary.value("bw_MBps").toDouble() > 1.0);
+        QVERIFY(client->summary.value("bytes").toDouble() > 65536.0);
+        QCOMPARE(client->params.value("msg_size").toInt(), 65536);
+        QCOMPARE(client->params.value("duration_ms").toInt(), 1000);
+        QVERIFY(client->durationMs >= 1000);
+        QVERIFY(client->endedAtWallMs >= client->startedAtWallMs);
+        QVERIFY2(!client->settings.isEmpty(), "settings snapshot present");
+        // Samples: 200 ms interval over ~1.2 s, in order, with bytes moving.
+        const QList<Samples> samples = m_client->samplesOf("tcp_bw-cli");
+        QVERIFY2(samples.size() >= 3, qPrintable(QString("got %1 samples").arg(samples.size())));
+        quint64 bytes = 0;
+        for (qsizetype i = 0; i < samples.size(); ++i) {
+            QCOMPARE(samples.at(i).seq, qint64(i));
+            QVERIFY(samples.at(i).intervalMs > 0);
+            bytes += samples.at(i).bytes;
+        }
+        QVERIFY(bytes > 0);
+        bool someThroughput = false;
+        for (const Samples& s : samples) someThroughput |= s.throughputBps > 0;
+        QVERIFY(someThroughput);
+    }
+
+    void tcpLat() {
+        const auto [server, client] = runPair("tcp_lat", {{"max_tests", 1}}, {{"msg_size", 64}}, 800, false);
+        QVERIFY(client && server);
+        QCOMPARE(runStateName(client->state), QString("finished"));
+        const double latencyUs = client->summary.value("latency_us").toDouble();
+        QVERIFY2(latencyUs > 0.0 && latencyUs < 100'000.0, qPrintable(QString::number(latencyUs)));
+        QVERIFY2(!client->histogram.isEmpty(), "latency histogram present");
+        bool sampledLatency = false;
+        for (const Samples& s : m_client->samplesOf("tcp_lat-cli")) {
+            if (s.latency.present) {
+                sampledLatency = true;
+                QVERIFY(s.latency.p50Us > 0 && s.latency.p50Us <= s.latency.p99Us + 1e-9);
+                QVERIFY(s.latency.p99Us <= s.latency.maxUs + 1e-9);
+            }
+        }
+        QVERIFY2(sampledLatency, "samples carry latency percentiles");
+    }
+
+    void http() {
+        if (!m_workloads.contains("http")) QSKIP("http is not in this agent's workload registry");
+        const auto [server, client] =
+            runPair("http", {}, {{"threads", 1}, {"connections", 2}}, 800, true);
+        QVERIFY(client && server);
+        QCOMPARE(runStateName(client->state), QString("finished"));
+        QCOMPARE(runStateName(server->state), QString("stopped"));
+        QVERIFY(client->summary.value("requests").toDouble() > 0);
+        QCOMPARE(client->summary.value("errors").toObject().value("status").toDouble(), 0.0);
+        QVERIFY(server->summary.value("requests").toDouble() >= client->summary.value("requests").toDouble());
+    }
+
+    void kv() {
+        if (!m_workloads.contains("kv")) QSKIP("kv is not in this agent's workload registry");
+        const auto [server, client] = runPair(
+            "kv", {}, {{"clients", 2}, {"requests", 2000}, {"tests", QJsonArray{"set", "get"}}}, 10'000, true);
+        QVERIFY(client && server);
+        QCOMPARE(runStateName(client->state), QString("finished"));
+        const QJsonArray tests = client->summary.value("tests").toArray();
+        QCOMPARE(tests.size(), 2);
+        QVERIFY(client->summary.value("ops").toDouble() >= 4000.0);
+    }
+
+    void liveSettingsAreAcknowledged() {
+        // A long server run to change settings on; tcp's settings are host
+        // sysctls, so on a shared host the test re-applies the current value.
+        QCOMPARE(m_server->startRun(serverRun("live", "tcp_bw", 10'000, {{"max_tests", 1}})).value("type").toString(),
+                 QString("run_accepted"));
+        QVERIFY(m_server->waitForReady("live"));
+        QTest::qWait(300);
+
+        const QJsonObject unknown =
+            m_server->request([&](auto h) { return m_server->client.setSettings("live", {{"no_such_knob", 1}}, h); });
+        QCOMPARE(unknown.value("type").toString(), QString("error"));
+        QCOMPARE(unknown.value("code").toString(), QString("unknown_setting"));
+        QCOMPARE(unknown.value("field").toString(), QString("settings.no_such_knob"));
+
+        const auto snapshot = m_server->request([&](auto h) { return m_server->client.requestStatus(h); });
+        QCOMPARE(snapshot.value("type").toString(), QString("status_reply"));
+        QCOMPARE(snapshot.value("session_state").toString(), QString("running"));
+
+        // The current value of tcp_autocorking, from the end-of-run snapshot of the earlier run.
+        const auto earlier = m_client->waitForResult("tcp_bw-cli", 1);
+        const QString current = earlier ? earlier->settings.value("tcp_autocorking").toString() : QString();
+        if (current.isEmpty()) QSKIP("tcp transport lists no tcp_autocorking setting here");
+        const qint64 before = QDateTime::currentMSecsSinceEpoch();
+        const QJsonObject applied = m_server->request(
+            [&](auto h) { return m_server->client.setSettings("live", {{"tcp_autocorking", current.toInt()}}, h); });
+        QCOMPARE(applied.value("type").toString(), QString("settings_applied"));
+        const SettingsApplied ack = SettingsApplied::fromJson(applied);
+        QCOMPARE(ack.runId, QString("live"));
+        QVERIFY(ack.applied.contains("tcp_autocorking"));
+        QVERIFY2(ack.atMs >= 300 && ack.atMs < 10'000, qPrintable(QString::number(ack.atMs)));
+        QVERIFY(ack.atWallMs >= before - 1000 && ack.atWallMs <= QDateTime::currentMSecsSinceEpoch() + 1000);
+
+        QCOMPARE(m_server->request([&](auto h) { return m_server->client.stopRun("live", h); }).value("type").toString(),
+                 QString("run_stopping"));
+        const auto result = m_server->waitForResult("live");
+        QVERIFY(result);
+        QCOMPARE(runStateName(result->state), QString("stopped"));
+        const QJsonObject late =
+            m_server->request([&](auto h) { return m_server->client.setSettings("live", {{"tcp_autocorking", 1}}, h); });
+        QCOMPARE(late.value("code").toString(), QString("unknown_run"));
+    }
+
+    void cleanupTestCase() {
+        m_server.reset();
+        m_client.reset();
+        QCOMPARE(m_serverAgent.terminate(), 0);
+        QCOMPARE(m_clientAgent.terminate(), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentWorkloads)
+#include "test_agent_workloads.moc"
