@@ -190,8 +190,14 @@ void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>
         result.summary.insert("elapsed_sec", full.value("elapsed_sec"));
         result.summary.insert("bytes", full.value("bytes"));
         result.summary.insert("ops", full.value("ops"));
-        result.histogram = full.value("latency").toObject();
-        if (full.contains("latency_hdr_base64")) result.histogram.insert("hdr_base64", full.value("latency_hdr_base64"));
+        // Workloads that time nothing (tcp_bw) leave an empty histogram: omit it.
+        const QJsonObject latency = full.value("latency").toObject();
+        if (latency.value("count").toDouble() > 0) {
+            result.histogram = latency;
+            if (full.contains("latency_hdr_base64")) {
+                result.histogram.insert("hdr_base64", full.value("latency_hdr_base64"));
+            }
+        }
         result.counters = full.value("counters").toObject();
         result.cpu = full.value("cpu").toObject();
         result.params = full.value("params").toObject();
