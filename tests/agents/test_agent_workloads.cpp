@@ -155,6 +155,38 @@ private slots:
         QVERIFY(client->summary.value("ops").toDouble() >= 4000.0);
     }
 
+    void tcpBwOverSmcrSim() {
+        if (!m_server->client.hello().capabilities.transportAvailable("smcr")) {
+            QSKIP("the smcr transport is not available in this build");
+        }
+        StartRun server = serverRun("smcr-s", "tcp_bw", 15'000, {{"max_tests", 1}});
+        server.transport = "smcr";
+        server.transportOptions = {{"fabric", "sim"}};
+        QCOMPARE(m_server->startRun(server).value("type").toString(), QString("run_accepted"));
+        const auto ready = m_server->waitForReady("smcr-s");
+        QVERIFY(ready);
+        StartRun client = clientRun("smcr-c", "tcp_bw", "127.0.0.1", ready->port, 1000, {{"msg_size", 1024}});
+        client.transport = "smcr";
+        client.transportOptions = {{"fabric", "sim"}};
+        QCOMPARE(m_client->startRun(client).value("type").toString(), QString("run_accepted"));
+        QVERIFY(m_client->waitForSamples("smcr-c", 2));
+        const QJsonObject status = m_client->request([&](auto h) { return m_client->client.requestStatus(h); });
+        QCOMPARE(status.value("active_runs").toInt(), 1);
+        // A live engine setting, when the transport lists it (the kernel's sysctl name).
+        const QJsonObject ack = m_client->request(
+            [&](auto h) { return m_client->client.setSettings("smcr-c", {{"autocorking_size", 0}}, h); });
+        if (ack.value("type").toString() == "settings_applied") {
+            QVERIFY(ack.value("at_ms").toInteger() > 0);
+        } else {
+            QCOMPARE(ack.value("field").toString(), QString("settings.autocorking_size"));
+        }
+        const auto result = m_client->waitForResult("smcr-c");
+        QVERIFY(result);
+        QCOMPARE(runStateName(result->state), QString("finished"));
+        QVERIFY(result->summary.value("bw_MBps").toDouble() > 0);
+        QVERIFY(m_server->waitForResult("smcr-s"));
+    }
+
     void liveSettingsAreAcknowledged() {
         // A long server run to change settings on; tcp's settings are host
         // sysctls, so on a shared host the test re-applies the current value.
