@@ -16,6 +16,8 @@ packages=(
     libsqlite3-dev sqlite3
     # tests: capture decoding, network namespaces, reference tools
     tshark iproute2 procps psmisc
+    # tests: throwaway TLS certificates for the agent's wss:// test
+    openssl
     qperf redis-server redis-tools wrk nginx-light
     # packaging checks
     dpkg-dev fakeroot file
