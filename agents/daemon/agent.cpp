@@ -5,6 +5,7 @@
 #include <QSslConfiguration>
 #include <QSslKey>
 #include <QWebSocket>
+#include <utility>
 
 #include "host_probe.h"
 #include "protocol/messages.h"
@@ -70,7 +71,12 @@ Agent::Agent(DaemonOptions options, QByteArray token, PeerPolicy peers, QObject*
     connect(&m_closeLinger, &QTimer::timeout, this, &Agent::shutdownComplete);
 }
 
-Agent::~Agent() = default;
+Agent::~Agent() {
+    // Sessions unregister their runs from m_runs as they go, so they must
+    // die while this object's members are still alive.
+    const QList<Session*> sessions = std::exchange(m_sessions, {});
+    qDeleteAll(sessions);
+}
 
 bool Agent::start(QString* why) {
     std::optional<QSslConfiguration> tls;
