@@ -1,0 +1,11 @@
+// Sub-benchmarks of `smclab bench`; one bench_<name>.cpp each, listed in
+// the table in cmd_bench.cpp.
+#pragma once
+
+#include "command.h"
+
+namespace smclab::cli {
+
+int runBenchFabric(const Args& args);
+
+}  // namespace smclab::cli

@@ -1,0 +1,194 @@
+// ib_write_lat and ib_send_lat over the fabric interface.
+//
+// write_lat (perftest run_iter_lat_write): each side RDMA-writes `size`
+// bytes into the other's buffer and spins on the last byte of its own
+// buffer; one-way latency = round trip / 2. send_lat: SEND / RECV ping-pong,
+// receive completions polled (busy) or awaited on the channel (event).
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "bench_pair.h"
+
+namespace smcr::fabric::bench {
+
+namespace {
+
+uint8_t loadAcquire(const uint8_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+// Polls the send CQ: frees SQ slots and, on sim, drives progress.
+bool drainSend(BenchSide& s) {
+    WorkCompletion wc[16];
+    auto n = s.sendCq->poll(wc);
+    if (!n) return false;
+    for (size_t i = 0; i < n.value(); ++i) {
+        if (wc[i].status != WcStatus::success) return false;
+    }
+    return true;
+}
+
+bool waitRecv(BenchSide& s, bool event, WorkCompletion* out) {
+    for (;;) {
+        auto n = s.recvCq->poll(std::span<WorkCompletion>(out, 1));
+        if (!n) return false;
+        if (n.value() == 1) return out->status == WcStatus::success;
+        if (!drainSend(s)) return false;
+        if (!event) continue;
+        // poll, arm, poll again, only then sleep (ibv_get_cq_event(3)).
+        auto armed = s.recvCq->requestNotify(true);
+        if (!armed) return false;
+        if (armed.value() == NotifyResult::missedEvents) continue;
+        auto ev = s.channel->getEvent(5000);
+        if (ev) {
+            ev.value()->ackEvents(1);
+        } else if (ev.error().code == Errc::timedOut) {
+            return false;
+        }
+    }
+}
+
+SendWr makeWr(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t id, bool signaled) {
+    SendWr wr;
+    wr.wrId = id;
+    wr.opcode = test == Test::sendLat ? WrOpcode::send : WrOpcode::rdmaWrite;
+    wr.sg[0] = Sge{s.src->address(), size, s.src->lkey()};
+    wr.numSge = 1;
+    wr.remoteAddr = peer.vaddr;
+    wr.rkey = peer.rkey;
+    SendFlags flags = test == Test::sendLat ? SendFlags::solicited : SendFlags::none;
+    if (signaled) flags = flags | SendFlags::signaled;
+    if (size <= s.qp->caps().maxInlineBytes) flags = flags | SendFlags::inlineData;
+    wr.flags = flags;
+    return wr;
+}
+
+// One ping or pong: post, then wait for the peer's.
+bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t seq, bool event,
+              bool postFirst) {
+    const auto value = static_cast<uint8_t>(seq % 251 + 1);
+    auto post = [&] {
+        s.src->data()[size - 1] = value;
+        // Signal every 32nd WR so slots come back; polling them drives progress.
+        return s.qp->postSend(makeWr(s, test, peer, size, seq, seq % 32 == 0)).ok();
+    };
+    auto wait = [&] {
+        if (test == Test::sendLat) {
+            WorkCompletion wc;
+            if (!waitRecv(s, event, &wc)) return false;
+            return s.postRecvSlot(wc.wrId + kRecvSlots).ok();
+        }
+        const uint8_t* last = s.buf->data() + size - 1;
+        uint32_t spins = 0;
+        while (loadAcquire(last) != value) {
+            if ((++spins & 15) == 0 && !drainSend(s)) return false;
+        }
+        return true;
+    };
+    if (postFirst) return post() && wait();
+    return wait() && post();
+}
+
+LatencyRow summarize(uint32_t size, std::vector<double>& samples) {
+    LatencyRow row;
+    row.bytes = size;
+    row.iterations = static_cast<uint32_t>(samples.size());
+    std::sort(samples.begin(), samples.end());
+    double sum = 0;
+    for (double v : samples) sum += v;
+    row.avgUs = sum / static_cast<double>(samples.size());
+    double var = 0;
+    for (double v : samples) var += (v - row.avgUs) * (v - row.avgUs);
+    row.stdevUs = std::sqrt(var / static_cast<double>(samples.size()));
+    row.minUs = samples.front();
+    row.maxUs = samples.back();
+    row.typicalUs = samples[samples.size() / 2];
+    row.p99Us = samples[std::min(samples.size() - 1, samples.size() * 99 / 100)];
+    row.p999Us = samples[std::min(samples.size() - 1, samples.size() * 999 / 1000)];
+    return row;
+}
+
+}  // namespace
+
+uint64_t monotonicNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::vector<uint32_t> defaultSizes() {
+    std::vector<uint32_t> sizes;
+    for (uint32_t size = 2; size <= 65536; size *= 2) sizes.push_back(size);
+    return sizes;
+}
+
+Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
+    const std::vector<uint32_t> sizes = options.sizes.empty() ? defaultSizes() : options.sizes;
+    const uint32_t maxBytes = *std::max_element(sizes.begin(), sizes.end());
+    const uint32_t warmup = std::min<uint32_t>(100, options.latIterations / 10 + 1);
+    const uint32_t total = options.latIterations + warmup;
+    // write_lat always spins on memory, like ib_write_lat (which has no -e).
+    const bool event = options.eventPoll && test == Test::sendLat;
+    std::vector<LatencyRow> rows;
+
+    auto server = [&](int ctl) -> int {
+        BenchSide s;
+        if (!s.open(options, maxBytes).ok()) return 2;
+        for (uint32_t i = 0; i < kRecvSlots; ++i) {
+            if (!s.postRecvSlot(i).ok()) return 2;
+        }
+        if (!s.exchangeAndConnect(ctl, false).ok()) return 3;
+        Endpoint peer{};
+        if (!recvAll(ctl, &peer, sizeof peer)) return 3;
+        uint64_t seq = 0;
+        for (;;) {
+            uint32_t size = 0;
+            if (!recvAll(ctl, &size, sizeof size)) return 4;
+            if (size == 0) return 0;
+            if (!sendAll(ctl, &size, sizeof size)) return 4;
+            for (uint32_t i = 0; i < total; ++i, ++seq) {
+                if (!exchange(s, test, peer, size, seq, event, false)) return 5;
+            }
+        }
+    };
+    auto client = [&](int ctl) -> Status {
+        BenchSide s;
+        if (auto st = s.open(options, maxBytes); !st) return st;
+        for (uint32_t i = 0; i < kRecvSlots; ++i) {
+            if (auto st = s.postRecvSlot(i); !st) return st;
+        }
+        Endpoint peer{};
+        const Endpoint mine = s.local();
+        if (!sendAll(ctl, &mine, sizeof mine) || !recvAll(ctl, &peer, sizeof peer)) {
+            return fail(Errc::connectionAborted, "benchmark server went away");
+        }
+        if (auto st = s.connect(peer); !st) return st;
+        // The server learns our endpoint twice: once to connect, once for writes.
+        if (!sendAll(ctl, &mine, sizeof mine)) return fail(Errc::connectionAborted, "benchmark server went away");
+        uint64_t seq = 0;
+        for (uint32_t size : sizes) {
+            uint32_t echo = 0;
+            if (!sendAll(ctl, &size, sizeof size) || !recvAll(ctl, &echo, sizeof echo)) {
+                return fail(Errc::connectionAborted, "benchmark server went away");
+            }
+            std::vector<double> samples;
+            samples.reserve(options.latIterations);
+            for (uint32_t i = 0; i < total; ++i, ++seq) {
+                const uint64_t start = monotonicNs();
+                if (!exchange(s, test, peer, size, seq, event, true)) {
+                    return fail(Errc::connectionAborted, std::string(testName(test)) + ": a work request failed");
+                }
+                if (i >= warmup) samples.push_back(static_cast<double>(monotonicNs() - start) / 2000.0);
+            }
+            rows.push_back(summarize(size, samples));
+        }
+        const uint32_t done = 0;
+        sendAll(ctl, &done, sizeof done);
+        return {};
+    };
+    if (auto st = runPair(options.pinCpus, server, client); !st) return fail(st.error());
+    return rows;
+}
+
+}  // namespace smcr::fabric::bench
