@@ -25,6 +25,7 @@ int runLoad(const Args& args) {
     if (args[0] == "tcp_bw") return loadTcp(rest, false);
     if (args[0] == "tcp_lat") return loadTcp(rest, true);
     if (args[0] == "http") return loadHttp(rest);
+    if (args[0] == "kv") return loadKv(rest);
     return usageError("load", "unknown workload '" + args[0] + "' (known: tcp_bw, tcp_lat, http, kv)");
 }
 

@@ -7,5 +7,6 @@ namespace smclab::cli {
 
 int loadTcp(const Args& args, bool latency);
 int loadHttp(const Args& args);
+int loadKv(const Args& args);
 
 }  // namespace smclab::cli

@@ -177,12 +177,16 @@ uint64_t HdrHistogram::valueAtPercentile(double percentile) const {
     return highestEquivalent(m_max);
 }
 
-double HdrHistogram::percentileOfValue(uint64_t value) const {
-    if (m_totalCount == 0) return 0.0;
+uint64_t HdrHistogram::countAtOrBelow(uint64_t value) const {
     uint64_t below = 0;
     const size_t last = countsIndex(std::min(value, m_highest));
     for (size_t i = 0; i <= last && i < m_counts.size(); ++i) below += m_counts[i];
-    return 100.0 * static_cast<double>(below) / static_cast<double>(m_totalCount);
+    return below;
+}
+
+double HdrHistogram::percentileOfValue(uint64_t value) const {
+    if (m_totalCount == 0) return 0.0;
+    return 100.0 * static_cast<double>(countAtOrBelow(value)) / static_cast<double>(m_totalCount);
 }
 
 std::vector<HdrHistogram::Bucket> HdrHistogram::nonEmptyBuckets() const {

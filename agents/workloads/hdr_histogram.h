@@ -52,6 +52,8 @@ public:
     uint64_t clampedCount() const { return m_clamped; }
     // See the percentile rule above.
     uint64_t valueAtPercentile(double percentile) const;
+    // Recorded values whose bucket lies at or below value's bucket.
+    uint64_t countAtOrBelow(uint64_t value) const;
     // Percentage of recorded values <= value (for wrk-style "+/- Stdev").
     double percentileOfValue(uint64_t value) const;
 

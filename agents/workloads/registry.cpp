@@ -4,7 +4,7 @@
 namespace smclab::workloads {
 
 std::span<const Workload* const> workloadRegistry() {
-    static const std::vector<const Workload*> kWorkloads = {&tcpBwWorkload(), &tcpLatWorkload(), &httpWorkload()};
+    static const std::vector<const Workload*> kWorkloads = {&tcpBwWorkload(), &tcpLatWorkload(), &httpWorkload(), &kvWorkload()};
     return kWorkloads;
 }
 

@@ -88,7 +88,8 @@ std::string formatWrkReport(const RunResult& r, bool latencyDistribution) {
     }
     std::snprintf(line, sizeof line, "Requests/sec: %9.2f\n", s.value("requests_per_sec").toDouble());
     out += line;
-    std::snprintf(line, sizeof line, "Transfer/sec: %10s\n", binaryScaled(s.value("transfer_bytes_per_sec").toDouble()).c_str());
+    // wrk prints "%10sB" with the B outside its number; ours carries the B.
+    std::snprintf(line, sizeof line, "Transfer/sec: %11s\n", binaryScaled(s.value("transfer_bytes_per_sec").toDouble()).c_str());
     out += line;
     return out;
 }

@@ -1,0 +1,129 @@
+// smclab load kv: redis-benchmark's options and output forms.
+#include <cstdio>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include "load_commands.h"
+#include "redis_format.h"
+#include "workload_cli.h"
+
+namespace smclab::cli {
+
+namespace {
+
+void printHelp() {
+    std::printf(
+        "usage: smclab load kv --connect ADDR:PORT [options]\n"
+        "\n"
+        "  -c CLIENTS       parallel connections (default 50)\n"
+        "  -n REQUESTS      requests per test (default 100000)\n"
+        "  -d SIZE          SET value size in bytes (default 3)\n"
+        "  -P PIPELINE      commands per batch (default 1)\n"
+        "  --threads N      client threads (default 1)\n"
+        "  -t TESTS         comma-separated: set,get,ping_inline,ping_mbulk (default set,get)\n"
+        "  -r KEYSPACE      random keys key:000000000042 below KEYSPACE (default: one fixed key)\n"
+        "  -k 1|0           keep connections alive (default 1)\n"
+        "  -q               quiet: one line per test\n"
+        "  --csv            CSV output\n"
+        "  --json           the result as JSON\n"
+        "  --transport NAME, --transport-opt KEY=VALUE\n");
+}
+
+}  // namespace
+
+int loadKv(const Args& args) {
+    const workloads::Workload* workload = workloads::findWorkload("kv");
+    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    ArgCursor cursor(args);
+    TransportChoice transport;
+    std::optional<Endpoint> connect;
+    workloads::RedisOutput form = workloads::RedisOutput::full;
+    bool json = false;
+    QJsonObject params;
+    auto setCount = [&](const char* option, const char* key, const std::string& text) {
+        auto n = parseInt(text);
+        if (!n) cursor.setError(std::string(option) + ": expects a number, got '" + text + "'");
+        else params[key] = static_cast<double>(*n);
+    };
+    while (!cursor.done() && cursor.error().empty()) {
+        if (cursor.takeFlag("--help")) {
+            printHelp();
+            return kExitOk;
+        }
+        if (takeTransportOption(cursor, transport)) continue;
+        if (auto v = cursor.takeValue("--connect")) {
+            std::string error;
+            connect = parseEndpoint(*v, false, &error);
+            if (!connect) return usageError("load", "--connect: " + error);
+            continue;
+        }
+        if (cursor.takeFlag("-q")) { form = workloads::RedisOutput::quiet; continue; }
+        if (cursor.takeFlag("--csv")) { form = workloads::RedisOutput::csv; continue; }
+        if (cursor.takeFlag("--json")) { json = true; continue; }
+        if (auto v = cursor.takeValue("--threads")) { setCount("--threads", "threads", *v); continue; }
+        if (auto v = cursor.takeValue("-c")) { setCount("-c", "clients", *v); continue; }
+        if (auto v = cursor.takeValue("-n")) { setCount("-n", "requests", *v); continue; }
+        if (auto v = cursor.takeValue("-P")) { setCount("-P", "pipeline", *v); continue; }
+        if (auto v = cursor.takeValue("-r")) { setCount("-r", "keyspace", *v); continue; }
+        if (auto v = cursor.takeValue("-d")) {
+            auto size = parseSize(*v);
+            if (!size) return usageError("load", "-d: bad size '" + *v + "'");
+            params["data_size"] = static_cast<double>(*size);
+            continue;
+        }
+        if (auto v = cursor.takeValue("-t")) {
+            QJsonArray tests;
+            for (const QString& t : QString::fromStdString(*v).toLower().split(',', Qt::SkipEmptyParts)) tests.append(t.trimmed());
+            params["tests"] = tests;
+            continue;
+        }
+        if (auto v = cursor.takeValue("-k")) {
+            if (*v != "0" && *v != "1") return usageError("load", "-k: expects 1 or 0, got '" + *v + "'");
+            params["keepalive"] = *v == "1";
+            continue;
+        }
+        if (takeSchemaOption(cursor, schema, params)) continue;
+        return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load kv --help)");
+    }
+    if (!cursor.error().empty()) return usageError("load", cursor.error());
+    if (!connect) return usageError("load", "--connect ADDR:PORT is required");
+    auto validated = workloads::validateParams(schema, params);
+    if (!validated) {
+        std::string message = optionNamedError(validated.error().message);
+        static const std::pair<const char*, const char*> kAliases[] = {
+            {"--clients", "-c"}, {"--requests", "-n"}, {"--data-size", "-d"}, {"--pipeline", "-P"},
+            {"--keyspace", "-r"}, {"--tests", "-t"}, {"--keepalive", "-k"}};
+        for (const auto& [longName, shortName] : kAliases) {
+            const std::string prefix = std::string(longName) + ":";
+            if (message.rfind(prefix, 0) == 0) message = std::string(shortName) + "/" + message;
+        }
+        return usageError("load", message);
+    }
+    auto opened = openTransport(transport);
+    if (!opened) {
+        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
+        return kExitFailure;
+    }
+    workloads::RunContext ctx;
+    ctx.role = workloads::Role::client;
+    ctx.params = *validated;
+    ctx.transport = *opened;
+    ctx.host = connect->host;
+    ctx.port = connect->port;
+    ctx.stop = &installStopSignals();
+    ctx.sampleIntervalMs = 0;
+    auto result = workload->run(ctx);
+    if (!result) {
+        std::fprintf(stderr, "smclab load kv: %s\n", result.error().message.c_str());
+        return kExitFailure;
+    }
+    if (json) {
+        std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
+    } else {
+        std::printf("%s", workloads::formatRedisBenchmark(*result, form).c_str());
+    }
+    return kExitOk;
+}
+
+}  // namespace smclab::cli
