@@ -269,10 +269,13 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
 
     if (spec.repetitions < 1 || spec.repetitions > kMaxRepetitions)
         errors.push_back({QStringLiteral("repetitions"), QStringLiteral("must be 1..%1").arg(kMaxRepetitions)});
-    if (spec.durationMs < 1 || spec.durationMs > kMaxDurationMs)
-        errors.push_back({QStringLiteral("durationMs"), QStringLiteral("must be 1..%1 ms").arg(kMaxDurationMs)});
+    if (spec.durationMs < kMinDurationMs || spec.durationMs > kMaxDurationMs)
+        errors.push_back({QStringLiteral("durationMs"),
+                          QStringLiteral("must be %1..%2 ms").arg(kMinDurationMs).arg(kMaxDurationMs)});
     if (spec.warmupMs < 0 || spec.warmupMs > kMaxDurationMs)
         errors.push_back({QStringLiteral("warmupMs"), QStringLiteral("must be 0..%1 ms").arg(kMaxDurationMs)});
+    if (spec.warmupMs > 0 && spec.warmupMs >= spec.durationMs)
+        errors.push_back({QStringLiteral("warmupMs"), QStringLiteral("must be shorter than durationMs")});
     if (spec.sampleIntervalMs < kMinSampleIntervalMs || spec.sampleIntervalMs > 60000)
         errors.push_back({QStringLiteral("sampleIntervalMs"), QStringLiteral("must be %1..60000 ms").arg(kMinSampleIntervalMs)});
     if (spec.onAgentLoss == AgentLossPolicy::invalid)

@@ -96,6 +96,7 @@ bool isKnownTransport(const QString& name);
 // Bounds enforced by validation.
 inline constexpr uint64_t kMaxSizeBytes = 64ull << 20;
 inline constexpr int kMaxRepetitions = 1000;
+inline constexpr int kMinDurationMs = 100;  // the control protocol's lower bound
 inline constexpr int kMaxDurationMs = 24 * 3600 * 1000;
 inline constexpr int kMinSampleIntervalMs = 50;
 

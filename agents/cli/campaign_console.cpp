@@ -1,0 +1,183 @@
+#include "campaign_console.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QSaveFile>
+#include <QTimer>
+
+#include <atomic>
+#include <csignal>
+#include <unistd.h>
+
+#include "smclab/db/comparison_query.h"
+#include "smclab/db/result_store.h"
+#include "smclab/report/format_text.h"
+#include "smclab/report/formats.h"
+
+namespace smclab::cli {
+
+using orchestrator::CellInfo;
+using orchestrator::Orchestrator;
+using orchestrator::Progress;
+using orchestrator::RunnerState;
+
+namespace {
+
+std::atomic<int> g_interrupts{0};
+
+void onInterrupt(int) { g_interrupts.fetch_add(1, std::memory_order_relaxed); }
+
+QString bar(const Progress& p, int width) {
+    const int finished = p.doneCells + p.failedCells;
+    const int filled = p.totalCells > 0 ? finished * width / p.totalCells : 0;
+    return QString(filled, QLatin1Char('#')) + QString(width - filled, QLatin1Char('.'));
+}
+
+}  // namespace
+
+void ensureCoreApplication() {
+    if (QCoreApplication::instance() != nullptr) return;
+    static int argc = 1;
+    static char name[] = "smclab";
+    static char* argv[] = {name, nullptr};
+    static QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("smclab"));
+}
+
+void installInterruptHandlers() {
+    struct sigaction action {};
+    action.sa_handler = onInterrupt;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+bool interrupted() { return g_interrupts.load(std::memory_order_relaxed) > 0; }
+
+ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::Status()>& start) {
+    ConsoleResult result;
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    QString current;
+    bool barShown = false;
+    auto clearBar = [&] {
+        if (barShown) std::fprintf(stderr, "\r\033[K");
+        barShown = false;
+    };
+    auto drawBar = [&](const Progress& p) {
+        if (!tty || o.state() == RunnerState::connecting) return;
+        const int finished = p.doneCells + p.failedCells;
+        const QString line = QStringLiteral("[%1] %2/%3 cells%4  ETA %5  %6")
+                                 .arg(bar(p, 30))
+                                 .arg(finished)
+                                 .arg(p.totalCells)
+                                 .arg(p.failedCells > 0 ? QStringLiteral(" (%1 failed)").arg(p.failedCells) : QString())
+                                 .arg(orchestrator::formatDurationMs(p.etaMs), current);
+        std::fprintf(stderr, "\r\033[K%s", qPrintable(line.left(150)));
+        std::fflush(stderr);
+        barShown = true;
+    };
+    auto say = [&](const QString& text) {
+        clearBar();
+        std::fprintf(stderr, "%s\n", qPrintable(text));
+        drawBar(o.progress());
+    };
+
+    QObject context;
+    QObject::connect(&o, &Orchestrator::message, &context, [&](const QString& text) {
+        // On a terminal the bar shows per-cell failures in its count; the
+        // reasons are summed up at the end rather than scrolling by.
+        if (tty && text.startsWith(QLatin1String("cell "))) return;
+        say(text);
+    });
+    QObject::connect(&o, &Orchestrator::campaignStarted, &context, [&](qint64 id) { result.campaignId = id; });
+    QObject::connect(&o, &Orchestrator::cellStarted, &context, [&](const CellInfo& cell) {
+        current = QStringLiteral("%1 %2 %3 B").arg(cell.workloadLabel, cell.columnLabel).arg(cell.cell.sizeBytes);
+        drawBar(o.progress());
+    });
+    QObject::connect(&o, &Orchestrator::cellFinished, &context, [&](const CellInfo& cell, bool ok, const QString& error) {
+        if (!ok) {
+            ++result.failedCells;
+            bool known = false;
+            for (const auto& entry : std::as_const(result.failuresByColumn))
+                known = known || (entry.first == cell.columnLabel && entry.second == error);
+            if (!known && result.failuresByColumn.size() < 50) result.failuresByColumn.append({cell.columnLabel, error});
+        }
+        if (!tty) {
+            const Progress p = o.progress();
+            std::fprintf(stderr, "cell %d/%d %s %s %llu B rep %d: %s  ETA %s\n", p.doneCells + p.failedCells,
+                         p.totalCells, qPrintable(cell.workloadLabel), qPrintable(cell.columnLabel),
+                         static_cast<unsigned long long>(cell.cell.sizeBytes), cell.cell.repetition + 1,
+                         ok ? "ok" : qPrintable(QStringLiteral("FAILED (%1)").arg(error)),
+                         qPrintable(orchestrator::formatDurationMs(p.etaMs)));
+            std::fflush(stderr);
+        }
+    });
+    QObject::connect(&o, &Orchestrator::progressChanged, &context, [&](const Progress& p) { drawBar(p); });
+    // Paused (onAgentLoss: pause) waits for unpause() in the GUI; a command
+    // line has nobody to ask, so it ends there and says how to resume.
+    QObject::connect(&o, &Orchestrator::stateChanged, &context, [&](RunnerState state) {
+        if (state != RunnerState::paused) return;
+        result.state = state;
+        QCoreApplication::exit(0);
+    });
+    QObject::connect(&o, &Orchestrator::errorOccurred, &context, [&](const QString& error) { result.error = error; });
+    QObject::connect(&o, &Orchestrator::finished, &context, [&](qint64 id, RunnerState state) {
+        if (id > 0) result.campaignId = id;
+        result.state = state;
+        QCoreApplication::exit(0);
+    });
+
+    installInterruptHandlers();
+    QTimer watch;
+    int handledInterrupts = 0;
+    QObject::connect(&watch, &QTimer::timeout, &context, [&] {
+        const int count = g_interrupts.load(std::memory_order_relaxed);
+        if (count == handledInterrupts) return;
+        handledInterrupts = count;
+        if (count == 1) {
+            say(QStringLiteral("interrupted: stopping the runs in flight (Ctrl-C again to give up waiting)"));
+            o.stop();
+        } else {
+            result.state = RunnerState::stopped;
+            QCoreApplication::exit(0);
+        }
+    });
+    watch.start(100);
+
+    if (smcr::Status s = start(); !s) {
+        result.state = RunnerState::failed;
+        result.error = QString::fromStdString(s.error().message);
+        return result;
+    }
+    if (o.state() != RunnerState::finished && o.state() != RunnerState::failed && o.state() != RunnerState::stopped)
+        QCoreApplication::exec();
+    clearBar();
+    if (result.campaignId == 0) result.campaignId = o.campaignId();
+    if (result.state == RunnerState::idle) result.state = o.state();
+    return result;
+}
+
+bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
+    auto tables = db::comparisonTables(store, campaignId);
+    if (!tables) {
+        std::fprintf(stderr, "smclab: cannot build the tables of campaign %lld: %s\n", static_cast<long long>(campaignId),
+                     tables.error().message.c_str());
+        return false;
+    }
+    const QByteArray text = report::formatText(*tables).toUtf8();
+    std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), out);
+    std::fflush(out);
+    return true;
+}
+
+QString writeHtmlReport(db::ResultStore& store, qint64 campaignId, const QString& path) {
+    auto document = db::campaignReport(store, campaignId, QDateTime::currentDateTimeUtc());
+    if (!document) return QString::fromStdString(document.error().message);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    file.write(report::formatHtml(*document).toUtf8());
+    if (!file.commit()) return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return QString();
+}
+
+}  // namespace smclab::cli

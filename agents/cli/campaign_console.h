@@ -1,0 +1,51 @@
+// Running a campaign from a terminal, shared by `smclab run` and
+// `smclab demo`: the Qt event loop around the orchestrator, a progress bar
+// on a terminal (plain lines otherwise), Ctrl-C to stop cleanly (the
+// campaign stays resumable), and the cover-letter tables at the end.
+#pragma once
+
+#include <QString>
+
+#include <cstdio>
+#include <functional>
+
+#include <smcr/result.h>
+
+#include "orchestrator/orchestrator.h"
+
+namespace smclab::db {
+class ResultStore;
+}
+
+namespace smclab::cli {
+
+// A QCoreApplication for commands that need Qt's event loop or its SQL
+// plugins; created once, named "smclab" (the default database path uses it).
+void ensureCoreApplication();
+
+// Installs SIGINT/SIGTERM handlers that set a flag (no Qt calls inside the
+// handler); interrupted() reads it.
+void installInterruptHandlers();
+bool interrupted();
+
+struct ConsoleResult {
+    orchestrator::RunnerState state = orchestrator::RunnerState::idle;
+    qint64 campaignId = 0;
+    QString error;  // failed: why
+    int failedCells = 0;
+    // Distinct failure reasons per column ("SMC-NoCork" -> the agent's error).
+    QList<QPair<QString, QString>> failuresByColumn;
+};
+
+// Starts (via `start`, which calls o.start() or o.resume()) and runs the
+// event loop until the orchestrator finishes. Progress goes to stderr.
+// Ctrl-C stops the orchestrator; a second Ctrl-C gives up waiting.
+ConsoleResult runCampaignOnConsole(orchestrator::Orchestrator& o, const std::function<smcr::Status()>& start);
+
+// The cover-letter tables of a campaign (report text layout) to `out`;
+// false (after printing why to stderr) if the store cannot build them.
+bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out);
+// Writes the self-contained HTML report; returns the error text or empty.
+QString writeHtmlReport(db::ResultStore& store, qint64 campaignId, const QString& path);
+
+}  // namespace smclab::cli

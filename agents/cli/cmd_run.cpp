@@ -1,0 +1,240 @@
+// smclab run: a preset or a campaign file on agent pairs, stored in the
+// results database, then the cover-letter tables.
+#include <QFile>
+#include <QFileInfo>
+
+#include <cstdio>
+
+#include "args.h"
+#include "campaign_console.h"
+#include "commands.h"
+#include "orchestrator/campaign_json.h"
+#include "orchestrator/presets.h"
+#include "orchestrator/size_text.h"
+#include "smclab/db/database_path.h"
+#include "smclab/db/result_store.h"
+
+namespace smclab::cli {
+
+namespace {
+
+using namespace smclab::orchestrator;
+
+constexpr int kExitInterrupted = 130;
+
+void printRunHelp() {
+    std::printf(
+        "usage: smclab run PRESET|FILE --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
+        "       smclab run --resume ID --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
+        "\n"
+        "Runs a campaign on agent pairs (server agent first, then client agent; more\n"
+        "pairs may follow), stores every run in the results database, and prints the\n"
+        "comparison tables in the cover-letter layout.\n"
+        "\n"
+        "presets:\n");
+    for (const PresetInfo& preset : presetList()) std::printf("  %-14s %s\n", preset.name, preset.summary);
+    std::printf(
+        "\n"
+        "options:\n"
+        "  --agents LIST          server,client[,server,client...] agent addresses\n"
+        "  --token-file F         file holding the agents' bearer token\n"
+        "  --resume ID            run the cells of campaign ID that are not done yet\n"
+        "  --db PATH              results database (default: $SMCLAB_DB or %s)\n"
+        "  -t SECONDS             measured time per cell (e.g. 2, 0.5, 500ms)\n"
+        "  --warmup SECONDS       warm-up per cell, excluded from results\n"
+        "  --sizes LIST           message sizes: 1,64,4K or a qperf loop 1:64K:*2\n"
+        "  -r, --repetitions N    repetitions of every cell (tables show the mean)\n"
+        "  --on-agent-loss MODE   continue (default) or pause when an agent disappears\n"
+        "  --name NAME            campaign name (default: the preset's or file's)\n"
+        "  --tls                  connect with wss:// ; --ca-cert F trusts a PEM CA\n"
+        "  --connect-timeout S    wait this long for each agent (default 10)\n"
+        "\n"
+        "Progress goes to stderr (a bar on a terminal); tables to stdout. Ctrl-C stops\n"
+        "the runs in flight; the campaign can then be resumed with --resume ID.\n",
+        qPrintable(db::defaultDatabasePath()));
+}
+
+int usage(const std::string& message) {
+    std::fprintf(stderr, "smclab run: %s\n(see smclab run --help)\n", message.c_str());
+    return kExitUsage;
+}
+
+}  // namespace
+
+int runRun(const Args& args) {
+    ArgCursor cursor(args);
+    QString target, agentsText, tokenFile, dbPath, sizesText, name, caCert, policyText;
+    std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions;
+    int connectTimeoutMs = 10'000;
+    bool tls = false;
+    while (!cursor.done()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            printRunHelp();
+            return kExitOk;
+        }
+        if (auto v1 = cursor.takeValue("--agents")) {
+            agentsText = QString::fromStdString(*v1);
+        } else if (auto v2 = cursor.takeValue("--token-file")) {
+            tokenFile = QString::fromStdString(*v2);
+        } else if (auto v3 = cursor.takeValue("--db")) {
+            dbPath = QString::fromStdString(*v3);
+        } else if (auto v4 = cursor.takeValue("--resume")) {
+            resumeId = parseInt(*v4);
+            if (!resumeId || *resumeId <= 0) return usage("--resume: '" + *v4 + "' is not a campaign id");
+        } else if (auto v5 = cursor.takeValue("-t")) {
+            durationMs = parseDurationText(QString::fromStdString(*v5));
+            if (!durationMs || *durationMs < 100) return usage("-t: '" + *v5 + "' is not a duration of at least 0.1 s");
+        } else if (auto v6 = cursor.takeValue("--warmup")) {
+            warmupMs = parseDurationText(QString::fromStdString(*v6));
+            if (!warmupMs) return usage("--warmup: '" + *v6 + "' is not a duration");
+        } else if (auto v7 = cursor.takeValue("--sizes")) {
+            sizesText = QString::fromStdString(*v7);
+        } else if (auto v8 = cursor.takeValue("--repetitions")) {
+            repetitions = parseInt(*v8);
+            if (!repetitions) return usage("--repetitions: '" + *v8 + "' is not a number");
+        } else if (auto v9 = cursor.takeValue("-r")) {
+            repetitions = parseInt(*v9);
+            if (!repetitions) return usage("-r: '" + *v9 + "' is not a number");
+        } else if (auto v10 = cursor.takeValue("--on-agent-loss")) {
+            policyText = QString::fromStdString(*v10);
+        } else if (auto v11 = cursor.takeValue("--name")) {
+            name = QString::fromStdString(*v11);
+        } else if (auto v12 = cursor.takeValue("--ca-cert")) {
+            caCert = QString::fromStdString(*v12);
+        } else if (auto v13 = cursor.takeValue("--connect-timeout")) {
+            auto ms = parseDurationText(QString::fromStdString(*v13));
+            if (!ms || *ms < 100) return usage("--connect-timeout: '" + *v13 + "' is not a duration");
+            connectTimeoutMs = static_cast<int>(*ms);
+        } else if (cursor.takeFlag("--tls")) {
+            tls = true;
+        } else if (!cursor.peek().empty() && cursor.peek()[0] == '-') {
+            return usage("unknown option '" + cursor.peek() + "'");
+        } else if (target.isEmpty()) {
+            target = QString::fromStdString(cursor.next());
+        } else {
+            return usage("unexpected argument '" + cursor.peek() + "'");
+        }
+        if (!cursor.error().empty()) return usage(cursor.error());
+    }
+    if (!cursor.error().empty()) return usage(cursor.error());
+    if (target.isEmpty() && !resumeId) return usage("name a preset or a campaign file (or --resume ID)");
+    if (!target.isEmpty() && resumeId) return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
+    if (agentsText.isEmpty()) return usage("--agents is required (server and client HOST:PORT)");
+    if (tokenFile.isEmpty()) return usage("--token-file is required");
+
+    std::vector<AgentPair> agents;
+    const QStringList agentList = agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (agentList.size() < 2 || agentList.size() % 2 != 0)
+        return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
+    for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
+    if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
+
+    QFile tokenSource(tokenFile);
+    if (!tokenSource.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "smclab run: cannot read token file %s: %s\n", qPrintable(tokenFile),
+                     qPrintable(tokenSource.errorString()));
+        return kExitFailure;
+    }
+    const QString token = QString::fromUtf8(tokenSource.readAll()).trimmed();
+    if (token.isEmpty()) {
+        std::fprintf(stderr, "smclab run: token file %s is empty\n", qPrintable(tokenFile));
+        return kExitFailure;
+    }
+
+    ensureCoreApplication();
+    CampaignSpec spec;
+    if (!resumeId) {
+        if (auto preset = presetCampaign(target)) {
+            spec = *preset;
+        } else if (QFileInfo::exists(target)) {
+            auto loaded = loadCampaignFile(target);
+            if (!loaded) {
+                std::fprintf(stderr, "smclab run: %s\n", loaded.error().message.c_str());
+                return kExitUsage;
+            }
+            spec = *loaded;
+        } else {
+            return usage("unknown preset '" + target.toStdString() + "' and no such campaign file (presets: " +
+                         presetNames().join(QStringLiteral(", ")).toStdString() + ")");
+        }
+        if (!name.isEmpty()) spec.name = name;
+        if (durationMs) {
+            spec.durationMs = static_cast<int>(*durationMs);
+            // A shortened run keeps a proportionate warm-up.
+            if (!warmupMs) spec.warmupMs = std::min<int>(spec.warmupMs, spec.durationMs / 5);
+        }
+        if (warmupMs) spec.warmupMs = static_cast<int>(*warmupMs);
+        if (repetitions) spec.repetitions = static_cast<int>(*repetitions);
+        if (!sizesText.isEmpty()) {
+            QString error;
+            auto sizes = parseSizeListText(sizesText, &error);
+            if (!sizes) return usage("--sizes: " + error.toStdString());
+            spec.sizes = *sizes;
+            for (WorkloadSpec& workload : spec.workloads) workload.sizes.clear();
+        }
+        if (!policyText.isEmpty()) {
+            if (policyText == QLatin1String("continue")) spec.onAgentLoss = AgentLossPolicy::continueCampaign;
+            else if (policyText == QLatin1String("pause")) spec.onAgentLoss = AgentLossPolicy::pause;
+            else return usage("--on-agent-loss: must be continue or pause");
+        }
+        spec.agents = agents;
+        if (const auto errors = validateCampaign(spec); !errors.empty()) {
+            std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
+            return kExitUsage;
+        }
+    } else if (durationMs || warmupMs || repetitions || !sizesText.isEmpty() || !name.isEmpty()) {
+        return usage("--resume runs the stored campaign as planned; -t, --warmup, --sizes, -r and --name do not apply");
+    }
+
+    auto store = db::ResultStore::open(db::resolveDatabasePath(dbPath));
+    if (!store) {
+        std::fprintf(stderr, "smclab run: %s\n", store.error().message.c_str());
+        return kExitFailure;
+    }
+
+    Orchestrator orchestrator(**store);
+    AgentConnectOptions options;
+    options.token = token;
+    options.tls = tls;
+    options.caCertFile = caCert;
+    options.connectTimeoutMs = connectTimeoutMs;
+    orchestrator.setConnectOptions(options);
+    const ConsoleResult result = runCampaignOnConsole(orchestrator, [&]() -> smcr::Status {
+        if (resumeId) return orchestrator.resume(*resumeId, agents);
+        return orchestrator.start(spec);
+    });
+
+    switch (result.state) {
+        case RunnerState::finished: {
+            std::fprintf(stderr, "campaign %lld done: %d cells ran, %d failed; database %s\n",
+                         static_cast<long long>(result.campaignId), orchestrator.progress().doneCells,
+                         result.failedCells, qPrintable((*store)->path()));
+            for (const auto& [column, error] : result.failuresByColumn)
+                std::fprintf(stderr, "  failed in %s: %s\n", qPrintable(column), qPrintable(error));
+            if (orchestrator.spec().repetitions > 1)
+                std::fprintf(stderr, "  values are means of %d repetitions; spreads: smclab report %lld --format md\n",
+                             orchestrator.spec().repetitions, static_cast<long long>(result.campaignId));
+            return printCampaignTables(**store, result.campaignId, stdout) ? kExitOk : kExitFailure;
+        }
+        case RunnerState::stopped:
+            std::fprintf(stderr, "smclab run: stopped; campaign %lld keeps its finished runs. Resume with:\n"
+                                 "  smclab run --resume %lld --agents %s --token-file %s\n",
+                         static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
+                         qPrintable(agentsText), qPrintable(tokenFile));
+            return kExitInterrupted;
+        case RunnerState::paused:
+            std::fprintf(stderr, "smclab run: an agent was lost; campaign %lld paused (onAgentLoss: pause). Resume with:\n"
+                                 "  smclab run --resume %lld --agents %s --token-file %s\n",
+                         static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
+                         qPrintable(agentsText), qPrintable(tokenFile));
+            return kExitFailure;
+        default:
+            std::fprintf(stderr, "smclab run: %s\n", qPrintable(result.error.isEmpty() ? QStringLiteral("failed") : result.error));
+            if (result.campaignId > 0)
+                std::fprintf(stderr, "smclab run: campaign %lld can be resumed with --resume %lld\n",
+                             static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId));
+            return kExitFailure;
+    }
+}
+
+}  // namespace smclab::cli

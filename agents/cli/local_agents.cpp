@@ -1,0 +1,132 @@
+#include "local_agents.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QRandomGenerator>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QThread>
+
+#include <csignal>
+#include <sys/prctl.h>
+
+namespace smclab::cli {
+
+namespace {
+
+constexpr int kStartTimeoutMs = 15'000;
+
+quint16 freeLoopbackPort() {
+    // Bound and released at once; the agent binds it a moment later. A
+    // collision is possible but rare, and shows as an agent that fails to
+    // start with a clear log.
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0)) return 0;
+    return probe.serverPort();
+}
+
+QString tail(const QString& path, int maxBytes = 2000) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    if (file.size() > maxBytes) file.seek(file.size() - maxBytes);
+    return QString::fromUtf8(file.readAll()).trimmed();
+}
+
+}  // namespace
+
+LocalAgents::LocalAgents() = default;
+
+LocalAgents::~LocalAgents() { stopAll(); }
+
+QString LocalAgents::findAgentProgram() {
+    QStringList candidates;
+    if (QCoreApplication::instance() != nullptr)
+        candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/smclab-agent");
+    const QString binDir = qEnvironmentVariable("SMCLAB_BIN_DIR");
+    if (!binDir.isEmpty()) candidates << binDir + QStringLiteral("/smclab-agent");
+    for (const QString& candidate : candidates) {
+        const QFileInfo info(candidate);
+        if (info.isFile() && info.isExecutable()) return info.absoluteFilePath();
+    }
+    return {};
+}
+
+QString LocalAgents::logFile(int index) const {
+    return m_dir ? m_dir->filePath(QStringLiteral("agent%1.log").arg(index)) : QString();
+}
+
+smcr::Status LocalAgents::start(int count, const QString& program) {
+    if (program.isEmpty())
+        return smcr::fail(smcr::Errc::notFound,
+                          "smclab-agent not found next to smclab or in $SMCLAB_BIN_DIR (build the smclab-agent target)");
+    m_dir = std::make_unique<QTemporaryDir>();
+    if (!m_dir->isValid()) return smcr::fail(smcr::Errc::systemError, "cannot create a temporary directory");
+    // 32 random bytes as hex; the file is private to this user.
+    QByteArray secret(32, '\0');
+    for (char& c : secret) c = static_cast<char>(QRandomGenerator::system()->bounded(256));
+    m_token = QString::fromLatin1(secret.toHex());
+    m_tokenFile = m_dir->filePath(QStringLiteral("token"));
+    {
+        QFile file(m_tokenFile);
+        if (!file.open(QIODevice::WriteOnly) || file.write(m_token.toLatin1()) < 0)
+            return smcr::fail(smcr::Errc::systemError, "cannot write the token file");
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    }
+    for (int i = 0; i < count; ++i) {
+        const quint16 port = freeLoopbackPort();
+        if (port == 0) return smcr::fail(smcr::Errc::systemError, "no free loopback port");
+        const QString address = QStringLiteral("127.0.0.1:%1").arg(port);
+        auto process = std::make_unique<QProcess>();
+        process->setProgram(program);
+        process->setArguments({QStringLiteral("--listen"), address, QStringLiteral("--token-file"), m_tokenFile});
+        process->setStandardOutputFile(logFile(i));
+        process->setStandardErrorFile(logFile(i), QIODevice::Append);
+        // If this process dies without stopping them (SIGKILL), the kernel
+        // sends the agents SIGTERM.
+        process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+        process->start();
+        if (!process->waitForStarted(5000))
+            return smcr::fail(smcr::Errc::systemError,
+                              QStringLiteral("cannot start %1: %2").arg(program, process->errorString()).toStdString());
+        m_processes.push_back(std::move(process));
+        m_addresses << address;
+    }
+    // Ready = accepting TCP connections on its port.
+    for (int i = 0; i < count; ++i) {
+        QElapsedTimer timer;
+        timer.start();
+        const quint16 port = static_cast<quint16>(m_addresses[i].section(QLatin1Char(':'), 1).toUInt());
+        while (true) {
+            QProcess& process = *m_processes[static_cast<size_t>(i)];
+            if (process.state() == QProcess::NotRunning)
+                return smcr::fail(smcr::Errc::systemError, QStringLiteral("smclab-agent on %1 exited at start: %2")
+                                                               .arg(m_addresses[i], tail(logFile(i)))
+                                                               .toStdString());
+            QTcpSocket socket;
+            socket.connectToHost(QHostAddress::LocalHost, port);
+            if (socket.waitForConnected(200)) break;
+            if (timer.elapsed() > kStartTimeoutMs)
+                return smcr::fail(smcr::Errc::timedOut,
+                                  QStringLiteral("smclab-agent on %1 did not start listening").arg(m_addresses[i]).toStdString());
+            QThread::msleep(50);
+        }
+    }
+    return {};
+}
+
+void LocalAgents::stopAll() {
+    for (auto& process : m_processes) {
+        if (process->state() != QProcess::NotRunning) process->terminate();
+    }
+    for (auto& process : m_processes) {
+        if (process->state() != QProcess::NotRunning && !process->waitForFinished(5000)) {
+            process->kill();
+            process->waitForFinished(2000);
+        }
+    }
+    m_processes.clear();
+}
+
+}  // namespace smclab::cli

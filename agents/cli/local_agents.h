@@ -1,0 +1,46 @@
+// Two (or more) smclab-agent processes on loopback for `smclab demo` and
+// the tests: a generated token in a private temp file, free ports, and a
+// stop that always happens (SIGTERM, then SIGKILL; the children also get
+// SIGTERM from the kernel if this process dies first).
+#pragma once
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <memory>
+#include <vector>
+
+#include <smcr/result.h>
+
+namespace smclab::cli {
+
+class LocalAgents {
+public:
+    LocalAgents();
+    ~LocalAgents();
+    LocalAgents(const LocalAgents&) = delete;
+    LocalAgents& operator=(const LocalAgents&) = delete;
+
+    // smclab-agent next to this program, or in $SMCLAB_BIN_DIR.
+    static QString findAgentProgram();
+
+    // Starts `count` agents and waits until each accepts connections.
+    smcr::Status start(int count, const QString& program = findAgentProgram());
+    void stopAll();
+
+    QString token() const { return m_token; }
+    QString tokenFile() const { return m_tokenFile; }
+    QStringList addresses() const { return m_addresses; }  // "127.0.0.1:PORT" each
+    QString logFile(int index) const;
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_token;
+    QString m_tokenFile;
+    QStringList m_addresses;
+    std::vector<std::unique_ptr<QProcess>> m_processes;
+};
+
+}  // namespace smclab::cli

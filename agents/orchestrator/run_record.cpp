@@ -1,0 +1,156 @@
+#include "run_record.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace smclab::orchestrator {
+
+namespace {
+
+QString valueText(const QJsonValue& value) {
+    if (value.isString()) return value.toString();
+    if (value.isBool()) return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (value.isDouble()) {
+        const double d = value.toDouble();
+        if (d == static_cast<double>(static_cast<qint64>(d))) return QString::number(static_cast<qint64>(d));
+        return QString::number(d, 'g', 17);
+    }
+    return QString::fromUtf8(QJsonDocument::fromVariant(value.toVariant()).toJson(QJsonDocument::Compact));
+}
+
+void addNumbers(const QJsonObject& object, const QString& prefix, QMap<QString, double>& out) {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (it.value().isDouble()) out.insert(prefix + it.key().toLower(), it.value().toDouble());
+    }
+}
+
+}  // namespace
+
+QString storedWorkloadName(const CampaignSpec& spec, int workloadIndex) {
+    const WorkloadSpec& workload = spec.workloads.at(static_cast<size_t>(workloadIndex));
+    int sameName = 0;
+    for (const WorkloadSpec& other : spec.workloads) sameName += other.workload == workload.workload ? 1 : 0;
+    if (sameName <= 1) return workload.workload;
+    return workload.workload + QLatin1Char(':') + workload.label;
+}
+
+db::RunCell toRunCell(const CampaignSpec& spec, const Cell& cell) {
+    db::RunCell runCell;
+    runCell.workload = storedWorkloadName(spec, cell.workloadIndex);
+    const ColumnSpec& column = spec.columns.at(static_cast<size_t>(cell.columnIndex));
+    runCell.transport = column.transport;
+    runCell.column = column.label;
+    runCell.msgSize = static_cast<qint64>(cell.sizeBytes);
+    runCell.repetition = cell.repetition;
+    return runCell;
+}
+
+int findCell(const CampaignSpec& spec, const std::vector<Cell>& cells, const db::RunCell& runCell) {
+    for (const Cell& cell : cells) {
+        if (toRunCell(spec, cell) == runCell) return cell.index;
+    }
+    return -1;
+}
+
+db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transportOptions, const QString& transport) {
+    const protocol::Capabilities& caps = hello.capabilities;
+    db::HostFacts facts;
+    facts.insert(QStringLiteral("host"), caps.host.hostname);
+    facts.insert(QStringLiteral("cpu_model"), caps.host.cpuModel);
+    facts.insert(QStringLiteral("cpu_count"), QString::number(caps.host.cpuCount));
+    facts.insert(QStringLiteral("kernel"), QStringLiteral("%1 %2").arg(caps.host.kernelName, caps.host.kernelRelease).trimmed());
+    facts.insert(QStringLiteral("agent_version"), hello.agentVersion);
+    facts.insert(QStringLiteral("ksmc"), caps.ksmc.available ? QStringLiteral("available")
+                                                             : QStringLiteral("unavailable: %1").arg(caps.ksmc.reason));
+    if (!caps.rdmaDevices.isEmpty()) facts.insert(QStringLiteral("rdma_device"), caps.rdmaDevices.front().name);
+    if (transport == QLatin1String("smcr")) {
+        if (transportOptions.contains(QLatin1String("fabric")))
+            facts.insert(QStringLiteral("fabric"), valueText(transportOptions.value(QLatin1String("fabric"))));
+        if (transportOptions.contains(QLatin1String("link")))
+            facts.insert(QStringLiteral("link_model"), valueText(transportOptions.value(QLatin1String("link"))));
+    }
+    return facts;
+}
+
+QMap<QString, double> resultMetrics(const QJsonObject& summary) {
+    QMap<QString, double> metrics;
+    addNumbers(summary, QString(), metrics);
+    if (metrics.contains(QStringLiteral("requests_per_sec")))
+        metrics.insert(QStringLiteral("rps"), metrics.value(QStringLiteral("requests_per_sec")));
+    const QJsonArray tests = summary.value(QLatin1String("tests")).toArray();
+    for (const QJsonValue& entry : tests) {
+        const QJsonObject test = entry.toObject();
+        QString name = test.value(QLatin1String("test")).toString();
+        if (name.isEmpty()) name = test.value(QLatin1String("name")).toString();
+        if (tests.size() == 1) addNumbers(test, QString(), metrics);
+        if (!name.isEmpty()) addNumbers(test, name.toLower() + QLatin1Char('_'), metrics);
+    }
+    return metrics;
+}
+
+QList<db::Sample> sampleSeries(const QList<protocol::Samples>& client, const QList<protocol::Samples>& server) {
+    QList<db::Sample> out;
+    for (const protocol::Samples& s : client) {
+        out.append({s.tMs, QStringLiteral("throughput_mbps"), s.throughputBps / 8e6});
+        out.append({s.tMs, QStringLiteral("ops_per_sec"), s.opsPerSec});
+        if (s.latency.present) {
+            out.append({s.tMs, QStringLiteral("latency_mean_us"), s.latency.meanUs});
+            out.append({s.tMs, QStringLiteral("latency_p50_us"), s.latency.p50Us});
+            out.append({s.tMs, QStringLiteral("latency_p99_us"), s.latency.p99Us});
+        }
+        out.append({s.tMs, QStringLiteral("cpu_client_pct"), s.cpuUserPercent + s.cpuSystemPercent});
+    }
+    for (const protocol::Samples& s : server) {
+        out.append({s.tMs, QStringLiteral("server_throughput_mbps"), s.throughputBps / 8e6});
+        out.append({s.tMs, QStringLiteral("cpu_server_pct"), s.cpuUserPercent + s.cpuSystemPercent});
+    }
+    return out;
+}
+
+db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome) {
+    const CampaignSpec& spec = *in.spec;
+    const ColumnSpec& column = spec.columns.at(static_cast<size_t>(in.cell.columnIndex));
+    db::RunRecord record;
+    record.campaignId = in.campaignId;
+    record.cell = toRunCell(spec, in.cell);
+    record.clientAgentId = in.clientAgentId;
+    record.serverAgentId = in.serverAgentId;
+    record.startedAt = outcome.startedAt;
+    record.finishedAt = outcome.finishedAt;
+    record.clientFacts = in.clientFacts;
+    record.serverFacts = in.serverFacts;
+
+    // The snapshot the agents report at the end of the run (server side
+    // first, the client's over it), with live-changed settings put back to
+    // the value the cell started with: the record says what the run was
+    // configured as; setting_changes say what changed when.
+    QJsonObject snapshot = outcome.server.settings;
+    for (auto it = outcome.client.settings.begin(); it != outcome.client.settings.end(); ++it)
+        snapshot.insert(it.key(), it.value());
+    for (auto it = column.settings.begin(); it != column.settings.end(); ++it) snapshot.insert(it.key(), it.value());
+    for (auto it = snapshot.begin(); it != snapshot.end(); ++it) record.settings.insert(it.key(), valueText(it.value()));
+    record.settings.insert(QStringLiteral("transport"), column.transport);
+    record.settings.insert(QStringLiteral("client_transport"), column.effectiveClientTransport());
+
+    record.results = resultMetrics(outcome.client.summary);
+    if (!outcome.client.histogram.isEmpty()) {
+        record.histograms.append({QStringLiteral("latency_us"), QStringLiteral("smclab-histogram-json-v1"),
+                                  QJsonDocument(outcome.client.histogram).toJson(QJsonDocument::Compact)});
+    }
+    record.samples = sampleSeries(outcome.clientSamples, outcome.serverSamples);
+    for (auto it = outcome.client.counters.begin(); it != outcome.client.counters.end(); ++it) {
+        if (it.value().isDouble())
+            record.counters.append({db::Side::client, it.key(), static_cast<qint64>(it.value().toDouble())});
+    }
+    for (auto it = outcome.server.counters.begin(); it != outcome.server.counters.end(); ++it) {
+        if (it.value().isDouble())
+            record.counters.append({db::Side::server, it.key(), static_cast<qint64>(it.value().toDouble())});
+    }
+    for (const protocol::SettingsApplied& change : outcome.settingChanges) {
+        for (auto it = change.applied.begin(); it != change.applied.end(); ++it)
+            record.settingChanges.append({change.atMs, it.key(), valueText(it.value())});
+    }
+    return record;
+}
+
+}  // namespace smclab::orchestrator

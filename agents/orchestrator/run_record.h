@@ -1,0 +1,54 @@
+// From a finished cell (the agents' run_result messages, samples and live
+// setting changes) to the store's RunRecord, and the store's name for a
+// cell (RunCell). Pure functions, so what gets stored is testable without
+// agents.
+#pragma once
+
+#include <QMap>
+#include <QString>
+
+#include "campaign_spec.h"
+#include "cell_matrix.h"
+#include "cell_runner.h"
+#include "protocol/hello.h"
+#include "smclab/db/types.h"
+
+namespace smclab::orchestrator {
+
+// The store keys runs by workload name; a campaign with two entries of the
+// same workload (the credits preset's SET and GET, both kv) stores them as
+// "kv:SET" and "kv:GET" so each keeps its own rows.
+QString storedWorkloadName(const CampaignSpec& spec, int workloadIndex);
+db::RunCell toRunCell(const CampaignSpec& spec, const Cell& cell);
+// Index in `cells` of the cell a stored RunCell names, or -1.
+int findCell(const CampaignSpec& spec, const std::vector<Cell>& cells, const db::RunCell& runCell);
+
+// host, cpu_model, cpu_count, kernel, agent_version, ksmc, rdma_device,
+// plus the run's fabric and link model when the transport is smcr.
+db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transportOptions, const QString& transport);
+
+// Headline and secondary metrics from the client's run_result summary:
+// every numeric summary field under its lower-case name (bw_MBps ->
+// bw_mbps, latency_us, p99_us, msg_rate ...), requests_per_sec also as
+// rps, and for kv each test's figures (one test: rps, p50_us ...; several:
+// set_rps, get_rps ...).
+QMap<QString, double> resultMetrics(const QJsonObject& summary);
+
+// Time series: client samples as throughput_mbps, ops_per_sec,
+// latency_mean_us / latency_p50_us / latency_p99_us, cpu_client_pct; server
+// samples as server_throughput_mbps and cpu_server_pct.
+QList<db::Sample> sampleSeries(const QList<protocol::Samples>& client, const QList<protocol::Samples>& server);
+
+struct RecordInputs {
+    qint64 campaignId = 0;
+    const CampaignSpec* spec = nullptr;
+    Cell cell;
+    std::optional<qint64> clientAgentId;
+    std::optional<qint64> serverAgentId;
+    db::HostFacts clientFacts;
+    db::HostFacts serverFacts;
+};
+
+db::RunRecord buildRunRecord(const RecordInputs& inputs, const CellOutcome& outcome);
+
+}  // namespace smclab::orchestrator
