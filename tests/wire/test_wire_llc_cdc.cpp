@@ -16,12 +16,16 @@ namespace {
 template <typename T>
 T decodeAs(const std::vector<uint8_t>& bytes) {
     auto msg = decodeLlc(bytes);
-    if (!msg) qFatal("decode failed: %s", msg.error().toString().c_str());
-    if (!std::holds_alternative<T>(*msg)) qFatal("decoded to the wrong LLC type");
+    if (!msg)
+        qFatal("decode failed: %s", msg.error().toString().c_str());
+    if (!std::holds_alternative<T>(*msg))
+        qFatal("decoded to the wrong LLC type");
     return std::get<T>(*msg);
 }
 
-std::vector<uint8_t> toVector(const LlcBytes& bytes) { return {bytes.begin(), bytes.end()}; }
+std::vector<uint8_t> toVector(const LlcBytes& bytes) {
+    return {bytes.begin(), bytes.end()};
+}
 
 }  // namespace
 
@@ -102,7 +106,8 @@ private slots:
         const auto bytes = wirevec::hex(wirevec::kLlcTestLink);
         const auto msg = decodeAs<LlcTestLink>(bytes);
         QVERIFY(!msg.response);
-        for (uint8_t i = 0; i < 16; ++i) QCOMPARE(msg.userData[i], i);
+        for (uint8_t i = 0; i < 16; ++i)
+            QCOMPARE(msg.userData[i], i);
         QCOMPARE(toVector(encode(msg)), bytes);
     }
 
@@ -144,7 +149,8 @@ private slots:
             auto msg = decodeLlc(bytes);
             QVERIFY(!msg.ok());
             QCOMPARE(msg.error().code, smcr::Errc::notSupported);
-            QVERIFY2(msg.error().message.find(llcTypeName(type)) != std::string::npos, msg.error().message.c_str());
+            QVERIFY2(msg.error().message.find(llcTypeName(type)) != std::string::npos,
+                     msg.error().message.c_str());
             auto header = peekLlcHeader(bytes);
             QVERIFY(header.ok());
             QVERIFY(header->v2);
@@ -154,7 +160,8 @@ private slots:
 
     void unknownTypes() {
         for (int type = 0; type < 256; ++type) {
-            if (llcTypeName(static_cast<uint8_t>(type)) != nullptr) continue;
+            if (llcTypeName(static_cast<uint8_t>(type)) != nullptr)
+                continue;
             auto bytes = wirevec::hex(wirevec::kLlcTestLink);
             bytes[0] = static_cast<uint8_t>(type);
             auto msg = decodeLlc(bytes);

@@ -14,12 +14,13 @@ using namespace smcr::wire;
 
 namespace {
 
-const char* const kClcVectors[] = {wirevec::kProposalV1, wirevec::kProposalV2, wirevec::kAcceptV1,
-                                   wirevec::kAcceptV2FirstContact, wirevec::kConfirmV2GidList,
-                                   wirevec::kDeclineV1, wirevec::kDeclineV2};
-const char* const kLlcVectors[] = {wirevec::kLlcConfirmLink, wirevec::kLlcAddLinkReject, wirevec::kLlcAddLinkCont,
-                                   wirevec::kLlcDeleteLink, wirevec::kLlcConfirmRkey, wirevec::kLlcConfirmRkeyCont,
-                                   wirevec::kLlcTestLink, wirevec::kLlcDeleteRkey, wirevec::kLlcAnnounceCredits};
+const char* const kClcVectors[] = {
+    wirevec::kProposalV1,       wirevec::kProposalV2, wirevec::kAcceptV1, wirevec::kAcceptV2FirstContact,
+    wirevec::kConfirmV2GidList, wirevec::kDeclineV1,  wirevec::kDeclineV2};
+const char* const kLlcVectors[] = {
+    wirevec::kLlcConfirmLink, wirevec::kLlcAddLinkReject, wirevec::kLlcAddLinkCont,
+    wirevec::kLlcDeleteLink,  wirevec::kLlcConfirmRkey,   wirevec::kLlcConfirmRkeyCont,
+    wirevec::kLlcTestLink,    wirevec::kLlcDeleteRkey,    wirevec::kLlcAnnounceCredits};
 
 // Sets the CLC length field (offset 5) and moves the trailer to the new end.
 std::vector<uint8_t> withLength(std::vector<uint8_t> bytes, size_t length) {
@@ -65,7 +66,8 @@ private slots:
                 auto result = decodeClc(bytes);
                 if (result.ok()) {
                     QCOMPARE(encodeClc(*result), bytes);
-                    QVERIFY2(n == 108 || n == 160, "only the v2 Accept/Confirm without FCE/GID list is valid");
+                    QVERIFY2(n == 108 || n == 160,
+                             "only the v2 Accept/Confirm without FCE/GID list is valid");
                 } else {
                     QCOMPARE(result.error().code, smcr::Errc::malformed);
                 }
@@ -89,7 +91,8 @@ private slots:
                 bytes[i] ^= 0x01;
                 expectMalformed(decodeClc(bytes), "clc.header.eyecatcher");
             }
-            if (good[4] == 4) continue;  // Decline: trailer not checked
+            if (good[4] == 4)
+                continue;  // Decline: trailer not checked
             for (size_t i = good.size() - 4; i < good.size(); ++i) {
                 auto bytes = good;
                 bytes[i] ^= 0x01;
@@ -112,7 +115,8 @@ private slots:
                 auto result = decodeClc(bytes);
                 QVERIFY(!result.ok());
                 QCOMPARE(result.error().code, smcr::Errc::malformed);
-                QVERIFY2(result.error().message.find("length") != std::string::npos, result.error().message.c_str());
+                QVERIFY2(result.error().message.find("length") != std::string::npos,
+                         result.error().message.c_str());
             }
         }
         // Exact-length rules (section 1.2) with self-consistent framing.
@@ -129,12 +133,14 @@ private slots:
 
     void clcReservedRmbeSizeCodes() {
         for (uint8_t code = 6; code <= 15; ++code) {
-            for (const char* vector : {wirevec::kAcceptV1, wirevec::kAcceptV2FirstContact, wirevec::kConfirmV2GidList}) {
+            for (const char* vector :
+                 {wirevec::kAcceptV1, wirevec::kAcceptV2FirstContact, wirevec::kConfirmV2GidList}) {
                 auto bytes = wirevec::hex(vector);
                 bytes[50] = static_cast<uint8_t>(code << 4 | (bytes[50] & 0x0F));
                 auto result = decodeClc(bytes);
                 expectMalformed(result, ".rmbe_size");
-                QVERIFY(result.error().message.find("reserved code " + std::to_string(code)) != std::string::npos);
+                QVERIFY(result.error().message.find("reserved code " + std::to_string(code)) !=
+                        std::string::npos);
             }
         }
     }
@@ -221,7 +227,8 @@ private slots:
                 auto result = decodeLlc(bytes);
                 QVERIFY(!result.ok());
                 QCOMPARE(result.error().code, smcr::Errc::malformed);
-                QVERIFY2(result.error().message.find(".length") != std::string::npos, result.error().message.c_str());
+                QVERIFY2(result.error().message.find(".length") != std::string::npos,
+                         result.error().message.c_str());
             }
         }
     }

@@ -30,7 +30,8 @@ public:
     template <size_t N>
     std::array<uint8_t, N> bytes() {
         std::array<uint8_t, N> out{};
-        for (auto& b : out) b = u8();
+        for (auto& b : out)
+            b = u8();
         return out;
     }
 
@@ -69,7 +70,8 @@ ClcProposal randomProposal(Gen& g, uint16_t* expectedIpAreaOffset) {
         ClcProposalIpPrefix p;
         p.ipv4Subnet = g.u32();
         p.ipv4PrefixLength = static_cast<uint8_t>(g.below(33));
-        for (uint32_t i = g.below(9); i > 0; --i) p.ipv6Prefixes.push_back({g.bytes<16>(), static_cast<uint8_t>(g.below(129))});
+        for (uint32_t i = g.below(9); i > 0; --i)
+            p.ipv6Prefixes.push_back({g.bytes<16>(), static_cast<uint8_t>(g.below(129))});
         m.ipPrefix = p;
     } else if (m.version >= 2) {
         m.ipAreaOffset = g.u16();  // unused without an IP area, kept as is
@@ -83,12 +85,14 @@ ClcProposal randomProposal(Gen& g, uint16_t* expectedIpAreaOffset) {
         e.maxConns = g.u8();
         e.maxLinks = g.u8();
         e.featureMask = g.u16();
-        for (uint32_t i = g.below(9); i > 0; --i) e.ueids.push_back(g.bytes<32>());
+        for (uint32_t i = g.below(9); i > 0; --i)
+            e.ueids.push_back(g.bytes<32>());
         m.v2Ext = e;
         if (m.typeV2 == SmcType::d || m.typeV2 == SmcType::both) {
             ClcProposalSmcdV2Ext d;
             d.seid = g.bytes<32>();
-            for (uint32_t i = g.below(9); i > 0; --i) d.ismGids.push_back({g.u64(), g.u16()});
+            for (uint32_t i = g.below(9); i > 0; --i)
+                d.ismGids.push_back({g.u64(), g.u16()});
             m.smcdV2Ext = d;
         }
     }
@@ -127,7 +131,8 @@ ClcAcceptConfirm randomAcceptConfirm(Gen& g) {
             m.firstContactExt = f;
             if (g.coin()) {
                 std::vector<Gid> gids;
-                for (uint32_t i = g.below(3); i > 0; --i) gids.push_back(g.bytes<16>());
+                for (uint32_t i = g.below(3); i > 0; --i)
+                    gids.push_back(g.bytes<16>());
                 m.gidList = gids;
             }
         }
@@ -144,12 +149,15 @@ ClcDecline randomDecline(Gen& g) {
     m.reasonCode = g.u32();
     m.osType = static_cast<uint8_t>(g.below(16));
     if (m.version >= 2) {
-        for (auto& code : m.additionalReasons) code = g.u32();
+        for (auto& code : m.additionalReasons)
+            code = g.u32();
     }
     return m;
 }
 
-LinkRkey randomLinkRkey(Gen& g) { return {g.u8(), g.u32(), g.u64()}; }
+LinkRkey randomLinkRkey(Gen& g) {
+    return {g.u8(), g.u32(), g.u64()};
+}
 
 LlcMessage randomLlc(Gen& g) {
     switch (g.below(9)) {
@@ -185,7 +193,8 @@ LlcMessage randomLlc(Gen& g) {
             m.response = g.coin();
             m.linkNumber = g.u8();
             m.numRkeys = g.u8();
-            for (auto& pair : m.rkeys) pair = {g.u32(), g.u32(), g.u64()};
+            for (auto& pair : m.rkeys)
+                pair = {g.u32(), g.u32(), g.u64()};
             return m;
         }
         case 3: {
@@ -202,7 +211,8 @@ LlcMessage randomLlc(Gen& g) {
             m.response = g.coin();
             m.negative = g.coin();
             m.retry = g.coin();
-            for (auto& e : m.entries) e = randomLinkRkey(g);
+            for (auto& e : m.entries)
+                e = randomLinkRkey(g);
             return m;
         }
         case 5: {
@@ -211,7 +221,8 @@ LlcMessage randomLlc(Gen& g) {
             m.negative = g.coin();
             m.retry = g.coin();
             m.numRkeys = g.u8();
-            for (auto& e : m.entries) e = randomLinkRkey(g);
+            for (auto& e : m.entries)
+                e = randomLinkRkey(g);
             return m;
         }
         case 6: {
@@ -225,7 +236,8 @@ LlcMessage randomLlc(Gen& g) {
             m.response = g.coin();
             m.numRkeys = static_cast<uint8_t>(g.below(9));
             m.errorMask = g.u8();
-            for (auto& k : m.rkeys) k = g.u32();
+            for (auto& k : m.rkeys)
+                k = g.u32();
             return m;
         }
         default: {
@@ -264,8 +276,10 @@ private slots:
             QVERIFY2(decoded.ok(), decoded.ok() ? "" : decoded.error().message.c_str());
             QCOMPARE(decoded->ipAreaOffset, expectedIpAreaOffset);
             // The encoder chose the v2 offsets (given as 0 = "right after"): adopt them.
-            if (msg.smcdArea) msg.smcdArea->v2ExtOffset = decoded->smcdArea->v2ExtOffset;
-            if (msg.v2Ext) msg.v2Ext->smcdV2ExtOffset = decoded->v2Ext->smcdV2ExtOffset;
+            if (msg.smcdArea)
+                msg.smcdArea->v2ExtOffset = decoded->smcdArea->v2ExtOffset;
+            if (msg.v2Ext)
+                msg.v2Ext->smcdV2ExtOffset = decoded->v2Ext->smcdV2ExtOffset;
             QVERIFY(*decoded == msg);
             QCOMPARE(encode(*decoded), bytes);
         }
@@ -323,18 +337,29 @@ private slots:
     void mutatedVectorsAreStable() {
         // Random byte flips of every known vector: decode never misbehaves, and
         // whatever decodes is a fixed point of encode/decode.
-        const char* const vectors[] = {
-            wirevec::kProposalV1,     wirevec::kProposalV2,         wirevec::kAcceptV1,
-            wirevec::kAcceptV2FirstContact, wirevec::kConfirmV2GidList, wirevec::kDeclineV1,
-            wirevec::kDeclineV2,      wirevec::kLlcConfirmLink,     wirevec::kLlcAddLinkReject,
-            wirevec::kLlcAddLinkCont, wirevec::kLlcDeleteLink,      wirevec::kLlcConfirmRkey,
-            wirevec::kLlcConfirmRkeyCont, wirevec::kLlcTestLink,    wirevec::kLlcDeleteRkey,
-            wirevec::kLlcAnnounceCredits, wirevec::kCdc};
+        const char* const vectors[] = {wirevec::kProposalV1,
+                                       wirevec::kProposalV2,
+                                       wirevec::kAcceptV1,
+                                       wirevec::kAcceptV2FirstContact,
+                                       wirevec::kConfirmV2GidList,
+                                       wirevec::kDeclineV1,
+                                       wirevec::kDeclineV2,
+                                       wirevec::kLlcConfirmLink,
+                                       wirevec::kLlcAddLinkReject,
+                                       wirevec::kLlcAddLinkCont,
+                                       wirevec::kLlcDeleteLink,
+                                       wirevec::kLlcConfirmRkey,
+                                       wirevec::kLlcConfirmRkeyCont,
+                                       wirevec::kLlcTestLink,
+                                       wirevec::kLlcDeleteRkey,
+                                       wirevec::kLlcAnnounceCredits,
+                                       wirevec::kCdc};
         Gen g(6);
         int decodedCount = 0;
         for (int i = 0; i < 20000; ++i) {
             auto bytes = wirevec::hex(vectors[g.below(std::size(vectors))]);
-            for (uint32_t flips = 1 + g.below(3); flips > 0; --flips) bytes[g.below(static_cast<uint32_t>(bytes.size()))] = g.u8();
+            for (uint32_t flips = 1 + g.below(3); flips > 0; --flips)
+                bytes[g.below(static_cast<uint32_t>(bytes.size()))] = g.u8();
             if (auto clc = decodeClc(bytes)) {
                 ++decodedCount;
                 auto again = decodeClc(encodeClc(*clc));

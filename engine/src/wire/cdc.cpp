@@ -1,10 +1,10 @@
 // CDC message, smc-protocol.md 3: the 44-byte SEND after a connection's RDMA
 // WRITEs. Cursor = reserved(2), wrap(2), count(4). Unknown flag bits and
 // reserved bytes are ignored on receive, as the kernel does.
+#include <string>
+
 #include <smcr/wire/cdc.h>
 #include <smcr/wire/describe.h>
-
-#include <string>
 
 #include "common/byte_reader.h"
 #include "common/byte_writer.h"
@@ -57,9 +57,11 @@ Result<CdcMessage> decodeCdc(std::span<const uint8_t> bytes) {
     }
     const uint8_t length = in.u8("length");
     if (in.ok() && bytes.size() != kCdcMessageBytes) {
-        in.fail("length", "message is " + std::to_string(bytes.size()) + " bytes, a CDC message is exactly 44");
+        in.fail("length",
+                "message is " + std::to_string(bytes.size()) + " bytes, a CDC message is exactly 44");
     }
-    if (in.ok() && length != kCdcMessageBytes) in.fail("length", std::to_string(length) + ", must be 44");
+    if (in.ok() && length != kCdcMessageBytes)
+        in.fail("length", std::to_string(length) + ", must be 44");
     CdcMessage msg;
     msg.seqno = in.u16("seqno");
     msg.alertToken = in.u32("token");
@@ -76,7 +78,8 @@ Result<CdcMessage> decodeCdc(std::span<const uint8_t> bytes) {
     msg.connFlags.peerConnClosed = (conn & 0x40) != 0;
     msg.connFlags.peerAbnormalClose = (conn & 0x20) != 0;
     msg.credits = in.u8("credits");
-    if (!in.ok()) return in.takeError();
+    if (!in.ok())
+        return in.takeError();
     return msg;
 }
 

@@ -23,19 +23,30 @@ constexpr size_t kSmcdV2ExtFixedBytes = 48;
 constexpr size_t kIsmGidChidBytes = 10;
 constexpr size_t kV2ExtAnchor = 52;  // v2_ext_offset counts from here
 
-bool offersD(SmcType type) { return type == SmcType::d || type == SmcType::both; }
+bool offersD(SmcType type) {
+    return type == SmcType::d || type == SmcType::both;
+}
 
 // Presence rules shared by decode and encode.
-bool hasSmcdArea(uint8_t version, uint16_t ipAreaOffset) { return version >= 2 || ipAreaOffset >= kSmcdAreaBytes; }
-bool hasIpPrefix(SmcType typeV1) { return typeV1 != SmcType::none; }
-bool hasV2Ext(uint8_t version, SmcType typeV2) { return version >= 2 && typeV2 != SmcType::none; }
-bool hasSmcdV2Ext(uint8_t version, SmcType typeV2) { return version >= 2 && offersD(typeV2); }
+bool hasSmcdArea(uint8_t version, uint16_t ipAreaOffset) {
+    return version >= 2 || ipAreaOffset >= kSmcdAreaBytes;
+}
+bool hasIpPrefix(SmcType typeV1) {
+    return typeV1 != SmcType::none;
+}
+bool hasV2Ext(uint8_t version, SmcType typeV2) {
+    return version >= 2 && typeV2 != SmcType::none;
+}
+bool hasSmcdV2Ext(uint8_t version, SmcType typeV2) {
+    return version >= 2 && offersD(typeV2);
+}
 
 }  // namespace
 
 Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
     auto header = checkClcFrame(bytes, ClcType::proposal, "clc.proposal");
-    if (!header) return fail(header.error());
+    if (!header)
+        return fail(header.error());
 
     ClcProposal msg;
     msg.eyecatcher = header->eyecatcher;
@@ -82,7 +93,8 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
         prefix.ipv4PrefixLength = in.u8("ipv4_prefix_length");
         in.skip("ip_prefix.reserved", 2);
         const uint8_t count = in.u8("ipv6_prefix_count");
-        if (prefix.ipv4PrefixLength > 32) in.fail("ipv4_prefix_length", std::to_string(prefix.ipv4PrefixLength) + " > 32");
+        if (prefix.ipv4PrefixLength > 32)
+            in.fail("ipv4_prefix_length", std::to_string(prefix.ipv4PrefixLength) + " > 32");
         if (count > kClcMaxIpv6Prefixes) {
             in.fail("ipv6_prefix_count", std::to_string(count) + " > " + std::to_string(kClcMaxIpv6Prefixes));
         }
@@ -90,7 +102,8 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
             Ipv6Prefix p;
             p.prefix = in.array<16>("ipv6_prefix");
             p.prefixLength = in.u8("ipv6_prefix_length");
-            if (p.prefixLength > 128) in.fail("ipv6_prefix_length", std::to_string(p.prefixLength) + " > 128");
+            if (p.prefixLength > 128)
+                in.fail("ipv6_prefix_length", std::to_string(p.prefixLength) + " > 128");
             prefix.ipv6Prefixes.push_back(p);
         }
         msg.ipPrefix = prefix;
@@ -105,7 +118,8 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
     if (in.ok() && hasV2Ext(msg.version, msg.typeV2)) {
         const size_t start = kV2ExtAnchor + msg.smcdArea->v2ExtOffset;
         if (start < areaEnd) {
-            in.fail("v2_ext_offset", std::to_string(msg.smcdArea->v2ExtOffset) + " points into an earlier area");
+            in.fail("v2_ext_offset",
+                    std::to_string(msg.smcdArea->v2ExtOffset) + " points into an earlier area");
         }
         in.seek("v2_ext_offset", start);
         ClcProposalV2Ext ext;
@@ -125,7 +139,8 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
         if (ueidCount > kClcMaxUeids) {
             in.fail("v2_ext.eid_count", std::to_string(ueidCount) + " > " + std::to_string(kClcMaxUeids));
         }
-        for (size_t i = 0; in.ok() && i < ueidCount; ++i) ext.ueids.push_back(in.array<kEidBytes>("v2_ext.ueid"));
+        for (size_t i = 0; in.ok() && i < ueidCount; ++i)
+            ext.ueids.push_back(in.array<kEidBytes>("v2_ext.ueid"));
         const size_t ueidsEnd = in.offset();
         msg.v2Ext = ext;
 
@@ -140,7 +155,8 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
             dext.seid = in.array<kEidBytes>("smcd_v2_ext.seid");
             in.skip("smcd_v2_ext.reserved", 16);
             if (ismGidCount > kClcMaxIsmV2Gids) {
-                in.fail("v2_ext.ism_gid_count", std::to_string(ismGidCount) + " > " + std::to_string(kClcMaxIsmV2Gids));
+                in.fail("v2_ext.ism_gid_count",
+                        std::to_string(ismGidCount) + " > " + std::to_string(kClcMaxIsmV2Gids));
             }
             for (size_t i = 0; in.ok() && i < ismGidCount; ++i) {
                 IsmGidChid entry;
@@ -152,7 +168,8 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
         }
     }
 
-    if (!in.ok()) return in.takeError();
+    if (!in.ok())
+        return in.takeError();
     return msg;
 }
 
@@ -241,7 +258,8 @@ std::vector<uint8_t> encode(const ClcProposal& msg) {
         out.u8(v2Ext.maxLinks);
         out.u16(v2Ext.featureMask);
         out.zeros(12);
-        for (size_t i = 0; i < ueidCount; ++i) out.bytes(v2Ext.ueids[i]);
+        for (size_t i = 0; i < ueidCount; ++i)
+            out.bytes(v2Ext.ueids[i]);
         if (withSmcdV2Ext) {
             out.seek(dStart);
             out.bytes(smcdV2Ext.seid);

@@ -48,14 +48,17 @@ constexpr DeclineReasonInfo kReasons[] = {
 
 const DeclineReasonInfo* find(uint32_t code) {
     for (const DeclineReasonInfo& info : kReasons) {
-        if (info.code == code) return &info;
+        if (info.code == code)
+            return &info;
     }
     return nullptr;
 }
 
 }  // namespace
 
-std::span<const DeclineReasonInfo> declineReasonTable() { return kReasons; }
+std::span<const DeclineReasonInfo> declineReasonTable() {
+    return kReasons;
+}
 
 const char* declineReasonName(uint32_t code) {
     const DeclineReasonInfo* info = find(code);

@@ -14,7 +14,8 @@ std::string llcTitle(LlcType type, bool response) {
     const char* name = llcTypeName(static_cast<uint8_t>(type));
     text += name != nullptr ? name : "?";
     text += response ? " response" : " request";
-    if (type == LlcType::announceCredits) text += " [experimental]";
+    if (type == LlcType::announceCredits)
+        text += " [experimental]";
     text += " (" + formatHex(static_cast<uint8_t>(type), 2) + ", 44 bytes)";
     return text;
 }
@@ -41,9 +42,8 @@ void fields(FieldList& f, const LlcConfirmLink& m) {
 
 void fields(FieldList& f, const LlcAddLink& m) {
     f.flag("rejected", m.rejected);
-    f.add("reject_reason", std::to_string(m.rejectReason) + (m.rejectReason == kAddLinkRejectNoAltPath
-                                                                 ? " (no alternate path)"
-                                                                 : ""));
+    f.add("reject_reason", std::to_string(m.rejectReason) +
+                               (m.rejectReason == kAddLinkRejectNoAltPath ? " (no alternate path)" : ""));
     f.add("sender_mac", formatMac(m.senderMac));
     f.add("sender_gid", formatGid(m.senderGid));
     f.add("sender_qp_num", formatHex(m.qpn, 6) + " (" + std::to_string(m.qpn) + ")");
@@ -86,10 +86,13 @@ void fields(FieldList& f, const LlcConfirmRkeyCont& m) {
     f.flag("negative", m.negative);
     f.flag("retry", m.retry);
     f.add("num_rkeys", m.numRkeys);
-    for (size_t i = 0; i < m.entries.size(); ++i) linkRkey(f, "rtoken[" + std::to_string(i) + "]", m.entries[i], "link_id");
+    for (size_t i = 0; i < m.entries.size(); ++i)
+        linkRkey(f, "rtoken[" + std::to_string(i) + "]", m.entries[i], "link_id");
 }
 
-void fields(FieldList& f, const LlcTestLink& m) { f.add("user_data", hexBytes(m.userData.data(), m.userData.size(), ':')); }
+void fields(FieldList& f, const LlcTestLink& m) {
+    f.add("user_data", hexBytes(m.userData.data(), m.userData.size(), ':'));
+}
 
 void fields(FieldList& f, const LlcDeleteRkey& m) {
     f.add("num_rkeys", m.numRkeys);
@@ -99,7 +102,9 @@ void fields(FieldList& f, const LlcDeleteRkey& m) {
     }
 }
 
-void fields(FieldList& f, const LlcAnnounceCredits& m) { f.add("credits", m.credits); }
+void fields(FieldList& f, const LlcAnnounceCredits& m) {
+    f.add("credits", m.credits);
+}
 
 }  // namespace
 
@@ -108,7 +113,8 @@ Description describe(const LlcMessage& msg) {
         [](const auto& m) {
             FieldList f;
             const LlcType type = llcTypeOf(LlcMessage{m});
-            f.add("type", formatHex(static_cast<uint8_t>(type), 2) + " (" + llcTypeName(static_cast<uint8_t>(type)) + ")");
+            f.add("type", formatHex(static_cast<uint8_t>(type), 2) + " (" +
+                              llcTypeName(static_cast<uint8_t>(type)) + ")");
             f.add("length", kLlcMessageBytes);
             f.flag("response", m.response);
             fields(f, m);

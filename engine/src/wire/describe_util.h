@@ -10,12 +10,12 @@ namespace smcr::wire {
 
 class FieldList {
 public:
-    void add(std::string name, std::string value) { m_fields.push_back({std::move(name), std::move(value), m_depth}); }
+    void add(std::string name, std::string value) {
+        m_fields.push_back({std::move(name), std::move(value), m_depth});
+    }
     void add(std::string name, uint64_t value) { add(std::move(name), std::to_string(value)); }
     void flag(std::string name, bool value) { add(std::move(name), value ? "yes" : "no"); }
-    void group(std::string name) {
-        add(std::move(name), "");
-    }
+    void group(std::string name) { add(std::move(name), ""); }
     void enter() { ++m_depth; }
     void leave() { --m_depth; }
     std::vector<Field> take() { return std::move(m_fields); }

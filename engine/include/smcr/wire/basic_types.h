@@ -9,10 +9,10 @@
 
 namespace smcr::wire {
 
-using Gid = std::array<uint8_t, 16>;     // RoCE GID (v1: RoCEv1 GID; v2: IPv4-mapped RoCEv2 GID)
-using Mac = std::array<uint8_t, 6>;      // Ethernet MAC of the RoCE port
-using PeerId = std::array<uint8_t, 8>;   // system id: 2 random bytes + 6-byte MAC
-using Eid = std::array<uint8_t, 32>;     // SMC v2 UEID/SEID/EID, blank padded text
+using Gid = std::array<uint8_t, 16>;       // RoCE GID (v1: RoCEv1 GID; v2: IPv4-mapped RoCEv2 GID)
+using Mac = std::array<uint8_t, 6>;        // Ethernet MAC of the RoCE port
+using PeerId = std::array<uint8_t, 8>;     // system id: 2 random bytes + 6-byte MAC
+using Eid = std::array<uint8_t, 32>;       // SMC v2 UEID/SEID/EID, blank padded text
 using Hostname = std::array<uint8_t, 32>;  // v2 first-contact hostname, blank padded
 
 // Every LLC and CDC message of SMC-R v1 is one 44-byte RoCE SEND

@@ -21,16 +21,16 @@ struct Cursor {
     bool operator==(const Cursor&) const = default;
 };
 
-struct CdcProducerFlags {  // byte 24
-    bool writeBlocked = false;              // 0x80
-    bool urgentPending = false;             // 0x40
-    bool urgentPresent = false;             // 0x20
-    bool consumerUpdateRequested = false;   // 0x10
-    bool failoverValidation = false;        // 0x08
+struct CdcProducerFlags {                  // byte 24
+    bool writeBlocked = false;             // 0x80
+    bool urgentPending = false;            // 0x40
+    bool urgentPresent = false;            // 0x20
+    bool consumerUpdateRequested = false;  // 0x10
+    bool failoverValidation = false;       // 0x08
     bool operator==(const CdcProducerFlags&) const = default;
 };
 
-struct CdcConnStateFlags {  // byte 25
+struct CdcConnStateFlags {           // byte 25
     bool peerDoneWriting = false;    // 0x80
     bool peerConnClosed = false;     // 0x40
     bool peerAbnormalClose = false;  // 0x20
@@ -38,11 +38,11 @@ struct CdcConnStateFlags {  // byte 25
 };
 
 struct CdcMessage {
-    uint16_t seqno = 0;          // 2
-    uint32_t alertToken = 0;     // 4, token of the receiving connection
-    Cursor producer;             // 8, in the receiver's RMBE
-    Cursor consumer;             // 16, how far the sender consumed its own RMBE
-    CdcProducerFlags prodFlags;  // 24
+    uint16_t seqno = 0;           // 2
+    uint32_t alertToken = 0;      // 4, token of the receiving connection
+    Cursor producer;              // 8, in the receiver's RMBE
+    Cursor consumer;              // 16, how far the sender consumed its own RMBE
+    CdcProducerFlags prodFlags;   // 24
     CdcConnStateFlags connFlags;  // 25
     // 26: EXPERIMENTAL (RQ credits RFC, seed 004): receive credits returned
     // to the peer; reserved (zero) in the published protocol. Zero unless

@@ -54,9 +54,9 @@ Result<ClcHeader> peekClcHeader(std::span<const uint8_t> bytes);
 // Offsets 40..79: SMC-D v1 info and the v2 anchors. Present in every v2
 // Proposal and in v1 Proposals whose IP-area offset is >= 40.
 struct ClcProposalSmcdArea {
-    uint64_t ismGid = 0;       // 40
-    uint16_t ismChid = 0;      // 48
-    uint16_t v2ExtOffset = 0;  // 50, counted from offset 52; raised to the minimum on encode
+    uint64_t ismGid = 0;                     // 40
+    uint16_t ismChid = 0;                    // 48
+    uint16_t v2ExtOffset = 0;                // 50, counted from offset 52; raised to the minimum on encode
     std::array<uint8_t, 3> vendorOui{};      // 52
     std::array<uint8_t, 5> vendorOptions{};  // 55
     bool operator==(const ClcProposalSmcdArea&) const = default;
@@ -78,14 +78,14 @@ struct ClcProposalIpPrefix {
 
 // At 52 + smcdArea.v2ExtOffset, present iff version >= 2 and typeV2 != none.
 struct ClcProposalV2Ext {
-    uint8_t release = 0;  // +3 [7:4]: 0 = v2.0, 1 = v2.1
-    bool seidIndicated = false;  // +3 bit 0
+    uint8_t release = 0;           // +3 [7:4]: 0 = v2.0, 1 = v2.1
+    bool seidIndicated = false;    // +3 bit 0
     uint16_t smcdV2ExtOffset = 0;  // +6, counted from +8; raised to the minimum on encode
-    Gid roceV2Gid{};      // +8, IPv4-mapped
-    uint8_t maxConns = 0;   // +24 (v2.1)
-    uint8_t maxLinks = 0;   // +25 (v2.1)
-    uint16_t featureMask = 0;  // +26
-    std::vector<Eid> ueids;    // +40, count at +0 (<= 8)
+    Gid roceV2Gid{};               // +8, IPv4-mapped
+    uint8_t maxConns = 0;          // +24 (v2.1)
+    uint8_t maxLinks = 0;          // +25 (v2.1)
+    uint16_t featureMask = 0;      // +26
+    std::vector<Eid> ueids;        // +40, count at +0 (<= 8)
     bool operator==(const ClcProposalV2Ext&) const = default;
 };
 
@@ -107,9 +107,9 @@ struct ClcProposal {
     uint8_t version = 2;
     SmcType typeV1 = SmcType::r;
     SmcType typeV2 = SmcType::none;
-    PeerId peerId{};   // 8
-    Gid gid{};         // 16, the v1 RoCE GID
-    Mac mac{};         // 32
+    PeerId peerId{};  // 8
+    Gid gid{};        // 16, the v1 RoCE GID
+    Mac mac{};        // 32
     // 38: bytes from offset 40 to the IP prefix area. Linux sends 40 when
     // typeV1 != none, else 0. Values below the minimum (40 when smcdArea is
     // present) are raised to it on encode.
@@ -125,13 +125,13 @@ struct ClcProposal {
 
 // v2 first-contact extension at offset 104 (52 bytes).
 struct ClcFirstContactExt {
-    bool v2Direct = false;    // +0 bit 7: same subnet, no gateway
-    uint8_t osType = 0;       // +1 [7:4]: 1 z/OS, 2 Linux, 3 AIX
-    uint8_t release = 0;      // +1 [3:0]
-    Hostname hostname{};      // +4, blank padded
-    uint8_t maxConns = 0;     // +36
-    uint8_t maxLinks = 0;     // +37
-    uint16_t featureMask = 0;  // +38
+    bool v2Direct = false;                   // +0 bit 7: same subnet, no gateway
+    uint8_t osType = 0;                      // +1 [7:4]: 1 z/OS, 2 Linux, 3 AIX
+    uint8_t release = 0;                     // +1 [3:0]
+    Hostname hostname{};                     // +4, blank padded
+    uint8_t maxConns = 0;                    // +36
+    uint8_t maxLinks = 0;                    // +37
+    uint16_t featureMask = 0;                // +38
     std::array<uint8_t, 4> vendorOptions{};  // +40
     bool operator==(const ClcFirstContactExt&) const = default;
 };
@@ -139,24 +139,24 @@ struct ClcFirstContactExt {
 struct ClcAcceptConfirm {
     ClcType type = ClcType::accept;  // accept or confirm
     uint8_t version = 1;
-    bool firstContact = false;  // byte 7 bit 3
-    PeerId peerId{};            // 8
-    Gid gid{};                  // 16
-    Mac mac{};                  // 32
-    uint32_t qpn = 0;           // 38, 24 bits
-    uint32_t rmbRkey = 0;       // 41
-    uint8_t rmbeIndex = 1;      // 45 (Linux: always 1)
-    uint32_t rmbeAlertToken = 0;  // 46
-    uint8_t rmbeSizeCode = 0;   // 50 [7:4], <= 5 for SMC-R
+    bool firstContact = false;     // byte 7 bit 3
+    PeerId peerId{};               // 8
+    Gid gid{};                     // 16
+    Mac mac{};                     // 32
+    uint32_t qpn = 0;              // 38, 24 bits
+    uint32_t rmbRkey = 0;          // 41
+    uint8_t rmbeIndex = 1;         // 45 (Linux: always 1)
+    uint32_t rmbeAlertToken = 0;   // 46
+    uint8_t rmbeSizeCode = 0;      // 50 [7:4], <= 5 for SMC-R
     IbMtu qpMtu = IbMtu::mtu1024;  // 50 [3:0]
     // 51: EXPERIMENTAL (RQ credits RFC, seed 004): receive credits the
     // sender grants; reserved (zero) in the published protocol. Zero unless
     // credits are negotiated.
     uint8_t initCredits = 0;
-    uint64_t rmbVaddr = 0;      // 52
-    uint32_t initialPsn = 0;    // 61, 24 bits
+    uint64_t rmbVaddr = 0;    // 52
+    uint32_t initialPsn = 0;  // 61, 24 bits
     // v2 only (version >= 2):
-    Eid eid{};                  // 64, negotiated EID
+    Eid eid{};                                          // 64, negotiated EID
     std::optional<ClcFirstContactExt> firstContactExt;  // 104
     std::optional<std::vector<Gid>> gidList;  // 156: count, rsvd(3), GIDs (<= 2); first-contact Confirm
     bool operator==(const ClcAcceptConfirm&) const = default;
@@ -165,12 +165,12 @@ struct ClcAcceptConfirm {
 // ---- Decline, 1.5 -----------------------------------------------------------
 
 struct ClcDecline {
-    Eyecatcher eyecatcher = Eyecatcher::smcr;  // Linux always sends SMCR
-    uint8_t version = 1;        // 1 -> 28 bytes, >= 2 -> 44 bytes
-    bool outOfSync = false;     // byte 7 bit 3 (with SYNCERR: peer drops the link group)
-    PeerId peerId{};            // 8
-    uint32_t reasonCode = 0;    // 16, see decline_reasons.h
-    uint8_t osType = 0;         // 20 [7:4] (v2)
+    Eyecatcher eyecatcher = Eyecatcher::smcr;     // Linux always sends SMCR
+    uint8_t version = 1;                          // 1 -> 28 bytes, >= 2 -> 44 bytes
+    bool outOfSync = false;                       // byte 7 bit 3 (with SYNCERR: peer drops the link group)
+    PeerId peerId{};                              // 8
+    uint32_t reasonCode = 0;                      // 16, see decline_reasons.h
+    uint8_t osType = 0;                           // 20 [7:4] (v2)
     std::array<uint32_t, 4> additionalReasons{};  // 24, v2 only
     bool operator==(const ClcDecline&) const = default;
 };

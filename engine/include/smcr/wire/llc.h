@@ -66,26 +66,26 @@ inline constexpr uint8_t kAddLinkRejectNoAltPath = 1;
 struct LlcConfirmLink {  // 0x01
     bool response = false;
     bool noRmbeEyecatcher = true;  // flags 0x03
-    Mac senderMac{};        // 4
-    Gid senderGid{};        // 10
-    uint32_t qpn = 0;       // 26, 24 bits
-    uint8_t linkNumber = 0;  // 29
-    uint32_t linkUid = 0;    // 30
-    uint8_t maxLinks = 0;    // 34 (Linux 2)
-    uint8_t maxConns = 0;    // 35 (v2.1)
+    Mac senderMac{};               // 4
+    Gid senderGid{};               // 10
+    uint32_t qpn = 0;              // 26, 24 bits
+    uint8_t linkNumber = 0;        // 29
+    uint32_t linkUid = 0;          // 30
+    uint8_t maxLinks = 0;          // 34 (Linux 2)
+    uint8_t maxConns = 0;          // 35 (v2.1)
     bool operator==(const LlcConfirmLink&) const = default;
 };
 
 struct LlcAddLink {  // 0x02
     bool response = false;
-    bool rejected = false;      // flags 0x40
-    uint8_t rejectReason = 0;   // header byte 2 low nibble
-    Mac senderMac{};            // 4
-    Gid senderGid{};            // 12
-    uint32_t qpn = 0;           // 28, 24 bits
-    uint8_t linkNumber = 0;     // 31
+    bool rejected = false;         // flags 0x40
+    uint8_t rejectReason = 0;      // header byte 2 low nibble
+    Mac senderMac{};               // 4
+    Gid senderGid{};               // 12
+    uint32_t qpn = 0;              // 28, 24 bits
+    uint8_t linkNumber = 0;        // 31
     IbMtu qpMtu = IbMtu::invalid;  // 32 low nibble
-    uint32_t initialPsn = 0;    // 33, 24 bits
+    uint32_t initialPsn = 0;       // 33, 24 bits
     // 36: EXPERIMENTAL (seed 004) receive credits of the new link; reserved (zero) otherwise.
     uint8_t initCredits = 0;
     bool operator==(const LlcAddLink&) const = default;
@@ -100,8 +100,8 @@ struct RkeyPair {
 
 struct LlcAddLinkCont {  // 0x03
     bool response = false;
-    uint8_t linkNumber = 0;     // 4
-    uint8_t numRkeys = 0;       // 5: rkeys remaining
+    uint8_t linkNumber = 0;           // 4
+    uint8_t numRkeys = 0;             // 5: rkeys remaining
     std::array<RkeyPair, 2> rkeys{};  // 8 and 24
     bool operator==(const LlcAddLinkCont&) const = default;
 };
@@ -136,7 +136,7 @@ struct LlcConfirmRkeyCont {  // 0x08, defined by RFC 7609, unused by Linux
     bool response = false;
     bool negative = false;
     bool retry = false;
-    uint8_t numRkeys = 0;  // 4
+    uint8_t numRkeys = 0;               // 4
     std::array<LinkRkey, 3> entries{};  // 5, 18, 31
     bool operator==(const LlcConfirmRkeyCont&) const = default;
 };
@@ -149,8 +149,8 @@ struct LlcTestLink {  // 0x07
 
 struct LlcDeleteRkey {  // 0x09
     bool response = false;
-    uint8_t numRkeys = 0;    // 4, <= 8
-    uint8_t errorMask = 0;   // 5, response: bit 7-i = entry i failed
+    uint8_t numRkeys = 0;             // 4, <= 8
+    uint8_t errorMask = 0;            // 5, response: bit 7-i = entry i failed
     std::array<uint32_t, 8> rkeys{};  // 8
     bool operator==(const LlcDeleteRkey&) const = default;
 };
