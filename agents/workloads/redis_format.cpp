@@ -17,9 +17,13 @@ std::string percentileSection(const HdrHistogram& h) {
     const uint64_t total = h.count();
     if (total == 0) return out + "\n";
     double remaining = 100.0;
+    uint64_t previousValue = UINT64_MAX;
     for (double p = 0.0;; p = 100.0 - (remaining /= 2.0)) {
         const uint64_t value = h.valueAtPercentile(p);
         const uint64_t cumulative = h.countAtOrBelow(value);
+        // Like HdrHistogram's percentile iterator: one line per bucket reached.
+        if (value == previousValue && cumulative < total) continue;
+        previousValue = value;
         std::snprintf(line, sizeof line, "%3.3f%% <= %.3f milliseconds (cumulative count %llu)\n", p, ms(value),
                       static_cast<unsigned long long>(cumulative));
         out += line;

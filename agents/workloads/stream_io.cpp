@@ -1,14 +1,27 @@
 #include "stream_io.h"
 
+#include "clock.h"
+
 namespace smclab::workloads {
 
-Status writeAll(transports::Stream& stream, const void* data, size_t len, const RunContext& ctx) {
+namespace {
+
+// A blocking call timed out: give up if stopped or past the deadline.
+Status afterTimeout(const RunContext& ctx, uint64_t deadlineNs) {
+    if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, "stopped");
+    if (deadlineNs != 0 && monotonicNs() > deadlineNs) return smcr::fail(smcr::Errc::timedOut, "the peer did not answer in time");
+    return {};
+}
+
+}  // namespace
+
+Status writeAll(transports::Stream& stream, const void* data, size_t len, const RunContext& ctx, uint64_t deadlineNs) {
     const auto* p = static_cast<const char*>(data);
     while (len > 0) {
         auto n = stream.write(p, len);
         if (!n) {
             if (n.error().code == smcr::Errc::timedOut) {
-                if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, "stopped");
+                if (Status s = afterTimeout(ctx, deadlineNs); !s) return s;
                 continue;
             }
             return smcr::fail(n.error());
@@ -19,7 +32,8 @@ Status writeAll(transports::Stream& stream, const void* data, size_t len, const 
     return {};
 }
 
-Status readFull(transports::Stream& stream, void* data, size_t len, const RunContext& ctx, bool* eof) {
+Status readFull(transports::Stream& stream, void* data, size_t len, const RunContext& ctx, bool* eof,
+                uint64_t deadlineNs) {
     auto* p = static_cast<char*>(data);
     size_t got = 0;
     if (eof != nullptr) *eof = false;
@@ -27,7 +41,7 @@ Status readFull(transports::Stream& stream, void* data, size_t len, const RunCon
         auto n = stream.read(p + got, len - got);
         if (!n) {
             if (n.error().code == smcr::Errc::timedOut) {
-                if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, "stopped");
+                if (Status s = afterTimeout(ctx, deadlineNs); !s) return s;
                 continue;
             }
             return smcr::fail(n.error());

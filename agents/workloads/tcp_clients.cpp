@@ -61,12 +61,16 @@ Result<ClientSetup> startTest(const RunContext& ctx, TestKind test) {
     hello.warmupMs = static_cast<uint32_t>(setup.warmupNs / kNsPerMs);
     hello.flags = (noDelay ? kFlagNoDelay : 0) | (setup.verify ? kFlagVerify : 0);
     const auto helloBytes = encodeHello(hello);
-    if (Status s = writeAll(*setup.stream, helloBytes.data(), helloBytes.size(), ctx); !s) return smcr::fail(s.error());
+    const uint64_t deadlineNs = monotonicNs() + static_cast<uint64_t>(setup.timeoutMs) * kNsPerMs;
+    if (Status s = writeAll(*setup.stream, helloBytes.data(), helloBytes.size(), ctx, deadlineNs); !s) {
+        return smcr::fail(s.error());
+    }
     uint8_t ackBytes[kAckBytes];
     bool eof = false;
-    if (Status s = readFull(*setup.stream, ackBytes, sizeof ackBytes, ctx, &eof); !s || eof) {
+    if (Status s = readFull(*setup.stream, ackBytes, sizeof ackBytes, ctx, &eof, deadlineNs); !s || eof) {
         return smcr::fail(smcr::Errc::protocolViolation,
-                          "the server closed the connection before accepting the test (is it an smclab tcp server?)");
+                          "the server did not accept the test (is it an smclab tcp server?)" +
+                              (s ? std::string() : ": " + s.error().message));
     }
     auto ack = decodeAck(ackBytes, sizeof ackBytes);
     if (!ack) return smcr::fail(ack.error());
@@ -78,17 +82,12 @@ Result<ClientSetup> startTest(const RunContext& ctx, TestKind test) {
 Result<Report> finishTest(ClientSetup& setup, const RunContext& ctx) {
     if (Status s = setup.stream->shutdownWrite(); !s) return smcr::fail(s.error());
     // The report may wait for the server to drain its receive queue; bound the wait.
-    RunContext bounded = ctx;
-    std::atomic<bool> never{false};
-    bounded.stop = &never;
-    (void)setup.stream->setIoTimeoutMs(setup.timeoutMs);
+    const uint64_t deadlineNs = monotonicNs() + static_cast<uint64_t>(setup.timeoutMs) * kNsPerMs;
     uint8_t bytes[kReportBytes];
     bool eof = false;
-    auto n = setup.stream->read(bytes, 1);
-    if (!n) return smcr::fail(n.error().code, "waiting for the server's report: " + n.error().message);
-    if (*n == 0) return smcr::fail(smcr::Errc::connectionReset, "the server closed without a report");
-    if (Status s = readFull(*setup.stream, bytes + 1, kReportBytes - 1, bounded, &eof); !s || eof) {
-        return smcr::fail(smcr::Errc::connectionReset, "truncated server report");
+    if (Status s = readFull(*setup.stream, bytes, kReportBytes, ctx, &eof, deadlineNs); !s || eof) {
+        return smcr::fail(smcr::Errc::connectionReset,
+                          "no report from the server" + (s ? std::string(" (it closed)") : ": " + s.error().message));
     }
     return decodeReport(bytes, kReportBytes);
 }
