@@ -65,13 +65,9 @@ CqShared* PeerMap::cq(uint32_t instance, uint32_t id) {
 }
 
 MrShared* PeerMap::mr(uint32_t instance, uint32_t key) {
-    MrShared* region = lookup<MrShared>(m_mrs, instance, "mr", key, kMagicMr);
-    if (region != nullptr && region->valid.load(std::memory_order_acquire) == 0) {
-        // Deregistered: forget the mapping so memory is returned.
-        m_mrs.erase(keyOf(instance, key));
-        return nullptr;
-    }
-    return region;
+    // A deregistered region stays mapped (callers cache the pointer); its
+    // cleared `valid` flag is what fails the access.
+    return lookup<MrShared>(m_mrs, instance, "mr", key, kMagicMr);
 }
 
 int PeerMap::fifo(uint32_t instance, uint32_t channelId) {

@@ -1,7 +1,7 @@
 // Mappings of other device instances' shared files, opened lazily by name
 // and cached. Object ids (QPN, CQ id, region key) are never reused by an
-// instance, so a cached mapping can only become dead, never wrong; dead
-// ones are dropped on lookup.
+// instance, so a cached mapping can only become dead, never wrong; the
+// objects' alive/valid flags say which.
 #pragma once
 
 #include <cstdint>

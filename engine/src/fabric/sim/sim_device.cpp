@@ -157,7 +157,7 @@ static DeviceInfo makeInfo(uint32_t instance, const LinkModel& link) {
     info.limits.maxQp = 4096;
     info.limits.maxQpWr = 8192;
     info.limits.maxSge = kMaxSge;
-    info.limits.maxInlineBytes = 256;
+    info.limits.maxInlineBytes = kSimMaxInline;
     info.limits.maxCq = 4096;
     info.limits.maxCqe = 65536;
     info.limits.maxMr = 1u << 20;

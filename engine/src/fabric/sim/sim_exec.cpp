@@ -89,12 +89,8 @@ void SimQp::remoteErrorLocked(QpShared* peerQp, uint32_t peerInstance) {
     flushRing(peerQp, cq, fifo, dev != nullptr ? &dev->counters : nullptr);
 }
 
-bool SimQp::gatherLocal(const PendingWr& w, std::vector<uint8_t>* out, WcStatus* status) const {
-    out->clear();
-    if (w.inlined) {
-        *out = w.inlineData;
-        return true;
-    }
+bool SimQp::checkLocal(const PendingWr& w, WcStatus* status) const {
+    if (w.inlined) return true;
     for (uint32_t i = 0; i < w.wr.numSge; ++i) {
         const Sge& sge = w.wr.sg[i];
         const LocalRegion* region = m_core->findRegion(sge.lkey);
@@ -104,10 +100,47 @@ bool SimQp::gatherLocal(const PendingWr& w, std::vector<uint8_t>* out, WcStatus*
             *status = WcStatus::locProtErr;
             return false;
         }
-        const auto* src = reinterpret_cast<const uint8_t*>(sge.addr);
-        out->insert(out->end(), src, src + sge.length);
     }
     return true;
+}
+
+void SimQp::copyPayload(const PendingWr& w, uint8_t* dst) {
+    if (w.inlined) {
+        std::memcpy(dst, w.inlineData.data(), w.bytes);
+        return;
+    }
+    for (uint32_t i = 0; i < w.wr.numSge; ++i) {
+        std::memcpy(dst, reinterpret_cast<const void*>(w.wr.sg[i].addr), w.wr.sg[i].length);
+        dst += w.wr.sg[i].length;
+    }
+}
+
+bool SimQp::resolvePeer(uint64_t nowNs) {
+    if (m_peerQp == nullptr) {
+        const auto address = decodeSimGid(m_attr.remoteGid);
+        if (!address || m_attr.remoteMac != simMac(address->instance, address->port)) return false;
+        m_peerInstance = address->instance;
+        m_peerDev = m_core->peers.device(m_peerInstance);
+        if (m_peerDev == nullptr) return false;
+        m_peerQp = m_core->peers.qp(m_peerInstance, m_attr.remoteQpn);
+        if (m_peerQp == nullptr) return false;
+        m_peerProbeNs = 0;
+    }
+    // The liveness lock is probed at most once per millisecond (a syscall);
+    // an orderly close is seen at once through the alive flag.
+    if (!m_peerDead && nowNs - m_peerProbeNs >= 1000000) {
+        m_peerProbeNs = nowNs;
+        m_peerDead = !m_core->peers.deviceAlive(m_peerInstance, nowNs);
+    }
+    return !m_deadPeer && !m_peerDead && m_peerDev->alive.load(std::memory_order_acquire) != 0;
+}
+
+MrShared* SimQp::peerRegion(uint32_t rkey) {
+    if (rkey != m_lastRkey || m_lastRegion == nullptr) {
+        m_lastRegion = m_core->peers.mr(m_peerInstance, rkey);
+        m_lastRkey = rkey;
+    }
+    return m_lastRegion;
 }
 
 void SimQp::captureLocked(const PendingWr& w, uint32_t peerInstance, std::span<const uint8_t> payload) {
@@ -128,16 +161,11 @@ void SimQp::captureLocked(const PendingWr& w, uint32_t peerInstance, std::span<c
 
 SimQp::Outcome SimQp::executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, WcStatus* status) {
     auto& counters = m_core->shared->counters;
-    std::vector<uint8_t> scratch;
-    // Local SGEs are checked when the NIC reads them, not at post time.
-    if (!w.inlined) {
-        std::vector<uint8_t> ignored;
-        if (!gatherLocal(w, &ignored, status)) return Outcome::error;
-    }
+    if (!checkLocal(w, status)) return Outcome::error;
     uint8_t* dst = nullptr;
     if (w.bytes > 0) {
         // A zero-length write touches no memory and checks no rkey (IBA 9.4.3).
-        MrShared* region = m_core->peers.mr(peerInstance, w.wr.rkey);
+        MrShared* region = peerRegion(w.wr.rkey);
         const bool ok = region != nullptr && region->valid.load(std::memory_order_acquire) != 0 &&
                         (region->access.load() & static_cast<uint32_t>(Access::remoteWrite)) != 0 &&
                         (peerQp->accessFlags.load() & static_cast<uint32_t>(Access::remoteWrite)) != 0 &&
@@ -150,15 +178,7 @@ SimQp::Outcome SimQp::executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peer
             return Outcome::error;
         }
         dst = reinterpret_cast<uint8_t*>(region) + kMrHeaderBytes + (w.wr.remoteAddr - region->vaddr);
-        if (w.inlined) {
-            std::memcpy(dst, w.inlineData.data(), w.bytes);
-        } else {
-            uint8_t* out = dst;
-            for (uint32_t i = 0; i < w.wr.numSge; ++i) {
-                std::memcpy(out, reinterpret_cast<const void*>(w.wr.sg[i].addr), w.wr.sg[i].length);
-                out += w.wr.sg[i].length;
-            }
-        }
+        copyPayload(w, dst);
         // Make the bytes visible before anything this QP publishes later.
         std::atomic_thread_fence(std::memory_order_release);
     }
@@ -171,9 +191,11 @@ SimQp::Outcome SimQp::executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peer
 SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, uint64_t nowNs,
                                   uint64_t* dueNs, WcStatus* status) {
     auto& counters = m_core->shared->counters;
-    DeviceShared* peerDev = m_core->peers.device(peerInstance);
-    std::vector<uint8_t> payload;
-    if (!gatherLocal(w, &payload, status)) return Outcome::error;
+    DeviceShared* peerDev = m_peerDev;
+    if (!checkLocal(w, status)) return Outcome::error;
+    std::vector<uint8_t>& payload = m_scratch;
+    payload.resize(w.bytes);
+    copyPayload(w, payload.data());
 
     RqEntry entry{};
     for (;;) {
@@ -223,8 +245,9 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
     size_t offset = 0;
     for (uint32_t i = 0; i < entry.numSge && offset < payload.size(); ++i) {
         const RqSge& sge = entry.sg[i];
-        MrShared* region = sge.mrKey != 0 ? m_core->peers.mr(peerInstance, sge.mrKey) : nullptr;
-        if (region == nullptr || sge.offset + sge.length > region->length) {
+        MrShared* region = sge.mrKey != 0 ? peerRegion(sge.mrKey) : nullptr;
+        if (region == nullptr || region->valid.load(std::memory_order_acquire) == 0 ||
+            sge.offset + sge.length > region->length) {
             responderError(WcStatus::locProtErr);
             *status = WcStatus::remOpErr;
             return Outcome::error;
@@ -255,18 +278,14 @@ SimQp::Outcome SimQp::execute(PendingWr& w, uint64_t nowNs, uint64_t* dueNs, WcS
     // Reachability: the peer device runs, its QP exists, is connected back to
     // us and can receive (RTR or RTS). Otherwise no ACK ever comes: the
     // requester retransmits until the transport timer gives up (RETRY_EXC_ERR).
-    const auto address = decodeSimGid(m_attr.remoteGid);
-    const uint32_t peerInstance = address ? address->instance : 0;
-    QpShared* peerQp = nullptr;
-    if (address && !m_deadPeer && m_attr.remoteMac == simMac(peerInstance, address->port) &&
-        m_core->peers.deviceAlive(peerInstance, nowNs)) {
-        peerQp = m_core->peers.qp(peerInstance, m_attr.remoteQpn);
-    }
+    QpShared* peerQp = resolvePeer(nowNs) ? m_peerQp : nullptr;
+    const uint32_t peerInstance = m_peerInstance;
     bool reachable = peerQp != nullptr && peerQp->alive.load(std::memory_order_acquire) != 0;
     if (reachable) {
         const auto peerState = static_cast<QpState>(peerQp->state.load(std::memory_order_acquire));
         reachable = (peerState == QpState::rtr || peerState == QpState::rts) &&
-                    peerQp->remoteQpn.load() == m_qpn && peerQp->remoteInstance.load() == m_core->instance;
+                    peerQp->remoteQpn.load(std::memory_order_relaxed) == m_qpn &&
+                    peerQp->remoteInstance.load(std::memory_order_relaxed) == m_core->instance;
     }
     if (!reachable) {
         if (w.stallSinceNs == 0) w.stallSinceNs = nowNs;

@@ -1,6 +1,7 @@
 // The sim backend's implementations of the fabric interface classes.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -119,12 +120,14 @@ private:
     uint64_t m_unackedEvents = 0;
 };
 
+inline constexpr uint32_t kSimMaxInline = 256;
+
 // A send WR between postSend and its completion.
 struct PendingWr {
     SendWr wr;
     uint64_t seq = 0;  // position in the send queue
     uint32_t bytes = 0;
-    std::vector<uint8_t> inlineData;
+    std::array<uint8_t, kSimMaxInline> inlineData;  // copied at post time
     bool inlined = false;
     bool signaled = false;
     uint64_t deliverAtNs = 0;  // link model: first byte may land
@@ -166,7 +169,13 @@ private:
     Outcome executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, WcStatus* status);
     Outcome executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, uint64_t nowNs, uint64_t* dueNs,
                         WcStatus* status);
-    bool gatherLocal(const PendingWr& w, std::vector<uint8_t>* out, WcStatus* status) const;
+    // Local SGEs are checked when the "NIC" reads them (LOC_PROT_ERR).
+    bool checkLocal(const PendingWr& w, WcStatus* status) const;
+    // Copies the payload to dst (inline bytes or the SGEs).
+    static void copyPayload(const PendingWr& w, uint8_t* dst);
+    // The connected peer, resolved once per connection and cached.
+    bool resolvePeer(uint64_t nowNs);
+    MrShared* peerRegion(uint32_t rkey);
     void completeLocked(const PendingWr& w, WcStatus status);
     void enterErrorLocked();
     void flushRqLocked();
@@ -185,6 +194,15 @@ private:
     QpCaps m_caps;
     bool m_sigAll;
     QpAttr m_attr;
+    // Peer cache (valid while m_peerQp != nullptr).
+    uint32_t m_peerInstance = 0;
+    DeviceShared* m_peerDev = nullptr;
+    QpShared* m_peerQp = nullptr;
+    uint64_t m_peerProbeNs = 0;
+    bool m_peerDead = false;
+    uint32_t m_lastRkey = 0;
+    MrShared* m_lastRegion = nullptr;
+    std::vector<uint8_t> m_scratch;
     std::deque<PendingWr> m_waiting;   // not yet executed, in order
     std::deque<PendingWr> m_inflight;  // executed, waiting for the modelled ACK
     uint64_t m_nextSeq = 0;

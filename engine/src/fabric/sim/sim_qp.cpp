@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <new>
 
 #include "../qp_rules.h"
@@ -116,6 +117,11 @@ Status SimQp::modify(const QpAttr& attr, QpAttrMask mask) {
             m_shared->rqHead.store(m_shared->rqTail.load());
             m_attr = QpAttr{};
             m_errorHandled = false;
+            m_peerQp = nullptr;
+            m_peerDev = nullptr;
+            m_peerDead = false;
+            m_lastRkey = 0;
+            m_lastRegion = nullptr;
             m_shared->remoteQpn.store(0);
             m_shared->remoteInstance.store(0);
             m_shared->state.store(static_cast<uint32_t>(QpState::reset), std::memory_order_release);
@@ -222,10 +228,10 @@ Status SimQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
         if (hasFlag(wr.flags, SendFlags::inlineData)) {
             // Inline data is copied now; the caller may reuse its buffer at once.
             w.inlined = true;
-            w.inlineData.reserve(w.bytes);
+            uint32_t offset = 0;
             for (uint32_t i = 0; i < wr.numSge; ++i) {
-                const auto* src = reinterpret_cast<const uint8_t*>(wr.sg[i].addr);
-                w.inlineData.insert(w.inlineData.end(), src, src + wr.sg[i].length);
+                std::memcpy(w.inlineData.data() + offset, reinterpret_cast<const void*>(wr.sg[i].addr), wr.sg[i].length);
+                offset += wr.sg[i].length;
             }
         }
         if (!ideal && state == QpState::rts) {
