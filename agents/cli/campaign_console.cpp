@@ -86,7 +86,9 @@ ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::St
     QObject::connect(&o, &Orchestrator::message, &context, [&](const QString& text) {
         // On a terminal the bar shows per-cell failures in its count; the
         // reasons are summed up at the end rather than scrolling by.
-        if (tty && text.startsWith(QLatin1String("cell "))) return;
+        // Per-cell outcomes are printed by cellFinished below (or counted by
+        // the bar); failure reasons are summed up at the end.
+        if (text.startsWith(QLatin1String("cell "))) return;
         say(text);
     });
     QObject::connect(&o, &Orchestrator::campaignStarted, &context, [&](qint64 id) { result.campaignId = id; });
@@ -157,6 +159,22 @@ ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::St
     return result;
 }
 
+QString fallbackBaseline(const QList<report::ComparisonTable>& tables) {
+    auto columnHasValues = [&](int column) {
+        for (const report::ComparisonTable& table : tables) {
+            for (const report::Row& row : table.rows) {
+                if (column < row.cells.size() && row.cells[column].value) return true;
+            }
+        }
+        return false;
+    };
+    if (tables.isEmpty() || columnHasValues(0)) return {};
+    for (int column = 1; column < tables.front().columns.size(); ++column) {
+        if (columnHasValues(column)) return tables.front().columns[column];
+    }
+    return {};
+}
+
 bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
     auto tables = db::comparisonTables(store, campaignId);
     if (!tables) {
@@ -164,6 +182,17 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
                      tables.error().message.c_str());
         return false;
     }
+    // A baseline column without a single result (its transport is missing
+    // on the agents) would leave every percentage blank: compare against
+    // the first column that has results instead, and say so.
+    if (const QString baseline = fallbackBaseline(*tables); !baseline.isEmpty()) {
+        std::fprintf(stderr, "note: the baseline column '%s' has no results; percentages are against '%s'\n",
+                     qPrintable(tables->front().columns.front()), qPrintable(baseline));
+        for (report::ComparisonTable& table : *tables) {
+            if (auto moved = report::withBaseline(table, baseline)) table = *moved;
+        }
+    }
+    std::fflush(stderr);
     const QByteArray text = report::formatText(*tables).toUtf8();
     std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), out);
     std::fflush(out);
@@ -173,6 +202,9 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
 QString writeHtmlReport(db::ResultStore& store, qint64 campaignId, const QString& path) {
     auto document = db::campaignReport(store, campaignId, QDateTime::currentDateTimeUtc());
     if (!document) return QString::fromStdString(document.error().message);
+    if (const QString baseline = fallbackBaseline(document->tables); !baseline.isEmpty()) {
+        if (auto moved = report::withBaseline(*document, baseline)) document = std::move(moved);
+    }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
     file.write(report::formatHtml(*document).toUtf8());

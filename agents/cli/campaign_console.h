@@ -12,6 +12,7 @@
 #include <smcr/result.h>
 
 #include "orchestrator/orchestrator.h"
+#include "smclab/report/comparison_table.h"
 
 namespace smclab::db {
 class ResultStore;
@@ -41,6 +42,10 @@ struct ConsoleResult {
 // event loop until the orchestrator finishes. Progress goes to stderr.
 // Ctrl-C stops the orchestrator; a second Ctrl-C gives up waiting.
 ConsoleResult runCampaignOnConsole(orchestrator::Orchestrator& o, const std::function<smcr::Status()>& start);
+
+// The label of the first column with results when the tables' baseline
+// column has none at all (empty when the baseline is fine).
+QString fallbackBaseline(const QList<report::ComparisonTable>& tables);
 
 // The cover-letter tables of a campaign (report text layout) to `out`;
 // false (after printing why to stderr) if the store cannot build them.

@@ -39,6 +39,9 @@ CellRunner::CellRunner(AgentLink* server, AgentLink* client, protocol::StartRun 
                 fail(QStringLiteral("the run did not end in time (agents %1 and %2)")
                          .arg(m_server->address(), m_client->address()));
                 break;
+            case Phase::clientFailed:
+                fail(m_clientError);
+                break;
             case Phase::collectingServer:
                 // The client's result is what the cell measures; a server
                 // that does not report its side in time only loses its
@@ -88,7 +91,9 @@ void CellRunner::start() {
     });
     m_connections << connect(m_server, &AgentLink::lost, this, [this] {
         if (m_phase == Phase::collectingServer) return finish(CellOutcome::Kind::finished);
-        fail(QStringLiteral("%1 disconnected mid-run").arg(describe(m_server)), true);
+        QString error = QStringLiteral("%1 disconnected mid-run").arg(describe(m_server));
+        if (m_phase == Phase::clientFailed) error += QStringLiteral(" (then %1)").arg(m_clientError);
+        fail(error, true);
     });
     m_connections << connect(m_client, &AgentLink::lost, this, [this] {
         fail(QStringLiteral("%1 disconnected mid-run").arg(describe(m_client)), true);
@@ -130,6 +135,12 @@ void CellRunner::onResult(const protocol::RunResult& result, bool fromServer) {
         m_outcome.server = result;
         m_outcome.haveServerResult = true;
         if (m_phase == Phase::collectingServer) return finish(CellOutcome::Kind::finished);
+        if (m_phase == Phase::clientFailed) {
+            QString error = m_clientError;
+            if (result.state == protocol::RunState::failed && !result.error.isEmpty())
+                error += QStringLiteral("; %1: %2").arg(describe(m_server), result.error);
+            return fail(error);
+        }
         // A server that ends before its client only matters when it failed
         // (it could not listen, or its side broke); the client then fails
         // too, but the server's error says why.
@@ -140,8 +151,12 @@ void CellRunner::onResult(const protocol::RunResult& result, bool fromServer) {
     }
     m_outcome.client = result;
     if (result.state == protocol::RunState::failed) {
-        fail(QStringLiteral("%1: %2").arg(describe(m_client),
-                                          result.error.isEmpty() ? QStringLiteral("run failed") : result.error));
+        m_clientError = QStringLiteral("%1: %2").arg(describe(m_client),
+                                                     result.error.isEmpty() ? QStringLiteral("run failed") : result.error);
+        if (m_outcome.haveServerResult || !m_server->isReady()) return fail(m_clientError);
+        m_phase = Phase::clientFailed;
+        m_phaseTimer.start(kCauseGraceMs);
+        if (m_server->isReady()) m_server->client()->stopRun(m_serverRun.runId);
         return;
     }
     if (result.state == protocol::RunState::stopped) {

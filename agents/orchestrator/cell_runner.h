@@ -55,6 +55,7 @@ public:
     static constexpr int kSlackMs = 20'000;
     static constexpr int kReadyTimeoutMs = 15'000;
     static constexpr int kServerResultTimeoutMs = 5'000;
+    static constexpr int kCauseGraceMs = 1'000;
 
 signals:
     void samplesReceived(const smclab::protocol::Samples& samples, bool fromServer);
@@ -62,7 +63,10 @@ signals:
     void finished(const smclab::orchestrator::CellOutcome& outcome);
 
 private:
-    enum class Phase { idle, startingServer, startingClient, running, collectingServer, done };
+    // clientFailed: the client reported a failure; wait briefly for the
+    // server side (its result, or the loss of its agent), which usually
+    // says why (a killed server agent shows first as a reset at the client).
+    enum class Phase { idle, startingServer, startingClient, running, clientFailed, collectingServer, done };
 
     void startClient(const protocol::RunReady& ready);
     void onResult(const protocol::RunResult& result, bool fromServer);
@@ -80,6 +84,7 @@ private:
     QTimer m_phaseTimer;
     CellOutcome m_outcome;
     QList<QMetaObject::Connection> m_connections;
+    QString m_clientError;
 };
 
 }  // namespace smclab::orchestrator

@@ -1,0 +1,278 @@
+// The smclab CLI's campaign commands as users run them: `smclab run` killed
+// with SIGKILL mid-campaign and resumed with --resume (the database opens
+// cleanly, finished runs stay as they were, exactly the missing cells run),
+// clear errors with non-zero exits, and a quick `smclab demo`.
+#include <QJsonDocument>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "agent_process.h"
+#include "smclab/db/result_store.h"
+
+using namespace smclab;
+
+namespace {
+
+constexpr QByteArrayView kToken = "cli-campaign-test-token";
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Outcome runSmclab(const QStringList& args, int timeoutMs = 50'000) {
+    QProcess process;
+    process.start(testutil::smclabProgram(), args);
+    Outcome outcome;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished();
+    }
+    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    outcome.out = QString::fromUtf8(process.readAllStandardOutput());
+    outcome.err = QString::fromUtf8(process.readAllStandardError());
+    return outcome;
+}
+
+QByteArray campaignFile(int sizes) {
+    QStringList list;
+    for (int i = 0; i < sizes; ++i) list << QString::number(1 << i);
+    return QStringLiteral(R"({"name": "resumable", "workloads": [{"workload": "tcp_lat", "label": "Latency"}],
+        "columns": [{"label": "TCP", "transport": "tcp"}], "sizes": [%1], "durationMs": 400,
+        "sampleIntervalMs": 200})")
+        .arg(list.join(QLatin1Char(',')))
+        .toUtf8();
+}
+
+}  // namespace
+
+class TestCliCampaigns : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_tokenFile;
+    std::unique_ptr<testutil::AgentProcess> m_server;
+    std::unique_ptr<testutil::AgentProcess> m_client;
+
+    QString agents() const { return m_server->address() + QLatin1Char(',') + m_client->address(); }
+
+private slots:
+    void initTestCase() {
+        if (!QFile::exists(testutil::agentProgram()) || !QFile::exists(testutil::smclabProgram()))
+            QSKIP("smclab or smclab-agent is not built");
+        QVERIFY(m_dir.isValid());
+        m_tokenFile = testutil::writeToken(m_dir, kToken.toByteArray());
+        m_server = std::make_unique<testutil::AgentProcess>(m_tokenFile, m_dir.filePath("server.log"));
+        m_client = std::make_unique<testutil::AgentProcess>(m_tokenFile, m_dir.filePath("client.log"));
+        QVERIFY(m_server->start());
+        QVERIFY(m_client->start());
+    }
+    void cleanupTestCase() {
+        m_server.reset();
+        m_client.reset();
+    }
+
+    void killAndResume() {
+        const int kCells = 8;
+        const QString file = m_dir.filePath("resumable.json");
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(campaignFile(kCells));
+        }
+        const QString dbPath = m_dir.filePath("resume.db");
+        QProcess run;
+        run.start(testutil::smclabProgram(),
+                  {"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", dbPath});
+        QVERIFY(run.waitForStarted());
+
+        // Watch the database (WAL lets us read while it writes) and kill the
+        // runner once a few cells are in.
+        qint64 campaignId = 0;
+        QMap<qint64, QDateTime> finishedBefore;  // msg size -> finished_at
+        QMap<qint64, double> latencyBefore;
+        {
+            QElapsedTimer timer;
+            timer.start();
+            while (timer.elapsed() < 30'000 && run.state() == QProcess::Running) {
+                QTest::qWait(100);
+                auto store = db::ResultStore::open(dbPath);
+                if (!store) continue;
+                auto campaigns = (*store)->listCampaigns();
+                if (!campaigns || campaigns->isEmpty()) continue;
+                if (campaigns->front().runsDone >= 3) {
+                    ::kill(static_cast<pid_t>(run.processId()), SIGKILL);
+                    campaignId = campaigns->front().id;
+                    break;
+                }
+            }
+        }
+        QVERIFY(run.waitForFinished(10'000));
+        QVERIFY2(campaignId > 0, "the campaign never got three runs in before the runner ended");
+        QCOMPARE(run.exitStatus(), QProcess::CrashExit);
+
+        int doneBefore = 0;
+        {
+            // Opens cleanly after SIGKILL; every finished run intact.
+            auto store = db::ResultStore::open(dbPath);
+            QVERIFY2(store.ok(), store.ok() ? "" : store.error().message.c_str());
+            auto campaign = (*store)->campaign(campaignId);
+            QVERIFY(campaign.ok());
+            QCOMPARE(campaign->runsTotal, kCells);
+            QVERIFY(campaign->runsDone >= 3 && campaign->runsDone < kCells);
+            doneBefore = campaign->runsDone;
+            auto runs = (*store)->runs(campaignId);
+            QVERIFY(runs.ok());
+            for (const db::Run& r : *runs) {
+                if (r.status != db::RunStatus::done) continue;
+                auto results = (*store)->results(r.id);
+                QVERIFY(results.ok());
+                QVERIFY(results->value("latency_us") > 0);
+                finishedBefore.insert(r.cell.msgSize, r.finishedAt);
+                latencyBefore.insert(r.cell.msgSize, results->value("latency_us"));
+            }
+            QCOMPARE(finishedBefore.size(), doneBefore);
+            auto pending = (*store)->pendingCells(campaignId);
+            QVERIFY(pending.ok());
+            QCOMPARE(pending->size(), kCells - doneBefore);
+        }
+
+        const Outcome resumed = runSmclab({"run", "--resume", QString::number(campaignId), "--agents", agents(),
+                                           "--token-file", m_tokenFile, "--db", dbPath});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        // Exactly the missing cells ran.
+        const QRegularExpression plan(QStringLiteral("(\\d+) cells to run of (\\d+)"));
+        const auto match = plan.match(resumed.err);
+        QVERIFY2(match.hasMatch(), qPrintable(resumed.err));
+        QCOMPARE(match.captured(1).toInt(), kCells - doneBefore);
+        QCOMPARE(match.captured(2).toInt(), kCells);
+        QVERIFY2(resumed.out.contains(QLatin1String("==== Latency ====")), qPrintable(resumed.out));
+        QCOMPARE(resumed.out.count(QLatin1String(" us")), kCells);
+
+        auto store = db::ResultStore::open(dbPath);
+        QVERIFY(store.ok());
+        auto campaign = (*store)->campaign(campaignId);
+        QVERIFY(campaign.ok());
+        QCOMPARE(campaign->status, db::CampaignStatus::done);
+        QCOMPARE(campaign->runsDone, kCells);
+        auto runs = (*store)->runs(campaignId);
+        QVERIFY(runs.ok());
+        QCOMPARE(runs->size(), kCells);
+        for (const db::Run& r : *runs) {
+            QCOMPARE(r.status, db::RunStatus::done);
+            if (finishedBefore.contains(r.cell.msgSize)) {
+                // Not run again.
+                QCOMPARE(r.finishedAt, finishedBefore.value(r.cell.msgSize));
+                auto results = (*store)->results(r.id);
+                QVERIFY(results.ok());
+                QCOMPARE(results->value("latency_us"), latencyBefore.value(r.cell.msgSize));
+            }
+        }
+    }
+
+    void clearErrors() {
+        Outcome o = runSmclab({"run", "nosuchpreset", "--agents", agents(), "--token-file", m_tokenFile, "--db",
+                               m_dir.filePath("errors.db")});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QLatin1String("unknown preset 'nosuchpreset'")), qPrintable(o.err));
+
+        o = runSmclab({"run", "datapath", "--token-file", m_tokenFile});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QLatin1String("--agents")), qPrintable(o.err));
+
+        const QString dead = QStringLiteral("127.0.0.1:%1").arg(testutil::freePort());
+        o = runSmclab({"run", "datapath", "--agents", m_server->address() + "," + dead, "--token-file", m_tokenFile,
+                       "--db", m_dir.filePath("errors.db")});
+        QCOMPARE(o.exitCode, 1);
+        QVERIFY2(o.err.contains(QLatin1String("cannot reach agent ") + dead), qPrintable(o.err));
+
+        const QString wrongToken = m_dir.filePath("wrong-token");
+        {
+            QFile f(wrongToken);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("wrong");
+        }
+        o = runSmclab({"run", "datapath", "--agents", agents(), "--token-file", wrongToken, "--db",
+                       m_dir.filePath("errors.db")});
+        QCOMPARE(o.exitCode, 1);
+        QVERIFY2(o.err.contains(QLatin1String("token")), qPrintable(o.err));
+
+        o = runSmclab({"run", "datapath", "-t", "soon", "--agents", agents(), "--token-file", m_tokenFile});
+        QCOMPARE(o.exitCode, 2);
+        QVERIFY2(o.err.contains(QLatin1String("-t")), qPrintable(o.err));
+
+        o = runSmclab({"run", "--help"});
+        QCOMPARE(o.exitCode, 0);
+        QVERIFY(o.out.contains(QLatin1String("sendfile-cork")));
+    }
+
+    void lockedDatabaseIsReported() {
+        const QString dbPath = m_dir.filePath("locked.db");
+        {
+            auto store = db::ResultStore::open(dbPath);  // create the schema
+            QVERIFY(store.ok());
+        }
+        // Another writer holds the lock for longer than the CLI waits.
+        QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("holder"));
+        holder.setDatabaseName(dbPath);
+        QVERIFY(holder.open());
+        QSqlQuery lock(holder);
+        QVERIFY(lock.exec(QStringLiteral("BEGIN EXCLUSIVE")));
+        const QString file = m_dir.filePath("locked.json");
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(campaignFile(1));
+        }
+        const Outcome o = runSmclab({"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", dbPath});
+        QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
+        lock = QSqlQuery();
+        holder.close();
+        holder = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("holder"));
+        QCOMPARE(o.exitCode, 1);
+        QVERIFY2(o.err.contains(QLatin1String("locked")), qPrintable(o.err));
+    }
+
+    void quickDemo() {
+        const QString dbPath = m_dir.filePath("demo.db");
+        const QString html = m_dir.filePath("demo.html");
+        QElapsedTimer timer;
+        timer.start();
+        const Outcome o = runSmclab({"demo", "--quick", "--sizes", "1,64K", "--db", dbPath, "-o", html}, 55'000);
+        QVERIFY2(o.exitCode == 0, qPrintable(o.err));
+        QVERIFY(timer.elapsed() < 60'000);
+        QVERIFY2(o.out.contains(QLatin1String("==== Bandwidth ====")), qPrintable(o.out));
+        QVERIFY2(o.out.contains(QLatin1String("==== Latency ====")), qPrintable(o.out));
+        QVERIFY(o.out.contains(QLatin1String("HTML report: ") + html));
+        for (const char* column : {"SMC-NoCork", "TCP", "SMC-AutoCorking", "SMC with patches"})
+            QVERIFY2(o.out.contains(QLatin1String(column)), column);
+        QFile report(html);
+        QVERIFY(report.open(QIODevice::ReadOnly));
+        const QByteArray page = report.readAll();
+        QVERIFY(page.contains("<html"));
+        QVERIFY(page.contains("<svg"));
+        // Stored like any campaign, and the agents are gone afterwards.
+        auto store = db::ResultStore::open(dbPath);
+        QVERIFY(store.ok());
+        auto campaigns = (*store)->listCampaigns();
+        QVERIFY(campaigns.ok());
+        QCOMPARE(campaigns->size(), 1);
+        QCOMPARE(campaigns->front().status, db::CampaignStatus::done);
+        QCOMPARE(campaigns->front().runsTotal, 16);
+        QVERIFY(campaigns->front().runsDone >= 4);  // at least the TCP column
+        QVERIFY(o.out.contains(QLatin1String("MB/s")));
+
+        const Outcome help = runSmclab({"demo", "--help"});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains(QLatin1String("--quick")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCampaigns)
+#include "test_cli_campaigns.moc"
