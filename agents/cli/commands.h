@@ -12,5 +12,9 @@ int runRun(const Args& args);
 int runDecode(const Args& args);
 int runServe(const Args& args);
 int runLoad(const Args& args);
+int runList(const Args& args);
+int runShow(const Args& args);
+int runReport(const Args& args);
+int runCompare(const Args& args);
 
 }  // namespace smclab::cli
