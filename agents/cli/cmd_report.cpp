@@ -1,0 +1,50 @@
+// smclab report ID: a campaign's comparison tables in the cover-letter
+// layout, or markdown, CSV, JSON or a self-contained HTML report.
+#include <cstdio>
+
+#include <QDateTime>
+
+#include "commands.h"
+#include "report_options.h"
+#include "smclab/db/comparison_query.h"
+#include "store_cli.h"
+
+namespace smclab::cli {
+
+int runReport(const Args& args) {
+    ArgCursor cursor(args);
+    ReportOptions options;
+    bool help = false;
+    const bool parsed = parseReportOptions(cursor, &options, &help);
+    if (help) {
+        std::printf(
+            "usage: smclab report ID [--format text|md|csv|json|html] [--baseline COLUMN] [-o FILE] [--db PATH]\n"
+            "\n"
+            "Prints campaign ID's comparison tables: one per workload's headline metric\n"
+            "(Bandwidth in MB/s, Latency in us, ...), rows by message size, one column\n"
+            "per settings variant, each value the mean of its finished repetitions.\n"
+            "\n");
+        printReportOptionsHelp();
+        return kExitOk;
+    }
+    if (parsed && options.positional.size() != 1) {
+        cursor.setError(options.positional.empty() ? "which campaign? (smclab list shows the ids)"
+                                                   : "one campaign id expected (smclab compare takes two)");
+    }
+    std::optional<qint64> id;
+    if (parsed && cursor.error().empty()) {
+        id = parseCampaignId(options.positional[0]);
+        if (!id) cursor.setError("'" + options.positional[0] + "' is not a campaign id");
+    }
+    if (!cursor.error().empty()) {
+        std::fprintf(stderr, "smclab report: %s\n(see smclab report --help)\n", cursor.error().c_str());
+        return kExitUsage;
+    }
+    auto store = openExistingStore(options.dbPath, "smclab report");
+    if (!store) return kExitFailure;
+    auto document = db::campaignReport(*store, *id, QDateTime::currentDateTimeUtc());
+    if (!document) return reportError("smclab report", document.error());
+    return emitReport("smclab report", options, *document);
+}
+
+}  // namespace smclab::cli

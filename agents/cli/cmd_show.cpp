@@ -1,0 +1,177 @@
+// smclab show ID: one campaign in detail: its matrix, the settings that
+// tell its columns apart, and every run with its status.
+#include <cstdio>
+
+#include <QMap>
+#include <QSet>
+
+#include "args.h"
+#include "commands.h"
+#include "smclab/db/database_path.h"
+#include "store_cli.h"
+
+namespace smclab::cli {
+
+namespace {
+
+void printShowHelp() {
+    std::printf(
+        "usage: smclab show ID [--db PATH] [--all-settings]\n"
+        "\n"
+        "Shows campaign ID: name, preset, status, dates and notes; its matrix\n"
+        "(workloads, columns with their transports, message sizes, repetitions);\n"
+        "the settings that differ between columns (all of them with\n"
+        "--all-settings); and every run with its status and error.\n"
+        "\n"
+        "options:\n"
+        "  --db PATH        results database (default: $%s, else %s)\n"
+        "  --all-settings   print every setting, not only those that differ\n",
+        db::kDatabaseEnv, qPrintable(db::defaultDatabasePath()));
+}
+
+QString date(const QDateTime& time) {
+    return time.isValid() ? time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QStringLiteral("-");
+}
+
+QString sizeText(qint64 bytes) {
+    if (bytes >= 1024 && bytes % 1024 == 0) return QString::number(bytes / 1024) + QLatin1Char('K');
+    return QString::number(bytes);
+}
+
+void printMatrix(const QList<db::Run>& runs) {
+    QStringList workloads, columns, sizes;
+    QMap<QString, QStringList> transports;
+    int repetitions = 0;
+    QList<qint64> sizeValues;
+    for (const db::Run& r : runs) {
+        if (!workloads.contains(r.cell.workload)) workloads << r.cell.workload;
+        if (!columns.contains(r.cell.column)) columns << r.cell.column;
+        if (!transports[r.cell.column].contains(r.cell.transport)) transports[r.cell.column] << r.cell.transport;
+        if (!sizeValues.contains(r.cell.msgSize)) sizeValues << r.cell.msgSize;
+        repetitions = std::max(repetitions, r.cell.repetition + 1);
+    }
+    std::sort(sizeValues.begin(), sizeValues.end());
+    for (qint64 s : sizeValues) sizes << sizeText(s);
+    QStringList columnText;
+    for (const QString& c : columns) columnText << QStringLiteral("%1 (%2)").arg(c, transports[c].join(QLatin1Char('/')));
+    std::printf("matrix:\n");
+    std::printf("  workloads    %s\n", qPrintable(workloads.join(QStringLiteral(", "))));
+    std::printf("  columns      %s\n", qPrintable(columnText.join(QStringLiteral(", "))));
+    std::printf("  sizes        %s (%lld)\n", qPrintable(sizes.join(QStringLiteral(", "))),
+                static_cast<long long>(sizes.size()));
+    std::printf("  repetitions  %d\n", repetitions);
+}
+
+bool printSettings(db::ResultStore& store, const QList<db::Run>& runs, const QStringList& columns, bool all) {
+    QMap<QString, QMap<QString, QString>> byColumn;  // column -> first done run's snapshot
+    for (const db::Run& r : runs) {
+        if (r.status != db::RunStatus::done || byColumn.contains(r.cell.column)) continue;
+        auto settings = store.settings(r.id);
+        if (!settings) {
+            reportError("smclab show", settings.error());
+            return false;
+        }
+        byColumn.insert(r.cell.column, *settings);
+    }
+    if (byColumn.isEmpty()) {
+        std::printf("settings: none recorded yet (no finished run)\n");
+        return true;
+    }
+    QStringList names;
+    for (const auto& snapshot : byColumn) {
+        for (const QString& name : snapshot.keys()) {
+            if (!names.contains(name)) names << name;
+        }
+    }
+    names.sort();
+    QStringList shown;
+    for (const QString& name : names) {
+        QSet<QString> values;
+        for (const QString& c : columns) values.insert(byColumn.value(c).value(name, QStringLiteral("-")));
+        if (all || values.size() > 1) shown << name;
+    }
+    std::printf("settings per column (%s, first finished run of each column):\n",
+                all ? "all" : "those that differ");
+    if (shown.isEmpty()) {
+        std::printf("  all %lld settings are the same in every column\n", static_cast<long long>(names.size()));
+        return true;
+    }
+    int nameWidth = 8;
+    for (const QString& n : shown) nameWidth = std::max(nameWidth, static_cast<int>(n.size()));
+    QString header = QStringLiteral("  ") + QStringLiteral("setting").leftJustified(nameWidth);
+    for (const QString& c : columns) header += QStringLiteral("  ") + c.leftJustified(std::max(12, static_cast<int>(c.size())));
+    std::printf("%s\n", qPrintable(header.trimmed().prepend(QStringLiteral("  "))));
+    for (const QString& name : shown) {
+        QString line = QStringLiteral("  ") + name.leftJustified(nameWidth);
+        for (const QString& c : columns) {
+            line += QStringLiteral("  ") + byColumn.value(c).value(name, QStringLiteral("-"))
+                                                 .leftJustified(std::max(12, static_cast<int>(c.size())));
+        }
+        std::printf("%s\n", qPrintable(line.trimmed().prepend(QStringLiteral("  "))));
+    }
+    return true;
+}
+
+}  // namespace
+
+int runShow(const Args& args) {
+    ArgCursor cursor(args);
+    QString dbPath;
+    std::optional<qint64> id;
+    bool allSettings = false;
+    while (!cursor.done()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            printShowHelp();
+            return kExitOk;
+        }
+        if (auto v = cursor.takeValue("--db")) {
+            dbPath = QString::fromStdString(*v);
+        } else if (cursor.takeFlag("--all-settings")) {
+            allSettings = true;
+        } else if (!id && cursor.peek().rfind("-", 0) != 0) {
+            const std::string word = cursor.next();
+            id = parseCampaignId(word);
+            if (!id) cursor.setError("'" + word + "' is not a campaign id");
+        } else {
+            cursor.setError("unexpected argument '" + cursor.peek() + "'");
+            break;
+        }
+    }
+    if (cursor.error().empty() && !id) cursor.setError("which campaign? (smclab list shows the ids)");
+    if (!cursor.error().empty()) {
+        std::fprintf(stderr, "smclab show: %s\n(see smclab show --help)\n", cursor.error().c_str());
+        return kExitUsage;
+    }
+    auto store = openExistingStore(dbPath, "smclab show");
+    if (!store) return kExitFailure;
+    auto campaign = store->campaign(*id);
+    if (!campaign) return reportError("smclab show", campaign.error());
+    auto runs = store->runs(*id);
+    if (!runs) return reportError("smclab show", runs.error());
+    auto columns = store->columns(*id);
+    if (!columns) return reportError("smclab show", columns.error());
+
+    const db::Campaign& c = *campaign;
+    std::printf("campaign #%lld: %s\n", static_cast<long long>(c.id), qPrintable(c.name));
+    std::printf("  preset    %s\n", qPrintable(c.preset.isEmpty() ? QStringLiteral("-") : c.preset));
+    std::printf("  status    %s (%d of %d runs done, %d failed)\n", qPrintable(db::statusName(c.status)), c.runsDone,
+                c.runsTotal, c.runsFailed);
+    std::printf("  created   %s UTC\n", qPrintable(date(c.createdAt)));
+    std::printf("  finished  %s\n", qPrintable(c.finishedAt.isValid() ? date(c.finishedAt) + QStringLiteral(" UTC") : QStringLiteral("-")));
+    if (!c.notes.isEmpty()) std::printf("  notes     %s\n", qPrintable(c.notes));
+    printMatrix(*runs);
+    if (!printSettings(*store, *runs, *columns, allSettings)) return kExitFailure;
+
+    std::printf("runs:\n");
+    std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-19s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN", "SIZE", "REP",
+                "STATUS", "FINISHED (UTC)", "ERROR");
+    for (const db::Run& r : *runs) {
+        std::printf("  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-19s %s\n", static_cast<long long>(r.id),
+                    qPrintable(r.cell.workload), qPrintable(r.cell.transport), qPrintable(r.cell.column),
+                    static_cast<long long>(r.cell.msgSize), r.cell.repetition, qPrintable(db::statusName(r.status)),
+                    qPrintable(date(r.finishedAt)), qPrintable(r.error));
+    }
+    return kExitOk;
+}
+
+}  // namespace smclab::cli
