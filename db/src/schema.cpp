@@ -130,6 +130,9 @@ smcr::Result<int> migrate(const QSqlDatabase& db, const QString& path) {
     auto found = readVersion(db, path);
     if (!found) return smcr::fail(found.error());
     if (*found > kSchemaVersion) return newerSchema(path, *found);
+    // Current already: no write lock needed, so readers open while a
+    // campaign is writing.
+    if (*found == kSchemaVersion) return *found;
 
     for (;;) {
         sql::WriteTransaction tx(db, path);
