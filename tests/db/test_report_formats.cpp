@@ -1,5 +1,6 @@
 // Markdown, CSV and JSON carry the same numbers back; the HTML report is
 // one well-formed file with the plots, tables, details and provenance.
+#include <QFile>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTest>
@@ -110,6 +111,9 @@ private slots:
     void htmlIsOneWellFormedFileWithPlotsAndTables() {
         const ReportDocument doc = sampleDocument();
         const QString html = formatHtml(doc);
+        // Kept in the build tree for a human look.
+        QFile sample(QStringLiteral(SMCLAB_TEST_OUTPUT_DIR "/report_sample.html"));
+        if (sample.open(QIODevice::WriteOnly)) sample.write(html.toUtf8());
         QXmlStreamReader xml(html);
         int svgs = 0, polylines = 0, tables = 0, legends = 0, xTicks = 0;
         QSet<QString> texts;

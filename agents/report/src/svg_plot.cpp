@@ -10,7 +10,8 @@ namespace smclab::report {
 namespace {
 
 constexpr double kMarginLeft = 78;
-constexpr double kMarginRight = 170;  // room for the legend
+constexpr double kMarginRight = 170;  // room for the legend; grows with long labels
+constexpr double kLegendCharPx = 7.2;  // 12px sans-serif, a generous average
 constexpr double kMarginTop = 34;
 constexpr double kMarginBottom = 52;
 
@@ -49,9 +50,14 @@ QString sizeLabel(qint64 bytes) {
 }
 
 QString svgPlot(const ComparisonTable& table, PlotSize size) {
-    const double width = size.widthPx;
+    qsizetype longest = 0;
+    for (qsizetype c = 0; c < table.columns.size(); ++c) {
+        longest = std::max(longest, table.columns[c].size() + (c == 0 ? 11 : 0));  // " (baseline)"
+    }
+    const double marginRight = std::max(kMarginRight, 44 + kLegendCharPx * static_cast<double>(longest));
+    const double plotW = size.widthPx - kMarginLeft - kMarginRight;
+    const double width = kMarginLeft + plotW + marginRight;
     const double height = size.heightPx;
-    const double plotW = width - kMarginLeft - kMarginRight;
     const double plotH = height - kMarginTop - kMarginBottom;
 
     double xMin = 0, xMax = 1, yMax = 0;
@@ -79,7 +85,7 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
     QString svg = QStringLiteral(
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%1\" height=\"%2\" "
                       "viewBox=\"0 0 %1 %2\" role=\"img\" aria-label=\"%3 against message size\">\n")
-                      .arg(size.widthPx)
+                      .arg(static_cast<int>(std::ceil(width)))
                       .arg(size.heightPx)
                       .arg(xmlEscape(table.title));
     svg += QStringLiteral("<title>%1 against message size</title>\n").arg(xmlEscape(yTitle));
