@@ -178,9 +178,9 @@ SimQp::Outcome SimQp::executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peer
             return Outcome::error;
         }
         dst = reinterpret_cast<uint8_t*>(region) + kMrHeaderBytes + (w.wr.remoteAddr - region->vaddr);
+        // Everything this QP publishes later (a receive completion, the SEND
+        // behind this WRITE) is a release store, which orders these bytes first.
         copyPayload(w, dst);
-        // Make the bytes visible before anything this QP publishes later.
-        std::atomic_thread_fence(std::memory_order_release);
     }
     counters.rdmaWrites.fetch_add(1, std::memory_order_relaxed);
     counters.bytesWritten.fetch_add(w.bytes, std::memory_order_relaxed);
