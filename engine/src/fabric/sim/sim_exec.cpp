@@ -72,10 +72,8 @@ void SimQp::enterErrorLocked() {
     m_attr.state = QpState::error;
     m_errorHandled = true;
     // Every outstanding WR completes, in order, with WR_FLUSH_ERR.
-    for (const PendingWr& w : m_inflight) completeLocked(w, WcStatus::wrFlushErr);
-    for (const PendingWr& w : m_waiting) completeLocked(w, WcStatus::wrFlushErr);
-    m_inflight.clear();
-    m_waiting.clear();
+    for (uint64_t i = m_head; i < m_tail; ++i) completeLocked(at(i), WcStatus::wrFlushErr);
+    m_head = m_exec = m_tail;
     flushRqLocked();
 }
 
@@ -311,8 +309,8 @@ uint64_t SimQp::progressLocked(uint64_t nowNs) {
         if (!m_errorHandled) {
             enterErrorLocked();  // a peer (or an async error) moved us to ERR
         } else {
-            for (const PendingWr& w : m_waiting) completeLocked(w, WcStatus::wrFlushErr);
-            m_waiting.clear();
+            for (uint64_t i = m_head; i < m_tail; ++i) completeLocked(at(i), WcStatus::wrFlushErr);
+            m_head = m_exec = m_tail;
         }
         return 0;
     }
@@ -323,12 +321,12 @@ uint64_t SimQp::progressLocked(uint64_t nowNs) {
     };
     const uint64_t latencyNs = m_core->config.link.wireLatencyNs;
     for (;;) {
-        while (!m_inflight.empty() && m_inflight.front().ackAtNs <= nowNs) {
-            completeLocked(m_inflight.front(), WcStatus::success);
-            m_inflight.pop_front();
+        while (m_head < m_exec && at(m_head).ackAtNs <= nowNs) {
+            completeLocked(at(m_head), WcStatus::success);
+            ++m_head;
         }
-        if (m_waiting.empty()) break;
-        PendingWr& w = m_waiting.front();
+        if (m_exec == m_tail) break;
+        PendingWr& w = at(m_exec);
         const uint64_t readyAt = std::max(w.deliverAtNs, w.retryAtNs);
         if (readyAt > nowNs) {
             noteDue(readyAt);
@@ -343,23 +341,19 @@ uint64_t SimQp::progressLocked(uint64_t nowNs) {
         }
         if (outcome == Outcome::error) {
             // Earlier WRs were acknowledged before this one failed.
-            for (const PendingWr& done : m_inflight) completeLocked(done, WcStatus::success);
-            m_inflight.clear();
-            PendingWr failed = std::move(w);
-            m_waiting.pop_front();
-            completeLocked(failed, status);
+            for (uint64_t i = m_head; i < m_exec; ++i) completeLocked(at(i), WcStatus::success);
+            completeLocked(w, status);
+            m_head = m_exec = m_exec + 1;
             enterErrorLocked();
             return 0;
         }
-        PendingWr done = std::move(w);
-        m_waiting.pop_front();
-        if (done.retryAtNs != 0 || done.deliverAtNs + latencyNs < nowNs) {
+        if (w.retryAtNs != 0 || w.deliverAtNs + latencyNs < nowNs) {
             // Executed late (RNR back-off): the ACK is one wire latency away.
-            done.ackAtNs = std::max(done.ackAtNs, nowNs + latencyNs);
+            w.ackAtNs = std::max(w.ackAtNs, nowNs + latencyNs);
         }
-        m_inflight.push_back(std::move(done));
+        ++m_exec;
     }
-    if (!m_inflight.empty()) noteDue(m_inflight.front().ackAtNs);
+    if (m_head < m_exec) noteDue(at(m_head).ackAtNs);
     return due;
 }
 

@@ -203,8 +203,14 @@ private:
     uint32_t m_lastRkey = 0;
     MrShared* m_lastRegion = nullptr;
     std::vector<uint8_t> m_scratch;
-    std::deque<PendingWr> m_waiting;   // not yet executed, in order
-    std::deque<PendingWr> m_inflight;  // executed, waiting for the modelled ACK
+    // The send queue as a ring of maxSendWr entries (it can never hold more,
+    // since slots free only on polled completions): [m_head, m_exec) are
+    // executed and wait for the modelled ACK, [m_exec, m_tail) wait to run.
+    std::vector<PendingWr> m_ring;
+    uint64_t m_head = 0;
+    uint64_t m_exec = 0;
+    uint64_t m_tail = 0;
+    PendingWr& at(uint64_t index) { return m_ring[index % m_ring.size()]; }
     uint64_t m_nextSeq = 0;
     uint64_t m_freedSeq = 0;
     uint32_t m_sendPsn = 0;

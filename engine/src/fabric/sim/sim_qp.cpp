@@ -62,7 +62,8 @@ SimQp::SimQp(std::shared_ptr<SimCore> core, uint32_t pdId, uint32_t qpn, ShmFile
       m_sendCq(sendCq),
       m_recvCq(recvCq),
       m_caps(caps),
-      m_sigAll(sigAll) {}
+      m_sigAll(sigAll),
+      m_ring(caps.maxSendWr) {}
 
 SimQp::~SimQp() {
     std::lock_guard lock(m_core->mu);
@@ -111,8 +112,7 @@ Status SimQp::modify(const QpAttr& attr, QpAttrMask mask) {
     switch (attr.state) {
         case QpState::reset: {
             // Back to a clean QP: queues emptied without completions.
-            m_waiting.clear();
-            m_inflight.clear();
+            m_head = m_exec = m_tail;
             m_freedSeq = m_nextSeq;
             m_shared->rqHead.store(m_shared->rqTail.load());
             m_attr = QpAttr{};
@@ -219,11 +219,17 @@ Status SimQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
                               " WRs outstanding (a slot frees when a completion covering it is polled)");
             break;
         }
-        PendingWr w;
+        PendingWr& w = at(m_tail);
         w.wr = wr;
         w.seq = m_nextSeq++;
         w.signaled = m_sigAll || hasFlag(wr.flags, SendFlags::signaled);
         w.rnrLeft = m_attr.rnrRetry;
+        w.bytes = 0;
+        w.inlined = false;
+        w.deliverAtNs = 0;
+        w.ackAtNs = 0;
+        w.retryAtNs = 0;
+        w.stallSinceNs = 0;
         for (uint32_t i = 0; i < wr.numSge; ++i) w.bytes += wr.sg[i].length;
         if (hasFlag(wr.flags, SendFlags::inlineData)) {
             // Inline data is copied now; the caller may reuse its buffer at once.
@@ -257,7 +263,7 @@ Status SimQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
             w.ackAtNs = std::max(w.ackAtNs, w.deliverAtNs);
             m_delayNextNs = 0;
         }
-        m_waiting.push_back(std::move(w));
+        ++m_tail;
         ++count;
     }
     if (posted != nullptr) *posted = count;
