@@ -21,13 +21,15 @@ namespace {
 
 QString readLine(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return {};
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
     return QString::fromUtf8(file.readLine()).trimmed();
 }
 
 QString cpuModel() {
     QFile file("/proc/cpuinfo");
-    if (!file.open(QIODevice::ReadOnly)) return {};
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
     // /proc files report size 0, so read until EOF rather than trusting atEnd().
     const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
     for (const QString& line : lines) {
@@ -92,14 +94,16 @@ QList<protocol::RdmaDevice> probeRdmaDevices(const QString& sysfsRoot) {
         device.name = name;
         const QDir ports(root.filePath(name + "/ports"));
         for (const QString& port : ports.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
-            const QString state = readLine(ports.filePath(port + "/state"));         // "4: ACTIVE"
+            const QString state = readLine(ports.filePath(port + "/state"));           // "4: ACTIVE"
             const QString linkLayer = readLine(ports.filePath(port + "/link_layer"));  // "Ethernet"
-            device.ports.append(QString("%1: %2%3").arg(port, state.section(':', 1).trimmed(),
-                                                       linkLayer.isEmpty() ? QString() : " (" + linkLayer + ")"));
+            device.ports.append(QString("%1: %2%3")
+                                    .arg(port, state.section(':', 1).trimmed(),
+                                         linkLayer.isEmpty() ? QString() : " (" + linkLayer + ")"));
         }
         const QDir net(root.filePath(name + "/device/net"));
         const QStringList netDevices = net.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-        if (!netDevices.isEmpty()) device.netDevice = netDevices.first();
+        if (!netDevices.isEmpty())
+            device.netDevice = netDevices.first();
         devices.append(device);
     }
     return devices;
@@ -116,9 +120,11 @@ protocol::Capabilities probeCapabilities(const protocol::AgentLimits& limits) {
         const protocol::Availability item{entry.name, availability.available,
                                           QString::fromStdString(availability.reason)};
         caps.transports.append(item);
-        if (item.name == "ksmc") caps.ksmc = item;
+        if (item.name == "ksmc")
+            caps.ksmc = item;
     }
-    if (caps.ksmc.name.isEmpty()) caps.ksmc = {"ksmc", false, "this build has no ksmc transport"};
+    if (caps.ksmc.name.isEmpty())
+        caps.ksmc = {"ksmc", false, "this build has no ksmc transport"};
     for (const workloads::Workload* workload : workloads::workloadRegistry()) {
         caps.workloads.append(QString::fromStdString(workload->name()));
     }

@@ -1,10 +1,11 @@
 #include "log.h"
 
+#include <cstdio>
+
 #include <unistd.h>
 
 #include <QDateTime>
 #include <QtGlobal>
-#include <cstdio>
 
 namespace smclab::daemon {
 
@@ -29,13 +30,15 @@ void writeLine(QtMsgType level, const QMessageLogContext&, const QString& messag
     }
     const QByteArray stamp = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toUtf8();
     // One fprintf per line so lines from worker threads never interleave.
-    std::fprintf(stderr, "%s smclab-agent[%d] %s: %s\n", stamp.constData(), static_cast<int>(::getpid()), name,
-                 message.toUtf8().constData());
+    std::fprintf(stderr, "%s smclab-agent[%d] %s: %s\n", stamp.constData(), static_cast<int>(::getpid()),
+                 name, message.toUtf8().constData());
     std::fflush(stderr);
 }
 
 }  // namespace
 
-void installLogHandler() { qInstallMessageHandler(writeLine); }
+void installLogHandler() {
+    qInstallMessageHandler(writeLine);
+}
 
 }  // namespace smclab::daemon

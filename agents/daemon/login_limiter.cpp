@@ -5,7 +5,8 @@
 namespace smclab::daemon {
 
 qint64 LoginLimiter::delayFor(int failures) {
-    if (failures < kFreeFailures) return 0;
+    if (failures < kFreeFailures)
+        return 0;
     const int doublings = std::min(failures - kFreeFailures, 20);
     return std::min(kBaseDelayMs << doublings, kMaxDelayMs);
 }
@@ -13,7 +14,8 @@ qint64 LoginLimiter::delayFor(int failures) {
 qint64 LoginLimiter::retryAfterMs(const QHostAddress& address) {
     prune();
     const auto it = m_entries.constFind(address.toString());
-    if (it == m_entries.constEnd()) return 0;
+    if (it == m_entries.constEnd())
+        return 0;
     const qint64 readyAt = it->lastFailureMs + delayFor(it->failures);
     return std::max<qint64>(0, readyAt - m_clock.elapsed());
 }
@@ -24,7 +26,9 @@ void LoginLimiter::recordFailure(const QHostAddress& address) {
     entry.lastFailureMs = m_clock.elapsed();
 }
 
-void LoginLimiter::recordSuccess(const QHostAddress& address) { m_entries.remove(address.toString()); }
+void LoginLimiter::recordSuccess(const QHostAddress& address) {
+    m_entries.remove(address.toString());
+}
 
 int LoginLimiter::failures(const QHostAddress& address) const {
     return m_entries.value(address.toString()).failures;

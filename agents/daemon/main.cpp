@@ -1,9 +1,12 @@
 // smclab-agent: the lab daemon (agents/daemon/agent.h). Prints
 // "listening on ADDR:PORT" on stdout once it accepts controllers, so scripts
 // and tests can start it on port 0 and learn the port.
-#include <QCoreApplication>
 #include <cstdio>
 #include <cstdlib>
+
+#include <smcr/version.h>
+
+#include <QCoreApplication>
 
 #include "agent.h"
 #include "log.h"
@@ -12,8 +15,6 @@
 #include "protocol/version.h"
 #include "signal_watcher.h"
 #include "token_auth.h"
-
-#include <smcr/version.h>
 
 int main(int argc, char** argv) {
     using namespace smclab::daemon;

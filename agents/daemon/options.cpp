@@ -1,9 +1,10 @@
 #include "options.h"
 
+#include <cstdio>
+
 #include <smcr/version.h>
 
 #include <QCommandLineParser>
-#include <cstdio>
 
 namespace smclab::daemon {
 
@@ -25,27 +26,32 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption help({"h", "help"}, "Show this help and exit.");
     const QCommandLineOption version({"V", "version"}, "Print the agent and protocol version and exit.");
-    const QCommandLineOption listen("listen", "Listen on ADDR:PORT (IPv4, or [IPv6]:PORT; port 0 = ephemeral). "
-                                              "Default 127.0.0.1:7600.", "ADDR:PORT", "127.0.0.1:7600");
-    const QCommandLineOption tokenFile("token-file", "Read the controllers' bearer token from FILE (required).",
-                                       "FILE");
+    const QCommandLineOption listen("listen",
+                                    "Listen on ADDR:PORT (IPv4, or [IPv6]:PORT; port 0 = ephemeral). "
+                                    "Default 127.0.0.1:7600.",
+                                    "ADDR:PORT", "127.0.0.1:7600");
+    const QCommandLineOption tokenFile("token-file",
+                                       "Read the controllers' bearer token from FILE (required).", "FILE");
     const QCommandLineOption tlsCert("tls-cert", "Serve wss:// with this PEM certificate (needs --tls-key).",
                                      "FILE");
     const QCommandLineOption tlsKey("tls-key", "PEM private key for --tls-cert.", "FILE");
     const QCommandLineOption allowPeer("allow-peer",
                                        "Let client runs connect to peers in CIDR (repeatable). Loopback is "
-                                       "always allowed.", "CIDR");
+                                       "always allowed.",
+                                       "CIDR");
     const QCommandLineOption maxRuns("max-runs", "At most N runs at once (default 4, 1..64).", "N", "4");
-    const QCommandLineOption maxDuration("max-duration", "Refuse runs longer than S seconds (default 3600).", "S",
-                                         "3600");
+    const QCommandLineOption maxDuration("max-duration", "Refuse runs longer than S seconds (default 3600).",
+                                         "S", "3600");
     const QCommandLineOption grace("disconnect-grace-ms",
-                                   "Stop a vanished controller's runs after MS milliseconds (default 2000).", "MS",
-                                   "2000");
-    const QCommandLineOption httpRoot("http-root",
-                                      "Let http server runs serve files under DIR (params.root); without it they "
-                                      "serve only the generated page.", "DIR");
-    parser.addOptions(
-        {help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, maxRuns, maxDuration, grace, httpRoot});
+                                   "Stop a vanished controller's runs after MS milliseconds (default 2000).",
+                                   "MS", "2000");
+    const QCommandLineOption httpRoot(
+        "http-root",
+        "Let http server runs serve files under DIR (params.root); without it they "
+        "serve only the generated page.",
+        "DIR");
+    parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, maxRuns, maxDuration,
+                       grace, httpRoot});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());

@@ -1,9 +1,10 @@
 // smclab-agent's command line.
 #pragma once
 
+#include <optional>
+
 #include <QString>
 #include <QStringList>
-#include <optional>
 
 #include "protocol/endpoint.h"
 

@@ -28,7 +28,8 @@ protocol::Samples toSamples(const QString& runId, qint64 seq, const workloads::S
     out.intervalMs = static_cast<qint64>(sample.intervalSec * 1000.0 + 0.5);
     out.warmup = sample.warmup;
     out.bytes = sample.bytes;
-    out.throughputBps = sample.intervalSec > 0 ? static_cast<double>(sample.bytes) * 8.0 / sample.intervalSec : 0.0;
+    out.throughputBps =
+        sample.intervalSec > 0 ? static_cast<double>(sample.bytes) * 8.0 / sample.intervalSec : 0.0;
     out.ops = sample.ops;
     out.opsPerSec = sample.opsPerSec;
     if (sample.latency.count > 0) {
@@ -53,8 +54,8 @@ protocol::Samples toSamples(const QString& runId, qint64 seq, const workloads::S
 }  // namespace
 
 Run::Run(protocol::StartRun spec, const workloads::Workload* workload, QJsonObject params,
-         std::shared_ptr<transports::Transport> transport, std::map<std::string, std::string> previousSettings,
-         QObject* parent)
+         std::shared_ptr<transports::Transport> transport,
+         std::map<std::string, std::string> previousSettings, QObject* parent)
     : QObject(parent),
       m_spec(std::move(spec)),
       m_workload(workload),
@@ -75,12 +76,14 @@ Run::Run(protocol::StartRun spec, const workloads::Workload* workload, QJsonObje
 
 Run::~Run() {
     m_stop.store(true);
-    if (m_thread.joinable()) m_thread.join();
+    if (m_thread.joinable())
+        m_thread.join();
     restoreSettings();
 }
 
 void Run::setState(RunState state) {
-    if (state == m_state) return;
+    if (state == m_state)
+        return;
     m_state = state;
     emit stateChanged(id(), state, elapsedMs());
 }
@@ -103,10 +106,12 @@ workloads::RunContext Run::makeContext() {
     ctx.onSample = [this, seq, previousCpu, runId](const workloads::Sample& sample) {
         const protocol::Samples samples = toSamples(runId, (*seq)++, sample, *previousCpu);
         *previousCpu = sample.cpu;
-        QMetaObject::invokeMethod(this, [this, samples] { emit samplesReady(samples); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, samples] { emit samplesReady(samples); }, Qt::QueuedConnection);
     };
     ctx.onListening = [this](uint16_t port) {
-        QMetaObject::invokeMethod(this, [this, port] { onListening(port); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, port] { onListening(port); }, Qt::QueuedConnection);
     };
     ctx.onLog = [runId](const std::string& line) { qInfo("run %s: %s", qPrintable(runId), line.c_str()); };
     return ctx;
@@ -129,28 +134,34 @@ void Run::start() {
     const workloads::Workload* workload = m_workload;
     m_thread = std::thread([this, workload, ctx = std::move(ctx)] {
         auto outcome = std::make_shared<smcr::Result<workloads::RunResult>>(workload->run(ctx));
-        QMetaObject::invokeMethod(this, [this, outcome] { onWorkerDone(outcome); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, outcome] { onWorkerDone(outcome); }, Qt::QueuedConnection);
     });
-    if (m_spec.role == protocol::Role::client) setState(RunState::running);
+    if (m_spec.role == protocol::Role::client)
+        setState(RunState::running);
 }
 
 void Run::onListening(quint16 port) {
-    if (!isActive() || m_state == RunState::stopping) return;
+    if (!isActive() || m_state == RunState::stopping)
+        return;
     setState(RunState::ready);
     emit ready({id(), m_spec.listen.address.toString(), port});
     setState(RunState::running);
 }
 
 void Run::requestStop(EndCause cause) {
-    if (!isActive()) return;
-    if (m_endCause == EndCause::none) m_endCause = cause;
+    if (!isActive())
+        return;
+    if (m_endCause == EndCause::none)
+        m_endCause = cause;
     m_stop.store(true);
     setState(RunState::stopping);
 }
 
 protocol::ProtocolError Run::applyLiveSettings(const QJsonObject& settings, protocol::SettingsApplied* out) {
     out->runId = id();
-    const protocol::ProtocolError error = applySettings(*m_transport, settings, &m_previousSettings, &out->applied);
+    const protocol::ProtocolError error =
+        applySettings(*m_transport, settings, &m_previousSettings, &out->applied);
     // Taken after the last change returned: from here on the transport runs with it.
     out->atMs = elapsedMs();
     out->atWallMs = QDateTime::currentMSecsSinceEpoch();
@@ -169,7 +180,8 @@ void Run::restoreSettings() {
 }
 
 void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>& outcome) {
-    if (m_thread.joinable()) m_thread.join();
+    if (m_thread.joinable())
+        m_thread.join();
     m_deadline.stop();
 
     protocol::RunResult result;

@@ -6,15 +6,16 @@
 // methods are thread-safe).
 #pragma once
 
-#include <QElapsedTimer>
-#include <QJsonObject>
-#include <QObject>
-#include <QTimer>
 #include <atomic>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
+
+#include <QElapsedTimer>
+#include <QJsonObject>
+#include <QObject>
+#include <QTimer>
 
 #include "protocol/messages.h"
 #include "protocol/protocol_error.h"

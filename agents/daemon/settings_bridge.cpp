@@ -1,13 +1,15 @@
 #include "settings_bridge.h"
 
+#include <cmath>
+
 #include <QJsonArray>
 #include <QStringList>
-#include <cmath>
 
 namespace smclab::daemon {
 
 std::string settingText(const QJsonValue& value) {
-    if (value.isBool()) return value.toBool() ? "1" : "0";
+    if (value.isBool())
+        return value.toBool() ? "1" : "0";
     if (value.isDouble()) {
         const double number = value.toDouble();
         if (std::floor(number) == number && std::fabs(number) < 9.0e15) {
@@ -17,7 +19,8 @@ std::string settingText(const QJsonValue& value) {
     }
     if (value.isArray()) {
         QStringList parts;
-        for (const QJsonValue& item : value.toArray()) parts.append(QString::fromStdString(settingText(item)));
+        for (const QJsonValue& item : value.toArray())
+            parts.append(QString::fromStdString(settingText(item)));
         return parts.join(' ').toStdString();
     }
     return value.toString().toStdString();
@@ -44,24 +47,24 @@ protocol::ProtocolError applySettings(transports::Transport& transport, const QJ
         const std::string name = it.key().toStdString();
         const auto current = known.find(name);
         if (current == known.end()) {
-            return protocol::makeError(
-                protocol::errc::kUnknownSetting, field,
-                QString("%1: transport %2 has no setting '%3' (it has: %4)")
-                    .arg(field, QString::fromStdString(transport.name()), it.key(),
-                         names.isEmpty() ? QString("none") : names.join(", ")));
+            return protocol::makeError(protocol::errc::kUnknownSetting, field,
+                                       QString("%1: transport %2 has no setting '%3' (it has: %4)")
+                                           .arg(field, QString::fromStdString(transport.name()), it.key(),
+                                                names.isEmpty() ? QString("none") : names.join(", ")));
         }
         const std::string text = settingText(it.value());
         const smcr::Status status = transport.applySetting(name, text);
         if (!status.ok()) {
-            QString message = QString("%1: cannot set to '%2': %3")
-                                  .arg(field, QString::fromStdString(text),
-                                       QString::fromStdString(status.error().message));
+            QString message =
+                QString("%1: cannot set to '%2': %3")
+                    .arg(field, QString::fromStdString(text), QString::fromStdString(status.error().message));
             if (!applied->isEmpty()) {
                 message += "; already applied: " + QStringList(applied->keys()).join(", ");
             }
             return protocol::makeError(protocol::errc::kBadField, field, message);
         }
-        if (previous != nullptr && previous->find(name) == previous->end()) previous->emplace(name, current->second);
+        if (previous != nullptr && previous->find(name) == previous->end())
+            previous->emplace(name, current->second);
         applied->insert(it.key(), it.value());
     }
     return {};

@@ -2,11 +2,12 @@
 // (Transport::applySetting takes text, as sysctls do).
 #pragma once
 
+#include <map>
+#include <string>
+
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
-#include <map>
-#include <string>
 
 #include "protocol/protocol_error.h"
 #include "transport.h"

@@ -3,9 +3,10 @@
 // QSocketNotifier on the pipe's read end emits terminationRequested().
 #pragma once
 
+#include <memory>
+
 #include <QObject>
 #include <QSocketNotifier>
-#include <memory>
 
 namespace smclab::daemon {
 

@@ -3,9 +3,10 @@
 // constant time, so response timing does not leak how much of a guess was right.
 #pragma once
 
+#include <optional>
+
 #include <QByteArray>
 #include <QString>
-#include <optional>
 
 namespace smclab::daemon {
 

@@ -8,13 +8,14 @@
 // handshake.
 #pragma once
 
+#include <memory>
+#include <optional>
+
 #include <QByteArray>
 #include <QObject>
 #include <QSslConfiguration>
 #include <QTcpServer>
 #include <QWebSocketServer>
-#include <memory>
-#include <optional>
 
 #include "login_limiter.h"
 #include "protocol/endpoint.h"
@@ -30,7 +31,8 @@ public:
     UpgradeGate(QByteArray token, QWebSocketServer* webSockets, QObject* parent = nullptr);
     ~UpgradeGate() override;
 
-    bool listen(const protocol::Endpoint& endpoint, const std::optional<QSslConfiguration>& tls, QString* why);
+    bool listen(const protocol::Endpoint& endpoint, const std::optional<QSslConfiguration>& tls,
+                QString* why);
     protocol::Endpoint localEndpoint() const;
     void close();
 

@@ -27,7 +27,8 @@ AgentClient::AgentClient(QObject* parent) : QObject(parent) {
             m_failedReported = true;
             emit connectionFailed(QString("no hello from %1 in time").arg(m_url.toString()));
         }
-        if (m_socket) m_socket->abort();
+        if (m_socket)
+            m_socket->abort();
     });
 }
 
@@ -72,26 +73,31 @@ void AgentClient::connectToAgent(const QUrl& url, const AgentConnectOptions& opt
             }
             ssl.addCaCertificates(certificates);
         }
-        if (options.ignoreSslErrors) ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+        if (options.ignoreSslErrors)
+            ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
         socket->setSslConfiguration(ssl);
         if (options.ignoreSslErrors) {
-            connect(socket, &QWebSocket::sslErrors, socket, [socket](const QList<QSslError>&) { socket->ignoreSslErrors(); });
+            connect(socket, &QWebSocket::sslErrors, socket,
+                    [socket](const QList<QSslError>&) { socket->ignoreSslErrors(); });
         }
     }
     connect(socket, &QWebSocket::connected, this, &AgentClient::connected);
     connect(socket, &QWebSocket::textMessageReceived, this, &AgentClient::onTextMessage);
-    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this, &AgentClient::onSocketError);
+    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
+            &AgentClient::onSocketError);
     connect(socket, &QWebSocket::disconnected, this, &AgentClient::onDisconnected);
 
     QNetworkRequest request(url);
-    if (!options.token.isEmpty()) request.setRawHeader("Authorization", "Bearer " + options.token.toUtf8());
+    if (!options.token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + options.token.toUtf8());
     m_helloTimer.start(options.connectTimeoutMs);
     socket->open(request);
 }
 
 void AgentClient::disconnectFromAgent() {
     m_helloTimer.stop();
-    if (!m_socket) return;
+    if (!m_socket)
+        return;
     QWebSocket* socket = m_socket;
     m_socket.clear();
     socket->disconnect(this);
@@ -100,7 +106,8 @@ void AgentClient::disconnectFromAgent() {
     const bool wasReady = m_ready;
     m_ready = false;
     failPending("disconnected by the controller");
-    if (wasReady) emit disconnected();
+    if (wasReady)
+        emit disconnected();
 }
 
 qint64 AgentClient::startRun(const StartRun& run, ReplyHandler onReply) {
@@ -121,24 +128,29 @@ qint64 AgentClient::requestStatus(ReplyHandler onReply) {
 
 qint64 AgentClient::sendRequest(QJsonObject message, ReplyHandler onReply) {
     if (!m_socket || m_socket->state() != QAbstractSocket::ConnectedState) {
-        if (onReply) onReply(disconnectedError("not connected to an agent"));
+        if (onReply)
+            onReply(disconnectedError("not connected to an agent"));
         return -1;
     }
     const qint64 id = m_nextId++;
     message.insert("id", id);
-    if (onReply) m_pending.insert(id, std::move(onReply));
+    if (onReply)
+        m_pending.insert(id, std::move(onReply));
     m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
     return id;
 }
 
 void AgentClient::sendRawText(const QString& text) {
-    if (m_socket) m_socket->sendTextMessage(text);
+    if (m_socket)
+        m_socket->sendTextMessage(text);
 }
 
 void AgentClient::completeRequest(qint64 requestId, const QJsonObject& reply) {
-    if (requestId <= 0) return;
+    if (requestId <= 0)
+        return;
     auto it = m_pending.find(requestId);
-    if (it == m_pending.end()) return;
+    if (it == m_pending.end())
+        return;
     ReplyHandler handler = std::move(it.value());
     m_pending.erase(it);
     handler(reply);
@@ -146,10 +158,12 @@ void AgentClient::completeRequest(qint64 requestId, const QJsonObject& reply) {
 
 void AgentClient::onTextMessage(const QString& text) {
     const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8());
-    if (!document.isObject()) return;  // the agent only sends objects; ignore garbage rather than crash
+    if (!document.isObject())
+        return;  // the agent only sends objects; ignore garbage rather than crash
     const QJsonObject message = document.object();
     const QString messageType = message.value("type").toString();
-    const qint64 requestId = message.contains("id") ? static_cast<qint64>(message.value("id").toDouble()) : -1;
+    const qint64 requestId =
+        message.contains("id") ? static_cast<qint64>(message.value("id").toDouble()) : -1;
     const QString runId = message.value("run_id").toString();
     emit messageReceived(message);
 
@@ -187,14 +201,17 @@ void AgentClient::onTextMessage(const QString& text) {
 }
 
 void AgentClient::onSocketError(QAbstractSocket::SocketError) {
-    if (!m_socket || m_ready || m_failedReported) return;
+    if (!m_socket || m_ready || m_failedReported)
+        return;
     m_failedReported = true;
     m_helloTimer.stop();
     QString message = m_socket->errorString();
     // The agent answers a bad or missing token with HTTP 401 at the upgrade;
     // Qt reports it only in the error text.
-    if (message.contains("401")) message = "the agent refused the token (HTTP 401 Unauthorized)";
-    else if (message.contains("429")) message = "too many failed logins from this address; retry later (HTTP 429)";
+    if (message.contains("401"))
+        message = "the agent refused the token (HTTP 401 Unauthorized)";
+    else if (message.contains("429"))
+        message = "too many failed logins from this address; retry later (HTTP 429)";
     emit connectionFailed(QString("%1: %2").arg(m_url.toString(), message));
 }
 
@@ -214,13 +231,15 @@ void AgentClient::onDisconnected() {
         m_socket.clear();
     }
     failPending("the connection to the agent closed");
-    if (wasReady) emit disconnected();
+    if (wasReady)
+        emit disconnected();
 }
 
 void AgentClient::failPending(const QString& message) {
     auto pending = std::move(m_pending);
     m_pending.clear();
-    for (auto it = pending.begin(); it != pending.end(); ++it) it.value()(disconnectedError(message));
+    for (auto it = pending.begin(); it != pending.end(); ++it)
+        it.value()(disconnectedError(message));
 }
 
 }  // namespace smclab

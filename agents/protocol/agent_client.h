@@ -5,6 +5,8 @@
 // All I/O is asynchronous on the caller's event loop; nothing blocks.
 #pragma once
 
+#include <functional>
+
 #include <QHash>
 #include <QJsonObject>
 #include <QObject>
@@ -13,7 +15,6 @@
 #include <QTimer>
 #include <QUrl>
 #include <QWebSocket>
-#include <functional>
 
 #include "protocol/hello.h"
 #include "protocol/messages.h"
@@ -22,9 +23,9 @@
 namespace smclab {
 
 struct AgentConnectOptions {
-    QString token;                  // sent as "Authorization: Bearer TOKEN" in the upgrade request
-    bool tls = false;               // wss:// instead of ws://
-    QString caCertFile;             // PEM file of a CA (or self-signed cert) to trust, in addition to the system's
+    QString token;       // sent as "Authorization: Bearer TOKEN" in the upgrade request
+    bool tls = false;    // wss:// instead of ws://
+    QString caCertFile;  // PEM file of a CA (or self-signed cert) to trust, in addition to the system's
     bool ignoreSslErrors = false;   // accept any certificate: for lab setups with throwaway certs only
     int connectTimeoutMs = 10'000;  // until hello arrives
 };

@@ -4,9 +4,10 @@
 // names a controller chose.
 #pragma once
 
+#include <optional>
+
 #include <QHostAddress>
 #include <QString>
-#include <optional>
 
 namespace smclab::protocol {
 

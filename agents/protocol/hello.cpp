@@ -6,33 +6,40 @@ namespace smclab::protocol {
 
 namespace {
 
-QJsonArray toArray(const QStringList& list) { return QJsonArray::fromStringList(list); }
+QJsonArray toArray(const QStringList& list) {
+    return QJsonArray::fromStringList(list);
+}
 
 QStringList toStringList(const QJsonValue& value) {
     QStringList list;
-    for (const QJsonValue& item : value.toArray()) list.append(item.toString());
+    for (const QJsonValue& item : value.toArray())
+        list.append(item.toString());
     return list;
 }
 
 QJsonObject availabilityToJson(const Availability& item) {
     QJsonObject object{{"name", item.name}, {"available", item.available}};
-    if (!item.reason.isEmpty()) object.insert("reason", item.reason);
+    if (!item.reason.isEmpty())
+        object.insert("reason", item.reason);
     return object;
 }
 
 Availability availabilityFromJson(const QJsonObject& object) {
-    return {object.value("name").toString(), object.value("available").toBool(), object.value("reason").toString()};
+    return {object.value("name").toString(), object.value("available").toBool(),
+            object.value("reason").toString()};
 }
 
 QJsonArray availabilityList(const QList<Availability>& items) {
     QJsonArray array;
-    for (const Availability& item : items) array.append(availabilityToJson(item));
+    for (const Availability& item : items)
+        array.append(availabilityToJson(item));
     return array;
 }
 
 QList<Availability> availabilityListFromJson(const QJsonValue& value) {
     QList<Availability> items;
-    for (const QJsonValue& item : value.toArray()) items.append(availabilityFromJson(item.toObject()));
+    for (const QJsonValue& item : value.toArray())
+        items.append(availabilityFromJson(item.toObject()));
     return items;
 }
 
@@ -76,9 +83,9 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
     Capabilities caps;
     const QJsonObject host = object.value("host").toObject();
     const QJsonObject kernel = host.value("kernel").toObject();
-    caps.host = {host.value("hostname").toString(),      host.value("cpu_model").toString(),
-                 host.value("cpu_count").toInt(),        kernel.value("sysname").toString(),
-                 kernel.value("release").toString(),     kernel.value("version").toString(),
+    caps.host = {host.value("hostname").toString(),  host.value("cpu_model").toString(),
+                 host.value("cpu_count").toInt(),    kernel.value("sysname").toString(),
+                 kernel.value("release").toString(), kernel.value("version").toString(),
                  kernel.value("machine").toString()};
     for (const QJsonValue& value : object.value("nics").toArray()) {
         const QJsonObject nic = value.toObject();
@@ -103,7 +110,8 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
 
 bool Capabilities::transportAvailable(const QString& name) const {
     for (const Availability& item : transports) {
-        if (item.name == name) return item.available;
+        if (item.name == name)
+            return item.available;
     }
     return false;
 }
@@ -118,7 +126,8 @@ QJsonObject Hello::toJson() const {
 
 Hello Hello::fromJson(const QJsonObject& object) {
     return {object.value("protocol_version").toString(), object.value("agent_version").toString(),
-            object.value("session_id").toString(), Capabilities::fromJson(object.value("capabilities").toObject())};
+            object.value("session_id").toString(),
+            Capabilities::fromJson(object.value("capabilities").toObject())};
 }
 
 }  // namespace smclab::protocol

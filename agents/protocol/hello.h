@@ -30,9 +30,9 @@ struct NicInfo {
 };
 
 struct RdmaDevice {
-    QString name;         // /sys/class/infiniband/<name>
-    QStringList ports;    // "1: ACTIVE (RoCE v2)" style, from the ports/ subtree
-    QString netDevice;    // the Ethernet interface behind a RoCE device, if known
+    QString name;       // /sys/class/infiniband/<name>
+    QStringList ports;  // "1: ACTIVE (RoCE v2)" style, from the ports/ subtree
+    QString netDevice;  // the Ethernet interface behind a RoCE device, if known
 };
 
 // One named thing (fabric, transport, workload) and whether it can be used here.

@@ -51,11 +51,11 @@ struct StartRun {
     Role role = Role::invalid;
     QString workload;
     QString transport;
-    QJsonObject params;    // workload parameters, checked by the workload itself
-    QJsonObject settings;  // transport settings, applied before traffic starts
+    QJsonObject params;            // workload parameters, checked by the workload itself
+    QJsonObject settings;          // transport settings, applied before traffic starts
     QJsonObject transportOptions;  // fixed for the run, e.g. smcr "fabric": "sim"
-    Endpoint peer;         // client role: the server's ADDR:PORT (required)
-    Endpoint listen;       // server role: where to listen (default 0.0.0.0:0)
+    Endpoint peer;                 // client role: the server's ADDR:PORT (required)
+    Endpoint listen;               // server role: where to listen (default 0.0.0.0:0)
     qint64 durationMs = 0;
     qint64 warmupMs = -1;  // -1 = absent: the workload's own default applies
     qint64 sampleIntervalMs = kDefaultSampleIntervalMs;
@@ -97,11 +97,11 @@ struct LatencySummary {
 // One interval of a running run.
 struct Samples {
     QString runId;
-    qint64 seq = 0;         // 0, 1, 2... per run
-    qint64 tMs = 0;         // end of the interval, monotonic ms since the run started
-    qint64 intervalMs = 0;  // length of the interval
-    bool warmup = false;    // inside the warm-up (excluded from the result)
-    quint64 bytes = 0;      // payload bytes in the interval
+    qint64 seq = 0;            // 0, 1, 2... per run
+    qint64 tMs = 0;            // end of the interval, monotonic ms since the run started
+    qint64 intervalMs = 0;     // length of the interval
+    bool warmup = false;       // inside the warm-up (excluded from the result)
+    quint64 bytes = 0;         // payload bytes in the interval
     double throughputBps = 0;  // bits per second over the interval
     quint64 ops = 0;           // messages, requests or round trips
     double opsPerSec = 0;
@@ -115,9 +115,9 @@ struct Samples {
 
 struct SettingsApplied {
     QString runId;
-    QJsonObject applied;   // name -> value as now in force
-    qint64 atMs = 0;       // monotonic ms since the run started when the change took effect
-    qint64 atWallMs = 0;   // wall clock, ms since the Unix epoch
+    QJsonObject applied;  // name -> value as now in force
+    qint64 atMs = 0;      // monotonic ms since the run started when the change took effect
+    qint64 atWallMs = 0;  // wall clock, ms since the Unix epoch
     QJsonObject toJson() const;
     static SettingsApplied fromJson(const QJsonObject& object);
 };
@@ -125,7 +125,7 @@ struct SettingsApplied {
 struct RunResult {
     QString runId;
     RunState state = RunState::invalid;  // finished, stopped or failed
-    QString error;                        // when failed
+    QString error;                       // when failed
     Role role = Role::invalid;
     QString workload;
     QString transport;

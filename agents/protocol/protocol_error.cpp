@@ -4,7 +4,8 @@ namespace smclab::protocol {
 
 QJsonObject ProtocolError::toJson() const {
     QJsonObject object{{"type", "error"}, {"code", code}, {"message", message}};
-    if (!field.isEmpty()) object.insert("field", field);
+    if (!field.isEmpty())
+        object.insert("field", field);
     return object;
 }
 

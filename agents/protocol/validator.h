@@ -5,8 +5,9 @@
 // by the workload itself (the agent prefixes its errors with "params.").
 #pragma once
 
-#include <QByteArray>
 #include <variant>
+
+#include <QByteArray>
 
 #include "protocol/messages.h"
 #include "protocol/protocol_error.h"

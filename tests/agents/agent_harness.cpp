@@ -1,11 +1,12 @@
 #include "agent_harness.h"
 
+#include <csignal>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTest>
-#include <csignal>
 
 namespace smclab::test {
 
@@ -13,7 +14,8 @@ using namespace smclab::protocol;
 
 QString agentBinary() {
     const QByteArray dir = qgetenv("SMCLAB_BIN_DIR");
-    return (dir.isEmpty() ? QCoreApplication::applicationDirPath() + "/../bin" : QString::fromLocal8Bit(dir)) +
+    return (dir.isEmpty() ? QCoreApplication::applicationDirPath() + "/../bin"
+                          : QString::fromLocal8Bit(dir)) +
            "/smclab-agent";
 }
 
@@ -51,7 +53,8 @@ bool AgentProcess::start(const TokenFile& token, const QStringList& extraArgs, c
         [&] {
             m_stdout += QString::fromUtf8(m_process.readAllStandardOutput());
             const auto match = listening.match(m_stdout);
-            if (match.hasMatch()) m_port = static_cast<quint16>(match.captured(2).toUInt());
+            if (match.hasMatch())
+                m_port = static_cast<quint16>(match.captured(2).toUInt());
             return m_port != 0 || m_process.state() == QProcess::NotRunning;
         },
         10'000);
@@ -63,10 +66,13 @@ bool AgentProcess::start(const TokenFile& token, const QStringList& extraArgs, c
 }
 
 int AgentProcess::terminate(int timeoutMs) {
-    if (m_process.state() == QProcess::NotRunning) return m_process.exitCode();
+    if (m_process.state() == QProcess::NotRunning)
+        return m_process.exitCode();
     ::kill(static_cast<pid_t>(m_process.processId()), SIGTERM);
-    if (!QTest::qWaitFor([&] { return m_process.state() == QProcess::NotRunning; }, timeoutMs)) return -1;
-    if (m_process.exitStatus() != QProcess::NormalExit) return -1;
+    if (!QTest::qWaitFor([&] { return m_process.state() == QProcess::NotRunning; }, timeoutMs))
+        return -1;
+    if (m_process.exitStatus() != QProcess::NormalExit)
+        return -1;
     return m_process.exitCode();
 }
 
@@ -78,10 +84,12 @@ QString AgentProcess::log() {
 TestController::TestController() {
     QObject::connect(&client, &AgentClient::helloReceived, [this] { gotHello = true; });
     QObject::connect(&client, &AgentClient::samplesReceived, [this](const Samples& s) { samples.append(s); });
-    QObject::connect(&client, &AgentClient::resultReceived, [this](const RunResult& r) { results.append(r); });
+    QObject::connect(&client, &AgentClient::resultReceived,
+                     [this](const RunResult& r) { results.append(r); });
     QObject::connect(&client, &AgentClient::runReady, [this](const RunReady& r) { readies.append(r); });
     QObject::connect(&client, &AgentClient::messageReceived, [this](const QJsonObject& message) {
-        if (message.value("type").toString() == "error") errors.append(message);
+        if (message.value("type").toString() == "error")
+            errors.append(message);
     });
     QObject::connect(&client, &AgentClient::connectionFailed,
                      [this](const QString& message) { connectionFailures.append(message); });
@@ -99,7 +107,8 @@ bool TestController::connectTo(const QString& host, quint16 port, const QString&
     return gotHello;
 }
 
-QJsonObject TestController::request(const std::function<qint64(AgentClient::ReplyHandler)>& send, int timeoutMs) {
+QJsonObject TestController::request(const std::function<qint64(AgentClient::ReplyHandler)>& send,
+                                    int timeoutMs) {
     std::optional<QJsonObject> reply;
     send([&reply](const QJsonObject& message) { reply = message; });
     (void)QTest::qWaitFor([&] { return reply.has_value(); }, timeoutMs);
@@ -109,7 +118,8 @@ QJsonObject TestController::request(const std::function<qint64(AgentClient::Repl
 QJsonObject TestController::sendRawExpectingError(const QString& text, int timeoutMs) {
     const qsizetype before = errors.size();
     client.sendRawText(text);
-    if (!QTest::qWaitFor([&] { return errors.size() > before; }, timeoutMs)) return {{"type", "timeout"}};
+    if (!QTest::qWaitFor([&] { return errors.size() > before; }, timeoutMs))
+        return {{"type", "timeout"}};
     return errors.at(before);
 }
 
@@ -118,7 +128,8 @@ std::optional<RunReady> TestController::waitForReady(const QString& runId, int t
     (void)QTest::qWaitFor(
         [&] {
             for (const RunReady& ready : readies) {
-                if (ready.runId == runId) found = ready;
+                if (ready.runId == runId)
+                    found = ready;
             }
             return found.has_value();
         },
@@ -131,7 +142,8 @@ std::optional<RunResult> TestController::waitForResult(const QString& runId, int
     (void)QTest::qWaitFor(
         [&] {
             for (const RunResult& result : results) {
-                if (result.runId == runId) found = result;
+                if (result.runId == runId)
+                    found = result;
             }
             return found.has_value();
         },
@@ -142,7 +154,8 @@ std::optional<RunResult> TestController::waitForResult(const QString& runId, int
 QList<Samples> TestController::samplesOf(const QString& runId) const {
     QList<Samples> list;
     for (const Samples& s : samples) {
-        if (s.runId == runId) list.append(s);
+        if (s.runId == runId)
+            list.append(s);
     }
     return list;
 }
@@ -151,7 +164,8 @@ bool TestController::waitForSamples(const QString& runId, int count, int timeout
     return QTest::qWaitFor([&] { return samplesOf(runId).size() >= count; }, timeoutMs);
 }
 
-StartRun serverRun(const QString& runId, const QString& workload, qint64 durationMs, const QJsonObject& params) {
+StartRun serverRun(const QString& runId, const QString& workload, qint64 durationMs,
+                   const QJsonObject& params) {
     StartRun run;
     run.runId = runId;
     run.role = Role::server;
@@ -164,8 +178,8 @@ StartRun serverRun(const QString& runId, const QString& workload, qint64 duratio
     return run;
 }
 
-StartRun clientRun(const QString& runId, const QString& workload, const QString& peerAddress, quint16 peerPort,
-                   qint64 durationMs, const QJsonObject& params) {
+StartRun clientRun(const QString& runId, const QString& workload, const QString& peerAddress,
+                   quint16 peerPort, qint64 durationMs, const QJsonObject& params) {
     StartRun run;
     run.runId = runId;
     run.role = Role::client;

@@ -3,14 +3,15 @@
 // it prints), and a synchronous controller built on smclab::AgentClient.
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include <QJsonObject>
 #include <QList>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
-#include <functional>
-#include <optional>
 
 #include "protocol/agent_client.h"
 
@@ -36,13 +37,13 @@ public:
 
     // Runs `prefix... smclab-agent --listen LISTEN --token-file F extraArgs...`
     // (prefix e.g. {"ip","netns","exec","ns1"}) and waits for its port.
-    bool start(const TokenFile& token, const QStringList& extraArgs = {}, const QString& listen = "127.0.0.1:0",
-               const QStringList& prefix = {});
+    bool start(const TokenFile& token, const QStringList& extraArgs = {},
+               const QString& listen = "127.0.0.1:0", const QStringList& prefix = {});
     quint16 port() const { return m_port; }
     // SIGTERM, then waits; returns the exit code, or -1 if it crashed or hung.
     int terminate(int timeoutMs = 20'000);
     bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
-    QString log();   // everything the agent wrote to stderr so far
+    QString log();  // everything the agent wrote to stderr so far
     QString error() const { return m_error; }
 
 private:
@@ -58,8 +59,8 @@ class TestController {
 public:
     TestController();
 
-    bool connectTo(const QString& host, quint16 port, const QString& token, const AgentConnectOptions& extra = {},
-                   int timeoutMs = 10'000);
+    bool connectTo(const QString& host, quint16 port, const QString& token,
+                   const AgentConnectOptions& extra = {}, int timeoutMs = 10'000);
     // Sends with `send` (which gets the reply handler) and waits for the reply.
     QJsonObject request(const std::function<qint64(AgentClient::ReplyHandler)>& send, int timeoutMs = 10'000);
     QJsonObject startRun(const protocol::StartRun& run) {

@@ -23,9 +23,12 @@ bool startLongPair(TestController& controller, const QString& prefix) {
         return false;
     }
     const auto ready = controller.waitForReady(prefix + "-s");
-    if (!ready) return false;
-    StartRun client = clientRun(prefix + "-c", "tcp_bw", "127.0.0.1", ready->port, 30'000, {{"msg_size", 4096}});
-    if (controller.startRun(client).value("type") != "run_accepted") return false;
+    if (!ready)
+        return false;
+    StartRun client =
+        clientRun(prefix + "-c", "tcp_bw", "127.0.0.1", ready->port, 30'000, {{"msg_size", 4096}});
+    if (controller.startRun(client).value("type") != "run_accepted")
+        return false;
     return controller.waitForSamples(prefix + "-c", 2);
 }
 
@@ -53,13 +56,13 @@ private slots:
 
         TokenFile token;
         const QList<QStringList> bad{
-            {"--listen", "127.0.0.1:0"},                                              // no token file
-            {"--listen", "nowhere", "--token-file", token.path()},                    // bad endpoint
-            {"--token-file", token.path(), "--max-runs", "0"},                        // out of range
-            {"--token-file", token.path(), "--allow-peer", "10.0.0.0/99"},            // bad CIDR
-            {"--token-file", token.path(), "--tls-cert", "x.pem"},                    // cert without key
-            {"--token-file", token.dir() + "/missing"},                               // unreadable token
-            {"--token-file", token.path(), "--frobnicate"},                           // unknown option
+            {"--listen", "127.0.0.1:0"},                                    // no token file
+            {"--listen", "nowhere", "--token-file", token.path()},          // bad endpoint
+            {"--token-file", token.path(), "--max-runs", "0"},              // out of range
+            {"--token-file", token.path(), "--allow-peer", "10.0.0.0/99"},  // bad CIDR
+            {"--token-file", token.path(), "--tls-cert", "x.pem"},          // cert without key
+            {"--token-file", token.dir() + "/missing"},                     // unreadable token
+            {"--token-file", token.path(), "--frobnicate"},                 // unknown option
         };
         for (const QStringList& args : bad) {
             QProcess agent;
@@ -73,7 +76,8 @@ private slots:
     void controllerDisconnectMidRunDoesNotWedgeTheAgent() {
         TokenFile token;
         AgentProcess agent;
-        QVERIFY2(agent.start(token, {"--max-runs", "2", "--disconnect-grace-ms", "300"}), qPrintable(agent.error()));
+        QVERIFY2(agent.start(token, {"--max-runs", "2", "--disconnect-grace-ms", "300"}),
+                 qPrintable(agent.error()));
         {
             TestController first;
             QVERIFY(first.connectTo("127.0.0.1", agent.port(), token.token()));
@@ -122,13 +126,15 @@ private slots:
 
     void tlsWithTrustedCertificate() {
         const QString openssl = QStandardPaths::findExecutable("openssl");
-        if (openssl.isEmpty()) QSKIP("openssl is not installed; cannot make a test certificate");
+        if (openssl.isEmpty())
+            QSKIP("openssl is not installed; cannot make a test certificate");
         TokenFile token;
         const QString cert = token.dir() + "/cert.pem";
         const QString key = token.dir() + "/key.pem";
         QProcess make;
-        make.start(openssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days",
-                             "1", "-subj", "/CN=smclab-test", "-addext", "subjectAltName=IP:127.0.0.1"});
+        make.start(openssl,
+                   {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days",
+                    "1", "-subj", "/CN=smclab-test", "-addext", "subjectAltName=IP:127.0.0.1"});
         QVERIFY(make.waitForFinished(20'000));
         QCOMPARE(make.exitCode(), 0);
 
@@ -153,7 +159,8 @@ private slots:
         lax.ignoreSslErrors = true;
         QVERIFY(ignoring.connectTo("127.0.0.1", agent.port(), token.token(), lax));
         TestController plain;
-        QVERIFY2(!plain.connectTo("127.0.0.1", agent.port(), token.token(), {}, 3000), "ws:// to a wss agent fails");
+        QVERIFY2(!plain.connectTo("127.0.0.1", agent.port(), token.token(), {}, 3000),
+                 "ws:// to a wss agent fails");
         QCOMPARE(agent.terminate(), 0);
     }
 };

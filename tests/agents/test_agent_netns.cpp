@@ -6,6 +6,8 @@
 // --allow-peer list. Addresses are private (10.x) and exist only inside
 // these namespaces; names carry the pid so concurrent runs never collide.
 // Exits 77 (skipped) where namespaces cannot be made (not root, no `ip`).
+#include <cstdio>
+
 #include <unistd.h>
 
 #include <QCoreApplication>
@@ -14,7 +16,6 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTest>
-#include <cstdio>
 
 #include "agent_harness.h"
 
@@ -27,8 +28,10 @@ namespace {
 bool runIp(const QStringList& args, QString* output = nullptr) {
     QProcess ip;
     ip.start("ip", args);
-    if (!ip.waitForFinished(10'000)) return false;
-    if (output != nullptr) *output = QString::fromUtf8(ip.readAllStandardOutput() + ip.readAllStandardError());
+    if (!ip.waitForFinished(10'000))
+        return false;
+    if (output != nullptr)
+        *output = QString::fromUtf8(ip.readAllStandardOutput() + ip.readAllStandardError());
     return ip.exitStatus() == QProcess::NormalExit && ip.exitCode() == 0;
 }
 
@@ -95,7 +98,8 @@ public:
 
     // Always run, even after a failed create: deleting a namespace removes its veths.
     void destroy() {
-        if (!m_created) return;
+        if (!m_created)
+            return;
         runIp({"netns", "del", nsA});
         runIp({"netns", "del", nsB});
         m_created = false;
@@ -143,8 +147,10 @@ private slots:
     void tcpBwBetweenNamespaces() {
         TestController a;
         TestController b;
-        QVERIFY2(a.connectTo(m_lab.ctlA, m_agentA.port(), m_token.token()), qPrintable(a.connectionFailures.join("; ")));
-        QVERIFY2(b.connectTo(m_lab.ctlB, m_agentB.port(), m_token.token()), qPrintable(b.connectionFailures.join("; ")));
+        QVERIFY2(a.connectTo(m_lab.ctlA, m_agentA.port(), m_token.token()),
+                 qPrintable(a.connectionFailures.join("; ")));
+        QVERIFY2(b.connectTo(m_lab.ctlB, m_agentB.port(), m_token.token()),
+                 qPrintable(b.connectionFailures.join("; ")));
         // Each agent sees its own namespace: B's NICs include data0 with B's data address.
         bool bHasDataAddress = false;
         for (const NicInfo& nic : b.client.hello().capabilities.nics) {
@@ -172,8 +178,9 @@ private slots:
         if (!before.isEmpty()) {
             // Live change inside namespace A only (the sysctl is per network namespace).
             const int flipped = before == "1" ? 0 : 1;
-            const QJsonObject ack =
-                a.request([&](auto h) { return a.client.setSettings("ns-c", {{"tcp_autocorking", flipped}}, h); });
+            const QJsonObject ack = a.request([&](auto h) {
+                return a.client.setSettings("ns-c", {{"tcp_autocorking", flipped}}, h);
+            });
             QCOMPARE(ack.value("type").toString(), QString("settings_applied"));
             QVERIFY(ack.value("at_ms").toInteger() > 0);
             QCOMPARE(readSysctlIn(m_lab.nsA, "/proc/sys/net/ipv4/tcp_autocorking"), QString::number(flipped));

@@ -38,17 +38,20 @@ private:
             return {};
         }
         const auto ready = m_server->waitForReady(serverId);
-        if (!ready || ready->port == 0) return {};
-        const QJsonObject clientAccepted =
-            m_client->startRun(clientRun(clientId, workload, "127.0.0.1", ready->port, clientDurationMs, clientParams));
+        if (!ready || ready->port == 0)
+            return {};
+        const QJsonObject clientAccepted = m_client->startRun(
+            clientRun(clientId, workload, "127.0.0.1", ready->port, clientDurationMs, clientParams));
         if (clientAccepted.value("type").toString() != "run_accepted") {
             qWarning() << "client start_run:" << clientAccepted;
             return {};
         }
         auto clientResult = m_client->waitForResult(clientId, 25'000);
         if (stopServerAfter) {
-            const QJsonObject stopping = m_server->request([&](auto h) { return m_server->client.stopRun(serverId, h); });
-            if (stopping.value("type").toString() != "run_stopping") qWarning() << "stop_run:" << stopping;
+            const QJsonObject stopping =
+                m_server->request([&](auto h) { return m_server->client.stopRun(serverId, h); });
+            if (stopping.value("type").toString() != "run_stopping")
+                qWarning() << "stop_run:" << stopping;
         }
         auto serverResult = m_server->waitForResult(serverId, 10'000);
         return {serverResult, clientResult};
@@ -74,19 +77,22 @@ private slots:
         QCOMPARE(caps.host.kernelName, QString("Linux"));
         QVERIFY(!caps.host.kernelRelease.isEmpty());
         bool hasLoopback = false;
-        for (const NicInfo& nic : caps.nics) hasLoopback |= nic.addresses.contains("127.0.0.1/8");
+        for (const NicInfo& nic : caps.nics)
+            hasLoopback |= nic.addresses.contains("127.0.0.1/8");
         QVERIFY2(hasLoopback, "the loopback NIC and its address are listed");
         QVERIFY(caps.transportAvailable("tcp"));
         QCOMPARE(caps.ksmc.name, QString("ksmc"));
-        if (!caps.ksmc.available) QVERIFY2(!caps.ksmc.reason.isEmpty(), "an unavailable ksmc says why");
-        for (const char* name : {"tcp_bw", "tcp_lat"}) QVERIFY2(caps.workloads.contains(name), name);
+        if (!caps.ksmc.available)
+            QVERIFY2(!caps.ksmc.reason.isEmpty(), "an unavailable ksmc says why");
+        for (const char* name : {"tcp_bw", "tcp_lat"})
+            QVERIFY2(caps.workloads.contains(name), name);
         QCOMPARE(caps.limits.maxRuns, 4);
         QCOMPARE(caps.limits.maxDurationMs, qint64(3'600'000));
     }
 
     void tcpBw() {
-        const auto [server, client] = runPair("tcp_bw", {{"max_tests", 1}},
-                                              {{"msg_size", 65536}}, 1000, false);
+        const auto [server, client] =
+            runPair("tcp_bw", {{"max_tests", 1}}, {{"msg_size", 65536}}, 1000, false);
         QVERIFY2(client, "client result arrives");
         QVERIFY2(server, "server result arrives (max_tests 1 ends it)");
         QCOMPARE(runStateName(client->state), QString("finished"));
@@ -110,7 +116,8 @@ private slots:
         }
         QVERIFY(bytes > 0);
         bool someThroughput = false;
-        for (const Samples& s : samples) someThroughput |= s.throughputBps > 0;
+        for (const Samples& s : samples)
+            someThroughput |= s.throughputBps > 0;
         QVERIFY(someThroughput);
     }
 
@@ -133,9 +140,9 @@ private slots:
     }
 
     void http() {
-        if (!m_workloads.contains("http")) QSKIP("http is not in this agent's workload registry");
-        const auto [server, client] =
-            runPair("http", {}, {{"threads", 1}, {"connections", 2}}, 800, true);
+        if (!m_workloads.contains("http"))
+            QSKIP("http is not in this agent's workload registry");
+        const auto [server, client] = runPair("http", {}, {{"threads", 1}, {"connections", 2}}, 800, true);
         QVERIFY(client && server);
         QCOMPARE(runStateName(client->state), QString("finished"));
         QCOMPARE(runStateName(server->state), QString("stopped"));
@@ -145,9 +152,11 @@ private slots:
     }
 
     void kv() {
-        if (!m_workloads.contains("kv")) QSKIP("kv is not in this agent's workload registry");
-        const auto [server, client] = runPair(
-            "kv", {}, {{"clients", 2}, {"requests", 2000}, {"tests", QJsonArray{"set", "get"}}}, 10'000, true);
+        if (!m_workloads.contains("kv"))
+            QSKIP("kv is not in this agent's workload registry");
+        const auto [server, client] =
+            runPair("kv", {}, {{"clients", 2}, {"requests", 2000}, {"tests", QJsonArray{"set", "get"}}},
+                    10'000, true);
         QVERIFY(client && server);
         QCOMPARE(runStateName(client->state), QString("finished"));
         const QJsonArray tests = client->summary.value("tests").toArray();
@@ -170,11 +179,13 @@ private slots:
         client.transportOptions = {{"fabric", "sim"}};
         QCOMPARE(m_client->startRun(client).value("type").toString(), QString("run_accepted"));
         QVERIFY(m_client->waitForSamples("smcr-c", 2));
-        const QJsonObject status = m_client->request([&](auto h) { return m_client->client.requestStatus(h); });
+        const QJsonObject status =
+            m_client->request([&](auto h) { return m_client->client.requestStatus(h); });
         QCOMPARE(status.value("active_runs").toInt(), 1);
         // A live engine setting, when the transport lists it (the kernel's sysctl name).
-        const QJsonObject ack = m_client->request(
-            [&](auto h) { return m_client->client.setSettings("smcr-c", {{"autocorking_size", 0}}, h); });
+        const QJsonObject ack = m_client->request([&](auto h) {
+            return m_client->client.setSettings("smcr-c", {{"autocorking_size", 0}}, h);
+        });
         if (ack.value("type").toString() == "settings_applied") {
             QVERIFY(ack.value("at_ms").toInteger() > 0);
         } else {
@@ -190,13 +201,16 @@ private slots:
     void liveSettingsAreAcknowledged() {
         // A long server run to change settings on; tcp's settings are host
         // sysctls, so on a shared host the test re-applies the current value.
-        QCOMPARE(m_server->startRun(serverRun("live", "tcp_bw", 10'000, {{"max_tests", 1}})).value("type").toString(),
+        QCOMPARE(m_server->startRun(serverRun("live", "tcp_bw", 10'000, {{"max_tests", 1}}))
+                     .value("type")
+                     .toString(),
                  QString("run_accepted"));
         QVERIFY(m_server->waitForReady("live"));
         QTest::qWait(300);
 
-        const QJsonObject unknown =
-            m_server->request([&](auto h) { return m_server->client.setSettings("live", {{"no_such_knob", 1}}, h); });
+        const QJsonObject unknown = m_server->request([&](auto h) {
+            return m_server->client.setSettings("live", {{"no_such_knob", 1}}, h);
+        });
         QCOMPARE(unknown.value("type").toString(), QString("error"));
         QCOMPARE(unknown.value("code").toString(), QString("unknown_setting"));
         QCOMPARE(unknown.value("field").toString(), QString("settings.no_such_knob"));
@@ -208,10 +222,12 @@ private slots:
         // The current value of tcp_autocorking, from the end-of-run snapshot of the earlier run.
         const auto earlier = m_client->waitForResult("tcp_bw-cli", 1);
         const QString current = earlier ? earlier->settings.value("tcp_autocorking").toString() : QString();
-        if (current.isEmpty()) QSKIP("tcp transport lists no tcp_autocorking setting here");
+        if (current.isEmpty())
+            QSKIP("tcp transport lists no tcp_autocorking setting here");
         const qint64 before = QDateTime::currentMSecsSinceEpoch();
-        const QJsonObject applied = m_server->request(
-            [&](auto h) { return m_server->client.setSettings("live", {{"tcp_autocorking", current.toInt()}}, h); });
+        const QJsonObject applied = m_server->request([&](auto h) {
+            return m_server->client.setSettings("live", {{"tcp_autocorking", current.toInt()}}, h);
+        });
         QCOMPARE(applied.value("type").toString(), QString("settings_applied"));
         const SettingsApplied ack = SettingsApplied::fromJson(applied);
         QCOMPARE(ack.runId, QString("live"));
@@ -219,13 +235,16 @@ private slots:
         QVERIFY2(ack.atMs >= 300 && ack.atMs < 10'000, qPrintable(QString::number(ack.atMs)));
         QVERIFY(ack.atWallMs >= before - 1000 && ack.atWallMs <= QDateTime::currentMSecsSinceEpoch() + 1000);
 
-        QCOMPARE(m_server->request([&](auto h) { return m_server->client.stopRun("live", h); }).value("type").toString(),
+        QCOMPARE(m_server->request([&](auto h) { return m_server->client.stopRun("live", h); })
+                     .value("type")
+                     .toString(),
                  QString("run_stopping"));
         const auto result = m_server->waitForResult("live");
         QVERIFY(result);
         QCOMPARE(runStateName(result->state), QString("stopped"));
-        const QJsonObject late =
-            m_server->request([&](auto h) { return m_server->client.setSettings("live", {{"tcp_autocorking", 1}}, h); });
+        const QJsonObject late = m_server->request([&](auto h) {
+            return m_server->client.setSettings("live", {{"tcp_autocorking", 1}}, h);
+        });
         QCOMPARE(late.value("code").toString(), QString("unknown_run"));
     }
 

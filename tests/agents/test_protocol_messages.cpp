@@ -20,15 +20,25 @@ using namespace smclab::protocol;
 
 namespace {
 
-QByteArray text(const QJsonObject& object) { return QJsonDocument(object).toJson(QJsonDocument::Compact); }
-
-QJsonObject validStart() {
-    return QJsonObject{{"type", "start_run"}, {"id", 7},           {"run_id", "r-1"},     {"role", "client"},
-                       {"workload", "tcp_bw"}, {"transport", "tcp"}, {"peer", "10.0.0.2:5201"},
-                       {"duration_ms", 2000},  {"params", QJsonObject{{"msg_size", "64K"}}}};
+QByteArray text(const QJsonObject& object) {
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-ProtocolError errorOf(const QJsonObject& object) { return parseControllerMessage(text(object)).error; }
+QJsonObject validStart() {
+    return QJsonObject{{"type", "start_run"},
+                       {"id", 7},
+                       {"run_id", "r-1"},
+                       {"role", "client"},
+                       {"workload", "tcp_bw"},
+                       {"transport", "tcp"},
+                       {"peer", "10.0.0.2:5201"},
+                       {"duration_ms", 2000},
+                       {"params", QJsonObject{{"msg_size", "64K"}}}};
+}
+
+ProtocolError errorOf(const QJsonObject& object) {
+    return parseControllerMessage(text(object)).error;
+}
 
 }  // namespace
 
@@ -57,26 +67,42 @@ private slots:
         QTest::addColumn<QJsonValue>("value");
         QTest::addColumn<QString>("code");
         QTest::addColumn<QString>("field");
-        QTest::newRow("run_id type") << "run_id" << QJsonValue(5) << "bad_field" << "run_id";
-        QTest::newRow("run_id pattern") << "run_id" << QJsonValue("../x") << "bad_field" << "run_id";
-        QTest::newRow("role enum") << "role" << QJsonValue("both") << "bad_field" << "role";
-        QTest::newRow("transport enum") << "transport" << QJsonValue("udp") << "unknown_transport" << "transport";
-        QTest::newRow("workload pattern") << "workload" << QJsonValue("rm -rf") << "bad_field" << "workload";
-        QTest::newRow("duration low") << "duration_ms" << QJsonValue(99) << "bad_field" << "duration_ms";
-        QTest::newRow("duration high") << "duration_ms" << QJsonValue(86'400'001) << "bad_field" << "duration_ms";
-        QTest::newRow("duration fraction") << "duration_ms" << QJsonValue(1000.5) << "bad_field" << "duration_ms";
-        QTest::newRow("interval") << "sample_interval_ms" << QJsonValue(60'001) << "bad_field" << "sample_interval_ms";
-        QTest::newRow("peer v6 form") << "peer" << QJsonValue("::1:80") << "bad_field" << "peer";
-        QTest::newRow("params type") << "params" << QJsonValue("x") << "bad_field" << "params";
-        QTest::newRow("params nested") << "params" << QJsonValue(QJsonObject{{"a", QJsonObject{}}}) << "bad_field"
-                                       << "params.a";
+        QTest::newRow("run_id type") << "run_id" << QJsonValue(5) << "bad_field"
+                                     << "run_id";
+        QTest::newRow("run_id pattern") << "run_id" << QJsonValue("../x") << "bad_field"
+                                        << "run_id";
+        QTest::newRow("role enum") << "role" << QJsonValue("both") << "bad_field"
+                                   << "role";
+        QTest::newRow("transport enum") << "transport" << QJsonValue("udp") << "unknown_transport"
+                                        << "transport";
+        QTest::newRow("workload pattern") << "workload" << QJsonValue("rm -rf") << "bad_field"
+                                          << "workload";
+        QTest::newRow("duration low") << "duration_ms" << QJsonValue(99) << "bad_field"
+                                      << "duration_ms";
+        QTest::newRow("duration high") << "duration_ms" << QJsonValue(86'400'001) << "bad_field"
+                                       << "duration_ms";
+        QTest::newRow("duration fraction") << "duration_ms" << QJsonValue(1000.5) << "bad_field"
+                                           << "duration_ms";
+        QTest::newRow("interval") << "sample_interval_ms" << QJsonValue(60'001) << "bad_field"
+                                  << "sample_interval_ms";
+        QTest::newRow("peer v6 form") << "peer" << QJsonValue("::1:80") << "bad_field"
+                                      << "peer";
+        QTest::newRow("params type") << "params" << QJsonValue("x") << "bad_field"
+                                     << "params";
+        QTest::newRow("params nested")
+            << "params" << QJsonValue(QJsonObject{{"a", QJsonObject{}}}) << "bad_field"
+            << "params.a";
         QTest::newRow("params long string")
-            << "params" << QJsonValue(QJsonObject{{"a", QString(1025, 'x')}}) << "bad_field" << "params.a";
+            << "params" << QJsonValue(QJsonObject{{"a", QString(1025, 'x')}}) << "bad_field"
+            << "params.a";
         QTest::newRow("settings array element")
-            << "settings" << QJsonValue(QJsonObject{{"tcp_wmem", QJsonArray{1, QJsonObject{}}}}) << "bad_field"
+            << "settings" << QJsonValue(QJsonObject{{"tcp_wmem", QJsonArray{1, QJsonObject{}}}})
+            << "bad_field"
             << "settings.tcp_wmem[1]";
-        QTest::newRow("listen on client") << "listen" << QJsonValue("0.0.0.0:0") << "bad_field" << "listen";
-        QTest::newRow("unknown") << "colour" << QJsonValue("red") << "bad_field" << "colour";
+        QTest::newRow("listen on client") << "listen" << QJsonValue("0.0.0.0:0") << "bad_field"
+                                          << "listen";
+        QTest::newRow("unknown") << "colour" << QJsonValue("red") << "bad_field"
+                                 << "colour";
     }
     void everyErrorNamesItsField() {
         QFETCH(QString, key);
@@ -100,13 +126,16 @@ private slots:
         QCOMPARE(parseControllerMessage(R"({"type":"stop_run"})").error.field, QString("run_id"));
         QCOMPARE(parseControllerMessage(R"({"type":"set_settings","run_id":"a"})").error.code,
                  QString("missing_field"));
-        const auto set = parseControllerMessage(R"({"type":"set_settings","run_id":"a","settings":{"x":true}})");
+        const auto set =
+            parseControllerMessage(R"({"type":"set_settings","run_id":"a","settings":{"x":true}})");
         QVERIFY(set.ok());
         QCOMPARE(std::get<SetSettings>(set.body).settings.value("x").toBool(), true);
         QCOMPARE(parseControllerMessage("nope").error.code, QString("bad_json"));
-        QCOMPARE(parseControllerMessage(QByteArray(kMaxMessageBytes + 1, ' ')).error.code, QString("bad_json"));
+        QCOMPARE(parseControllerMessage(QByteArray(kMaxMessageBytes + 1, ' ')).error.code,
+                 QString("bad_json"));
         QCOMPARE(parseControllerMessage(R"({"type":7})").error.code, QString("bad_message"));
-        QCOMPARE(parseControllerMessage(R"({"type":"status","id":9007199254740992})").error.field, QString("id"));
+        QCOMPARE(parseControllerMessage(R"({"type":"status","id":9007199254740992})").error.field,
+                 QString("id"));
     }
 
     void agentMessagesRoundTrip() {
@@ -172,7 +201,8 @@ private slots:
     void loginBackoffGrows() {
         daemon::LoginLimiter limiter;
         const QHostAddress peer("10.1.2.3");
-        for (int i = 0; i < daemon::LoginLimiter::kFreeFailures - 1; ++i) limiter.recordFailure(peer);
+        for (int i = 0; i < daemon::LoginLimiter::kFreeFailures - 1; ++i)
+            limiter.recordFailure(peer);
         QCOMPARE(limiter.retryAfterMs(peer), qint64(0));
         limiter.recordFailure(peer);
         const qint64 first = limiter.retryAfterMs(peer);
