@@ -198,6 +198,56 @@ private slots:
         QVERIFY(m_server->waitForResult("smcr-s"));
     }
 
+    // Small messages over smcr with autocorking off, switched on mid-run: the
+    // acknowledgement's at_ms splits the sample stream, so a controller can
+    // compare throughput before and after the change (the GUI draws a marker
+    // there). The ratio is printed; the engine decides how large it is.
+    void liveAutocorkingOverSmcrSplitsTheSamples() {
+        if (!m_server->client.hello().capabilities.transportAvailable("smcr")) {
+            QSKIP("the smcr transport is not available in this build");
+        }
+        StartRun server = serverRun("cork-s", "tcp_bw", 15'000, {{"max_tests", 1}});
+        server.transport = "smcr";
+        server.transportOptions = {{"fabric", "sim"}};
+        QCOMPARE(m_server->startRun(server).value("type").toString(), QString("run_accepted"));
+        const auto ready = m_server->waitForReady("cork-s");
+        QVERIFY(ready);
+        StartRun client = clientRun("cork-c", "tcp_bw", "127.0.0.1", ready->port, 1600, {{"msg_size", 64}});
+        client.transport = "smcr";
+        client.transportOptions = {{"fabric", "sim"}};
+        client.settings = {{"autocorking_size", 0}};
+        client.warmupMs = 0;
+        client.sampleIntervalMs = 100;
+        QCOMPARE(m_client->startRun(client).value("type").toString(), QString("run_accepted"));
+        QVERIFY(m_client->waitForSamples("cork-c", 4));
+        const QJsonObject ack = m_client->request([&](auto h) {
+            return m_client->client.setSettings("cork-c", {{"autocorking_size", 65536}}, h);
+        });
+        QCOMPARE(ack.value("type").toString(), QString("settings_applied"));
+        const qint64 atMs = ack.value("at_ms").toInteger();
+        const auto result = m_client->waitForResult("cork-c");
+        QVERIFY(result);
+        QCOMPARE(runStateName(result->state), QString("finished"));
+        QCOMPARE(result->settings.value("autocorking_size").toString(), QString("65536"));
+        double before = 0, after = 0;
+        int beforeCount = 0, afterCount = 0;
+        for (const Samples& sample : m_client->samplesOf("cork-c")) {
+            if (sample.tMs <= atMs) {
+                before += sample.throughputBps;
+                ++beforeCount;
+            } else if (sample.tMs - sample.intervalMs >= atMs) {
+                after += sample.throughputBps;
+                ++afterCount;
+            }
+        }
+        QVERIFY2(beforeCount >= 3 && afterCount >= 3,
+                 qPrintable(QString("%1 samples before, %2 after").arg(beforeCount).arg(afterCount)));
+        qInfo("smcr tcp_bw 64 B: autocorking off %.1f Mbit/s, on %.1f Mbit/s (x%.2f)",
+              before / beforeCount / 1e6, after / afterCount / 1e6,
+              (after / afterCount) / (before / beforeCount));
+        QVERIFY(m_server->waitForResult("cork-s"));
+    }
+
     void liveSettingsAreAcknowledged() {
         // A long server run to change settings on; tcp's settings are host
         // sysctls, so on a shared host the test re-applies the current value.
