@@ -2,6 +2,7 @@
 // both directions with RMB wrap-around, 255 connections on one link group,
 // link-group reuse, orderly close, and a peer killed mid-transfer.
 #include <smcr/engine.h>
+#include <smcr/poller.h>
 #include <smcr/socket.h>
 
 #include <QTest>
@@ -159,6 +160,69 @@ private slots:
         QCOMPARE(es.linkGroupsCreated, 2ull);
         QVERIFY(es.rmbReuses >= 1);
         again.close();
+        QCOMPARE(peer.wait(20000), 0);
+    }
+
+    // One thread on each side serves 1000 connections through a Poller.
+    void pollerServesThousandConnections() {
+        const int conns = 1000;
+        const size_t bytes = 4096;
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"echo", std::to_string(conns)}, &error), error.c_str());
+        auto engine = newEngine({{"wmem", "16K"}, {"rmem", "16K"}});
+        struct Conn {
+            smcr::Socket sock;
+            size_t sent = 0;
+            size_t received = 0;
+            std::vector<uint8_t> out;
+        };
+        std::vector<Conn> all(conns);
+        auto poller = smcr::Poller::create(engine);
+        QVERIFY(poller.ok());
+        for (int i = 0; i < conns; ++i) {
+            Conn& c = all[size_t(i)];
+            c.sock = connectTo(engine, peer.port());
+            QVERIFY(!c.sock.fellBack());
+            QVERIFY(c.sock.setNonBlocking(true).ok());
+            c.out.resize(bytes);
+            fillPattern(uint64_t(i) + 5000, 0, c.out.data(), bytes);
+            QVERIFY(poller->add(c.sock, POLLIN | POLLOUT, &c).ok());
+        }
+        QCOMPARE(engine->stats().linkGroupsCreated, 4ull);  // ceil(1000 / 255)
+        int done = 0;
+        std::vector<smcr::PollEvent> events(128);
+        std::vector<uint8_t> buf(bytes);
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (done < conns && std::chrono::steady_clock::now() < deadline) {
+            auto n = poller->wait(events, 1000);
+            QVERIFY(n.ok());
+            for (size_t e = 0; e < n.value(); ++e) {
+                Conn& c = *static_cast<Conn*>(events[e].userData);
+                QVERIFY((events[e].events & POLLERR) == 0);
+                if ((events[e].events & POLLOUT) && c.sent < bytes) {
+                    auto w = c.sock.send(c.out.data() + c.sent, bytes - c.sent);
+                    if (w) c.sent += w.value();
+                    if (c.sent == bytes) QVERIFY(poller->modify(c.sock, POLLIN, &c).ok());
+                }
+                if (events[e].events & POLLIN) {
+                    auto r = c.sock.recv(buf.data(), bytes - c.received);
+                    if (!r) {
+                        QCOMPARE(r.error().code, smcr::Errc::wouldBlock);
+                        continue;
+                    }
+                    QVERIFY(r.value() > 0);
+                    QVERIFY(std::memcmp(buf.data(), c.out.data() + c.received, r.value()) == 0);
+                    c.received += r.value();
+                    if (c.received == bytes) {
+                        QVERIFY(poller->remove(c.sock).ok());
+                        c.sock.close();
+                        ++done;
+                    }
+                }
+            }
+        }
+        QCOMPARE(done, conns);
         QCOMPARE(peer.wait(20000), 0);
     }
 
