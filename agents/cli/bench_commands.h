@@ -7,5 +7,6 @@
 namespace smclab::cli {
 
 int runBenchFabric(const Args& args);
+int runBenchStream(const Args& args);
 
 }  // namespace smclab::cli

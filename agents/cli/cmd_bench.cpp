@@ -12,6 +12,7 @@ namespace {
 
 const Command kBenches[] = {
     {"fabric", "perftest-style write_lat, write_bw, send_lat over a fabric backend", runBenchFabric},
+    {"stream", "qperf-style tcp_bw / tcp_lat over libsmcr (SMC-R, sim) or TCP, --compare", runBenchStream},
 };
 
 void printBenchUsage(FILE* out) {
