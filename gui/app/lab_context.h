@@ -1,8 +1,14 @@
 // What the pages share: one place to report errors and notices (shown in
-// the window's message bar and status bar) and the services every page uses.
+// the window's message bar and status bar), the results database path, and
+// the store the GUI thread reads from.
 #pragma once
 
 #include <QObject>
+#include <memory>
+
+namespace smclab::db {
+class ResultStore;
+}
 
 namespace smclab::gui {
 
@@ -10,13 +16,27 @@ class LabContext : public QObject {
     Q_OBJECT
 public:
     explicit LabContext(QObject* parent = nullptr);
+    ~LabContext() override;
 
     void reportError(const QString& text) { emit errorReported(text); }
     void reportInfo(const QString& text) { emit infoReported(text); }
 
+    // The database file: AppSettings, else SMCLAB_DB, else the default path.
+    QString databasePath() const;
+    void setDatabasePath(const QString& path);
+    // The GUI thread's reader (opened on first use); null with the error
+    // reported when the file cannot be opened. Writers live in the run
+    // page's worker thread with their own connection.
+    db::ResultStore* store();
+
 signals:
     void errorReported(const QString& text);
     void infoReported(const QString& text);
+    void databaseChanged(const QString& path);
+
+private:
+    QString m_databasePath;
+    std::unique_ptr<db::ResultStore> m_store;
 };
 
 }  // namespace smclab::gui

@@ -42,12 +42,46 @@ QStringList Comparison::columns() const {
     return sections.isEmpty() ? QStringList() : sections.front().columns;
 }
 
+ComparisonSection sectionFromTable(const report::ComparisonTable& table) {
+    ComparisonSection section;
+    if (table.metric == QLatin1String("bw_mbps")) {
+        section.metric = Metric::bandwidth;
+    } else if (table.metric == QLatin1String("latency_us")) {
+        section.metric = Metric::latency;
+    } else {
+        section.metric = Metric::other;
+    }
+    section.title = table.title;
+    section.unit = table.unit;
+    section.lowerIsBetter = table.lowerIsBetter;
+    section.columns = table.columns;
+    section.values.resize(table.columns.size());
+    for (const report::Row& row : table.rows) {
+        section.sizesBytes.append(row.msgSize);
+        for (int c = 0; c < table.columns.size(); ++c) {
+            const std::optional<double> v = c < row.cells.size() ? row.cells[c].value : std::nullopt;
+            section.values[c].append(v.value_or(kNaN));
+        }
+    }
+    return section;
+}
+
+Comparison Comparison::fromDocument(const report::ReportDocument& document) {
+    Comparison comparison;
+    comparison.title = document.title;
+    comparison.document = document;
+    for (const report::ComparisonTable& table : document.tables) comparison.sections.append(sectionFromTable(table));
+    return comparison;
+}
+
 QString metricName(Metric metric) {
     switch (metric) {
         case Metric::bandwidth:
             return QStringLiteral("Bandwidth");
         case Metric::latency:
             return QStringLiteral("Latency");
+        case Metric::other:
+            return QStringLiteral("Rate");
         case Metric::invalid:
             break;
     }

@@ -7,9 +7,13 @@
 #include <QString>
 #include <QStringList>
 
+#include "smclab/report/report_document.h"
+
 namespace smclab::gui {
 
-enum class Metric { invalid = 0, bandwidth, latency };
+// bandwidth: tcp_bw's bw_mbps; latency: tcp_lat's latency_us; other: any
+// further table a workload stores (requests/s of http and kv).
+enum class Metric { invalid = 0, bandwidth, latency, other };
 
 struct ComparisonSection {
     Metric metric = Metric::invalid;
@@ -31,6 +35,12 @@ struct ComparisonSection {
 struct Comparison {
     QString title;
     QList<ComparisonSection> sections;
+    // The report this comparison came from (tables with the stored baseline
+    // first, counters, provenance): what the exports render.
+    report::ReportDocument document;
+
+    // One section per table, columns in the tables' order.
+    static Comparison fromDocument(const report::ReportDocument& document);
 
     bool isEmpty() const { return sections.isEmpty(); }
     const ComparisonSection* section(Metric metric) const;
@@ -38,6 +48,7 @@ struct Comparison {
 };
 
 QString metricName(Metric metric);
+ComparisonSection sectionFromTable(const report::ComparisonTable& table);
 // "64K" for 65536, "512" for 512: the labels of the log2 size axis.
 QString sizeLabel(qint64 sizeBytes);
 

@@ -28,7 +28,7 @@ const QList<LiveSetting>& liveSettings() {
         {QStringLiteral("lab.fast_fallback"), QObject::tr("Fast fallback"),
          QObject::tr("Accept fallback connections without waiting for queued SMC handshakes."),
          SettingKind::toggle, {QStringLiteral("off"), QStringLiteral("on")}, 0, 0, 1, {}, QJsonValue("off")},
-        {QStringLiteral("busy_poll_us"), QObject::tr("Busy poll"),
+        {QStringLiteral("lab.busy_poll_us"), QObject::tr("Busy poll"),
          QObject::tr("Spin this long on the CQ before arming it and blocking (like SO_BUSY_POLL)."),
          SettingKind::integer, {}, 0, 10000, 10, QStringLiteral(" us"), QJsonValue(0)},
     };

@@ -40,9 +40,8 @@ void ComparisonPlot::setBaselineColumn(int column) {
 void ComparisonPlot::rebuild() {
     clearGraphs();
     configureSizeAxis(xAxis, m_section.sizesBytes);
-    yAxis->setLabel(m_section.metric == Metric::invalid
-                        ? QString()
-                        : QStringLiteral("%1 (%2)").arg(metricName(m_section.metric), m_section.unit));
+    yAxis->setLabel(m_section.title.isEmpty() ? QString()
+                                              : QStringLiteral("%1 (%2)").arg(m_section.title, m_section.unit));
     double yMax = 0.0;
     for (int c = 0; c < m_section.columnCount(); ++c) {
         QCPGraph* g = addGraph();

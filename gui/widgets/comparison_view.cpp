@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -36,8 +37,6 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
 
     m_tabs = new QTabWidget(this);
     layout->addWidget(m_tabs, 1);
-    addPane(Metric::bandwidth);
-    addPane(Metric::latency);
 
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
@@ -49,10 +48,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     updateWidgets();
 }
 
-void ComparisonView::addPane(Metric metric) {
+void ComparisonView::addPane(const ComparisonSection& section) {
     auto* splitter = new QSplitter(Qt::Horizontal, m_tabs);
     Pane pane;
-    pane.metric = metric;
+    pane.metric = section.metric;
     pane.plot = new ComparisonPlot(splitter);
     pane.model = new ComparisonTableModel(this);
     pane.table = new QTableView(splitter);
@@ -65,9 +64,17 @@ void ComparisonView::addPane(Metric metric) {
     pane.table->setAlternatingRowColors(true);
     splitter->addWidget(pane.plot);
     splitter->addWidget(pane.table);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    m_tabs->addTab(splitter, metricName(metric));
+    m_tabs->addTab(splitter, section.title);
+    pane.model->setSection(section);
+    pane.model->setBaselineColumn(m_baseline);
+    pane.plot->setSection(section, m_baseline);
+    // The table takes the width its columns need; the plot gets the rest.
+    pane.table->resizeColumnsToContents();
+    const int tableWidth = pane.table->horizontalHeader()->length() + 2 * pane.table->frameWidth() +
+                           pane.table->verticalScrollBar()->sizeHint().width();
+    pane.table->setMaximumWidth(tableWidth);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 0);
     m_panes.append(pane);
 }
 
@@ -82,6 +89,12 @@ ComparisonPlot* ComparisonView::plot(Metric metric) const {
     const Pane* p = pane(metric);
     return p ? p->plot : nullptr;
 }
+
+ComparisonPlot* ComparisonView::plotAt(int index) const {
+    return index >= 0 && index < m_panes.size() ? m_panes[index].plot : nullptr;
+}
+
+QString ComparisonView::baselineLabel() const { return m_comparison.columns().value(m_baseline); }
 
 ComparisonTableModel* ComparisonView::tableModel(Metric metric) const {
     const Pane* p = pane(metric);
@@ -103,13 +116,18 @@ void ComparisonView::setComparison(const Comparison& comparison) {
         m_baselineBox->addItems(columns);
         m_baselineBox->setCurrentIndex(columns.isEmpty() ? -1 : m_baseline);
     }
-    for (const Pane& p : m_panes) {
-        const ComparisonSection* section = comparison.section(p.metric);
-        const ComparisonSection empty;
-        p.model->setSection(section ? *section : empty);
-        p.model->setBaselineColumn(m_baseline);
-        p.plot->setSection(section ? *section : empty, m_baseline);
+    // Panes follow the comparison's tables (bandwidth and latency for the
+    // datapath campaigns, requests/s for http and kv).
+    const int current = m_tabs->currentIndex();
+    while (m_tabs->count() > 0) {
+        QWidget* tab = m_tabs->widget(0);
+        m_tabs->removeTab(0);
+        tab->deleteLater();
     }
+    for (const Pane& p : m_panes) p.model->deleteLater();
+    m_panes.clear();
+    for (const ComparisonSection& section : comparison.sections) addPane(section);
+    if (current >= 0 && current < m_tabs->count()) m_tabs->setCurrentIndex(current);
     updateWidgets();
 }
 

@@ -28,9 +28,14 @@ public:
     void setBaselineColumn(int column);
     void showMetric(Metric metric);
 
+    // The first pane showing `metric` (null when the comparison has none).
     ComparisonPlot* plot(Metric metric) const;
     ComparisonTableModel* tableModel(Metric metric) const;
     QTableView* tableView(Metric metric) const;
+    int paneCount() const { return static_cast<int>(m_panes.size()); }
+    ComparisonPlot* plotAt(int index) const;
+    // The column label the percentages are computed against.
+    QString baselineLabel() const;
 
 signals:
     void baselineChanged(int column);
@@ -43,7 +48,7 @@ private:
         QTableView* table = nullptr;
     };
     const Pane* pane(Metric metric) const;
-    void addPane(Metric metric);
+    void addPane(const ComparisonSection& section);
     void updateWidgets();
 
     Comparison m_comparison;

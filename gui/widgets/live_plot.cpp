@@ -39,6 +39,7 @@ void LivePlot::clearRun() {
     m_latency->data()->clear();
     clearItems();
     m_markers.clear();
+    m_markerTexts.clear();
     m_lastTimeSec = 0.0;
     rescale();
 }
@@ -73,12 +74,18 @@ void LivePlot::addMarker(double timeSec, const QString& label) {
     text->setBrush(QBrush(QColor(255, 255, 255, 210)));
 
     m_markers.append({timeSec, label});
+    m_markerTexts.append(text);
     m_lastTimeSec = std::max(m_lastTimeSec, timeSec);
     rescale();
 }
 
 void LivePlot::rescale() {
     xAxis->setRange(0.0, std::max(kMinWindowSec, m_lastTimeSec * 1.05));
+    // Labels of markers in the right part of the plot go left of their line.
+    for (QCPItemText* text : std::as_const(m_markerTexts)) {
+        const bool right = text->position->key() > xAxis->range().upper * 0.6;
+        text->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    }
     bool found = false;
     const QCPRange tp = m_throughput->data()->valueRange(found);
     yAxis->setRange(0.0, found && tp.upper > 0.0 ? tp.upper * 1.15 : 1.0);

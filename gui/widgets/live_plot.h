@@ -34,6 +34,7 @@ private:
     QCPGraph* m_throughput = nullptr;
     QCPGraph* m_latency = nullptr;
     QList<Marker> m_markers;
+    QList<QCPItemText*> m_markerTexts;
     double m_lastTimeSec = 0.0;
 };
 

@@ -12,7 +12,13 @@ namespace smclab::gui {
 void configureSizeAxis(QCPAxis* axis, const QList<qint64>& sizesBytes) {
     axis->setScaleType(QCPAxis::stLogarithmic);
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (qint64 size : sizesBytes) ticker->addTick(static_cast<double>(size), sizeLabel(size));
+    // A tick per size; with many sizes every other one is labelled so the
+    // labels of 1..64K do not run into each other on a narrow plot.
+    const int step = sizesBytes.size() > 9 ? 2 : 1;
+    for (int i = 0; i < sizesBytes.size(); ++i) {
+        const qint64 size = sizesBytes[i];
+        ticker->addTick(static_cast<double>(size), i % step == 0 ? sizeLabel(size) : QString());
+    }
     axis->setTicker(ticker);
     axis->setLabel(QObject::tr("message size (bytes, log2)"));
     if (sizesBytes.isEmpty()) {

@@ -1,0 +1,165 @@
+#include "app/main_window.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QHBoxLayout>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "app/app_settings.h"
+#include "app/lab_context.h"
+#include "app/page_id.h"
+#include "pages/campaign_page.h"
+#include "pages/export_page.h"
+#include "pages/hosts_page.h"
+#include "pages/results_page.h"
+#include "pages/run_page.h"
+#include "widgets/message_bar.h"
+
+namespace smclab::gui {
+
+namespace {
+constexpr int kStatusTimeoutMs = 8000;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("smclab"));
+    setObjectName(QStringLiteral("smclabMainWindow"));
+    m_lab = new LabContext(this);
+
+    auto* central = new QWidget(this);
+    auto* outer = new QVBoxLayout(central);
+    outer->setContentsMargins(6, 6, 6, 6);
+    m_messageBar = new MessageBar(central);
+    outer->addWidget(m_messageBar);
+    auto* row = new QHBoxLayout;
+    m_nav = new QListWidget(central);
+    m_nav->setFixedWidth(120);
+    m_nav->setSpacing(2);
+    QFont navFont = m_nav->font();
+    navFont.setPointSizeF(navFont.pointSizeF() * 1.1);
+    m_nav->setFont(navFont);
+    m_stack = new QStackedWidget(central);
+    row->addWidget(m_nav);
+    row->addWidget(m_stack, 1);
+    outer->addLayout(row, 1);
+    setCentralWidget(central);
+
+    createPages();
+    createMenus();
+    connectPages();
+
+    connect(m_lab, &LabContext::errorReported, this, [this](const QString& text) {
+        m_messageBar->showMessage(MessageBar::Level::error, text);
+        statusBar()->showMessage(text, kStatusTimeoutMs);
+    });
+    connect(m_lab, &LabContext::infoReported, this,
+            [this](const QString& text) { statusBar()->showMessage(text, kStatusTimeoutMs); });
+
+    AppSettings::restoreWindow(*this);
+    const int last = AppSettings::lastPage();
+    showPage(static_cast<PageId>(last >= 0 && last < static_cast<int>(PageId::count) ? last : 0));
+    statusBar()->showMessage(tr("Ready"));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createPages() {
+    m_hostsPage = new HostsPage(m_lab, m_stack);
+    m_campaignPage = new CampaignPage(m_lab, m_stack);
+    m_runPage = new RunPage(m_lab, m_stack);
+    m_resultsPage = new ResultsPage(m_lab, m_stack);
+    m_exportPage = new ExportPage(m_lab, m_stack);
+    const QList<QPair<QString, QWidget*>> pages = {{tr("Hosts"), m_hostsPage},
+                                                   {tr("Campaign"), m_campaignPage},
+                                                   {tr("Run"), m_runPage},
+                                                   {tr("Results"), m_resultsPage},
+                                                   {tr("Export"), m_exportPage}};
+    for (const auto& [name, widget] : pages) {
+        m_stack->addWidget(widget);
+        auto* item = new QListWidgetItem(name, m_nav);
+        item->setSizeHint(QSize(0, 34));
+    }
+    connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row < 0) return;
+        m_stack->setCurrentIndex(row);
+        AppSettings::setLastPage(row);
+    });
+}
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New campaign"), QKeySequence::New, this, [this] {
+        m_campaignPage->newCampaign();
+        showPage(PageId::campaign);
+    });
+    file->addAction(tr("&Open campaign..."), QKeySequence::Open, this, [this] {
+        showPage(PageId::campaign);
+        m_campaignPage->openFile();
+    });
+    file->addAction(tr("&Save campaign"), QKeySequence::Save, this, [this] { m_campaignPage->saveFile(); });
+    file->addAction(tr("Save campaign &as..."), QKeySequence::SaveAs, this,
+                    [this] { m_campaignPage->saveFileAs(); });
+    file->addSeparator();
+    file->addAction(tr("&Export..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    [this] { showPage(PageId::exporter); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(tr("&Run campaign"), QKeySequence(Qt::CTRL | Qt::Key_R), this,
+                   [this] { m_campaignPage->requestRun(); });
+    run->addAction(tr("&Pause"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] { m_runPage->pause(); });
+    run->addAction(tr("Re&sume"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this,
+                   [this] { m_runPage->resume(); });
+    run->addAction(tr("S&top"), QKeySequence(Qt::CTRL | Qt::Key_Period), this, [this] { m_runPage->stop(); });
+    run->addSeparator();
+    run->addAction(tr("Start &local lab"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                   [this] { m_hostsPage->startLocalLab(); });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Refresh"), QKeySequence::Refresh, this, [this] {
+        m_resultsPage->refresh();
+        m_lab->reportInfo(tr("Results refreshed"));
+    });
+    view->addSeparator();
+    const QStringList names = {tr("&Hosts"), tr("&Campaign"), tr("R&un"), tr("Re&sults"), tr("&Export")};
+    for (int i = 0; i < names.size(); ++i) {
+        view->addAction(names[i], QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)), this,
+                        [this, i] { showPage(static_cast<PageId>(i)); });
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About smclab"), this, [this] {
+        QMessageBox::about(this, tr("About smclab"),
+                           tr("<b>smclab</b> %1<br>A performance lab for SMC-R (RFC 7609).")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::connectPages() {
+    connect(m_campaignPage, &CampaignPage::runRequested, this, [this] {
+        showPage(PageId::run);
+        m_runPage->startCampaign(m_campaignPage->campaignJson(), m_hostsPage->connectedAgents());
+    });
+    connect(m_runPage, &RunPage::campaignFinished, this, [this] { m_resultsPage->refresh(); });
+    connect(m_resultsPage, &ResultsPage::comparisonChanged, this,
+            [this] { m_exportPage->setSource(m_resultsPage->comparisonView()); });
+    m_exportPage->setSource(m_resultsPage->comparisonView());
+}
+
+void MainWindow::showPage(PageId page) { m_nav->setCurrentRow(static_cast<int>(page)); }
+
+QWidget* MainWindow::page(PageId page) const { return m_stack->widget(static_cast<int>(page)); }
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    AppSettings::saveWindow(*this);
+    m_hostsPage->saveHosts();
+    event->accept();
+}
+
+}  // namespace smclab::gui

@@ -1,0 +1,490 @@
+#include "pages/campaign_page.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "app/app_settings.h"
+#include "app/lab_context.h"
+#include "data/settings_text.h"
+#include "orchestrator/campaign_json.h"
+#include "orchestrator/cell_matrix.h"
+#include "orchestrator/presets.h"
+#include "orchestrator/size_text.h"
+
+namespace smclab::gui {
+
+namespace {
+
+enum WorkloadColumn { wlLabel = 0, wlWorkload, wlSizes, wlCount };
+enum ColumnColumn { colLabel = 0, colTransport, colClientTransport, colSettings, colCount };
+// Item data on a row's label item: the JSON parts the table does not show.
+constexpr int kHiddenRole = Qt::UserRole + 1;
+
+QString sizesToText(const std::vector<uint64_t>& sizes) {
+    QStringList parts;
+    for (uint64_t s : sizes) parts.append(QString::number(s));
+    // A doubling series from a power of two reads best as qperf's loop.
+    bool doubling = sizes.size() > 2;
+    for (size_t i = 1; doubling && i < sizes.size(); ++i) doubling = sizes[i] == sizes[i - 1] * 2;
+    if (doubling) {
+        const auto fmt = [](uint64_t v) {
+            return v >= 1024 && v % 1024 == 0 ? QStringLiteral("%1K").arg(v / 1024) : QString::number(v);
+        };
+        return QStringLiteral("%1:%2:*2").arg(fmt(sizes.front()), fmt(sizes.back()));
+    }
+    return parts.join(QLatin1Char(','));
+}
+
+QComboBox* makeCombo(QWidget* parent, const QStringList& items, const QString& current) {
+    auto* combo = new QComboBox(parent);
+    combo->addItems(items);
+    combo->setCurrentText(current);
+    return combo;
+}
+
+QStringList knownWorkloads() {
+    QStringList out;
+    for (const char* name : orchestrator::kKnownWorkloads) out.append(QString::fromLatin1(name));
+    return out;
+}
+
+QStringList knownTransports() {
+    QStringList out;
+    for (const char* name : orchestrator::kKnownTransports) out.append(QString::fromLatin1(name));
+    return out;
+}
+
+}  // namespace
+
+CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* top = new QHBoxLayout;
+    m_preset = new QComboBox(this);
+    m_preset->addItem(tr("(free matrix)"));
+    for (const auto& preset : orchestrator::presetList()) {
+        m_preset->addItem(QString::fromLatin1(preset.name));
+        m_preset->setItemData(m_preset->count() - 1, QString::fromLatin1(preset.summary), Qt::ToolTipRole);
+    }
+    auto* presetLabel = new QLabel(tr("&Preset:"), this);
+    presetLabel->setBuddy(m_preset);
+    top->addWidget(presetLabel);
+    top->addWidget(m_preset);
+    m_name = new QLineEdit(this);
+    m_name->setPlaceholderText(tr("campaign name"));
+    auto* nameLabel = new QLabel(tr("&Name:"), this);
+    nameLabel->setBuddy(m_name);
+    top->addSpacing(12);
+    top->addWidget(nameLabel);
+    top->addWidget(m_name, 1);
+    layout->addLayout(top);
+    m_description = new QLineEdit(this);
+    m_description->setPlaceholderText(tr("description (what this campaign compares)"));
+    layout->addWidget(m_description);
+
+    auto* workloadsBox = new QGroupBox(tr("Workloads (one table each)"), this);
+    auto* wlLayout = new QVBoxLayout(workloadsBox);
+    m_workloads = new QTableWidget(0, wlCount, workloadsBox);
+    m_workloads->setHorizontalHeaderLabels({tr("Table label"), tr("Workload"), tr("Sizes (override)")});
+    m_workloads->horizontalHeader()->setSectionResizeMode(wlSizes, QHeaderView::Stretch);
+    m_workloads->verticalHeader()->hide();
+    m_workloads->setMaximumHeight(130);
+    wlLayout->addWidget(m_workloads);
+    auto* wlButtons = new QHBoxLayout;
+    auto* addWl = new QPushButton(tr("Add workload"), workloadsBox);
+    auto* delWl = new QPushButton(tr("Remove"), workloadsBox);
+    wlButtons->addWidget(addWl);
+    wlButtons->addWidget(delWl);
+    wlButtons->addStretch();
+    wlLayout->addLayout(wlButtons);
+    layout->addWidget(workloadsBox);
+
+    auto* columnsBox = new QGroupBox(tr("Columns (settings variants; the first is the default baseline)"), this);
+    auto* colLayout = new QVBoxLayout(columnsBox);
+    m_columns = new QTableWidget(0, colCount, columnsBox);
+    m_columns->setHorizontalHeaderLabels(
+        {tr("Column label"), tr("Transport"), tr("Client transport"), tr("Settings (name=value, ...)")});
+    m_columns->horizontalHeader()->setSectionResizeMode(colSettings, QHeaderView::Stretch);
+    m_columns->verticalHeader()->hide();
+    colLayout->addWidget(m_columns);
+    auto* colButtons = new QHBoxLayout;
+    auto* addCol = new QPushButton(tr("Add column"), columnsBox);
+    auto* delCol = new QPushButton(tr("Remove"), columnsBox);
+    colButtons->addWidget(addCol);
+    colButtons->addWidget(delCol);
+    colButtons->addStretch();
+    colLayout->addLayout(colButtons);
+    layout->addWidget(columnsBox, 1);
+
+    auto* matrixBox = new QGroupBox(tr("Matrix"), this);
+    auto* form = new QFormLayout(matrixBox);
+    m_sizes = new QLineEdit(matrixBox);
+    m_sizes->setPlaceholderText(tr("1:64K:*2 (qperf -oo loop) or 64,4K,64K"));
+    form->addRow(tr("Message &sizes:"), m_sizes);
+    auto* numbers = new QHBoxLayout;
+    m_repetitions = new QSpinBox(matrixBox);
+    m_repetitions->setRange(1, orchestrator::kMaxRepetitions);
+    m_duration = new QDoubleSpinBox(matrixBox);
+    m_duration->setRange(0.1, 3600.0);
+    m_duration->setDecimals(1);
+    m_duration->setSuffix(tr(" s"));
+    m_warmup = new QDoubleSpinBox(matrixBox);
+    m_warmup->setRange(0.0, 600.0);
+    m_warmup->setDecimals(1);
+    m_warmup->setSuffix(tr(" s"));
+    m_sampleInterval = new QSpinBox(matrixBox);
+    m_sampleInterval->setRange(orchestrator::kMinSampleIntervalMs, 60'000);
+    m_sampleInterval->setSingleStep(100);
+    m_sampleInterval->setSuffix(tr(" ms"));
+    m_baseline = new QComboBox(matrixBox);
+    numbers->addWidget(new QLabel(tr("Repetitions:"), matrixBox));
+    numbers->addWidget(m_repetitions);
+    numbers->addWidget(new QLabel(tr("Duration:"), matrixBox));
+    numbers->addWidget(m_duration);
+    numbers->addWidget(new QLabel(tr("Warm-up:"), matrixBox));
+    numbers->addWidget(m_warmup);
+    numbers->addWidget(new QLabel(tr("Sample every:"), matrixBox));
+    numbers->addWidget(m_sampleInterval);
+    numbers->addWidget(new QLabel(tr("Baseline:"), matrixBox));
+    numbers->addWidget(m_baseline, 1);
+    form->addRow(numbers);
+    layout->addWidget(matrixBox);
+
+    m_estimate = new QLabel(this);
+    layout->addWidget(m_estimate);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
+
+    auto* buttons = new QHBoxLayout;
+    auto* openButton = new QPushButton(tr("&Open..."), this);
+    auto* saveButton = new QPushButton(tr("&Save"), this);
+    auto* saveAsButton = new QPushButton(tr("Save &as..."), this);
+    m_runButton = new QPushButton(tr("&Run campaign"), this);
+    m_runButton->setDefault(true);
+    buttons->addWidget(openButton);
+    buttons->addWidget(saveButton);
+    buttons->addWidget(saveAsButton);
+    buttons->addStretch();
+    buttons->addWidget(m_runButton);
+    layout->addLayout(buttons);
+
+    connect(m_preset, &QComboBox::activated, this, [this](int index) {
+        if (index > 0) loadPreset(m_preset->itemText(index));
+    });
+    connect(addWl, &QPushButton::clicked, this, [this] {
+        addWorkloadRow({tr("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}});
+        updateWidgets();
+    });
+    connect(delWl, &QPushButton::clicked, this, [this] {
+        m_workloads->removeRow(m_workloads->currentRow());
+        updateWidgets();
+    });
+    connect(addCol, &QPushButton::clicked, this, [this] {
+        addColumnRow({tr("Column %1").arg(m_columns->rowCount() + 1), QStringLiteral("smcr"), {}, {}, {}, {}});
+        updateWidgets();
+    });
+    connect(delCol, &QPushButton::clicked, this, [this] {
+        m_columns->removeRow(m_columns->currentRow());
+        updateWidgets();
+    });
+    connect(m_workloads, &QTableWidget::itemChanged, this, [this] { updateWidgets(); });
+    connect(m_columns, &QTableWidget::itemChanged, this, [this] { updateWidgets(); });
+    for (QLineEdit* edit : {m_name, m_description, m_sizes}) {
+        connect(edit, &QLineEdit::textChanged, this, [this] { updateWidgets(); });
+    }
+    connect(m_repetitions, &QSpinBox::valueChanged, this, [this] { updateWidgets(); });
+    connect(m_sampleInterval, &QSpinBox::valueChanged, this, [this] { updateWidgets(); });
+    connect(m_duration, &QDoubleSpinBox::valueChanged, this, [this] { updateWidgets(); });
+    connect(m_warmup, &QDoubleSpinBox::valueChanged, this, [this] { updateWidgets(); });
+    connect(openButton, &QPushButton::clicked, this, &CampaignPage::openFile);
+    connect(saveButton, &QPushButton::clicked, this, &CampaignPage::saveFile);
+    connect(saveAsButton, &QPushButton::clicked, this, &CampaignPage::saveFileAs);
+    connect(m_runButton, &QPushButton::clicked, this, &CampaignPage::requestRun);
+
+    loadPreset(QStringLiteral("datapath"));
+}
+
+void CampaignPage::newCampaign() {
+    orchestrator::CampaignSpec spec;
+    spec.name = tr("untitled");
+    spec.workloads = {{tr("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
+                      {tr("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}}};
+    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+                    {QStringLiteral("SMC"), QStringLiteral("smcr"), {}, {}, {}, {}}};
+    spec.sizes = {64, 4096, 65536};
+    spec.durationMs = 2000;
+    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}};
+    m_path.clear();
+    setCampaign(spec);
+    m_preset->setCurrentIndex(0);
+}
+
+void CampaignPage::loadPreset(const QString& name) {
+    const std::optional<orchestrator::CampaignSpec> spec = orchestrator::presetCampaign(name);
+    if (!spec) {
+        m_lab->reportError(tr("Unknown preset '%1'").arg(name));
+        return;
+    }
+    m_path.clear();
+    setCampaign(*spec);
+    m_preset->setCurrentText(name);
+}
+
+void CampaignPage::addWorkloadRow(const orchestrator::WorkloadSpec& workload) {
+    const int row = m_workloads->rowCount();
+    m_workloads->insertRow(row);
+    auto* label = new QTableWidgetItem(workload.label);
+    label->setData(kHiddenRole, QJsonObject{{QStringLiteral("params"), workload.params},
+                                            {QStringLiteral("serverParams"), workload.serverParams}});
+    m_workloads->setItem(row, wlLabel, label);
+    auto* combo = makeCombo(m_workloads, knownWorkloads(), workload.workload);
+    connect(combo, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
+    m_workloads->setCellWidget(row, wlWorkload, combo);
+    m_workloads->setItem(row, wlSizes, new QTableWidgetItem(workload.sizes.empty() ? QString() : sizesToText(workload.sizes)));
+}
+
+void CampaignPage::addColumnRow(const orchestrator::ColumnSpec& column) {
+    const int row = m_columns->rowCount();
+    m_columns->insertRow(row);
+    auto* label = new QTableWidgetItem(column.label);
+    label->setData(kHiddenRole, QJsonObject{{QStringLiteral("params"), column.params},
+                                            {QStringLiteral("serverParams"), column.serverParams}});
+    m_columns->setItem(row, colLabel, label);
+    auto* transport = makeCombo(m_columns, knownTransports(), column.transport);
+    QStringList clientChoices = knownTransports();
+    clientChoices.prepend(tr("(same)"));
+    auto* client = makeCombo(m_columns, clientChoices,
+                             column.clientTransport.isEmpty() ? clientChoices.front() : column.clientTransport);
+    connect(transport, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
+    connect(client, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
+    m_columns->setCellWidget(row, colTransport, transport);
+    m_columns->setCellWidget(row, colClientTransport, client);
+    m_columns->setItem(row, colSettings, new QTableWidgetItem(settingsToText(column.settings)));
+}
+
+void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
+    m_loading = true;
+    m_base = spec;
+    m_name->setText(spec.name);
+    m_description->setText(spec.description);
+    m_workloads->setRowCount(0);
+    for (const auto& workload : spec.workloads) addWorkloadRow(workload);
+    m_columns->setRowCount(0);
+    for (const auto& column : spec.columns) addColumnRow(column);
+    m_workloads->resizeColumnToContents(wlLabel);
+    m_columns->resizeColumnToContents(colLabel);
+    m_sizes->setText(spec.sizes.empty() ? QString() : sizesToText(spec.sizes));
+    m_repetitions->setValue(spec.repetitions);
+    m_duration->setValue(spec.durationMs / 1000.0);
+    m_warmup->setValue(spec.warmupMs / 1000.0);
+    m_sampleInterval->setValue(spec.sampleIntervalMs);
+    m_loading = false;
+    updateWidgets();
+    if (!spec.baseline.isEmpty()) m_baseline->setCurrentText(spec.baseline);
+}
+
+orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
+    orchestrator::CampaignSpec spec = m_base;
+    QStringList problems;
+    spec.name = m_name->text().trimmed();
+    spec.description = m_description->text().trimmed();
+    spec.workloads.clear();
+    for (int row = 0; row < m_workloads->rowCount(); ++row) {
+        orchestrator::WorkloadSpec workload;
+        const QTableWidgetItem* label = m_workloads->item(row, wlLabel);
+        workload.label = label ? label->text().trimmed() : QString();
+        const QJsonObject hidden = label ? label->data(kHiddenRole).toJsonObject() : QJsonObject();
+        workload.params = hidden.value(QStringLiteral("params")).toObject();
+        workload.serverParams = hidden.value(QStringLiteral("serverParams")).toObject();
+        if (auto* combo = qobject_cast<QComboBox*>(m_workloads->cellWidget(row, wlWorkload))) {
+            workload.workload = combo->currentText();
+        }
+        const QTableWidgetItem* sizes = m_workloads->item(row, wlSizes);
+        if (sizes && !sizes->text().trimmed().isEmpty()) {
+            QString why;
+            const auto parsed = orchestrator::parseSizeListText(sizes->text().trimmed(), &why);
+            if (parsed) {
+                workload.sizes = *parsed;
+            } else {
+                problems.append(tr("workloads[%1].sizes: %2").arg(row).arg(why));
+            }
+        }
+        spec.workloads.push_back(workload);
+    }
+    spec.columns.clear();
+    for (int row = 0; row < m_columns->rowCount(); ++row) {
+        orchestrator::ColumnSpec column;
+        const QTableWidgetItem* label = m_columns->item(row, colLabel);
+        column.label = label ? label->text().trimmed() : QString();
+        const QJsonObject hidden = label ? label->data(kHiddenRole).toJsonObject() : QJsonObject();
+        column.params = hidden.value(QStringLiteral("params")).toObject();
+        column.serverParams = hidden.value(QStringLiteral("serverParams")).toObject();
+        if (auto* combo = qobject_cast<QComboBox*>(m_columns->cellWidget(row, colTransport))) {
+            column.transport = combo->currentText();
+        }
+        if (auto* combo = qobject_cast<QComboBox*>(m_columns->cellWidget(row, colClientTransport))) {
+            column.clientTransport = combo->currentIndex() > 0 ? combo->currentText() : QString();
+        }
+        const QTableWidgetItem* settings = m_columns->item(row, colSettings);
+        QString why;
+        const auto parsed = settingsFromText(settings ? settings->text() : QString(), &why);
+        if (parsed) {
+            column.settings = *parsed;
+        } else {
+            problems.append(tr("columns[%1].settings: %2").arg(row).arg(why));
+        }
+        spec.columns.push_back(column);
+    }
+    // Empty is allowed when every workload has its own sizes (the
+    // orchestrator's validation says otherwise).
+    spec.sizes.clear();
+    if (!m_sizes->text().trimmed().isEmpty()) {
+        QString why;
+        const auto sizes = orchestrator::parseSizeListText(m_sizes->text().trimmed(), &why);
+        if (sizes) {
+            spec.sizes = *sizes;
+        } else {
+            problems.append(tr("sizes: %1").arg(why));
+        }
+    }
+    spec.repetitions = m_repetitions->value();
+    spec.durationMs = static_cast<int>(m_duration->value() * 1000.0 + 0.5);
+    spec.warmupMs = static_cast<int>(m_warmup->value() * 1000.0 + 0.5);
+    spec.sampleIntervalMs = m_sampleInterval->value();
+    spec.baseline = m_baseline->currentIndex() > 0 ? m_baseline->currentText() : QString();
+    if (spec.preset != spec.name) spec.preset.clear();
+    for (const orchestrator::SpecError& e : orchestrator::validateCampaign(spec)) problems.append(e.toString());
+    if (error) *error = problems.isEmpty() ? QString() : problems.front();
+    return spec;
+}
+
+QJsonObject CampaignPage::campaignJson() const { return orchestrator::campaignToJson(campaign()); }
+
+bool CampaignPage::isValid() const {
+    QString error;
+    campaign(&error);
+    return error.isEmpty();
+}
+
+QString CampaignPage::hintText() const { return m_hint->text(); }
+
+QString CampaignPage::estimateText() const { return m_estimate->text(); }
+
+void CampaignPage::updateWidgets() {
+    if (m_loading) return;
+    // The baseline choices follow the column labels.
+    {
+        const QString current = m_baseline->currentText();
+        const QSignalBlocker blocker(m_baseline);
+        m_baseline->clear();
+        m_baseline->addItem(tr("(first column)"));
+        for (int row = 0; row < m_columns->rowCount(); ++row) {
+            if (const QTableWidgetItem* label = m_columns->item(row, colLabel)) m_baseline->addItem(label->text());
+        }
+        const int index = m_baseline->findText(current);
+        m_baseline->setCurrentIndex(index > 0 ? index : 0);
+    }
+    QString error;
+    const orchestrator::CampaignSpec spec = campaign(&error);
+    if (error.isEmpty()) {
+        const auto cells = orchestrator::expandCells(spec);
+        const qint64 ms = orchestrator::estimateCampaignMs(spec, static_cast<int>(cells.size()));
+        m_estimate->setText(tr("%1 runs (%2 workloads x %3 columns x sizes x %4 repetitions); estimated %5 on one agent pair")
+                                .arg(cells.size())
+                                .arg(spec.workloads.size())
+                                .arg(spec.columns.size())
+                                .arg(spec.repetitions)
+                                .arg(orchestrator::formatDurationMs(ms)));
+        m_hint->setStyleSheet(QString());
+        m_hint->setText(m_path.isEmpty() ? tr("Ready to run. Ctrl+R runs it on the connected agents.")
+                                         : tr("Ready to run (%1).").arg(QFileInfo(m_path).fileName()));
+    } else {
+        m_estimate->setText(tr("Estimated duration: -"));
+        m_hint->setStyleSheet(QStringLiteral("color: #b02222;"));
+        m_hint->setText(error);
+    }
+    m_runButton->setEnabled(error.isEmpty());
+}
+
+void CampaignPage::openFile() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open campaign"), AppSettings::lastDirectory(),
+                                                      tr("Campaign files (*.json);;All files (*)"));
+    if (!path.isEmpty()) openPath(path);
+}
+
+bool CampaignPage::openPath(const QString& path) {
+    const smcr::Result<orchestrator::CampaignSpec> spec = orchestrator::loadCampaignFile(path);
+    if (!spec) {
+        m_lab->reportError(tr("Cannot open %1: %2").arg(path, QString::fromStdString(spec.error().message)));
+        return false;
+    }
+    setCampaign(spec.value());
+    m_path = path;
+    m_preset->setCurrentIndex(0);
+    AppSettings::setLastCampaignFile(path);
+    AppSettings::setLastDirectory(QFileInfo(path).absolutePath());
+    updateWidgets();
+    m_lab->reportInfo(tr("Opened %1").arg(path));
+    return true;
+}
+
+void CampaignPage::saveFile() {
+    if (m_path.isEmpty()) {
+        saveFileAs();
+    } else {
+        savePath(m_path);
+    }
+}
+
+void CampaignPage::saveFileAs() {
+    const QString suggested = QDir(AppSettings::lastDirectory()).filePath(m_name->text().trimmed() + QStringLiteral(".json"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save campaign"), suggested,
+                                                      tr("Campaign files (*.json)"));
+    if (!path.isEmpty()) savePath(path);
+}
+
+bool CampaignPage::savePath(const QString& path) {
+    QString error;
+    const orchestrator::CampaignSpec spec = campaign(&error);
+    if (!error.isEmpty()) {
+        m_lab->reportError(tr("Not saved: %1").arg(error));
+        return false;
+    }
+    const smcr::Status status = orchestrator::saveCampaignFile(spec, path);
+    if (!status) {
+        m_lab->reportError(tr("Cannot save %1: %2").arg(path, QString::fromStdString(status.error().message)));
+        return false;
+    }
+    m_path = path;
+    AppSettings::setLastCampaignFile(path);
+    AppSettings::setLastDirectory(QFileInfo(path).absolutePath());
+    updateWidgets();
+    m_lab->reportInfo(tr("Saved %1").arg(path));
+    return true;
+}
+
+void CampaignPage::requestRun() {
+    QString error;
+    campaign(&error);
+    if (!error.isEmpty()) {
+        m_lab->reportError(tr("The campaign cannot run: %1").arg(error));
+        return;
+    }
+    emit runRequested();
+}
+
+}  // namespace smclab::gui

@@ -1,0 +1,82 @@
+// The campaign editor: start from a preset (datapath, sendfile-cork,
+// fallback, credits) or a free matrix of workloads x columns of settings x
+// message sizes x repetitions; validated as you type (the hint label names
+// the field), with the number of runs and an estimated duration; campaign
+// files are the orchestrator's JSON format.
+#pragma once
+
+#include <QJsonObject>
+#include <QWidget>
+
+#include "orchestrator/campaign_spec.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace smclab::gui {
+
+class LabContext;
+
+class CampaignPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit CampaignPage(LabContext* lab, QWidget* parent = nullptr);
+
+    void newCampaign();
+    void loadPreset(const QString& name);
+    void setCampaign(const orchestrator::CampaignSpec& spec);
+    // The editor's campaign; *error gets the first problem when it is not valid.
+    orchestrator::CampaignSpec campaign(QString* error = nullptr) const;
+    QJsonObject campaignJson() const;
+    bool isValid() const;
+    QString hintText() const;
+    QString estimateText() const;
+    QString filePath() const { return m_path; }
+
+    void openFile();
+    bool openPath(const QString& path);
+    void saveFile();
+    void saveFileAs();
+    bool savePath(const QString& path);
+    // Emits runRequested() when the campaign is valid; else explains why not.
+    void requestRun();
+
+    QTableWidget* columnsTable() const { return m_columns; }
+    QTableWidget* workloadsTable() const { return m_workloads; }
+    QLineEdit* sizesEdit() const { return m_sizes; }
+
+signals:
+    void runRequested();
+
+private:
+    void addWorkloadRow(const orchestrator::WorkloadSpec& workload);
+    void addColumnRow(const orchestrator::ColumnSpec& column);
+    void updateWidgets();
+
+    LabContext* m_lab = nullptr;
+    orchestrator::CampaignSpec m_base;  // fields the editor does not show (params, transport options)
+    QString m_path;
+    bool m_loading = false;
+
+    QComboBox* m_preset = nullptr;
+    QLineEdit* m_name = nullptr;
+    QLineEdit* m_description = nullptr;
+    QTableWidget* m_workloads = nullptr;
+    QTableWidget* m_columns = nullptr;
+    QLineEdit* m_sizes = nullptr;
+    QSpinBox* m_repetitions = nullptr;
+    QDoubleSpinBox* m_duration = nullptr;
+    QDoubleSpinBox* m_warmup = nullptr;
+    QSpinBox* m_sampleInterval = nullptr;
+    QComboBox* m_baseline = nullptr;
+    QLabel* m_estimate = nullptr;
+    QLabel* m_hint = nullptr;
+    QPushButton* m_runButton = nullptr;
+};
+
+}  // namespace smclab::gui

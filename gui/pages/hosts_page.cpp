@@ -1,0 +1,267 @@
+#include "pages/hosts_page.h"
+
+#include <QFile>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "app/app_settings.h"
+#include "app/lab_context.h"
+#include "dialogs/add_host_dialog.h"
+#include "models/host_table_model.h"
+#include "orchestrator/campaign_json.h"
+#include "protocol/agent_client.h"
+#include "run/local_lab.h"
+
+namespace smclab::gui {
+
+HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab) {
+    m_model = new HostTableModel(this);
+    m_localLab = new LocalLab(this);
+    auto* layout = new QVBoxLayout(this);
+
+    auto* buttons = new QHBoxLayout;
+    auto* addButton = new QPushButton(tr("&Add agent..."), this);
+    m_connectButton = new QPushButton(tr("&Connect"), this);
+    m_disconnectButton = new QPushButton(tr("&Disconnect"), this);
+    m_removeButton = new QPushButton(tr("&Remove"), this);
+    m_localButton = new QPushButton(tr("Start &local lab"), this);
+    m_localButton->setToolTip(tr("Two smclab-agent processes on 127.0.0.1 with a generated token (Ctrl+L)"));
+    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton}) buttons->addWidget(b);
+    buttons->addStretch();
+    buttons->addWidget(m_localButton);
+    layout->addLayout(buttons);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_table = new QTableView(splitter);
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_details = new QPlainTextEdit(splitter);
+    m_details->setReadOnly(true);
+    m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_details->setPlaceholderText(tr("The selected agent's hello (capabilities) appears here."));
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_details);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    layout->addWidget(splitter, 1);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
+
+    const auto selectedRow = [this] {
+        const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+        return rows.isEmpty() ? -1 : rows.front().row();
+    };
+    connect(addButton, &QPushButton::clicked, this, [this] {
+        AddHostDialog dialog(this);
+        if (dialog.exec() != QDialog::Accepted) return;
+        HostRow row;
+        row.address = dialog.address();
+        row.token = dialog.token();
+        row.tokenFile = dialog.tokenFile();
+        row.tls = dialog.tls();
+        addHost(row);
+    });
+    connect(m_connectButton, &QPushButton::clicked, this, [this, selectedRow] { connectHost(selectedRow()); });
+    connect(m_disconnectButton, &QPushButton::clicked, this, [this, selectedRow] { disconnectHost(selectedRow()); });
+    connect(m_removeButton, &QPushButton::clicked, this, [this, selectedRow] { removeHost(selectedRow()); });
+    connect(m_localButton, &QPushButton::clicked, this, &HostsPage::startLocalLab);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        showDetails();
+        updateWidgets();
+    });
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] {
+        showDetails();
+        updateWidgets();
+    });
+    connect(m_localLab, &LocalLab::agentStarted, this, [this](const QString& address) {
+        HostRow row;
+        row.address = address;
+        row.token = m_localLab->token();
+        row.local = true;
+        addHost(row);
+    });
+    connect(m_localLab, &LocalLab::failed, m_lab, &LabContext::reportError);
+    restoreHosts();
+    updateWidgets();
+}
+
+HostsPage::~HostsPage() {
+    // Close the connections before the local agents go away.
+    for (AgentClient* client : std::as_const(m_clients)) client->disconnect(this);
+}
+
+QString HostsPage::tokenFor(const HostRow& row, QString* error) const {
+    if (!row.token.isEmpty()) return row.token;
+    if (row.tokenFile.isEmpty()) {
+        *error = tr("no token for %1").arg(row.address);
+        return {};
+    }
+    QFile file(row.tokenFile);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = tr("cannot read the token file %1: %2").arg(row.tokenFile, file.errorString());
+        return {};
+    }
+    return QString::fromUtf8(file.readAll()).trimmed();
+}
+
+void HostsPage::addHost(const HostRow& row) {
+    const int at = m_model->addHost(row);
+    connectHost(at);
+    m_table->selectRow(at);
+    emit agentsChanged();
+}
+
+void HostsPage::connectHost(int row) {
+    if (row < 0 || row >= m_model->rowCount()) return;
+    const HostRow& host = m_model->host(row);
+    QString error;
+    const QString token = tokenFor(host, &error);
+    if (token.isEmpty()) {
+        m_model->setState(row, HostState::failed, error);
+        m_lab->reportError(tr("Cannot connect to %1: %2").arg(host.address, error));
+        return;
+    }
+    QString name;
+    quint16 port = 0;
+    if (!orchestrator::splitHostPort(host.address, &name, &port)) {
+        m_model->setState(row, HostState::failed, tr("not HOST:PORT"));
+        return;
+    }
+    const QString address = host.address;
+    AgentClient* client = m_clients.value(address);
+    if (client == nullptr) {
+        client = new AgentClient(this);
+        m_clients.insert(address, client);
+        // The row of an address can move when hosts are removed: look it up each time.
+        connect(client, &AgentClient::helloReceived, this, [this, address](const protocol::Hello& hello) {
+            const int r = m_model->findAddress(address);
+            m_model->setHello(r, hello);
+            m_model->setState(r, HostState::connected);
+            m_lab->reportInfo(tr("Connected to %1 (%2)").arg(address, hello.capabilities.host.hostname));
+            emit agentsChanged();
+        });
+        connect(client, &AgentClient::connectionFailed, this, [this, address](const QString& why) {
+            m_model->setState(m_model->findAddress(address), HostState::failed, why);
+            m_lab->reportError(tr("Cannot connect to %1: %2").arg(address, why));
+            emit agentsChanged();
+        });
+        connect(client, &AgentClient::disconnected, this, [this, address] {
+            const int r = m_model->findAddress(address);
+            if (r >= 0 && m_model->host(r).state != HostState::failed) m_model->setState(r, HostState::disconnected);
+            emit agentsChanged();
+        });
+    }
+    AgentConnectOptions options;
+    options.token = token;
+    options.tls = host.tls;
+    options.ignoreSslErrors = host.tls;  // lab agents use self-signed certificates
+    m_model->setState(row, HostState::connecting);
+    client->connectToAgent(name, port, options);
+}
+
+void HostsPage::disconnectHost(int row) {
+    if (row < 0 || row >= m_model->rowCount()) return;
+    if (AgentClient* client = m_clients.value(m_model->host(row).address)) client->disconnectFromAgent();
+    m_model->setState(row, HostState::disconnected);
+    emit agentsChanged();
+}
+
+void HostsPage::removeHost(int row) {
+    if (row < 0 || row >= m_model->rowCount()) return;
+    if (AgentClient* client = m_clients.take(m_model->host(row).address)) {
+        client->disconnect(this);
+        client->disconnectFromAgent();
+        client->deleteLater();
+    }
+    m_model->removeHost(row);
+    saveHosts();
+    emit agentsChanged();
+}
+
+void HostsPage::startLocalLab() {
+    // Drop the agents of an earlier local lab: their processes are replaced.
+    for (int r = m_model->rowCount() - 1; r >= 0; --r) {
+        if (m_model->host(r).local) removeHost(r);
+    }
+    if (m_localLab->start(2)) m_lab->reportInfo(tr("Starting two local agents (%1)").arg(LocalLab::agentProgram()));
+}
+
+void HostsPage::saveHosts() const {
+    QList<SavedHost> saved;
+    for (const HostRow& row : m_model->hosts()) {
+        if (row.local) continue;  // those agents end with this program
+        saved.append({row.address, row.tls, row.tokenFile});
+    }
+    AppSettings::setHosts(saved);
+}
+
+void HostsPage::restoreHosts() {
+    for (const SavedHost& saved : AppSettings::hosts()) {
+        HostRow row;
+        row.address = saved.address;
+        row.tls = saved.tls;
+        row.tokenFile = saved.tokenFile;
+        const int at = m_model->addHost(row);
+        // Hosts with a token file reconnect by themselves; typed tokens were not kept.
+        if (!row.tokenFile.isEmpty()) connectHost(at);
+    }
+}
+
+QList<AgentEndpoint> HostsPage::connectedAgents() const {
+    QList<AgentEndpoint> out;
+    for (const HostRow& row : m_model->hosts()) {
+        if (row.state != HostState::connected) continue;
+        QString error;
+        out.append({row.address, tokenFor(row, &error), row.tls});
+    }
+    return out;
+}
+
+void HostsPage::showDetails() {
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        m_details->clear();
+        return;
+    }
+    const HostRow& row = m_model->host(rows.front().row());
+    if (row.hello.agentVersion.isEmpty()) {
+        m_details->setPlainText(row.error.isEmpty() ? tr("%1: %2").arg(row.address, hostStateName(row.state))
+                                                    : tr("%1: %2").arg(row.address, row.error));
+        return;
+    }
+    m_details->setPlainText(QString::fromUtf8(QJsonDocument(row.hello.toJson()).toJson(QJsonDocument::Indented)));
+}
+
+void HostsPage::updateWidgets() {
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    const int row = rows.isEmpty() ? -1 : rows.front().row();
+    const HostState state = row >= 0 ? m_model->host(row).state : HostState::invalid;
+    m_connectButton->setEnabled(row >= 0 && state != HostState::connected && state != HostState::connecting);
+    m_disconnectButton->setEnabled(state == HostState::connected || state == HostState::connecting);
+    m_removeButton->setEnabled(row >= 0);
+    const int connected = static_cast<int>(connectedAgents().size());
+    if (m_model->rowCount() == 0) {
+        m_hint->setText(tr("No agents yet. Add one (smclab-agent --listen ADDR:PORT --token-file F on each lab "
+                           "host), or start the local lab to try everything on this machine."));
+    } else {
+        m_hint->setText(tr("%1 of %2 agents connected. Campaigns pair them as server, client, server, client...; "
+                           "a single agent plays both roles.")
+                            .arg(connected)
+                            .arg(m_model->rowCount()));
+    }
+}
+
+}  // namespace smclab::gui

@@ -1,0 +1,67 @@
+// Hosts: the agents of the lab with their live connection state and the
+// capabilities from their hello; "Local lab" starts two agents on loopback.
+// The hosts (not their typed tokens) are remembered across sessions.
+#pragma once
+
+#include <QHash>
+#include <QWidget>
+
+#include "data/agent_endpoint.h"
+
+class QLabel;
+class QPushButton;
+class QTableView;
+class QPlainTextEdit;
+
+namespace smclab {
+class AgentClient;
+}
+
+namespace smclab::gui {
+
+class LabContext;
+class HostTableModel;
+struct HostRow;
+class LocalLab;
+
+class HostsPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit HostsPage(LabContext* lab, QWidget* parent = nullptr);
+    ~HostsPage() override;
+
+    // Adds (or updates) a host and connects to it.
+    void addHost(const HostRow& row);
+    void connectHost(int row);
+    void disconnectHost(int row);
+    void removeHost(int row);
+    void startLocalLab();
+    void saveHosts() const;
+    void restoreHosts();
+
+    QList<AgentEndpoint> connectedAgents() const;
+    HostTableModel* model() const { return m_model; }
+    AgentClient* client(const QString& address) const { return m_clients.value(address); }
+
+signals:
+    void agentsChanged();
+
+private:
+    QString tokenFor(const HostRow& row, QString* error) const;
+    void showDetails();
+    void updateWidgets();
+
+    LabContext* m_lab = nullptr;
+    HostTableModel* m_model = nullptr;
+    QHash<QString, AgentClient*> m_clients;  // by address
+    LocalLab* m_localLab = nullptr;
+    QTableView* m_table = nullptr;
+    QPlainTextEdit* m_details = nullptr;
+    QPushButton* m_connectButton = nullptr;
+    QPushButton* m_disconnectButton = nullptr;
+    QPushButton* m_removeButton = nullptr;
+    QPushButton* m_localButton = nullptr;
+    QLabel* m_hint = nullptr;
+};
+
+}  // namespace smclab::gui

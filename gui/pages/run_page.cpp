@@ -1,0 +1,287 @@
+#include "pages/run_page.h"
+
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "app/lab_context.h"
+#include "data/live_setting.h"
+#include "models/counter_table_model.h"
+#include "orchestrator/campaign_json.h"
+#include "protocol/agent_client.h"
+#include "run/campaign_worker.h"
+#include "widgets/live_plot.h"
+#include "widgets/settings_panel.h"
+
+namespace smclab::gui {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab) {
+    auto* layout = new QVBoxLayout(this);
+
+    auto* top = new QHBoxLayout;
+    m_cellLabel = new QLabel(tr("No campaign running"), this);
+    QFont bold = m_cellLabel->font();
+    bold.setBold(true);
+    m_cellLabel->setFont(bold);
+    top->addWidget(m_cellLabel, 1);
+    m_etaLabel = new QLabel(this);
+    top->addWidget(m_etaLabel);
+    m_pauseButton = new QPushButton(tr("&Pause"), this);
+    m_resumeButton = new QPushButton(tr("Res&ume"), this);
+    m_stopButton = new QPushButton(tr("S&top"), this);
+    m_pauseButton->setToolTip(tr("Finish the runs in flight, then wait (Ctrl+P)"));
+    m_resumeButton->setToolTip(tr("Go on with the next runs (Ctrl+Shift+R)"));
+    m_stopButton->setToolTip(tr("Abandon the runs in flight; the campaign stays resumable (Ctrl+.)"));
+    top->addWidget(m_pauseButton);
+    top->addWidget(m_resumeButton);
+    top->addWidget(m_stopButton);
+    layout->addLayout(top);
+    m_progress = new QProgressBar(this);
+    m_progress->setFormat(tr("%v / %m runs"));
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    layout->addWidget(m_progress);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    m_plot = new LivePlot(splitter);
+    auto* side = new QWidget(splitter);
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    auto* settingsBox = new QGroupBox(tr("Live settings (applied to the running agents)"), side);
+    auto* settingsLayout = new QVBoxLayout(settingsBox);
+    m_settings = new SettingsPanel(settingsBox);
+    settingsLayout->addWidget(m_settings);
+    sideLayout->addWidget(settingsBox);
+    auto* countersBox = new QGroupBox(tr("Engine counters"), side);
+    auto* countersLayout = new QVBoxLayout(countersBox);
+    m_counters = new CounterTableModel(this);
+    m_counterView = new QTableView(countersBox);
+    m_counterView->setModel(m_counters);
+    m_counterView->verticalHeader()->hide();
+    m_counterView->verticalHeader()->setDefaultSectionSize(m_counterView->fontMetrics().height() + 4);
+    m_counterView->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_counterView->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_counterView->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    countersLayout->addWidget(m_counterView);
+    sideLayout->addWidget(countersBox, 1);
+    splitter->addWidget(m_plot);
+    splitter->addWidget(side);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
+
+    connect(m_pauseButton, &QPushButton::clicked, this, &RunPage::pause);
+    connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
+    connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
+    connect(m_settings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
+    updateWidgets();
+}
+
+RunPage::~RunPage() = default;
+
+bool RunPage::isRunning() const {
+    using orchestrator::RunnerState;
+    return m_state == RunnerState::connecting || m_state == RunnerState::running ||
+           m_state == RunnerState::pausing || m_state == RunnerState::paused || m_state == RunnerState::stopping;
+}
+
+void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoint>& agents) {
+    if (isRunning()) {
+        m_lab->reportError(tr("A campaign is already running; stop it first."));
+        return;
+    }
+    if (agents.isEmpty()) {
+        m_lab->reportError(tr("No agent connected: add hosts on the Hosts page or start the local lab (Ctrl+L)."));
+        return;
+    }
+    auto spec = orchestrator::campaignFromJson(campaign);
+    if (!spec) {
+        m_lab->reportError(tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
+        return;
+    }
+    orchestrator::CampaignSpec run = spec.value();
+    run.agents.clear();
+    // Pairs: (server, client) from consecutive agents; a single agent plays both.
+    for (int i = 0; i < agents.size(); i += 2) {
+        const QString server = agents[i].address;
+        const QString client = i + 1 < agents.size() ? agents[i + 1].address : server;
+        run.agents.push_back({server, client});
+    }
+    AgentConnectOptions options;
+    options.token = agents.front().token;
+    options.tls = agents.front().tls;
+    options.ignoreSslErrors = agents.front().tls;  // lab certificates are self-signed
+    m_worker = std::make_unique<CampaignWorker>(m_lab->databasePath(), options);
+    connect(m_worker.get(), &CampaignWorker::stateChanged, this, &RunPage::setRunnerState);
+    connect(m_worker.get(), &CampaignWorker::progressChanged, this, &RunPage::onProgress);
+    connect(m_worker.get(), &CampaignWorker::cellStarted, this, &RunPage::onCellStarted);
+    connect(m_worker.get(), &CampaignWorker::samplesReceived, this,
+            [this](const orchestrator::CellInfo&, const protocol::Samples& samples, bool fromServer) {
+                // Bandwidth is counted at the receiver (qperf), latency at the client.
+                onSamples(samples, fromServer, !fromServer);
+            });
+    connect(m_worker.get(), &CampaignWorker::settingsApplied, this,
+            [this](const orchestrator::CellInfo&, const QJsonObject& applied, qint64 runTimeMs) {
+                onSettingsApplied(applied, runTimeMs);
+            });
+    connect(m_worker.get(), &CampaignWorker::message, m_lab, &LabContext::reportInfo);
+    connect(m_worker.get(), &CampaignWorker::errorOccurred, m_lab, &LabContext::reportError);
+    connect(m_worker.get(), &CampaignWorker::finished, this, &RunPage::onFinished);
+    m_plot->clearRun();
+    m_counters->clear();
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    m_cellLabel->setText(tr("%1: connecting to %2 agent(s)...").arg(run.name).arg(agents.size()));
+    setRunnerState(orchestrator::RunnerState::connecting);
+    m_worker->start(run);
+}
+
+void RunPage::pause() {
+    if (m_worker && isRunning()) m_worker->pause();
+}
+
+void RunPage::resume() {
+    if (m_worker && isRunning()) m_worker->unpause();
+}
+
+void RunPage::stop() {
+    if (m_worker && isRunning()) m_worker->stop();
+    for (const Monitored& m : m_monitored) {
+        if (m.client) m.client->stopRun(m.runId);
+    }
+}
+
+void RunPage::monitorRun(AgentClient* client, const QString& runId) {
+    m_monitored.append({client, runId});
+    m_plot->clearRun();
+    m_counters->clear();
+    m_cellLabel->setText(tr("Run %1 on %2").arg(runId, client->url().toString()));
+    connect(client, &AgentClient::samplesReceived, this, [this, runId](const protocol::Samples& samples) {
+        if (samples.runId == runId) onSamples(samples, true, true);
+    });
+    connect(client, &AgentClient::settingsApplied, this, [this, runId](const protocol::SettingsApplied& applied) {
+        if (applied.runId == runId) onSettingsApplied(applied.applied, applied.atMs);
+    });
+    connect(client, &AgentClient::resultReceived, this, [this, runId](const protocol::RunResult& result) {
+        if (result.runId != runId) return;
+        m_cellLabel->setText(tr("Run %1: %2").arg(runId, protocol::runStateName(result.state)));
+        m_monitored.removeIf([&runId](const Monitored& m) { return m.runId == runId; });
+        updateWidgets();
+    });
+    updateWidgets();
+}
+
+void RunPage::applySetting(const QString& name, const QJsonValue& value) {
+    const QJsonObject settings{{name, value}};
+    bool sent = false;
+    if (m_worker && m_state == orchestrator::RunnerState::running) {
+        m_worker->setSettings(settings);
+        sent = true;
+    }
+    for (const Monitored& m : m_monitored) {
+        if (!m.client) continue;
+        m.client->setSettings(m.runId, settings, [this, name](const QJsonObject& reply) {
+            if (reply.value(QStringLiteral("type")).toString() == QLatin1String(protocol::type::kError)) {
+                m_lab->reportError(tr("The agent refused %1: %2")
+                                       .arg(name, reply.value(QStringLiteral("message")).toString()));
+            }
+        });
+        sent = true;
+    }
+    if (sent) {
+        emit settingsSent(settings);
+        m_lab->reportInfo(tr("Sent %1").arg(settingChangeLabel(name, value)));
+    } else {
+        m_lab->reportInfo(tr("%1 will apply to the next run (nothing is running)").arg(settingChangeLabel(name, value)));
+    }
+}
+
+void RunPage::onSamples(const protocol::Samples& samples, bool throughputSide, bool latencySide) {
+    const double t = static_cast<double>(samples.tMs) / 1000.0;
+    // MB/s as qperf prints it: 10^6 bytes per second.
+    const double mbps = throughputSide && samples.bytes > 0 ? samples.throughputBps / 8.0 / 1e6 : kNaN;
+    const double latencyUs = latencySide && samples.latency.present ? samples.latency.meanUs : kNaN;
+    m_plot->addSample(t, mbps, latencyUs);
+    if (!samples.counters.isEmpty() && (latencySide || m_counters->rowCount() == 0)) {
+        m_counters->update(samples.counters, samples.intervalMs);
+    }
+}
+
+void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
+    QStringList labels;
+    for (auto it = applied.begin(); it != applied.end(); ++it) labels.append(settingChangeLabel(it.key(), it.value()));
+    // Reflect what the agent now runs with, without sending it back.
+    for (auto it = applied.begin(); it != applied.end(); ++it) m_settings->setValue(it.key(), it.value());
+    // Two runs (server and client) acknowledge the same change; one marker.
+    const double t = static_cast<double>(runTimeMs) / 1000.0;
+    const QString label = labels.join(QStringLiteral(", "));
+    for (const LivePlot::Marker& m : m_plot->markers()) {
+        if (m.label == label && std::abs(m.timeSec - t) < 0.5) return;
+    }
+    m_plot->addMarker(t, label);
+}
+
+void RunPage::onProgress(const orchestrator::Progress& progress) {
+    m_progress->setRange(0, std::max(1, progress.totalCells));
+    m_progress->setValue(progress.doneCells);
+    m_etaLabel->setText(tr("elapsed %1, ETA %2%3")
+                            .arg(orchestrator::formatDurationMs(progress.elapsedMs))
+                            .arg(orchestrator::formatDurationMs(progress.etaMs))
+                            .arg(progress.failedCells > 0 ? tr(", %1 failed").arg(progress.failedCells) : QString()));
+}
+
+void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
+    m_cellWorkload = cell.workload;
+    m_cellLabel->setText(tr("%1 / %2 / %3 B / rep %4")
+                             .arg(cell.workloadLabel, cell.columnLabel)
+                             .arg(cell.cell.sizeBytes)
+                             .arg(cell.cell.repetition + 1));
+    // Every cell is its own run with its own clock: the plot starts over.
+    m_plot->clearRun();
+}
+
+void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
+    setRunnerState(state);
+    const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
+    m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name) : tr("Campaign %1").arg(name));
+    if (campaignId > 0) emit campaignFinished(campaignId);
+}
+
+void RunPage::setRunnerState(orchestrator::RunnerState state) {
+    m_state = state;
+    updateWidgets();
+}
+
+QString RunPage::statusText() const { return m_cellLabel->text(); }
+
+void RunPage::updateWidgets() {
+    using orchestrator::RunnerState;
+    const bool monitoring = !m_monitored.isEmpty();
+    m_pauseButton->setEnabled(m_state == RunnerState::running);
+    m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing);
+    m_stopButton->setEnabled(isRunning() || monitoring);
+    if (isRunning() || monitoring) {
+        m_hint->setText(tr("Settings changed here go to the running agents at once; each change is marked on the "
+                           "plot when an agent confirms it."));
+    } else {
+        m_hint->setText(tr("Start a campaign from the Campaign page (Ctrl+R). The settings below are the engine's "
+                           "defaults; changing them while a run is in flight applies them live."));
+    }
+}
+
+}  // namespace smclab::gui

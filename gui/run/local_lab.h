@@ -1,0 +1,48 @@
+// "Local lab": two smclab-agent processes on loopback with a freshly
+// generated token, so one machine can try everything (the agents' smcr
+// transport uses the sim fabric). The agents live as long as this object.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <memory>
+
+class QProcess;
+
+namespace smclab::gui {
+
+class LocalLab : public QObject {
+    Q_OBJECT
+public:
+    explicit LocalLab(QObject* parent = nullptr);
+    ~LocalLab() override;
+
+    // The agent program: SMCLAB_BIN_DIR, else next to this executable.
+    static QString agentProgram();
+
+    // Starts `count` agents on 127.0.0.1, port 0 each; agentStarted()
+    // reports each address once it listens.
+    bool start(int count = 2);
+    void shutdown();
+    bool isRunning() const { return !m_processes.isEmpty(); }
+    QString token() const { return m_token; }
+    QString tokenFile() const;
+    QStringList addresses() const { return m_addresses; }
+
+signals:
+    void agentStarted(const QString& address);
+    void allStarted(const QStringList& addresses);
+    void failed(const QString& error);
+
+private:
+    void onOutput(QProcess* process);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_token;
+    QList<QProcess*> m_processes;
+    QStringList m_addresses;
+    int m_expected = 0;
+};
+
+}  // namespace smclab::gui

@@ -1,0 +1,15 @@
+// Seeds a results database through the db API with the seed 000 tables:
+// one campaign, tcp_bw and tcp_lat runs for three columns and 17 sizes.
+#pragma once
+
+#include <QString>
+
+namespace smclab::gui::testing {
+
+// Returns the campaign id, or 0 after printing why it failed.
+qint64 seedStore(const QString& databasePath, const QString& campaignName);
+
+// Points QSettings at a private folder so tests never touch the user's.
+void isolateSettings(const QString& folder);
+
+}  // namespace smclab::gui::testing

@@ -1,0 +1,183 @@
+// The main window at 1280x800: every page renders (a PNG per page is saved
+// under the build tree for review), the shortcuts are there, the campaign
+// editor validates with a hint, and hosts and window state persist.
+#include <QtTest>
+
+#include <QAction>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QTemporaryDir>
+
+#include "app/app_settings.h"
+#include "app/lab_context.h"
+#include "app/main_window.h"
+#include "app/page_id.h"
+#include "dialogs/add_host_dialog.h"
+#include "models/counter_table_model.h"
+#include "models/host_table_model.h"
+#include "pages/campaign_page.h"
+#include "pages/hosts_page.h"
+#include "pages/results_page.h"
+#include "pages/run_page.h"
+#include "seed_store.h"
+#include "widgets/comparison_view.h"
+#include "widgets/live_plot.h"
+#include "widgets/message_bar.h"
+
+using namespace smclab::gui;
+
+class TestGuiPages : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void shortcutsExist();
+    void campaignEditorValidates();
+    void campaignFileRoundTrip();
+    void addHostDialogExplains();
+    void errorsReachTheWindow();
+    void pagesRenderToPng();
+    void hostsAndGeometryPersist();
+    void cleanupTestCase();
+
+private:
+    QTemporaryDir m_dir;
+    MainWindow* m_window = nullptr;
+};
+
+void TestGuiPages::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    testing::isolateSettings(m_dir.filePath(QStringLiteral("settings")));
+    const QString db = m_dir.filePath(QStringLiteral("results.db"));
+    QVERIFY(testing::seedStore(db, QStringLiteral("datapath (seed 000)")) > 0);
+    AppSettings::setDatabasePath(db);
+    // A host that is not there: it shows as failed, with the reason.
+    AppSettings::setHosts({{QStringLiteral("127.0.0.1:1"), false, m_dir.filePath(QStringLiteral("missing-token"))}});
+    m_window = new MainWindow;
+    connect(m_window->lab(), &LabContext::errorReported, this, [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
+    m_window->resize(1280, 800);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window));
+}
+
+void TestGuiPages::shortcutsExist() {
+    QStringList found;
+    for (const QAction* action : m_window->findChildren<QAction*>()) {
+        if (!action->shortcut().isEmpty()) found.append(action->shortcut().toString());
+    }
+    for (const char* key : {"Ctrl+N", "Ctrl+O", "Ctrl+S", "Ctrl+R", "Ctrl+E", "F5", "Ctrl+L", "Ctrl+P"}) {
+        QVERIFY2(found.contains(QString::fromLatin1(key)), key);
+    }
+    // Ctrl+E shows the Export page.
+    QTest::keyClick(m_window, Qt::Key_E, Qt::ControlModifier);
+    QCOMPARE(m_window->page(PageId::exporter)->isVisible(), true);
+}
+
+void TestGuiPages::campaignEditorValidates() {
+    CampaignPage* page = m_window->campaignPage();
+    page->loadPreset(QStringLiteral("datapath"));
+    QVERIFY(page->isValid());
+    QVERIFY2(page->estimateText().startsWith(QStringLiteral("136 runs")), qPrintable(page->estimateText()));
+    page->sizesEdit()->setText(QStringLiteral("1:64Q:*2"));
+    QVERIFY(!page->isValid());
+    QVERIFY2(page->hintText().startsWith(QStringLiteral("sizes:")), qPrintable(page->hintText()));
+    page->sizesEdit()->setText(QStringLiteral("64,4K"));
+    QVERIFY(page->isValid());
+    QVERIFY2(page->estimateText().startsWith(QStringLiteral("16 runs")), qPrintable(page->estimateText()));
+    page->columnsTable()->item(1, 3)->setText(QStringLiteral("autocorking_size"));
+    QVERIFY(!page->isValid());
+    QVERIFY2(page->hintText().contains(QStringLiteral("columns[1].settings")), qPrintable(page->hintText()));
+    page->columnsTable()->item(1, 3)->setText(QString());
+    QVERIFY(page->isValid());
+}
+
+void TestGuiPages::campaignFileRoundTrip() {
+    CampaignPage* page = m_window->campaignPage();
+    page->loadPreset(QStringLiteral("credits"));
+    const QString path = m_dir.filePath(QStringLiteral("credits.json"));
+    QVERIFY(page->savePath(path));
+    const QJsonObject saved = page->campaignJson();
+    page->newCampaign();
+    QVERIFY(page->campaignJson() != saved);
+    QVERIFY(page->openPath(path));
+    QCOMPARE(page->campaignJson(), saved);
+    QCOMPARE(AppSettings::lastCampaignFile(), path);
+    page->loadPreset(QStringLiteral("datapath"));
+}
+
+void TestGuiPages::addHostDialogExplains() {
+    AddHostDialog dialog;
+    QVERIFY(dialog.hintText().contains(QStringLiteral("HOST:PORT")));
+    dialog.setAddress(QStringLiteral("10.0.0.1"));
+    QVERIFY(dialog.hintText().contains(QStringLiteral("not HOST:PORT")));
+    dialog.setAddress(QStringLiteral("10.0.0.1:7600"));
+    QVERIFY(dialog.hintText().contains(QStringLiteral("token")));
+    dialog.setToken(QStringLiteral("secret"));
+    QVERIFY(dialog.hintText().contains(QStringLiteral("connected as soon as")));
+}
+
+void TestGuiPages::errorsReachTheWindow() {
+    // The remembered host has an unreadable token file: the window says so.
+    HostTableModel* hosts = m_window->hostsPage()->model();
+    QCOMPARE(hosts->rowCount(), 1);
+    QCOMPARE(hosts->host(0).state, HostState::failed);
+    m_window->lab()->reportError(QStringLiteral("agent 10.0.0.9:7600 refused the token"));
+    QCOMPARE(m_window->messageBar()->isVisible(), true);
+    QCOMPARE(m_window->messageBar()->text(), QStringLiteral("agent 10.0.0.9:7600 refused the token"));
+    m_window->messageBar()->hide();
+}
+
+void TestGuiPages::pagesRenderToPng() {
+    QDir().mkpath(QStringLiteral(SMCLAB_GUI_SCREENS_DIR));
+    // Content for the pages: the seeded campaign, and a run view with samples and markers.
+    ResultsPage* results = m_window->resultsPage();
+    results->refresh();
+    QCOMPARE(results->campaignTree()->topLevelItemCount(), 1);
+    results->campaignTree()->setCurrentItem(results->campaignTree()->topLevelItem(0));
+    QCOMPARE(results->comparisonView()->paneCount(), 2);
+    LivePlot* plot = m_window->runPage()->plot();
+    for (int i = 0; i <= 40; ++i) {
+        const double t = i * 0.25;
+        const double corked = t >= 4.0 && t < 7.0 ? 1.0 : 3.2;
+        plot->addSample(t, 180.0 * corked + 6.0 * (i % 3), 10.4 + 0.3 * (i % 4));
+    }
+    plot->addMarker(4.0, QStringLiteral("autocorking_size=0"));
+    plot->addMarker(7.0, QStringLiteral("autocorking_size=65536"));
+    m_window->runPage()->counters()->update(
+        QJsonObject{{QStringLiteral("smcr.cdc_msgs_sent"), 120000}, {QStringLiteral("smcr.rdma_writes"), 118000},
+                    {QStringLiteral("smcr.corked_pushes"), 3400}, {QStringLiteral("smcr.cq_wakeups"), 9000}},
+        1000);
+    m_window->runPage()->counters()->update(
+        QJsonObject{{QStringLiteral("smcr.cdc_msgs_sent"), 151000}, {QStringLiteral("smcr.rdma_writes"), 149500},
+                    {QStringLiteral("smcr.corked_pushes"), 4100}, {QStringLiteral("smcr.cq_wakeups"), 11200}},
+        1000);
+
+    const QStringList names = {QStringLiteral("hosts"), QStringLiteral("campaign"), QStringLiteral("run"),
+                               QStringLiteral("results"), QStringLiteral("export")};
+    for (int i = 0; i < names.size(); ++i) {
+        m_window->showPage(static_cast<PageId>(i));
+        QCoreApplication::processEvents();
+        const QPixmap shot = m_window->grab();
+        QCOMPARE(shot.size(), QSize(1280, 800));
+        const QString path = QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(names[i] + QStringLiteral(".png"));
+        QVERIFY2(shot.save(path), qPrintable(path));
+        // The page is laid out inside the window: nothing pushed it wider than 1280.
+        QVERIFY(m_window->page(static_cast<PageId>(i))->width() < 1280);
+    }
+}
+
+void TestGuiPages::hostsAndGeometryPersist() {
+    m_window->close();  // saves geometry, state and hosts
+    QCOMPARE(AppSettings::hosts().size(), 1);
+    QCOMPARE(AppSettings::hosts().front().address, QStringLiteral("127.0.0.1:1"));
+    QCOMPARE(AppSettings::lastPage(), static_cast<int>(PageId::exporter));
+    MainWindow again;
+    QCOMPARE(again.size(), QSize(1280, 800));
+    QCOMPARE(again.hostsPage()->model()->rowCount(), 1);
+    QCOMPARE(again.page(PageId::exporter)->isVisibleTo(&again), true);
+}
+
+void TestGuiPages::cleanupTestCase() { delete m_window; }
+
+QTEST_MAIN(TestGuiPages)
+#include "test_gui_pages.moc"

@@ -1,0 +1,166 @@
+// The Results page plots the values stored through the db API, and the
+// Export page's cover-letter text equals `smclab report --format text` for
+// the same campaign (and the same baseline); CSV, PNG, PDF and HTML exports
+// are written.
+#include <QtTest>
+
+#include <QClipboard>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "app/lab_context.h"
+#include "data/comparison.h"
+#include "models/comparison_table_model.h"
+#include "pages/export_page.h"
+#include "pages/results_page.h"
+#include "seed_comparison.h"
+#include "seed_store.h"
+#include "smclab/db/comparison_query.h"
+#include "smclab/db/result_store.h"
+#include "smclab/report/formats.h"
+#include "widgets/comparison_plot.h"
+#include "widgets/comparison_view.h"
+
+using namespace smclab::gui;
+
+class TestResultsExport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void plotsStoredValues();
+    void textEqualsCliReport();
+    void baselineChangeFollowsCliBaseline();
+    void filesAreWritten();
+    void twoCampaignsSideBySide();
+
+private:
+    // `smclab report` output, or the same formatter path when the CLI is not built.
+    QString cliReport(const QStringList& extra);
+
+    QTemporaryDir m_dir;
+    QString m_db;
+    qint64 m_campaign = 0;
+    LabContext* m_lab = nullptr;
+    ResultsPage* m_results = nullptr;
+    ExportPage* m_export = nullptr;
+};
+
+void TestResultsExport::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    testing::isolateSettings(m_dir.filePath(QStringLiteral("settings")));
+    m_db = m_dir.filePath(QStringLiteral("results.db"));
+    m_campaign = testing::seedStore(m_db, QStringLiteral("seed000"));
+    QVERIFY(m_campaign > 0);
+    m_lab = new LabContext(this);
+    m_lab->setDatabasePath(m_db);
+    m_results = new ResultsPage(m_lab);
+    m_results->resize(1150, 700);
+    m_export = new ExportPage(m_lab);
+    m_export->setSource(m_results->comparisonView());
+    connect(m_results, &ResultsPage::comparisonChanged, this, [this] { m_export->setSource(m_results->comparisonView()); });
+    QCOMPARE(m_results->campaignTree()->topLevelItemCount(), 1);
+    QVERIFY(m_results->showCampaign(m_campaign));
+}
+
+void TestResultsExport::plotsStoredValues() {
+    const ComparisonView* view = m_results->comparisonView();
+    QCOMPARE(view->paneCount(), 2);
+    const Comparison seed = testing::seedComparison();
+    for (const ComparisonSection& expected : seed.sections) {
+        ComparisonPlot* plot = view->plot(expected.metric);
+        QVERIFY(plot != nullptr);
+        QCOMPARE(plot->graphCount(), 3);
+        for (int c = 0; c < 3; ++c) {
+            QCOMPARE(plot->graph(c)->name().startsWith(expected.columns[c]), true);
+            QCOMPARE(plot->graph(c)->dataCount(), 17);
+            for (int r = 0; r < 17; ++r) {
+                QCOMPARE(plot->graph(c)->data()->at(r)->key, static_cast<double>(expected.sizesBytes[r]));
+                QCOMPARE(plot->graph(c)->data()->at(r)->value, expected.values[c][r]);
+            }
+        }
+        const ComparisonTableModel* model = view->tableModel(expected.metric);
+        QCOMPARE(model->rowCount(), 17);
+        QCOMPARE(model->data(model->index(16, 1), ComparisonTableModel::valueRole).toDouble(), expected.values[0][16]);
+    }
+}
+
+QString TestResultsExport::cliReport(const QStringList& extra) {
+    const QString cli = QDir(qEnvironmentVariable("SMCLAB_BIN_DIR")).filePath(QStringLiteral("smclab"));
+    QProcess process;
+    process.start(cli, QStringList{QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
+                                   QStringLiteral("text"), QStringLiteral("--db"), m_db} + extra);
+    if (process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0) {
+        return QString::fromUtf8(process.readAllStandardOutput());
+    }
+    qWarning("smclab report not available (%s): comparing with the report formatters directly",
+             qPrintable(process.errorString() + QString::fromUtf8(process.readAllStandardError())));
+    auto store = smclab::db::ResultStore::open(m_db);
+    if (!store) return QStringLiteral("cannot open store");
+    auto document = smclab::db::campaignReport(*store.value(), m_campaign, QDateTime::currentDateTimeUtc());
+    if (!document) return QStringLiteral("no report");
+    smclab::report::ReportDocument doc = document.value();
+    if (extra.size() == 2) doc = smclab::report::withBaseline(doc, extra[1]).value();
+    return smclab::report::render(doc, smclab::report::Format::text);
+}
+
+void TestResultsExport::textEqualsCliReport() {
+    const QString gui = m_export->coverLetterText();
+    QVERIFY(gui.startsWith(QStringLiteral("==== Bandwidth ====\n")));
+    QVERIFY2(gui.contains(QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)")), qPrintable(gui));
+    QCOMPARE(gui, cliReport({}));
+    m_export->copyToClipboard();
+    QCOMPARE(QApplication::clipboard()->text(), gui);
+}
+
+void TestResultsExport::baselineChangeFollowsCliBaseline() {
+    m_results->comparisonView()->setBaselineColumn(1);
+    QCOMPARE(m_results->comparisonView()->baselineLabel(), QStringLiteral("TCP"));
+    const QString gui = m_export->coverLetterText();
+    QVERIFY2(gui.contains(QStringLiteral("MsgSize        TCP")), qPrintable(gui));
+    QCOMPARE(gui, cliReport({QStringLiteral("--baseline"), QStringLiteral("TCP")}));
+    m_results->comparisonView()->setBaselineColumn(0);
+}
+
+void TestResultsExport::filesAreWritten() {
+    const QString csv = m_dir.filePath(QStringLiteral("out.csv"));
+    const QString png = m_dir.filePath(QStringLiteral("out.png"));
+    const QString pdf = m_dir.filePath(QStringLiteral("out.pdf"));
+    const QString html = m_dir.filePath(QStringLiteral("out.html"));
+    QVERIFY(m_export->saveCsv(csv));
+    QVERIFY(m_export->savePng(png));
+    QVERIFY(m_export->savePdf(pdf));
+    QVERIFY(m_export->saveHtml(html));
+    QFile csvFile(csv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QString csvText = QString::fromUtf8(csvFile.readAll());
+    QCOMPARE(csvText, smclab::report::formatCsv(m_export->document().tables));
+    // The CSV carries full precision: it reads back to the stored values.
+    const auto tables = smclab::report::tablesFromCsv(csvText);
+    QVERIFY(tables.ok());
+    QCOMPARE(tables.value()[0].rows[0].cells[1].value.value(), 2.392);
+    const QImage image(png);
+    QCOMPARE(image.width(), 1000);
+    QCOMPARE(image.height(), 2 * 520);
+    QFile pdfFile(pdf);
+    QVERIFY(pdfFile.open(QIODevice::ReadOnly));
+    QVERIFY(pdfFile.read(5) == "%PDF-");
+    QVERIFY(QFileInfo(html).size() > 2000);
+}
+
+void TestResultsExport::twoCampaignsSideBySide() {
+    const qint64 second = testing::seedStore(m_db, QStringLiteral("seed000-again"));
+    QVERIFY(second > 0);
+    m_results->refresh();
+    QCOMPARE(m_results->campaignTree()->topLevelItemCount(), 2);
+    QVERIFY(m_results->showComparison(m_campaign, second));
+    const QStringList columns = m_results->comparisonView()->comparison().columns();
+    QCOMPARE(columns.size(), 6);
+    QCOMPARE(columns[0], QStringLiteral("#%1 Origin SMC").arg(m_campaign));
+    QCOMPARE(columns[3], QStringLiteral("#%1 Origin SMC").arg(second));
+    // Identical stored values: every percentage of B's baseline against A's is 0.
+    const ComparisonTableModel* model = m_results->comparisonView()->tableModel(Metric::bandwidth);
+    QCOMPARE(model->data(model->index(5, 4), ComparisonTableModel::percentRole).toDouble(), 0.0);
+}
+
+QTEST_MAIN(TestResultsExport)
+#include "test_results_export.moc"
