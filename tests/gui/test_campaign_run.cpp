@@ -1,0 +1,141 @@
+// End to end through the GUI's own pieces: "Local lab" starts two real
+// agents, the Hosts page connects to them, the Run page runs a small
+// campaign in its worker thread (orchestrator + store off the UI thread),
+// and the Results page shows what was stored. Skips (77) without the agent.
+#include <QtTest>
+
+#include <QTemporaryDir>
+#include <cstdio>
+
+#include "app/lab_context.h"
+#include "models/comparison_table_model.h"
+#include "models/host_table_model.h"
+#include "pages/campaign_page.h"
+#include "pages/hosts_page.h"
+#include "pages/results_page.h"
+#include "pages/run_page.h"
+#include "run/local_lab.h"
+#include "seed_store.h"
+#include "widgets/comparison_view.h"
+#include "widgets/live_plot.h"
+#include "widgets/settings_panel.h"
+
+#include <QSpinBox>
+
+using namespace smclab;
+using namespace smclab::gui;
+
+class TestCampaignRun : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void localLabConnects();
+    void campaignRunsAndIsStored();
+    void liveToggleDuringCampaign();
+
+private:
+    QTemporaryDir m_dir;
+    LabContext* m_lab = nullptr;
+    HostsPage* m_hosts = nullptr;
+    CampaignPage* m_campaign = nullptr;
+    RunPage* m_run = nullptr;
+    ResultsPage* m_results = nullptr;
+    QStringList m_errors;
+};
+
+void TestCampaignRun::initTestCase() {
+    if (!QFileInfo(LocalLab::agentProgram()).isExecutable()) {
+        std::fprintf(stderr, "SKIP: %s is not built\n", qPrintable(LocalLab::agentProgram()));
+        std::exit(77);
+    }
+    testing::isolateSettings(m_dir.filePath(QStringLiteral("settings")));
+    m_lab = new LabContext(this);
+    m_lab->setDatabasePath(m_dir.filePath(QStringLiteral("results.db")));
+    connect(m_lab, &LabContext::errorReported, this, [this](const QString& text) {
+        qWarning("error shown: %s", qPrintable(text));
+        m_errors.append(text);
+    });
+    m_hosts = new HostsPage(m_lab);
+    m_campaign = new CampaignPage(m_lab);
+    m_run = new RunPage(m_lab);
+    m_results = new ResultsPage(m_lab);
+}
+
+void TestCampaignRun::localLabConnects() {
+    m_hosts->startLocalLab();
+    QTRY_COMPARE_WITH_TIMEOUT(m_hosts->connectedAgents().size(), 2, 10000);
+    const HostRow& row = m_hosts->model()->host(0);
+    QVERIFY(row.local);
+    QVERIFY(!row.hello.agentVersion.isEmpty());
+    QVERIFY(row.hello.capabilities.transportAvailable(QStringLiteral("tcp")));
+    QCOMPARE(m_hosts->model()->data(m_hosts->model()->index(0, HostTableModel::stateColumn)).toString(),
+             QStringLiteral("connected"));
+}
+
+void TestCampaignRun::campaignRunsAndIsStored() {
+    orchestrator::CampaignSpec spec;
+    spec.name = QStringLiteral("gui-e2e");
+    spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}}};
+    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+                    {QStringLiteral("TCP again"), QStringLiteral("tcp"), {}, {}, {}, {}}};
+    spec.sizes = {1024, 4096};
+    spec.durationMs = 300;
+    spec.warmupMs = 0;
+    spec.sampleIntervalMs = 100;
+    m_campaign->setCampaign(spec);
+    QVERIFY2(m_campaign->isValid(), qPrintable(m_campaign->hintText()));
+
+    QSignalSpy finished(m_run, &RunPage::campaignFinished);
+    connect(m_campaign, &CampaignPage::runRequested, this,
+            [this] { m_run->startCampaign(m_campaign->campaignJson(), m_hosts->connectedAgents()); });
+    m_campaign->requestRun();
+    QVERIFY(m_run->isRunning());
+    QVERIFY(finished.wait(25000));
+    QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
+    QVERIFY2(m_run->statusText().contains(QStringLiteral("finished")), qPrintable(m_run->statusText()));
+    QVERIFY(m_run->plot()->sampleCount() > 0);
+
+    const qint64 id = finished.front().front().toLongLong();
+    m_results->refresh();
+    QCOMPARE(m_results->campaignTree()->topLevelItemCount(), 1);
+    QVERIFY(m_results->showCampaign(id));
+    const ComparisonTableModel* model = m_results->comparisonView()->tableModel(Metric::bandwidth);
+    QVERIFY(model != nullptr);
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(model->columnCount(), 3);
+    QVERIFY(model->data(model->index(0, 1), ComparisonTableModel::valueRole).toDouble() > 0.0);
+    QVERIFY(model->data(model->index(1, 2), ComparisonTableModel::valueRole).toDouble() > 0.0);
+}
+
+void TestCampaignRun::liveToggleDuringCampaign() {
+    if (!m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr"))) {
+        QSKIP("the local agents have no smcr transport");
+    }
+    orchestrator::CampaignSpec spec;
+    spec.name = QStringLiteral("gui-live");
+    spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}}};
+    spec.columns = {{QStringLiteral("SMC"), QStringLiteral("smcr"), {}, {}, {}, {}}};
+    spec.sizes = {64};
+    spec.durationMs = 2500;
+    spec.warmupMs = 0;
+    spec.sampleIntervalMs = 100;
+    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}};
+    m_campaign->setCampaign(spec);
+    QVERIFY2(m_campaign->isValid(), qPrintable(m_campaign->hintText()));
+    QSignalSpy finished(m_run, &RunPage::campaignFinished);
+    QSignalSpy sent(m_run, &RunPage::settingsSent);
+    m_run->startCampaign(m_campaign->campaignJson(), m_hosts->connectedAgents());
+    // Samples flowing means the cell's runs are live on both agents.
+    QTRY_VERIFY_WITH_TIMEOUT(m_run->plot()->sampleCount() >= 2, 10000);
+    auto* spin = qobject_cast<QSpinBox*>(m_run->settingsPanel()->editor(QStringLiteral("autocorking_size")));
+    QVERIFY(spin != nullptr);
+    spin->setValue(spin->value() == 0 ? 65536 : 0);
+    QCOMPARE(sent.count(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(m_run->plot()->markers().size(), 1, 5000);
+    QVERIFY(m_run->plot()->markers().front().label.startsWith(QStringLiteral("autocorking_size=")));
+    QVERIFY(finished.wait(20000));
+    QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
+}
+
+QTEST_MAIN(TestCampaignRun)
+#include "test_campaign_run.moc"
