@@ -19,8 +19,14 @@ QString valueText(const QJsonValue& value) {
 }
 
 void addNumbers(const QJsonObject& object, const QString& prefix, QMap<QString, double>& out) {
+    static const QString kMs = QStringLiteral("_latency_ms");
     for (auto it = object.begin(); it != object.end(); ++it) {
-        if (it.value().isDouble()) out.insert(prefix + it.key().toLower(), it.value().toDouble());
+        if (!it.value().isDouble()) continue;
+        const QString key = it.key().toLower();
+        out.insert(prefix + key, it.value().toDouble());
+        // redis-benchmark reports milliseconds; the lab's latency metrics
+        // are microseconds (p50_latency_ms -> p50_us).
+        if (key.endsWith(kMs)) out.insert(prefix + key.chopped(kMs.size()) + QStringLiteral("_us"), it.value().toDouble() * 1000.0);
     }
 }
 

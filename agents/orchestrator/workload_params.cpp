@@ -14,7 +14,7 @@ QJsonObject merged(QJsonObject base, const QJsonObject& overrides) {
 SizeParam sizeParamFor(const QString& workload) {
     if (workload == QLatin1String("tcp_bw") || workload == QLatin1String("tcp_lat"))
         return {ParamSide::client, "msg_size"};
-    if (workload == QLatin1String("http")) return {ParamSide::server, "file_size"};
+    if (workload == QLatin1String("http")) return {ParamSide::server, "page_size"};
     if (workload == QLatin1String("kv")) return {ParamSide::client, "data_size"};
     return {};
 }

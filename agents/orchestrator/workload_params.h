@@ -19,8 +19,8 @@ struct SizeParam {
     const char* name = nullptr;  // nullptr: the workload has no size parameter
 };
 
-// tcp_bw / tcp_lat: client msg_size (qperf -m); http: server file_size (the
-// body the server generates and serves); kv: client data_size
+// tcp_bw / tcp_lat: client msg_size (qperf -m); http: server page_size (the
+// body of the page the server generates and serves); kv: client data_size
 // (redis-benchmark -d).
 SizeParam sizeParamFor(const QString& workload);
 

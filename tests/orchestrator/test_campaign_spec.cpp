@@ -1,5 +1,6 @@
 // Campaign files and presets: parsing, validation errors that name the
 // field, preset contents and matrix expansion.
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTemporaryDir>
@@ -246,6 +247,17 @@ private slots:
         QCOMPARE(formatDurationMs(187000), QStringLiteral("3m 07s"));
         QCOMPARE(formatDurationMs(7500000), QStringLiteral("2h 05m"));
         QCOMPARE(formatDurationMs(1200), QStringLiteral("1s"));
+    }
+
+    void exampleFilesAreValid() {
+        const QString dir = qEnvironmentVariable("SMCLAB_SOURCE_DIR") + QStringLiteral("/agents/orchestrator/examples");
+        const QStringList files = QDir(dir).entryList({QStringLiteral("*.json")}, QDir::Files);
+        QVERIFY2(files.size() >= 3, qPrintable(dir));
+        for (const QString& name : files) {
+            auto spec = loadCampaignFile(dir + QLatin1Char('/') + name);
+            QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+            QVERIFY(!expandCells(*spec).empty());
+        }
     }
 
     void filesLoadAndSave() {

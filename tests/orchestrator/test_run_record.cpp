@@ -1,0 +1,119 @@
+// What the orchestrator stores for a finished cell: metric names from the
+// workloads' summaries, the cell's name in the store, the settings
+// snapshot, samples, counters and live setting changes.
+#include <QJsonArray>
+#include <QTest>
+
+#include "orchestrator/presets.h"
+#include "orchestrator/run_record.h"
+#include "orchestrator/workload_params.h"
+
+using namespace smclab;
+using namespace smclab::orchestrator;
+
+class TestRunRecord : public QObject {
+    Q_OBJECT
+private slots:
+    void metricsFromSummaries() {
+        auto bw = resultMetrics(QJsonObject{{"bw_MBps", 12.5}, {"msg_rate", 1000.0}, {"url", "x"}});
+        QCOMPARE(bw.value("bw_mbps"), 12.5);
+        QCOMPARE(bw.value("msg_rate"), 1000.0);
+        QVERIFY(!bw.contains("url"));
+        auto http = resultMetrics(QJsonObject{{"requests_per_sec", 5000.0}});
+        QCOMPARE(http.value("rps"), 5000.0);
+        const QJsonArray one{QJsonObject{{"test", "SET"}, {"rps", 100.0}, {"p50_latency_ms", 0.25}}};
+        auto kv = resultMetrics(QJsonObject{{"tests", one}});
+        QCOMPARE(kv.value("rps"), 100.0);
+        QCOMPARE(kv.value("p50_us"), 250.0);
+        QCOMPARE(kv.value("set_rps"), 100.0);
+        const QJsonArray two{QJsonObject{{"test", "SET"}, {"rps", 100.0}}, QJsonObject{{"test", "GET"}, {"rps", 200.0}}};
+        auto both = resultMetrics(QJsonObject{{"tests", two}});
+        QVERIFY(!both.contains("rps"));
+        QCOMPARE(both.value("get_rps"), 200.0);
+    }
+
+    void storedNamesKeepTwoEntriesOfOneWorkloadApart() {
+        auto credits = presetCampaign("credits");
+        QCOMPARE(storedWorkloadName(*credits, 0), QStringLiteral("kv:SET"));
+        QCOMPARE(storedWorkloadName(*credits, 1), QStringLiteral("kv:GET"));
+        auto datapath = presetCampaign("datapath");
+        QCOMPARE(storedWorkloadName(*datapath, 0), QStringLiteral("tcp_bw"));
+        const auto cells = expandCells(*datapath);
+        for (const Cell& cell : cells) QCOMPARE(findCell(*datapath, cells, toRunCell(*datapath, cell)), cell.index);
+        const db::RunCell first = toRunCell(*datapath, cells[0]);
+        QCOMPARE(first.column, QStringLiteral("SMC-NoCork"));
+        QCOMPARE(first.transport, QStringLiteral("smcr"));
+        QCOMPARE(first.msgSize, qint64(1));
+    }
+
+    void sizesGoToTheWorkloadsSizeParameter() {
+        auto datapath = presetCampaign("datapath");
+        const QJsonObject client = clientParams(datapath->workloads[0], datapath->columns[0], 4096);
+        QCOMPARE(client.value("msg_size").toInteger(), 4096);
+        QVERIFY(serverParams(datapath->workloads[0], datapath->columns[0], 4096).isEmpty());
+        auto sendfile = presetCampaign("sendfile-cork");
+        const QJsonObject server = serverParams(sendfile->workloads[0], sendfile->columns[0], 4096);
+        QCOMPARE(server.value("page_size").toInteger(), 4096);
+        QCOMPARE(server.value("sendfile").toBool(true), false);
+        QCOMPARE(clientParams(sendfile->workloads[0], sendfile->columns[0], 4096).value("connections").toInt(), 100);
+        auto credits = presetCampaign("credits");
+        QCOMPARE(clientParams(credits->workloads[0], credits->columns[0], 10).value("data_size").toInteger(), 10);
+    }
+
+    void recordOfAFinishedCell() {
+        auto spec = presetCampaign("datapath");
+        const auto cells = expandCells(*spec);
+        CellOutcome outcome;
+        outcome.kind = CellOutcome::Kind::finished;
+        outcome.startedAt = QDateTime::currentDateTimeUtc();
+        outcome.finishedAt = outcome.startedAt.addMSecs(1200);
+        outcome.client.summary = QJsonObject{{"bw_MBps", 3.5}};
+        outcome.client.settings = QJsonObject{{"autocorking_size", 65536}, {"smcr_max_recv_wr", 48}};
+        outcome.client.counters = QJsonObject{{"cdc_msgs_sent", 42}};
+        outcome.server.counters = QJsonObject{{"rdma_writes", 7}};
+        outcome.client.histogram = QJsonObject{{"count", 3}};
+        protocol::Samples s;
+        s.tMs = 500;
+        s.throughputBps = 8e6;
+        s.cpuUserPercent = 10;
+        s.cpuSystemPercent = 5;
+        outcome.clientSamples = {s};
+        protocol::SettingsApplied change;
+        change.atMs = 640;
+        change.applied = QJsonObject{{"autocorking_size", 65536}};
+        outcome.settingChanges = {change};
+
+        RecordInputs in;
+        in.campaignId = 7;
+        in.spec = &*spec;
+        in.cell = cells[0];  // SMC-NoCork, autocorking_size 0
+        const db::RunRecord record = buildRunRecord(in, outcome);
+        QCOMPARE(record.campaignId, qint64(7));
+        QCOMPARE(record.cell.column, QStringLiteral("SMC-NoCork"));
+        QCOMPARE(record.results.value("bw_mbps"), 3.5);
+        // The snapshot says what the run started with: the column's value,
+        // not the live change that came later.
+        QCOMPARE(record.settings.value("autocorking_size"), QStringLiteral("0"));
+        QCOMPARE(record.settings.value("smcr_max_recv_wr"), QStringLiteral("48"));
+        QCOMPARE(record.settings.value("lab.cq_mode"), QStringLiteral("arm_first"));
+        QCOMPARE(record.settings.value("transport"), QStringLiteral("smcr"));
+        QCOMPARE(record.settingChanges.size(), 1);
+        QCOMPARE(record.settingChanges[0].tMs, qint64(640));
+        QCOMPARE(record.settingChanges[0].value, QStringLiteral("65536"));
+        QCOMPARE(record.counters.size(), 2);
+        QCOMPARE(record.histograms.size(), 1);
+        bool sawThroughput = false;
+        for (const db::Sample& sample : record.samples) {
+            if (sample.metric == QLatin1String("throughput_mbps")) {
+                sawThroughput = true;
+                QCOMPARE(sample.value, 1.0);
+                QCOMPARE(sample.tMs, qint64(500));
+            }
+            if (sample.metric == QLatin1String("cpu_client_pct")) QCOMPARE(sample.value, 15.0);
+        }
+        QVERIFY(sawThroughput);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestRunRecord)
+#include "test_run_record.moc"
