@@ -197,7 +197,8 @@ struct Side {
         return wr;
     }
 
-    // Polls without sleeping (latency measurements).
+    // Polls without sleeping (latency measurements); yields so that a busy
+    // host still schedules the peer.
     bool spinOne(CompletionQueue& cq, WorkCompletion* wc, int timeoutMs = 5000) {
         const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
         for (;;) {
@@ -205,6 +206,7 @@ struct Side {
             if (!n) return false;
             if (n.value() == 1) return true;
             if (std::chrono::steady_clock::now() > end) return false;
+            std::this_thread::yield();
         }
     }
 
