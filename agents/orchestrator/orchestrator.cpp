@@ -1,6 +1,7 @@
 #include "orchestrator.h"
 
 #include <QMap>
+#include <QRandomGenerator>
 
 #include "campaign_json.h"
 #include "run_record.h"
@@ -39,6 +40,7 @@ Orchestrator::Orchestrator(db::ResultStore& store, QObject* parent) : QObject(pa
     qRegisterMetaType<smclab::orchestrator::CellInfo>();
     qRegisterMetaType<smclab::orchestrator::RunnerState>();
     qRegisterMetaType<smclab::orchestrator::CellOutcome>();
+    m_sessionTag = QString::number(QRandomGenerator::global()->generate() & 0xffffff, 36);
     m_progressTimer.setInterval(1000);
     connect(&m_progressTimer, &QTimer::timeout, this, &Orchestrator::emitProgress);
 }
@@ -249,9 +251,12 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     const WorkloadSpec& workload = m_spec.workloads[static_cast<size_t>(cell.workloadIndex)];
     const ColumnSpec& column = m_spec.columns[static_cast<size_t>(cell.columnIndex)];
 
-    // Run ids must be unique among an agent's active runs; the attempt
-    // number keeps a retried cell apart from a server run still ending.
-    const QString runBase = QStringLiteral("c%1-%2-%3").arg(m_campaignId).arg(cellIndex).arg(++m_attempts);
+    // Run ids must be unique among an agent's active runs: the session tag
+    // keeps a resumed campaign apart from runs of the interrupted process
+    // that an agent is still winding down, the attempt number a retried
+    // cell apart from a server run still ending.
+    const QString runBase =
+        QStringLiteral("c%1-%2-%3.%4").arg(m_campaignId).arg(cellIndex).arg(m_sessionTag).arg(++m_attempts);
     protocol::StartRun serverRun;
     serverRun.runId = runBase + QStringLiteral("-s");
     serverRun.workload = workload.workload;

@@ -179,6 +179,7 @@ private:
     int m_failed = 0;
     int m_linksPending = 0;
     int m_attempts = 0;
+    QString m_sessionTag;
     qint64 m_cellWallMsSum = 0;
     int m_cellWallCount = 0;
     QElapsedTimer m_elapsed;
