@@ -53,7 +53,9 @@ private slots:
             {{"serve", "ftp", "--listen", "127.0.0.1:0"}, 2, "unknown server 'ftp'"},
             {{"serve", "tcp"}, 2, "--listen ADDR:PORT is required"},
             {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport", "udp"}, 1, "unknown transport 'udp'"},
-            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport", "smcr"}, 1, "smcr:"},
+            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport-opt", "fabric=sim"}, 1,
+             "fabric: the tcp transport takes no options"},
+            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport-opt", "novalue"}, 2, "--transport-opt expects KEY=VALUE"},
             {{"load", "tcp_bw", "--connect", "127.0.0.1:1", "-t", "100ms"}, 1, "connection refused"},
         };
         for (const Case& c : cases) {
