@@ -29,6 +29,11 @@ void printShowHelp() {
         db::kDatabaseEnv, qPrintable(db::defaultDatabasePath()));
 }
 
+QString trimRight(QString text) {
+    while (text.endsWith(QLatin1Char(' '))) text.chop(1);
+    return text;
+}
+
 QString date(const QDateTime& time) {
     return time.isValid() ? time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QStringLiteral("-");
 }
@@ -52,13 +57,14 @@ void printMatrix(const QList<db::Run>& runs) {
     }
     std::sort(sizeValues.begin(), sizeValues.end());
     for (qint64 s : sizeValues) sizes << sizeText(s);
+    if (sizes.size() > 24) sizes = sizes.mid(0, 8) + QStringList{QStringLiteral("...")} + sizes.mid(sizes.size() - 3);
     QStringList columnText;
     for (const QString& c : columns) columnText << QStringLiteral("%1 (%2)").arg(c, transports[c].join(QLatin1Char('/')));
     std::printf("matrix:\n");
     std::printf("  workloads    %s\n", qPrintable(workloads.join(QStringLiteral(", "))));
     std::printf("  columns      %s\n", qPrintable(columnText.join(QStringLiteral(", "))));
     std::printf("  sizes        %s (%lld)\n", qPrintable(sizes.join(QStringLiteral(", "))),
-                static_cast<long long>(sizes.size()));
+                static_cast<long long>(sizeValues.size()));
     std::printf("  repetitions  %d\n", repetitions);
 }
 
@@ -100,14 +106,14 @@ bool printSettings(db::ResultStore& store, const QList<db::Run>& runs, const QSt
     for (const QString& n : shown) nameWidth = std::max(nameWidth, static_cast<int>(n.size()));
     QString header = QStringLiteral("  ") + QStringLiteral("setting").leftJustified(nameWidth);
     for (const QString& c : columns) header += QStringLiteral("  ") + c.leftJustified(std::max(12, static_cast<int>(c.size())));
-    std::printf("%s\n", qPrintable(header.trimmed().prepend(QStringLiteral("  "))));
+    std::printf("%s\n", qPrintable(trimRight(header)));
     for (const QString& name : shown) {
         QString line = QStringLiteral("  ") + name.leftJustified(nameWidth);
         for (const QString& c : columns) {
             line += QStringLiteral("  ") + byColumn.value(c).value(name, QStringLiteral("-"))
                                                  .leftJustified(std::max(12, static_cast<int>(c.size())));
         }
-        std::printf("%s\n", qPrintable(line.trimmed().prepend(QStringLiteral("  "))));
+        std::printf("%s\n", qPrintable(trimRight(line)));
     }
     return true;
 }
@@ -166,10 +172,12 @@ int runShow(const Args& args) {
     std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-19s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN", "SIZE", "REP",
                 "STATUS", "FINISHED (UTC)", "ERROR");
     for (const db::Run& r : *runs) {
-        std::printf("  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-19s %s\n", static_cast<long long>(r.id),
-                    qPrintable(r.cell.workload), qPrintable(r.cell.transport), qPrintable(r.cell.column),
-                    static_cast<long long>(r.cell.msgSize), r.cell.repetition, qPrintable(db::statusName(r.status)),
-                    qPrintable(date(r.finishedAt)), qPrintable(r.error));
+        const QString line = QString::asprintf("  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-19s %s", static_cast<long long>(r.id),
+                                               qPrintable(r.cell.workload), qPrintable(r.cell.transport),
+                                               qPrintable(r.cell.column), static_cast<long long>(r.cell.msgSize),
+                                               r.cell.repetition, qPrintable(db::statusName(r.status)),
+                                               qPrintable(date(r.finishedAt)), qPrintable(r.error));
+        std::printf("%s\n", qPrintable(trimRight(line)));
     }
     return kExitOk;
 }
