@@ -1,7 +1,7 @@
 // smclab-gui: the desktop lab.
-#include <QApplication>
-
 #include <smcr/version.h>
+
+#include <QApplication>
 
 #include "app/main_window.h"
 

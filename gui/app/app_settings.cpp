@@ -15,7 +15,8 @@ void AppSettings::saveWindow(const QMainWindow& window) {
 void AppSettings::restoreWindow(QMainWindow& window) {
     QSettings settings;
     const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
-    if (geometry.isEmpty() || !window.restoreGeometry(geometry)) window.resize(1280, 800);
+    if (geometry.isEmpty() || !window.restoreGeometry(geometry))
+        window.resize(1280, 800);
     window.restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
@@ -29,7 +30,8 @@ QList<SavedHost> AppSettings::hosts() {
         host.address = settings.value(QStringLiteral("address")).toString();
         host.tls = settings.value(QStringLiteral("tls")).toBool();
         host.tokenFile = settings.value(QStringLiteral("tokenFile")).toString();
-        if (!host.address.isEmpty()) out.append(host);
+        if (!host.address.isEmpty())
+            out.append(host);
     }
     settings.endArray();
     return out;
@@ -64,12 +66,20 @@ void AppSettings::setLastDirectory(const QString& path) {
     QSettings().setValue(QStringLiteral("paths/lastDirectory"), path);
 }
 
-int AppSettings::lastPage() { return QSettings().value(QStringLiteral("window/page"), 0).toInt(); }
+int AppSettings::lastPage() {
+    return QSettings().value(QStringLiteral("window/page"), 0).toInt();
+}
 
-void AppSettings::setLastPage(int page) { QSettings().setValue(QStringLiteral("window/page"), page); }
+void AppSettings::setLastPage(int page) {
+    QSettings().setValue(QStringLiteral("window/page"), page);
+}
 
-QString AppSettings::databasePath() { return QSettings().value(QStringLiteral("db/path")).toString(); }
+QString AppSettings::databasePath() {
+    return QSettings().value(QStringLiteral("db/path")).toString();
+}
 
-void AppSettings::setDatabasePath(const QString& path) { QSettings().setValue(QStringLiteral("db/path"), path); }
+void AppSettings::setDatabasePath(const QString& path) {
+    QSettings().setValue(QStringLiteral("db/path"), path);
+}
 
 }  // namespace smclab::gui

@@ -3,8 +3,9 @@
 // the store the GUI thread reads from.
 #pragma once
 
-#include <QObject>
 #include <memory>
+
+#include <QObject>
 
 namespace smclab::db {
 class ResultStore;

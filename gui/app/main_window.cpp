@@ -85,7 +85,8 @@ void MainWindow::createPages() {
         item->setSizeHint(QSize(0, 34));
     }
     connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
-        if (row < 0) return;
+        if (row < 0)
+            return;
         m_stack->setCurrentIndex(row);
         AppSettings::setLastPage(row);
     });
@@ -152,9 +153,13 @@ void MainWindow::connectPages() {
     m_exportPage->setSource(m_resultsPage->comparisonView());
 }
 
-void MainWindow::showPage(PageId page) { m_nav->setCurrentRow(static_cast<int>(page)); }
+void MainWindow::showPage(PageId page) {
+    m_nav->setCurrentRow(static_cast<int>(page));
+}
 
-QWidget* MainWindow::page(PageId page) const { return m_stack->widget(static_cast<int>(page)); }
+QWidget* MainWindow::page(PageId page) const {
+    return m_stack->widget(static_cast<int>(page));
+}
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     AppSettings::saveWindow(*this);

@@ -10,30 +10,36 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 double ComparisonSection::value(int column, int row) const {
-    if (column < 0 || column >= values.size()) return kNaN;
+    if (column < 0 || column >= values.size())
+        return kNaN;
     const QList<double>& series = values[column];
-    if (row < 0 || row >= series.size()) return kNaN;
+    if (row < 0 || row >= series.size())
+        return kNaN;
     return series[row];
 }
 
 double ComparisonSection::percent(int column, int row, int baselineColumn) const {
     const double x = value(column, row);
     const double base = value(baselineColumn, row);
-    if (std::isnan(x) || std::isnan(base) || base == 0.0) return kNaN;
+    if (std::isnan(x) || std::isnan(base) || base == 0.0)
+        return kNaN;
     return (x / base - 1.0) * 100.0;
 }
 
 bool ComparisonSection::isValid() const {
-    if (metric == Metric::invalid || columns.isEmpty() || values.size() != columns.size()) return false;
+    if (metric == Metric::invalid || columns.isEmpty() || values.size() != columns.size())
+        return false;
     for (const QList<double>& series : values) {
-        if (series.size() != sizesBytes.size()) return false;
+        if (series.size() != sizesBytes.size())
+            return false;
     }
     return true;
 }
 
 const ComparisonSection* Comparison::section(Metric metric) const {
     for (const ComparisonSection& s : sections) {
-        if (s.metric == metric) return &s;
+        if (s.metric == metric)
+            return &s;
     }
     return nullptr;
 }
@@ -70,7 +76,8 @@ Comparison Comparison::fromDocument(const report::ReportDocument& document) {
     Comparison comparison;
     comparison.title = document.title;
     comparison.document = document;
-    for (const report::ComparisonTable& table : document.tables) comparison.sections.append(sectionFromTable(table));
+    for (const report::ComparisonTable& table : document.tables)
+        comparison.sections.append(sectionFromTable(table));
     return comparison;
 }
 
@@ -89,8 +96,10 @@ QString metricName(Metric metric) {
 }
 
 QString sizeLabel(qint64 sizeBytes) {
-    if (sizeBytes >= (1 << 20) && sizeBytes % (1 << 20) == 0) return QStringLiteral("%1M").arg(sizeBytes >> 20);
-    if (sizeBytes >= 1024 && sizeBytes % 1024 == 0) return QStringLiteral("%1K").arg(sizeBytes >> 10);
+    if (sizeBytes >= (1 << 20) && sizeBytes % (1 << 20) == 0)
+        return QStringLiteral("%1M").arg(sizeBytes >> 20);
+    if (sizeBytes >= 1024 && sizeBytes % 1024 == 0)
+        return QStringLiteral("%1K").arg(sizeBytes >> 10);
     return QString::number(sizeBytes);
 }
 

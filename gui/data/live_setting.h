@@ -13,9 +13,9 @@ namespace smclab::gui {
 enum class SettingKind { invalid = 0, integer, choice, toggle };
 
 struct LiveSetting {
-    QString name;         // "autocorking_size", "lab.cq_mode"
-    QString label;        // what the panel shows
-    QString help;         // tooltip: what flipping it does
+    QString name;   // "autocorking_size", "lab.cq_mode"
+    QString label;  // what the panel shows
+    QString help;   // tooltip: what flipping it does
     SettingKind kind = SettingKind::invalid;
     QStringList choices;  // choice: the allowed values; toggle: {off, on}
     int minimum = 0;      // integer bounds

@@ -3,9 +3,10 @@
 // true/false become booleans, anything else is a string.
 #pragma once
 
+#include <optional>
+
 #include <QJsonObject>
 #include <QString>
-#include <optional>
 
 namespace smclab::gui {
 

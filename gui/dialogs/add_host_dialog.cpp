@@ -46,7 +46,8 @@ AddHostDialog::AddHostDialog(QWidget* parent) : QDialog(parent) {
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Token file"));
-        if (!path.isEmpty()) m_tokenFile->setText(path);
+        if (!path.isEmpty())
+            m_tokenFile->setText(path);
     });
     for (QLineEdit* edit : {m_address, m_token, m_tokenFile}) {
         connect(edit, &QLineEdit::textChanged, this, &AddHostDialog::updateWidgets);
@@ -54,13 +55,27 @@ AddHostDialog::AddHostDialog(QWidget* parent) : QDialog(parent) {
     updateWidgets();
 }
 
-QString AddHostDialog::address() const { return m_address->text().trimmed(); }
-QString AddHostDialog::token() const { return m_token->text().trimmed(); }
-QString AddHostDialog::tokenFile() const { return m_tokenFile->text().trimmed(); }
-bool AddHostDialog::tls() const { return m_tls->isChecked(); }
-void AddHostDialog::setAddress(const QString& address) { m_address->setText(address); }
-void AddHostDialog::setToken(const QString& token) { m_token->setText(token); }
-QString AddHostDialog::hintText() const { return m_hint->text(); }
+QString AddHostDialog::address() const {
+    return m_address->text().trimmed();
+}
+QString AddHostDialog::token() const {
+    return m_token->text().trimmed();
+}
+QString AddHostDialog::tokenFile() const {
+    return m_tokenFile->text().trimmed();
+}
+bool AddHostDialog::tls() const {
+    return m_tls->isChecked();
+}
+void AddHostDialog::setAddress(const QString& address) {
+    m_address->setText(address);
+}
+void AddHostDialog::setToken(const QString& token) {
+    m_token->setText(token);
+}
+QString AddHostDialog::hintText() const {
+    return m_hint->text();
+}
 
 void AddHostDialog::updateWidgets() {
     QString hint;

@@ -1,8 +1,9 @@
 #include "models/comparison_table_model.h"
 
+#include <cmath>
+
 #include <QBrush>
 #include <QColor>
-#include <cmath>
 
 namespace smclab::gui {
 
@@ -16,12 +17,14 @@ ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableMode
 void ComparisonTableModel::setSection(const ComparisonSection& section) {
     beginResetModel();
     m_section = section;
-    if (m_baseline >= m_section.columnCount()) m_baseline = 0;
+    if (m_baseline >= m_section.columnCount())
+        m_baseline = 0;
     endResetModel();
 }
 
 void ComparisonTableModel::setBaselineColumn(int column) {
-    if (column < 0 || column >= m_section.columnCount() || column == m_baseline) return;
+    if (column < 0 || column >= m_section.columnCount() || column == m_baseline)
+        return;
     m_baseline = column;
     emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
     emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
@@ -37,19 +40,23 @@ int ComparisonTableModel::columnCount(const QModelIndex& parent) const {
 
 QString ComparisonTableModel::cellText(int dataColumn, int row) const {
     const double x = m_section.value(dataColumn, row);
-    if (std::isnan(x)) return QStringLiteral("-");
+    if (std::isnan(x))
+        return QStringLiteral("-");
     QString text = QStringLiteral("%1 %2").arg(x, 0, 'f', 3).arg(m_section.unit);
     if (dataColumn != m_baseline) {
         const double pct = m_section.percent(dataColumn, row, m_baseline);
-        if (!std::isnan(pct)) text += QStringLiteral(" (%1%)").arg(pct, 0, 'f', 2);
+        if (!std::isnan(pct))
+            text += QStringLiteral(" (%1%)").arg(pct, 0, 'f', 2);
     }
     return text;
 }
 
 QVariant ComparisonTableModel::foreground(int dataColumn, int row) const {
-    if (dataColumn == m_baseline) return {};
+    if (dataColumn == m_baseline)
+        return {};
     const double pct = m_section.percent(dataColumn, row, m_baseline);
-    if (std::isnan(pct) || std::abs(pct) < kNeutralPercent) return {};
+    if (std::isnan(pct) || std::abs(pct) < kNeutralPercent)
+        return {};
     // The printed sign is never flipped (a slower latency shows +x%); only the
     // colour knows that lower is better for latency.
     const bool better = m_section.lowerIsBetter ? pct < 0 : pct > 0;
@@ -57,7 +64,8 @@ QVariant ComparisonTableModel::foreground(int dataColumn, int row) const {
 }
 
 QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount())
+        return {};
     const int row = index.row();
     if (index.column() == 0) {
         switch (role) {
@@ -85,14 +93,17 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ToolTipRole: {
             const double x = m_section.value(column, row);
-            if (std::isnan(x)) return tr("no run for this size");
+            if (std::isnan(x))
+                return tr("no run for this size");
             QString tip = tr("%1, %2 B: %3 %4")
                               .arg(m_section.columns[column])
                               .arg(m_section.sizesBytes[row])
                               .arg(x, 0, 'f', 6)
                               .arg(m_section.unit);
             if (column != m_baseline) {
-                tip += tr("\nvs %1: %2%").arg(m_section.columns[m_baseline]).arg(m_section.percent(column, row, m_baseline), 0, 'f', 4);
+                tip += tr("\nvs %1: %2%")
+                           .arg(m_section.columns[m_baseline])
+                           .arg(m_section.percent(column, row, m_baseline), 0, 'f', 4);
             }
             return tip;
         }
@@ -102,12 +113,16 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
+    if (orientation != Qt::Horizontal)
+        return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
-        if (section == 0) return tr("MsgSize");
+        if (section == 0)
+            return tr("MsgSize");
         const int column = section - 1;
-        if (column < 0 || column >= m_section.columnCount()) return {};
-        return column == m_baseline ? tr("%1 (base)").arg(m_section.columns[column]) : m_section.columns[column];
+        if (column < 0 || column >= m_section.columnCount())
+            return {};
+        return column == m_baseline ? tr("%1 (base)").arg(m_section.columns[column])
+                                    : m_section.columns[column];
     }
     if (role == Qt::ToolTipRole && section > 0) {
         return m_section.lowerIsBetter ? tr("lower is better") : tr("higher is better");

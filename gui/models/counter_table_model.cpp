@@ -15,16 +15,20 @@ void CounterTableModel::clear() {
 void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
     const double seconds = intervalMs > 0 ? static_cast<double>(intervalMs) / 1000.0 : 0.0;
     bool sameRows = m_rows.size() == counters.size();
-    for (int i = 0; sameRows && i < m_rows.size(); ++i) sameRows = counters.contains(m_rows[i].name);
-    if (!sameRows) beginResetModel();
+    for (int i = 0; sameRows && i < m_rows.size(); ++i)
+        sameRows = counters.contains(m_rows[i].name);
+    if (!sameRows)
+        beginResetModel();
     QList<Row> rows;
     for (auto it = counters.begin(); it != counters.end(); ++it) {
-        if (!it->isDouble()) continue;  // nested groups are flattened by the agent; skip anything else
+        if (!it->isDouble())
+            continue;  // nested groups are flattened by the agent; skip anything else
         Row row;
         row.name = it.key();
         row.value = it->toDouble();
         for (const Row& old : m_rows) {
-            if (old.name == row.name && seconds > 0.0) row.perSec = (row.value - old.value) / seconds;
+            if (old.name == row.name && seconds > 0.0)
+                row.perSec = (row.value - old.value) / seconds;
         }
         rows.append(row);
     }
@@ -38,7 +42,8 @@ void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
 
 double CounterTableModel::value(const QString& name) const {
     for (const Row& row : m_rows) {
-        if (row.name == name) return row.value;
+        if (row.name == name)
+            return row.value;
     }
     return 0.0;
 }
@@ -47,15 +52,19 @@ int CounterTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int CounterTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 3; }
+int CounterTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : 3;
+}
 
 QVariant CounterTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_rows.size()) return {};
+    if (!index.isValid() || index.row() >= m_rows.size())
+        return {};
     const Row& row = m_rows[index.row()];
     if (role == Qt::TextAlignmentRole && index.column() > 0) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     }
-    if (role != Qt::DisplayRole) return {};
+    if (role != Qt::DisplayRole)
+        return {};
     const QLocale locale;
     switch (index.column()) {
         case 0:
@@ -70,7 +79,8 @@ QVariant CounterTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CounterTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
     switch (section) {
         case 0:
             return tr("Counter");

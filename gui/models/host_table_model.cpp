@@ -10,7 +10,8 @@ namespace {
 QString availabilityText(const QList<protocol::Availability>& items) {
     QStringList names;
     for (const protocol::Availability& a : items) {
-        if (a.available) names.append(a.name);
+        if (a.available)
+            names.append(a.name);
     }
     return names.join(QStringLiteral(", "));
 }
@@ -46,7 +47,8 @@ HostTableModel::HostTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int HostTableModel::findAddress(const QString& address) const {
     for (int i = 0; i < m_rows.size(); ++i) {
-        if (m_rows[i].address == address) return i;
+        if (m_rows[i].address == address)
+            return i;
     }
     return -1;
 }
@@ -66,21 +68,24 @@ int HostTableModel::addHost(const HostRow& row) {
 }
 
 void HostTableModel::removeHost(int row) {
-    if (row < 0 || row >= m_rows.size()) return;
+    if (row < 0 || row >= m_rows.size())
+        return;
     beginRemoveRows({}, row, row);
     m_rows.removeAt(row);
     endRemoveRows();
 }
 
 void HostTableModel::setState(int row, HostState state, const QString& error) {
-    if (row < 0 || row >= m_rows.size()) return;
+    if (row < 0 || row >= m_rows.size())
+        return;
     m_rows[row].state = state;
     m_rows[row].error = error;
     emit dataChanged(index(row, 0), index(row, columnCount_ - 1));
 }
 
 void HostTableModel::setHello(int row, const protocol::Hello& hello) {
-    if (row < 0 || row >= m_rows.size()) return;
+    if (row < 0 || row >= m_rows.size())
+        return;
     m_rows[row].hello = hello;
     emit dataChanged(index(row, 0), index(row, columnCount_ - 1));
 }
@@ -89,10 +94,13 @@ int HostTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
-int HostTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : columnCount_; }
+int HostTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : columnCount_;
+}
 
 QVariant HostTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_rows.size()) return {};
+    if (!index.isValid() || index.row() >= m_rows.size())
+        return {};
     const HostRow& row = m_rows[index.row()];
     const protocol::Capabilities& caps = row.hello.capabilities;
     const bool known = row.state == HostState::connected || !row.hello.agentVersion.isEmpty();
@@ -120,32 +128,36 @@ QVariant HostTableModel::data(const QModelIndex& index, int role) const {
                 return {};
         }
     }
-    if (role != Qt::DisplayRole) return {};
+    if (role != Qt::DisplayRole)
+        return {};
     switch (index.column()) {
         case addressColumn:
-            return QStringLiteral("%1%2%3")
-                .arg(row.tls ? QStringLiteral("wss://") : QString(), row.address,
-                     row.local ? tr(" (local)") : QString());
+            return QStringLiteral("%1%2%3").arg(row.tls ? QStringLiteral("wss://") : QString(), row.address,
+                                                row.local ? tr(" (local)") : QString());
         case stateColumn:
             return row.state == HostState::failed && !row.error.isEmpty()
                        ? tr("failed: %1").arg(row.error.left(40))
                        : hostStateName(row.state);
         case agentColumn:
-            return known ? tr("%1 (protocol %2)").arg(row.hello.agentVersion, row.hello.protocolVersion) : QVariant();
+            return known ? tr("%1 (protocol %2)").arg(row.hello.agentVersion, row.hello.protocolVersion)
+                         : QVariant();
         case hostColumn:
             return known ? caps.host.hostname : QVariant();
         case cpuColumn:
             return known ? tr("%1 x %2").arg(caps.host.cpuCount).arg(caps.host.cpuModel) : QVariant();
         case kernelColumn:
-            return known ? QStringLiteral("%1 %2").arg(caps.host.kernelName, caps.host.kernelRelease) : QVariant();
+            return known ? QStringLiteral("%1 %2").arg(caps.host.kernelName, caps.host.kernelRelease)
+                         : QVariant();
         case fabricsColumn:
             return known ? availabilityText(caps.fabrics) : QVariant();
         case transportsColumn:
             return known ? availabilityText(caps.transports) : QVariant();
         case rdmaColumn: {
-            if (!known) return {};
+            if (!known)
+                return {};
             QStringList names;
-            for (const protocol::RdmaDevice& d : caps.rdmaDevices) names.append(d.name);
+            for (const protocol::RdmaDevice& d : caps.rdmaDevices)
+                names.append(d.name);
             return names.isEmpty() ? tr("none") : names.join(QStringLiteral(", "));
         }
         case ksmcColumn:
@@ -156,9 +168,11 @@ QVariant HostTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant HostTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    static const char* const kNames[] = {"Agent address", "State", "Agent", "Host", "CPU", "Kernel",
-                                         "Fabrics", "Transports", "RDMA devices", "Kernel SMC"};
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char* const kNames[] = {"Agent address", "State",     "Agent",   "Host",
+                                         "CPU",           "Kernel",    "Fabrics", "Transports",
+                                         "RDMA devices",  "Kernel SMC"};
     return section >= 0 && section < columnCount_ ? tr(kNames[section]) : QVariant();
 }
 

@@ -26,7 +26,19 @@ struct HostRow {
 class HostTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { addressColumn = 0, stateColumn, agentColumn, hostColumn, cpuColumn, kernelColumn, fabricsColumn, transportsColumn, rdmaColumn, ksmcColumn, columnCount_ };
+    enum Column {
+        addressColumn = 0,
+        stateColumn,
+        agentColumn,
+        hostColumn,
+        cpuColumn,
+        kernelColumn,
+        fabricsColumn,
+        transportsColumn,
+        rdmaColumn,
+        ksmcColumn,
+        columnCount_
+    };
 
     explicit HostTableModel(QObject* parent = nullptr);
 

@@ -51,19 +51,24 @@ ExportPage::ExportPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_la
               [this] { copyToClipboard(); });
     addButton(tr("Save CS&V..."), tr("One line per table, size and column, full precision"), [this] {
         const QString path = askPath(tr("Save CSV"), QStringLiteral("csv"), tr("CSV files (*.csv)"));
-        if (!path.isEmpty()) saveCsv(path);
+        if (!path.isEmpty())
+            saveCsv(path);
     });
     addButton(tr("Save P&NG..."), tr("The plots stacked in one image"), [this] {
         const QString path = askPath(tr("Save PNG"), QStringLiteral("png"), tr("PNG images (*.png)"));
-        if (!path.isEmpty()) savePng(path);
+        if (!path.isEmpty())
+            savePng(path);
     });
     addButton(tr("Save &PDF..."), tr("One vector page per plot"), [this] {
         const QString path = askPath(tr("Save PDF"), QStringLiteral("pdf"), tr("PDF files (*.pdf)"));
-        if (!path.isEmpty()) savePdf(path);
+        if (!path.isEmpty())
+            savePdf(path);
     });
     addButton(tr("Save &HTML report..."), tr("Tables, plots, counters and provenance in one file"), [this] {
-        const QString path = askPath(tr("Save HTML report"), QStringLiteral("html"), tr("HTML files (*.html)"));
-        if (!path.isEmpty()) saveHtml(path);
+        const QString path =
+            askPath(tr("Save HTML report"), QStringLiteral("html"), tr("HTML files (*.html)"));
+        if (!path.isEmpty())
+            saveHtml(path);
     });
     buttons->addStretch();
     layout->addLayout(buttons);
@@ -84,22 +89,28 @@ void ExportPage::setSource(ComparisonView* view) {
         updateWidgets();
         return;
     }
-    if (m_view) disconnect(m_view, nullptr, this, nullptr);
+    if (m_view)
+        disconnect(m_view, nullptr, this, nullptr);
     m_view = view;
-    if (m_view) connect(m_view, &ComparisonView::baselineChanged, this, [this] { updateWidgets(); });
+    if (m_view)
+        connect(m_view, &ComparisonView::baselineChanged, this, [this] { updateWidgets(); });
     updateWidgets();
 }
 
 report::ReportDocument ExportPage::document() const {
-    if (!m_view) return {};
+    if (!m_view)
+        return {};
     const report::ReportDocument& stored = m_view->comparison().document;
     const QString baseline = m_view->baselineLabel();
-    if (baseline.isEmpty()) return stored;
+    if (baseline.isEmpty())
+        return stored;
     const auto reordered = report::withBaseline(stored, baseline);
     return reordered ? reordered.value() : stored;
 }
 
-QString ExportPage::coverLetterText() const { return report::formatText(document().tables); }
+QString ExportPage::coverLetterText() const {
+    return report::formatText(document().tables);
+}
 
 void ExportPage::copyToClipboard() {
     const QString text = coverLetterText();
@@ -112,12 +123,14 @@ void ExportPage::copyToClipboard() {
 }
 
 QString ExportPage::askPath(const QString& title, const QString& suffix, const QString& filter) {
-    const QString name = m_view && !m_view->comparison().title.isEmpty() ? m_view->comparison().title : tr("comparison");
+    const QString name =
+        m_view && !m_view->comparison().title.isEmpty() ? m_view->comparison().title : tr("comparison");
     QString safe = name;
     safe.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
     const QString suggested = QDir(AppSettings::lastDirectory()).filePath(safe + QLatin1Char('.') + suffix);
     const QString path = QFileDialog::getSaveFileName(this, title, suggested, filter);
-    if (!path.isEmpty()) AppSettings::setLastDirectory(QFileInfo(path).absolutePath());
+    if (!path.isEmpty())
+        AppSettings::setLastDirectory(QFileInfo(path).absolutePath());
     return path;
 }
 
@@ -131,9 +144,13 @@ bool ExportPage::writeText(const QString& path, const QString& text) {
     return true;
 }
 
-bool ExportPage::saveCsv(const QString& path) { return writeText(path, report::formatCsv(document().tables)); }
+bool ExportPage::saveCsv(const QString& path) {
+    return writeText(path, report::formatCsv(document().tables));
+}
 
-bool ExportPage::saveHtml(const QString& path) { return writeText(path, report::formatHtml(document())); }
+bool ExportPage::saveHtml(const QString& path) {
+    return writeText(path, report::formatHtml(document()));
+}
 
 bool ExportPage::savePng(const QString& path) {
     const int count = m_view ? m_view->paneCount() : 0;
@@ -177,7 +194,8 @@ bool ExportPage::savePdf(const QString& path) {
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     for (int i = 0; i < count; ++i) {
-        if (i > 0) writer.newPage();
+        if (i > 0)
+            writer.newPage();
         m_view->plotAt(i)->toPainter(&painter, kPlotWidthPx, kPlotHeightPx);
     }
     painter.end();
@@ -187,10 +205,12 @@ bool ExportPage::savePdf(const QString& path) {
 
 void ExportPage::updateWidgets() {
     const bool empty = !m_view || m_view->comparison().document.tables.isEmpty();
-    m_title->setText(empty ? tr("Nothing to export yet")
-                           : tr("%1 (baseline: %2)").arg(m_view->comparison().title, m_view->baselineLabel()));
+    m_title->setText(empty
+                         ? tr("Nothing to export yet")
+                         : tr("%1 (baseline: %2)").arg(m_view->comparison().title, m_view->baselineLabel()));
     m_preview->setPlainText(empty ? QString() : coverLetterText());
-    for (QPushButton* button : m_buttons) button->setEnabled(!empty);
+    for (QPushButton* button : m_buttons)
+        button->setEnabled(!empty);
     m_hint->setText(empty ? tr("Select a campaign on the Results page (Alt+4); its tables appear here.")
                           : tr("Percentages are (x / baseline - 1) * 100 from the stored, unrounded values; "
                                "change the baseline on the Results page."));

@@ -34,7 +34,8 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_removeButton = new QPushButton(tr("&Remove"), this);
     m_localButton = new QPushButton(tr("Start &local lab"), this);
     m_localButton->setToolTip(tr("Two smclab-agent processes on 127.0.0.1 with a generated token (Ctrl+L)"));
-    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton}) buttons->addWidget(b);
+    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton})
+        buttons->addWidget(b);
     buttons->addStretch();
     buttons->addWidget(m_localButton);
     layout->addLayout(buttons);
@@ -66,7 +67,8 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     };
     connect(addButton, &QPushButton::clicked, this, [this] {
         AddHostDialog dialog(this);
-        if (dialog.exec() != QDialog::Accepted) return;
+        if (dialog.exec() != QDialog::Accepted)
+            return;
         HostRow row;
         row.address = dialog.address();
         row.token = dialog.token();
@@ -74,8 +76,10 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
         row.tls = dialog.tls();
         addHost(row);
     });
-    connect(m_connectButton, &QPushButton::clicked, this, [this, selectedRow] { connectHost(selectedRow()); });
-    connect(m_disconnectButton, &QPushButton::clicked, this, [this, selectedRow] { disconnectHost(selectedRow()); });
+    connect(m_connectButton, &QPushButton::clicked, this,
+            [this, selectedRow] { connectHost(selectedRow()); });
+    connect(m_disconnectButton, &QPushButton::clicked, this,
+            [this, selectedRow] { disconnectHost(selectedRow()); });
     connect(m_removeButton, &QPushButton::clicked, this, [this, selectedRow] { removeHost(selectedRow()); });
     connect(m_localButton, &QPushButton::clicked, this, &HostsPage::startLocalLab);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
@@ -100,11 +104,13 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
 
 HostsPage::~HostsPage() {
     // Close the connections before the local agents go away.
-    for (AgentClient* client : std::as_const(m_clients)) client->disconnect(this);
+    for (AgentClient* client : std::as_const(m_clients))
+        client->disconnect(this);
 }
 
 QString HostsPage::tokenFor(const HostRow& row, QString* error) const {
-    if (!row.token.isEmpty()) return row.token;
+    if (!row.token.isEmpty())
+        return row.token;
     if (row.tokenFile.isEmpty()) {
         *error = tr("no token for %1").arg(row.address);
         return {};
@@ -125,7 +131,8 @@ void HostsPage::addHost(const HostRow& row) {
 }
 
 void HostsPage::connectHost(int row) {
-    if (row < 0 || row >= m_model->rowCount()) return;
+    if (row < 0 || row >= m_model->rowCount())
+        return;
     const HostRow& host = m_model->host(row);
     QString error;
     const QString token = tokenFor(host, &error);
@@ -160,7 +167,8 @@ void HostsPage::connectHost(int row) {
         });
         connect(client, &AgentClient::disconnected, this, [this, address] {
             const int r = m_model->findAddress(address);
-            if (r >= 0 && m_model->host(r).state != HostState::failed) m_model->setState(r, HostState::disconnected);
+            if (r >= 0 && m_model->host(r).state != HostState::failed)
+                m_model->setState(r, HostState::disconnected);
             emit agentsChanged();
         });
     }
@@ -173,14 +181,17 @@ void HostsPage::connectHost(int row) {
 }
 
 void HostsPage::disconnectHost(int row) {
-    if (row < 0 || row >= m_model->rowCount()) return;
-    if (AgentClient* client = m_clients.value(m_model->host(row).address)) client->disconnectFromAgent();
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    if (AgentClient* client = m_clients.value(m_model->host(row).address))
+        client->disconnectFromAgent();
     m_model->setState(row, HostState::disconnected);
     emit agentsChanged();
 }
 
 void HostsPage::removeHost(int row) {
-    if (row < 0 || row >= m_model->rowCount()) return;
+    if (row < 0 || row >= m_model->rowCount())
+        return;
     if (AgentClient* client = m_clients.take(m_model->host(row).address)) {
         client->disconnect(this);
         client->disconnectFromAgent();
@@ -194,15 +205,18 @@ void HostsPage::removeHost(int row) {
 void HostsPage::startLocalLab() {
     // Drop the agents of an earlier local lab: their processes are replaced.
     for (int r = m_model->rowCount() - 1; r >= 0; --r) {
-        if (m_model->host(r).local) removeHost(r);
+        if (m_model->host(r).local)
+            removeHost(r);
     }
-    if (m_localLab->start(2)) m_lab->reportInfo(tr("Starting two local agents (%1)").arg(LocalLab::agentProgram()));
+    if (m_localLab->start(2))
+        m_lab->reportInfo(tr("Starting two local agents (%1)").arg(LocalLab::agentProgram()));
 }
 
 void HostsPage::saveHosts() const {
     QList<SavedHost> saved;
     for (const HostRow& row : m_model->hosts()) {
-        if (row.local) continue;  // those agents end with this program
+        if (row.local)
+            continue;  // those agents end with this program
         saved.append({row.address, row.tls, row.tokenFile});
     }
     AppSettings::setHosts(saved);
@@ -216,14 +230,16 @@ void HostsPage::restoreHosts() {
         row.tokenFile = saved.tokenFile;
         const int at = m_model->addHost(row);
         // Hosts with a token file reconnect by themselves; typed tokens were not kept.
-        if (!row.tokenFile.isEmpty()) connectHost(at);
+        if (!row.tokenFile.isEmpty())
+            connectHost(at);
     }
 }
 
 QList<AgentEndpoint> HostsPage::connectedAgents() const {
     QList<AgentEndpoint> out;
     for (const HostRow& row : m_model->hosts()) {
-        if (row.state != HostState::connected) continue;
+        if (row.state != HostState::connected)
+            continue;
         QString error;
         out.append({row.address, tokenFor(row, &error), row.tls});
     }
@@ -242,7 +258,8 @@ void HostsPage::showDetails() {
                                                     : tr("%1: %2").arg(row.address, row.error));
         return;
     }
-    m_details->setPlainText(QString::fromUtf8(QJsonDocument(row.hello.toJson()).toJson(QJsonDocument::Indented)));
+    m_details->setPlainText(
+        QString::fromUtf8(QJsonDocument(row.hello.toJson()).toJson(QJsonDocument::Indented)));
 }
 
 void HostsPage::updateWidgets() {
@@ -254,13 +271,15 @@ void HostsPage::updateWidgets() {
     m_removeButton->setEnabled(row >= 0);
     const int connected = static_cast<int>(connectedAgents().size());
     if (m_model->rowCount() == 0) {
-        m_hint->setText(tr("No agents yet. Add one (smclab-agent --listen ADDR:PORT --token-file F on each lab "
-                           "host), or start the local lab to try everything on this machine."));
+        m_hint->setText(
+            tr("No agents yet. Add one (smclab-agent --listen ADDR:PORT --token-file F on each lab "
+               "host), or start the local lab to try everything on this machine."));
     } else {
-        m_hint->setText(tr("%1 of %2 agents connected. Campaigns pair them as server, client, server, client...; "
-                           "a single agent plays both roles.")
-                            .arg(connected)
-                            .arg(m_model->rowCount()));
+        m_hint->setText(
+            tr("%1 of %2 agents connected. Campaigns pair them as server, client, server, client...; "
+               "a single agent plays both roles.")
+                .arg(connected)
+                .arg(m_model->rowCount()));
     }
 }
 

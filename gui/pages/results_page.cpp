@@ -95,14 +95,17 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     connect(refreshButton, &QPushButton::clicked, this, &ResultsPage::refresh);
     connect(compareButton, &QPushButton::clicked, this, [this] {
         const QList<qint64> ids = checkedCampaigns();
-        if (ids.size() == 2) showComparison(ids[0], ids[1]);
+        if (ids.size() == 2)
+            showComparison(ids[0], ids[1]);
     });
     connect(m_tree, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) { loadRuns(item); });
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (item == nullptr) return;
+        if (item == nullptr)
+            return;
         QTreeWidgetItem* campaign = item->parent() ? item->parent() : item;
         const qint64 id = campaign->data(0, kIdRole).toLongLong();
-        if (id > 0) showCampaign(id);
+        if (id > 0)
+            showCampaign(id);
     });
     connect(m_tree, &QTreeWidget::itemChanged, this, [this] { updateWidgets(); });
     connect(m_lab, &LabContext::databaseChanged, this, &ResultsPage::refresh);
@@ -121,7 +124,8 @@ void ResultsPage::refresh() {
     }
     const auto campaigns = store->listCampaigns();
     if (!campaigns) {
-        m_lab->reportError(tr("Cannot list campaigns: %1").arg(QString::fromStdString(campaigns.error().message)));
+        m_lab->reportError(
+            tr("Cannot list campaigns: %1").arg(QString::fromStdString(campaigns.error().message)));
         updateWidgets();
         return;
     }
@@ -129,8 +133,9 @@ void ResultsPage::refresh() {
         auto* item = new QTreeWidgetItem(m_tree);
         item->setText(0, QStringLiteral("#%1 %2").arg(c.id).arg(c.name));
         item->setText(1, campaignStatusText(c.status));
-        item->setText(2, c.runsFailed > 0 ? tr("%1/%2 (%3 failed)").arg(c.runsDone).arg(c.runsTotal).arg(c.runsFailed)
-                                          : tr("%1/%2").arg(c.runsDone).arg(c.runsTotal));
+        item->setText(2, c.runsFailed > 0
+                             ? tr("%1/%2 (%3 failed)").arg(c.runsDone).arg(c.runsTotal).arg(c.runsFailed)
+                             : tr("%1/%2").arg(c.runsDone).arg(c.runsTotal));
         item->setText(3, c.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
         item->setToolTip(0, c.preset.isEmpty() ? c.name : tr("%1 (preset %2)").arg(c.name, c.preset));
         item->setData(0, kIdRole, c.id);
@@ -138,16 +143,20 @@ void ResultsPage::refresh() {
         item->setCheckState(0, Qt::Unchecked);
         // A placeholder child so the item can be expanded; runs load on demand.
         new QTreeWidgetItem(item, {tr("loading...")});
-        if (c.id == selected) m_tree->setCurrentItem(item);
+        if (c.id == selected)
+            m_tree->setCurrentItem(item);
     }
-    for (int i = 1; i < 4; ++i) m_tree->resizeColumnToContents(i);
+    for (int i = 1; i < 4; ++i)
+        m_tree->resizeColumnToContents(i);
     updateWidgets();
 }
 
 void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
-    if (campaignItem->parent() != nullptr || campaignItem->data(0, kLoadedRole).toBool()) return;
+    if (campaignItem->parent() != nullptr || campaignItem->data(0, kLoadedRole).toBool())
+        return;
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr) return;
+    if (store == nullptr)
+        return;
     const auto runs = store->runs(campaignItem->data(0, kIdRole).toLongLong());
     if (!runs) {
         m_lab->reportError(tr("Cannot read runs: %1").arg(QString::fromStdString(runs.error().message)));
@@ -162,14 +171,16 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
                               .arg(run.cell.msgSize)
                               .arg(run.cell.repetition + 1));
         child->setText(1, runStatusText(run.status));
-        if (!run.error.isEmpty()) child->setToolTip(1, run.error);
+        if (!run.error.isEmpty())
+            child->setToolTip(1, run.error);
     }
     campaignItem->setData(0, kLoadedRole, true);
 }
 
 bool ResultsPage::showCampaign(qint64 campaignId) {
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr) return false;
+    if (store == nullptr)
+        return false;
     const auto document = db::campaignReport(*store, campaignId, QDateTime::currentDateTimeUtc());
     if (!document) {
         m_lab->reportError(tr("Cannot build the comparison of campaign %1: %2")
@@ -184,7 +195,8 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
 
 bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr) return false;
+    if (store == nullptr)
+        return false;
     const auto document = db::compareReport(*store, campaignA, campaignB, QDateTime::currentDateTimeUtc());
     if (!document) {
         m_lab->reportError(tr("Cannot compare campaigns %1 and %2: %3")
@@ -202,7 +214,8 @@ QList<qint64> ResultsPage::checkedCampaigns() const {
     QList<qint64> ids;
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
         const QTreeWidgetItem* item = m_tree->topLevelItem(i);
-        if (item->checkState(0) == Qt::Checked) ids.append(item->data(0, kIdRole).toLongLong());
+        if (item->checkState(0) == Qt::Checked)
+            ids.append(item->data(0, kIdRole).toLongLong());
     }
     return ids;
 }
@@ -210,7 +223,8 @@ QList<qint64> ResultsPage::checkedCampaigns() const {
 void ResultsPage::updateWidgets() {
     const int checked = static_cast<int>(checkedCampaigns().size());
     if (m_tree->topLevelItemCount() == 0) {
-        m_hint->setText(tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(m_lab->databasePath()));
+        m_hint->setText(
+            tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(m_lab->databasePath()));
     } else if (checked == 2) {
         m_hint->setText(tr("Two campaigns checked: \"Compare checked\" shows them side by side."));
     } else {

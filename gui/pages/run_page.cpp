@@ -1,5 +1,8 @@
 #include "pages/run_page.h"
 
+#include <cmath>
+#include <limits>
+
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -9,8 +12,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <cmath>
-#include <limits>
 
 #include "app/lab_context.h"
 #include "data/live_setting.h"
@@ -57,6 +58,7 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_plot = new LivePlot(splitter);
     auto* side = new QWidget(splitter);
+    side->setMaximumWidth(440);  // the plot gets the rest of the width
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
     auto* settingsBox = new QGroupBox(tr("Live settings (applied to the running agents)"), side);
@@ -97,7 +99,8 @@ RunPage::~RunPage() = default;
 bool RunPage::isRunning() const {
     using orchestrator::RunnerState;
     return m_state == RunnerState::connecting || m_state == RunnerState::running ||
-           m_state == RunnerState::pausing || m_state == RunnerState::paused || m_state == RunnerState::stopping;
+           m_state == RunnerState::pausing || m_state == RunnerState::paused ||
+           m_state == RunnerState::stopping;
 }
 
 void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoint>& agents) {
@@ -106,12 +109,14 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
         return;
     }
     if (agents.isEmpty()) {
-        m_lab->reportError(tr("No agent connected: add hosts on the Hosts page or start the local lab (Ctrl+L)."));
+        m_lab->reportError(
+            tr("No agent connected: add hosts on the Hosts page or start the local lab (Ctrl+L)."));
         return;
     }
     auto spec = orchestrator::campaignFromJson(campaign);
     if (!spec) {
-        m_lab->reportError(tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
+        m_lab->reportError(
+            tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
         return;
     }
     orchestrator::CampaignSpec run = spec.value();
@@ -152,17 +157,21 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
 }
 
 void RunPage::pause() {
-    if (m_worker && isRunning()) m_worker->pause();
+    if (m_worker && isRunning())
+        m_worker->pause();
 }
 
 void RunPage::resume() {
-    if (m_worker && isRunning()) m_worker->unpause();
+    if (m_worker && isRunning())
+        m_worker->unpause();
 }
 
 void RunPage::stop() {
-    if (m_worker && isRunning()) m_worker->stop();
+    if (m_worker && isRunning())
+        m_worker->stop();
     for (const Monitored& m : m_monitored) {
-        if (m.client) m.client->stopRun(m.runId);
+        if (m.client)
+            m.client->stopRun(m.runId);
     }
 }
 
@@ -172,13 +181,17 @@ void RunPage::monitorRun(AgentClient* client, const QString& runId) {
     m_counters->clear();
     m_cellLabel->setText(tr("Run %1 on %2").arg(runId, client->url().toString()));
     connect(client, &AgentClient::samplesReceived, this, [this, runId](const protocol::Samples& samples) {
-        if (samples.runId == runId) onSamples(samples, true, true);
+        if (samples.runId == runId)
+            onSamples(samples, true, true);
     });
-    connect(client, &AgentClient::settingsApplied, this, [this, runId](const protocol::SettingsApplied& applied) {
-        if (applied.runId == runId) onSettingsApplied(applied.applied, applied.atMs);
-    });
+    connect(client, &AgentClient::settingsApplied, this,
+            [this, runId](const protocol::SettingsApplied& applied) {
+                if (applied.runId == runId)
+                    onSettingsApplied(applied.applied, applied.atMs);
+            });
     connect(client, &AgentClient::resultReceived, this, [this, runId](const protocol::RunResult& result) {
-        if (result.runId != runId) return;
+        if (result.runId != runId)
+            return;
         m_cellLabel->setText(tr("Run %1: %2").arg(runId, protocol::runStateName(result.state)));
         m_monitored.removeIf([&runId](const Monitored& m) { return m.runId == runId; });
         updateWidgets();
@@ -194,7 +207,8 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
         sent = true;
     }
     for (const Monitored& m : m_monitored) {
-        if (!m.client) continue;
+        if (!m.client)
+            continue;
         m.client->setSettings(m.runId, settings, [this, name](const QJsonObject& reply) {
             if (reply.value(QStringLiteral("type")).toString() == QLatin1String(protocol::type::kError)) {
                 m_lab->reportError(tr("The agent refused %1: %2")
@@ -207,7 +221,8 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
         emit settingsSent(settings);
         m_lab->reportInfo(tr("Sent %1").arg(settingChangeLabel(name, value)));
     } else {
-        m_lab->reportInfo(tr("%1 will apply to the next run (nothing is running)").arg(settingChangeLabel(name, value)));
+        m_lab->reportInfo(
+            tr("%1 will apply to the next run (nothing is running)").arg(settingChangeLabel(name, value)));
     }
 }
 
@@ -224,14 +239,17 @@ void RunPage::onSamples(const protocol::Samples& samples, bool throughputSide, b
 
 void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
     QStringList labels;
-    for (auto it = applied.begin(); it != applied.end(); ++it) labels.append(settingChangeLabel(it.key(), it.value()));
+    for (auto it = applied.begin(); it != applied.end(); ++it)
+        labels.append(settingChangeLabel(it.key(), it.value()));
     // Reflect what the agent now runs with, without sending it back.
-    for (auto it = applied.begin(); it != applied.end(); ++it) m_settings->setValue(it.key(), it.value());
+    for (auto it = applied.begin(); it != applied.end(); ++it)
+        m_settings->setValue(it.key(), it.value());
     // Two runs (server and client) acknowledge the same change; one marker.
     const double t = static_cast<double>(runTimeMs) / 1000.0;
     const QString label = labels.join(QStringLiteral(", "));
     for (const LivePlot::Marker& m : m_plot->markers()) {
-        if (m.label == label && std::abs(m.timeSec - t) < 0.5) return;
+        if (m.label == label && std::abs(m.timeSec - t) < 0.5)
+            return;
     }
     m_plot->addMarker(t, label);
 }
@@ -239,10 +257,11 @@ void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
 void RunPage::onProgress(const orchestrator::Progress& progress) {
     m_progress->setRange(0, std::max(1, progress.totalCells));
     m_progress->setValue(progress.doneCells);
-    m_etaLabel->setText(tr("elapsed %1, ETA %2%3")
-                            .arg(orchestrator::formatDurationMs(progress.elapsedMs))
-                            .arg(orchestrator::formatDurationMs(progress.etaMs))
-                            .arg(progress.failedCells > 0 ? tr(", %1 failed").arg(progress.failedCells) : QString()));
+    m_etaLabel->setText(
+        tr("elapsed %1, ETA %2%3")
+            .arg(orchestrator::formatDurationMs(progress.elapsedMs))
+            .arg(orchestrator::formatDurationMs(progress.etaMs))
+            .arg(progress.failedCells > 0 ? tr(", %1 failed").arg(progress.failedCells) : QString()));
 }
 
 void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
@@ -258,8 +277,10 @@ void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
 void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
     setRunnerState(state);
     const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
-    m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name) : tr("Campaign %1").arg(name));
-    if (campaignId > 0) emit campaignFinished(campaignId);
+    m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name)
+                                        : tr("Campaign %1").arg(name));
+    if (campaignId > 0)
+        emit campaignFinished(campaignId);
 }
 
 void RunPage::setRunnerState(orchestrator::RunnerState state) {
@@ -267,7 +288,9 @@ void RunPage::setRunnerState(orchestrator::RunnerState state) {
     updateWidgets();
 }
 
-QString RunPage::statusText() const { return m_cellLabel->text(); }
+QString RunPage::statusText() const {
+    return m_cellLabel->text();
+}
 
 void RunPage::updateWidgets() {
     using orchestrator::RunnerState;
@@ -276,11 +299,13 @@ void RunPage::updateWidgets() {
     m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing);
     m_stopButton->setEnabled(isRunning() || monitoring);
     if (isRunning() || monitoring) {
-        m_hint->setText(tr("Settings changed here go to the running agents at once; each change is marked on the "
-                           "plot when an agent confirms it."));
+        m_hint->setText(
+            tr("Settings changed here go to the running agents at once; each change is marked on the "
+               "plot when an agent confirms it."));
     } else {
-        m_hint->setText(tr("Start a campaign from the Campaign page (Ctrl+R). The settings below are the engine's "
-                           "defaults; changing them while a run is in flight applies them live."));
+        m_hint->setText(
+            tr("Start a campaign from the Campaign page (Ctrl+R). The settings below are the engine's "
+               "defaults; changing them while a run is in flight applies them live."));
     }
 }
 

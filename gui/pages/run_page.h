@@ -5,11 +5,12 @@
 // change took effect. Pause, resume and stop act on the orchestrator.
 #pragma once
 
+#include <memory>
+
 #include <QJsonObject>
 #include <QList>
 #include <QPointer>
 #include <QWidget>
-#include <memory>
 
 #include "data/agent_endpoint.h"
 #include "orchestrator/orchestrator.h"

@@ -29,19 +29,20 @@ public:
         CampaignWorker* w = m_owner;
         // Direct connections: these run in the worker thread and re-emit the
         // owner's signals, which reach the UI thread queued.
-        connect(o, &orchestrator::Orchestrator::stateChanged, w, &CampaignWorker::stateChanged, Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::stateChanged, w, &CampaignWorker::stateChanged,
+                Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::campaignStarted, w, &CampaignWorker::campaignStarted,
                 Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::progressChanged, w, &CampaignWorker::progressChanged,
                 Qt::DirectConnection);
-        connect(o, &orchestrator::Orchestrator::cellStarted, w, &CampaignWorker::cellStarted, Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::cellStarted, w, &CampaignWorker::cellStarted,
+                Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::samplesReceived, w, &CampaignWorker::samplesReceived,
                 Qt::DirectConnection);
         connect(
             o, &orchestrator::Orchestrator::settingsApplied, w,
-            [w](const orchestrator::CellInfo& cell, const QJsonObject& applied, const QDateTime&, qint64 runTimeMs) {
-                emit w->settingsApplied(cell, applied, runTimeMs);
-            },
+            [w](const orchestrator::CellInfo& cell, const QJsonObject& applied, const QDateTime&,
+                qint64 runTimeMs) { emit w->settingsApplied(cell, applied, runTimeMs); },
             Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::settingsFailed, w, &CampaignWorker::errorOccurred,
                 Qt::DirectConnection);
@@ -89,7 +90,8 @@ CampaignWorker::CampaignWorker(const QString& databasePath, const AgentConnectOp
 CampaignWorker::~CampaignWorker() {
     if (m_core) {
         QMetaObject::invokeMethod(m_core, [core = m_core] {
-            if (core->orchestrator()) core->orchestrator()->stop();
+            if (core->orchestrator())
+                core->orchestrator()->stop();
         });
     }
     m_thread.quit();
@@ -102,27 +104,32 @@ void CampaignWorker::start(const orchestrator::CampaignSpec& spec) {
 
 void CampaignWorker::pause() {
     QMetaObject::invokeMethod(m_core, [core = m_core] {
-        if (core->orchestrator()) core->orchestrator()->pause();
+        if (core->orchestrator())
+            core->orchestrator()->pause();
     });
 }
 
 void CampaignWorker::unpause() {
     QMetaObject::invokeMethod(m_core, [core = m_core] {
-        if (core->orchestrator()) core->orchestrator()->unpause();
+        if (core->orchestrator())
+            core->orchestrator()->unpause();
     });
 }
 
 void CampaignWorker::stop() {
     QMetaObject::invokeMethod(m_core, [core = m_core] {
-        if (core->orchestrator()) core->orchestrator()->stop();
+        if (core->orchestrator())
+            core->orchestrator()->stop();
     });
 }
 
 void CampaignWorker::setSettings(const QJsonObject& settings) {
     QMetaObject::invokeMethod(m_core, [this, core = m_core, settings] {
-        if (!core->orchestrator()) return;
+        if (!core->orchestrator())
+            return;
         const smcr::Status status = core->orchestrator()->setSettings(settings);
-        if (!status) emit errorOccurred(QString::fromStdString(status.error().message));
+        if (!status)
+            emit errorOccurred(QString::fromStdString(status.error().message));
     });
 }
 

@@ -4,10 +4,11 @@
 // agent I/O never block the window.
 #pragma once
 
+#include <memory>
+
 #include <QJsonObject>
 #include <QObject>
 #include <QThread>
-#include <memory>
 
 #include "orchestrator/orchestrator.h"
 
@@ -33,7 +34,8 @@ signals:
     void cellStarted(const smclab::orchestrator::CellInfo& cell);
     void samplesReceived(const smclab::orchestrator::CellInfo& cell, const smclab::protocol::Samples& samples,
                          bool fromServer);
-    void settingsApplied(const smclab::orchestrator::CellInfo& cell, const QJsonObject& applied, qint64 runTimeMs);
+    void settingsApplied(const smclab::orchestrator::CellInfo& cell, const QJsonObject& applied,
+                         qint64 runTimeMs);
     void message(const QString& text);
     void errorOccurred(const QString& error);
     void finished(qint64 campaignId, smclab::orchestrator::RunnerState state);

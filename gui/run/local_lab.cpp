@@ -17,7 +17,9 @@ constexpr int kStopWaitMs = 3000;
 
 LocalLab::LocalLab(QObject* parent) : QObject(parent) {}
 
-LocalLab::~LocalLab() { shutdown(); }
+LocalLab::~LocalLab() {
+    shutdown();
+}
 
 QString LocalLab::agentProgram() {
     const QString fromEnv = qEnvironmentVariable("SMCLAB_BIN_DIR");
@@ -25,7 +27,9 @@ QString LocalLab::agentProgram() {
     return QDir(dir).filePath(QStringLiteral("smclab-agent"));
 }
 
-QString LocalLab::tokenFile() const { return m_dir ? m_dir->filePath(QStringLiteral("token")) : QString(); }
+QString LocalLab::tokenFile() const {
+    return m_dir ? m_dir->filePath(QStringLiteral("token")) : QString();
+}
 
 bool LocalLab::start(int count) {
     shutdown();
@@ -41,7 +45,8 @@ bool LocalLab::start(int count) {
     }
     // A fresh random token per lab; the file is readable by this user only.
     QByteArray raw(kTokenBytes, Qt::Uninitialized);
-    for (char& c : raw) c = static_cast<char>(QRandomGenerator::system()->bounded(256));
+    for (char& c : raw)
+        c = static_cast<char>(QRandomGenerator::system()->bounded(256));
     m_token = QString::fromLatin1(raw.toHex());
     QFile file(tokenFile());
     if (!file.open(QIODevice::WriteOnly) || file.write(m_token.toLatin1() + '\n') < 0) {
@@ -55,17 +60,17 @@ bool LocalLab::start(int count) {
     for (int i = 0; i < count; ++i) {
         auto* process = new QProcess(this);
         process->setProgram(program);
-        process->setArguments({QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--token-file"),
-                               tokenFile()});
+        process->setArguments({QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                               QStringLiteral("--token-file"), tokenFile()});
         process->setProcessChannelMode(QProcess::SeparateChannels);
         // The agents' logs are not needed here; errors come back over the protocol.
         process->setStandardErrorFile(QProcess::nullDevice());
         connect(process, &QProcess::readyReadStandardOutput, this, [this, process] { onOutput(process); });
-        connect(process, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError) {
-            emit failed(tr("Cannot run %1").arg(program));
-        });
+        connect(process, &QProcess::errorOccurred, this,
+                [this, program](QProcess::ProcessError) { emit failed(tr("Cannot run %1").arg(program)); });
         connect(process, &QProcess::finished, this, [this, process](int code, QProcess::ExitStatus) {
-            if (m_processes.contains(process)) emit failed(tr("A local agent exited (code %1)").arg(code));
+            if (m_processes.contains(process))
+                emit failed(tr("A local agent exited (code %1)").arg(code));
             m_processes.removeAll(process);
             process->deleteLater();
         });
@@ -81,11 +86,13 @@ void LocalLab::onOutput(QProcess* process) {
     while (process->canReadLine()) {
         const QString line = QString::fromUtf8(process->readLine()).trimmed();
         const QRegularExpressionMatch match = kListening.match(line);
-        if (!match.hasMatch()) continue;
+        if (!match.hasMatch())
+            continue;
         const QString address = match.captured(1);
         m_addresses.append(address);
         emit agentStarted(address);
-        if (m_addresses.size() == m_expected) emit allStarted(m_addresses);
+        if (m_addresses.size() == m_expected)
+            emit allStarted(m_addresses);
     }
 }
 

@@ -3,10 +3,11 @@
 // transport uses the sim fabric). The agents live as long as this object.
 #pragma once
 
+#include <memory>
+
 #include <QObject>
 #include <QStringList>
 #include <QTemporaryDir>
-#include <memory>
 
 class QProcess;
 

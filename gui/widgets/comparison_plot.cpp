@@ -1,8 +1,9 @@
 #include "widgets/comparison_plot.h"
 
-#include <QToolTip>
 #include <cmath>
 #include <limits>
+
+#include <QToolTip>
 
 #include "widgets/size_axis.h"
 
@@ -32,7 +33,8 @@ void ComparisonPlot::setSection(const ComparisonSection& section, int baselineCo
 }
 
 void ComparisonPlot::setBaselineColumn(int column) {
-    if (column < 0 || column >= m_section.columnCount()) return;
+    if (column < 0 || column >= m_section.columnCount())
+        return;
     m_baseline = column;
     rebuild();
 }
@@ -40,8 +42,9 @@ void ComparisonPlot::setBaselineColumn(int column) {
 void ComparisonPlot::rebuild() {
     clearGraphs();
     configureSizeAxis(xAxis, m_section.sizesBytes);
-    yAxis->setLabel(m_section.title.isEmpty() ? QString()
-                                              : QStringLiteral("%1 (%2)").arg(m_section.title, m_section.unit));
+    yAxis->setLabel(m_section.title.isEmpty()
+                        ? QString()
+                        : QStringLiteral("%1 (%2)").arg(m_section.title, m_section.unit));
     double yMax = 0.0;
     for (int c = 0; c < m_section.columnCount(); ++c) {
         QCPGraph* g = addGraph();
@@ -52,7 +55,8 @@ void ComparisonPlot::rebuild() {
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
         for (int r = 0; r < m_section.rowCount(); ++r) {
             const double v = m_section.value(c, r);
-            if (std::isnan(v)) continue;
+            if (std::isnan(v))
+                continue;
             g->addData(static_cast<double>(m_section.sizesBytes[r]), v);
             yMax = std::max(yMax, v);
         }
@@ -69,7 +73,8 @@ QString ComparisonPlot::tooltipAt(const QPointF& pos) const {
     for (int c = 0; c < m_section.columnCount(); ++c) {
         for (int r = 0; r < m_section.rowCount(); ++r) {
             const double v = m_section.value(c, r);
-            if (std::isnan(v)) continue;
+            if (std::isnan(v))
+                continue;
             const double px = xAxis->coordToPixel(static_cast<double>(m_section.sizesBytes[r]));
             const double py = yAxis->coordToPixel(v);
             const double d = std::hypot(px - pos.x(), py - pos.y());
@@ -80,7 +85,8 @@ QString ComparisonPlot::tooltipAt(const QPointF& pos) const {
             }
         }
     }
-    if (bestColumn < 0 || best > kHoverRadiusPx) return {};
+    if (bestColumn < 0 || best > kHoverRadiusPx)
+        return {};
     QString text = QStringLiteral("%1\n%2 B: %3 %4")
                        .arg(m_section.columns[bestColumn])
                        .arg(m_section.sizesBytes[bestRow])

@@ -43,7 +43,8 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_hint);
 
     connect(m_baselineBox, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index >= 0) setBaselineColumn(index);
+        if (index >= 0)
+            setBaselineColumn(index);
     });
     updateWidgets();
 }
@@ -80,7 +81,8 @@ void ComparisonView::addPane(const ComparisonSection& section) {
 
 const ComparisonView::Pane* ComparisonView::pane(Metric metric) const {
     for (const Pane& p : m_panes) {
-        if (p.metric == metric) return &p;
+        if (p.metric == metric)
+            return &p;
     }
     return nullptr;
 }
@@ -94,7 +96,9 @@ ComparisonPlot* ComparisonView::plotAt(int index) const {
     return index >= 0 && index < m_panes.size() ? m_panes[index].plot : nullptr;
 }
 
-QString ComparisonView::baselineLabel() const { return m_comparison.columns().value(m_baseline); }
+QString ComparisonView::baselineLabel() const {
+    return m_comparison.columns().value(m_baseline);
+}
 
 ComparisonTableModel* ComparisonView::tableModel(Metric metric) const {
     const Pane* p = pane(metric);
@@ -109,7 +113,8 @@ QTableView* ComparisonView::tableView(Metric metric) const {
 void ComparisonView::setComparison(const Comparison& comparison) {
     m_comparison = comparison;
     const QStringList columns = comparison.columns();
-    if (m_baseline >= columns.size()) m_baseline = 0;
+    if (m_baseline >= columns.size())
+        m_baseline = 0;
     {
         const QSignalBlocker blocker(m_baselineBox);
         m_baselineBox->clear();
@@ -124,15 +129,19 @@ void ComparisonView::setComparison(const Comparison& comparison) {
         m_tabs->removeTab(0);
         tab->deleteLater();
     }
-    for (const Pane& p : m_panes) p.model->deleteLater();
+    for (const Pane& p : m_panes)
+        p.model->deleteLater();
     m_panes.clear();
-    for (const ComparisonSection& section : comparison.sections) addPane(section);
-    if (current >= 0 && current < m_tabs->count()) m_tabs->setCurrentIndex(current);
+    for (const ComparisonSection& section : comparison.sections)
+        addPane(section);
+    if (current >= 0 && current < m_tabs->count())
+        m_tabs->setCurrentIndex(current);
     updateWidgets();
 }
 
 void ComparisonView::setBaselineColumn(int column) {
-    if (column < 0 || column >= m_comparison.columns().size()) return;
+    if (column < 0 || column >= m_comparison.columns().size())
+        return;
     const bool changed = column != m_baseline;
     m_baseline = column;
     {
@@ -143,12 +152,14 @@ void ComparisonView::setBaselineColumn(int column) {
         p.model->setBaselineColumn(column);
         p.plot->setBaselineColumn(column);
     }
-    if (changed) emit baselineChanged(column);
+    if (changed)
+        emit baselineChanged(column);
 }
 
 void ComparisonView::showMetric(Metric metric) {
     for (int i = 0; i < m_panes.size(); ++i) {
-        if (m_panes[i].metric == metric) m_tabs->setCurrentIndex(i);
+        if (m_panes[i].metric == metric)
+            m_tabs->setCurrentIndex(i);
     }
 }
 

@@ -3,9 +3,8 @@
 // label) at every live setting change so its effect is visible in place.
 #pragma once
 
-#include <qcustomplot.h>
-
 #include <QList>
+#include <qcustomplot.h>
 
 namespace smclab::gui {
 

@@ -47,6 +47,8 @@ void MessageBar::showMessage(Level level, const QString& text) {
     show();
 }
 
-QString MessageBar::text() const { return m_label->text(); }
+QString MessageBar::text() const {
+    return m_label->text();
+}
 
 }  // namespace smclab::gui

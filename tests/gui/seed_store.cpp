@@ -1,9 +1,10 @@
 #include "seed_store.h"
 
+#include <cstdio>
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QSettings>
-#include <cstdio>
 
 #include "seed_comparison.h"
 #include "smclab/db/result_store.h"
@@ -23,10 +24,12 @@ qint64 seedStore(const QString& databasePath, const QString& campaignName) {
     campaign.name = campaignName;
     campaign.preset = QStringLiteral("datapath");
     for (const ComparisonSection& section : seed.sections) {
-        const QString workload = section.metric == Metric::bandwidth ? QStringLiteral("tcp_bw") : QStringLiteral("tcp_lat");
+        const QString workload =
+            section.metric == Metric::bandwidth ? QStringLiteral("tcp_bw") : QStringLiteral("tcp_lat");
         for (int r = 0; r < section.rowCount(); ++r) {
             for (int c = 0; c < section.columnCount(); ++c) {
-                campaign.cells.append({workload, transports[c], section.columns[c], section.sizesBytes[r], 0});
+                campaign.cells.append(
+                    {workload, transports[c], section.columns[c], section.sizesBytes[r], 0});
             }
         }
     }
@@ -41,11 +44,12 @@ qint64 seedStore(const QString& databasePath, const QString& campaignName) {
             for (int c = 0; c < section.columnCount(); ++c) {
                 db::RunRecord record;
                 record.campaignId = id.value();
-                record.cell = {bw ? QStringLiteral("tcp_bw") : QStringLiteral("tcp_lat"), transports[c], section.columns[c],
-                               section.sizesBytes[r], 0};
+                record.cell = {bw ? QStringLiteral("tcp_bw") : QStringLiteral("tcp_lat"), transports[c],
+                               section.columns[c], section.sizesBytes[r], 0};
                 record.startedAt = QDateTime::currentDateTimeUtc();
                 record.finishedAt = record.startedAt;
-                record.results.insert(bw ? QStringLiteral("bw_mbps") : QStringLiteral("latency_us"), section.values[c][r]);
+                record.results.insert(bw ? QStringLiteral("bw_mbps") : QStringLiteral("latency_us"),
+                                      section.values[c][r]);
                 const auto run = store.recordRun(record);
                 if (!run) {
                     std::fprintf(stderr, "seedStore: %s\n", run.error().message.c_str());

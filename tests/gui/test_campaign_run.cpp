@@ -2,10 +2,11 @@
 // agents, the Hosts page connects to them, the Run page runs a small
 // campaign in its worker thread (orchestrator + store off the UI thread),
 // and the Results page shows what was stored. Skips (77) without the agent.
-#include <QtTest>
-
-#include <QTemporaryDir>
 #include <cstdio>
+
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
 
 #include "app/lab_context.h"
 #include "models/comparison_table_model.h"
@@ -19,8 +20,6 @@
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/settings_panel.h"
-
-#include <QSpinBox>
 
 using namespace smclab;
 using namespace smclab::gui;

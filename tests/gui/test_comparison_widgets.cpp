@@ -1,9 +1,9 @@
 // The comparison table model and plots hold the values they are given, with
 // the cover-letter percentages, colours and hover texts.
-#include <QtTest>
+#include <cmath>
 
 #include <QBrush>
-#include <cmath>
+#include <QtTest>
 
 #include "models/comparison_table_model.h"
 #include "seed_comparison.h"

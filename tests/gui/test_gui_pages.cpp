@@ -1,13 +1,12 @@
 // The main window at 1280x800: every page renders (a PNG per page is saved
 // under the build tree for review), the shortcuts are there, the campaign
 // editor validates with a hint, and hosts and window state persist.
-#include <QtTest>
-
 #include <QAction>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QtTest>
 
 #include "app/app_settings.h"
 #include "app/lab_context.h"
@@ -52,9 +51,11 @@ void TestGuiPages::initTestCase() {
     QVERIFY(testing::seedStore(db, QStringLiteral("datapath (seed 000)")) > 0);
     AppSettings::setDatabasePath(db);
     // A host that is not there: it shows as failed, with the reason.
-    AppSettings::setHosts({{QStringLiteral("127.0.0.1:1"), false, m_dir.filePath(QStringLiteral("missing-token"))}});
+    AppSettings::setHosts(
+        {{QStringLiteral("127.0.0.1:1"), false, m_dir.filePath(QStringLiteral("missing-token"))}});
     m_window = new MainWindow;
-    connect(m_window->lab(), &LabContext::errorReported, this, [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
+    connect(m_window->lab(), &LabContext::errorReported, this,
+            [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
     m_window->resize(1280, 800);
     m_window->show();
     QVERIFY(QTest::qWaitForWindowExposed(m_window));
@@ -63,7 +64,8 @@ void TestGuiPages::initTestCase() {
 void TestGuiPages::shortcutsExist() {
     QStringList found;
     for (const QAction* action : m_window->findChildren<QAction*>()) {
-        if (!action->shortcut().isEmpty()) found.append(action->shortcut().toString());
+        if (!action->shortcut().isEmpty())
+            found.append(action->shortcut().toString());
     }
     for (const char* key : {"Ctrl+N", "Ctrl+O", "Ctrl+S", "Ctrl+R", "Ctrl+E", "F5", "Ctrl+L", "Ctrl+P"}) {
         QVERIFY2(found.contains(QString::fromLatin1(key)), key);
@@ -143,14 +145,16 @@ void TestGuiPages::pagesRenderToPng() {
     }
     plot->addMarker(4.0, QStringLiteral("autocorking_size=0"));
     plot->addMarker(7.0, QStringLiteral("autocorking_size=65536"));
-    m_window->runPage()->counters()->update(
-        QJsonObject{{QStringLiteral("smcr.cdc_msgs_sent"), 120000}, {QStringLiteral("smcr.rdma_writes"), 118000},
-                    {QStringLiteral("smcr.corked_pushes"), 3400}, {QStringLiteral("smcr.cq_wakeups"), 9000}},
-        1000);
-    m_window->runPage()->counters()->update(
-        QJsonObject{{QStringLiteral("smcr.cdc_msgs_sent"), 151000}, {QStringLiteral("smcr.rdma_writes"), 149500},
-                    {QStringLiteral("smcr.corked_pushes"), 4100}, {QStringLiteral("smcr.cq_wakeups"), 11200}},
-        1000);
+    m_window->runPage()->counters()->update(QJsonObject{{QStringLiteral("smcr.cdc_msgs_sent"), 120000},
+                                                        {QStringLiteral("smcr.rdma_writes"), 118000},
+                                                        {QStringLiteral("smcr.corked_pushes"), 3400},
+                                                        {QStringLiteral("smcr.cq_wakeups"), 9000}},
+                                            1000);
+    m_window->runPage()->counters()->update(QJsonObject{{QStringLiteral("smcr.cdc_msgs_sent"), 151000},
+                                                        {QStringLiteral("smcr.rdma_writes"), 149500},
+                                                        {QStringLiteral("smcr.corked_pushes"), 4100},
+                                                        {QStringLiteral("smcr.cq_wakeups"), 11200}},
+                                            1000);
 
     const QStringList names = {QStringLiteral("hosts"), QStringLiteral("campaign"), QStringLiteral("run"),
                                QStringLiteral("results"), QStringLiteral("export")};
@@ -159,7 +163,8 @@ void TestGuiPages::pagesRenderToPng() {
         QCoreApplication::processEvents();
         const QPixmap shot = m_window->grab();
         QCOMPARE(shot.size(), QSize(1280, 800));
-        const QString path = QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(names[i] + QStringLiteral(".png"));
+        const QString path =
+            QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(names[i] + QStringLiteral(".png"));
         QVERIFY2(shot.save(path), qPrintable(path));
         // The page is laid out inside the window: nothing pushed it wider than 1280.
         QVERIFY(m_window->page(static_cast<PageId>(i))->width() < 1280);
@@ -177,7 +182,9 @@ void TestGuiPages::hostsAndGeometryPersist() {
     QCOMPARE(again.page(PageId::exporter)->isVisibleTo(&again), true);
 }
 
-void TestGuiPages::cleanupTestCase() { delete m_window; }
+void TestGuiPages::cleanupTestCase() {
+    delete m_window;
+}
 
 QTEST_MAIN(TestGuiPages)
 #include "test_gui_pages.moc"

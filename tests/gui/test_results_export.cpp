@@ -2,11 +2,10 @@
 // Export page's cover-letter text equals `smclab report --format text` for
 // the same campaign (and the same baseline); CSV, PNG, PDF and HTML exports
 // are written.
-#include <QtTest>
-
 #include <QClipboard>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QtTest>
 
 #include "app/lab_context.h"
 #include "data/comparison.h"
@@ -57,7 +56,8 @@ void TestResultsExport::initTestCase() {
     m_results->resize(1150, 700);
     m_export = new ExportPage(m_lab);
     m_export->setSource(m_results->comparisonView());
-    connect(m_results, &ResultsPage::comparisonChanged, this, [this] { m_export->setSource(m_results->comparisonView()); });
+    connect(m_results, &ResultsPage::comparisonChanged, this,
+            [this] { m_export->setSource(m_results->comparisonView()); });
     QCOMPARE(m_results->campaignTree()->topLevelItemCount(), 1);
     QVERIFY(m_results->showCampaign(m_campaign));
 }
@@ -80,33 +80,41 @@ void TestResultsExport::plotsStoredValues() {
         }
         const ComparisonTableModel* model = view->tableModel(expected.metric);
         QCOMPARE(model->rowCount(), 17);
-        QCOMPARE(model->data(model->index(16, 1), ComparisonTableModel::valueRole).toDouble(), expected.values[0][16]);
+        QCOMPARE(model->data(model->index(16, 1), ComparisonTableModel::valueRole).toDouble(),
+                 expected.values[0][16]);
     }
 }
 
 QString TestResultsExport::cliReport(const QStringList& extra) {
     const QString cli = QDir(qEnvironmentVariable("SMCLAB_BIN_DIR")).filePath(QStringLiteral("smclab"));
     QProcess process;
-    process.start(cli, QStringList{QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
-                                   QStringLiteral("text"), QStringLiteral("--db"), m_db} + extra);
-    if (process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0) {
+    process.start(
+        cli, QStringList{QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
+                         QStringLiteral("text"), QStringLiteral("--db"), m_db} +
+                 extra);
+    if (process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit &&
+        process.exitCode() == 0) {
         return QString::fromUtf8(process.readAllStandardOutput());
     }
     qWarning("smclab report not available (%s): comparing with the report formatters directly",
              qPrintable(process.errorString() + QString::fromUtf8(process.readAllStandardError())));
     auto store = smclab::db::ResultStore::open(m_db);
-    if (!store) return QStringLiteral("cannot open store");
+    if (!store)
+        return QStringLiteral("cannot open store");
     auto document = smclab::db::campaignReport(*store.value(), m_campaign, QDateTime::currentDateTimeUtc());
-    if (!document) return QStringLiteral("no report");
+    if (!document)
+        return QStringLiteral("no report");
     smclab::report::ReportDocument doc = document.value();
-    if (extra.size() == 2) doc = smclab::report::withBaseline(doc, extra[1]).value();
+    if (extra.size() == 2)
+        doc = smclab::report::withBaseline(doc, extra[1]).value();
     return smclab::report::render(doc, smclab::report::Format::text);
 }
 
 void TestResultsExport::textEqualsCliReport() {
     const QString gui = m_export->coverLetterText();
     QVERIFY(gui.startsWith(QStringLiteral("==== Bandwidth ====\n")));
-    QVERIFY2(gui.contains(QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)")), qPrintable(gui));
+    QVERIFY2(gui.contains(QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)")),
+             qPrintable(gui));
     QCOMPARE(gui, cliReport({}));
     m_export->copyToClipboard();
     QCOMPARE(QApplication::clipboard()->text(), gui);
