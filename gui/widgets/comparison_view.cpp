@@ -1,7 +1,10 @@
 #include "widgets/comparison_view.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QFontDatabase>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -70,9 +73,21 @@ void ComparisonView::addPane(const ComparisonSection& section) {
     pane.model->setBaselineColumn(m_baseline);
     pane.plot->setSection(section, m_baseline);
     // The table takes the width its columns need; the plot gets the rest.
-    pane.table->resizeColumnsToContents();
-    const int tableWidth = pane.table->horizontalHeader()->length() + 2 * pane.table->frameWidth() +
-                           pane.table->verticalScrollBar()->sizeHint().width();
+    // Measured from the texts (the view is not laid out yet, so its own
+    // column widths are not known here).
+    const QFontMetrics cellMetrics(pane.table->font());
+    const QFontMetrics headerMetrics(pane.table->horizontalHeader()->font());
+    int tableWidth = 2 * pane.table->frameWidth() + pane.table->verticalScrollBar()->sizeHint().width() + 4;
+    for (int c = 0; c < pane.model->columnCount(); ++c) {
+        int widest =
+            headerMetrics.horizontalAdvance(pane.model->headerData(c, Qt::Horizontal).toString()) + 24;
+        for (int r = 0; r < pane.model->rowCount(); ++r) {
+            widest = std::max(widest,
+                              cellMetrics.horizontalAdvance(pane.model->index(r, c).data().toString()) + 16);
+        }
+        tableWidth += widest;
+    }
+    pane.table->setMinimumWidth(std::min(tableWidth, 640));
     pane.table->setMaximumWidth(tableWidth);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 0);
