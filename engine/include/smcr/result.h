@@ -81,7 +81,8 @@ public:
         assert(ok());
         return std::get<0>(m_state);
     }
-    T&& value() && {
+    // By value, so `for (auto& x : makeResult().value())` cannot dangle.
+    T value() && {
         assert(ok());
         return std::get<0>(std::move(m_state));
     }
