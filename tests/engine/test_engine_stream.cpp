@@ -226,6 +226,30 @@ private slots:
         QCOMPARE(peer.wait(20000), 0);
     }
 
+    // TEST_LINK after smcr_testlink_time of silence; the peer answers and the
+    // link stays up (no answer would take the link group down).
+    void testLinkKeepsAnIdleLinkUp() {
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"echo", "1"}, &error), error.c_str());
+        auto engine = newEngine({{"smcr_testlink_time", "1"}});
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(!s.fellBack());
+        std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+        const smcr::EngineStats es = engine->stats();
+        QVERIFY2(es.testLinksSent >= 2, qPrintable(QString("%1 TEST_LINKs").arg(es.testLinksSent)));
+        QCOMPARE(es.linksDown, 0ull);
+        QVERIFY(s.setTimeoutMs(5000).ok());
+        uint8_t out[100];
+        uint8_t in[100];
+        fillPattern(77, 0, out, sizeof out);
+        QVERIFY(sendAll(s, out, sizeof out));
+        QVERIFY(recvAll(s, in, sizeof in));
+        QVERIFY(std::memcmp(in, out, sizeof in) == 0);
+        s.close();
+        QCOMPARE(peer.wait(10000), 0);
+    }
+
     void peerClosesFirstOrderly() {
         const uint64_t bytes = 3ull << 20;
         PeerProcess peer;
