@@ -48,8 +48,10 @@ set(CPACK_DEBIAN_CLI_PACKAGE_SECTION "net")
 set(CPACK_COMPONENT_CLI_DESCRIPTION
     "SMC-R performance lab: smclab command line and desktop app\n Campaigns on agent pairs, local benchmarks, the results store, reports,\n and a protocol analyser for SMC-R CLC/LLC/CDC messages.")
 set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS "smclab-agent")
+# The results store opens SQLite through a Qt plugin dpkg-shlibdeps cannot see.
+set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libqt6sql6-sqlite")
 if(_smclab_qt_depends)
-    set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${_smclab_qt_depends}")
+    string(PREPEND CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "${_smclab_qt_depends}, ")
 endif()
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME "libsmcr-dev")
