@@ -24,7 +24,9 @@ CampaignSpec tinyCampaign(const QString& server, const QString& client) {
     spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
                       {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}}};
     spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
-                    {QStringLiteral("SMC"), QStringLiteral("smcr"), {}, {{QStringLiteral("autocorking_size"), 0}}, {}, {}}};
+                    {QStringLiteral("SMC"), QStringLiteral("smcr"), {}, {{QStringLiteral("autocorking_size"), 0}}, {}, {}},
+                    // A column the agents must refuse: its cells fail with the agent's reason.
+                    {QStringLiteral("Bad"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.no_such_setting"), 1}}, {}, {}}};
     spec.sizes = {1, 4096};
     spec.durationMs = 200;
     spec.sampleIntervalMs = 100;
@@ -91,13 +93,13 @@ private slots:
         QVERIFY(o.start(spec).ok());
         QVERIFY(waitForEnd(o, 50000));
         QCOMPARE(o.state(), RunnerState::finished);
-        QCOMPARE(started.count(), 8);
-        QCOMPARE(finishedCells.count(), 8);
+        QCOMPARE(started.count(), 12);
+        QCOMPARE(finishedCells.count(), 12);
         QVERIFY(samples.count() > 0);
         QVERIFY(progress.count() > 0);
         const Progress p = o.progress();
-        QCOMPARE(p.totalCells, 8);
-        QCOMPARE(p.doneCells, 4);
+        QCOMPARE(p.totalCells, 12);
+        QCOMPARE(p.doneCells, 8);
         QCOMPARE(p.failedCells, 4);
         QCOMPARE(p.remainingCells, 0);
 
@@ -106,8 +108,8 @@ private slots:
         auto campaign = (*store)->campaign(id);
         QVERIFY(campaign.ok());
         QCOMPARE(campaign->status, db::CampaignStatus::done);
-        QCOMPARE(campaign->runsTotal, 8);
-        QCOMPARE(campaign->runsDone, 4);
+        QCOMPARE(campaign->runsTotal, 12);
+        QCOMPARE(campaign->runsDone, 8);
         QCOMPARE(campaign->runsFailed, 4);
         // The stored spec is the campaign file it ran from.
         auto reread = campaignFromJson(campaign->spec);
@@ -117,7 +119,7 @@ private slots:
         auto runs = (*store)->runs(id);
         QVERIFY(runs.ok());
         for (const db::Run& run : *runs) {
-            if (run.cell.column == QLatin1String("TCP")) {
+            if (run.cell.column != QLatin1String("Bad")) {
                 QCOMPARE(run.status, db::RunStatus::done);
                 auto results = (*store)->results(run.id);
                 QVERIFY(results.ok());
@@ -128,15 +130,15 @@ private slots:
                 QVERIFY(!facts->client.value("kernel").isEmpty());
                 auto settings = (*store)->settings(run.id);
                 QVERIFY(settings.ok());
-                QCOMPARE(settings->value("transport"), QStringLiteral("tcp"));
+                QCOMPARE(settings->value("transport"),
+                         run.cell.column == QLatin1String("TCP") ? QStringLiteral("tcp") : QStringLiteral("smcr"));
                 auto series = (*store)->samples(run.id);
                 QVERIFY(series.ok());
                 QVERIFY(!series->isEmpty());
             } else {
-                // The smcr column fails with the agent's own reason.
+                // The refused column fails with the agent's own reason.
                 QCOMPARE(run.status, db::RunStatus::failed);
-                QVERIFY2(run.error.contains(QLatin1String("smcr")) || run.error.contains(QLatin1String("sim")),
-                         qPrintable(run.error));
+                QVERIFY2(run.error.contains(QLatin1String("no_such_setting")), qPrintable(run.error));
                 QVERIFY2(run.error.contains(m_server->address()) || run.error.contains(m_client->address()),
                          qPrintable(run.error));
             }
@@ -145,7 +147,7 @@ private slots:
         auto pending = (*store)->pendingCells(id);
         QVERIFY(pending.ok());
         QCOMPARE(pending->size(), 4);
-        for (const db::RunCell& cell : *pending) QCOMPARE(cell.column, QStringLiteral("SMC"));
+        for (const db::RunCell& cell : *pending) QCOMPARE(cell.column, QStringLiteral("Bad"));
     }
 
     void unreachableAgentFailsClearly() {
