@@ -152,6 +152,8 @@ private slots:
         // Closing frees slots; the group lingers and is reused without a new QP.
         for (auto& s : sockets) s.close();
         extra.close();
+        // A buffer returns to the pool once the peer has closed its side too.
+        QTRY_COMPARE_WITH_TIMEOUT(engine->stats().connectionsActive, 0ull, 10000);
         smcr::Socket again = connectTo(engine, peer.port());
         QVERIFY2(!again.fellBack(), qPrintable(QString("fallback 0x%1 peer 0x%2")
                                                    .arg(again.fallbackReason(), 8, 16, QChar('0'))

@@ -27,6 +27,8 @@ struct ConnectionStats {
     uint64_t nodelayCalls = 0;    // sends with TCP_NODELAY set
     uint64_t sendfileCalls = 0;
     uint64_t staleCdcDropped = 0;
+
+    ConnectionStats& operator+=(const ConnectionStats& o);
 };
 
 // Whole-engine counters (a superset of the per-connection ones, summed).
@@ -57,6 +59,7 @@ struct EngineStats {
     uint64_t busyPollHits = 0;        // waits satisfied while spinning
     uint64_t blockingWaits = 0;       // waits that armed the CQs and slept
     uint64_t sendSlotWaits = 0;       // a push found no free send slot
+    uint64_t connectionsActive = 0;   // gauge: SMC connections holding an RMB now
 
     // Flat "name value" pairs, e.g. {"smcr.cdc_sent", 10}; fallback reasons as
     // "smcr.fallback.client.PEERNOSMC".

@@ -171,22 +171,7 @@ void EngineImpl::dropConnectionLocked(Connection& conn) {
     unwatchTcpLocked(conn);
     m_connById.erase(conn.id);
     // Fold the counters into the engine totals before the connection goes.
-    ConnectionStats& t = m_stats.total;
-    const ConnectionStats& c = conn.stats;
-    t.cdcSent += c.cdcSent;
-    t.cdcReceived += c.cdcReceived;
-    t.rdmaWrites += c.rdmaWrites;
-    t.txBytes += c.txBytes;
-    t.rxBytes += c.rxBytes;
-    t.txCalls += c.txCalls;
-    t.rxCalls += c.rxCalls;
-    t.windowUpdates += c.windowUpdates;
-    t.bufFullPeer += c.bufFullPeer;
-    t.bufFull += c.bufFull;
-    t.corkedCalls += c.corkedCalls;
-    t.nodelayCalls += c.nodelayCalls;
-    t.sendfileCalls += c.sendfileCalls;
-    t.staleCdcDropped += c.staleCdcDropped;
+    m_stats.total += conn.stats;
     if (auto lgr = conn.lgr) {
         lgr->core->rmbs().release(conn.rmbId);
         lgr->core->sndbufs().release(conn.sndbufId);

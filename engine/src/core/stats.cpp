@@ -14,6 +14,24 @@ std::string reasonLabel(uint32_t code) {
 }
 }  // namespace
 
+ConnectionStats& ConnectionStats::operator+=(const ConnectionStats& o) {
+    cdcSent += o.cdcSent;
+    cdcReceived += o.cdcReceived;
+    rdmaWrites += o.rdmaWrites;
+    txBytes += o.txBytes;
+    rxBytes += o.rxBytes;
+    txCalls += o.txCalls;
+    rxCalls += o.rxCalls;
+    windowUpdates += o.windowUpdates;
+    bufFullPeer += o.bufFullPeer;
+    bufFull += o.bufFull;
+    corkedCalls += o.corkedCalls;
+    nodelayCalls += o.nodelayCalls;
+    sendfileCalls += o.sendfileCalls;
+    staleCdcDropped += o.staleCdcDropped;
+    return *this;
+}
+
 std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
     std::vector<std::pair<std::string, uint64_t>> out = {
         {"smcr.cdc_sent", total.cdcSent},
@@ -52,6 +70,7 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.busy_poll_hits", busyPollHits},
         {"smcr.blocking_waits", blockingWaits},
         {"smcr.send_slot_waits", sendSlotWaits},
+        {"smcr.conns_active", connectionsActive},
     };
     for (const auto& [code, count] : clientFallbackReasons) {
         out.emplace_back("smcr.fallback.client." + reasonLabel(code), count);
