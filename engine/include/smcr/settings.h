@@ -41,6 +41,10 @@ enum class SettingId : uint8_t {
     lgrLingerMs,           // lab.lgr_linger_ms: unused link group kept before it is freed
     closeDrainMs,          // lab.close_drain_ms: shutdown/close wait for the sndbuf to drain
     wndUpdateLimit,        // lab.wnd_update_limit: 0 = max (Linux >= 2022), 1 = min (older)
+    rqCredits,             // lab.rq_credits (on/off): EXPERIMENTAL RQ credit flow control (seed 004), per new link
+    rxBacklog,             // lab.rx_backlog (on/off): refill receive WQEs first, process CDCs from a backlog
+    rxRepostDelayUs,       // lab.rx_repost_delay_us: lab knob, per-message RX cost paid before the WQE refill
+    fastFallback,          // lab.fast_fallback: listener queues plain TCP clients without the handshake worker
     count_,                // number of numeric settings (not a setting)
 };
 

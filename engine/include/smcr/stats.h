@@ -60,6 +60,24 @@ struct EngineStats {
     uint64_t blockingWaits = 0;       // waits that armed the CQs and slept
     uint64_t sendSlotWaits = 0;       // a push found no free send slot
     uint64_t connectionsActive = 0;   // gauge: SMC connections holding an RMB now
+    // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR
+    // counters come from the fabric (sim: its responder/requester counters).
+    uint64_t rnrNaksSent = 0;         // as responder: SENDs that found no receive WQE
+    uint64_t rnrNaksReceived = 0;     // as requester: RNR NAKs taken
+    uint64_t rnrRetries = 0;          // SENDs retried after an RNR NAK (rnr_retry 7: every NAK)
+    uint64_t creditLinks = 0;         // gauge: links that negotiated RQ credits
+    uint64_t creditWaits = 0;         // a push found no peer receive credit and waited
+    uint64_t creditsLowEvents = 0;    // tx credits fell to the peer low watermark (2/3 of initial)
+    uint64_t creditsReceived = 0;     // credits granted by the peer (CDC + LLC)
+    uint64_t creditsAnnouncedCdc = 0; // credits returned in CDC byte 26
+    uint64_t creditsAnnouncedLlc = 0; // credits returned by ANNOUNCE_CREDITS
+    uint64_t creditAnnounceLlcs = 0;  // ANNOUNCE_CREDITS messages sent
+    uint64_t rxBacklogMax = 0;        // most CDCs waiting in a link's RX backlog
+    uint64_t cdcReservedNonzero = 0;  // CDCs with byte 26 set on a link without credits (ignored)
+    // Listener accept path (lab.fast_fallback, limit_smc_hs; seed 003).
+    uint64_t fastFallbackAccepts = 0; // plain TCP clients queued without the handshake worker
+    uint64_t hsQueueDepthMax = 0;     // most SMC connections waiting for or in a listener's handshake worker
+    uint64_t limitHsFallbacks = 0;    // SMC clients declined at once because the handshake queue was congested
 
     // Flat "name value" pairs, e.g. {"smcr.cdc_sent", 10}; fallback reasons as
     // "smcr.fallback.client.PEERNOSMC".

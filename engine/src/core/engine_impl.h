@@ -39,6 +39,7 @@
 #include <smcr/result.h>
 #include <smcr/settings.h>
 #include <smcr/stats.h>
+#include <smcr/wire/cdc.h>
 #include <smcr/wire/clc.h>
 #include <smcr/wire/llc.h>
 
@@ -62,6 +63,8 @@ public:
 
     Settings& settings() { return m_settings; }
     EngineStats stats();
+    // The counters themselves, for shell code outside this class (caller holds mutex()).
+    EngineStats& statsLocked() { return m_stats; }
     std::mutex& mutex() { return m_mutex; }
 
     // ---- waiting (callers hold `lock` on mutex()) ----------------------------
@@ -122,7 +125,9 @@ private:
     Result<std::shared_ptr<Connection>> addConnectionLocked(const std::shared_ptr<LinkGroup>& lgr);
     void dropConnectionLocked(Connection& conn);
     void lingerCheckLocked(uint64_t nowMs);
-    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes);
+    // kind: an ANNOUNCE_CREDITS may use the credit kept back for it (credits.h).
+    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes,
+                         CreditSendKind kind = CreditSendKind::message);
 
     // engine_rx.cpp
     void onSendCompletionLocked(const fabric::WorkCompletion& wc);
@@ -136,6 +141,21 @@ private:
 
     // engine_tx.cpp
     bool postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan);
+
+    // engine_credits.cpp: RQ credits (lab.rq_credits) and the RX backlog
+    // (lab.rx_backlog), receive refill order, RNR counters.
+    uint8_t creditOfferLocked(const LinkGroup& lgr) const;  // CLC byte 51 on first contact
+    void enableCreditsLocked(LinkGroup& lgr, uint8_t peerInitCredits);
+    bool creditsBlockedLocked(const LinkGroup& lgr) const;  // no credit for a message SEND
+    void attachCdcCreditsLocked(LinkGroup& lgr, wire::CdcMessage& msg);
+    bool refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot);
+    void receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
+                              const uint8_t* bytes);
+    void takeCdcCreditsLocked(LinkGroup& lgr, const uint8_t* bytes);
+    void onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcAnnounceCredits& msg);
+    void announceCreditsLocked(LinkGroup& lgr);
+    void afterRecvBatchLocked();  // drains backlogs, announces due credits
+    void addFlowStatsLocked(EngineStats& out);
 
     // engine_impl.cpp: background thread, hang-up monitor, timers
     void backgroundLoop();

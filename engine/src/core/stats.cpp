@@ -71,6 +71,21 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.blocking_waits", blockingWaits},
         {"smcr.send_slot_waits", sendSlotWaits},
         {"smcr.conns_active", connectionsActive},
+        {"smcr.rnr_naks_sent", rnrNaksSent},
+        {"smcr.rnr_naks_received", rnrNaksReceived},
+        {"smcr.rnr_retries", rnrRetries},
+        {"smcr.credit_links", creditLinks},
+        {"smcr.credit_waits", creditWaits},
+        {"smcr.credits_low", creditsLowEvents},
+        {"smcr.credits_received", creditsReceived},
+        {"smcr.credits_announced_cdc", creditsAnnouncedCdc},
+        {"smcr.credits_announced_llc", creditsAnnouncedLlc},
+        {"smcr.credit_announce_llcs", creditAnnounceLlcs},
+        {"smcr.rx_backlog_max", rxBacklogMax},
+        {"smcr.cdc_reserved_nonzero", cdcReservedNonzero},
+        {"smcr.fast_fallback_accepts", fastFallbackAccepts},
+        {"smcr.hs_queue_depth_max", hsQueueDepthMax},
+        {"smcr.limit_hs_fallbacks", limitHsFallbacks},
     };
     for (const auto& [code, count] : clientFallbackReasons) {
         out.emplace_back("smcr.fallback.client." + reasonLabel(code), count);
