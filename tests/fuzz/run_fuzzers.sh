@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the wire fuzz targets with clang (libFuzzer + ASan + UBSan) in
-# WORK_DIR, seeds their corpora with the known vectors, and runs each target
-# for SECONDS. Fails on any crash; exits 77 (skip) without clang/libFuzzer.
-# The build and the corpora are kept in WORK_DIR, so later runs are fast and
-# start from what earlier runs found.
+# Builds the fuzz targets with clang (libFuzzer + ASan + UBSan) in WORK_DIR:
+# the wire decoders (clc, llc, cdc) and the agent's control-message parser
+# (json, when Qt 6 is found). Seeds their corpora with the known vectors and
+# messages, and runs each target for SECONDS (or, with FUZZ_RUNS=N in the
+# environment, for N executions). Fails on any crash; exits 77 (skip)
+# without clang/libFuzzer. The build and the corpora are kept in WORK_DIR,
+# so later runs are fast and start from what earlier runs found.
 #   usage: run_fuzzers.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET] [TARGETS...]
 set -euo pipefail
 
@@ -12,7 +14,7 @@ work=${2:?work dir}
 seconds=${3:-20}
 shift $(( $# >= 3 ? 3 : $# ))
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(clc llc cdc); fi
+default_targets=(clc llc cdc)
 
 clangxx=$(command -v clang++ || command -v clang++-14 || true)
 if [ -z "$clangxx" ]; then
@@ -36,25 +38,41 @@ if [ ! -f "$work/build/CMakeCache.txt" ]; then
 fi
 cmake --build "$work/build" -- -j2 >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
-mkdir -p "$work/corpus/clc" "$work/corpus/llc" "$work/corpus/cdc" "$work/artifacts"
+if [ -x "$work/build/fuzz_json" ]; then default_targets+=(json); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=("${default_targets[@]}"); fi
+
+mkdir -p "$work/corpus/clc" "$work/corpus/llc" "$work/corpus/cdc" "$work/corpus/json" "$work/artifacts"
 "$work/build/fuzz_seeds" "$work/corpus"
+cp "$src"/tests/fuzz/json_seeds/*.json "$work/corpus/json/"
 
 status=0
 for target in "${targets[@]}"; do
     log="$work/fuzz_$target.log"
     set +e
-    "$work/build/fuzz_wire_$target" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=1024 \
+    binary="$work/build/fuzz_wire_$target"
+    extra=()
+    if [ "$target" = json ]; then
+        binary="$work/build/fuzz_json"
+        extra+=(-dict="$src/tests/fuzz/json.dict")
+    fi
+    if [ -n "${FUZZ_RUNS:-}" ]; then
+        extra+=(-runs="$FUZZ_RUNS")
+    else
+        extra+=(-max_total_time="$seconds")
+    fi
+    "$binary" "${extra[@]}" -print_final_stats=1 -rss_limit_mb=1024 \
         -artifact_prefix="$work/artifacts/$target-" "$work/corpus/$target" >"$log" 2>&1
     rc=$?
     set -e
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     corpus=$(ls "$work/corpus/$target" | wc -l)
     if [ $rc -ne 0 ]; then
-        echo "fuzz_wire_$target: FAILED (exit $rc) after $execs executions; log $log"
+        echo "fuzz $target: FAILED (exit $rc) after $execs executions; log $log"
         tail -n 40 "$log"
         status=1
     else
-        echo "fuzz_wire_$target: ok, $execs executions in ${seconds}s, corpus $corpus inputs"
+        took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$seconds")
+        echo "fuzz $target: ok, $execs executions in ${took}s, 0 crashes, corpus $corpus inputs"
     fi
 done
 exit $status
