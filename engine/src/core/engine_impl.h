@@ -110,6 +110,9 @@ public:
 
     const wire::PeerId& systemId() const { return m_systemId; }
     const fabric::PortInfo& port() const { return m_port; }
+    // The fabric device, for backend-specific controls (tests arm sim faults
+    // through fabric::sim::simControl(device()) while holding mutex()).
+    fabric::Device& device() { return *m_device; }
 
 private:
     friend class HandshakeDriver;
