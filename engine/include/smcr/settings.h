@@ -25,7 +25,7 @@ const char* settingScopeName(SettingScope scope);
 
 // Identifies a numeric setting; names in settingTable().
 enum class SettingId : uint8_t {
-    autocorkingSize = 0,   // autocorking_size (bytes; 0 = off). Stored; behaviour arrives with the datapath work
+    autocorkingSize = 0,   // autocorking_size (bytes; 0 = off): cork while a CDC is outstanding
     wmem,                  // wmem: initial sndbuf bytes (16 KiB << n, <= 512 KiB)
     rmem,                  // rmem: initial RMB bytes
     maxConnsPerLgr,        // smcr_max_conns_per_lgr (16..255)
@@ -45,6 +45,9 @@ enum class SettingId : uint8_t {
     rxBacklog,             // lab.rx_backlog (on/off): refill receive WQEs first, process CDCs from a backlog
     rxRepostDelayUs,       // lab.rx_repost_delay_us: lab knob, per-message RX cost paid before the WQE refill
     fastFallback,          // lab.fast_fallback: listener queues plain TCP clients without the handshake worker
+    corkTimerMs,           // lab.cork_timer_ms: > 0 = pre-2022 delayed-work corking (push after this many ms)
+    cqMode,                // lab.cq_mode: 0 = drain_then_arm (NAPI-like), 1 = arm_first (arm after the first poll)
+    txDeferToOwner,        // lab.tx_defer_to_owner (on/off): completions leave pushes to the thread inside the socket
     count_,                // number of numeric settings (not a setting)
 };
 

@@ -27,6 +27,16 @@ struct ConnectionStats {
     uint64_t nodelayCalls = 0;    // sends with TCP_NODELAY set
     uint64_t sendfileCalls = 0;
     uint64_t staleCdcDropped = 0;
+    // Datapath series (seeds 000/002): who pushed, and what corking held back.
+    uint64_t autocorkedSends = 0; // sends held by autocorking (a CDC was outstanding)
+    uint64_t autocorkPushes = 0;  // pushes of autocorked data by the last CDC completion
+    uint64_t userCorkedSends = 0; // sends held by TCP_CORK / MSG_MORE / a non-last sendfile piece
+    uint64_t corkPushes = 0;      // corked data pushed by clearing TCP_CORK (kernel cork_cnt) or the cork timer
+    uint64_t corkTimerPushes = 0; // ... of which by lab.cork_timer_ms (old delayed work)
+    uint64_t nodelayPushes = 0;   // pending data pushed by setting TCP_NODELAY (kernel ndly_cnt)
+    uint64_t pushesApp = 0;       // data pushes by the application thread in its socket call
+    uint64_t pushesCompletion = 0;// data pushes while handling a completion or CDC, or by the timer
+    uint64_t pushesDeferred = 0;  // completion pushes handed to the thread inside the socket
 
     ConnectionStats& operator+=(const ConnectionStats& o);
 };
@@ -60,6 +70,8 @@ struct EngineStats {
     uint64_t blockingWaits = 0;       // waits that armed the CQs and slept
     uint64_t sendSlotWaits = 0;       // a push found no free send slot
     uint64_t connectionsActive = 0;   // gauge: SMC connections holding an RMB now
+    uint64_t cqArms = 0;              // CQ arm (request notify) calls
+    uint64_t cqMissedEvents = 0;      // arms that reported missed events (polled again, lab.cq_mode drain_then_arm)
     // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR
     // counters come from the fabric (sim: its responder/requester counters).
     uint64_t rnrNaksSent = 0;         // as responder: SENDs that found no receive WQE

@@ -222,6 +222,8 @@ bool EngineImpl::armLocked() {
     auto s = m_sendCq->requestNotify(false);
     const bool missed = (r && r.value() == fabric::NotifyResult::missedEvents) ||
                         (s && s.value() == fabric::NotifyResult::missedEvents);
+    ++m_stats.cqArms;
+    if (missed) ++m_stats.cqMissedEvents;
     return !missed;
 }
 
@@ -258,17 +260,10 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
             }
             continue;
         }
-        // Arm, then look again: a completion that slipped in between the
-        // last poll and the arm would otherwise never fire the channel.
-        if (!armLocked()) {
-            progressLocked();
-            if (pred()) {
-                result = true;
-                break;
-            }
-            continue;
-        }
-        if (progressLocked() && pred()) {
+        // Drain and arm per lab.cq_mode (engine_cq.cpp): a completion that
+        // slipped in between the last poll and the arm must not be slept on.
+        serviceCqsLocked();
+        if (pred()) {
             result = true;
             break;
         }
@@ -355,12 +350,14 @@ void EngineImpl::backgroundLoop() {
         progressLocked();
         const uint64_t nowMs = monotonicMs();
         timersLocked(nowMs);
+        corkTimersLocked(nowMs);
 
         // Next timer: hang-up graces, TEST_LINK deadlines, linger.
         uint64_t nextMs = nowMs + 60000;
         for (auto& [id, weak] : m_connById) {
             if (auto conn = weak.lock()) nextMs = std::min(nextMs, conn->hangupDeadlineMs);
         }
+        nextMs = std::min(nextMs, nextCorkDeadlineMsLocked());  // lab.cork_timer_ms (engine_push.cpp)
         for (auto& lgr : m_linkGroups) {
             if (lgr->link) nextMs = std::min(nextMs, lgr->link->nextDeadlineMs());
             if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
@@ -369,8 +366,7 @@ void EngineImpl::backgroundLoop() {
 
         bool watchChannel = m_appWaiters == 0;
         if (watchChannel) {
-            if (!armLocked()) continue;  // missed events: poll again first
-            if (progressLocked()) continue;
+            serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
         } else {
             timeoutMs = std::min(timeoutMs, kBackgroundCheckMs);
         }

@@ -43,6 +43,7 @@
 #include <smcr/wire/clc.h>
 #include <smcr/wire/llc.h>
 
+#include "cork_policy.h"
 #include "link_group.h"
 
 namespace smcr::core {
@@ -97,6 +98,21 @@ public:
     void flushLocked(Connection& conn);
     // Copies up to len bytes into the sndbuf and pushes. Returns bytes taken.
     uint32_t appendLocked(Connection& conn, const uint8_t* data, uint32_t len);
+
+    // ---- push decisions (engine_push.cpp, rules in cork_policy.h) -------------
+    // send(): copies up to len bytes (large copies with the engine unlocked
+    // while the socket is owned), then corks or pushes. Returns bytes taken.
+    uint32_t sendCopyLocked(std::unique_lock<std::mutex>& lock, Connection& conn, const uint8_t* data, uint32_t len,
+                            const SendHints& hints);
+    // Pushes unsent data and any owed CDC, or leaves it to the owner (tx deferral).
+    void pushLocked(Connection& conn, PushOrigin origin);
+    // An application thread enters / leaves the socket; leaving runs a deferred push.
+    void enterOwnerLocked(Connection& conn);
+    void leaveOwnerLocked(Connection& conn);
+    void setNoDelayLocked(Connection& conn, bool tcpCork);
+    void setCorkLocked(Connection& conn, bool enabled);
+    // shutdown/close: whatever is corked goes now.
+    void pushAllLocked(Connection& conn);
     // Copies out (and consumes unless peek), announcing the window if due.
     uint32_t readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek);
     void applyCloseLocked(Connection& conn, const CloseActions& actions);
@@ -159,6 +175,14 @@ private:
     void announceCreditsLocked(LinkGroup& lgr);
     void afterRecvBatchLocked();  // drains backlogs, announces due credits
     void addFlowStatsLocked(EngineStats& out);
+
+    // engine_push.cpp
+    void onCdcSendCompleteLocked(Connection& conn);
+    void corkTimersLocked(uint64_t nowMs);
+    uint64_t nextCorkDeadlineMsLocked();
+    void kickBackgroundLocked();
+    // engine_cq.cpp: drain and arm both CQs per lab.cq_mode; true if anything was processed.
+    bool serviceCqsLocked();
 
     // engine_impl.cpp: background thread, hang-up monitor, timers
     void backgroundLoop();

@@ -56,6 +56,7 @@ void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
         if (c != lgr->conns.end()) {
             std::shared_ptr<Connection> conn = c->second;
             conn->core->tx().onCdcSendComplete();
+            onCdcSendCompleteLocked(*conn);  // the last outstanding CDC pushes autocorked data (engine_push.cpp)
             maybeReleaseLocked(*conn);
         }
     }
@@ -144,7 +145,9 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
     if (conn->core->rx().windowUpdateNeeded(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
         conn->needCdc = true;
     }
-    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) flushLocked(*conn);
+    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) {
+        pushLocked(*conn, PushOrigin::cdcReceived);  // or left to the thread inside the socket
+    }
     maybeReleaseLocked(*conn);
 }
 

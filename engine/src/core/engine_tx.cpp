@@ -82,8 +82,10 @@ void EngineImpl::flushLocked(Connection& conn) {
     if (conn.released || !conn.core || !conn.lgr || conn.lgr->terminated || conn.queuedForSlot) return;
     LinkGroup& lgr = *conn.lgr;
     for (;;) {
-        const TxPlan plan = conn.core->tx().plan();
-        if (plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
+        // TCP_CORK / MSG_MORE hold the data; a window update still goes (engine_push.cpp).
+        const bool held = conn.push.userCorked;
+        const TxPlan plan = held ? TxPlan{} : conn.core->tx().plan();
+        if (!held && plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
         if (plan.bytes == 0 && !conn.needCdc) return;
         if (lgr.sendSlotsUsed >= lgr.sendSlots) {
             // The kernel waits for a free WR slot; here the connection queues
@@ -153,7 +155,7 @@ void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions)
 }
 
 void EngineImpl::maybeReleaseLocked(Connection& conn) {
-    if (conn.released || !conn.appClosed) return;
+    if (conn.released || !conn.appClosed || conn.push.copying) return;  // a sender still copies into the sndbuf
     const bool lgrGone = !conn.lgr || conn.lgr->terminated;
     if (!lgrGone) {
         if (!conn.core) return;

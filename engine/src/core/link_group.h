@@ -15,6 +15,7 @@
 #include <smcr/wire/basic_types.h>
 
 #include "connection_core.h"
+#include "cork_policy.h"
 #include "handshake.h"
 #include "link_core.h"
 #include "link_group_core.h"
@@ -62,6 +63,7 @@ public:
     // CDCs that arrived before the handshake finished on this side (the
     // client may write right after its Confirm, before the server read it).
     std::vector<std::array<uint8_t, 44>> earlyCdcs;
+    TxPushState push;  // corking, pusher gate, tx deferral (cork_policy.h)
     ConnectionStats stats;
 };
 

@@ -15,7 +15,8 @@ constexpr uint64_t kKiB = 1024;
 // group is made, waits and policies on every use.
 const SettingInfo kSettings[] = {
     {"autocorking_size", SettingId::autocorkingSize, SettingScope::immediate, 64 * kKiB, 0, 1u << 30,
-     "max corked bytes per push; 0 = off (stored; corking behaviour is not implemented yet)"},
+     "autocorking: while a CDC is outstanding, small sends wait for its completion or until min(this, sndbuf/2) "
+     "bytes are corked; 0 = off"},
     {"wmem", SettingId::wmem, SettingScope::newConnections, 64 * kKiB, 16 * kKiB, 512 * kKiB,
      "send buffer bytes per connection (rounded up to 16 KiB << n)"},
     {"rmem", SettingId::rmem, SettingScope::newConnections, 64 * kKiB, 16 * kKiB, 512 * kKiB,
@@ -65,6 +66,17 @@ const SettingInfo kSettings[] = {
     {"lab.fast_fallback", SettingId::fastFallback, SettingScope::newConnections, 1, 0, 1,
      "listener: clients whose first bytes are not a CLC Proposal go straight to the accept queue as TCP, "
      "never through the SMC handshake worker"},
+    // The datapath series (seeds 000/002): each optimisation can be turned
+    // back to its pre-2022 behaviour while traffic runs.
+    {"lab.cork_timer_ms", SettingId::corkTimerMs, SettingScope::immediate, 0, 0, 60000,
+     "0 = TCP_CORK/MSG_MORE data waits until uncork or a full sndbuf (Linux >= 2022); > 0 = the old delayed-work "
+     "cork: corked data is pushed by the background thread after this many ms, uncork and sendfile pieces too"},
+    {"lab.cq_mode", SettingId::cqMode, SettingScope::immediate, 0, 0, 1,
+     "completion handling: drain_then_arm (poll in batches until a short one, arm with missed-event reporting, "
+     "poll again if missed) or arm_first (arm right away, then poll: the pre-2022 order)"},
+    {"lab.tx_defer_to_owner", SettingId::txDeferToOwner, SettingScope::immediate, 1, 0, 1,
+     "on: a completion or CDC that would push data while an application thread is inside the socket leaves "
+     "the push to that thread (the kernel's release_cb); off: pushes in completion context"},
 };
 
 std::optional<uint64_t> parseNumber(const std::string& text) {
@@ -141,10 +153,15 @@ Status Settings::set(const std::string& name, const std::string& value) {
     std::optional<uint64_t> number;
     if (info->id == SettingId::wndUpdateLimit && (value == "max" || value == "min")) {
         number = value == "max" ? 0 : 1;
+    } else if (info->id == SettingId::cqMode && (value == "drain_then_arm" || value == "arm_first")) {
+        number = value == "drain_then_arm" ? 0 : 1;
     } else if (value == "on" || value == "off" || value == "true" || value == "false") {
         number = value == "on" || value == "true" ? 1 : 0;
     } else {
         number = parseNumber(value);
+    }
+    if (!number && info->id == SettingId::cqMode) {
+        return fail(Errc::invalidArgument, name + ": '" + value + "' is not drain_then_arm or arm_first");
     }
     if (!number) return fail(Errc::invalidArgument, name + ": '" + value + "' is not a number");
     return set(info->id, *number);
@@ -157,6 +174,7 @@ Result<std::string> Settings::get(const std::string& name) const {
     if (info == nullptr) return fail(Errc::notFound, "unknown setting '" + name + "'");
     const uint64_t v = get(info->id);
     if (info->id == SettingId::wndUpdateLimit) return std::string(v == 0 ? "max" : "min");
+    if (info->id == SettingId::cqMode) return std::string(v == 0 ? "drain_then_arm" : "arm_first");
     return std::to_string(v);
 }
 

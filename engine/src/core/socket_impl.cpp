@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <vector>
 
@@ -23,6 +24,34 @@ Status errnoStatus(const char* what, int err) {
         default: return fail(makeSystemError(what, err));
     }
 }
+
+// Sendfile reads the file and sends it in page-sized pieces, like splice
+// hands pages to sendpage; all but the last carry MSG_SENDPAGE_NOTLAST.
+constexpr size_t kSendfilePieceBytes = 4096;
+
+// The thread is inside the socket (the kernel's sock_owned_by_user) while it
+// copies and decides, not while it waits: completions that would push meanwhile
+// leave the push to it (lab.tx_defer_to_owner). Lives inside the engine lock.
+class OwnerScope {
+public:
+    OwnerScope(EngineImpl& engine, Connection& conn) : m_engine(engine), m_conn(conn) { enter(); }
+    ~OwnerScope() { leave(); }
+    OwnerScope(const OwnerScope&) = delete;
+    OwnerScope& operator=(const OwnerScope&) = delete;
+    void enter() {
+        if (!m_inside) m_engine.enterOwnerLocked(m_conn);
+        m_inside = true;
+    }
+    void leave() {
+        if (m_inside) m_engine.leaveOwnerLocked(m_conn);
+        m_inside = false;
+    }
+
+private:
+    EngineImpl& m_engine;
+    Connection& m_conn;
+    bool m_inside = false;
+};
 
 // Kernel TCP I/O for fallback sockets, honouring the socket's timeout.
 bool waitFd(int fd, short events, int timeoutMs) {
@@ -77,7 +106,10 @@ Status SocketImpl::setNoDelay(bool enabled) {
         const int v = enabled ? 1 : 0;
         ::setsockopt(m_tcpFd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v);
     }
-    // Data is pushed on every send today, so there is nothing pending to push.
+    if (smc() && enabled) {
+        std::lock_guard lock(m_engine->mutex());
+        m_engine->setNoDelayLocked(*m_conn, cork());  // pending data goes now, in this thread
+    }
     return {};
 }
 
@@ -87,10 +119,16 @@ Status SocketImpl::setCork(bool enabled) {
         const int v = enabled ? 1 : 0;
         ::setsockopt(m_tcpFd, IPPROTO_TCP, TCP_CORK, &v, sizeof v);
     }
+    if (smc()) {
+        std::lock_guard lock(m_engine->mutex());
+        m_engine->setCorkLocked(*m_conn, enabled);  // clearing it pushes what it held
+    }
     return {};
 }
 
-Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) {
+Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) { return sendImpl(data, len, flags, false); }
+
+Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, bool notLast) {
     if (m_closed.load()) return fail(Errc::closed, "socket closed");
     const bool dontWait = nonBlocking() || (flags & MSG_DONTWAIT) != 0;
     if (!smc()) {
@@ -106,10 +144,15 @@ Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) {
     Connection& conn = *m_conn;
     std::unique_lock lock(engine.mutex());
     ++conn.stats.txCalls;
-    // MSG_MORE / TCP_CORK / TCP_NODELAY are recorded; every send pushes at
-    // once today, so no byte can be held back.
     if ((flags & MSG_MORE) != 0 || cork()) ++conn.stats.corkedCalls;
     if (noDelay()) ++conn.stats.nodelayCalls;
+    // Autocorking, TCP_CORK, MSG_MORE and sendfile pieces decide per chunk
+    // whether the bytes go now (engine_push.cpp, cork_policy.h).
+    SendHints hints;
+    hints.msgMore = (flags & MSG_MORE) != 0;
+    hints.tcpCork = cork();
+    hints.notLast = notLast;
+    OwnerScope owner(engine, conn);
     const auto* bytes = static_cast<const uint8_t*>(data);
     const uint64_t deadline = deadlineNs(dontWait);
     size_t sent = 0;
@@ -124,9 +167,10 @@ Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) {
             return fail(Errc::closed, "send after shutdown");
         }
         const auto chunk = static_cast<uint32_t>(std::min<size_t>(len - sent, UINT32_MAX));
-        sent += engine.appendLocked(conn, bytes + sent, chunk);
+        sent += engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
         if (sent == len) break;
         ++conn.stats.bufFull;
+        owner.leave();  // a waiting thread is not inside the socket
         const bool ready = engine.waitUntil(
             lock,
             [&] {
@@ -134,6 +178,7 @@ Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) {
                        conn.core->tx().sndbufFreeBytes() > 0;
             },
             deadline);
+        owner.enter();
         if (!ready) {
             if (sent > 0) return sent;
             return dontWait ? fail(Errc::wouldBlock, "sndbuf full") : fail(Errc::timedOut, "send timed out");
@@ -200,13 +245,19 @@ Result<size_t> SocketImpl::sendfile(int fileFd, off_t offset, size_t len) {
             return fail(makeSystemError("pread", errno));
         }
         if (n == 0) break;
-        auto sent = send(buffer.data(), static_cast<size_t>(n), done + static_cast<size_t>(n) < len ? MSG_MORE : 0);
-        if (!sent) {
-            if (done > 0) return done;
-            return fail(sent.error());
+        size_t at = 0;
+        while (at < static_cast<size_t>(n)) {
+            const size_t piece = std::min(kSendfilePieceBytes, static_cast<size_t>(n) - at);
+            const bool notLast = done + piece < len;
+            auto sent = sendImpl(buffer.data() + at, piece, 0, notLast);
+            if (!sent) {
+                if (done > 0) return done;
+                return fail(sent.error());
+            }
+            done += sent.value();
+            at += sent.value();
+            if (sent.value() < piece) return done;
         }
-        done += sent.value();
-        if (sent.value() < static_cast<size_t>(n)) break;
     }
     return done;
 }
@@ -225,6 +276,7 @@ Status SocketImpl::shutdown(int how) {
         // Drain first (kernel: up to 2 s or SO_LINGER), so the done-writing
         // flag follows the last byte.
         const uint64_t drainMs = engine.settings().get(SettingId::closeDrainMs);
+        engine.pushAllLocked(conn);  // corked bytes leave before the done-writing flag
         engine.waitUntil(
             lock, [&] { return conn.error != Errc::invalid || conn.core->tx().unsentBytes() == 0; },
             monotonicNs() + drainMs * 1000000 + 1);
@@ -251,6 +303,7 @@ void SocketImpl::close() {
             engine.applyCloseLocked(conn, conn.core->closer().on(CloseEvent::appCloseUnreadData));
         } else {
             const uint64_t drainMs = engine.settings().get(SettingId::closeDrainMs);
+            engine.pushAllLocked(conn);  // corked bytes leave before the close flag
             engine.waitUntil(
                 lock, [&] { return conn.error != Errc::invalid || conn.core->tx().unsentBytes() == 0; },
                 monotonicNs() + drainMs * 1000000 + 1);

@@ -58,6 +58,9 @@ public:
     ConnectionStats stats();
 
 private:
+    // send() and sendfile's pieces; notLast: more pieces of this sendfile follow
+    // (MSG_SENDPAGE_NOTLAST).
+    Result<size_t> sendImpl(const void* data, size_t len, int flags, bool notLast);
     uint64_t deadlineNs(bool dontWait) const;
     Status errorStatusLocked() const;
 

@@ -29,6 +29,15 @@ ConnectionStats& ConnectionStats::operator+=(const ConnectionStats& o) {
     nodelayCalls += o.nodelayCalls;
     sendfileCalls += o.sendfileCalls;
     staleCdcDropped += o.staleCdcDropped;
+    autocorkedSends += o.autocorkedSends;
+    autocorkPushes += o.autocorkPushes;
+    userCorkedSends += o.userCorkedSends;
+    corkPushes += o.corkPushes;
+    corkTimerPushes += o.corkTimerPushes;
+    nodelayPushes += o.nodelayPushes;
+    pushesApp += o.pushesApp;
+    pushesCompletion += o.pushesCompletion;
+    pushesDeferred += o.pushesDeferred;
     return *this;
 }
 
@@ -48,6 +57,16 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.nodelay_calls", total.nodelayCalls},
         {"smcr.sendfile_calls", total.sendfileCalls},
         {"smcr.stale_cdc_dropped", total.staleCdcDropped},
+        {"smcr.tx_bytes_per_write", total.rdmaWrites == 0 ? 0 : total.txBytes / total.rdmaWrites},
+        {"smcr.autocorked_sends", total.autocorkedSends},
+        {"smcr.autocork_pushes", total.autocorkPushes},
+        {"smcr.user_corked_sends", total.userCorkedSends},
+        {"smcr.cork_pushes", total.corkPushes},
+        {"smcr.cork_timer_pushes", total.corkTimerPushes},
+        {"smcr.nodelay_pushes", total.nodelayPushes},
+        {"smcr.push_app", total.pushesApp},
+        {"smcr.push_completion", total.pushesCompletion},
+        {"smcr.push_deferred", total.pushesDeferred},
         {"smcr.clnt_success", clientSuccess},
         {"smcr.srv_success", serverSuccess},
         {"smcr.clnt_fallbacks", clientFallbacks},
@@ -71,6 +90,8 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.blocking_waits", blockingWaits},
         {"smcr.send_slot_waits", sendSlotWaits},
         {"smcr.conns_active", connectionsActive},
+        {"smcr.cq_arms", cqArms},
+        {"smcr.cq_missed_events", cqMissedEvents},
         {"smcr.rnr_naks_sent", rnrNaksSent},
         {"smcr.rnr_naks_received", rnrNaksReceived},
         {"smcr.rnr_retries", rnrRetries},
