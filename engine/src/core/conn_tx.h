@@ -76,6 +76,9 @@ public:
     // Everything prepared was sent and every CDC completed.
     bool drained() const { return m_prepared == m_finished && m_pendingCdcEnds.empty(); }
     uint64_t sentOffset() const { return m_sent; }
+    // Failover (link_failover.cpp): forget what was sent after the last
+    // completed CDC, so it goes again over the surviving link.
+    void rewindToConfirmed();
     uint64_t preparedOffset() const { return m_prepared; }
 
 private:

@@ -1,5 +1,7 @@
 #include "connection_core.h"
 
+#include "link_failover.h"
+
 namespace smcr::core {
 
 ConnectionCore::ConnectionCore(const ConnectionParams& params)
@@ -11,7 +13,13 @@ CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc) {
         out.verdict = CdcVerdict::wrongToken;
         return out;
     }
-    if (m_haveRxSeqno && !cdc.failoverValidation &&
+    // A failover-validation CDC only checks that nothing was lost (kernel
+    // smc_cdc_msg_validate); its cursors mean nothing.
+    if (cdc.failoverValidation) {
+        out.verdict = checkFailoverValidation(m_rxSeqno, cdc.seqno);
+        return out;
+    }
+    if (m_haveRxSeqno &&
         static_cast<int16_t>(static_cast<uint16_t>(cdc.seqno - m_rxSeqno)) < 0) {
         out.verdict = CdcVerdict::staleSeqno;
         return out;

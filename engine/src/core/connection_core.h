@@ -20,7 +20,14 @@ struct ConnectionParams {
     uint32_t peerRmbeBytes = 0;  // the peer's RMBE
 };
 
-enum class CdcVerdict : uint8_t { accepted = 0, staleSeqno, wrongToken, protocolViolation };
+enum class CdcVerdict : uint8_t {
+    accepted = 0,
+    staleSeqno,
+    wrongToken,
+    protocolViolation,
+    failoverChecked,  // a failover-validation CDC that found nothing lost (link_failover.h)
+    failoverLost,     // a failover-validation CDC names a seqno never seen: CDCs were lost
+};
 
 struct CdcRxResult {
     CdcVerdict verdict = CdcVerdict::accepted;
@@ -57,6 +64,11 @@ public:
     void addCloseFlags(const CloseActions& flags);
 
     uint16_t lastSentSeqno() const { return m_txSeqno; }
+    uint16_t lastRxSeqno() const { return m_rxSeqno; }
+    // The link under this connection failed and another takes over
+    // (link_failover.cpp): rewinds the send side to the last confirmed
+    // cursor and returns the failover-validation CDC to post first.
+    CdcInfo beginFailover();
 
 private:
     CdcInfo baseCdc();

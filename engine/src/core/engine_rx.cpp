@@ -134,6 +134,15 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
             applyCloseLocked(*conn, a);
             return;
         }
+        case CdcVerdict::failoverChecked: return;
+        case CdcVerdict::failoverLost: {
+            // CDCs went missing in the failover: the stream cannot be trusted.
+            CloseActions a = conn->core->closer().on(CloseEvent::appAbort);
+            conn->error = Errc::connectionAborted;
+            ++m_stats.connectionsAborted;
+            applyCloseLocked(*conn, a);
+            return;
+        }
     }
     ++conn->stats.cdcReceived;
     if (r.close.error != Errc::invalid) {
