@@ -76,17 +76,8 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
     if (Status s = writeAllTcp(fd, proposal); !s) return fail(s.error());
 
     const int clcWaitMs = static_cast<int>(m_settings.get(SettingId::clcWaitMs));
-    ClcRead read = readClc(fd, clcWaitMs);
-    switch (read.status) {
-        case ClcReadStatus::ok: break;
-        case ClcReadStatus::timeout: return fallBack(hs.on(eventOf(HandshakeEventKind::timeout)));
-        case ClcReadStatus::notClc:
-        case ClcReadStatus::closed: return fallBack(hs.on(eventOf(HandshakeEventKind::notClc)));
-        case ClcReadStatus::malformed:
-        case ClcReadStatus::error: return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
-    }
-    auto msg = wire::decodeClc(read.bytes);
-    if (!msg) return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
+    ClcReceived msg = receiveClc(fd, clcWaitMs);
+    if (!msg) return fallBack(hs.on(eventOf(msg.failure)));
     if (const auto* decline = std::get_if<wire::ClcDecline>(&msg.value())) {
         HandshakeEvent e = eventOf(HandshakeEventKind::decline);
         e.peerReason = decline->reasonCode;
@@ -189,11 +180,9 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
         if (w != LlcWaitResult::seen) {
             lock.unlock();
             if (w == LlcWaitResult::tcpData) {
-                ClcRead late = readClc(fd, clcWaitMs);
-                auto lateMsg = late.status == ClcReadStatus::ok ? wire::decodeClc(late.bytes)
-                                                                : Result<wire::ClcMessage>(fail(Errc::malformed, ""));
-                if (lateMsg) {
-                    if (const auto* d = std::get_if<wire::ClcDecline>(&lateMsg.value())) {
+                ClcReceived late = receiveClc(fd, clcWaitMs);
+                if (late) {
+                    if (const auto* d = std::get_if<wire::ClcDecline>(&late.value())) {
                         HandshakeEvent e = eventOf(HandshakeEventKind::decline);
                         e.peerReason = d->reasonCode;
                         return fallBack(hs.on(e));

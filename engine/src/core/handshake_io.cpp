@@ -16,6 +16,22 @@ Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason rea
     return writeAllTcp(fd, bytes);
 }
 
+ClcReceived receiveClc(int fd, int timeoutMs) {
+    ClcReceived out;
+    const ClcRead read = readClc(fd, timeoutMs);
+    switch (read.status) {
+        case ClcReadStatus::ok: break;
+        case ClcReadStatus::timeout: out.failure = HandshakeEventKind::timeout; return out;
+        case ClcReadStatus::notClc:
+        case ClcReadStatus::closed: out.failure = HandshakeEventKind::notClc; return out;
+        case ClcReadStatus::malformed:
+        case ClcReadStatus::error: out.failure = HandshakeEventKind::malformed; return out;
+    }
+    auto msg = wire::decodeClc(read.bytes);
+    if (msg) out.message = std::move(msg.value());
+    return out;
+}
+
 LlcWaitResult waitForLlcFlag(EngineImpl& engine, std::unique_lock<std::mutex>& lock, const LinkGroup& lgr,
                              bool LinkGroup::*flag, int fd, uint64_t timeoutMs) {
     const uint64_t deadline = monotonicNs() + timeoutMs * 1000000;

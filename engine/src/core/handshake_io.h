@@ -3,16 +3,31 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <smcr/wire/clc.h>
 #include <smcr/wire/llc.h>
 
 #include "engine_impl.h"
+#include "handshake.h"
 
 namespace smcr::core {
 
 Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason reason, bool outOfSync);
+
+// One CLC message read (clc_io.h) and decoded, or the event a failure feeds
+// the handshake machine: timeout; notClc for bytes without an eyecatcher or
+// EOF; malformed for a broken header, a read error or bytes that do not
+// decode. Both handshake drivers read every CLC message through this.
+struct ClcReceived {
+    std::optional<wire::ClcMessage> message;
+    HandshakeEventKind failure = HandshakeEventKind::malformed;  // when there is no message
+
+    explicit operator bool() const { return message.has_value(); }
+    const wire::ClcMessage& value() const { return *message; }
+};
+ClcReceived receiveClc(int fd, int timeoutMs);
 
 // Waits (driving progress) until `flag` is set on lgr, a CLC Decline shows
 // up on the TCP socket, or the timeout passes. Returns the flag.

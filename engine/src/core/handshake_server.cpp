@@ -52,17 +52,8 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
 
     hs.on(eventOf(HandshakeEventKind::start));
     const int clcWaitMs = static_cast<int>(m_settings.get(SettingId::clcWaitMs));
-    ClcRead read = readClc(fd, clcWaitMs);
-    switch (read.status) {
-        case ClcReadStatus::ok: break;
-        case ClcReadStatus::timeout: return fallBack(hs.on(eventOf(HandshakeEventKind::timeout)));
-        case ClcReadStatus::notClc:
-        case ClcReadStatus::closed: return fallBack(hs.on(eventOf(HandshakeEventKind::notClc)));
-        case ClcReadStatus::malformed:
-        case ClcReadStatus::error: return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
-    }
-    auto msg = wire::decodeClc(read.bytes);
-    if (!msg) return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
+    ClcReceived msg = receiveClc(fd, clcWaitMs);
+    if (!msg) return fallBack(hs.on(eventOf(msg.failure)));
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
     const auto* proposal = std::get_if<wire::ClcProposal>(&msg.value());
     if (proposal == nullptr) return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
@@ -118,14 +109,12 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
         return fallBack(hs.on(e));
     }
 
-    read = readClc(fd, clcWaitMs);
-    switch (read.status) {
-        case ClcReadStatus::ok: break;
-        case ClcReadStatus::timeout: return fallBack(hs.on(eventOf(HandshakeEventKind::timeout)));
-        default: return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
+    msg = receiveClc(fd, clcWaitMs);
+    if (!msg) {
+        // After our Accept, anything but a CLC message is a broken peer (CNFERR).
+        const bool timedOut = msg.failure == HandshakeEventKind::timeout;
+        return fallBack(hs.on(eventOf(timedOut ? HandshakeEventKind::timeout : HandshakeEventKind::malformed)));
     }
-    msg = wire::decodeClc(read.bytes);
-    if (!msg) return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
     const auto* confirm = std::get_if<wire::ClcAcceptConfirm>(&msg.value());
     if (confirm == nullptr || confirm->type != wire::ClcType::confirm) {

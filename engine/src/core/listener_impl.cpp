@@ -3,28 +3,16 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include <smcr/wire/decline_reasons.h>
-
-#include "smc_detect.h"
 #include "socket_impl.h"
 
 namespace smcr::core {
-
-namespace {
-
-std::string peerNameOf(const sockaddr_in& a) {
-    char host[INET_ADDRSTRLEN] = {};
-    ::inet_ntop(AF_INET, &a.sin_addr, host, sizeof host);
-    return std::string(host) + ":" + std::to_string(ntohs(a.sin_port));
-}
-
-}  // namespace
 
 Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<EngineImpl> engine,
                                                            const std::string& addr, uint16_t port, int backlog) {
@@ -38,7 +26,8 @@ Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<Engin
     } else if (::inet_pton(AF_INET, addr.c_str(), &sa.sin_addr) != 1) {
         return fail(Errc::invalidArgument, "listen: '" + addr + "' is not an IPv4 address");
     }
-    l->m_listenFd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Non-blocking: the acceptor takes every waiting connection per wake-up.
+    l->m_listenFd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (l->m_listenFd < 0) return fail(makeSystemError("socket", errno));
     const int one = 1;
     ::setsockopt(l->m_listenFd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -51,7 +40,16 @@ Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<Engin
     l->m_port = ntohs(sa.sin_port);
     l->m_stopFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (l->m_stopFd < 0) return fail(makeSystemError("eventfd", errno));
-    l->m_worker = std::thread([raw = l.get()] { raw->workerLoop(); });
+    l->m_epollFd = ::epoll_create1(EPOLL_CLOEXEC);
+    if (l->m_epollFd < 0) return fail(makeSystemError("epoll_create1", errno));
+    for (int fd : {l->m_stopFd, l->m_listenFd}) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = fd;
+        if (::epoll_ctl(l->m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) return fail(makeSystemError("epoll_ctl", errno));
+    }
+    l->m_acceptor = std::thread([raw = l.get()] { raw->acceptorLoop(); });
+    l->m_hsWorker = std::thread([raw = l.get()] { raw->handshakeLoop(); });
     return l;
 }
 
@@ -60,96 +58,72 @@ ListenerImpl::~ListenerImpl() { close(); }
 void ListenerImpl::close() {
     if (m_closed.exchange(true)) return;
     const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t n = ::write(m_stopFd, &one, sizeof one);
-    if (m_worker.joinable()) m_worker.join();
-    if (m_listenFd >= 0) ::close(m_listenFd);
-    if (m_stopFd >= 0) ::close(m_stopFd);
-    m_listenFd = m_stopFd = -1;
+    if (m_stopFd >= 0) {
+        [[maybe_unused]] const ssize_t n = ::write(m_stopFd, &one, sizeof one);
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_hsCv.notify_all();
+        m_readyCv.notify_all();
+    }
+    // The worker finishes a handshake in progress first (bounded by the CLC
+    // and LLC waits), as the kernel's listen work does.
+    if (m_acceptor.joinable()) m_acceptor.join();
+    if (m_hsWorker.joinable()) m_hsWorker.join();
+    for (int* fd : {&m_listenFd, &m_stopFd, &m_epollFd}) {
+        if (*fd >= 0) ::close(*fd);
+        *fd = -1;
+    }
     std::deque<std::shared_ptr<SocketImpl>> leftovers;
     {
+        std::lock_guard lock(m_mutex);
+        leftovers = m_ready.takeAll();
+        m_readyCount.store(0);
+        for (const HsJob& job : m_hsJobs) ::close(job.fd);
+        m_hsJobs.clear();
+    }
+    if (m_engine) {
         std::lock_guard lock(m_engine->mutex());
-        leftovers.swap(m_queue);
         m_engine->wakeSleepersLocked();
     }
-    leftovers.clear();  // closes them (outside the lock: close() takes it)
+    leftovers.clear();  // closes them (outside the locks: close() takes the engine's)
 }
 
 uint32_t ListenerImpl::readinessLocked() const {
     if (m_closed.load()) return POLLNVAL;
-    return m_queue.empty() ? 0 : POLLIN;
+    return m_readyCount.load() == 0 ? 0 : POLLIN;
+}
+
+void ListenerImpl::queueReady(AcceptSource from, std::shared_ptr<SocketImpl> sock) {
+    {
+        std::lock_guard lock(m_mutex);
+        m_ready.push(from, std::move(sock));
+        m_readyCount.store(m_ready.size());
+    }
+    m_readyCv.notify_one();
+    // Pollers watching this listener sleep in the engine.
+    std::lock_guard lock(m_engine->mutex());
+    m_engine->wakeSleepersLocked();
 }
 
 Result<std::shared_ptr<SocketImpl>> ListenerImpl::accept() {
-    std::unique_lock lock(m_engine->mutex());
-    auto ready = [&] { return !m_queue.empty() || m_closed.load(); };
+    std::unique_lock lock(m_mutex);
+    auto ready = [&] { return !m_ready.empty() || m_closed.load(); };
     if (!ready()) {
         if (m_nonBlocking.load()) return fail(Errc::wouldBlock, "no connection to accept");
         const int timeoutMs = m_timeoutMs.load();
-        const uint64_t deadline = timeoutMs > 0 ? monotonicNs() + uint64_t(timeoutMs) * 1000000 : 0;
-        if (!m_engine->waitUntil(lock, ready, deadline)) return fail(Errc::timedOut, "accept timed out");
+        if (timeoutMs > 0) {
+            if (!m_readyCv.wait_for(lock, std::chrono::milliseconds(timeoutMs), ready)) {
+                return fail(Errc::timedOut, "accept timed out");
+            }
+        } else {
+            m_readyCv.wait(lock, ready);
+        }
     }
-    if (m_queue.empty()) return fail(Errc::closed, "listener closed");
-    auto sock = m_queue.front();
-    m_queue.pop_front();
-    return sock;
-}
-
-void ListenerImpl::workerLoop() {
-    std::vector<Pending> pending;
-    auto queue = [&](std::shared_ptr<SocketImpl> sock) {
-        std::lock_guard lock(m_engine->mutex());
-        m_queue.push_back(std::move(sock));
-        m_engine->wakeSleepersLocked();
-    };
-    auto plain = [&](const Pending& p, DetectResult why) {
-        // Plain TCP client: nothing was read, the application gets every byte.
-        (void)why;
-        const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
-        m_engine->countFallback(HandshakeRole::server, reason, 0, false);
-        queue(std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, reason, 0));
-    };
-    while (!m_closed.load()) {
-        std::vector<pollfd> fds;
-        fds.push_back({m_stopFd, POLLIN, 0});
-        fds.push_back({m_listenFd, POLLIN, 0});
-        uint64_t next = UINT64_MAX;
-        for (const Pending& p : pending) {
-            fds.push_back({p.fd, POLLIN, 0});
-            next = std::min(next, p.deadlineNs);
-        }
-        const uint64_t now = monotonicNs();
-        const int timeoutMs = next == UINT64_MAX ? -1 : static_cast<int>(next > now ? (next - now) / 1000000 + 1 : 0);
-        ::poll(fds.data(), fds.size(), timeoutMs);
-        if (fds[0].revents != 0) break;
-        if (fds[1].revents != 0) {
-            sockaddr_in peer{};
-            socklen_t len = sizeof peer;
-            const int fd = ::accept4(m_listenFd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
-            if (fd >= 0) {
-                const uint64_t detectMs = m_engine->settings().get(SettingId::clcDetectMs);
-                pending.push_back({fd, monotonicNs() + detectMs * 1000000, peerNameOf(peer)});
-            }
-        }
-        const uint64_t t = monotonicNs();
-        std::vector<Pending> still;
-        for (size_t i = 0; i < pending.size(); ++i) {
-            const Pending& p = pending[i];
-            const bool readable = i + 2 < fds.size() && fds[i + 2].fd == p.fd && fds[i + 2].revents != 0;
-            if (!readable && t < p.deadlineNs) {
-                still.push_back(p);
-                continue;
-            }
-            const int leftMs = p.deadlineNs > t ? static_cast<int>((p.deadlineNs - t) / 1000000) + 1 : 0;
-            const DetectResult r = detectSmcClient(p.fd, leftMs);
-            if (r == DetectResult::smc) {
-                queue(m_engine->serverHandshake(p.fd, p.peer));
-            } else {
-                plain(p, r);
-            }
-        }
-        pending.swap(still);
-    }
-    for (const Pending& p : pending) ::close(p.fd);
+    if (m_ready.empty()) return fail(Errc::closed, "listener closed");
+    auto sock = m_ready.pop();
+    m_readyCount.store(m_ready.size());
+    return std::move(*sock);
 }
 
 }  // namespace smcr::core

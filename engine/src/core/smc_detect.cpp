@@ -22,6 +22,18 @@ const char* detectResultName(DetectResult result) {
     return "?";
 }
 
+DetectResult peekSmcClient(int fd) {
+    uint8_t first[4];
+    const ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0) return DetectResult::closed;
+    if (n < 0) return errno == EAGAIN || errno == EINTR ? DetectResult::silent : DetectResult::closed;
+    const auto len = static_cast<size_t>(n);
+    const bool smcr = std::memcmp(first, wire::kEyecatcherSmcr.data(), len) == 0;
+    const bool smcd = std::memcmp(first, wire::kEyecatcherSmcd.data(), len) == 0;
+    if (!smcr && !smcd) return DetectResult::plainTcp;
+    return len == sizeof first ? DetectResult::smc : DetectResult::silent;
+}
+
 DetectResult detectSmcClient(int fd, int timeoutMs) {
     const uint64_t deadline = monotonicNs() + uint64_t(timeoutMs) * 1000000;
     uint8_t first[4];

@@ -23,4 +23,9 @@ const char* detectResultName(DetectResult result);
 // Peeks (never consumes) the first bytes of fd for up to timeoutMs.
 DetectResult detectSmcClient(int fd, int timeoutMs);
 
+// The same decision without waiting, for an event loop that watches fd
+// (listener_acceptor.cpp): one MSG_PEEK | MSG_DONTWAIT look. `silent` here
+// means "not decided yet": no bytes, or only the start of an eyecatcher.
+DetectResult peekSmcClient(int fd);
+
 }  // namespace smcr::core

@@ -1,0 +1,196 @@
+// The listener's acceptor thread: accepts TCP connections and sorts them
+// without ever blocking on one (seed 003, "shadow sockets for fallback
+// connections"). The kernel sorts on the SYN option; user space sorts on the
+// client's first bytes, so every new socket sits in an epoll set
+// (edge-triggered: a partial eyecatcher waits for more bytes, not for a
+// timer) until smc_detect.h decides:
+//   - not an eyecatcher, or EOF           -> fast-path accept queue, as TCP;
+//   - no decision within lab.clc_detect_ms -> the same (a client that waits
+//     for the server to speak first);
+//   - a CLC eyecatcher                     -> the handshake worker, unless
+//     limit_smc_hs is on and its queue is congested: then the Proposal is
+//     read as soon as it is whole, declined, and the socket goes to the
+//     fast-path queue as TCP at once.
+// With lab.fast_fallback off every connection goes to the worker unsorted
+// (except limit_smc_hs declines, which never wait for the worker).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include <smcr/wire/clc.h>
+#include <smcr/wire/decline_reasons.h>
+
+#include "handshake_io.h"
+#include "listener_impl.h"
+#include "smc_detect.h"
+#include "socket_impl.h"
+
+namespace smcr::core {
+
+namespace {
+
+constexpr int kAcceptBurst = 64;  // connections taken per wake before pending ones get a turn
+
+std::string peerNameOf(const sockaddr_in& a) {
+    char host[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &a.sin_addr, host, sizeof host);
+    return std::string(host) + ":" + std::to_string(ntohs(a.sin_port));
+}
+
+}  // namespace
+
+void ListenerImpl::acceptorLoop() {
+    std::map<int, Pending> pending;
+    std::set<std::pair<uint64_t, int>> deadlines;  // (deadline, fd) of pending
+    auto forget = [&](std::map<int, Pending>::iterator it) {
+        ::epoll_ctl(m_epollFd, EPOLL_CTL_DEL, it->first, nullptr);
+        deadlines.erase({it->second.deadlineNs, it->first});
+        pending.erase(it);
+    };
+    epoll_event events[64];
+    while (!m_closed.load()) {
+        int timeoutMs = -1;
+        if (!deadlines.empty()) {
+            const uint64_t now = monotonicNs();
+            const uint64_t next = deadlines.begin()->first;
+            timeoutMs = next > now ? static_cast<int>((next - now + 999999) / 1000000) : 0;
+        }
+        const int n = ::epoll_wait(m_epollFd, events, static_cast<int>(std::size(events)), timeoutMs);
+        bool stop = false;
+        for (int i = 0; i < n; ++i) {
+            const int fd = events[i].data.fd;
+            if (fd == m_stopFd) {
+                stop = true;
+            } else if (fd == m_listenFd) {
+                acceptBurst(pending, deadlines);
+            } else if (auto it = pending.find(fd); it != pending.end()) {
+                if (decide(it->second, false)) forget(it);
+            }
+        }
+        if (stop) break;
+        const uint64_t now = monotonicNs();
+        while (!deadlines.empty() && deadlines.begin()->first <= now) {
+            auto it = pending.find(deadlines.begin()->second);
+            decide(it->second, true);  // always decides when expired
+            forget(it);
+        }
+    }
+    for (auto& [fd, p] : pending) ::close(fd);
+}
+
+void ListenerImpl::acceptBurst(std::map<int, Pending>& pending, std::set<std::pair<uint64_t, int>>& deadlines) {
+    const Settings& settings = m_engine->settings();
+    for (int i = 0; i < kAcceptBurst; ++i) {
+        sockaddr_in peer{};
+        socklen_t len = sizeof peer;
+        const int fd = ::accept4(m_listenFd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
+        if (fd < 0) return;  // EAGAIN: all taken; other errors: the next wake retries
+        const bool fast = settings.get(SettingId::fastFallback) != 0;
+        // limit_smc_hs never lets a client wait behind a congested worker,
+        // whichever path sorts the others.
+        if (!fast && !(settings.get(SettingId::limitSmcHs) != 0 && hsCongested())) {
+            queueHandshake({fd, peerNameOf(peer), true});
+            continue;
+        }
+        Pending p;
+        p.fd = fd;
+        p.deadlineNs = monotonicNs() + settings.get(SettingId::clcDetectMs) * 1000000;
+        p.peer = peerNameOf(peer);
+        if (decide(p, false)) continue;
+        // Bytes that arrive between the look above and this ADD still raise
+        // an event: epoll reports readiness present at registration.
+        epoll_event ev{};
+        ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+        ev.data.fd = fd;
+        if (::epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            queuePlain(p, true);  // cannot watch it: let the application have it as TCP
+            continue;
+        }
+        deadlines.insert({p.deadlineNs, fd});
+        pending.emplace(fd, std::move(p));
+    }
+}
+
+bool ListenerImpl::decide(Pending& p, bool expired) {
+    if (p.declining) return continueDecline(p, expired);
+    switch (peekSmcClient(p.fd)) {
+        case DetectResult::smc:
+            if (m_engine->settings().get(SettingId::limitSmcHs) != 0 && hsCongested()) {
+                p.declining = true;
+                return continueDecline(p, expired);
+            }
+            queueHandshake({p.fd, p.peer, false});
+            return true;
+        case DetectResult::plainTcp:
+        case DetectResult::closed: queuePlain(p, true); return true;
+        case DetectResult::silent: break;
+    }
+    if (!expired) return false;
+    queuePlain(p, true);  // silence (or half an eyecatcher) for lab.clc_detect_ms: plain TCP
+    return true;
+}
+
+// limit_smc_hs under congestion. The kernel stops echoing the SYN option,
+// so both ends fall back before any CLC message; here the client has sent
+// its Proposal already, so the listener takes it off the socket (nothing of
+// it may reach the application) and answers with a Decline. Reason
+// PEERNOSMC on both counts: what the kernel counts for a connection whose
+// SYN-ACK lacked the option.
+bool ListenerImpl::continueDecline(Pending& p, bool expired) {
+    uint8_t header[wire::kClcHeaderBytes];
+    const ssize_t n = ::recv(p.fd, header, sizeof header, MSG_PEEK | MSG_DONTWAIT);
+    if (n == static_cast<ssize_t>(sizeof header)) {
+        auto h = wire::peekClcHeader(header);
+        if (!h) {
+            queueHandshake({p.fd, p.peer, false});  // malformed: the worker declines it (CNFERR)
+            return true;
+        }
+        std::vector<uint8_t> bytes(h->lengthBytes);
+        const ssize_t m = ::recv(p.fd, bytes.data(), bytes.size(), MSG_PEEK | MSG_DONTWAIT);
+        if (m == static_cast<ssize_t>(bytes.size())) {
+            auto msg = wire::decodeClc(bytes);
+            if (!msg || !std::holds_alternative<wire::ClcProposal>(msg.value())) {
+                queueHandshake({p.fd, p.peer, false});  // a Decline or garbage: the handshake's rules apply
+                return true;
+            }
+            // Whole and peeked, so this read cannot block or come up short.
+            [[maybe_unused]] const ssize_t taken = ::recv(p.fd, bytes.data(), bytes.size(), MSG_DONTWAIT);
+            const auto reason = wire::DeclineReason::peerNoSmc;
+            (void)sendDecline(p.fd, m_engine->systemId(), reason, false);  // best effort, as in the handshake
+            m_engine->countFallback(HandshakeRole::server, static_cast<uint32_t>(reason), 0, false);
+            {
+                std::lock_guard lock(m_engine->mutex());
+                ++m_engine->statsLocked().limitHsFallbacks;
+            }
+            queueReady(AcceptSource::fastPath,
+                       std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, static_cast<uint32_t>(reason), 0));
+            return true;
+        }
+    }
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || expired) {
+        // Gone, broken, or still partial after lab.clc_detect_ms: the worker's
+        // CLC reader waits out the rest and declines with the usual reason.
+        queueHandshake({p.fd, p.peer, false});
+        return true;
+    }
+    return false;
+}
+
+void ListenerImpl::queuePlain(const Pending& p, bool fastPath) {
+    // Plain TCP client: nothing was read, the application gets every byte.
+    const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
+    m_engine->countFallback(HandshakeRole::server, reason, 0, false);
+    if (fastPath) {
+        std::lock_guard lock(m_engine->mutex());
+        ++m_engine->statsLocked().fastFallbackAccepts;
+    }
+    queueReady(fastPath ? AcceptSource::fastPath : AcceptSource::handshake,
+               std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, reason, 0));
+}
+
+}  // namespace smcr::core
