@@ -193,9 +193,9 @@ void EngineImpl::lingerCheckLocked(uint64_t nowMs) {
     for (auto& lgr : expired) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, true);
 }
 
-Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes) {
+Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, CreditSendKind kind) {
     if (lgr.terminated) return fail(Errc::connectionAborted, "link group terminated");
-    if (lgr.sendSlotsUsed >= lgr.sendSlots) {
+    if (lgr.sendSlotsUsed >= lgr.sendSlots || !lgr.flow.credits.canSend(kind)) {
         lgr.pendingLlc.push_back(bytes);
         return {};
     }
@@ -214,6 +214,7 @@ Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes) {
     }
     if (Status s = lgr.qp->postSend(wr); !s) return s;
     ++lgr.sendSlotsUsed;
+    (void)lgr.flow.credits.take(kind);  // checked above
     return {};
 }
 

@@ -51,7 +51,9 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
             }
         }
     }
-    const wire::CdcBytes bytes = wire::encode(toWire(cdc));
+    wire::CdcMessage msg = toWire(cdc);
+    attachCdcCreditsLocked(lgr, msg);  // one RQ credit spent, owed credits returned (byte 26)
+    const wire::CdcBytes bytes = wire::encode(msg);
     fabric::SendWr& send = wrs[count++];
     send.wrId = makeWrId(WrKind::cdc, conn.localToken);
     send.opcode = fabric::WrOpcode::send;
@@ -87,14 +89,16 @@ void EngineImpl::flushLocked(Connection& conn) {
         const TxPlan plan = held ? TxPlan{} : conn.core->tx().plan();
         if (!held && plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
         if (plan.bytes == 0 && !conn.needCdc) return;
-        if (lgr.sendSlotsUsed >= lgr.sendSlots) {
+        const bool noCredit = creditsBlockedLocked(lgr);
+        if (lgr.sendSlotsUsed >= lgr.sendSlots || noCredit) {
             // The kernel waits for a free WR slot; here the connection queues
-            // and the next send completion pushes it.
+            // and the next send completion pushes it. Without an RQ credit it
+            // queues the same way until the peer's credits arrive.
             conn.queuedForSlot = true;
             lgr.slotWaiters.push_back(conn.lgr->conns.count(conn.localToken) != 0
                                           ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
                                           : std::weak_ptr<Connection>());
-            ++m_stats.sendSlotWaits;
+            ++(noCredit ? m_stats.creditWaits : m_stats.sendSlotWaits);
             return;
         }
         const bool data = plan.bytes > 0;

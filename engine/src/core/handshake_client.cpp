@@ -105,6 +105,10 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
                 }
                 lgr = made.value();
                 newLgr = true;
+                // RQ credits (seed 004): on when the server offered and so do we.
+                if (accept->initCredits > 0 && creditOfferLocked(*lgr) > 0) {
+                    enableCreditsLocked(*lgr, accept->initCredits);
+                }
                 const fabric::PathMtu mtu = std::min(mtuFromWire(accept->qpMtu), m_port.activeMtu);
                 if (!bringUpQpLocked(*lgr, accept->gid, accept->mac, accept->qpn, accept->initialPsn, mtu)) {
                     lock.unlock();
@@ -160,6 +164,8 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
         confirm.qpn = lgr->qp->qpn();
         confirm.initialPsn = lgr->localPsn;
         confirm.qpMtu = mtuToWire(lgr->mtu);
+        // Our offer answers the server's; zero (reserved) when credits are off.
+        if (newLgr && lgr->flow.credits.enabled()) confirm.initCredits = LinkCredits::offerFor(lgr->recvWr);
     }
     confirm.rmbRkey = conn->rmb->rkey();
     confirm.rmbeIndex = 1;

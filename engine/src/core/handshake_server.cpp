@@ -96,6 +96,8 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
         std::lock_guard lock(m_mutex);
         accept.qpn = lgr->qp->qpn();
         accept.initialPsn = lgr->localPsn;
+        // RQ credits offer (seed 004), first contact only; zero = reserved.
+        if (newLgr) accept.initCredits = creditOfferLocked(*lgr);
     }
     accept.qpMtu = mtuToWire(m_port.activeMtu);
     accept.rmbRkey = conn->rmb->rkey();
@@ -136,6 +138,8 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
             conn->peerRmbVaddr = confirm->rmbVaddr + uint64_t{params.peerRmbeBytes} * (confirm->rmbeIndex - 1u);
             conn->peerRmbRkey = confirm->rmbRkey;
         }
+        // Credits are on when we offered and the client answered with its own.
+        if (newLgr && accept.initCredits > 0) enableCreditsLocked(*lgr, confirm->initCredits);
     }
     a = hs.on(confirmEvent);
     if (a.fallBack) return fallBack(a);
