@@ -237,7 +237,7 @@ void EngineImpl::consumeChannelEventsLocked() {
 }
 
 bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred,
-                           uint64_t deadlineNs, std::span<const int> extraFds) {
+                           uint64_t deadlineNs, std::span<const int> extraFds, Connection* owner) {
     progressLocked();
     if (pred()) return true;
     ++m_appWaiters;
@@ -253,6 +253,7 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
             for (int i = 0; i < 16; ++i) cpuRelax();
             lock.lock();
             progressLocked();
+            if (owner != nullptr) runDeferredPushLocked(*owner);  // tx deferral (engine_push.cpp)
             if (pred()) {
                 ++m_stats.busyPollHits;
                 result = true;
@@ -267,6 +268,9 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
             result = true;
             break;
         }
+        // A sleeping thread is not inside its socket (the kernel releases the
+        // socket lock): completions push directly meanwhile.
+        if (owner != nullptr) leaveOwnerLocked(*owner);
         ++m_stats.blockingWaits;
         m_sleepers.push_back(myFd);
         int timeoutMs = -1;
@@ -279,6 +283,7 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
         }
         ::poll(fds, nfds, timeoutMs);
         lock.lock();
+        if (owner != nullptr) enterOwnerLocked(*owner);
         std::erase(m_sleepers, myFd);
         if (fds[1].revents != 0) drainEventFd(myFd);
         if (fds[0].revents != 0) consumeChannelEventsLocked();

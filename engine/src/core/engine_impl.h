@@ -71,8 +71,10 @@ public:
     // ---- waiting (callers hold `lock` on mutex()) ----------------------------
     // Returns true when pred() holds, false at the deadline (0 = no deadline).
     // extraFds: more fds to sleep on (a poller's kernel sockets).
+    // owner: the connection this thread is inside (send); it stays inside while
+    // spinning, runs pushes deferred to it, and leaves while it sleeps.
     bool waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
-                   std::span<const int> extraFds = {});
+                   std::span<const int> extraFds = {}, Connection* owner = nullptr);
     // Polls both CQs once and processes what it finds; true if anything was.
     bool progressLocked();
     // Wakes every thread sleeping in waitUntil (and persistent watchers).
@@ -109,6 +111,8 @@ public:
     // An application thread enters / leaves the socket; leaving runs a deferred push.
     void enterOwnerLocked(Connection& conn);
     void leaveOwnerLocked(Connection& conn);
+    // The owner runs a push a completion left to it (also while it spins).
+    void runDeferredPushLocked(Connection& conn);
     void setNoDelayLocked(Connection& conn, bool tcpCork);
     void setCorkLocked(Connection& conn, bool enabled);
     // shutdown/close: whatever is corked goes now.

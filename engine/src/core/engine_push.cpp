@@ -113,10 +113,13 @@ void EngineImpl::enterOwnerLocked(Connection& conn) { ++conn.push.owners; }
 
 void EngineImpl::leaveOwnerLocked(Connection& conn) {
     if (conn.push.owners > 0) --conn.push.owners;
-    if (conn.push.owners == 0 && conn.push.deferred) {
-        conn.push.deferred = false;
-        pushLocked(conn, PushOrigin::owner);
-    }
+    if (conn.push.owners == 0) runDeferredPushLocked(conn);
+}
+
+void EngineImpl::runDeferredPushLocked(Connection& conn) {
+    if (!conn.push.deferred) return;
+    conn.push.deferred = false;
+    pushLocked(conn, PushOrigin::owner);
 }
 
 void EngineImpl::onCdcSendCompleteLocked(Connection& conn) {

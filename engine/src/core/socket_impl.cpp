@@ -29,9 +29,9 @@ Status errnoStatus(const char* what, int err) {
 // hands pages to sendpage; all but the last carry MSG_SENDPAGE_NOTLAST.
 constexpr size_t kSendfilePieceBytes = 4096;
 
-// The thread is inside the socket (the kernel's sock_owned_by_user) while it
-// copies and decides, not while it waits: completions that would push meanwhile
-// leave the push to it (lab.tx_defer_to_owner). Lives inside the engine lock.
+// The thread is inside the socket (the kernel's sock_owned_by_user) during
+// send(), except while it sleeps: completions that would push meanwhile leave
+// the push to it (lab.tx_defer_to_owner). Lives inside the engine lock.
 class OwnerScope {
 public:
     OwnerScope(EngineImpl& engine, Connection& conn) : m_engine(engine), m_conn(conn) { enter(); }
@@ -170,15 +170,15 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         sent += engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
         if (sent == len) break;
         ++conn.stats.bufFull;
-        owner.leave();  // a waiting thread is not inside the socket
+        // Still inside while it spins (it polls its own completions and pushes
+        // what they leave to it); waitUntil lets go while it sleeps.
         const bool ready = engine.waitUntil(
             lock,
             [&] {
                 return conn.error != Errc::invalid || !conn.core->closer().canSend() ||
                        conn.core->tx().sndbufFreeBytes() > 0;
             },
-            deadline);
-        owner.enter();
+            deadline, {}, &conn);
         if (!ready) {
             if (sent > 0) return sent;
             return dontWait ? fail(Errc::wouldBlock, "sndbuf full") : fail(Errc::timedOut, "send timed out");
