@@ -27,6 +27,8 @@ private slots:
     }
 
     void offerIsTheQueueDepthCappedToOneByte() {
+        QCOMPARE(LinkCredits::offerFor(2), uint8_t{0});  // too small for credits
+        QCOMPARE(LinkCredits::offerFor(3), uint8_t{3});
         QCOMPARE(LinkCredits::offerFor(48), uint8_t{48});
         QCOMPARE(LinkCredits::offerFor(255), uint8_t{255});
         QCOMPARE(LinkCredits::offerFor(2048), uint8_t{255});
@@ -77,7 +79,9 @@ private slots:
         d.enable(3, 1);
         QVERIFY(d.take(CreditSendKind::announce));
         d.onRecvReposted();
-        QVERIFY(!d.announceDue());
+        QVERIFY(!d.announceDue());  // the watermark is at least 2
+        d.onRecvReposted();
+        QVERIFY(!d.announceDue());  // no credit to carry it
         d.onPeerCredits(1);
         QVERIFY(d.announceDue());
     }
@@ -101,7 +105,7 @@ private slots:
             std::deque<int> consumed;             // WQEs consumed, not yet reposted
             uint64_t sent = 0;
         };
-        for (uint32_t recvWr : {2u, 3u, 8u, 48u}) {
+        for (uint32_t recvWr : {3u, 4u, 8u, 48u}) {
             Side s[2];
             for (Side& x : s) x.rqFree = recvWr;
             s[0].credits.enable(recvWr, LinkCredits::offerFor(recvWr));
@@ -145,8 +149,12 @@ private slots:
                 }
             }
             QVERIFY2(s[0].sent > 100 && s[1].sent > 100, qPrintable(QString("recvWr %1: traffic stalled").arg(recvWr)));
-            // Drain: both sides settle with every WQE accounted for.
-            for (int round = 0; round < 100; ++round) {
+            // Drain: both sides settle with every WQE accounted for, go quiet
+            // (announcements do not answer each other forever), and neither is
+            // left unable to send (no credit deadlock).
+            bool active = true;
+            for (int round = 0; round < 100 && active; ++round) {
+                active = false;
                 for (int i = 0; i < 2; ++i) {
                     Side& me = s[i];
                     Side& peer = s[1 - i];
@@ -154,6 +162,7 @@ private slots:
                         me.credits.onPeerCredits(me.inbox.front());
                         me.inbox.pop_front();
                         me.consumed.push_back(1);
+                        active = true;
                     }
                     while (!me.consumed.empty()) {
                         me.consumed.pop_front();
@@ -163,8 +172,14 @@ private slots:
                     if (me.credits.announceDue() && me.credits.take(CreditSendKind::announce)) {
                         --peer.rqFree;
                         peer.inbox.push_back(me.credits.takeForAnnounce());
+                        active = true;
                     }
                 }
+            }
+            QVERIFY2(!active, qPrintable(QString("recvWr %1: announcements keep going").arg(recvWr)));
+            for (int i = 0; i < 2; ++i) {
+                QVERIFY2(s[i].credits.canSend(CreditSendKind::message),
+                         qPrintable(QString("recvWr %1: side %2 is left without credits").arg(recvWr).arg(i)));
             }
             for (int i = 0; i < 2; ++i) {
                 // Conservation: what I may send + what the peer owes me + credits

@@ -70,6 +70,14 @@ struct EngineStats {
     uint64_t blockingWaits = 0;       // waits that armed the CQs and slept
     uint64_t sendSlotWaits = 0;       // a push found no free send slot
     uint64_t connectionsActive = 0;   // gauge: SMC connections holding an RMB now
+    // Multi-link groups (smcr_max_links_per_lgr = 2; engine_links.cpp).
+    uint64_t linksAdded = 0;          // second links confirmed by ADD_LINK
+    uint64_t addLinkFailed = 0;       // ADD_LINK flows rejected by the peer or timed out
+    uint64_t linkFailovers = 0;       // connections of a lost link moved to the surviving one
+    uint64_t failoverConns = 0;       // connections moved by those failovers
+    uint64_t rkeysConfirmed = 0;      // our RMBs the peer confirmed by CONFIRM_RKEY
+    uint64_t rkeysDeleted = 0;        // our RMBs the peer dropped by DELETE_RKEY
+    uint64_t linksActive = 0;         // gauge: links carrying or standing by now
     uint64_t cqArms = 0;              // CQ arm (request notify) calls
     uint64_t cqMissedEvents = 0;      // arms that reported missed events (polled again, lab.cq_mode drain_then_arm)
     // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR

@@ -12,7 +12,7 @@ void LinkCredits::enable(uint32_t localRecvWr, uint8_t peerInitCredits) {
         return;
     }
     m_txCredits = peerInitCredits;
-    m_highWatermark = std::max<uint32_t>(localRecvWr / 3, 1);
+    m_highWatermark = std::max<uint32_t>(localRecvWr / 3, 2);
     m_lowWatermark = std::max<uint32_t>(uint32_t{peerInitCredits} * 2 / 3, 1);
     m_reserve = peerInitCredits > 1 ? 1 : 0;
 }

@@ -19,10 +19,16 @@
 //   sender that is running short; it is counted so a lab user sees how often
 //   senders run low before they have to wait.
 //
-// One deliberate difference from the RFC patch: the last credit is kept for
-// ANNOUNCE_CREDITS (rsocket reserves credits for control messages the same
-// way). Without it both sides can spend every credit on data while each owes
-// the other credits, and neither can announce them.
+// Two deliberate differences from the RFC patch:
+// - The last credit is kept for ANNOUNCE_CREDITS (rsocket reserves credits
+//   for control messages the same way). Without it both sides can spend
+//   every credit on data while each owes the other credits, and neither can
+//   announce them.
+// - The high watermark is at least 2, so queues below 3 WQEs get no credits
+//   (offer 0). An announcement consumes one peer WQE, whose repost is one
+//   owed credit there: with a watermark of 1 the two sides would answer
+//   each other's announcements forever. With >= 2, a blocked sender's peer
+//   always owes enough to announce (it owes all but the reserve).
 #pragma once
 
 #include <cstdint>
@@ -35,7 +41,12 @@ class LinkCredits {
 public:
     // The initial credits a side offers: every receive WQE is posted before
     // the CLC Accept/Confirm goes out. One byte on the wire.
-    static uint8_t offerFor(uint32_t recvWr) { return static_cast<uint8_t>(recvWr > 255 ? 255 : recvWr); }
+    // Queues below kMinRecvWr offer none (see the watermark above).
+    static constexpr uint32_t kMinRecvWr = 3;
+    static uint8_t offerFor(uint32_t recvWr) {
+        if (recvWr < kMinRecvWr) return 0;
+        return static_cast<uint8_t>(recvWr > 255 ? 255 : recvWr);
+    }
 
     // Negotiation finished with the peer's offer; 0 leaves credits off.
     void enable(uint32_t localRecvWr, uint8_t peerInitCredits);
@@ -71,7 +82,7 @@ private:
     bool m_enabled = false;
     uint32_t m_txCredits = 0;      // peer receive WQEs we may still consume
     uint32_t m_localCredits = 0;   // our reposted WQEs the peer does not know of
-    uint32_t m_highWatermark = 0;  // max(recvWr / 3, 1)
+    uint32_t m_highWatermark = 0;  // max(recvWr / 3, 2)
     uint32_t m_lowWatermark = 0;   // max(peer initial * 2 / 3, 1)
     uint32_t m_reserve = 0;        // credits only an announcement may use
     uint64_t m_lowEvents = 0;

@@ -141,6 +141,7 @@ EngineImpl::~EngineImpl() {
     for (auto& lgr : m_linkGroups) {
         for (auto& [token, conn] : lgr->conns) conn->lgr.reset();
         lgr->conns.clear();
+        lgr->multi.standby.reset();
         lgr->qp.reset();
         lgr->rmbs.clear();
         lgr->sndbufs.clear();
@@ -170,6 +171,7 @@ EngineStats EngineImpl::stats() {
             ++out.connectionsActive;
         }
     }
+    addLinkStatsLocked(out);
     return out;
 }
 
@@ -344,7 +346,13 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
         }
         if (a.linkDown || a.terminateLinkGroup) lost.push_back(lgr);
     }
-    for (auto& lgr : lost) terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+    for (auto& lgr : lost) {
+        // With a second link the connections move over (engine_links.cpp).
+        if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
+            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        }
+    }
+    multiLinkTimersLocked(nowMs);  // ADD_LINK timeouts, TEST_LINK on added links
     lingerCheckLocked(nowMs);
     wakeSleepersLocked();
 }
@@ -367,6 +375,7 @@ void EngineImpl::backgroundLoop() {
             if (lgr->link) nextMs = std::min(nextMs, lgr->link->nextDeadlineMs());
             if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
         }
+        nextMs = std::min(nextMs, multiLinkDeadlineMs());
         int timeoutMs = static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
 
         bool watchChannel = m_appWaiters == 0;

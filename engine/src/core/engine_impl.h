@@ -36,6 +36,7 @@
 #include <vector>
 
 #include <smcr/fabric.h>
+#include <smcr/fabric_sim.h>
 #include <smcr/result.h>
 #include <smcr/settings.h>
 #include <smcr/stats.h>
@@ -130,6 +131,12 @@ public:
 
     const wire::PeerId& systemId() const { return m_systemId; }
     const fabric::PortInfo& port() const { return m_port; }
+
+    // Lab hook for tests (engine_links.cpp): applies a sim fault to the QP of
+    // the link that carries the connections (primary) or of the added one
+    // in every link group. notSupported on other fabrics.
+    enum class LinkSelect : uint8_t { primary = 0, standby };
+    Status injectLinkFault(LinkSelect which, fabric::sim::Fault fault, uint64_t value = 0);
     // The fabric device, for backend-specific controls (tests arm sim faults
     // through fabric::sim::simControl(device()) while holding mutex()).
     fabric::Device& device() { return *m_device; }
@@ -187,6 +194,27 @@ private:
     void kickBackgroundLocked();
     // engine_cq.cpp: drain and arm both CQs per lab.cq_mode; true if anything was processed.
     bool serviceCqsLocked();
+
+    // engine_links.cpp: the second link (ADD_LINK), failover, CONFIRM_RKEY/DELETE_RKEY.
+    void startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr);  // server: first link confirmed
+    // An LLC message the multi-link code owns; false: LinkCore handles it.
+    bool onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcMessage& msg);
+    // A completion of the standby link's QP (true: it was one and is handled).
+    bool onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
+                                   bool recv);
+    // The primary link failed: fail over (true) or leave it to the caller to
+    // terminate the group (false).
+    bool primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason);
+    void multiLinkTimersLocked(uint64_t nowMs);
+    uint64_t multiLinkDeadlineMs() const;
+    // Moves the connections to the standby; announce (a DELETE_LINK request
+    // or response) goes over the survivor first.
+    void failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcDeleteLink* announce);
+    void serviceValidationsLocked(LinkGroup& lgr);  // failover CDCs that waited for a slot
+    void announceRmbLocked(LinkGroup& lgr, Connection& conn);
+    void withdrawRmbLocked(LinkGroup& lgr, Connection& conn);
+    void dropStandbyLocked(LinkGroup& lgr);
+    void addLinkStatsLocked(EngineStats& out) const;
 
     // engine_impl.cpp: background thread, hang-up monitor, timers
     void backgroundLoop();

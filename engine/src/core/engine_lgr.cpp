@@ -162,6 +162,7 @@ Result<std::shared_ptr<Connection>> EngineImpl::addConnectionLocked(const std::s
     conn->sndbuf = lgr->sndbufs[conn->sndbufId].region.get();
     lgr->conns[*token] = conn;
     m_connById[conn->id] = conn;
+    announceRmbLocked(*lgr, *conn);  // CONFIRM_RKEY on a multi-link group (engine_links.cpp)
     return conn;
 }
 
@@ -173,6 +174,7 @@ void EngineImpl::dropConnectionLocked(Connection& conn) {
     // Fold the counters into the engine totals before the connection goes.
     m_stats.total += conn.stats;
     if (auto lgr = conn.lgr) {
+        withdrawRmbLocked(*lgr, conn);  // DELETE_RKEY on a multi-link group (engine_links.cpp)
         lgr->core->rmbs().release(conn.rmbId);
         lgr->core->sndbufs().release(conn.sndbufId);
         lgr->core->removeConnection(conn.localToken, monotonicMs());
@@ -229,6 +231,7 @@ void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr,
         (void)postLlcLocked(*lgr, wire::encode(del));  // best effort: the group goes anyway
     }
     lgr->terminated = true;
+    dropStandbyLocked(*lgr);  // the added link goes with the group (engine_links.cpp)
     if (lgr->link) {
         if (lgr->link->state() != LinkState::down) ++m_stats.linksDown;
         lgr->link->markDown();

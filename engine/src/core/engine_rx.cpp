@@ -43,8 +43,11 @@ void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
     auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
     if (!lgr) return;  // a terminated group's flushed WRs
+    if (onStandbyCompletionLocked(lgr, wc, false)) return;  // the added link (engine_links.cpp)
     if (wc.status != fabric::WcStatus::success) {
-        // RETRY_EXC (peer gone), RNR_RETRY_EXC, FLUSH: the link is lost.
+        // RETRY_EXC (peer gone), RNR_RETRY_EXC, FLUSH: the link is lost;
+        // with a second link the connections move over (engine_links.cpp).
+        if (primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) return;
         terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
         return;
     }
@@ -70,6 +73,7 @@ void EngineImpl::serviceSlotWaitersLocked(LinkGroup& lgr) {
         lgr.pendingLlc.pop_front();
         (void)postLlcLocked(lgr, bytes);  // failures surface as a lost link
     }
+    serviceValidationsLocked(lgr);  // failover validation CDCs first (engine_links.cpp)
     while (!lgr.slotWaiters.empty() && lgr.sendSlotsUsed < lgr.sendSlots && !creditsBlockedLocked(lgr)) {
         auto conn = lgr.slotWaiters.front().lock();
         lgr.slotWaiters.pop_front();
@@ -83,7 +87,9 @@ void EngineImpl::onRecvCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
     auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
     if (!lgr) return;
+    if (onStandbyCompletionLocked(lgr, wc, true)) return;
     if (wc.status != fabric::WcStatus::success) {
+        if (primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) return;
         terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
         return;
     }
@@ -169,11 +175,13 @@ void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_
     if (const auto* confirm = std::get_if<wire::LlcConfirmLink>(&msg.value())) {
         if (confirm->response) {
             lgr->confirmLinkRespSeen = true;
+            startAddLinkLocked(lgr);  // server: a second link (engine_links.cpp)
         } else {
             lgr->confirmLinkSeen = true;
         }
         return;
     }
+    if (onMultiLinkLlcLocked(lgr, msg.value())) return;  // ADD_LINK, DELETE_LINK, rkeys (engine_links.cpp)
     LinkActions a = lgr->link->onLlc(msg.value(), monotonicMs());
     if (a.addLinkRejected) ++m_stats.addLinkRejected;
     if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // failures surface as a lost link

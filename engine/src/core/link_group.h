@@ -19,6 +19,7 @@
 #include "handshake.h"
 #include "link_core.h"
 #include "link_group_core.h"
+#include "link_path.h"
 #include "rx_flow.h"
 
 namespace smcr::core {
@@ -93,6 +94,7 @@ public:
     std::deque<std::weak_ptr<Connection>> slotWaiters;
     std::deque<wire::LlcBytes> pendingLlc;  // replies waiting for a send slot
     LinkRxFlow flow;  // RQ credits and RX backlog of the link (rx_flow.h)
+    MultiLink multi;  // a second link, failover, rkey announcements (link_path.h)
     bool terminated = false;
     bool confirmLinkSeen = false;      // client: CONFIRM_LINK request arrived
     bool confirmLinkRespSeen = false;  // server: CONFIRM_LINK response arrived
