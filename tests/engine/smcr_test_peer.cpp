@@ -4,6 +4,7 @@
 //   echo CONNS          echo on CONNS connections (one Poller thread), exit when all closed
 //   stream              one connection: send and read forever (for the kill test)
 //   send-close BYTES    one connection: send BYTES of stream 7, then close
+//   sink BYTES SEED     one connection: verify stream SEED, exactly BYTES long, until EOF
 // Exit code 0 = everything verified; errors go to stderr.
 #include <smcr/listener.h>
 #include <smcr/poller.h>
@@ -207,9 +208,19 @@ int runSendClose(smcr::Listener& l, uint64_t bytes) {
 
 }  // namespace
 
+int runSink(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
+    auto s = l.accept();
+    if (!s) return die("accept", s.error());
+    std::string err;
+    const bool ok = recvStream(s.value(), seed, bytes, &err);
+    if (!ok) std::fprintf(stderr, "peer: %s\n", err.c_str());
+    s->close();
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: smcr_test_peer duplex BYTES SEED | echo CONNS | stream | send-close BYTES\n");
+        std::fprintf(stderr, "usage: smcr_test_peer duplex BYTES SEED | echo CONNS | stream | send-close BYTES | sink BYTES SEED\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -220,6 +231,7 @@ int main(int argc, char** argv) {
     if (mode == "duplex" && argc == 4) return runDuplex(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
     if (mode == "echo" && argc == 3) return runEcho(l.value(), std::atoi(argv[2]));
     if (mode == "stream") return runStream(l.value());
+    if (mode == "sink" && argc == 4) return runSink(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
     if (mode == "send-close" && argc == 3) return runSendClose(l.value(), std::strtoull(argv[2], nullptr, 10));
     std::fprintf(stderr, "smcr_test_peer: bad arguments\n");
     return 2;

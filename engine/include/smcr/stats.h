@@ -79,7 +79,7 @@ struct EngineStats {
     uint64_t rkeysDeleted = 0;        // our RMBs the peer dropped by DELETE_RKEY
     uint64_t linksActive = 0;         // gauge: links carrying or standing by now
     uint64_t cqArms = 0;              // CQ arm (request notify) calls
-    uint64_t cqMissedEvents = 0;      // arms that reported missed events (polled again, lab.cq_mode drain_then_arm)
+    uint64_t cqMissedEvents = 0;      // drain_then_arm: arms that reported missed events, so the CQs were polled again
     // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR
     // counters come from the fabric (sim: its responder/requester counters).
     uint64_t rnrNaksSent = 0;         // as responder: SENDs that found no receive WQE

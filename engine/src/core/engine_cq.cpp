@@ -26,6 +26,7 @@ bool EngineImpl::serviceCqsLocked() {
     for (;;) {
         any = progressLocked() || any;  // batches until a short one (engine_impl.cpp)
         if (armLocked()) return any;    // false: events were missed, poll again
+        ++m_stats.cqMissedEvents;
     }
 }
 

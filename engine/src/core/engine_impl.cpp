@@ -225,7 +225,6 @@ bool EngineImpl::armLocked() {
     const bool missed = (r && r.value() == fabric::NotifyResult::missedEvents) ||
                         (s && s.value() == fabric::NotifyResult::missedEvents);
     ++m_stats.cqArms;
-    if (missed) ++m_stats.cqMissedEvents;
     return !missed;
 }
 
