@@ -8,5 +8,6 @@ namespace smclab::cli {
 
 int runBenchFabric(const Args& args);
 int runBenchStream(const Args& args);
+int runBenchSendfile(const Args& args);
 
 }  // namespace smclab::cli

@@ -1,0 +1,226 @@
+#include "datapath_shapes.h"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+namespace smclab::cli {
+
+namespace {
+
+constexpr const char* kCx4 = "cx4-25g";
+constexpr const char* kIdeal = "ideal";
+
+std::string times(double ratio) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2fx", ratio);
+    return buf;
+}
+
+std::string percent(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.2f%%", fraction * 100);
+    return buf;
+}
+
+std::string general(double value) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", value);
+    return buf;
+}
+
+ShapeResult shape(const char* key, const char* title, const char* link) {
+    ShapeResult s;
+    s.key = key;
+    s.title = title;
+    s.link = link;
+    return s;
+}
+
+std::string sizeText(uint64_t size) { return std::to_string(size) + " B"; }
+
+int columnIndex(const DatapathRun& run, const std::string& key) {
+    for (size_t i = 0; i < run.columns.size(); ++i) {
+        if (run.columns[i].key == key) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+std::string labelOf(const std::string& key) {
+    const auto c = findDatapathColumn(key);
+    return c ? c->label : key;
+}
+
+ShapeResult notMeasured(ShapeResult s, const std::string& why) {
+    s.verdict = ShapeVerdict::notMeasured;
+    s.measured = why;
+    return s;
+}
+
+// Missing columns or test, as a reason; empty when all are there.
+std::string missingInputs(const DatapathRun& run, const std::vector<std::string>& keys, bool needBw, bool needLat) {
+    for (const std::string& key : keys) {
+        if (columnIndex(run, key) < 0) {
+            const bool isolation = key == "wndlimit" || key == "drain" || key == "txdefer";
+            return "needs column " + labelOf(key) + (isolation ? " (--isolate)" : " (--columns)");
+        }
+    }
+    if (needBw && run.bw.empty()) return "needs tcp_bw";
+    if (needLat && run.lat.empty()) return "needs tcp_lat";
+    return {};
+}
+
+using SizeFilter = std::function<bool(uint64_t)>;
+
+// The smallest ratio num/den of a metric over the sizes the filter keeps.
+struct MinRatio {
+    double ratio = std::numeric_limits<double>::infinity();
+    double maxRatio = 0;
+    uint64_t size = 0;
+    int sizes = 0;
+};
+
+MinRatio minBwRatio(const DatapathRun& run, int num, int den, const SizeFilter& keep) {
+    MinRatio m;
+    for (size_t i = 0; i < run.sizes.size(); ++i) {
+        if (!keep(run.sizes[i])) continue;
+        const StreamResult& a = run.bw[i][static_cast<size_t>(num)];
+        const StreamResult& b = run.bw[i][static_cast<size_t>(den)];
+        if (!a.ok || !b.ok || b.bwMBs <= 0) continue;
+        const double r = a.bwMBs / b.bwMBs;
+        ++m.sizes;
+        m.maxRatio = std::max(m.maxRatio, r);
+        if (r < m.ratio) {
+            m.ratio = r;
+            m.size = run.sizes[i];
+        }
+    }
+    return m;
+}
+
+ShapeResult bwRatioShape(const DatapathRun& run, ShapeResult s, const std::string& numKey, const std::string& denKey,
+                         const SizeFilter& keep, double threshold, bool asPercent) {
+    if (auto why = missingInputs(run, {numKey, denKey}, true, false); !why.empty()) return notMeasured(s, why);
+    const MinRatio m = minBwRatio(run, columnIndex(run, numKey), columnIndex(run, denKey), keep);
+    if (m.sizes == 0) return notMeasured(s, "no size of the run is in range, or those runs failed");
+    s.ratio = m.ratio;
+    s.verdict = m.ratio >= threshold ? ShapeVerdict::pass : ShapeVerdict::miss;
+    s.measured = asPercent ? "min " + percent(m.ratio - 1) + " at " + sizeText(m.size) + " (max " +
+                                 percent(m.maxRatio - 1) + ")"
+                           : "min " + times(m.ratio) + " at " + sizeText(m.size) + " (max " + times(m.maxRatio) + ")";
+    return s;
+}
+
+ShapeResult latencyShape(const DatapathRun& run, ShapeResult s) {
+    if (auto why = missingInputs(run, {"autocork", "nocork"}, false, true); !why.empty()) return notMeasured(s, why);
+    const size_t ac = static_cast<size_t>(columnIndex(run, "autocork"));
+    const size_t nc = static_cast<size_t>(columnIndex(run, "nocork"));
+    double worst = 0;
+    uint64_t worstSize = 0;
+    int sizes = 0;
+    for (size_t i = 0; i < run.sizes.size(); ++i) {
+        const StreamResult& a = run.lat[i][ac];
+        const StreamResult& b = run.lat[i][nc];
+        if (!a.ok || !b.ok || b.latMeanUs <= 0) continue;
+        const double dev = a.latMeanUs / b.latMeanUs - 1;
+        ++sizes;
+        if (std::fabs(dev) >= std::fabs(worst)) {
+            worst = dev;
+            worstSize = run.sizes[i];
+        }
+    }
+    if (sizes == 0) return notMeasured(s, "the latency runs failed");
+    s.ratio = worst;
+    s.verdict = std::fabs(worst) <= 0.05 ? ShapeVerdict::pass : ShapeVerdict::miss;
+    s.measured = "worst " + percent(worst) + " at " + sizeText(worstSize);
+    return s;
+}
+
+// A counter per message: base column over the feature column, and the
+// feature's bandwidth against the base, both as geometric means over sizes.
+ShapeResult counterShape(const DatapathRun& run, ShapeResult s, const std::string& featureKey, const char* counter,
+                         const std::string& what) {
+    if (auto why = missingInputs(run, {featureKey, "nocork"}, true, false); !why.empty()) return notMeasured(s, why);
+    const size_t f = static_cast<size_t>(columnIndex(run, featureKey));
+    const size_t b = static_cast<size_t>(columnIndex(run, "nocork"));
+    double logRatio = 0;
+    double logBw = 0;
+    double basePerMsg = 0;
+    double featurePerMsg = 0;
+    int sizes = 0;
+    int bwSizes = 0;
+    bool counterSeen = false;
+    for (size_t i = 0; i < run.sizes.size(); ++i) {
+        const StreamResult& fr = run.bw[i][f];
+        const StreamResult& br = run.bw[i][b];
+        if (!fr.ok || !br.ok) continue;
+        if (br.bwMBs > 0 && fr.bwMBs > 0) {
+            logBw += std::log(fr.bwMBs / br.bwMBs);
+            ++bwSizes;
+        }
+        const double fp = countersPerMessage(fr, counter);
+        const double bp = countersPerMessage(br, counter);
+        if (fp < 0 || bp < 0) continue;
+        counterSeen = true;
+        if (fp <= 0 || bp <= 0) continue;  // no events on one side: no finite ratio at this size
+        logRatio += std::log(bp / fp);
+        basePerMsg += std::log(bp);
+        featurePerMsg += std::log(fp);
+        ++sizes;
+    }
+    if (!counterSeen) return notMeasured(s, std::string("the engine has no counter ") + counter);
+    if (sizes == 0 || bwSizes == 0) return notMeasured(s, std::string("no size had ") + counter + " on both columns");
+    const double ratio = std::exp(logRatio / sizes);
+    const double bw = std::exp(logBw / bwSizes) - 1;
+    s.ratio = ratio;
+    s.verdict = ratio >= 2.0 && std::fabs(bw) <= 0.05 ? ShapeVerdict::pass : ShapeVerdict::miss;
+    s.measured = what + " per msg " + general(std::exp(basePerMsg / sizes)) + " -> " +
+                 general(std::exp(featurePerMsg / sizes)) + " (" + times(ratio) + " fewer), bandwidth " + percent(bw);
+    return s;
+}
+
+}  // namespace
+
+const char* shapeVerdictName(ShapeVerdict verdict) {
+    switch (verdict) {
+        case ShapeVerdict::pass: return "PASS";
+        case ShapeVerdict::miss: return "MISS";
+        case ShapeVerdict::notMeasured: return "--";
+        case ShapeVerdict::invalid: break;
+    }
+    return "?";
+}
+
+double countersPerMessage(const StreamResult& r, const std::string& counter) {
+    const auto c = r.clientCounters.find(counter);
+    const auto s = r.serverCounters.find(counter);
+    if (c == r.clientCounters.end() && s == r.serverCounters.end()) return -1;
+    if (r.messages == 0) return -1;
+    const uint64_t total = (c == r.clientCounters.end() ? 0 : c->second) +
+                           (s == r.serverCounters.end() ? 0 : s->second);
+    return static_cast<double>(total) / static_cast<double>(r.messages);
+}
+
+std::vector<ShapeResult> evaluateShapes(const DatapathRun& run) {
+    std::vector<ShapeResult> out;
+    out.push_back(bwRatioShape(run, shape("autocork_bw", "autocorking >= 3x no-cork bandwidth at 1..512 B", kCx4),
+                               "autocork", "nocork", [](uint64_t s) { return s <= 512; }, 3.0, false));
+    out.push_back(latencyShape(run, shape("autocork_lat", "autocorking latency within +-5% of no-cork, every size", kCx4)));
+    out.push_back(bwRatioShape(run, shape("wndlimit_bw", "window-limit fix alone >= +30% bandwidth at 2, 4, 8 KiB", kCx4),
+                               "wndlimit", "nocork",
+                               [](uint64_t s) { return s == 2048 || s == 4096 || s == 8192; }, 1.30, true));
+    out.push_back(counterShape(run,
+                               shape("drain_wakeups", "drain_then_arm >= 2x fewer CQ wake-ups/msg (tcp_bw), bw within 5%", kCx4),
+                               "drain", kCqWakeupsCounter, "CQ wake-ups"));
+    out.push_back(counterShape(run,
+                               shape("txdefer_pushes", "tx deferral halves completion-context pushes, bw within 5%", kCx4),
+                               "txdefer", kCompletionPushesCounter, "completion pushes"));
+    out.push_back(bwRatioShape(run, shape("patches_1b", "SMC with patches >= 10x TCP bandwidth at 1 B", kIdeal), "patches",
+                               "tcp", [](uint64_t s) { return s == 1; }, 10.0, false));
+    out.push_back(bwRatioShape(run, shape("patches_tcp", "SMC with patches >= TCP bandwidth at every size", kIdeal),
+                               "patches", "tcp", [](uint64_t) { return true; }, 1.0, false));
+    return out;
+}
+
+}  // namespace smclab::cli

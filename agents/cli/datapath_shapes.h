@@ -1,0 +1,58 @@
+// The shapes issue 5 asks `smclab bench stream --preset datapath` to
+// reproduce (the patch series' cover letter and commit messages), checked on
+// the numbers and engine counters of one run:
+//   - autocorking >= 3x the no-cork bandwidth at 1..512 B (patch #2: "qperf
+//     small-msg bw x3-4");
+//   - autocorking latency within +-5% of no-cork at every size ("without
+//     trade-off for latency");
+//   - the window-update limit fix alone >= +30% bandwidth at 2, 4, 8 KiB;
+//   - drain_then_arm >= 2x fewer CQ wake-ups per message under tcp_bw, with
+//     bandwidth within 5% ("decrease the number of hardirq when busy");
+//   - tx deferral halves the pushes done in completion context, bandwidth
+//     within 5%;
+//   - on the ideal link: SMC with patches >= 10x TCP's bandwidth at 1 B (a
+//     user-space send costs no system call) and >= TCP at every size.
+// Counter ratios are per application message, client and server engines
+// summed, combined over sizes as a geometric mean of per-size ratios.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "datapath_columns.h"
+#include "stream_test.h"
+
+namespace smclab::cli {
+
+// Counter names the shapes read (EngineStats::flatten()).
+inline constexpr const char* kCqWakeupsCounter = "smcr.cq_events";
+inline constexpr const char* kCompletionPushesCounter = "smcr.push_completion";
+
+struct DatapathRun {
+    std::string link;                     // "ideal", "cx4-25g"
+    std::vector<DatapathColumn> columns;  // table order
+    std::vector<uint64_t> sizes;
+    // [size][column]; empty when the test was not run.
+    std::vector<std::vector<StreamResult>> bw;
+    std::vector<std::vector<StreamResult>> lat;
+};
+
+enum class ShapeVerdict { invalid = 0, pass, miss, notMeasured };
+const char* shapeVerdictName(ShapeVerdict verdict);  // "PASS", "MISS", "--"
+
+struct ShapeResult {
+    std::string key;        // "autocork_bw", ...
+    std::string title;      // what the issue asks
+    std::string link;       // the link the issue states it for
+    ShapeVerdict verdict = ShapeVerdict::invalid;
+    std::string measured;   // the figures, or why it was not measured
+    double ratio = 0;       // the main figure (x, or a fraction for +-%); 0 when not measured
+};
+
+std::vector<ShapeResult> evaluateShapes(const DatapathRun& run);
+
+// Per application message, client + server; -1 when the counter is absent.
+double countersPerMessage(const StreamResult& r, const std::string& counter);
+
+}  // namespace smclab::cli
