@@ -49,7 +49,9 @@ struct Limits {
 
 Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test);
 Result<std::vector<BandwidthRow>> runBandwidth(const Options& options);
-Limits measureLimits(bool pinCpus);
+// `rounds` cache-line round trips in 20 batches (the typical figure is the
+// median batch).
+Limits measureLimits(bool pinCpus, uint32_t rounds = 100000);
 
 // Runs everything in `options` and prints perftest-like tables, the limits
 // and the ratios against the targets to `out`. Returns false on an error

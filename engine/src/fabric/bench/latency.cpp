@@ -4,6 +4,7 @@
 // bytes into the other's buffer and spins on the last byte of its own
 // buffer; one-way latency = round trip / 2. send_lat: SEND / RECV ping-pong,
 // receive completions polled (busy) or awaited on the channel (event).
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -29,13 +30,27 @@ bool drainSend(BenchSide& s) {
     return true;
 }
 
+// A spinning side whose peer was descheduled (a loaded host) hands its CPU
+// over now and then; an unloaded exchange needs far fewer spins.
+inline void spinPause(uint32_t spins) {
+    if ((spins & 4095) == 0) sched_yield();
+}
+
 bool waitRecv(BenchSide& s, bool event, WorkCompletion* out) {
+    uint32_t spins = 0;
     for (;;) {
         auto n = s.recvCq->poll(std::span<WorkCompletion>(out, 1));
         if (!n) return false;
         if (n.value() == 1) return out->status == WcStatus::success;
-        if (!drainSend(s)) return false;
-        if (!event) continue;
+        // The send CQ only returns SQ slots (every 32nd WR is signaled);
+        // any poll drives the sim's progress, so it need not run every spin.
+        if ((++spins & 15) == 0 || event) {
+            if (!drainSend(s)) return false;
+        }
+        if (!event) {
+            spinPause(spins);
+            continue;
+        }
         // poll, arm, poll again, only then sleep (ibv_get_cq_event(3)).
         auto armed = s.recvCq->requestNotify(true);
         if (!armed) return false;
@@ -64,6 +79,37 @@ SendWr makeWr(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint
     return wr;
 }
 
+// The sim executes a send queue inside its owner's calls (manual progress),
+// and with a link model a WR only lands once its delivery time has passed.
+// A side that stops calling into the fabric after its last pong (to block
+// on the control socket) would strand that pong and its peer would spin
+// forever. So each side ends a run with a signaled zero-length WRITE (no
+// memory touched, IBA 9.4.3) and polls until it completes: every WR before
+// it has then executed. Bounded, so a broken peer fails the run instead.
+constexpr uint64_t kFlushWrId = ~uint64_t{0};
+
+bool flushSendQueue(BenchSide& s, const Endpoint& peer) {
+    SendWr wr;
+    wr.wrId = kFlushWrId;
+    wr.opcode = WrOpcode::rdmaWrite;
+    wr.numSge = 0;
+    wr.remoteAddr = peer.vaddr;
+    wr.rkey = peer.rkey;
+    wr.flags = SendFlags::signaled;
+    if (!s.qp->postSend(wr).ok()) return false;
+    const uint64_t deadline = monotonicNs() + 5000000000ull;
+    for (;;) {
+        WorkCompletion wc[16];
+        auto n = s.sendCq->poll(wc);
+        if (!n) return false;
+        for (size_t i = 0; i < n.value(); ++i) {
+            if (wc[i].status != WcStatus::success) return false;
+            if (wc[i].wrId == kFlushWrId) return true;
+        }
+        if (monotonicNs() > deadline) return false;
+    }
+}
+
 // One ping or pong: post, then wait for the peer's.
 bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t seq, bool event,
               bool postFirst) {
@@ -71,6 +117,9 @@ bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint
     auto post = [&] {
         s.src->data()[size - 1] = value;
         // Signal every 32nd WR so slots come back; polling them drives progress.
+        // The waits poll the send CQ only every 16th spin, so a fast peer may
+        // leave it unpolled: collect the last signaled one here, once per 32.
+        if (seq % 32 == 16 && !drainSend(s)) return false;
         return s.qp->postSend(makeWr(s, test, peer, size, seq, seq % 32 == 0)).ok();
     };
     auto wait = [&] {
@@ -83,6 +132,7 @@ bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint
         uint32_t spins = 0;
         while (loadAcquire(last) != value) {
             if ((++spins & 15) == 0 && !drainSend(s)) return false;
+            spinPause(spins);
         }
         return true;
     };
@@ -150,6 +200,7 @@ Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
             for (uint32_t i = 0; i < total; ++i, ++seq) {
                 if (!exchange(s, test, peer, size, seq, event, false)) return 5;
             }
+            if (!flushSendQueue(s, peer)) return 6;
         }
     };
     auto client = [&](int ctl) -> Status {
@@ -180,6 +231,9 @@ Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
                     return fail(Errc::connectionAborted, std::string(testName(test)) + ": a work request failed");
                 }
                 if (i >= warmup) samples.push_back(static_cast<double>(monotonicNs() - start) / 2000.0);
+            }
+            if (!flushSendQueue(s, peer)) {
+                return fail(Errc::timedOut, std::string(testName(test)) + ": send queue did not drain");
             }
             rows.push_back(summarize(size, samples));
         }

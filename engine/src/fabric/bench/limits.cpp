@@ -29,7 +29,12 @@ struct PingPong {
 };
 
 constexpr uint64_t kBatches = 20;
-constexpr uint64_t kPerBatch = 5000;
+
+// A spinning side whose partner was descheduled (a loaded host) hands the
+// CPU over now and then; an unloaded handoff takes far fewer spins.
+inline void spinPause(uint32_t& spins) {
+    if ((++spins & 4095) == 0) sched_yield();
+}
 
 double memcpyGBps(size_t bytes, int reps) {
     std::vector<uint8_t> src(bytes, 1);
@@ -48,7 +53,8 @@ double memcpyGBps(size_t bytes, int reps) {
 
 }  // namespace
 
-Limits measureLimits(bool pinCpus) {
+Limits measureLimits(bool pinCpus, uint32_t rounds) {
+    const uint64_t perBatch = std::max<uint64_t>(50, rounds / kBatches);
     Limits limits;
     void* page = mmap(nullptr, sizeof(PingPong), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (page != MAP_FAILED) {
@@ -56,13 +62,13 @@ Limits measureLimits(bool pinCpus) {
         cpu_set_t saved;
         sched_getaffinity(0, sizeof saved, &saved);
         const bool pin = pinCpus && CPU_COUNT(&saved) >= 2;
-        const uint64_t total = kBatches * kPerBatch;
+        const uint64_t total = kBatches * perBatch;
         const pid_t pid = fork();
         if (pid == 0) {
             if (pin) pinToCpu(1);
+            uint32_t spins = 0;
             for (uint64_t i = 1; i <= total; ++i) {
-                while (pp->ping.value.load(std::memory_order_acquire) != i) {
-                }
+                while (pp->ping.value.load(std::memory_order_acquire) != i) spinPause(spins);
                 pp->pong.value.store(i, std::memory_order_release);
             }
             _exit(0);
@@ -71,14 +77,14 @@ Limits measureLimits(bool pinCpus) {
             if (pin) pinToCpu(0);
             std::vector<double> batches;
             uint64_t i = 1;
+            uint32_t spins = 0;
             for (uint64_t b = 0; b < kBatches; ++b) {
                 const uint64_t start = monotonicNs();
-                for (uint64_t k = 0; k < kPerBatch; ++k, ++i) {
+                for (uint64_t k = 0; k < perBatch; ++k, ++i) {
                     pp->ping.value.store(i, std::memory_order_release);
-                    while (pp->pong.value.load(std::memory_order_acquire) != i) {
-                    }
+                    while (pp->pong.value.load(std::memory_order_acquire) != i) spinPause(spins);
                 }
-                batches.push_back(static_cast<double>(monotonicNs() - start) / 1000.0 / kPerBatch / 2);
+                batches.push_back(static_cast<double>(monotonicNs() - start) / 1000.0 / static_cast<double>(perBatch) / 2);
             }
             waitpid(pid, nullptr, 0);
             if (pin) sched_setaffinity(0, sizeof saved, &saved);

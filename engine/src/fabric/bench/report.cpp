@@ -2,6 +2,7 @@
 // the targets the sim is held to (ideal link, busy polling: write latency
 // <= 3x the cache-line one-way; 64 KiB write bandwidth >= 50% of memcpy;
 // send latency <= 5x; cx4-25g: about 1.5 us and 3 GB/s).
+#include <algorithm>
 #include <cstdio>
 
 #include "bench_pair.h"
@@ -93,7 +94,9 @@ bool runAndReport(const Options& options, FILE* out, FILE* err) {
         std::fflush(out);
     }
 
-    const Limits limits = measureLimits(options.pinCpus);
+    // Short runs (smoke tests) get a proportionally short floor measurement.
+    const uint32_t rounds = std::clamp<uint32_t>(options.latIterations * 100, 2000, 100000);
+    const Limits limits = measureLimits(options.pinCpus, rounds);
     std::fprintf(out, "%sPhysical limits of this host (two processes)\n%s", kRule, kRule);
     std::fprintf(out, "  cache-line ping-pong one-way       %8.3f us typical, %.3f us min\n", limits.pingPongOneWayUs,
                  limits.pingPongMinUs);
