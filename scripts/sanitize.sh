@@ -6,6 +6,7 @@
 # keeps both the build and the sanitized runs short on a small machine.
 #   usage: scripts/sanitize.sh address|thread [BUILD_DIR] [LABEL_REGEX] [CTEST_ARGS...]
 #   default labels: address "engine|wire|fabric|unit", thread "engine|fabric"
+#   SANITIZE_EXCLUDE=REGEX leaves out the tests whose names match (ctest -E)
 # Exit status: ctest's (0 = every selected test passed or skipped).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +28,9 @@ cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 # The programs of the selected tests: the first word of each test's command
 # when it is a program of this build (smclab_add_test names each target
 # after its test; add_dependencies pulls in peers such as smcr_test_peer).
-mapfile -t names < <(ctest --test-dir "$build" -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: *\([^ ]*\).*/\1/p')
+exclude=()
+if [ -n "${SANITIZE_EXCLUDE:-}" ]; then exclude=(-E "$SANITIZE_EXCLUDE"); fi
+mapfile -t names < <(ctest --test-dir "$build" -N -L "$labels" "${exclude[@]}" | sed -n 's/^ *Test *#[0-9]*: *\([^ ]*\).*/\1/p')
 targets=()
 for name in "${names[@]}"; do
     exe=$(grep -rh --include=CTestTestfile.cmake -F "add_test([=[$name]=] \"$build/" "$build" |
@@ -47,7 +50,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_strin
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 set +e
-ctest --test-dir "$build" -L "$labels" --output-on-failure --timeout 600 "$@"
+ctest --test-dir "$build" -L "$labels" "${exclude[@]}" --output-on-failure --timeout 600 "$@"
 rc=$?
 set -e
 end=$(date +%s)
