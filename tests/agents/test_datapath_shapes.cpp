@@ -1,0 +1,141 @@
+// The shape checks of `smclab bench stream --preset datapath` on made-up
+// runs: thresholds, the size ranges each shape looks at, counter ratios per
+// message from both ends, and the reasons given when a shape cannot be
+// measured.
+#include <QTest>
+
+#include "datapath_shapes.h"
+
+using namespace smclab::cli;
+
+namespace {
+
+StreamResult bw(double mbs, uint64_t messages = 1000, CounterMap client = {}, CounterMap server = {}) {
+    StreamResult r;
+    r.ok = true;
+    r.bwMBs = mbs;
+    r.messages = messages;
+    r.clientCounters = std::move(client);
+    r.serverCounters = std::move(server);
+    return r;
+}
+
+StreamResult lat(double us) {
+    StreamResult r;
+    r.ok = true;
+    r.latMeanUs = us;
+    r.messages = 1000;
+    return r;
+}
+
+DatapathRun runWith(const std::vector<std::string>& keys, const std::vector<uint64_t>& sizes) {
+    DatapathRun run;
+    run.link = "cx4-25g";
+    for (const std::string& k : keys) run.columns.push_back(*findDatapathColumn(k));
+    run.sizes = sizes;
+    run.bw.assign(sizes.size(), std::vector<StreamResult>(keys.size()));
+    return run;
+}
+
+const ShapeResult& byKey(const std::vector<ShapeResult>& shapes, const std::string& key) {
+    for (const ShapeResult& s : shapes) {
+        if (s.key == key) return s;
+    }
+    static const ShapeResult none;
+    return none;
+}
+
+}  // namespace
+
+class TestDatapathShapes : public QObject {
+    Q_OBJECT
+private slots:
+    void autocorkingNeedsThreeTimesUpTo512Bytes() {
+        DatapathRun run = runWith({"nocork", "autocork"}, {1, 512, 1024});
+        run.bw[0] = {bw(1.0), bw(4.0)};
+        run.bw[1] = {bw(100.0), bw(310.0)};
+        run.bw[2] = {bw(1000.0), bw(1000.0)};  // 1 KiB is outside the range: no effect
+        ShapeResult s = byKey(evaluateShapes(run), "autocork_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::pass);
+        QCOMPARE(s.ratio, 3.1);
+        QVERIFY2(s.measured.find("min 3.10x at 512 B") != std::string::npos, s.measured.c_str());
+        run.bw[1][1] = bw(290.0);
+        s = byKey(evaluateShapes(run), "autocork_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::miss);
+    }
+
+    void latencyWithinFivePercentBothWays() {
+        DatapathRun run = runWith({"nocork", "tcp", "autocork"}, {1, 64});
+        run.lat.assign(2, std::vector<StreamResult>(3));
+        run.lat[0] = {lat(10.0), lat(12.0), lat(10.4)};
+        run.lat[1] = {lat(10.0), lat(12.0), lat(9.6)};
+        QCOMPARE(byKey(evaluateShapes(run), "autocork_lat").verdict, ShapeVerdict::pass);
+        run.lat[1][2] = lat(9.4);
+        const ShapeResult s = byKey(evaluateShapes(run), "autocork_lat");
+        QCOMPARE(s.verdict, ShapeVerdict::miss);
+        QVERIFY2(s.measured.find("-6.00% at 64 B") != std::string::npos, s.measured.c_str());
+    }
+
+    void windowLimitLooksAtTwoFourEightKiB() {
+        DatapathRun run = runWith({"nocork", "wndlimit"}, {1024, 2048, 4096, 8192, 16384});
+        run.bw[0] = {bw(100), bw(100)};  // no gain outside the range is fine
+        run.bw[1] = {bw(100), bw(140)};
+        run.bw[2] = {bw(100), bw(131)};
+        run.bw[3] = {bw(100), bw(150)};
+        run.bw[4] = {bw(100), bw(90)};
+        ShapeResult s = byKey(evaluateShapes(run), "wndlimit_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::pass);
+        QVERIFY2(s.measured.find("+31.00% at 4096 B") != std::string::npos, s.measured.c_str());
+        run.bw[2][1] = bw(129);
+        QCOMPARE(byKey(evaluateShapes(run), "wndlimit_bw").verdict, ShapeVerdict::miss);
+    }
+
+    void counterRatiosArePerMessageFromBothEnds() {
+        DatapathRun run = runWith({"nocork", "drain"}, {64, 4096});
+        // nocork: (600 + 400) / 1000 = 1 wake-up per message; drain: (200 + 200) / 1000 = 0.4.
+        run.bw[0] = {bw(100, 1000, {{kCqWakeupsCounter, 600}}, {{kCqWakeupsCounter, 400}}),
+                     bw(103, 1000, {{kCqWakeupsCounter, 200}}, {{kCqWakeupsCounter, 200}})};
+        // Same ratio with twice the messages.
+        run.bw[1] = {bw(500, 2000, {{kCqWakeupsCounter, 1000}}, {{kCqWakeupsCounter, 1000}}),
+                     bw(490, 2000, {{kCqWakeupsCounter, 400}}, {{kCqWakeupsCounter, 400}})};
+        ShapeResult s = byKey(evaluateShapes(run), "drain_wakeups");
+        QCOMPARE(s.verdict, ShapeVerdict::pass);
+        QVERIFY(qAbs(s.ratio - 2.5) < 1e-9);
+        // Fewer wake-ups bought with bandwidth is a miss.
+        run.bw[1][1].bwMBs = 400;
+        QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::miss);
+        // Not enough fewer: a miss.
+        run.bw[1][1].bwMBs = 500;
+        run.bw[0][1].clientCounters[kCqWakeupsCounter] = 400;
+        run.bw[1][1].clientCounters[kCqWakeupsCounter] = 800;
+        QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::miss);
+    }
+
+    void unmeasurableShapesSayWhy() {
+        DatapathRun run = runWith({"nocork", "txdefer"}, {64});
+        run.bw[0] = {bw(100), bw(100)};  // no counters at all
+        const auto shapes = evaluateShapes(run);
+        QCOMPARE(shapes.size(), size_t(7));
+        const ShapeResult& defer = byKey(shapes, "txdefer_pushes");
+        QCOMPARE(defer.verdict, ShapeVerdict::notMeasured);
+        QVERIFY2(defer.measured.find(std::string("no counter ") + kCompletionPushesCounter) != std::string::npos,
+                 defer.measured.c_str());
+        QCOMPARE(byKey(shapes, "wndlimit_bw").measured, std::string("needs column SMC-WndLimit (--isolate)"));
+        QCOMPARE(byKey(shapes, "patches_1b").measured, std::string("needs column SMC with patches (--columns)"));
+        QCOMPARE(byKey(shapes, "autocork_lat").verdict, ShapeVerdict::notMeasured);
+        QCOMPARE(shapeVerdictName(ShapeVerdict::notMeasured), "--");
+    }
+
+    void failedRunsAreLeftOut() {
+        DatapathRun run = runWith({"patches", "tcp"}, {1, 64});
+        run.link = "ideal";
+        run.bw[0] = {bw(50), bw(4)};
+        run.bw[1] = {StreamResult{}, bw(200)};  // the SMC run at 64 B failed
+        const ShapeResult s = byKey(evaluateShapes(run), "patches_tcp");
+        QCOMPARE(s.verdict, ShapeVerdict::pass);
+        QCOMPARE(s.ratio, 12.5);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDatapathShapes)
+#include "test_datapath_shapes.moc"
