@@ -58,4 +58,15 @@ void pinToCpu(int cpu);
 std::vector<uint32_t> defaultSizes();  // 2 B .. 64 KiB
 uint64_t monotonicNs();
 
+// The latency clock, like perftest's get_cycles(): the TSC on x86-64 (a few
+// ns to read, where clock_gettime costs ~100 ns on VMs and would be part of
+// every sample), calibrated once against CLOCK_MONOTONIC; elsewhere the
+// monotonic clock itself.
+struct TickClock {
+    double ticksPerNs = 1.0;
+    static TickClock calibrate();
+    static uint64_t ticks();
+    double toUs(uint64_t ticks) const { return static_cast<double>(ticks) / ticksPerNs / 1000.0; }
+};
+
 }  // namespace smcr::fabric::bench

@@ -6,6 +6,9 @@
 // receive completions polled (busy) or awaited on the channel (event).
 #include <sched.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -161,6 +164,28 @@ LatencyRow summarize(uint32_t size, std::vector<double>& samples) {
 
 }  // namespace
 
+uint64_t TickClock::ticks() {
+#if defined(__x86_64__)
+    return __rdtsc();
+#else
+    return monotonicNs();
+#endif
+}
+
+TickClock TickClock::calibrate() {
+    TickClock clock;
+#if defined(__x86_64__)
+    const uint64_t ns0 = monotonicNs();
+    const uint64_t t0 = ticks();
+    const timespec pause{0, 20000000};  // 20 ms
+    nanosleep(&pause, nullptr);
+    const uint64_t ns1 = monotonicNs();
+    const uint64_t t1 = ticks();
+    if (ns1 > ns0 && t1 > t0) clock.ticksPerNs = static_cast<double>(t1 - t0) / static_cast<double>(ns1 - ns0);
+#endif
+    return clock;
+}
+
 uint64_t monotonicNs() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -215,6 +240,7 @@ Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
             return fail(Errc::connectionAborted, "benchmark server went away");
         }
         if (auto st = s.connect(peer); !st) return st;
+        const TickClock clock = TickClock::calibrate();
         // The server learns our endpoint twice: once to connect, once for writes.
         if (!sendAll(ctl, &mine, sizeof mine)) return fail(Errc::connectionAborted, "benchmark server went away");
         uint64_t seq = 0;
@@ -226,11 +252,11 @@ Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
             std::vector<double> samples;
             samples.reserve(options.latIterations);
             for (uint32_t i = 0; i < total; ++i, ++seq) {
-                const uint64_t start = monotonicNs();
+                const uint64_t start = TickClock::ticks();
                 if (!exchange(s, test, peer, size, seq, event, true)) {
                     return fail(Errc::connectionAborted, std::string(testName(test)) + ": a work request failed");
                 }
-                if (i >= warmup) samples.push_back(static_cast<double>(monotonicNs() - start) / 2000.0);
+                if (i >= warmup) samples.push_back(clock.toUs(TickClock::ticks() - start) / 2.0);
             }
             if (!flushSendQueue(s, peer)) {
                 return fail(Errc::timedOut, std::string(testName(test)) + ": send queue did not drain");

@@ -1,6 +1,11 @@
 #include "cq_ring.h"
 
+#include <pthread.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <ctime>
 
 #include <new>
 
@@ -21,15 +26,33 @@ static void wake(CqShared* cq, int fifoFd, SharedCounters* counters) {
     if (counters != nullptr) counters->cqEvents.fetch_add(1, std::memory_order_relaxed);
     if (fifoFd >= 0) {
         const char byte = 1;
+        // A peer process that just ended has no reader on its FIFO: the write
+        // fails with EPIPE, and the SIGPIPE it raises must not kill us (FIFOs
+        // have no MSG_NOSIGNAL). Block it for the write, consume it if raised.
+        sigset_t pipeSet;
+        sigset_t oldSet;
+        sigemptyset(&pipeSet);
+        sigaddset(&pipeSet, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipeSet, &oldSet);
         // EAGAIN means the FIFO is full and therefore readable already.
-        [[maybe_unused]] const ssize_t n = ::write(fifoFd, &byte, 1);
+        const ssize_t n = ::write(fifoFd, &byte, 1);
+        if (n < 0 && errno == EPIPE && !sigismember(&oldSet, SIGPIPE)) {
+            const timespec zero{};
+            (void)sigtimedwait(&pipeSet, nullptr, &zero);
+        }
+        pthread_sigmask(SIG_SETMASK, &oldSet, nullptr);
     }
 }
 
-bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters) {
+bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters, uint64_t* consumerSeen) {
     if (cq->overrun.load(std::memory_order_acquire) != 0) return false;
     const uint64_t index = cq->reserve.fetch_add(1, std::memory_order_seq_cst);
-    if (index - cq->consumer.load(std::memory_order_acquire) >= cq->depth) {
+    uint64_t consumer = consumerSeen != nullptr ? *consumerSeen : 0;
+    if (consumerSeen == nullptr || index - consumer >= cq->depth) {
+        consumer = cq->consumer.load(std::memory_order_acquire);
+        if (consumerSeen != nullptr) *consumerSeen = consumer;
+    }
+    if (index - consumer >= cq->depth) {
         // CQ overrun: the verbs contract makes the CQ unusable (IBV_EVENT_CQ_ERR);
         // wake the owner so it learns at once.
         cq->overrun.store(1, std::memory_order_release);

@@ -29,7 +29,11 @@ void initCq(CqShared* cq, uint32_t depth, uint32_t channelId);
 
 // Publishes one completion; wakes the channel through fifoFd when the arm
 // matches. Returns false when the ring overran (the CQ is then in error).
-bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters);
+// consumerSeen, when given, is the producer's private copy of the owner's
+// poll index: the index only grows, so a stale copy errs towards "full" and
+// the shared one (a line the owner writes on every poll) is read only then.
+bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters,
+                uint64_t* consumerSeen = nullptr);
 
 // Owner side. Returns false when the oldest entry is not complete yet.
 bool takeCqe(CqShared* cq, Cqe* out);

@@ -16,7 +16,7 @@
 
 namespace smcr::fabric::sim {
 
-inline constexpr uint32_t kLayoutVersion = 1;
+inline constexpr uint32_t kLayoutVersion = 2;
 inline constexpr uint32_t kMagicDevice = 0x534d4344;  // "SMCD"
 inline constexpr uint32_t kMagicQp = 0x534d4351;      // "SMCQ"
 inline constexpr uint32_t kMagicCq = 0x534d4343;      // "SMCC"
@@ -27,17 +27,20 @@ inline constexpr uint32_t kSimPorts = 2;
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
+// Split by writer: the first line only the owner's requester updates, the
+// second only peers (a SEND counts its receive at the responder). A line
+// written from both sides would bounce between the CPUs on every message.
 struct SharedCounters {
     std::atomic<uint64_t> rdmaWrites{0};
     std::atomic<uint64_t> sends{0};
-    std::atomic<uint64_t> recvs{0};
-    std::atomic<uint64_t> rnrNaksSent{0};
     std::atomic<uint64_t> rnrNaksReceived{0};
     std::atomic<uint64_t> retryExceeded{0};
     std::atomic<uint64_t> remoteAccessErrors{0};
-    std::atomic<uint64_t> cqEvents{0};
     std::atomic<uint64_t> bytesWritten{0};
     std::atomic<uint64_t> bytesSent{0};
+    alignas(64) std::atomic<uint64_t> recvs{0};
+    std::atomic<uint64_t> rnrNaksSent{0};
+    std::atomic<uint64_t> cqEvents{0};
 };
 
 struct DeviceShared {
@@ -61,7 +64,9 @@ struct RqSge {
     uint64_t offset;  // into the region's data
 };
 
-struct RqEntry {
+// Ring entries start on a cache line: an entry shares no line with its
+// neighbours, which the other side may be writing at the same moment.
+struct alignas(64) RqEntry {
     uint64_t wrId;
     uint32_t numSge;
     uint32_t pad;
@@ -87,7 +92,7 @@ struct alignas(64) QpShared {
     alignas(64) std::atomic<uint64_t> rqTail;  // next entry the owner fills
 };
 
-struct CqeSlot {
+struct alignas(64) CqeSlot {
     std::atomic<uint64_t> seq;  // claim index + 1 once the entry is complete
     uint64_t wrId;
     uint64_t sqSeq;  // send completions: the WR's position in its send queue
@@ -126,6 +131,16 @@ struct alignas(64) MrShared {
     uint64_t vaddr;                // the owner's address of the first data byte
     uint64_t length;
 };
+
+static_assert(sizeof(RqEntry) % 64 == 0 && sizeof(CqeSlot) == 64 && sizeof(QpShared) % 64 == 0 &&
+              sizeof(CqShared) % 64 == 0);
+
+// Increments a counter of the owner's line. Only the owning process writes
+// it (under its device lock), so a plain load and store do; a locked
+// read-modify-write would also wait for every store before it to drain.
+inline void bumpOwned(std::atomic<uint64_t>& counter, uint64_t by = 1) {
+    counter.store(counter.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
 
 // The rings follow their headers directly.
 inline RqEntry* rqEntries(QpShared* qp) {

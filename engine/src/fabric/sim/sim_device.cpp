@@ -28,10 +28,13 @@ const LocalRegion* SimCore::findRegion(uint32_t lkey) const {
 }
 
 void SimCore::progressLocked() {
-    const uint64_t now = nowNs();
+    // Busy pollers call this on every poll: the clock is read only when
+    // some work request carries a time.
+    LazyClock clock;
     uint64_t due = 0;
     for (auto& [qpn, qp] : qps) {
-        const uint64_t next = qp->progressLocked(now);
+        if (qp->idleLocked()) continue;
+        const uint64_t next = qp->progressLocked(clock);
         if (next != 0 && (due == 0 || next < due)) due = next;
     }
     if (due != 0) armTimerLocked(due);

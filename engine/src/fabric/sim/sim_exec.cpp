@@ -113,7 +113,49 @@ void SimQp::copyPayload(const PendingWr& w, uint8_t* dst) {
     }
 }
 
-bool SimQp::resolvePeer(uint64_t nowNs) {
+void SimQp::scatterPayload(const PendingWr& w, std::span<const std::span<uint8_t>> pieces) {
+    // Source pieces: the inline copy, or the local SGEs.
+    const uint8_t* src = w.inlined ? w.inlineData.data() : nullptr;
+    uint64_t srcLeft = w.inlined ? w.bytes : 0;
+    uint32_t srcIndex = 0;
+    for (std::span<uint8_t> piece : pieces) {
+        size_t done = 0;
+        while (done < piece.size()) {
+            while (srcLeft == 0) {
+                if (w.inlined || srcIndex >= w.wr.numSge) return;
+                src = reinterpret_cast<const uint8_t*>(w.wr.sg[srcIndex].addr);
+                srcLeft = w.wr.sg[srcIndex].length;
+                ++srcIndex;
+            }
+            const size_t n = std::min<uint64_t>(srcLeft, piece.size() - done);
+            std::memcpy(piece.data() + done, src, n);
+            done += n;
+            src += n;
+            srcLeft -= n;
+        }
+    }
+}
+
+void SimQp::prefetchSendTargets(const RqEntry& entry, uint32_t bytes) {
+    // A SEND writes three lines the responder last touched (its receive
+    // buffer, its CQE slot, the ring head it read): fetched one after the
+    // other they cost a cross-CPU transfer each, about a third of an
+    // ideal-link message. Requested up front they overlap. Hints only:
+    // nothing is validated here and a prefetch never faults.
+    if (m_peerRecvCq != nullptr) {
+        const uint64_t next = m_peerRecvCq->reserve.load(std::memory_order_relaxed);
+        __builtin_prefetch(&cqSlots(m_peerRecvCq)[next % m_peerRecvCq->depth], 1);
+    }
+    if (entry.numSge == 0 || entry.sg[0].mrKey == 0 || bytes == 0) return;
+    MrShared* region = peerRegion(entry.sg[0].mrKey);
+    if (region == nullptr || entry.sg[0].offset >= region->length) return;
+    const uint8_t* dst = reinterpret_cast<const uint8_t*>(region) + kMrHeaderBytes + entry.sg[0].offset;
+    const uint64_t span = std::min<uint64_t>({bytes, entry.sg[0].length, region->length - entry.sg[0].offset, 256});
+    for (uint64_t at = 0; at < span; at += 64) __builtin_prefetch(dst + at, 1);
+    __builtin_prefetch(dst + span - 1, 1);
+}
+
+bool SimQp::resolvePeer() {
     if (m_peerQp == nullptr) {
         const auto address = decodeSimGid(m_attr.remoteGid);
         if (!address || m_attr.remoteMac != simMac(address->instance, address->port)) return false;
@@ -123,12 +165,21 @@ bool SimQp::resolvePeer(uint64_t nowNs) {
         m_peerQp = m_core->peers.qp(m_peerInstance, m_attr.remoteQpn);
         if (m_peerQp == nullptr) return false;
         m_peerProbeNs = 0;
+        m_peerRecvCq = m_core->peers.cq(m_peerInstance, m_peerQp->recvCqId);
+        m_peerFifo = m_peerRecvCq != nullptr && m_peerRecvCq->channelId != 0
+                         ? m_core->peers.fifo(m_peerInstance, m_peerRecvCq->channelId)
+                         : -1;
+        m_peerCqConsumerSeen = 0;
+        m_peerRqTailSeen = 0;
     }
     // The liveness lock is probed at most once per millisecond (a syscall);
     // an orderly close is seen at once through the alive flag.
-    if (!m_peerDead && nowNs - m_peerProbeNs >= 1000000) {
-        m_peerProbeNs = nowNs;
-        m_peerDead = !m_core->peers.deviceAlive(m_peerInstance, nowNs);
+    if (!m_peerDead) {
+        const uint64_t coarseNs = coarseNowNs();
+        if (coarseNs - m_peerProbeNs >= 1000000) {
+            m_peerProbeNs = coarseNs;
+            m_peerDead = !m_core->peers.deviceAlive(m_peerInstance, coarseNs);
+        }
     }
     return !m_deadPeer && !m_peerDead && m_peerDev->alive.load(std::memory_order_acquire) != 0;
 }
@@ -180,25 +231,25 @@ SimQp::Outcome SimQp::executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peer
         // behind this WRITE) is a release store, which orders these bytes first.
         copyPayload(w, dst);
     }
-    counters.rdmaWrites.fetch_add(1, std::memory_order_relaxed);
-    counters.bytesWritten.fetch_add(w.bytes, std::memory_order_relaxed);
+    bumpOwned(counters.rdmaWrites);
+    bumpOwned(counters.bytesWritten, w.bytes);
     captureLocked(w, peerInstance, std::span<const uint8_t>(dst, dst != nullptr ? w.bytes : 0));
     return Outcome::done;
 }
 
-SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, uint64_t nowNs,
+SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, LazyClock& clock,
                                   uint64_t* dueNs, WcStatus* status) {
     auto& counters = m_core->shared->counters;
     DeviceShared* peerDev = m_peerDev;
     if (!checkLocal(w, status)) return Outcome::error;
-    std::vector<uint8_t>& payload = m_scratch;
-    payload.resize(w.bytes);
-    copyPayload(w, payload.data());
 
-    RqEntry entry{};
+    RqEntry entry;  // the header and the SGEs in use, copied out of the peer's ring
     for (;;) {
         uint64_t head = peerQp->rqHead.load(std::memory_order_acquire);
-        if (head == peerQp->rqTail.load(std::memory_order_acquire)) {
+        // The tail only grows: below the last one seen there is an entry
+        // without reading the line the responder writes on every post.
+        if (head >= m_peerRqTailSeen) m_peerRqTailSeen = peerQp->rqTail.load(std::memory_order_acquire);
+        if (head == m_peerRqTailSeen) {
             // RNR NAK: the responder advertises its min_rnr_timer; retry after
             // it, rnr_retry times (7 = forever), then RNR_RETRY_EXC_ERR.
             if (peerDev != nullptr) peerDev->counters.rnrNaksSent.fetch_add(1, std::memory_order_relaxed);
@@ -211,15 +262,19 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
                 --w.rnrLeft;
             }
             const auto waitNs = static_cast<uint64_t>(rnrTimerMs(static_cast<uint8_t>(peerQp->minRnrTimer.load())) * 1e6);
-            w.retryAtNs = nowNs + waitNs;
+            w.retryAtNs = clock.now() + waitNs;
             *dueNs = w.retryAtNs;
             return Outcome::stall;
         }
-        entry = rqEntries(peerQp)[head % peerQp->recvDepth];
+        const RqEntry& posted = rqEntries(peerQp)[head % peerQp->recvDepth];
+        entry.wrId = posted.wrId;
+        entry.numSge = std::min(posted.numSge, kMaxSge);
+        for (uint32_t i = 0; i < entry.numSge; ++i) entry.sg[i] = posted.sg[i];
+        prefetchSendTargets(entry, w.bytes);
         if (peerQp->rqHead.compare_exchange_strong(head, head + 1, std::memory_order_acq_rel)) break;
     }
-    CqShared* recvCq = m_core->peers.cq(peerInstance, peerQp->recvCqId);
-    const int fifo = recvCq != nullptr && recvCq->channelId != 0 ? m_core->peers.fifo(peerInstance, recvCq->channelId) : -1;
+    CqShared* recvCq = m_peerRecvCq;
+    const int fifo = m_peerFifo;
     SharedCounters* peerCounters = peerDev != nullptr ? &peerDev->counters : nullptr;
     auto responderError = [&](WcStatus responderStatus) {
         if (recvCq != nullptr) {
@@ -228,20 +283,24 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
             cqe.qpNum = peerQp->qpn;
             cqe.status = responderStatus;
             cqe.opcode = WcOpcode::recv;
-            publishCqe(recvCq, fifo, cqe, peerCounters);
+            publishCqe(recvCq, fifo, cqe, peerCounters, &m_peerCqConsumerSeen);
         }
         remoteErrorLocked(peerQp, peerInstance);
     };
     uint64_t capacity = 0;
     for (uint32_t i = 0; i < entry.numSge; ++i) capacity += entry.sg[i].length;
-    if (payload.size() > capacity) {
+    if (w.bytes > capacity) {
         // Receive buffer too small: LOC_LEN_ERR at the responder, REM_INV_REQ at the requester.
         responderError(WcStatus::locLenErr);
         *status = WcStatus::remInvReqErr;
         return Outcome::error;
     }
-    size_t offset = 0;
-    for (uint32_t i = 0; i < entry.numSge && offset < payload.size(); ++i) {
+    // Resolve the receive SGEs the message reaches, then copy straight from
+    // the inline bytes or local SGEs into them (no bounce buffer).
+    std::array<std::span<uint8_t>, kMaxSge> pieces;
+    size_t pieceCount = 0;
+    uint64_t left = w.bytes;
+    for (uint32_t i = 0; i < entry.numSge && left > 0; ++i) {
         const RqSge& sge = entry.sg[i];
         MrShared* region = sge.mrKey != 0 ? peerRegion(sge.mrKey) : nullptr;
         if (region == nullptr || region->valid.load(std::memory_order_acquire) == 0 ||
@@ -250,33 +309,40 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
             *status = WcStatus::remOpErr;
             return Outcome::error;
         }
-        const size_t n = std::min<size_t>(sge.length, payload.size() - offset);
-        std::memcpy(reinterpret_cast<uint8_t*>(region) + kMrHeaderBytes + sge.offset, payload.data() + offset, n);
-        offset += n;
+        const size_t n = std::min<uint64_t>(sge.length, left);
+        pieces[pieceCount++] = std::span<uint8_t>(reinterpret_cast<uint8_t*>(region) + kMrHeaderBytes + sge.offset, n);
+        left -= n;
     }
+    scatterPayload(w, std::span<const std::span<uint8_t>>(pieces.data(), pieceCount));
     if (recvCq != nullptr && recvCq->alive.load(std::memory_order_acquire) != 0) {
         Cqe cqe;
         cqe.wrId = entry.wrId;
         cqe.qpNum = peerQp->qpn;
         cqe.srcQp = m_qpn;
-        cqe.byteLen = static_cast<uint32_t>(payload.size());
+        cqe.byteLen = w.bytes;
         cqe.status = WcStatus::success;
         cqe.opcode = WcOpcode::recv;
         cqe.flags = hasFlag(w.wr.flags, SendFlags::solicited) ? static_cast<uint32_t>(WcFlags::solicited) : 0;
-        publishCqe(recvCq, fifo, cqe, peerCounters);
+        publishCqe(recvCq, fifo, cqe, peerCounters, &m_peerCqConsumerSeen);
     }
     if (peerCounters != nullptr) peerCounters->recvs.fetch_add(1, std::memory_order_relaxed);
-    counters.sends.fetch_add(1, std::memory_order_relaxed);
-    counters.bytesSent.fetch_add(payload.size(), std::memory_order_relaxed);
-    captureLocked(w, peerInstance, payload);
+    bumpOwned(counters.sends);
+    bumpOwned(counters.bytesSent, w.bytes);
+    if (m_core->capture) {
+        m_scratch.resize(w.bytes);
+        copyPayload(w, m_scratch.data());
+        captureLocked(w, peerInstance, m_scratch);
+    } else {
+        captureLocked(w, peerInstance, {});
+    }
     return Outcome::done;
 }
 
-SimQp::Outcome SimQp::execute(PendingWr& w, uint64_t nowNs, uint64_t* dueNs, WcStatus* status) {
+SimQp::Outcome SimQp::execute(PendingWr& w, LazyClock& clock, uint64_t* dueNs, WcStatus* status) {
     // Reachability: the peer device runs, its QP exists, is connected back to
     // us and can receive (RTR or RTS). Otherwise no ACK ever comes: the
     // requester retransmits until the transport timer gives up (RETRY_EXC_ERR).
-    QpShared* peerQp = resolvePeer(nowNs) ? m_peerQp : nullptr;
+    QpShared* peerQp = resolvePeer() ? m_peerQp : nullptr;
     const uint32_t peerInstance = m_peerInstance;
     bool reachable = peerQp != nullptr && peerQp->alive.load(std::memory_order_acquire) != 0;
     if (reachable) {
@@ -286,6 +352,7 @@ SimQp::Outcome SimQp::execute(PendingWr& w, uint64_t nowNs, uint64_t* dueNs, WcS
                     peerQp->remoteInstance.load(std::memory_order_relaxed) == m_core->instance;
     }
     if (!reachable) {
+        const uint64_t nowNs = clock.now();
         if (w.stallSinceNs == 0) w.stallSinceNs = nowNs;
         const uint64_t timeout = transportTimeoutNs();
         if (timeout != 0 && nowNs - w.stallSinceNs >= timeout) {
@@ -300,10 +367,10 @@ SimQp::Outcome SimQp::execute(PendingWr& w, uint64_t nowNs, uint64_t* dueNs, WcS
     }
     w.stallSinceNs = 0;
     if (w.wr.opcode == WrOpcode::rdmaWrite) return executeWrite(w, peerQp, peerInstance, status);
-    return executeSend(w, peerQp, peerInstance, nowNs, dueNs, status);
+    return executeSend(w, peerQp, peerInstance, clock, dueNs, status);
 }
 
-uint64_t SimQp::progressLocked(uint64_t nowNs) {
+uint64_t SimQp::progressLocked(LazyClock& clock) {
     const QpState state = currentStateLocked();
     if (state == QpState::error) {
         if (!m_errorHandled) {
@@ -321,20 +388,21 @@ uint64_t SimQp::progressLocked(uint64_t nowNs) {
     };
     const uint64_t latencyNs = m_core->config.link.wireLatencyNs;
     for (;;) {
-        while (m_head < m_exec && at(m_head).ackAtNs <= nowNs) {
+        // A time of 0 (ideal link, no back-off) is always due: no clock read.
+        while (m_head < m_exec && (at(m_head).ackAtNs == 0 || at(m_head).ackAtNs <= clock.now())) {
             completeLocked(at(m_head), WcStatus::success);
             ++m_head;
         }
         if (m_exec == m_tail) break;
         PendingWr& w = at(m_exec);
         const uint64_t readyAt = std::max(w.deliverAtNs, w.retryAtNs);
-        if (readyAt > nowNs) {
+        if (readyAt != 0 && readyAt > clock.now()) {
             noteDue(readyAt);
             break;
         }
         uint64_t stallDue = 0;
         WcStatus status = WcStatus::success;
-        const Outcome outcome = execute(w, nowNs, &stallDue, &status);
+        const Outcome outcome = execute(w, clock, &stallDue, &status);
         if (outcome == Outcome::stall) {
             noteDue(stallDue);
             break;
@@ -347,9 +415,9 @@ uint64_t SimQp::progressLocked(uint64_t nowNs) {
             enterErrorLocked();
             return 0;
         }
-        if (w.retryAtNs != 0 || w.deliverAtNs + latencyNs < nowNs) {
+        if (w.retryAtNs != 0 || (latencyNs != 0 && w.deliverAtNs + latencyNs < clock.now())) {
             // Executed late (RNR back-off): the ACK is one wire latency away.
-            w.ackAtNs = std::max(w.ackAtNs, nowNs + latencyNs);
+            w.ackAtNs = std::max(w.ackAtNs, clock.now() + latencyNs);
         }
         ++m_exec;
     }

@@ -9,6 +9,7 @@
 #include <smcr/fabric.h>
 #include <smcr/fabric_sim.h>
 
+#include "clock.h"
 #include "cq_ring.h"
 #include "sim_core.h"
 
@@ -155,7 +156,13 @@ public:
 
     // Engine (sim_exec.cpp); caller holds the core lock.
     // Returns the earliest time more work is due (0 = none).
-    uint64_t progressLocked(uint64_t nowNs);
+    uint64_t progressLocked(LazyClock& clock);
+    // Nothing queued and no error to process: progress would do nothing
+    // (lets a poll skip reading the clock).
+    bool idleLocked() const {
+        return m_head == m_tail &&
+               (m_errorHandled || m_shared->state.load(std::memory_order_acquire) != static_cast<uint32_t>(QpState::error));
+    }
     void sendSlotsFreedUpTo(uint64_t seq) {
         if (seq + 1 > m_freedSeq) m_freedSeq = seq + 1;
     }
@@ -165,16 +172,20 @@ private:
     enum class Outcome { done, stall, error };
     Status checkModify(const QpAttr& attr, QpAttrMask mask, QpState current) const;
     Status validateSend(const SendWr& wr) const;
-    Outcome execute(PendingWr& w, uint64_t nowNs, uint64_t* dueNs, WcStatus* status);
+    Outcome execute(PendingWr& w, LazyClock& clock, uint64_t* dueNs, WcStatus* status);
     Outcome executeWrite(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, WcStatus* status);
-    Outcome executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, uint64_t nowNs, uint64_t* dueNs,
+    Outcome executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerInstance, LazyClock& clock, uint64_t* dueNs,
                         WcStatus* status);
     // Local SGEs are checked when the "NIC" reads them (LOC_PROT_ERR).
     bool checkLocal(const PendingWr& w, WcStatus* status) const;
     // Copies the payload to dst (inline bytes or the SGEs).
     static void copyPayload(const PendingWr& w, uint8_t* dst);
+    // Copies the payload into a list of destination pieces (a receive WQE's
+    // SGEs) without an intermediate buffer.
+    static void scatterPayload(const PendingWr& w, std::span<const std::span<uint8_t>> pieces);
+    void prefetchSendTargets(const RqEntry& entry, uint32_t bytes);
     // The connected peer, resolved once per connection and cached.
-    bool resolvePeer(uint64_t nowNs);
+    bool resolvePeer();
     MrShared* peerRegion(uint32_t rkey);
     void completeLocked(const PendingWr& w, WcStatus status);
     void enterErrorLocked();
@@ -202,7 +213,14 @@ private:
     bool m_peerDead = false;
     uint32_t m_lastRkey = 0;
     MrShared* m_lastRegion = nullptr;
-    std::vector<uint8_t> m_scratch;
+    // The peer's receive side, resolved with the peer: its CQ, that CQ's
+    // channel FIFO, and private lower bounds of indices the peer advances
+    // (read from shared memory only when they say "full" / "empty").
+    CqShared* m_peerRecvCq = nullptr;
+    int m_peerFifo = -1;
+    uint64_t m_peerCqConsumerSeen = 0;
+    uint64_t m_peerRqTailSeen = 0;
+    std::vector<uint8_t> m_scratch;  // capture only: the payload in one piece
     // The send queue as a ring of maxSendWr entries (it can never hold more,
     // since slots free only on polled completions): [m_head, m_exec) are
     // executed and wait for the modelled ACK, [m_exec, m_tail) wait to run.
@@ -211,6 +229,7 @@ private:
     uint64_t m_exec = 0;
     uint64_t m_tail = 0;
     PendingWr& at(uint64_t index) { return m_ring[index % m_ring.size()]; }
+    uint64_t m_rqHeadSeen = 0;  // lower bound of our receive ring's head
     uint64_t m_nextSeq = 0;
     uint64_t m_freedSeq = 0;
     uint32_t m_sendPsn = 0;

@@ -287,7 +287,7 @@ Status SimQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
             result = invalid(std::to_string(wr.numSge) + " SGEs above max_recv_sge");
             break;
         }
-        RqEntry entry{};
+        RqEntry entry;  // only the header and the SGEs in use are set and copied
         entry.wrId = wr.wrId;
         entry.numSge = wr.numSge;
         bool unsupported = false;
@@ -309,12 +309,19 @@ Status SimQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
             break;
         }
         const uint64_t tail = m_shared->rqTail.load(std::memory_order_relaxed);
-        if (tail - m_shared->rqHead.load(std::memory_order_acquire) >= m_shared->recvDepth) {
+        // The head only grows (peers CAS it): a stale copy errs towards
+        // "full", so the shared line is read only then.
+        if (tail - m_rqHeadSeen >= m_shared->recvDepth) m_rqHeadSeen = m_shared->rqHead.load(std::memory_order_acquire);
+        if (tail - m_rqHeadSeen >= m_shared->recvDepth) {
             result = fail(Errc::outOfResources,
                           "receive queue full: " + std::to_string(m_shared->recvDepth) + " WRs posted");
             break;
         }
-        rqEntries(m_shared)[tail % m_shared->recvDepth] = entry;
+        // Only the SGEs in use: the slot is a line the peer reads next.
+        RqEntry& slot = rqEntries(m_shared)[tail % m_shared->recvDepth];
+        slot.wrId = entry.wrId;
+        slot.numSge = entry.numSge;
+        for (uint32_t i = 0; i < entry.numSge; ++i) slot.sg[i] = entry.sg[i];
         m_shared->rqTail.store(tail + 1, std::memory_order_release);
         ++count;
     }
