@@ -80,8 +80,9 @@ CampaignSpec sendfileCork() {
         "of a 4 KiB file, requests/s");
     const QJsonObject client{{QStringLiteral("connections"), 100}, {QStringLiteral("threads"), 2}};
     spec.workloads = {{QStringLiteral("Requests"), QStringLiteral("http"), client, {}, {4096}}};
-    // The server's `sendfile` switch selects plain writes vs sendfile for
-    // the body; a server without it fails the column with its own error.
+    // The http server's `sendfile` parameter (nginx "sendfile on|off"):
+    // off reads each body chunk into a buffer and writes it, on hands the
+    // file to the transport's sendfile.
     const QJsonObject copy{{QStringLiteral("sendfile"), false}};
     const QJsonObject sendfile{{QStringLiteral("sendfile"), true}};
     spec.columns = {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -20,10 +21,15 @@ namespace {
 using transports::Interest;
 
 constexpr size_t kReadChunk = 16 * 1024;
+constexpr size_t kCopyChunk = 32 * 1024;  // nginx's default output_buffers: 2 32k
 constexpr uint64_t kMaxRequestBody = 1 << 20;
 
 struct Site {
     std::string root;         // empty: only the generated page
+    // nginx "sendfile on|off": on sends bodies with sendfile (zero copy for
+    // kernel transports); off reads each chunk into a user buffer and sends
+    // it with write(), the copy path the sendfile-cork comparison measures.
+    bool sendfile = true;
     int generatedFd = -1;     // memfd holding the generated page
     size_t generatedSize = 0;
     ~Site() {
@@ -230,14 +236,8 @@ private:
             m_headSent += *n;
             m_stats.bytesOut.fetch_add(*n, std::memory_order_relaxed);
         }
-        while (m_fileLeft > 0) {
-            auto n = m_stream.sendfile(m_fileFd, m_fileOffset, m_fileLeft);
-            if (!n) return n.error().code == smcr::Errc::wouldBlock ? Interest::write : failed();
-            if (*n == 0) return failed();  // the file shrank under us
-            m_fileOffset += static_cast<off_t>(*n);
-            m_fileLeft -= *n;
-            m_stats.bytesOut.fetch_add(*n, std::memory_order_relaxed);
-        }
+        const Interest body = m_site.sendfile ? sendBodyByFile() : sendBodyByCopy();
+        if (body != Interest::read) return body;
         if (m_corked) {
             (void)m_stream.setCork(false);
             m_corked = false;
@@ -249,6 +249,44 @@ private:
             (void)m_stream.shutdownWrite();
             return Interest::none;
         }
+        return Interest::read;
+    }
+
+    // sendfile on: the transport moves file bytes itself.
+    Interest sendBodyByFile() {
+        while (m_fileLeft > 0) {
+            auto n = m_stream.sendfile(m_fileFd, m_fileOffset, m_fileLeft);
+            if (!n) return n.error().code == smcr::Errc::wouldBlock ? Interest::write : failed();
+            if (*n == 0) return failed();  // the file shrank under us
+            m_fileOffset += static_cast<off_t>(*n);
+            m_fileLeft -= *n;
+            m_stats.bytesOut.fetch_add(*n, std::memory_order_relaxed);
+        }
+        return Interest::read;
+    }
+
+    // sendfile off: pread a chunk into the connection's buffer, write() it,
+    // keep what a partial write left for the next round.
+    Interest sendBodyByCopy() {
+        while (m_fileLeft > 0) {
+            if (m_copySent == m_copyLen) {
+                if (m_copy.empty()) m_copy.resize(kCopyChunk);
+                const size_t want = std::min(m_copy.size(), m_fileLeft);
+                const ssize_t got = ::pread(m_fileFd, m_copy.data(), want, m_fileOffset);
+                if (got < 0 && errno == EINTR) continue;
+                if (got <= 0) return failed();  // read error, or the file shrank under us
+                m_copyLen = static_cast<size_t>(got);
+                m_copySent = 0;
+                m_fileOffset += got;
+            }
+            auto n = m_stream.write(m_copy.data() + m_copySent, m_copyLen - m_copySent);
+            if (!n) return n.error().code == smcr::Errc::wouldBlock ? Interest::write : failed();
+            m_copySent += *n;
+            m_fileLeft -= *n;
+            m_stats.bytesOut.fetch_add(*n, std::memory_order_relaxed);
+        }
+        m_copyLen = 0;
+        m_copySent = 0;
         return Interest::read;
     }
 
@@ -274,12 +312,15 @@ private:
     bool m_corked = false;
     bool m_closeAfter = false;
     std::string m_head;
-    std::string m_body;  // error responses only; files go by sendfile
+    std::string m_body;  // error responses only; files go by sendfile or the copy buffer
     size_t m_headSent = 0;
     int m_fileFd = -1;
     bool m_ownsFile = false;
     off_t m_fileOffset = 0;
     size_t m_fileLeft = 0;
+    std::vector<char> m_copy;  // sendfile off: the body chunk in flight
+    size_t m_copyLen = 0;
+    size_t m_copySent = 0;
 };
 
 }  // namespace
@@ -306,6 +347,8 @@ ParamSchema httpServerSchema() {
         {"root", ParamType::string, QString(), 0, 0, {}, "serve the files under this directory (empty: a generated /4k.html)"},
         {"threads", ParamType::integer, 1, 1, 256, {}, "I/O threads"},
         {"page_size", ParamType::size, 4096, 0, 64 << 20, {}, "size of the generated page at /4k.html"},
+        {"sendfile", ParamType::boolean, true, 0, 0, {},
+         "on: bodies by sendfile; off: read into a buffer and write (nginx's sendfile on|off)"},
     };
 }
 
@@ -314,6 +357,7 @@ Result<RunResult> runHttpServer(const RunContext& ctx) {
     if (!params) return smcr::fail(params.error());
     Site site;
     site.root = params->value("root").toString().toStdString();
+    site.sendfile = params->value("sendfile").toBool();
     while (site.root.size() > 1 && site.root.back() == '/') site.root.pop_back();
     if (!site.root.empty()) {
         struct stat st {};

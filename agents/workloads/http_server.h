@@ -1,6 +1,9 @@
 // The http workload's server: static files, nginx-style ("sendfile on;
 // tcp_nopush on;"): per response TCP_CORK on, writev(header), sendfile(body),
-// TCP_CORK off, so header and body leave in full segments.
+// TCP_CORK off, so header and body leave in full segments. With the
+// `sendfile` parameter off (nginx "sendfile off;") the body is read into a
+// user buffer and written instead, the copy the sendfile-cork preset
+// compares against.
 #pragma once
 
 #include <string>

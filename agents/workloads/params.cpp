@@ -124,8 +124,14 @@ Result<QJsonValue> checkOne(const ParamSpec& spec, const QJsonValue& value) {
             return QJsonValue(static_cast<double>(*number));
         }
         case ParamType::boolean:
-            if (!value.isBool()) return fieldError(spec, "must be true or false, got " + describe(value));
-            return value;
+            if (value.isBool()) return value;
+            // The lab's setting spelling (nginx's "sendfile on|off") too.
+            if (value.isString()) {
+                const QString text = value.toString();
+                if (text == QLatin1String("on") || text == QLatin1String("true")) return QJsonValue(true);
+                if (text == QLatin1String("off") || text == QLatin1String("false")) return QJsonValue(false);
+            }
+            return fieldError(spec, "must be true or false (or \"on\"/\"off\"), got " + describe(value));
         case ParamType::string: {
             if (!value.isString()) return fieldError(spec, "must be a string, got " + describe(value));
             const std::string text = value.toString().toStdString();

@@ -47,7 +47,7 @@ enum class ParamType {
     integer,     // JSON number (integral)
     size,        // bytes: JSON number, or a string with qperf suffixes ("64K" = 65536, "64k" = 64000)
     durationMs,  // milliseconds: JSON number, or a string "2s", "500ms", "1m"
-    boolean,
+    boolean,     // JSON true/false, or the strings "on"/"off" ("true"/"false")
     string,      // optionally restricted to `choices`
     stringList,  // JSON array of strings, or one comma-separated string
 };
