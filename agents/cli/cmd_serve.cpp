@@ -23,6 +23,7 @@ void printHelp() {
         "  http  static files: TCP_CORK, writev(header), sendfile(body) per response\n"
         "        --root DIR         serve the files under DIR (default: a generated /4k.html)\n"
         "        --threads N        I/O threads (default 1)\n"
+        "        --sendfile on|off  off: read the body into a buffer and write it (default on)\n"
         "  kv    a RESP (Redis protocol) server: PING, SET, GET, DEL, CONFIG GET, COMMAND, QUIT\n"
         "        --threads N        I/O threads (default 1)\n"
         "\n"

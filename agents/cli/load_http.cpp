@@ -2,7 +2,6 @@
 #include <cstdio>
 
 #include <QJsonArray>
-#include <QJsonDocument>
 
 #include "load_commands.h"
 #include "workload_cli.h"
@@ -105,39 +104,17 @@ int loadHttp(const Args& args) {
     if (!cursor.error().empty()) return usageError("load", cursor.error());
     if (!connect) return usageError("load", "--connect ADDR:PORT (or a URL) is required");
     if (!headers.isEmpty()) params["headers"] = headers;
-    auto validated = workloads::validateParams(schema, params);
-    if (!validated) {
-        std::string message = optionNamedError(validated.error().message);
-        if (message.rfind("--duration-ms", 0) == 0) message = "-d/--duration" + message.substr(13);
-        if (message.rfind("--timeout-ms", 0) == 0) message = "--timeout" + message.substr(12);
-        if (message.rfind("--threads", 0) == 0) message = "-t/" + message;
-        if (message.rfind("--connections", 0) == 0) message = "-c/" + message;
-        return usageError("load", message);
-    }
-    auto opened = openTransport(transport);
-    if (!opened) {
-        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
-        return kExitFailure;
-    }
-    workloads::RunContext ctx;
-    ctx.role = workloads::Role::client;
-    ctx.params = *validated;
-    ctx.transport = *opened;
-    ctx.host = connect->host;
-    ctx.port = connect->port;
-    ctx.stop = &installStopSignals();
-    ctx.sampleIntervalMs = 0;
-    auto result = workload->run(ctx);
-    if (!result) {
-        std::fprintf(stderr, "smclab load http: %s\n", optionNamedError(result.error().message).c_str());
-        return kExitFailure;
-    }
-    if (json) {
-        std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
-    } else {
-        std::printf("%s", workloads::formatWrkReport(*result, latency).c_str());
-    }
-    return kExitOk;
+    static const OptionAlias kAliases[] = {{"--duration-ms", "-d/--duration"},
+                                           {"--timeout-ms", "--timeout"},
+                                           {"--threads", "-t/--threads"},
+                                           {"--connections", "-c/--connections"}};
+    auto validated = validateOptions(schema, params, kAliases);
+    if (!validated) return usageError("load", validated.error().message);
+    auto opened = openClientTransport(transport);
+    if (!opened) return kExitFailure;
+    return runClientWorkload(*workload, opened, *connect, *validated, json, [latency](const workloads::RunResult& r) {
+        return workloads::formatWrkReport(r, latency);
+    });
 }
 
 }  // namespace smclab::cli

@@ -2,7 +2,6 @@
 #include <cstdio>
 
 #include <QJsonArray>
-#include <QJsonDocument>
 
 #include "load_commands.h"
 #include "redis_format.h"
@@ -88,42 +87,17 @@ int loadKv(const Args& args) {
     }
     if (!cursor.error().empty()) return usageError("load", cursor.error());
     if (!connect) return usageError("load", "--connect ADDR:PORT is required");
-    auto validated = workloads::validateParams(schema, params);
-    if (!validated) {
-        std::string message = optionNamedError(validated.error().message);
-        static const std::pair<const char*, const char*> kAliases[] = {
-            {"--clients", "-c"}, {"--requests", "-n"}, {"--data-size", "-d"}, {"--pipeline", "-P"},
-            {"--keyspace", "-r"}, {"--tests", "-t"}, {"--keepalive", "-k"}};
-        for (const auto& [longName, shortName] : kAliases) {
-            const std::string prefix = std::string(longName) + ":";
-            if (message.rfind(prefix, 0) == 0) message = std::string(shortName) + "/" + message;
-        }
-        return usageError("load", message);
-    }
-    auto opened = openTransport(transport);
-    if (!opened) {
-        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
-        return kExitFailure;
-    }
-    workloads::RunContext ctx;
-    ctx.role = workloads::Role::client;
-    ctx.params = *validated;
-    ctx.transport = *opened;
-    ctx.host = connect->host;
-    ctx.port = connect->port;
-    ctx.stop = &installStopSignals();
-    ctx.sampleIntervalMs = 0;
-    auto result = workload->run(ctx);
-    if (!result) {
-        std::fprintf(stderr, "smclab load kv: %s\n", result.error().message.c_str());
-        return kExitFailure;
-    }
-    if (json) {
-        std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
-    } else {
-        std::printf("%s", workloads::formatRedisBenchmark(*result, form).c_str());
-    }
-    return kExitOk;
+    static const OptionAlias kAliases[] = {
+        {"--clients", "-c/--clients"},   {"--requests", "-n/--requests"}, {"--data-size", "-d/--data-size"},
+        {"--pipeline", "-P/--pipeline"}, {"--keyspace", "-r/--keyspace"}, {"--tests", "-t/--tests"},
+        {"--keepalive", "-k/--keepalive"}};
+    auto validated = validateOptions(schema, params, kAliases);
+    if (!validated) return usageError("load", validated.error().message);
+    auto opened = openClientTransport(transport);
+    if (!opened) return kExitFailure;
+    return runClientWorkload(*workload, opened, *connect, *validated, json, [form](const workloads::RunResult& r) {
+        return workloads::formatRedisBenchmark(r, form);
+    });
 }
 
 }  // namespace smclab::cli

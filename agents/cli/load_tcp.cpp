@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <vector>
 
-#include <QJsonDocument>
 
 #include "load_commands.h"
 #include "qperf_format.h"
@@ -107,43 +106,23 @@ int loadTcp(const Args& args, bool latency) {
     if (!connect) return usageError("load", "--connect ADDR:PORT is required");
     if (sizes.empty()) sizes.push_back(0);  // 0: keep -m or the default
 
-    auto opened = openTransport(transport);
-    if (!opened) {
-        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
-        return kExitFailure;
-    }
+    auto opened = openClientTransport(transport);
+    if (!opened) return kExitFailure;
+    static const OptionAlias kAliases[] = {{"--msg-size", "-m/--msg-size"},
+                                           {"--duration-ms", "-t/--time"},
+                                           {"--warmup-ms", "--warmup"},
+                                           {"--timeout-ms", "--timeout"}};
     const std::atomic<bool>& stop = installStopSignals();
     for (uint64_t size : sizes) {
         QJsonObject runParams = params;
         if (size != 0) runParams["msg_size"] = static_cast<double>(size);
-        auto validated = workloads::validateParams(schema, runParams);
-        if (!validated) {
-            std::string message = optionNamedError(validated.error().message);
-            if (message.rfind("--msg-size", 0) == 0) message = "-m/" + message;
-            if (message.rfind("--duration-ms", 0) == 0) message = "-t/--time" + message.substr(13);
-            if (message.rfind("--warmup-ms", 0) == 0) message = "--warmup" + message.substr(11);
-            if (message.rfind("--timeout-ms", 0) == 0) message = "--timeout" + message.substr(12);
-            return usageError("load", message);
-        }
-        workloads::RunContext ctx;
-        ctx.role = workloads::Role::client;
-        ctx.params = *validated;
-        ctx.transport = *opened;
-        ctx.host = connect->host;
-        ctx.port = connect->port;
-        ctx.stop = &stop;
-        ctx.sampleIntervalMs = 0;
-        auto result = workload->run(ctx);
-        if (!result) {
-            std::fprintf(stderr, "smclab load %s: %s\n", name, result.error().message.c_str());
-            return kExitFailure;
-        }
-        if (json) {
-            std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
-        } else {
-            std::printf("%s", workloads::formatQperfBlock(*result, verbosity).c_str());
-        }
-        std::fflush(stdout);
+        auto validated = validateOptions(schema, runParams, kAliases);
+        if (!validated) return usageError("load", validated.error().message);
+        const int code = runClientWorkload(*workload, opened, *connect, *validated, json,
+                                           [verbosity](const workloads::RunResult& r) {
+                                               return workloads::formatQperfBlock(r, verbosity);
+                                           });
+        if (code != kExitOk) return code;
         if (stop.load()) break;
     }
     return kExitOk;

@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include <QJsonDocument>
+
 #include "command.h"
 
 namespace smclab::cli {
@@ -71,8 +73,18 @@ bool takeSchemaOption(ArgCursor& cursor, const workloads::ParamSchema& schema, Q
     for (const workloads::ParamSpec& spec : schema) {
         const std::string option = toOptionName(spec.name);
         if (spec.type == workloads::ParamType::boolean) {
+            // "--sendfile", "--sendfile on|off", "--sendfile=off", "--no-sendfile".
+            if (!cursor.done() && cursor.peek().rfind(option + "=", 0) == 0) {
+                params[QString::fromStdString(spec.name)] = QString::fromStdString(cursor.next().substr(option.size() + 1));
+                return true;
+            }
             if (cursor.takeFlag(option)) {
-                params[QString::fromStdString(spec.name)] = true;
+                static const char* const kWords[] = {"on", "off", "true", "false"};
+                QJsonValue value = true;
+                for (const char* word : kWords) {
+                    if (!cursor.done() && cursor.peek() == word) value = QString::fromStdString(cursor.next());
+                }
+                params[QString::fromStdString(spec.name)] = value;
                 return true;
             }
             if (cursor.takeFlag("--no-" + option.substr(2))) {
@@ -106,6 +118,55 @@ std::string optionNamedError(const std::string& message) {
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return message;
     }
     return toOptionName(field) + message.substr(colon);
+}
+
+smcr::Result<QJsonObject> validateOptions(const workloads::ParamSchema& schema, const QJsonObject& params,
+                                          std::span<const OptionAlias> aliases) {
+    auto validated = workloads::validateParams(schema, params);
+    if (validated) return validated;
+    std::string message = optionNamedError(validated.error().message);
+    for (const OptionAlias& alias : aliases) {
+        const std::string prefix = std::string(alias.option) + ":";
+        if (message.rfind(prefix, 0) == 0) {
+            message = alias.shown + message.substr(prefix.size() - 1);
+            break;
+        }
+    }
+    return smcr::fail(validated.error().code, message);
+}
+
+std::shared_ptr<transports::Transport> openClientTransport(const TransportChoice& choice) {
+    auto opened = openTransport(choice);
+    if (!opened) {
+        std::fprintf(stderr, "smclab load: %s\n", opened.error().message.c_str());
+        return nullptr;
+    }
+    return *opened;
+}
+
+int runClientWorkload(const workloads::Workload& workload, const std::shared_ptr<transports::Transport>& transport,
+                      const Endpoint& peer, const QJsonObject& params, bool json, const ToolText& toolText) {
+    workloads::RunContext ctx;
+    ctx.role = workloads::Role::client;
+    ctx.params = params;
+    ctx.transport = transport;
+    ctx.host = peer.host;
+    ctx.port = peer.port;
+    ctx.stop = &installStopSignals();
+    ctx.sampleIntervalMs = 0;
+    auto result = workload.run(ctx);
+    if (!result) {
+        std::fprintf(stderr, "smclab load %s: %s\n", workload.name().c_str(),
+                     optionNamedError(result.error().message).c_str());
+        return kExitFailure;
+    }
+    if (json) {
+        std::printf("%s\n", QJsonDocument(result->toJson()).toJson(QJsonDocument::Compact).constData());
+    } else {
+        std::printf("%s", toolText(*result).c_str());
+    }
+    std::fflush(stdout);
+    return kExitOk;
 }
 
 int usageError(const char* command, const std::string& message) {

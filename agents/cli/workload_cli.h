@@ -4,7 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include <QJsonObject>
@@ -40,6 +43,28 @@ const std::atomic<bool>& installStopSignals();
 bool takeSchemaOption(ArgCursor& cursor, const workloads::ParamSchema& schema, QJsonObject& params);
 // "msg_size: must be ..." -> "--msg-size: must be ..." for messages to the user.
 std::string optionNamedError(const std::string& message);
+
+// How a command spells a parameter in its errors: {"--duration-ms", "-d/--duration"}
+// turns "--duration-ms: must be ..." into "-d/--duration: must be ...".
+struct OptionAlias {
+    const char* option;  // the schema's name as an option ("--duration-ms")
+    const char* shown;   // what the user typed ("-d/--duration")
+};
+// validateParams, with a failure turned into the usage message the user
+// should see: the field as an option (optionNamedError), then `aliases`.
+smcr::Result<QJsonObject> validateOptions(const workloads::ParamSchema& schema, const QJsonObject& params,
+                                          std::span<const OptionAlias> aliases);
+
+// The client half of `smclab load`, one piece for every workload: opens
+// the transport (openClientTransport; prints "smclab load: why" when it
+// cannot), then runClientWorkload runs `workload` once against `peer` with
+// validated parameters (no samples; SIGINT/SIGTERM stop it) and prints the
+// result as one JSON line (json) or in the tool's layout (`toolText`).
+// Returns kExitOk, or kExitFailure after "smclab load NAME: why".
+std::shared_ptr<transports::Transport> openClientTransport(const TransportChoice& choice);
+using ToolText = std::function<std::string(const workloads::RunResult&)>;
+int runClientWorkload(const workloads::Workload& workload, const std::shared_ptr<transports::Transport>& transport,
+                      const Endpoint& peer, const QJsonObject& params, bool json, const ToolText& toolText);
 
 // Prints `smclab <command>: <message>` on stderr and returns kExitUsage.
 int usageError(const char* command, const std::string& message);
