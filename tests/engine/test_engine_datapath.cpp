@@ -93,11 +93,13 @@ public:
         return true;
     }
 
-    // Sends `size`-byte messages for `ms` milliseconds; returns the count.
-    uint64_t sendFor(size_t size, int ms) {
+    // Sends `size`-byte messages for `ms` milliseconds or `budgetBytes`,
+    // whichever ends first; returns the count.
+    uint64_t sendFor(size_t size, int ms, uint64_t budgetBytes) {
         const auto until = Clock::now() + std::chrono::milliseconds(ms);
+        const uint64_t end = std::min(m_total, m_offset + budgetBytes);
         uint64_t count = 0;
-        while (Clock::now() < until && m_offset + size <= m_total - (1 << 20)) {
+        while (Clock::now() < until && m_offset + 16 * size <= end) {
             for (int i = 0; i < 16; ++i) {
                 if (!send(size)) return count;
                 ++count;
@@ -148,12 +150,12 @@ private slots:
     void autocorkingFlippedMidStream() {
         Sender tx;
         std::string error;
-        QVERIFY2(tx.start(16ull << 20, 501, {{"autocorking_size", "65536"}, {"lab.busy_poll_us", "0"}}, &error),
+        QVERIFY2(tx.start(8ull << 20, 501, {{"autocorking_size", "65536"}, {"lab.busy_poll_us", "0"}}, &error),
                  error.c_str());
         const size_t kMsg = 16;
 
         const smcr::ConnectionStats a0 = tx.socket.stats();
-        const uint64_t onMsgs = tx.sendFor(kMsg, 300);
+        const uint64_t onMsgs = tx.sendFor(kMsg, 300, 2 << 20);
         const smcr::ConnectionStats a1 = tx.socket.stats();
         qInfo("autocork on : %llu msgs, %llu CDCs, %llu writes, %llu corked sends, %llu corked pushes",
               u(onMsgs), u(a1.cdcSent - a0.cdcSent),
@@ -166,7 +168,7 @@ private slots:
 
         set(tx.engine, "autocorking_size", "0");
         const smcr::ConnectionStats b0 = tx.socket.stats();
-        const uint64_t offMsgs = tx.sendFor(kMsg, 300);
+        const uint64_t offMsgs = tx.sendFor(kMsg, 300, 2 << 20);
         const smcr::ConnectionStats b1 = tx.socket.stats();
         qInfo("autocork off: %llu msgs, %llu CDCs, %llu writes, %llu corked sends, %llu corked pushes",
               u(offMsgs), u(b1.cdcSent - b0.cdcSent),
@@ -183,7 +185,7 @@ private slots:
 
         set(tx.engine, "autocorking_size", "64K");
         const smcr::ConnectionStats c0 = tx.socket.stats();
-        tx.sendFor(kMsg, 200);
+        tx.sendFor(kMsg, 200, 2 << 20);
         QVERIFY(tx.socket.stats().autocorkedSends > c0.autocorkedSends);
         QCOMPARE(tx.finish(), 0);
     }
@@ -192,7 +194,7 @@ private slots:
         Sender tx;
         std::string error;
         // Autocorking off so every push is exactly one CDC.
-        QVERIFY2(tx.start(4ull << 20, 502, {{"autocorking_size", "0"}}, &error), error.c_str());
+        QVERIFY2(tx.start(1ull << 20, 502, {{"autocorking_size", "0"}}, &error), error.c_str());
         auto cdcs = [&] { return tx.socket.stats().cdcSent; };
 
         // TCP_CORK: nothing leaves while the sndbuf has room, not even after
@@ -260,7 +262,7 @@ private slots:
 
     void windowUpdateLimitFlippedMidStream() {
         // This process receives: the window-update CDCs are the receiver's.
-        const uint64_t total = 12ull << 20;
+        const uint64_t total = 6ull << 20;
         PeerProcess peer;
         std::string error;
         QVERIFY2(peer.start("smcr_test_peer", {"send-close", std::to_string(total)}, &error), error.c_str());
@@ -283,10 +285,10 @@ private slots:
             return true;
         };
         const smcr::ConnectionStats m0 = s->stats();
-        QVERIFY(readUpTo(4ull << 20));
+        QVERIFY(readUpTo(2ull << 20));
         const smcr::ConnectionStats m1 = s->stats();
         set(engine, "lab.wnd_update_limit", "max");
-        QVERIFY(readUpTo(8ull << 20));
+        QVERIFY(readUpTo(4ull << 20));
         const smcr::ConnectionStats m2 = s->stats();
         const double minPerMiB = double(m1.windowUpdates - m0.windowUpdates) / (double(m1.rxBytes - m0.rxBytes) / (1 << 20));
         const double maxPerMiB = double(m2.windowUpdates - m1.windowUpdates) / (double(m2.rxBytes - m1.rxBytes) / (1 << 20));
@@ -308,7 +310,7 @@ private slots:
         // Waits sleep at once (no busy polling), so every wait drains and arms.
         Sender tx;
         std::string error;
-        QVERIFY2(tx.start(64ull << 20, 503, {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"lab.cq_mode", "arm_first"}},
+        QVERIFY2(tx.start(20ull << 20, 503, {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"lab.cq_mode", "arm_first"}},
                           &error),
                  error.c_str());
         const size_t kMsg = 4096;
@@ -319,7 +321,7 @@ private slots:
             for (int mode = 0; mode < 2; ++mode) {
                 set(tx.engine, "lab.cq_mode", mode == 0 ? "arm_first" : "drain_then_arm");
                 const smcr::EngineStats e0 = tx.engine->stats();
-                msgs[mode] += tx.sendFor(kMsg, 200);
+                msgs[mode] += tx.sendFor(kMsg, 200, 4 << 20);
                 const smcr::EngineStats e1 = tx.engine->stats();
                 wakeUps[mode] += e1.cqEvents - e0.cqEvents;
                 arms[mode] += e1.cqArms - e0.cqArms;
@@ -342,13 +344,13 @@ private slots:
     void txDeferralFlippedMidStream() {
         Sender tx;
         std::string error;
-        QVERIFY2(tx.start(96ull << 20, 504, {{"lab.tx_defer_to_owner", "on"}}, &error), error.c_str());
+        QVERIFY2(tx.start(20ull << 20, 504, {{"lab.tx_defer_to_owner", "on"}}, &error), error.c_str());
         const size_t kMsg = 8192;  // copied with the engine unlocked: completions run meanwhile
         const smcr::ConnectionStats a0 = tx.socket.stats();
-        const uint64_t onMsgs = tx.sendFor(kMsg, 400);
+        const uint64_t onMsgs = tx.sendFor(kMsg, 400, 8 << 20);
         const smcr::ConnectionStats a1 = tx.socket.stats();
         set(tx.engine, "lab.tx_defer_to_owner", "off");
-        const uint64_t offMsgs = tx.sendFor(kMsg, 400);
+        const uint64_t offMsgs = tx.sendFor(kMsg, 400, 8 << 20);
         const smcr::ConnectionStats a2 = tx.socket.stats();
         qInfo("defer on : %llu msgs, pushes app %llu completion %llu deferred %llu", u(onMsgs),
               u(a1.pushesApp - a0.pushesApp), u(a1.pushesCompletion - a0.pushesCompletion),
