@@ -45,6 +45,13 @@ static void wake(CqShared* cq, int fifoFd, SharedCounters* counters) {
 }
 
 bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters, uint64_t* consumerSeen) {
+    uint64_t index = 0;
+    if (!claimCqe(cq, fifoFd, counters, consumerSeen, &index)) return false;
+    completeCqe(cq, index, fifoFd, cqe, counters);
+    return true;
+}
+
+bool claimCqe(CqShared* cq, int fifoFd, SharedCounters* counters, uint64_t* consumerSeen, uint64_t* claimed) {
     if (cq->overrun.load(std::memory_order_acquire) != 0) return false;
     const uint64_t index = cq->reserve.fetch_add(1, std::memory_order_seq_cst);
     uint64_t consumer = consumerSeen != nullptr ? *consumerSeen : 0;
@@ -59,6 +66,11 @@ bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counte
         wake(cq, fifoFd, counters);
         return false;
     }
+    *claimed = index;
+    return true;
+}
+
+void completeCqe(CqShared* cq, uint64_t index, int fifoFd, const Cqe& cqe, SharedCounters* counters) {
     CqeSlot& slot = cqSlots(cq)[index % cq->depth];
     slot.wrId = cqe.wrId;
     slot.sqSeq = cqe.sqSeq;
@@ -82,7 +94,6 @@ bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counte
             break;
         }
     }
-    return true;
 }
 
 bool takeCqe(CqShared* cq, Cqe* out) {

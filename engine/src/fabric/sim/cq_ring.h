@@ -35,6 +35,15 @@ void initCq(CqShared* cq, uint32_t depth, uint32_t channelId);
 bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters,
                 uint64_t* consumerSeen = nullptr);
 
+// publishCqe in two steps, so a producer can claim its slot before it
+// writes the data the completion announces: claimed first (a locked
+// instruction, cheap while nothing is stored yet), the data and the slot
+// stores then wait on their cache lines together, not one after the other.
+// A claimed slot must be completed (the owner stops at it until then).
+// Returns false on overrun (the CQ is then in error, nothing claimed).
+bool claimCqe(CqShared* cq, int fifoFd, SharedCounters* counters, uint64_t* consumerSeen, uint64_t* index);
+void completeCqe(CqShared* cq, uint64_t index, int fifoFd, const Cqe& cqe, SharedCounters* counters);
+
 // Owner side. Returns false when the oldest entry is not complete yet.
 bool takeCqe(CqShared* cq, Cqe* out);
 bool cqMayHaveEntries(const CqShared* cq);

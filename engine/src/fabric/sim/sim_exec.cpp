@@ -136,23 +136,39 @@ void SimQp::scatterPayload(const PendingWr& w, std::span<const std::span<uint8_t
     }
 }
 
-void SimQp::prefetchSendTargets(const RqEntry& entry, uint32_t bytes) {
-    // A SEND writes three lines the responder last touched (its receive
-    // buffer, its CQE slot, the ring head it read): fetched one after the
-    // other they cost a cross-CPU transfer each, about a third of an
-    // ideal-link message. Requested up front they overlap. Hints only:
-    // nothing is validated here and a prefetch never faults.
-    if (m_peerRecvCq != nullptr) {
-        const uint64_t next = m_peerRecvCq->reserve.load(std::memory_order_relaxed);
-        __builtin_prefetch(&cqSlots(m_peerRecvCq)[next % m_peerRecvCq->depth], 1);
-    }
-    if (entry.numSge == 0 || entry.sg[0].mrKey == 0 || bytes == 0) return;
-    MrShared* region = peerRegion(entry.sg[0].mrKey);
-    if (region == nullptr || entry.sg[0].offset >= region->length) return;
-    const uint8_t* dst = reinterpret_cast<const uint8_t*>(region) + kMrHeaderBytes + entry.sg[0].offset;
-    const uint64_t span = std::min<uint64_t>({bytes, entry.sg[0].length, region->length - entry.sg[0].offset, 256});
-    for (uint64_t at = 0; at < span; at += 64) __builtin_prefetch(dst + at, 1);
-    __builtin_prefetch(dst + span - 1, 1);
+namespace {
+
+// Asks for a line in exclusive state, ready to be written (AMD since K8,
+// Intel since Broadwell; a no-op hint elsewhere). GCC emits it for
+// __builtin_prefetch(p, 1) only with -mprfchw, which the generic x86-64
+// target lacks, and a read prefetch would leave the store its own miss.
+inline void prefetchForWrite(const void* line) {
+#if defined(__x86_64__)
+    __asm__ volatile("prefetchw %0" : : "m"(*static_cast<const char*>(line)));
+#else
+    __builtin_prefetch(line, 1);
+#endif
+}
+
+}  // namespace
+
+void SimQp::prefetchNextSend(QpShared* peerQp, uint64_t head) {
+    // A SEND reads the receive WQE and writes the receive buffer, lines the
+    // responder wrote or read last; fetched when the SEND runs they cost a
+    // cross-CPU transfer each on its critical path. The responder leaves
+    // the next posted WQE and its buffer alone until a SEND consumes them,
+    // so fetching them now, while the peer is busy with this message, takes
+    // them off the next one's path. Hints only: a prefetch never faults and
+    // the SEND validates everything when it runs.
+    if (head >= m_peerRqTailSeen) return;  // nothing posted yet that we know of
+    const RqEntry& next = rqEntries(peerQp)[head % peerQp->recvDepth];
+    __builtin_prefetch(&next, 0);
+    if (next.numSge == 0 || next.sg[0].mrKey == 0) return;
+    MrShared* region = peerRegion(next.sg[0].mrKey);
+    if (region == nullptr || next.sg[0].offset >= region->length) return;
+    const uint8_t* dst = reinterpret_cast<const uint8_t*>(region) + kMrHeaderBytes + next.sg[0].offset;
+    const uint64_t span = std::min<uint64_t>({next.sg[0].length, region->length - next.sg[0].offset, 256});
+    for (uint64_t at = 0; at < span; at += 64) prefetchForWrite(dst + at);
 }
 
 bool SimQp::resolvePeer() {
@@ -244,6 +260,7 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
     if (!checkLocal(w, status)) return Outcome::error;
 
     RqEntry entry;  // the header and the SGEs in use, copied out of the peer's ring
+    uint64_t consumedHead = 0;
     for (;;) {
         uint64_t head = peerQp->rqHead.load(std::memory_order_acquire);
         // The tail only grows: below the last one seen there is an entry
@@ -270,20 +287,27 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
         entry.wrId = posted.wrId;
         entry.numSge = std::min(posted.numSge, kMaxSge);
         for (uint32_t i = 0; i < entry.numSge; ++i) entry.sg[i] = posted.sg[i];
-        prefetchSendTargets(entry, w.bytes);
-        if (peerQp->rqHead.compare_exchange_strong(head, head + 1, std::memory_order_acq_rel)) break;
+        if (peerQp->rqHead.compare_exchange_strong(head, head + 1, std::memory_order_acq_rel)) {
+            consumedHead = head + 1;
+            break;
+        }
     }
     CqShared* recvCq = m_peerRecvCq;
     const int fifo = m_peerFifo;
     SharedCounters* peerCounters = peerDev != nullptr ? &peerDev->counters : nullptr;
+    // Claim the receive CQE before writing anything (see claimCqe); every
+    // path below completes the claimed slot.
+    uint64_t cqIndex = 0;
+    const bool claimed = recvCq != nullptr && recvCq->alive.load(std::memory_order_acquire) != 0 &&
+                         claimCqe(recvCq, fifo, peerCounters, &m_peerCqConsumerSeen, &cqIndex);
     auto responderError = [&](WcStatus responderStatus) {
-        if (recvCq != nullptr) {
+        if (claimed) {
             Cqe cqe;
             cqe.wrId = entry.wrId;
             cqe.qpNum = peerQp->qpn;
             cqe.status = responderStatus;
             cqe.opcode = WcOpcode::recv;
-            publishCqe(recvCq, fifo, cqe, peerCounters, &m_peerCqConsumerSeen);
+            completeCqe(recvCq, cqIndex, fifo, cqe, peerCounters);
         }
         remoteErrorLocked(peerQp, peerInstance);
     };
@@ -314,7 +338,7 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
         left -= n;
     }
     scatterPayload(w, std::span<const std::span<uint8_t>>(pieces.data(), pieceCount));
-    if (recvCq != nullptr && recvCq->alive.load(std::memory_order_acquire) != 0) {
+    if (claimed) {
         Cqe cqe;
         cqe.wrId = entry.wrId;
         cqe.qpNum = peerQp->qpn;
@@ -323,8 +347,9 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
         cqe.status = WcStatus::success;
         cqe.opcode = WcOpcode::recv;
         cqe.flags = hasFlag(w.wr.flags, SendFlags::solicited) ? static_cast<uint32_t>(WcFlags::solicited) : 0;
-        publishCqe(recvCq, fifo, cqe, peerCounters, &m_peerCqConsumerSeen);
+        completeCqe(recvCq, cqIndex, fifo, cqe, peerCounters);
     }
+    prefetchNextSend(peerQp, consumedHead);
     if (peerCounters != nullptr) peerCounters->recvs.fetch_add(1, std::memory_order_relaxed);
     bumpOwned(counters.sends);
     bumpOwned(counters.bytesSent, w.bytes);

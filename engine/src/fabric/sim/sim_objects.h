@@ -183,7 +183,7 @@ private:
     // Copies the payload into a list of destination pieces (a receive WQE's
     // SGEs) without an intermediate buffer.
     static void scatterPayload(const PendingWr& w, std::span<const std::span<uint8_t>> pieces);
-    void prefetchSendTargets(const RqEntry& entry, uint32_t bytes);
+    void prefetchNextSend(QpShared* peerQp, uint64_t head);
     // The connected peer, resolved once per connection and cached.
     bool resolvePeer();
     MrShared* peerRegion(uint32_t rkey);
