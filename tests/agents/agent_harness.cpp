@@ -1,85 +1,10 @@
 #include "agent_harness.h"
 
-#include <csignal>
-
-#include <QCoreApplication>
-#include <QFile>
-#include <QRandomGenerator>
-#include <QRegularExpression>
 #include <QTest>
 
 namespace smclab::test {
 
 using namespace smclab::protocol;
-
-QString agentBinary() {
-    const QByteArray dir = qgetenv("SMCLAB_BIN_DIR");
-    return (dir.isEmpty() ? QCoreApplication::applicationDirPath() + "/../bin"
-                          : QString::fromLocal8Bit(dir)) +
-           "/smclab-agent";
-}
-
-TokenFile::TokenFile() {
-    m_token = QString::number(QRandomGenerator::system()->generate64(), 16) +
-              QString::number(QRandomGenerator::system()->generate64(), 16);
-    QFile file(path());
-    if (file.open(QIODevice::WriteOnly)) {
-        file.write(m_token.toUtf8() + "\n");
-        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
-    }
-}
-
-AgentProcess::~AgentProcess() {
-    if (m_process.state() != QProcess::NotRunning) {
-        m_process.kill();
-        m_process.waitForFinished(5000);
-    }
-}
-
-bool AgentProcess::start(const TokenFile& token, const QStringList& extraArgs, const QString& listen,
-                         const QStringList& prefix) {
-    QStringList args = prefix;
-    args << agentBinary() << "--listen" << listen << "--token-file" << token.path() << extraArgs;
-    const QString program = args.takeFirst();
-    QObject::connect(&m_process, &QProcess::readyReadStandardError,
-                     [this] { m_stderr += QString::fromUtf8(m_process.readAllStandardError()); });
-    m_process.start(program, args);
-    if (!m_process.waitForStarted(5000)) {
-        m_error = "cannot start " + program + ": " + m_process.errorString();
-        return false;
-    }
-    static const QRegularExpression listening("listening on (\\S+):(\\d+)");
-    const bool found = QTest::qWaitFor(
-        [&] {
-            m_stdout += QString::fromUtf8(m_process.readAllStandardOutput());
-            const auto match = listening.match(m_stdout);
-            if (match.hasMatch())
-                m_port = static_cast<quint16>(match.captured(2).toUInt());
-            return m_port != 0 || m_process.state() == QProcess::NotRunning;
-        },
-        10'000);
-    if (!found || m_port == 0) {
-        m_error = "agent did not report its port; stderr:\n" + log();
-        return false;
-    }
-    return true;
-}
-
-int AgentProcess::terminate(int timeoutMs) {
-    if (m_process.state() == QProcess::NotRunning)
-        return m_process.exitCode();
-    ::kill(static_cast<pid_t>(m_process.processId()), SIGTERM);
-    if (!QTest::qWaitFor([&] { return m_process.state() == QProcess::NotRunning; }, timeoutMs))
-        return -1;
-    if (m_process.exitStatus() != QProcess::NormalExit)
-        return -1;
-    return m_process.exitCode();
-}
-
-QString AgentProcess::log() {
-    m_stderr += QString::fromUtf8(m_process.readAllStandardError());
-    return m_stderr;
-}
 
 TestController::TestController() {
     QObject::connect(&client, &AgentClient::helloReceived, [this] { gotHello = true; });

@@ -27,7 +27,7 @@ struct Outcome {
 
 Outcome runSmclab(const QStringList& args, int timeoutMs = 50'000) {
     QProcess process;
-    process.start(testutil::smclabProgram(), args);
+    process.start(test::smclabBinary(), args);
     Outcome outcome;
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
@@ -56,21 +56,23 @@ class TestCliCampaigns : public QObject {
 private:
     QTemporaryDir m_dir;
     QString m_tokenFile;
-    std::unique_ptr<testutil::AgentProcess> m_server;
-    std::unique_ptr<testutil::AgentProcess> m_client;
+    std::unique_ptr<test::TokenFile> m_token;
+    std::unique_ptr<test::AgentProcess> m_server;
+    std::unique_ptr<test::AgentProcess> m_client;
 
     QString agents() const { return m_server->address() + QLatin1Char(',') + m_client->address(); }
 
 private slots:
     void initTestCase() {
-        if (!QFile::exists(testutil::agentProgram()) || !QFile::exists(testutil::smclabProgram()))
+        if (!QFile::exists(test::agentBinary()) || !QFile::exists(test::smclabBinary()))
             QSKIP("smclab or smclab-agent is not built");
         QVERIFY(m_dir.isValid());
-        m_tokenFile = testutil::writeToken(m_dir, kToken.toByteArray());
-        m_server = std::make_unique<testutil::AgentProcess>(m_tokenFile, m_dir.filePath("server.log"));
-        m_client = std::make_unique<testutil::AgentProcess>(m_tokenFile, m_dir.filePath("client.log"));
-        QVERIFY(m_server->start());
-        QVERIFY(m_client->start());
+        m_token = std::make_unique<test::TokenFile>(kToken.toByteArray());
+        m_tokenFile = m_token->path();
+        m_server = std::make_unique<test::AgentProcess>();
+        m_client = std::make_unique<test::AgentProcess>();
+        QVERIFY2(m_server->start(*m_token), qPrintable(m_server->error()));
+        QVERIFY2(m_client->start(*m_token), qPrintable(m_client->error()));
     }
     void cleanupTestCase() {
         m_server.reset();
@@ -87,7 +89,7 @@ private slots:
         }
         const QString dbPath = m_dir.filePath("resume.db");
         QProcess run;
-        run.start(testutil::smclabProgram(),
+        run.start(test::smclabBinary(),
                   {"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", dbPath});
         QVERIFY(run.waitForStarted());
 
@@ -185,7 +187,7 @@ private slots:
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QLatin1String("--agents")), qPrintable(o.err));
 
-        const QString dead = QStringLiteral("127.0.0.1:%1").arg(testutil::freePort());
+        const QString dead = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
         o = runSmclab({"run", "datapath", "--agents", m_server->address() + "," + dead, "--token-file", m_tokenFile,
                        "--db", m_dir.filePath("errors.db")});
         QCOMPARE(o.exitCode, 1);

@@ -55,8 +55,9 @@ class TestOrchestratorAgents : public QObject {
 private:
     QTemporaryDir m_dir;
     QString m_tokenFile;
-    std::unique_ptr<testutil::AgentProcess> m_server;
-    std::unique_ptr<testutil::AgentProcess> m_client;
+    std::unique_ptr<test::TokenFile> m_token;
+    std::unique_ptr<test::AgentProcess> m_server;
+    std::unique_ptr<test::AgentProcess> m_client;
 
     AgentConnectOptions options() const {
         AgentConnectOptions o;
@@ -67,13 +68,14 @@ private:
 
 private slots:
     void initTestCase() {
-        if (!QFile::exists(testutil::agentProgram())) QSKIP("smclab-agent is not built");
+        if (!QFile::exists(test::agentBinary())) QSKIP("smclab-agent is not built");
         QVERIFY(m_dir.isValid());
-        m_tokenFile = testutil::writeToken(m_dir, kToken.toByteArray());
-        m_server = std::make_unique<testutil::AgentProcess>(m_tokenFile, m_dir.filePath("server.log"));
-        m_client = std::make_unique<testutil::AgentProcess>(m_tokenFile, m_dir.filePath("client.log"));
-        QVERIFY(m_server->start());
-        QVERIFY(m_client->start());
+        m_token = std::make_unique<test::TokenFile>(kToken.toByteArray());
+        m_tokenFile = m_token->path();
+        m_server = std::make_unique<test::AgentProcess>();
+        m_client = std::make_unique<test::AgentProcess>();
+        QVERIFY2(m_server->start(*m_token), qPrintable(m_server->error()));
+        QVERIFY2(m_client->start(*m_token), qPrintable(m_client->error()));
     }
     void cleanupTestCase() {
         m_server.reset();
@@ -156,7 +158,7 @@ private slots:
         Orchestrator o(**store);
         o.setConnectOptions(options());
         QSignalSpy errors(&o, &Orchestrator::errorOccurred);
-        const QString dead = QStringLiteral("127.0.0.1:%1").arg(testutil::freePort());
+        const QString dead = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
         QVERIFY(o.start(tinyCampaign(m_server->address(), dead)).ok());
         QVERIFY(waitForEnd(o, 20000));
         QCOMPARE(o.state(), RunnerState::failed);
@@ -270,7 +272,7 @@ private slots:
             if (killed || cell.cell.index != 1) return;
             killed = true;
             m_server->kill();
-            QVERIFY(m_server->start());
+            QVERIFY2(m_server->restart(), qPrintable(m_server->error()));
         });
         QVERIFY(o.start(spec).ok());
         QVERIFY(waitForEnd(o, 40000));
