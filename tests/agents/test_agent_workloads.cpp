@@ -248,6 +248,74 @@ private slots:
         QVERIFY(m_server->waitForResult("cork-s"));
     }
 
+    // Issue 7's live check, by counters rather than time: 64 B tcp_bw over
+    // smcr with autocorking off, switched on mid-run. Off, every send call
+    // pushes its own CDC; on, sends made while a CDC is in flight are
+    // corked and leave together, so CDCs per send call drop (net/smc
+    // autocorking, 2022 datapath series patches 2/3). Skips until the
+    // engine reports autocorking counters.
+    void autocorkingOnCutsCdcsPerSend() {
+        if (!m_server->client.hello().capabilities.transportAvailable("smcr")) {
+            QSKIP("the smcr transport is not available in this build");
+        }
+        StartRun server = serverRun("ac-s", "tcp_bw", 15'000, {{"max_tests", 1}});
+        server.transport = "smcr";
+        server.transportOptions = {{"fabric", "sim"}, {"link", "cx4-25g"}};
+        QCOMPARE(m_server->startRun(server).value("type").toString(), QString("run_accepted"));
+        const auto ready = m_server->waitForReady("ac-s");
+        QVERIFY(ready);
+        StartRun client = clientRun("ac-c", "tcp_bw", "127.0.0.1", ready->port, 2400, {{"msg_size", 64}});
+        client.transport = "smcr";
+        client.transportOptions = server.transportOptions;
+        client.settings = {{"autocorking_size", 0}};
+        client.warmupMs = 0;
+        client.sampleIntervalMs = 100;
+        QCOMPARE(m_client->startRun(client).value("type").toString(), QString("run_accepted"));
+        QVERIFY(m_client->waitForSamples("ac-c", 8));
+        const QJsonObject ack = m_client->request([&](auto h) {
+            return m_client->client.setSettings("ac-c", {{"autocorking_size", 65536}}, h);
+        });
+        QCOMPARE(ack.value("type").toString(), QString("settings_applied"));
+        const qint64 atMs = ack.value("at_ms").toInteger();
+        const auto result = m_client->waitForResult("ac-c");
+        QVERIFY(result);
+        QVERIFY(m_server->waitForResult("ac-s"));
+        QCOMPARE(runStateName(result->state), QString("finished"));
+        bool engineCorks = false;
+        for (const QString& name : result->counters.keys())
+            engineCorks |= name.contains("autocork") || name.contains("corked_push");
+        if (!engineCorks)
+            QSKIP("the engine has no autocorking counters yet");
+
+        const QList<Samples> samples = m_client->samplesOf("ac-c");
+        QVERIFY(samples.size() >= 6);
+        const Samples* first = &samples.front();
+        const Samples* lastOff = nullptr;
+        const Samples* firstOn = nullptr;
+        for (const Samples& sample : samples) {
+            if (sample.tMs <= atMs)
+                lastOff = &sample;
+            else if (firstOn == nullptr && sample.tMs - sample.intervalMs >= atMs)
+                firstOn = &sample;
+        }
+        const Samples* last = &samples.back();
+        QVERIFY(lastOff != nullptr && firstOn != nullptr && lastOff != first && firstOn != last);
+        auto delta = [](const Samples* from, const Samples* to, const char* name) {
+            return to->counters.value(name).toDouble() - from->counters.value(name).toDouble();
+        };
+        const double sendsOff = delta(first, lastOff, "smcr.tx_calls");
+        const double sendsOn = delta(firstOn, last, "smcr.tx_calls");
+        QVERIFY2(sendsOff > 100 && sendsOn > 100, qPrintable(QString("%1 / %2 sends").arg(sendsOff).arg(sendsOn)));
+        const double cdcPerSendOff = delta(first, lastOff, "smcr.cdc_sent") / sendsOff;
+        const double cdcPerSendOn = delta(firstOn, last, "smcr.cdc_sent") / sendsOn;
+        qInfo("smcr tcp_bw 64 B: CDCs per send call %.3f with autocorking off, %.3f on", cdcPerSendOff, cdcPerSendOn);
+        // Off, no send is autocorked; on, many are.
+        QCOMPARE(delta(first, lastOff, "smcr.autocorked_sends"), 0.0);
+        QVERIFY(delta(firstOn, last, "smcr.autocorked_sends") > 0.1 * sendsOn);
+        QVERIFY2(cdcPerSendOn < 0.8 * cdcPerSendOff,
+                 qPrintable(QString("CDCs per send: off %1, on %2").arg(cdcPerSendOff).arg(cdcPerSendOn)));
+    }
+
     void liveSettingsAreAcknowledged() {
         // A long server run to change settings on; tcp's settings are host
         // sysctls, so on a shared host the test re-applies the current value.

@@ -2,6 +2,8 @@
 // error names its field), message round trips, endpoints, and the agent's
 // small security pieces (constant-time token check, login back-off, peer
 // CIDRs) and the RDMA device probe on a fake sysfs tree.
+#include <map>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -19,6 +21,41 @@ using namespace smclab;
 using namespace smclab::protocol;
 
 namespace {
+
+// A transport that only has settings: records what the agent hands it and
+// refuses values the way an engine does (its own words).
+class RecordingTransport final : public transports::Transport {
+public:
+    std::vector<std::pair<std::string, std::string>> applied;
+    std::map<std::string, std::string> values = {
+        {"autocorking_size", "65536"}, {"lab.cork_timer_ms", "0"},   {"lab.cq_mode", "drain_then_arm"},
+        {"lab.tx_defer_to_owner", "on"}, {"lab.wnd_update_limit", "max"}, {"lab.rq_credits", "off"},
+        {"lab.rx_backlog", "off"},       {"lab.fast_fallback", "off"}};
+
+    std::string name() const override { return "fake"; }
+    smcr::Result<std::unique_ptr<transports::Stream>> connect(const std::string&, uint16_t,
+                                                              const transports::ConnectOptions&) override {
+        return smcr::fail(smcr::Errc::notSupported, "no streams");
+    }
+    smcr::Result<std::unique_ptr<transports::Listener>> listen(const std::string&, uint16_t, int) override {
+        return smcr::fail(smcr::Errc::notSupported, "no listeners");
+    }
+    smcr::Result<std::unique_ptr<transports::Poller>> createPoller() override {
+        return smcr::fail(smcr::Errc::notSupported, "no pollers");
+    }
+    std::vector<transports::SettingInfo> settings() const override {
+        std::vector<transports::SettingInfo> out;
+        for (const auto& [name, value] : values) out.push_back({name, value, transports::SettingScope::immediate, {}});
+        return out;
+    }
+    smcr::Status applySetting(const std::string& name, const std::string& value) override {
+        if (name == "lab.cq_mode" && value != "arm_first" && value != "drain_then_arm")
+            return smcr::fail(smcr::Errc::invalidArgument, "lab.cq_mode: expected arm_first|drain_then_arm, got '" + value + "'");
+        applied.emplace_back(name, value);
+        values[name] = value;
+        return {};
+    }
+};
 
 QByteArray text(const QJsonObject& object) {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
@@ -234,6 +271,43 @@ private slots:
         QCOMPARE(daemon::settingText(QJsonValue(65536)), std::string("65536"));
         QCOMPARE(daemon::settingText(QJsonValue(0.25)), std::string("0.25"));
         QCOMPARE(daemon::settingText(QJsonArray{4096, 87380, 6291456}), std::string("4096 87380 6291456"));
+    }
+
+    void presetSettingSpellingsPassThroughUnchanged() {
+        // The values the presets and the GUI send reach the engine as the
+        // same text (no translation in the agent).
+        RecordingTransport transport;
+        const QJsonObject settings{{"lab.cq_mode", "arm_first"},       {"lab.tx_defer_to_owner", "off"},
+                                   {"lab.wnd_update_limit", "min"},    {"lab.rq_credits", "on"},
+                                   {"lab.rx_backlog", "on"},           {"lab.fast_fallback", "on"},
+                                   {"autocorking_size", 0},            {"lab.cork_timer_ms", 250}};
+        std::map<std::string, std::string> previous;
+        QJsonObject applied;
+        const ProtocolError error = daemon::applySettings(transport, settings, &previous, &applied);
+        QVERIFY2(error.code.isEmpty(), qPrintable(error.message));
+        std::map<std::string, std::string> got(transport.applied.begin(), transport.applied.end());
+        const std::map<std::string, std::string> expected = {
+            {"lab.cq_mode", "arm_first"}, {"lab.tx_defer_to_owner", "off"}, {"lab.wnd_update_limit", "min"},
+            {"lab.rq_credits", "on"},     {"lab.rx_backlog", "on"},          {"lab.fast_fallback", "on"},
+            {"autocorking_size", "0"},    {"lab.cork_timer_ms", "250"}};
+        QVERIFY(got == expected);
+        QCOMPARE(applied, settings);
+        QCOMPARE(previous.at("lab.cq_mode"), std::string("drain_then_arm"));
+        QCOMPARE(previous.at("autocorking_size"), std::string("65536"));
+    }
+
+    void refusedSettingCarriesTheEnginesReason() {
+        RecordingTransport transport;
+        QJsonObject applied;
+        const ProtocolError error =
+            daemon::applySettings(transport, {{"lab.cq_mode", "sideways"}}, nullptr, &applied);
+        QCOMPARE(error.field, QString("settings.lab.cq_mode"));
+        QVERIFY2(error.message.contains("cannot set to 'sideways'"), qPrintable(error.message));
+        QVERIFY2(error.message.contains("expected arm_first|drain_then_arm, got 'sideways'"), qPrintable(error.message));
+        QVERIFY(transport.applied.empty());
+        const ProtocolError unknown = daemon::applySettings(transport, {{"lab.nope", "on"}}, nullptr, &applied);
+        QCOMPARE(unknown.field, QString("settings.lab.nope"));
+        QVERIFY(unknown.message.contains("has no setting 'lab.nope'"));
     }
 
     void rdmaDevicesFromSysfs() {
