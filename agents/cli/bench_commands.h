@@ -8,6 +8,7 @@ namespace smclab::cli {
 
 int runBenchFabric(const Args& args);
 int runBenchStream(const Args& args);
+int runBenchKv(const Args& args);
 int runBenchAccept(const Args& args);
 int runBenchSendfile(const Args& args);
 
