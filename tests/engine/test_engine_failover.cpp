@@ -11,9 +11,12 @@
 
 #include <QTest>
 
+#include <cstdlib>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -129,11 +132,59 @@ DuplexRun runDuplex(smcr::Socket& s, uint64_t bytes, uint64_t seed, const std::f
     return run;
 }
 
+
+// The server half of a duplex run inside this process (like smcr_test_peer
+// duplex): sends stream seed, verifies stream seed+1; returns "" when fine.
+std::string serveDuplex(smcr::Socket s, uint64_t bytes, uint64_t seed) {
+    std::string sendErr;
+    std::thread sender([&] {
+        MessageSizes sizes(seed, 256 * 1024);
+        std::vector<uint8_t> buf(256 * 1024);
+        uint64_t off = 0;
+        while (off < bytes) {
+            const size_t n = static_cast<size_t>(std::min<uint64_t>(sizes.next(), bytes - off));
+            fillPattern(seed, off, buf.data(), n);
+            if (!sendAll(s, buf.data(), n)) {
+                sendErr = "server send failed at " + std::to_string(off);
+                return;
+            }
+            off += n;
+        }
+        (void)s.shutdown(SHUT_WR);
+    });
+    std::vector<uint8_t> buf(256 * 1024);
+    uint64_t off = 0;
+    std::string recvErr;
+    for (;;) {
+        auto r = s.recv(buf.data(), buf.size());
+        if (!r) {
+            recvErr = "server recv: " + r.error().toString();
+            break;
+        }
+        if (r.value() == 0) break;
+        if (checkPattern(seed + 1, off, buf.data(), r.value()) != r.value()) {
+            recvErr = "server: wrong byte near " + std::to_string(off);
+            break;
+        }
+        off += r.value();
+    }
+    sender.join();
+    if (recvErr.empty() && off != bytes) recvErr = "server received " + std::to_string(off);
+    s.close();
+    return !sendErr.empty() ? sendErr : recvErr;
+}
+
 }  // namespace
 
 class TestEngineFailover : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        // A loaded CI host may take longer than the listener's default
+        // 250 ms to deliver a Proposal; these tests are about links, not
+        // about plain-TCP detection (the peer's shared engine reads this).
+        ::setenv("SMCR_SETTINGS", "lab.clc_detect_ms=3000", 1);
+    }
     void addLinkBuildsASecondLinkAndRkeysFollowRmbs() {
         PeerProcess peer;
         std::string error;
@@ -152,7 +203,9 @@ private slots:
         // A new connection on the two-link group: its RMB is announced with
         // CONFIRM_RKEY (both ways), and withdrawn with DELETE_RKEY once freed.
         smcr::Socket second = connectTo(engine, peer.port());
-        QVERIFY(!second.fellBack());
+        QVERIFY2(!second.fellBack(), qPrintable(QString("fallback 0x%1 peer 0x%2")
+                                                    .arg(second.fallbackReason(), 8, 16, QChar('0'))
+                                                    .arg(second.peerDeclineReason(), 8, 16, QChar('0'))));
         QVERIFY(second.setTimeoutMs(10000).ok());
         QCOMPARE(engine->stats().linkGroupReuses, 1ull);
         QVERIFY(echoOnce(second, 12, 50000));
@@ -224,6 +277,115 @@ private slots:
         QCOMPARE(es.linksActive, 1ull);  // the group lingers on the surviving link
         qInfo("failover (%s): longest receive stall after the fault %lld ms", QTest::currentDataTag(),
               static_cast<long long>(run.stallMs));
+    }
+
+    // The server's link dies (both engines in this process, so the fault
+    // can hit the server): the server fails over and tells the client.
+    void serverSideFailureMovesTheStream() {
+        const uint64_t bytes = 12ull << 20;
+        const uint64_t seed = 5100;
+        auto serverEngine = newEngine({{"lab.clc_detect_ms", "3000"}});
+        auto clientEngine = newEngine();
+        auto l = smcr::Listener::listen("127.0.0.1", 0, 16, serverEngine);
+        QVERIFY(l.ok());
+        std::string serverErr = "no connection";
+        std::thread server([&] {
+            auto s = l->accept();
+            if (!s) return;
+            (void)s->setTimeoutMs(15000);
+            serverErr = serveDuplex(s.value(), bytes, seed);
+        });
+        smcr::Socket c = connectTo(clientEngine, l->localPort());
+        QVERIFY(!c.fellBack());
+        QVERIFY(c.setTimeoutMs(15000).ok());
+        QTRY_COMPARE_WITH_TIMEOUT(serverEngine->stats().linksAdded, 1ull, 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(clientEngine->stats().linksAdded, 1ull, 5000);
+        smcr::Status injected;
+        const DuplexRun run = runDuplex(c, bytes, seed, [&] {
+            injected = serverEngine->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError);
+        });
+        server.join();
+        QVERIFY(injected.ok());
+        QVERIFY2(run.sendErr.empty(), run.sendErr.c_str());
+        QVERIFY2(run.recvErr.empty(), run.recvErr.c_str());
+        QVERIFY2(serverErr.empty(), serverErr.c_str());
+        QCOMPARE(run.received, bytes);
+        c.close();
+        QCOMPARE(serverEngine->stats().linkFailovers, 1ull);
+        // The client moved on the server's DELETE_LINK (or its own error).
+        QCOMPARE(clientEngine->stats().linkFailovers, 1ull);
+        QCOMPARE(clientEngine->stats().connectionsAborted, 0ull);
+        qInfo("server-side failover: longest receive stall %lld ms", static_cast<long long>(run.stallMs));
+    }
+
+    // The standby dies: dropped (DELETE_LINK to the peer), the stream on the
+    // carrying link never notices.
+    void standbyLossKeepsTheStream() {
+        const uint64_t bytes = 8ull << 20;
+        const uint64_t seed = 5200;
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"duplex", std::to_string(bytes), std::to_string(seed)}, &error),
+                 error.c_str());
+        auto engine = newEngine();
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(s.setTimeoutMs(15000).ok());
+        QTRY_COMPARE_WITH_TIMEOUT(engine->stats().linksActive, 2ull, 5000);
+        smcr::Status injected;
+        const DuplexRun run = runDuplex(s, bytes, seed, [&] {
+            injected = engine->impl().injectLinkFault(EngineImpl::LinkSelect::standby, Fault::qpError);
+        });
+        QVERIFY(injected.ok());
+        QVERIFY2(run.sendErr.empty(), run.sendErr.c_str());
+        QVERIFY2(run.recvErr.empty(), run.recvErr.c_str());
+        QCOMPARE(run.received, bytes);
+        s.close();
+        QCOMPARE(peer.wait(20000), 0);
+        const smcr::EngineStats es = engine->stats();
+        QCOMPARE(es.linkFailovers, 0ull);
+        QCOMPARE(es.linksDown, 1ull);
+        QCOMPARE(es.linksActive, 1ull);
+    }
+
+    // More connections than send slots (smcr_max_send_wr 16): the validation
+    // CDCs queue for slots, and every connection keeps its bytes.
+    void manyConnectionsFailOverTogether() {
+        const int conns = 40;
+        const size_t bytes = 12000;
+        PeerProcess peer;
+        std::string error;
+        QVERIFY2(peer.start("smcr_test_peer", {"echo", std::to_string(conns)}, &error), error.c_str());
+        auto engine = newEngine({{"wmem", "16K"}, {"rmem", "16K"}});
+        std::vector<smcr::Socket> sockets;
+        for (int i = 0; i < conns; ++i) {
+            sockets.push_back(connectTo(engine, peer.port()));
+            QVERIFY(!sockets.back().fellBack());
+            QVERIFY(sockets.back().setTimeoutMs(15000).ok());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(engine->stats().linksActive, 2ull, 5000);
+        std::vector<uint8_t> out(bytes);
+        std::vector<uint8_t> in(bytes);
+        for (int round = 0; round < 2; ++round) {
+            // Every connection has bytes in flight both ways when the link dies.
+            for (int i = 0; i < conns; ++i) {
+                fillPattern(uint64_t(i * 10 + round), 0, out.data(), bytes);
+                QVERIFY(sendAll(sockets[size_t(i)], out.data(), bytes));
+            }
+            if (round == 0) {
+                QVERIFY(engine->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError).ok());
+            }
+            for (int i = 0; i < conns; ++i) {
+                fillPattern(uint64_t(i * 10 + round), 0, out.data(), bytes);
+                QVERIFY2(recvAll(sockets[size_t(i)], in.data(), bytes), qPrintable(QString("connection %1").arg(i)));
+                QVERIFY2(in == out, qPrintable(QString("connection %1 round %2").arg(i).arg(round)));
+            }
+        }
+        const smcr::EngineStats es = engine->stats();
+        QCOMPARE(es.linkFailovers, 1ull);
+        QCOMPARE(es.failoverConns, uint64_t(conns));
+        QCOMPARE(es.connectionsAborted, 0ull);
+        for (auto& s : sockets) s.close();
+        QCOMPARE(peer.wait(15000), 0);
     }
 
     // One link only: losing it fails the connection with an error, promptly.
