@@ -65,14 +65,18 @@ void EngineImpl::receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uin
                                       const uint8_t* bytes) {
     const bool backlog = m_settings.get(SettingId::rxBacklog) != 0;
     const uint64_t delayUs = m_settings.get(SettingId::rxRepostDelayUs);
-    const bool refillFirst = backlog || delayUs == 0;
+    // The slow part of the kernel's rx tasklet is CDC handling (socket state,
+    // wake-ups); LLC messages are only queued for the LLC worker, so the lab
+    // cost applies to CDCs.
+    const bool isCdc = bytes[0] == wire::kCdcType;
+    const bool refillFirst = backlog || delayUs == 0 || !isCdc;
     if (refillFirst && !refillRecvLocked(lgr, slot)) return;
     lgr->link->onRxActivity(monotonicMs());
     if (byteLen < kWrMessageBytes) {
         terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
         return;
     }
-    if (bytes[0] == wire::kCdcType) {
+    if (isCdc) {
         takeCdcCreditsLocked(*lgr, bytes);
         if (backlog) {
             std::array<uint8_t, kWrMessageBytes> copy{};
