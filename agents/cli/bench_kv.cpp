@@ -64,7 +64,7 @@ struct Options {
     int clients = 200;
     uint64_t requests = 20000;
     uint64_t dataSize = 10;
-    uint32_t recvWr = 8;
+    uint32_t recvWr = 16;
     uint32_t repostDelayUs = 20;
     std::vector<std::string> columns = {"off", "on", "backlog", "tcp"};
 };
@@ -294,7 +294,7 @@ void printHelp() {
         "  -c CLIENTS            connections (default 200)\n"
         "  -n REQUESTS           requests per test and column (default 20000)\n"
         "  -d SIZE               SET value size (default 10)\n"
-        "  --recv-wr N           smcr_max_recv_wr of both engines (default 8)\n"
+        "  --recv-wr N           smcr_max_recv_wr of both engines (default 16)\n"
         "  --repost-delay-us N   lab.rx_repost_delay_us of both engines (default 20)\n"
         "  --columns LIST        off,on,backlog,tcp (default all, first = baseline):\n"
         "                        off      SMC, lab.rq_credits=off\n"
