@@ -19,7 +19,7 @@ Error errnoError(const std::string& what, int err) {
     }
 }
 
-static int ibvAccess(Access access) {
+int ibvAccess(Access access) {
     int flags = 0;
     if (hasFlag(access, Access::localWrite)) flags |= IBV_ACCESS_LOCAL_WRITE;
     if (hasFlag(access, Access::remoteWrite)) flags |= IBV_ACCESS_REMOTE_WRITE;

@@ -22,6 +22,8 @@ struct VerbsContext {
 };
 
 Error errnoError(const std::string& what, int err);
+// IBV_ACCESS_* bits of an Access set (MR registration, QP access flags).
+int ibvAccess(Access access);
 
 class VerbsDevice final : public Device {
 public:

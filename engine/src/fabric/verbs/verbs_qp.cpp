@@ -93,79 +93,80 @@ Result<QpAttr> VerbsQp::query() const {
     return out;
 }
 
+namespace {
+
+// Where a rule needs more than the attribute: the port the QP is bound to
+// (RoCE routes by GID, so the address vector names the source GID index).
+struct RuleContext {
+    uint8_t portNum = 1;
+    const PortInfo* port = nullptr;
+};
+
+// One QpAttrMask bit as ibv_modify_qp(3) spells it: its IBV_QP_* bits and
+// the ibv_qp_attr fields it fills.
+struct AttrRule {
+    QpAttrMask bit;
+    int ibvMask;
+    void (*apply)(ibv_qp_attr& out, const QpAttr& in, const RuleContext& ctx);
+};
+
+constexpr AttrRule kAttrRules[] = {
+    {QpAttrMask::port, IBV_QP_PORT | IBV_QP_PKEY_INDEX,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) {
+         o.port_num = i.port;
+         o.pkey_index = 0;
+     }},
+    {QpAttrMask::accessFlags, IBV_QP_ACCESS_FLAGS,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.qp_access_flags = static_cast<unsigned>(ibvAccess(i.accessFlags)); }},
+    {QpAttrMask::pathMtu, IBV_QP_PATH_MTU,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.path_mtu = static_cast<ibv_mtu>(i.pathMtu); }},
+    {QpAttrMask::address, IBV_QP_AV,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext& ctx) {
+         // RoCE: routed by GID (GRH mandatory); the kernel resolves the MAC.
+         o.ah_attr.is_global = 1;
+         std::memcpy(o.ah_attr.grh.dgid.raw, i.remoteGid.data(), 16);
+         o.ah_attr.grh.sgid_index = ctx.port->gidIndex;
+         o.ah_attr.grh.hop_limit = i.hopLimit;
+         o.ah_attr.port_num = ctx.portNum;
+     }},
+    {QpAttrMask::remoteQpn, IBV_QP_DEST_QPN,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.dest_qp_num = i.remoteQpn; }},
+    {QpAttrMask::rqPsn, IBV_QP_RQ_PSN, [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.rq_psn = i.rqPsn; }},
+    {QpAttrMask::sqPsn, IBV_QP_SQ_PSN, [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.sq_psn = i.sqPsn; }},
+    {QpAttrMask::minRnrTimer, IBV_QP_MIN_RNR_TIMER,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.min_rnr_timer = i.minRnrTimer; }},
+    {QpAttrMask::timeout, IBV_QP_TIMEOUT,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.timeout = i.timeout; }},
+    {QpAttrMask::retryCnt, IBV_QP_RETRY_CNT,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.retry_cnt = i.retryCnt; }},
+    {QpAttrMask::rnrRetry, IBV_QP_RNR_RETRY,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.rnr_retry = i.rnrRetry; }},
+    {QpAttrMask::maxRdAtomic, IBV_QP_MAX_QP_RD_ATOMIC,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.max_rd_atomic = i.maxRdAtomic; }},
+    {QpAttrMask::maxDestRdAtomic, IBV_QP_MAX_DEST_RD_ATOMIC,
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.max_dest_rd_atomic = i.maxDestRdAtomic; }},
+};
+
+}  // namespace
+
 Status VerbsQp::modify(const QpAttr& in, QpAttrMask mask) {
     const QpState current = state();
     if (auto st = checkQpTransition(current, in, mask, static_cast<uint32_t>(m_ctx->info.ports.size())); !st) {
         return st;
     }
+    RuleContext ctx;
+    ctx.portNum = hasFlag(mask, QpAttrMask::port) ? in.port : m_port;
+    ctx.port = &m_ctx->info.ports.at(ctx.portNum - 1);
     ibv_qp_attr attr{};
     int ibvMask = IBV_QP_STATE;
     attr.qp_state = toIbvState(in.state);
-    if (hasFlag(mask, QpAttrMask::port)) {
-        attr.port_num = in.port;
-        attr.pkey_index = 0;
-        ibvMask |= IBV_QP_PORT | IBV_QP_PKEY_INDEX;
-        m_port = in.port;
-    }
-    if (hasFlag(mask, QpAttrMask::accessFlags)) {
-        int flags = 0;
-        if (hasFlag(in.accessFlags, Access::localWrite)) flags |= IBV_ACCESS_LOCAL_WRITE;
-        if (hasFlag(in.accessFlags, Access::remoteWrite)) flags |= IBV_ACCESS_REMOTE_WRITE;
-        if (hasFlag(in.accessFlags, Access::remoteRead)) flags |= IBV_ACCESS_REMOTE_READ;
-        attr.qp_access_flags = static_cast<unsigned>(flags);
-        ibvMask |= IBV_QP_ACCESS_FLAGS;
-    }
-    if (hasFlag(mask, QpAttrMask::pathMtu)) {
-        attr.path_mtu = static_cast<ibv_mtu>(in.pathMtu);
-        ibvMask |= IBV_QP_PATH_MTU;
-    }
-    if (hasFlag(mask, QpAttrMask::address)) {
-        // RoCE: routed by GID (GRH mandatory); the kernel resolves the MAC.
-        const PortInfo& port = m_ctx->info.ports.at(m_port - 1);
-        attr.ah_attr.is_global = 1;
-        std::memcpy(attr.ah_attr.grh.dgid.raw, in.remoteGid.data(), 16);
-        attr.ah_attr.grh.sgid_index = port.gidIndex;
-        attr.ah_attr.grh.hop_limit = in.hopLimit;
-        attr.ah_attr.port_num = m_port;
-        ibvMask |= IBV_QP_AV;
-    }
-    if (hasFlag(mask, QpAttrMask::remoteQpn)) {
-        attr.dest_qp_num = in.remoteQpn;
-        ibvMask |= IBV_QP_DEST_QPN;
-    }
-    if (hasFlag(mask, QpAttrMask::rqPsn)) {
-        attr.rq_psn = in.rqPsn;
-        ibvMask |= IBV_QP_RQ_PSN;
-    }
-    if (hasFlag(mask, QpAttrMask::sqPsn)) {
-        attr.sq_psn = in.sqPsn;
-        ibvMask |= IBV_QP_SQ_PSN;
-    }
-    if (hasFlag(mask, QpAttrMask::minRnrTimer)) {
-        attr.min_rnr_timer = in.minRnrTimer;
-        ibvMask |= IBV_QP_MIN_RNR_TIMER;
-    }
-    if (hasFlag(mask, QpAttrMask::timeout)) {
-        attr.timeout = in.timeout;
-        ibvMask |= IBV_QP_TIMEOUT;
-    }
-    if (hasFlag(mask, QpAttrMask::retryCnt)) {
-        attr.retry_cnt = in.retryCnt;
-        ibvMask |= IBV_QP_RETRY_CNT;
-    }
-    if (hasFlag(mask, QpAttrMask::rnrRetry)) {
-        attr.rnr_retry = in.rnrRetry;
-        ibvMask |= IBV_QP_RNR_RETRY;
-    }
-    if (hasFlag(mask, QpAttrMask::maxRdAtomic)) {
-        attr.max_rd_atomic = in.maxRdAtomic;
-        ibvMask |= IBV_QP_MAX_QP_RD_ATOMIC;
-    }
-    if (hasFlag(mask, QpAttrMask::maxDestRdAtomic)) {
-        attr.max_dest_rd_atomic = in.maxDestRdAtomic;
-        ibvMask |= IBV_QP_MAX_DEST_RD_ATOMIC;
+    for (const AttrRule& rule : kAttrRules) {
+        if (!hasFlag(mask, rule.bit)) continue;
+        rule.apply(attr, in, ctx);
+        ibvMask |= rule.ibvMask;
     }
     if (const int rc = ibv_modify_qp(m_qp, &attr, ibvMask); rc != 0) return fail(errnoError("ibv_modify_qp", rc));
+    m_port = ctx.portNum;
     return {};
 }
 
