@@ -37,7 +37,12 @@ struct LatencyRow {
 struct BandwidthRow {
     uint32_t bytes = 0;
     uint32_t iterations = 0;
-    double peakGBps = 0, avgGBps = 0, msgRateMpps = 0;
+    // avg: bytes over the whole run, as perftest reports it. typical: the
+    // median of the rates between successive send-CQ polls that returned
+    // completions (every 100th WR is signaled), which a scheduler stall on
+    // a shared host moves far less than the average. peak: the best such
+    // interval.
+    double peakGBps = 0, avgGBps = 0, typicalGBps = 0, msgRateMpps = 0;
 };
 
 struct Limits {

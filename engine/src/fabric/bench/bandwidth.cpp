@@ -3,6 +3,7 @@
 // every 100th (perftest's CQ moderation); the server only keeps its region
 // registered, as a one-sided write needs nothing more.
 #include <algorithm>
+#include <vector>
 
 #include "bench_pair.h"
 
@@ -39,7 +40,7 @@ Result<std::vector<BandwidthRow>> runBandwidth(const Options& options) {
             const uint32_t iterations = options.bwIterations;
             uint64_t posted = 0;
             uint64_t completed = 0;  // WRs covered by polled completions
-            double peak = 0;
+            std::vector<double> rates;  // GB/s between polls that returned completions
             const uint64_t start = monotonicNs();
             uint64_t lastCqeNs = start;
             uint64_t lastCovered = 0;
@@ -70,12 +71,14 @@ Result<std::vector<BandwidthRow>> runBandwidth(const Options& options) {
                         return fail(Errc::connectionAborted,
                                     std::string("write_bw: completion ") + wcStatusName(wc[i].status));
                     }
-                    const uint64_t now = monotonicNs();
                     completed = wc[i].wrId + 1;
+                }
+                if (n.value() > 0) {
+                    // One interval per poll: completions polled together share
+                    // a timestamp and would make a rate out of nothing.
+                    const uint64_t now = monotonicNs();
                     const double seconds = static_cast<double>(now - lastCqeNs) / 1e9;
-                    if (seconds > 0) {
-                        peak = std::max(peak, static_cast<double>((completed - lastCovered) * size) / seconds / 1e9);
-                    }
+                    if (seconds > 0) rates.push_back(static_cast<double>((completed - lastCovered) * size) / seconds / 1e9);
                     lastCqeNs = now;
                     lastCovered = completed;
                 }
@@ -93,7 +96,9 @@ Result<std::vector<BandwidthRow>> runBandwidth(const Options& options) {
             row.bytes = size;
             row.iterations = iterations;
             row.avgGBps = static_cast<double>(uint64_t{iterations} * size) / seconds / 1e9;
-            row.peakGBps = std::max(peak, row.avgGBps);
+            std::sort(rates.begin(), rates.end());
+            row.typicalGBps = rates.empty() ? row.avgGBps : rates[rates.size() / 2];
+            row.peakGBps = rates.empty() ? row.avgGBps : std::max(rates.back(), row.avgGBps);
             row.msgRateMpps = iterations / seconds / 1e6;
             rows.push_back(row);
         }

@@ -36,11 +36,11 @@ void printLatency(FILE* out, const char* title, const std::vector<LatencyRow>& r
 
 void printBandwidth(FILE* out, const char* title, const std::vector<BandwidthRow>& rows) {
     std::fprintf(out, "%s%s\n%s", kRule, title, kRule);
-    std::fprintf(out, " %-8s %-12s %-16s %-19s %-14s\n", "#bytes", "#iterations", "BW peak[GB/sec]", "BW average[GB/sec]",
-                 "MsgRate[Mpps]");
+    std::fprintf(out, " %-8s %-12s %-16s %-19s %-19s %-14s\n", "#bytes", "#iterations", "BW peak[GB/sec]",
+                 "BW average[GB/sec]", "BW typical[GB/sec]", "MsgRate[Mpps]");
     for (const BandwidthRow& r : rows) {
-        std::fprintf(out, " %-8u %-12u %-16.2f %-19.2f %-14.3f\n", r.bytes, r.iterations, r.peakGBps, r.avgGBps,
-                     r.msgRateMpps);
+        std::fprintf(out, " %-8u %-12u %-16.2f %-19.2f %-19.2f %-14.3f\n", r.bytes, r.iterations, r.peakGBps,
+                     r.avgGBps, r.typicalGBps, r.msgRateMpps);
     }
 }
 
@@ -112,9 +112,13 @@ bool runAndReport(const Options& options, FILE* out, FILE* err) {
                     "<= 3x ping-pong", ratio <= 3.0);
         }
         if (const BandwidthRow* r = rowFor(writeBw, 65536)) {
-            const double ratio = r->avgGBps / limits.memcpyHotGBps;
-            verdict(out, "write_bw 65536 B average", r->avgGBps, "GB/s", ratio, ">= 0.5x memcpy 64 KiB",
+            // Judged on the typical rate, like the latencies; the average
+            // (every scheduler stall of the run included) is shown beside it.
+            const double ratio = r->typicalGBps / limits.memcpyHotGBps;
+            verdict(out, "write_bw 65536 B typical", r->typicalGBps, "GB/s", ratio, ">= 0.5x memcpy 64 KiB",
                     ratio >= 0.5);
+            std::fprintf(out, "  %-34s %8.2f GB/s  %7.2fx\n", "write_bw 65536 B average", r->avgGBps,
+                         r->avgGBps / limits.memcpyHotGBps);
         }
         if (const LatencyRow* r = smallest(sendLat)) {
             const double ratio = r->typicalUs / pp;
@@ -131,9 +135,10 @@ bool runAndReport(const Options& options, FILE* out, FILE* err) {
                     "~1.5 us (0.8x..1.5x)", ratio >= 0.8 && ratio <= 1.5);
         }
         if (const BandwidthRow* r = rowFor(writeBw, 65536)) {
-            const double ratio = r->avgGBps / 3.0;
-            verdict(out, "write_bw 65536 B average", r->avgGBps, "GB/s", ratio, "~3 GB/s (0.8x..1.1x)",
+            const double ratio = r->typicalGBps / 3.0;
+            verdict(out, "write_bw 65536 B typical", r->typicalGBps, "GB/s", ratio, "~3 GB/s (0.8x..1.1x)",
                     ratio >= 0.8 && ratio <= 1.1);
+            std::fprintf(out, "  %-34s %8.2f GB/s  %7.2fx\n", "write_bw 65536 B average", r->avgGBps, r->avgGBps / 3.0);
         }
         if (const LatencyRow* r = smallest(sendLat)) {
             std::fprintf(out, "  %-34s %8.2f us     (model: ~1.5 us + software)\n",
