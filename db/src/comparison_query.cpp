@@ -47,7 +47,17 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     }
     for (const QString& workload : workloads) {
         QStringList metrics = headlineMetrics(workload);
-        if (metrics.isEmpty()) metrics = storedMetrics.value(workload);
+        const QStringList stored = storedMetrics.value(workload);
+        if (baseWorkload(workload) == QLatin1String("kv") && !stored.isEmpty() && !stored.contains(metrics.value(0))) {
+            // A kv entry running several tests stores set_rps, get_rps ...
+            // (one table each) instead of one rps.
+            QStringList perTest;
+            for (const QString& metric : stored) {
+                if (metric.endsWith(QLatin1String("_rps"))) perTest << metric;
+            }
+            if (!perTest.isEmpty()) metrics = perTest;
+        }
+        if (metrics.isEmpty()) metrics = stored;
         for (const QString& metric : metrics) out.tables.append({workload, metric});
     }
     for (const Run& r : *runs) {
@@ -97,18 +107,30 @@ report::ComparisonTable buildTable(const TableKey& table, const QList<std::pair<
     return out;
 }
 
-// Gives tables that share a title (rps of http and of kv) the workload in brackets.
+// Gives tables that share a title (rps of http and of kv, or of kv:SET and
+// kv:GET) the workload's label in brackets ("Requests/sec (SET)").
 void disambiguateTitles(QList<report::ComparisonTable>& tables) {
     QMap<QString, int> uses;
     for (const auto& t : tables) ++uses[t.title];
     for (auto& t : tables) {
-        if (uses.value(t.title) > 1) t.title += QStringLiteral(" (%1)").arg(t.workload);
+        if (uses.value(t.title) > 1) {
+            const qsizetype colon = t.workload.indexOf(QLatin1Char(':'));
+            t.title += QStringLiteral(" (%1)").arg(colon > 0 ? t.workload.mid(colon + 1) : t.workload);
+        }
     }
 }
 
 }  // namespace
 
-QStringList headlineMetrics(const QString& workload) {
+QString baseWorkload(const QString& storedName) {
+    const qsizetype colon = storedName.indexOf(QLatin1Char(':'));
+    return colon > 0 ? storedName.left(colon) : storedName;
+}
+
+QStringList headlineMetrics(const QString& storedName) {
+    // "kv:SET" is the kv workload under the label SET (orchestrator's
+    // storedWorkloadName): same headline as plain "kv".
+    const QString workload = baseWorkload(storedName);
     if (workload == QLatin1String("tcp_bw")) return {QStringLiteral("bw_mbps")};
     if (workload == QLatin1String("tcp_lat")) return {QStringLiteral("latency_us")};
     if (workload == QLatin1String("http")) return {QStringLiteral("rps")};

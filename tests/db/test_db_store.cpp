@@ -166,6 +166,58 @@ private slots:
         QVERIFY(!bw.rows[0].cells[1].value.has_value());  // the failed run leaves a hole
     }
 
+    void kvEntriesUnderLabelsAreKvTables() {
+        // The credits preset stores its two kv entries as "kv:SET" and
+        // "kv:GET": each gets the kv headline (rps), not every stored metric.
+        QCOMPARE(headlineMetrics(QStringLiteral("kv:SET")), QStringList{QStringLiteral("rps")});
+        QCOMPARE(headlineMetrics(QStringLiteral("kv")), QStringList{QStringLiteral("rps")});
+        QCOMPARE(headlineMetrics(QStringLiteral("tcp_bw:Small")), QStringList{QStringLiteral("bw_mbps")});
+        QCOMPARE(baseWorkload(QStringLiteral("kv:GET")), QStringLiteral("kv"));
+        auto store = openStore(QStringLiteral("kv.db"));
+        QVERIFY(store);
+        const qint64 id = store->createCampaign({QStringLiteral("credits"), {}, {}, {}, {}}).valueOr(0);
+        QVERIFY(id > 0);
+        const QString entries[] = {QStringLiteral("kv:SET"), QStringLiteral("kv:GET")};
+        for (const QString& workload : entries) {
+            for (const QString& column : {QStringLiteral("SMC credits off"), QStringLiteral("TCP")}) {
+                RunRecord r = dbtest::fullRecord(id, dbtest::cell(column, 10, 0, workload), 0.0);
+                const double rps = workload.endsWith(QLatin1String("SET")) ? 90000.0 : 110000.0;
+                r.results = {{QStringLiteral("rps"), column == QLatin1String("TCP") ? rps : 2 * rps},
+                             {QStringLiteral("p50_us"), 120.0},
+                             {QStringLiteral("p99_us"), 400.0}};
+                QVERIFY(store->recordRun(r).ok());
+            }
+        }
+        auto tables = comparisonTables(*store, id);
+        QVERIFY(tables.ok());
+        QCOMPARE(tables->size(), 2);
+        QCOMPARE(tables->at(0).metric, QStringLiteral("rps"));
+        QCOMPARE(tables->at(1).metric, QStringLiteral("rps"));
+        QCOMPARE(tables->at(0).title, QStringLiteral("Requests/sec (SET)"));
+        QCOMPARE(tables->at(1).title, QStringLiteral("Requests/sec (GET)"));
+        QCOMPARE(tables->at(0).columns, (QStringList{"SMC credits off", "TCP"}));
+        QCOMPARE(tables->at(0).rows.size(), 1);
+        QCOMPARE(tables->at(0).rows[0].cells[0].value.value(), 180000.0);
+        QCOMPARE(tables->at(1).rows[0].cells[1].value.value(), 110000.0);
+    }
+
+    void kvEntryWithSeveralTestsGetsOneTableEach() {
+        // One kv entry running -t set,get stores set_rps and get_rps.
+        auto store = openStore(QStringLiteral("kv2.db"));
+        QVERIFY(store);
+        const qint64 id = store->createCampaign({QStringLiteral("kv"), {}, {}, {}, {}}).valueOr(0);
+        RunRecord r = dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 3, 0, QStringLiteral("kv")), 0.0);
+        r.results = {{QStringLiteral("set_rps"), 1000.0}, {QStringLiteral("get_rps"), 2000.0},
+                     {QStringLiteral("set_p50_us"), 50.0}};
+        QVERIFY(store->recordRun(r).ok());
+        auto tables = comparisonTables(*store, id);
+        QVERIFY(tables.ok());
+        QStringList metrics;
+        for (const auto& t : *tables) metrics << t.metric;
+        metrics.sort();
+        QCOMPARE(metrics, (QStringList{"get_rps", "set_rps"}));
+    }
+
     void twoCampaignsSideBySide() {
         auto store = openStore(QStringLiteral("compare.db"));
         QVERIFY(store);

@@ -35,7 +35,11 @@ smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 c
 smcr::Result<report::ReportDocument> compareReport(ResultStore& store, qint64 campaignA, qint64 campaignB,
                                                    const QDateTime& generatedAt);
 
-// The headline metrics of a workload, in table order.
-QStringList headlineMetrics(const QString& workload);
+// "kv" for "kv:SET": a campaign with two entries of one workload stores
+// them as WORKLOAD:LABEL (see orchestrator run_record.h).
+QString baseWorkload(const QString& storedName);
+// The headline metrics of a stored workload name ("tcp_bw", "kv:GET"), in
+// table order.
+QStringList headlineMetrics(const QString& storedName);
 
 }  // namespace smclab::db
