@@ -100,7 +100,7 @@ void printHelp() {
         "  --columns LIST    columns by key or label, first = baseline\n"
         "                    (default nocork,tcp,autocork,patches)\n"
         "  --isolate         add wndlimit,drain,txdefer: each optimisation alone\n"
-        "  --counters        also per-message counter tables of tcp_bw (CDCs, RDMA\n"
+        "  --counters        also counter tables of tcp_bw per 1000 messages (CDCs, RDMA\n"
         "                    writes, window updates, CQ wake-ups, completion pushes)\n"
         "  --format F        text (default), csv, json, markdown or html\n"
         "  --json-out FILE   also write the JSON document (tables, shapes, settings) to FILE\n"

@@ -104,7 +104,7 @@ private slots:
         checkRow(bw[1], 2048, 5, "MB/s");
         QVERIFY(section(r.out, "Latency").isEmpty());
         // Counter tables come from both engines; CQ wake-ups always exist.
-        const QStringList cq = section(r.out, "CQ wake-ups per message (tcp_bw)");
+        const QStringList cq = section(r.out, "CQ wake-ups per 1000 messages (tcp_bw)");
         QCOMPARE(cq.size(), 2);
         const QStringList shapes = section(r.out, "Shapes");
         QCOMPARE(shapes.size(), 7);
