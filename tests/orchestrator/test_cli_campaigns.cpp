@@ -2,6 +2,8 @@
 // with SIGKILL mid-campaign and resumed with --resume (the database opens
 // cleanly, finished runs stay as they were, exactly the missing cells run),
 // clear errors with non-zero exits, and a quick `smclab demo`.
+#include <csignal>
+
 #include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
