@@ -31,6 +31,14 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// Stream lengths: long enough that the fault hits a busy stream, short
+// enough for the bounded test time (ThreadSanitizer runs ~10x slower).
+#if defined(__SANITIZE_THREAD__)
+constexpr uint64_t kStreamBytes = 2ull << 20;
+#else
+constexpr uint64_t kStreamBytes = 16ull << 20;
+#endif
+
 std::shared_ptr<smcr::Engine> newEngine(const std::vector<std::pair<std::string, std::string>>& settings = {}) {
     auto e = smcr::Engine::create(settings);
     if (!e) qFatal("engine: %s", e.error().toString().c_str());
@@ -246,7 +254,7 @@ private slots:
     }
     void failoverMidStreamIsByteExact() {
         QFETCH(int, fault);
-        const uint64_t bytes = 16ull << 20;
+        const uint64_t bytes = kStreamBytes;
         const uint64_t seed = 4000 + uint64_t(fault);
         PeerProcess peer;
         std::string error;
@@ -282,7 +290,7 @@ private slots:
     // The server's link dies (both engines in this process, so the fault
     // can hit the server): the server fails over and tells the client.
     void serverSideFailureMovesTheStream() {
-        const uint64_t bytes = 12ull << 20;
+        const uint64_t bytes = kStreamBytes * 3 / 4;
         const uint64_t seed = 5100;
         auto serverEngine = newEngine({{"lab.clc_detect_ms", "3000"}});
         auto clientEngine = newEngine();
@@ -321,7 +329,7 @@ private slots:
     // The standby dies: dropped (DELETE_LINK to the peer), the stream on the
     // carrying link never notices.
     void standbyLossKeepsTheStream() {
-        const uint64_t bytes = 8ull << 20;
+        const uint64_t bytes = kStreamBytes / 2;
         const uint64_t seed = 5200;
         PeerProcess peer;
         std::string error;

@@ -55,7 +55,7 @@ wire::LlcConfirmLink makeConfirmLink(const EngineImpl& engine, const LinkGroup& 
     m.qpn = lgr.qp->qpn();
     m.linkNumber = lgr.link->linkId();
     m.linkUid = static_cast<uint32_t>(lgr.id);
-    m.maxLinks = 1;  // one port: no second link (smcr_max_links_per_lgr is honoured later)
+    m.maxLinks = 2;  // Linux announces SMC_LINKS_PER_LGR_MAX_PREFER; ADD_LINK follows (engine_links.cpp)
     return m;
 }
 
