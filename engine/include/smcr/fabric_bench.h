@@ -46,16 +46,16 @@ struct BandwidthRow {
 };
 
 struct Limits {
-    double pingPongOneWayUs = 0;  // typical (median of batches)
+    double pingPongOneWayUs = 0;  // typical: median round trip / 2
     double pingPongMinUs = 0;
-    double memcpyHotGBps = 0;   // 64 KiB, cache-resident
-    double memcpyColdGBps = 0;  // 64 MiB
+    double memcpyHotGBps = 0;   // 64 KiB, cache-resident (median of 200 batches)
+    double memcpyColdGBps = 0;  // 64 MiB (median of 5 copies)
 };
 
 Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test);
 Result<std::vector<BandwidthRow>> runBandwidth(const Options& options);
-// `rounds` cache-line round trips in 20 batches (the typical figure is the
-// median batch).
+// `rounds` cache-line round trips, each timed (the typical figure is the
+// median, like t_typical).
 Limits measureLimits(bool pinCpus, uint32_t rounds = 100000);
 
 // Runs everything in `options` and prints perftest-like tables, the limits
