@@ -105,7 +105,7 @@ EOF
 echo "soak: ${clients} connections churning for ${minutes} min (${reps} runs of ${chunk_s} s), warm-up ${warmup} s"
 echo "soak: agents server pid ${server_pid} (port ${server_port}), client pid ${client_pid} (port ${client_port})"
 "$cli" run "$work/soak.json" --agents "127.0.0.1:${server_port},127.0.0.1:${client_port}" \
-    --token-file "$work/token" --db "$work/soak.db" >"$work/run.out" 2>&1 &
+    --token-file "$work/token" --db "$work/soak.db" --connect-timeout 60s >"$work/run.out" 2>&1 &
 run_pid=$!
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
