@@ -65,8 +65,12 @@ ComparisonSection sectionFromTable(const report::ComparisonTable& table) {
     for (const report::Row& row : table.rows) {
         section.sizesBytes.append(row.msgSize);
         for (int c = 0; c < table.columns.size(); ++c) {
-            const std::optional<double> v = c < row.cells.size() ? row.cells[c].value : std::nullopt;
-            section.values[c].append(v.value_or(kNaN));
+            // A plain double, not a copied optional: GCC -O3 misreads the
+            // copy as maybe-uninitialized.
+            double v = kNaN;
+            if (c < row.cells.size() && row.cells[c].value.has_value())
+                v = *row.cells[c].value;
+            section.values[c].append(v);
         }
     }
     return section;

@@ -77,7 +77,7 @@ const QList<LiveSetting>& liveSettings() {
          0,
          1,
          {},
-         QJsonValue("off")},
+         QJsonValue("on")},  // the engine's default
         {QStringLiteral("lab.busy_poll_us"),
          QObject::tr("Busy poll"),
          QObject::tr("Spin this long on the CQ before arming it and blocking (like SO_BUSY_POLL)."),
@@ -87,7 +87,7 @@ const QList<LiveSetting>& liveSettings() {
          10000,
          10,
          QStringLiteral(" us"),
-         QJsonValue(0)},
+         QJsonValue(50)},  // the engine's default
     };
     return kSettings;
 }

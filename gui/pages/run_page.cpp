@@ -90,6 +90,7 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     connect(m_pauseButton, &QPushButton::clicked, this, &RunPage::pause);
     connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
     connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
+    m_acknowledged = m_settings->values();
     connect(m_settings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
     updateWidgets();
 }
@@ -211,8 +212,12 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
             continue;
         m.client->setSettings(m.runId, settings, [this, name](const QJsonObject& reply) {
             if (reply.value(QStringLiteral("type")).toString() == QLatin1String(protocol::type::kError)) {
+                // The agent's own words (they carry the engine's reason),
+                // and the editor shows what still runs.
                 m_lab->reportError(tr("The agent refused %1: %2")
                                        .arg(name, reply.value(QStringLiteral("message")).toString()));
+                if (m_acknowledged.contains(name))
+                    m_settings->setValue(name, m_acknowledged.value(name));
             }
         });
         sent = true;
@@ -242,8 +247,10 @@ void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
     for (auto it = applied.begin(); it != applied.end(); ++it)
         labels.append(settingChangeLabel(it.key(), it.value()));
     // Reflect what the agent now runs with, without sending it back.
-    for (auto it = applied.begin(); it != applied.end(); ++it)
+    for (auto it = applied.begin(); it != applied.end(); ++it) {
         m_settings->setValue(it.key(), it.value());
+        m_acknowledged.insert(it.key(), m_settings->values().value(it.key()));
+    }
     // Two runs (server and client) acknowledge the same change; one marker.
     const double t = static_cast<double>(runTimeMs) / 1000.0;
     const QString label = labels.join(QStringLiteral(", "));

@@ -90,6 +90,9 @@ private:
     CounterTableModel* m_counters = nullptr;
     QTableView* m_counterView = nullptr;
     SettingsPanel* m_settings = nullptr;
+    // What the agents last acknowledged (or the panel's defaults): a change
+    // an agent refuses puts its editor back to this value.
+    QJsonObject m_acknowledged;
     QLabel* m_hint = nullptr;
 };
 

@@ -8,6 +8,10 @@
 #include <QRandomGenerator>
 #include <QRegularExpression>
 
+#include <sys/prctl.h>
+
+#include <csignal>
+
 namespace smclab::gui {
 
 namespace {
@@ -15,7 +19,12 @@ constexpr int kTokenBytes = 24;
 constexpr int kStopWaitMs = 3000;
 }  // namespace
 
-LocalLab::LocalLab(QObject* parent) : QObject(parent) {}
+LocalLab::LocalLab(QObject* parent) : QObject(parent) {
+    // Normal quit: the window may outlive the event loop (e.g. owned by
+    // main()'s stack), so stop the agents as the loop ends.
+    if (QCoreApplication* app = QCoreApplication::instance())
+        connect(app, &QCoreApplication::aboutToQuit, this, &LocalLab::shutdown);
+}
 
 LocalLab::~LocalLab() {
     shutdown();
@@ -65,6 +74,9 @@ bool LocalLab::start(int count) {
         process->setProcessChannelMode(QProcess::SeparateChannels);
         // The agents' logs are not needed here; errors come back over the protocol.
         process->setStandardErrorFile(QProcess::nullDevice());
+        // If the GUI dies without stopping them (a crash, SIGKILL), the
+        // kernel sends the agents SIGTERM.
+        process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
         connect(process, &QProcess::readyReadStandardOutput, this, [this, process] { onOutput(process); });
         connect(process, &QProcess::errorOccurred, this,
                 [this, program](QProcess::ProcessError) { emit failed(tr("Cannot run %1").arg(program)); });
@@ -78,6 +90,15 @@ bool LocalLab::start(int count) {
         process->start();
     }
     return true;
+}
+
+QList<qint64> LocalLab::processIds() const {
+    QList<qint64> pids;
+    for (const QProcess* process : m_processes) {
+        if (process->processId() > 0)
+            pids.append(process->processId());
+    }
+    return pids;
 }
 
 void LocalLab::onOutput(QProcess* process) {

@@ -1,6 +1,10 @@
 // "Local lab": two smclab-agent processes on loopback with a freshly
 // generated token, so one machine can try everything (the agents' smcr
-// transport uses the sim fabric). The agents live as long as this object.
+// transport uses the sim fabric). The agents live as long as this object
+// and never longer than the application: they are stopped when this object
+// is destroyed (with its page or window), when the application quits
+// (aboutToQuit), and, should the GUI die without either, by the kernel
+// (PR_SET_PDEATHSIG).
 #pragma once
 
 #include <memory>
@@ -30,6 +34,8 @@ public:
     QString token() const { return m_token; }
     QString tokenFile() const;
     QStringList addresses() const { return m_addresses; }
+    // The agents' process ids (tests check that none outlives the lab).
+    QList<qint64> processIds() const;
 
 signals:
     void agentStarted(const QString& address);

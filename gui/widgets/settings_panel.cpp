@@ -76,7 +76,11 @@ void SettingsPanel::setValue(const QString& name, const QJsonValue& value) {
     } else if (auto* combo = qobject_cast<QComboBox*>(widget)) {
         combo->setCurrentText(value.toString());
     } else if (auto* check = qobject_cast<QCheckBox*>(widget)) {
-        check->setChecked(value.isBool() ? value.toBool() : value.toString() == setting->choices.value(1));
+        // The engine reports toggles as 1/0, the presets send on/off.
+        const QString text = value.isDouble() ? QString::number(value.toInteger()) : value.toString();
+        check->setChecked(value.isBool() ? value.toBool()
+                                         : text == setting->choices.value(1) || text == QLatin1String("1") ||
+                                               text == QLatin1String("true"));
     }
     m_silent = false;
 }
