@@ -1,7 +1,10 @@
 // End to end through the GUI's own pieces: "Local lab" starts two real
 // agents, the Hosts page connects to them, the Run page runs a small
 // campaign in its worker thread (orchestrator + store off the UI thread),
-// and the Results page shows what was stored. Skips (77) without the agent.
+// and the Results page shows what was stored. The agents must not outlive
+// the window that started them, nor the application (checked by pid).
+// Skips (77) without the agent.
+#include <csignal>
 #include <cstdio>
 
 #include <QSpinBox>
@@ -31,9 +34,13 @@ private slots:
     void localLabConnects();
     void campaignRunsAndIsStored();
     void liveToggleDuringCampaign();
+    void destroyingTheWindowStopsItsAgents();
+    void quittingStopsLocalAgents();
+    void cleanupTestCase() { delete m_window; }
 
 private:
     QTemporaryDir m_dir;
+    QWidget* m_window = nullptr;  // owns the pages, as the main window does
     LabContext* m_lab = nullptr;
     HostsPage* m_hosts = nullptr;
     CampaignPage* m_campaign = nullptr;
@@ -54,10 +61,11 @@ void TestCampaignRun::initTestCase() {
         qWarning("error shown: %s", qPrintable(text));
         m_errors.append(text);
     });
-    m_hosts = new HostsPage(m_lab);
-    m_campaign = new CampaignPage(m_lab);
-    m_run = new RunPage(m_lab);
-    m_results = new ResultsPage(m_lab);
+    m_window = new QWidget;
+    m_hosts = new HostsPage(m_lab, m_window);
+    m_campaign = new CampaignPage(m_lab, m_window);
+    m_run = new RunPage(m_lab, m_window);
+    m_results = new ResultsPage(m_lab, m_window);
 }
 
 void TestCampaignRun::localLabConnects() {
@@ -134,6 +142,47 @@ void TestCampaignRun::liveToggleDuringCampaign() {
     QVERIFY(m_run->plot()->markers().front().label.startsWith(QStringLiteral("autocorking_size=")));
     QVERIFY(finished.wait(20000));
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
+}
+
+namespace {
+
+// A live smclab-agent with this pid (not a reaped one, nor a reused pid).
+bool agentAlive(qint64 pid) {
+    if (::kill(static_cast<pid_t>(pid), 0) != 0)
+        return false;
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+    return cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains("smclab-agent");
+}
+
+}  // namespace
+
+void TestCampaignRun::destroyingTheWindowStopsItsAgents() {
+    auto* lab = m_hosts->findChild<LocalLab*>();
+    QVERIFY(lab != nullptr);
+    const QList<qint64> pids = lab->processIds();
+    QCOMPARE(pids.size(), 2);
+    for (qint64 pid : pids)
+        QVERIFY(agentAlive(pid));
+    delete m_window;  // the pages and their local lab go with it
+    m_window = nullptr;
+    for (qint64 pid : pids)
+        QVERIFY2(!agentAlive(pid), qPrintable(QStringLiteral("agent %1 survived its window").arg(pid)));
+}
+
+void TestCampaignRun::quittingStopsLocalAgents() {
+    // A lab whose owner is never destroyed (like a window on main()'s
+    // stack): quitting the application stops its agents.
+    auto* lab = new LocalLab(qApp);
+    QSignalSpy started(lab, &LocalLab::allStarted);
+    QVERIFY(lab->start(2));
+    QVERIFY(started.wait(10000));
+    const QList<qint64> pids = lab->processIds();
+    QCOMPARE(pids.size(), 2);
+    QTimer::singleShot(0, qApp, &QCoreApplication::quit);
+    QCoreApplication::exec();  // returns at once, after aboutToQuit
+    for (qint64 pid : pids)
+        QVERIFY2(!agentAlive(pid), qPrintable(QStringLiteral("agent %1 survived the quit").arg(pid)));
+    QVERIFY(!lab->isRunning());
 }
 
 QTEST_MAIN(TestCampaignRun)

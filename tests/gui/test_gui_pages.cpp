@@ -2,7 +2,9 @@
 // under the build tree for review), the shortcuts are there, the campaign
 // editor validates with a hint, and hosts and window state persist.
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QSpinBox>
 #include <QLineEdit>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -23,6 +25,7 @@
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/message_bar.h"
+#include "widgets/settings_panel.h"
 
 using namespace smclab::gui;
 
@@ -35,6 +38,7 @@ private slots:
     void campaignFileRoundTrip();
     void addHostDialogExplains();
     void errorsReachTheWindow();
+    void settingsPanelOffersTheLabToggles();
     void pagesRenderToPng();
     void hostsAndGeometryPersist();
     void cleanupTestCase();
@@ -127,6 +131,45 @@ void TestGuiPages::errorsReachTheWindow() {
     QCOMPARE(m_window->messageBar()->isVisible(), true);
     QCOMPARE(m_window->messageBar()->text(), QStringLiteral("agent 10.0.0.9:7600 refused the token"));
     m_window->messageBar()->hide();
+}
+
+void TestGuiPages::settingsPanelOffersTheLabToggles() {
+    // Exactly the run page's toggles, under the engine's names, offering
+    // the value spellings the agent and the presets use.
+    SettingsPanel* panel = m_window->runPage()->settingsPanel();
+    const QStringList expected = {QStringLiteral("autocorking_size"),  QStringLiteral("lab.cork_timer_ms"),
+                                  QStringLiteral("lab.wnd_update_limit"), QStringLiteral("lab.cq_mode"),
+                                  QStringLiteral("lab.tx_defer_to_owner"), QStringLiteral("lab.rq_credits"),
+                                  QStringLiteral("lab.fast_fallback"),  QStringLiteral("lab.busy_poll_us")};
+    QCOMPARE(QStringList(panel->values().keys()).size(), expected.size());
+    for (const QString& name : expected)
+        QVERIFY2(panel->editor(name) != nullptr, qPrintable(name));
+    auto choices = [panel](const QString& name) {
+        QStringList items;
+        auto* combo = qobject_cast<QComboBox*>(panel->editor(name));
+        for (int i = 0; combo != nullptr && i < combo->count(); ++i)
+            items << combo->itemText(i);
+        items.sort();
+        return items;
+    };
+    QCOMPARE(choices(QStringLiteral("lab.wnd_update_limit")), (QStringList{"max", "min"}));
+    QCOMPARE(choices(QStringLiteral("lab.cq_mode")), (QStringList{"arm_first", "drain_then_arm"}));
+    QVERIFY(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("autocorking_size"))) != nullptr);
+    QVERIFY(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("lab.cork_timer_ms"))) != nullptr);
+    QVERIFY(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("lab.busy_poll_us"))) != nullptr);
+    // Toggles send on|off.
+    for (const char* name : {"lab.tx_defer_to_owner", "lab.rq_credits", "lab.fast_fallback"}) {
+        auto* check = qobject_cast<QCheckBox*>(panel->editor(QLatin1String(name)));
+        QVERIFY2(check != nullptr, name);
+        QSignalSpy changed(panel, &SettingsPanel::settingChanged);
+        check->toggle();
+        check->toggle();
+        QCOMPARE(changed.count(), 2);
+        QStringList sent = {changed.at(0).at(1).toJsonValue().toString(), changed.at(1).at(1).toJsonValue().toString()};
+        sent.sort();
+        QCOMPARE(sent, (QStringList{"off", "on"}));
+    }
+    // Nothing is running: a change is kept for the next run, not an error.
 }
 
 void TestGuiPages::pagesRenderToPng() {

@@ -56,6 +56,7 @@ private slots:
     void initTestCase();
     void toggleSendsSetSettingsAndDrawsMarker();
     void choiceSettingToo();
+    void refusedChangeShowsTheAgentsError();
     void cleanupTestCase();
 
 private:
@@ -151,6 +152,27 @@ void TestRunLiveSettings::choiceSettingToo() {
     QCOMPARE(m_page->plot()->markers().size(), 2);
     QCOMPARE(m_page->plot()->markers().back().label, QStringLiteral("wnd_update_limit=min"));
     QVERIFY(m_page->plot()->markers().back().timeSec >= m_page->plot()->markers().front().timeSec);
+}
+
+void TestRunLiveSettings::refusedChangeShowsTheAgentsError() {
+    // A value the engine refuses: the window shows the agent's error (with
+    // the engine's reason), no marker appears, and the editor goes back to
+    // what still runs.
+    QSignalSpy errors(m_lab, &LabContext::errorReported);
+    const qsizetype markers = m_page->plot()->markers().size();
+    auto* combo = qobject_cast<QComboBox*>(m_page->settingsPanel()->editor(QStringLiteral("lab.cq_mode")));
+    QVERIFY(combo != nullptr);
+    const QString before = combo->currentText();
+    combo->addItem(QStringLiteral("sideways"));  // not a CQ mode
+    combo->setCurrentText(QStringLiteral("sideways"));
+    QVERIFY(errors.count() > 0 || errors.wait(kWaitMs));
+    const QString text = errors.front().front().toString();
+    QVERIFY2(text.contains(QStringLiteral("lab.cq_mode")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("refused")), qPrintable(text));
+    if (text.contains(QStringLiteral("cannot set")))  // the engine knows the setting: its reason names the value
+        QVERIFY2(text.contains(QStringLiteral("sideways")), qPrintable(text));
+    QCOMPARE(m_page->plot()->markers().size(), markers);
+    QCOMPARE(combo->currentText(), before);
 }
 
 void TestRunLiveSettings::cleanupTestCase() {
