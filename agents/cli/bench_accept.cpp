@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -136,7 +137,12 @@ void serveOne(ServerConn& c, const std::shared_ptr<smcr::Engine>& engine, std::v
     if (!c.recvAll(&lenBe, sizeof lenBe)) return;
     const uint32_t len = ntohl(lenBe);
     if (len == kStatsRequest) {
-        std::string text;
+        // The process's CPU time (all threads), then the engine counters.
+        rusage usage{};
+        ::getrusage(RUSAGE_SELF, &usage);
+        const uint64_t cpuUs = static_cast<uint64_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000 +
+                               static_cast<uint64_t>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+        std::string text = "cpu_us " + std::to_string(cpuUs) + "\n";
         if (engine) {
             for (const auto& [name, value] : engine->stats().flatten()) {
                 text += name + " " + std::to_string(value) + "\n";
@@ -378,8 +384,8 @@ void printHelp() {
         "Short connections from plain TCP clients (connect, one request, the echoed\n"
         "reply, the server's close) against three servers on this host: a kernel TCP\n"
         "listener, and an smcr::Listener with lab.fast_fallback off and on. Prints\n"
-        "connections/s and p99 connect+request latency per server in the patch\n"
-        "layout, in percent of the TCP listener (seed 003: fast fallback on reached\n"
+        "connections/s, p99 and p50 connect+request latency and the server's CPU time\n"
+        "per connection in the patch layout, in percent of the TCP listener (seed 003: fast fallback on reached\n"
         "98.7%% of TCP where the SMC-R fallback path made 78.5%%).\n"
         "\n"
         "options:\n"
@@ -474,13 +480,15 @@ int runBenchAccept(const Args& args) {
     }
     if (pin) pinToCpu(0);
 
-    std::vector<QList<double>> rates(kCount), p50s(kCount), p99s(kCount);
+    std::vector<QList<double>> rates(kCount), p50s(kCount), p99s(kCount), cpus(kCount);
     std::vector<uint64_t> connections(kCount, 0);
     bool allOk = true;
     for (int rep = 0; rep < reps; ++rep) {
         for (size_t k = 0; k < kCount; ++k) {
             const size_t i = rep % 2 == 0 ? k : kCount - 1 - k;
+            const uint64_t cpuBefore = counterValue(serverCounters(servers[i]->port()), "cpu_us");
             const RunResult r = runClients(servers[i]->port(), static_cast<uint32_t>(requestBytes), clients, durationMs);
+            const uint64_t cpuAfter = counterValue(serverCounters(servers[i]->port()), "cpu_us");
             if (!r.ok) {
                 std::fprintf(stderr, "smclab bench accept: %s: %s\n", kColumns[i].label, r.error.c_str());
                 allOk = false;
@@ -489,6 +497,7 @@ int runBenchAccept(const Args& args) {
             rates[i].append(r.connPerSec);
             p50s[i].append(r.p50Us);
             p99s[i].append(r.p99Us);
+            cpus[i].append(static_cast<double>(cpuAfter - cpuBefore) / static_cast<double>(r.connections));
             connections[i] += r.connections;
         }
     }
@@ -505,21 +514,28 @@ int runBenchAccept(const Args& args) {
     report::ComparisonTable p50 = p99;
     p50.title = QStringLiteral("Connect+request latency p50");
     p50.metric = QStringLiteral("p50_us");
-    report::Row rateRow, p99Row, p50Row;
-    rateRow.msgSize = p99Row.msgSize = p50Row.msgSize = static_cast<qint64>(requestBytes);
+    // Server CPU time per connection (all its threads): the cost of the
+    // accept path itself, which a loaded host blurs less than the rates.
+    report::ComparisonTable cpu = p99;
+    cpu.title = QStringLiteral("Server CPU per connection");
+    cpu.metric = QStringLiteral("cpu_us_per_conn");
+    report::Row rateRow, p99Row, p50Row, cpuRow;
+    rateRow.msgSize = p99Row.msgSize = p50Row.msgSize = cpuRow.msgSize = static_cast<qint64>(requestBytes);
     for (size_t i = 0; i < kCount; ++i) {
         const QString label = QString::fromLatin1(kColumns[i].label);
-        for (auto* t : {&rate, &p99, &p50}) t->columns.append(label);
+        for (auto* t : {&rate, &p99, &p50, &cpu}) t->columns.append(label);
         rateRow.cells.append(report::cellFromRepetitions(rates[i]));
         p99Row.cells.append(report::cellFromRepetitions(p99s[i]));
         p50Row.cells.append(report::cellFromRepetitions(p50s[i]));
+        cpuRow.cells.append(report::cellFromRepetitions(cpus[i]));
     }
     rate.rows.append(rateRow);
     p99.rows.append(p99Row);
     p50.rows.append(p50Row);
+    cpu.rows.append(cpuRow);
     std::printf("accept: %d plain TCP clients, %llu-byte request and reply, %.1f s x %d per column\n", clients,
                 static_cast<unsigned long long>(requestBytes), static_cast<double>(durationMs) / 1000.0, reps);
-    std::printf("%s", report::formatText({rate, p99, p50}).toStdString().c_str());
+    std::printf("%s", report::formatText({rate, p99, p50, cpu}).toStdString().c_str());
     // What the libsmcr servers did with them: every connection should be a
     // fallback, and with fast fallback on every one should skip the worker.
     for (size_t i = 0; i < kCount; ++i) {

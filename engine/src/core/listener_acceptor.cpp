@@ -1,9 +1,10 @@
-// The listener's acceptor thread: accepts TCP connections and sorts them
-// without ever blocking on one (seed 003, "shadow sockets for fallback
-// connections"). The kernel sorts on the SYN option; user space sorts on the
-// client's first bytes, so every new socket sits in an epoll set
-// (edge-triggered: a partial eyecatcher waits for more bytes, not for a
-// timer) until smc_detect.h decides:
+// Sorting connections on their first bytes without ever blocking on one
+// (seed 003, "shadow sockets for fallback connections"), and the acceptor
+// thread that does it while no thread sorts in accept(). The kernel sorts on
+// the SYN option; user space sorts on the client's first bytes, so every new
+// socket is watched (here in an epoll set, edge-triggered: a partial
+// eyecatcher waits for more bytes, not for a timer) until smc_detect.h
+// decides:
 //   - not an eyecatcher, or EOF           -> fast-path accept queue, as TCP;
 //   - no decision within lab.clc_detect_ms -> the same (a client that waits
 //     for the server to speak first);
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <iterator>
 #include <vector>
 
 #include <smcr/wire/clc.h>
@@ -45,20 +47,29 @@ std::string peerNameOf(const sockaddr_in& a) {
 }  // namespace
 
 void ListenerImpl::acceptorLoop() {
-    std::map<int, Pending> pending;
-    std::set<std::pair<uint64_t, int>> deadlines;  // (deadline, fd) of pending
-    auto forget = [&](std::map<int, Pending>::iterator it) {
-        ::epoll_ctl(m_epollFd, EPOLL_CTL_DEL, it->first, nullptr);
-        deadlines.erase({it->second.deadlineNs, it->first});
-        pending.erase(it);
-    };
     epoll_event events[64];
     while (!m_closed.load()) {
         int timeoutMs = -1;
-        if (!deadlines.empty()) {
+        {
+            std::lock_guard sort(m_sortMutex);
             const uint64_t now = monotonicNs();
-            const uint64_t next = deadlines.begin()->first;
-            timeoutMs = next > now ? static_cast<int>((next - now + 999999) / 1000000) : 0;
+            if (!m_deadlines.empty()) {
+                const uint64_t next = m_deadlines.begin()->first;
+                timeoutMs = next > now ? static_cast<int>((next - now + 999999) / 1000000) : 0;
+            }
+            // Callers sort for themselves: look back now and then to take
+            // the listening socket over once they are gone.
+            if (!m_listenWatched) {
+                const bool callers = m_sortingCallers.load() > 0;
+                if (!callers && now >= m_lastSortingNs.load() + kRewatchMs * 1000000) {
+                    watchListenLocked(true);
+                } else {
+                    // While a caller sleeps in accept() new connections wake
+                    // it, so look back seldom; once it is gone, soon.
+                    const int lookMs = static_cast<int>(callers ? kCallerCheckMs : kRewatchMs);
+                    if (timeoutMs < 0 || timeoutMs > lookMs) timeoutMs = lookMs;
+                }
+            }
         }
         const int n = ::epoll_wait(m_epollFd, events, static_cast<int>(std::size(events)), timeoutMs);
         bool stop = false;
@@ -66,62 +77,108 @@ void ListenerImpl::acceptorLoop() {
             const int fd = events[i].data.fd;
             if (fd == m_stopFd) {
                 stop = true;
+            } else if (fd == m_kickFd) {
+                uint64_t value = 0;
+                [[maybe_unused]] const ssize_t r = ::read(m_kickFd, &value, sizeof value);
             } else if (fd == m_listenFd) {
-                acceptBurst(pending, deadlines);
-            } else if (auto it = pending.find(fd); it != pending.end()) {
-                if (decide(it->second, false)) forget(it);
+                for (int k = 0; k < kAcceptBurst; ++k) {
+                    auto got = acceptOne();
+                    if (!got) break;
+                    if (*got) {
+                        std::lock_guard sort(m_sortMutex);
+                        adoptLocked(std::move(**got));
+                    }
+                }
+            } else {
+                std::lock_guard sort(m_sortMutex);
+                if (auto it = m_pending.find(fd); it != m_pending.end() && decide(it->second, false)) forgetLocked(it);
             }
         }
         if (stop) break;
+        std::lock_guard sort(m_sortMutex);
         const uint64_t now = monotonicNs();
-        while (!deadlines.empty() && deadlines.begin()->first <= now) {
-            auto it = pending.find(deadlines.begin()->second);
+        while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+            auto it = m_pending.find(m_deadlines.begin()->second);
             decide(it->second, true);  // always decides when expired
-            forget(it);
+            forgetLocked(it);
         }
     }
-    for (auto& [fd, p] : pending) ::close(fd);
+    std::lock_guard sort(m_sortMutex);
+    for (auto& [fd, p] : m_pending) ::close(fd);
+    m_pending.clear();
+    m_deadlines.clear();
 }
 
-void ListenerImpl::acceptBurst(std::map<int, Pending>& pending, std::set<std::pair<uint64_t, int>>& deadlines) {
-    const Settings& settings = m_engine->settings();
-    for (int i = 0; i < kAcceptBurst; ++i) {
-        sockaddr_in peer{};
-        socklen_t len = sizeof peer;
-        const int fd = ::accept4(m_listenFd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
-        if (fd < 0) return;  // EAGAIN: all taken; other errors: the next wake retries
-        const bool fast = settings.get(SettingId::fastFallback) != 0;
-        // limit_smc_hs never lets a client wait behind a congested worker,
-        // whichever path sorts the others.
-        if (!fast && !(settings.get(SettingId::limitSmcHs) != 0 && hsCongested())) {
-            queueHandshake({fd, peerNameOf(peer), true});
-            continue;
-        }
-        Pending p;
-        p.fd = fd;
-        p.deadlineNs = monotonicNs() + settings.get(SettingId::clcDetectMs) * 1000000;
-        p.peer = peerNameOf(peer);
-        if (decide(p, false)) continue;
-        // Bytes that arrive between the look above and this ADD still raise
-        // an event: epoll reports readiness present at registration.
-        epoll_event ev{};
-        ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
-        ev.data.fd = fd;
-        if (::epoll_ctl(m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-            queuePlain(p, true);  // cannot watch it: let the application have it as TCP
-            continue;
-        }
-        deadlines.insert({p.deadlineNs, fd});
-        pending.emplace(fd, std::move(p));
+void ListenerImpl::adoptLocked(Pending p) {
+    // Bytes that arrived before this ADD still raise an event: epoll reports
+    // readiness present at registration.
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
+    ev.data.fd = p.fd;
+    if (::epoll_ctl(m_epollFd, EPOLL_CTL_ADD, p.fd, &ev) != 0) {
+        queuePlain(p, true);  // cannot watch it: let the application have it as TCP
+        return;
     }
+    m_deadlines.insert({p.deadlineNs, p.fd});
+    const int fd = p.fd;
+    m_pending.emplace(fd, std::move(p));
+}
+
+void ListenerImpl::forgetLocked(std::map<int, Pending>::iterator it) {
+    ::epoll_ctl(m_epollFd, EPOLL_CTL_DEL, it->first, nullptr);
+    m_deadlines.erase({it->second.deadlineNs, it->first});
+    m_pending.erase(it);
+}
+
+void ListenerImpl::watchListenLocked(bool watched) {
+    if (watched == m_listenWatched) return;
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = m_listenFd;
+    ::epoll_ctl(m_epollFd, watched ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, m_listenFd, &ev);
+    m_listenWatched = watched;
+    if (!watched) {
+        // The acceptor may sleep with no timeout: it must come back to take
+        // the listening socket over once the callers are gone.
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = ::write(m_kickFd, &one, sizeof one);
+    }
+}
+
+std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne() {
+    const Settings& settings = m_engine->settings();
+    sockaddr_in peer{};
+    socklen_t len = sizeof peer;
+    const int fd = ::accept4(m_listenFd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
+    if (fd < 0) return std::nullopt;  // EAGAIN: all taken; other errors: the next wake retries
+    const bool fast = settings.get(SettingId::fastFallback) != 0;
+    // limit_smc_hs never lets a client wait behind a congested worker,
+    // whichever path sorts the others.
+    if (!fast && !(settings.get(SettingId::limitSmcHs) != 0 && hsCongested())) {
+        queueHandshake({fd, peerNameOf(peer), true});
+        return std::optional<Pending>();
+    }
+    Pending p;
+    p.fd = fd;
+    p.deadlineNs = monotonicNs() + settings.get(SettingId::clcDetectMs) * 1000000;
+    p.peer = peerNameOf(peer);
+    if (decide(p, false)) return std::optional<Pending>();
+    return std::optional<Pending>(std::move(p));
 }
 
 bool ListenerImpl::decide(Pending& p, bool expired) {
-    if (p.declining) return continueDecline(p, expired);
-    switch (peekSmcClient(p.fd)) {
+    if (p.declining) {
+        p.partial = true;
+        return continueDecline(p, expired);
+    }
+    size_t peeked = 0;
+    const DetectResult r = peekSmcClient(p.fd, &peeked);
+    p.partial = peeked > 0;
+    switch (r) {
         case DetectResult::smc:
             if (m_engine->settings().get(SettingId::limitSmcHs) != 0 && hsCongested()) {
                 p.declining = true;
+                p.partial = true;
                 return continueDecline(p, expired);
             }
             queueHandshake({p.fd, p.peer, false});
@@ -183,11 +240,14 @@ bool ListenerImpl::continueDecline(Pending& p, bool expired) {
 
 void ListenerImpl::queuePlain(const Pending& p, bool fastPath) {
     // Plain TCP client: nothing was read, the application gets every byte.
+    // Counted as countFallback() would, in one lock with the fast-path count.
     const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
-    m_engine->countFallback(HandshakeRole::server, reason, 0, false);
-    if (fastPath) {
+    {
         std::lock_guard lock(m_engine->mutex());
-        ++m_engine->statsLocked().fastFallbackAccepts;
+        EngineStats& stats = m_engine->statsLocked();
+        ++stats.serverFallbacks;
+        ++stats.serverFallbackReasons[reason];
+        if (fastPath) ++stats.fastFallbackAccepts;
     }
     queueReady(fastPath ? AcceptSource::fastPath : AcceptSource::handshake,
                std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, reason, 0));

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
+#include <vector>
 
 #include "socket_impl.h"
 
@@ -40,9 +43,12 @@ Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<Engin
     l->m_port = ntohs(sa.sin_port);
     l->m_stopFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (l->m_stopFd < 0) return fail(makeSystemError("eventfd", errno));
+    l->m_readyFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    l->m_kickFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (l->m_readyFd < 0 || l->m_kickFd < 0) return fail(makeSystemError("eventfd", errno));
     l->m_epollFd = ::epoll_create1(EPOLL_CLOEXEC);
     if (l->m_epollFd < 0) return fail(makeSystemError("epoll_create1", errno));
-    for (int fd : {l->m_stopFd, l->m_listenFd}) {
+    for (int fd : {l->m_stopFd, l->m_kickFd, l->m_listenFd}) {
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.fd = fd;
@@ -58,19 +64,24 @@ ListenerImpl::~ListenerImpl() { close(); }
 void ListenerImpl::close() {
     if (m_closed.exchange(true)) return;
     const uint64_t one = 1;
-    if (m_stopFd >= 0) {
-        [[maybe_unused]] const ssize_t n = ::write(m_stopFd, &one, sizeof one);
+    for (int fd : {m_stopFd, m_readyFd}) {
+        if (fd >= 0) [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
     }
     {
         std::lock_guard lock(m_mutex);
         m_hsCv.notify_all();
-        m_readyCv.notify_all();
     }
     // The worker finishes a handshake in progress first (bounded by the CLC
     // and LLC waits), as the kernel's listen work does.
     if (m_acceptor.joinable()) m_acceptor.join();
     if (m_hsWorker.joinable()) m_hsWorker.join();
-    for (int* fd : {&m_listenFd, &m_stopFd, &m_epollFd}) {
+    // accept() callers in other threads wake on the eventfd and see
+    // m_closed; their fds must stay open until they are out.
+    for (int i = 0; i < 2000 && (m_sortingCallers.load() > 0 || m_waitingCallers.load() > 0); ++i) {
+        [[maybe_unused]] const ssize_t n = ::write(m_readyFd, &one, sizeof one);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    for (int* fd : {&m_listenFd, &m_stopFd, &m_kickFd, &m_epollFd, &m_readyFd}) {
         if (*fd >= 0) ::close(*fd);
         *fd = -1;
     }
@@ -100,30 +111,54 @@ void ListenerImpl::queueReady(AcceptSource from, std::shared_ptr<SocketImpl> soc
         m_ready.push(from, std::move(sock));
         m_readyCount.store(m_ready.size());
     }
-    m_readyCv.notify_one();
+    // A caller that counted itself in before looking at the queue either saw
+    // this socket or gets the eventfd.
+    if (m_waitingCallers.load() > 0) {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = ::write(m_readyFd, &one, sizeof one);
+    }
     // Pollers watching this listener sleep in the engine.
     std::lock_guard lock(m_engine->mutex());
     m_engine->wakeSleepersLocked();
 }
 
-Result<std::shared_ptr<SocketImpl>> ListenerImpl::accept() {
-    std::unique_lock lock(m_mutex);
-    auto ready = [&] { return !m_ready.empty() || m_closed.load(); };
-    if (!ready()) {
-        if (m_nonBlocking.load()) return fail(Errc::wouldBlock, "no connection to accept");
-        const int timeoutMs = m_timeoutMs.load();
-        if (timeoutMs > 0) {
-            if (!m_readyCv.wait_for(lock, std::chrono::milliseconds(timeoutMs), ready)) {
-                return fail(Errc::timedOut, "accept timed out");
-            }
-        } else {
-            m_readyCv.wait(lock, ready);
+void ListenerImpl::waitReady(std::vector<pollfd>& fds, uint64_t deadlineNs) {
+    m_waitingCallers.fetch_add(1);
+    fds.push_back({m_readyFd, POLLIN, 0});
+    bool queued = false;
+    {
+        std::lock_guard lock(m_mutex);
+        queued = !m_ready.empty();
+    }
+    if (!queued && !m_closed.load()) {
+        int timeoutMs = -1;
+        if (deadlineNs != 0) {
+            const uint64_t now = monotonicNs();
+            timeoutMs = deadlineNs > now ? static_cast<int>((deadlineNs - now + 999999) / 1000000) : 0;
+        }
+        ::poll(fds.data(), fds.size(), timeoutMs);
+        if (fds.back().revents != 0) {
+            uint64_t value = 0;
+            [[maybe_unused]] const ssize_t n = ::read(m_readyFd, &value, sizeof value);
         }
     }
-    if (m_ready.empty()) return fail(Errc::closed, "listener closed");
-    auto sock = m_ready.pop();
-    m_readyCount.store(m_ready.size());
-    return std::move(*sock);
+    m_waitingCallers.fetch_sub(1);
+}
+
+Result<std::shared_ptr<SocketImpl>> ListenerImpl::accept() {
+    const int timeoutMs = m_timeoutMs.load();
+    const uint64_t deadline = timeoutMs > 0 ? monotonicNs() + uint64_t(timeoutMs) * 1000000 : 0;
+    if (m_engine->settings().get(SettingId::fastFallback) != 0) return acceptSorting(deadline);
+    // Fast fallback off: the acceptor and the worker sort; wait for them.
+    std::vector<pollfd> fds;
+    for (;;) {
+        if (auto sock = popReady()) return sock;
+        if (m_closed.load()) return fail(Errc::closed, "listener closed");
+        if (m_nonBlocking.load()) return fail(Errc::wouldBlock, "no connection to accept");
+        if (deadline != 0 && monotonicNs() >= deadline) return fail(Errc::timedOut, "accept timed out");
+        fds.clear();
+        waitReady(fds, deadline);
+    }
 }
 
 }  // namespace smcr::core

@@ -1,15 +1,25 @@
-// A listening socket. Two threads per listener:
-//   - the acceptor (listener_acceptor.cpp) accepts TCP connections and,
-//     with lab.fast_fallback on, classifies each on its first bytes without
-//     ever blocking (epoll on the new sockets, smc_detect.h): plain TCP
-//     clients go straight to the fast-path accept queue, SMC clients to the
-//     handshake queue; with limit_smc_hs on and the handshake queue
-//     congested, SMC clients are declined at once and carry on over TCP;
+// A listening socket. Connections are sorted on their first bytes
+// (smc_detect.h) without ever blocking on one:
+//   - with lab.fast_fallback on, a thread blocked in accept() sorts them
+//     itself (listener_accept_direct.cpp): it waits in poll() on the
+//     listening socket, the new sockets whose first bytes have not come yet
+//     and its wake-up eventfd; a plain TCP client is returned at once with
+//     no other thread involved (seed 003's fallback accept queue, which
+//     skips the SMC work item); SMC clients go to the handshake worker;
+//   - the acceptor thread (listener_acceptor.cpp) sorts them while no
+//     thread is in accept() (event loops with a Poller, or an application
+//     busy elsewhere), watching the listening socket and the undecided
+//     sockets in an epoll set; with fast fallback off it hands every
+//     connection to the worker unsorted;
 //   - the handshake worker (listener_handshake.cpp) runs the server CLC
-//     handshakes one at a time; with lab.fast_fallback off it also decides
-//     SMC or TCP for every connection (the path without seed 003).
-// accept() takes from both result queues in turn (accept_queues.h).
+//     handshakes one at a time; with fast fallback off it also decides SMC
+//     or TCP for every connection (the path without seed 003).
+// With limit_smc_hs on and the handshake queue congested, SMC clients are
+// declined at once and carry on over TCP. accept() takes from the two result
+// queues in turn (accept_queues.h).
 #pragma once
+
+#include <poll.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -18,10 +28,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <smcr/result.h>
 
@@ -55,12 +67,13 @@ public:
 private:
     ListenerImpl() = default;
 
-    // A connection the acceptor watches until its first bytes decide it.
+    // A connection watched until its first bytes decide it.
     struct Pending {
         int fd = -1;
         uint64_t deadlineNs = 0;  // lab.clc_detect_ms after accept: silence means plain TCP
         std::string peer;
         bool declining = false;   // limit_smc_hs: waiting for the whole Proposal to decline it
+        bool partial = false;     // undecided with bytes there: only an edge-triggered wait fits
     };
     // A connection for the handshake worker.
     struct HsJob {
@@ -71,11 +84,22 @@ private:
 
     // listener_acceptor.cpp
     void acceptorLoop();
-    void acceptBurst(std::map<int, Pending>& pending, std::set<std::pair<uint64_t, int>>& deadlines);
+    // Takes one connection off the listening socket; nullopt when none waits.
+    // Sorted ones are queued; an undecided one is returned for watching.
+    std::optional<std::optional<Pending>> acceptOne();
     // True when the connection was handed on (fast-path queue or handshake).
     bool decide(Pending& p, bool expired);
     bool continueDecline(Pending& p, bool expired);
     void queuePlain(const Pending& p, bool fastPath);
+    // The acceptor watches p from now on (caller holds m_sortMutex).
+    void adoptLocked(Pending p);
+    void forgetLocked(std::map<int, Pending>::iterator it);
+    // Whether the acceptor's epoll set holds the listening socket.
+    void watchListenLocked(bool watched);
+
+    // listener_accept_direct.cpp: accept() with the caller sorting.
+    Result<std::shared_ptr<SocketImpl>> acceptSorting(uint64_t deadlineNs);
+    std::shared_ptr<SocketImpl> popReady();
 
     // listener_handshake.cpp
     void handshakeLoop();
@@ -84,6 +108,8 @@ private:
 
     // listener_impl.cpp
     void queueReady(AcceptSource from, std::shared_ptr<SocketImpl> sock);
+    // Sleeps until a socket may be queued, or fds / the deadline (0 = none).
+    void waitReady(std::vector<pollfd>& fds, uint64_t deadlineNs);
 
     std::shared_ptr<EngineImpl> m_engine;
     int m_listenFd = -1;
@@ -96,12 +122,31 @@ private:
     std::atomic<int> m_timeoutMs{0};
     std::atomic<bool> m_closed{false};
 
-    // Guards the queues below; never held while taking the engine mutex.
+    // The acceptor's undecided connections and its view of the listening
+    // socket. Lock order: m_sortMutex, then m_mutex, then the engine's.
+    std::mutex m_sortMutex;
+    std::map<int, Pending> m_pending;
+    std::set<std::pair<uint64_t, int>> m_deadlines;  // (deadline, fd) of m_pending
+    bool m_listenWatched = true;
+    // Threads inside accept() sorting for themselves; while there are any
+    // (and kRewatchMs after the last left) the acceptor leaves the listening
+    // socket to them, so a connection wakes one thread, not two. A caller
+    // that leaves hands it back within kCallerCheckMs + kRewatchMs.
+    std::atomic<int> m_sortingCallers{0};
+    std::atomic<uint64_t> m_lastSortingNs{0};
+    static constexpr uint64_t kRewatchMs = 2;
+    static constexpr uint64_t kCallerCheckMs = 50;
+
+    // Guards the queues below.
     std::mutex m_mutex;
-    std::condition_variable m_readyCv;
     std::condition_variable m_hsCv;
     AcceptQueues<std::shared_ptr<SocketImpl>> m_ready;
     std::atomic<size_t> m_readyCount{0};  // m_ready.size(), for readinessLocked()
+    // accept() callers sleep in poll() on this eventfd; queueReady writes it
+    // while m_waitingCallers > 0.
+    int m_readyFd = -1;
+    int m_kickFd = -1;  // eventfd in the acceptor's epoll set: look at m_listenWatched again
+    std::atomic<int> m_waitingCallers{0};
     std::deque<HsJob> m_hsJobs;
     bool m_hsRunning = false;
     uint64_t m_hsDepthMax = 0;

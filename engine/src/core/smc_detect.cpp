@@ -22,9 +22,10 @@ const char* detectResultName(DetectResult result) {
     return "?";
 }
 
-DetectResult peekSmcClient(int fd) {
+DetectResult peekSmcClient(int fd, size_t* peekedBytes) {
     uint8_t first[4];
     const ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+    if (peekedBytes != nullptr) *peekedBytes = n > 0 ? static_cast<size_t>(n) : 0;
     if (n == 0) return DetectResult::closed;
     if (n < 0) return errno == EAGAIN || errno == EINTR ? DetectResult::silent : DetectResult::closed;
     const auto len = static_cast<size_t>(n);

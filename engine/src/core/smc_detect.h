@@ -13,6 +13,7 @@
 // function without touching the listener.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace smcr::core {
@@ -26,6 +27,8 @@ DetectResult detectSmcClient(int fd, int timeoutMs);
 // The same decision without waiting, for an event loop that watches fd
 // (listener_acceptor.cpp): one MSG_PEEK | MSG_DONTWAIT look. `silent` here
 // means "not decided yet": no bytes, or only the start of an eyecatcher.
-DetectResult peekSmcClient(int fd);
+// peekedBytes (if given): how many bytes were there (a partial eyecatcher
+// leaves the socket readable, so a level-triggered waiter must not wait on it).
+DetectResult peekSmcClient(int fd, size_t* peekedBytes = nullptr);
 
 }  // namespace smcr::core
