@@ -1,7 +1,8 @@
 // smcr::Listener: accepts connections from libsmcr (and kernel SMC) clients
 // over SMC-R and from plain TCP clients, which fall back transparently and
-// receive every byte unchanged. A worker thread per listener runs the
-// detection and handshakes, so accept() returns finished sockets.
+// receive every byte unchanged. accept() returns finished sockets: SMC
+// handshakes run on a worker thread per listener; plain TCP clients skip it
+// (lab.fast_fallback, on by default), so a slow handshake never delays them.
 #pragma once
 
 #include <cstdint>
