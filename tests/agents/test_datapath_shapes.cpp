@@ -101,9 +101,11 @@ private slots:
         ShapeResult s = byKey(evaluateShapes(run), "drain_wakeups");
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QVERIFY(qAbs(s.ratio - 2.5) < 1e-9);
-        // Fewer wake-ups bought with bandwidth is a miss.
+        // Fewer wake-ups bought with bandwidth is a miss; a gain is fine.
         run.bw[1][1].bwMBs = 400;
         QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::miss);
+        run.bw[1][1].bwMBs = 700;
+        QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::pass);
         // Not enough fewer: a miss.
         run.bw[1][1].bwMBs = 500;
         run.bw[0][1].clientCounters[kCqWakeupsCounter] = 400;
