@@ -336,10 +336,27 @@ private slots:
         char got[5];
         QVERIFY(recvExact(s.value(), got, 5));  // the Proposal was taken off the stream
         QCOMPARE(std::memcmp(got, "after", 5), 0);
+        // A libsmcr client meets the same congestion: the peer's Decline.
+        auto clientEngine = makeEngine({});
+        smcr::ConnectOptions o;
+        o.engine = clientEngine;
+        auto real = smcr::Socket::connect("127.0.0.1", l->localPort(), o);
+        QVERIFY(real.ok());
+        QVERIFY(real->fellBack());
+        QCOMPARE(real->fallbackReason(), code(DeclineReason::peerDecl));
+        QCOMPARE(real->peerDeclineReason(), code(DeclineReason::peerNoSmc));
+        QVERIFY(sendAll(real.value(), "zz", 2));
+        auto served = l->accept();
+        QVERIFY(served.ok());
+        QVERIFY(served->fellBack());
+        QVERIFY(recvExact(served.value(), got, 2));
+        QCOMPARE(std::memcmp(got, "zz", 2), 0);
+        QVERIFY(!readable(running));
         const smcr::EngineStats st = server->stats();
-        QCOMPARE(st.limitHsFallbacks, uint64_t{1});
-        QCOMPARE(counter(st, "smcr.limit_hs_fallbacks"), uint64_t{1});
-        QCOMPARE(counter(st, "smcr.fallback.server.PEERNOSMC"), uint64_t{1});
+        QCOMPARE(st.limitHsFallbacks, uint64_t{2});
+        QCOMPARE(counter(st, "smcr.limit_hs_fallbacks"), uint64_t{2});
+        QCOMPARE(counter(st, "smcr.fallback.server.PEERNOSMC"), uint64_t{2});
+        real->close();
         ::close(running);
         ::close(waiting);
         ::close(third);
