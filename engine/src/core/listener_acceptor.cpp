@@ -119,15 +119,22 @@ void ListenerImpl::adoptLocked(Pending p) {
         queuePlain(p, true);  // cannot watch it: let the application have it as TCP
         return;
     }
+    p.watched = true;
     m_deadlines.insert({p.deadlineNs, p.fd});
     const int fd = p.fd;
     m_pending.emplace(fd, std::move(p));
 }
 
 void ListenerImpl::forgetLocked(std::map<int, Pending>::iterator it) {
-    ::epoll_ctl(m_epollFd, EPOLL_CTL_DEL, it->first, nullptr);
+    unwatch(it->second);  // decided: already out, unless it never got in
     m_deadlines.erase({it->second.deadlineNs, it->first});
     m_pending.erase(it);
+}
+
+void ListenerImpl::unwatch(Pending& p) {
+    if (!p.watched) return;
+    ::epoll_ctl(m_epollFd, EPOLL_CTL_DEL, p.fd, nullptr);
+    p.watched = false;
 }
 
 void ListenerImpl::watchListenLocked(bool watched) {
@@ -181,13 +188,18 @@ bool ListenerImpl::decide(Pending& p, bool expired) {
                 p.partial = true;
                 return continueDecline(p, expired);
             }
+            unwatch(p);
             queueHandshake({p.fd, p.peer, false});
             return true;
         case DetectResult::plainTcp:
-        case DetectResult::closed: queuePlain(p, true); return true;
+        case DetectResult::closed:
+            unwatch(p);
+            queuePlain(p, true);
+            return true;
         case DetectResult::silent: break;
     }
     if (!expired) return false;
+    unwatch(p);
     queuePlain(p, true);  // silence (or half an eyecatcher) for lab.clc_detect_ms: plain TCP
     return true;
 }
@@ -204,6 +216,7 @@ bool ListenerImpl::continueDecline(Pending& p, bool expired) {
     if (n == static_cast<ssize_t>(sizeof header)) {
         auto h = wire::peekClcHeader(header);
         if (!h) {
+            unwatch(p);
             queueHandshake({p.fd, p.peer, false});  // malformed: the worker declines it (CNFERR)
             return true;
         }
@@ -212,10 +225,12 @@ bool ListenerImpl::continueDecline(Pending& p, bool expired) {
         if (m == static_cast<ssize_t>(bytes.size())) {
             auto msg = wire::decodeClc(bytes);
             if (!msg || !std::holds_alternative<wire::ClcProposal>(msg.value())) {
+                unwatch(p);
                 queueHandshake({p.fd, p.peer, false});  // a Decline or garbage: the handshake's rules apply
                 return true;
             }
             // Whole and peeked, so this read cannot block or come up short.
+            unwatch(p);
             [[maybe_unused]] const ssize_t taken = ::recv(p.fd, bytes.data(), bytes.size(), MSG_DONTWAIT);
             const auto reason = wire::DeclineReason::peerNoSmc;
             (void)sendDecline(p.fd, m_engine->systemId(), reason, false);  // best effort, as in the handshake
@@ -232,6 +247,7 @@ bool ListenerImpl::continueDecline(Pending& p, bool expired) {
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || expired) {
         // Gone, broken, or still partial after lab.clc_detect_ms: the worker's
         // CLC reader waits out the rest and declines with the usual reason.
+        unwatch(p);
         queueHandshake({p.fd, p.peer, false});
         return true;
     }

@@ -74,6 +74,7 @@ private:
         std::string peer;
         bool declining = false;   // limit_smc_hs: waiting for the whole Proposal to decline it
         bool partial = false;     // undecided with bytes there: only an edge-triggered wait fits
+        bool watched = false;     // in the acceptor's epoll set (removed before the fd is handed on)
     };
     // A connection for the handshake worker.
     struct HsJob {
@@ -94,6 +95,8 @@ private:
     // The acceptor watches p from now on (caller holds m_sortMutex).
     void adoptLocked(Pending p);
     void forgetLocked(std::map<int, Pending>::iterator it);
+    // Out of the epoll set before anyone else owns (and may close) the fd.
+    void unwatch(Pending& p);
     // Whether the acceptor's epoll set holds the listening socket.
     void watchListenLocked(bool watched);
 
