@@ -4,8 +4,16 @@ namespace smclab::protocol {
 
 namespace {
 
+// JSON numbers are doubles, and casting one outside the integer's range (or
+// NaN) is undefined behaviour: a lenient reader maps those to 0.
 qint64 toInt64(const QJsonValue& value) {
-    return static_cast<qint64>(value.toDouble());
+    const double number = value.toDouble();
+    return number > -9.2e18 && number < 9.2e18 ? static_cast<qint64>(number) : 0;
+}
+
+quint64 toUInt64(const QJsonValue& value) {
+    const double number = value.toDouble();
+    return number >= 0 && number < 1.8e19 ? static_cast<quint64>(number) : 0;
 }
 
 }  // namespace
@@ -87,9 +95,9 @@ Samples Samples::fromJson(const QJsonObject& object) {
     samples.tMs = toInt64(object.value("t_ms"));
     samples.intervalMs = toInt64(object.value("interval_ms"));
     samples.warmup = object.value("warmup").toBool();
-    samples.bytes = static_cast<quint64>(object.value("bytes").toDouble());
+    samples.bytes = toUInt64(object.value("bytes"));
     samples.throughputBps = object.value("throughput_bps").toDouble();
-    samples.ops = static_cast<quint64>(object.value("ops").toDouble());
+    samples.ops = toUInt64(object.value("ops"));
     samples.opsPerSec = object.value("ops_per_sec").toDouble();
     samples.latency = LatencySummary::fromJson(object.value("latency_us"));
     const QJsonObject cpu = object.value("cpu").toObject();
