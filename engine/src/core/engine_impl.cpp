@@ -171,6 +171,7 @@ EngineStats EngineImpl::stats() {
             ++out.connectionsActive;
         }
     }
+    addFlowStatsLocked(out);
     addLinkStatsLocked(out);
     return out;
 }
@@ -186,6 +187,7 @@ bool EngineImpl::progressLocked() {
         any = true;
         ++m_stats.cqPolls;
         for (size_t i = 0; i < n.value(); ++i) onRecvCompletionLocked(wcs[i]);
+        afterRecvBatchLocked();  // RX backlog, credit announcements (engine_credits.cpp)
         if (n.value() < std::size(wcs)) break;
     }
     for (;;) {
