@@ -150,9 +150,9 @@ struct FaultRun {
 // One connection between two engines in this process; `total` bytes from
 // the client to the server, the fault armed on `where` after `mark` bytes.
 FaultRun runWithFault(Fault fault, Where where, uint64_t value, uint64_t total, uint64_t mark,
-                      int ioTimeoutMs = kIoTimeoutMs) {
-    auto serverEngine = newEngine();
-    auto clientEngine = newEngine();
+                      int ioTimeoutMs = kIoTimeoutMs, const std::string& maxLinks = "2") {
+    auto serverEngine = newEngine({{"smcr_max_links_per_lgr", maxLinks}});
+    auto clientEngine = newEngine({{"smcr_max_links_per_lgr", maxLinks}});
     auto listener = smcr::Listener::listen("127.0.0.1", 0, 8, serverEngine);
     if (!listener) qFatal("listen: %s", listener.error().toString().c_str());
     smcr::ConnectOptions options;
@@ -212,17 +212,27 @@ private:
 private slots:
     void qpErrorMidStream_data() {
         QTest::addColumn<int>("where");
-        QTest::newRow("sender QP") << static_cast<int>(Where::sender);
-        QTest::newRow("receiver QP") << static_cast<int>(Where::receiver);
+        QTest::addColumn<QString>("maxLinks");
+        QTest::newRow("sender QP, one link") << static_cast<int>(Where::sender) << QString("1");
+        QTest::newRow("receiver QP, one link") << static_cast<int>(Where::receiver) << QString("1");
+        QTest::newRow("sender QP, two links") << static_cast<int>(Where::sender) << QString("2");
+        QTest::newRow("receiver QP, two links") << static_cast<int>(Where::receiver) << QString("2");
     }
     void qpErrorMidStream() {
         QFETCH(int, where);
+        QFETCH(QString, maxLinks);
         const uint64_t total = 64ull << 20;
-        const FaultRun r = runWithFault(Fault::qpError, static_cast<Where>(where), 0, total, 2 << 20);
+        const FaultRun r = runWithFault(Fault::qpError, static_cast<Where>(where), 0, total, 2 << 20, kIoTimeoutMs,
+                                        maxLinks.toStdString());
         checkCommon(r, total);
-        // The link is gone: the stream cannot complete, both sides learn it.
-        QVERIFY2(isAbort(r.receiver.error), qPrintable(r.text()));
-        QVERIFY2(r.sender.failed() && isAbort(r.sender.error), qPrintable(r.text()));
+        if (maxLinks == "1") {
+            // The only link is gone: the stream cannot complete, both sides learn it.
+            QVERIFY2(isAbort(r.receiver.error), qPrintable(r.text()));
+            QVERIFY2(r.sender.failed() && isAbort(r.sender.error), qPrintable(r.text()));
+        } else {
+            // The second link takes the connection over: every byte arrives once.
+            QVERIFY2(r.receiver.eof && r.receiver.bytes == total, qPrintable("no failover: " + r.text()));
+        }
     }
 
     void lostCompletion_data() {
