@@ -1,5 +1,6 @@
 // Link groups: creation with one RC QP, QP bring-up from the CLC values,
 // connections and their pooled buffers, termination and linger.
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -250,6 +251,9 @@ void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr,
         } else {
             conn->error = Errc::connectionAborted;
         }
+        // The peer may be idle and never touch the dead link: tell it over
+        // TCP, as the kernel aborts the CLC socket of a killed connection.
+        if (conn->tcpFd >= 0) ::shutdown(conn->tcpFd, SHUT_RDWR);
         // Nothing will complete on an errored QP: the sndbuf is gone with it.
         if (conn->appClosed) dropConnectionLocked(*conn);
     }
