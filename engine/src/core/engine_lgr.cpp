@@ -8,6 +8,7 @@
 #include <random>
 
 #include "engine_impl.h"
+#include "llc_send.h"
 #include "wr_id.h"
 
 namespace smcr::core {
@@ -202,20 +203,11 @@ Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, Cr
         lgr.pendingLlc.push_back(bytes);
         return {};
     }
-    fabric::SendWr wr;
-    wr.wrId = makeWrId(WrKind::llc, 0);
-    wr.opcode = fabric::WrOpcode::send;
-    wr.flags = fabric::SendFlags::signaled | fabric::SendFlags::solicited;
-    wr.numSge = 1;
-    if (lgr.inlineSends) {
-        wr.flags = wr.flags | fabric::SendFlags::inlineData;
-        wr.sg[0] = {reinterpret_cast<uint64_t>(bytes.data()), kWrMessageBytes, 0};
-    } else {
-        uint8_t* slot = lgr.sendBuffers->data() + (lgr.nextSendBuffer++ % lgr.sendSlots) * kWrBufferBytes;
-        std::memcpy(slot, bytes.data(), kWrMessageBytes);
-        wr.sg[0] = {reinterpret_cast<uint64_t>(slot), kWrMessageBytes, lgr.sendBuffers->lkey()};
+    if (Status s = postLlcSend(*lgr.qp, lgr.inlineSends, lgr.sendBuffers.get(), lgr.nextSendBuffer,
+                               lgr.sendSlots, bytes);
+        !s) {
+        return s;
     }
-    if (Status s = lgr.qp->postSend(wr); !s) return s;
     ++lgr.sendSlotsUsed;
     (void)lgr.flow.credits.take(kind);  // checked above
     return {};

@@ -15,6 +15,7 @@
 #include "engine_impl.h"
 #include "handshake_io.h"
 #include "link_failover.h"
+#include "llc_send.h"
 #include "wr_id.h"
 
 namespace smcr::core {
@@ -158,20 +159,11 @@ Status postPathLlc(LinkPath& path, const wire::LlcBytes& bytes) {
         path.pendingLlc.push_back(bytes);
         return {};
     }
-    fabric::SendWr wr;
-    wr.wrId = makeWrId(WrKind::llc, 0);
-    wr.opcode = fabric::WrOpcode::send;
-    wr.flags = fabric::SendFlags::signaled | fabric::SendFlags::solicited;
-    wr.numSge = 1;
-    if (path.inlineSends) {
-        wr.flags = wr.flags | fabric::SendFlags::inlineData;
-        wr.sg[0] = {reinterpret_cast<uint64_t>(bytes.data()), kWrMessageBytes, 0};
-    } else {
-        uint8_t* slot = path.sendBuffers->data() + (path.nextSendBuffer++ % path.sendSlots) * kWrBufferBytes;
-        std::memcpy(slot, bytes.data(), kWrMessageBytes);
-        wr.sg[0] = {reinterpret_cast<uint64_t>(slot), kWrMessageBytes, path.sendBuffers->lkey()};
+    if (Status s = postLlcSend(*path.qp, path.inlineSends, path.sendBuffers.get(), path.nextSendBuffer,
+                               path.sendSlots, bytes);
+        !s) {
+        return s;
     }
-    if (Status s = path.qp->postSend(wr); !s) return s;
     ++path.sendSlotsUsed;
     return {};
 }
