@@ -197,7 +197,8 @@ private slots:
         s.close();
         QCOMPARE(peer.wait(20000), 0);
         const smcr::EngineStats es = engine->stats();
-        QCOMPARE(es.creditLinks, 1ull);
+        // Both links: the first by CLC byte 51, the one ADD_LINK added by its byte 36.
+        QCOMPARE(es.creditLinks, 2ull);
         QVERIFY(es.creditsReceived > 0);
         QVERIFY(es.creditsAnnouncedCdc + es.creditsAnnouncedLlc > 0);
         QCOMPARE(es.cdcReservedNonzero, 0ull);
@@ -263,7 +264,7 @@ private slots:
               static_cast<unsigned long long>(on.stats.creditWaits),
               static_cast<unsigned long long>(on.stats.creditsAnnouncedCdc),
               static_cast<unsigned long long>(on.stats.creditsAnnouncedLlc));
-        QCOMPARE(on.stats.creditLinks, 1ull);
+        QCOMPARE(on.stats.creditLinks, 2ull);  // the first link and the added one
         QCOMPARE(on.stats.rnrNaksReceived, 0ull);
         QCOMPARE(on.stats.rnrNaksSent, 0ull);
         QVERIFY(on.stats.creditWaits > 0);  // the small queue made senders wait instead

@@ -48,6 +48,8 @@ enum class SettingId : uint8_t {
     corkTimerMs,           // lab.cork_timer_ms: > 0 = pre-2022 delayed-work corking (push after this many ms)
     cqMode,                // lab.cq_mode: 0 = drain_then_arm (NAPI-like), 1 = arm_first (arm after the first poll)
     txDeferToOwner,        // lab.tx_defer_to_owner (on/off): completions leave pushes to the thread inside the socket
+    txCompletionTimeoutMs, // lab.tx_completion_timeout_ms: no send completion for this long takes the link down (0 = off)
+    linkReaddMs,           // lab.link_readd_ms: after a lost link the server adds one again after this long (0 = off)
     count_,                // number of numeric settings (not a setting)
 };
 

@@ -78,6 +78,9 @@ struct EngineStats {
     uint64_t rkeysConfirmed = 0;      // our RMBs the peer confirmed by CONFIRM_RKEY
     uint64_t rkeysDeleted = 0;        // our RMBs the peer dropped by DELETE_RKEY
     uint64_t linksActive = 0;         // gauge: links carrying or standing by now
+    uint64_t txCompletionTimeouts = 0; // links declared down: no send completion for lab.tx_completion_timeout_ms
+    uint64_t connsSecondLink = 0;     // gauge: connections balanced onto the added link, sending there now
+    uint64_t cdcSecondLink = 0;       // CDCs those connections sent on the added link
     uint64_t cqArms = 0;              // CQ arm (request notify) calls
     uint64_t cqMissedEvents = 0;      // drain_then_arm: arms that reported missed events, so the CQs were polled again
     // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR

@@ -38,6 +38,7 @@ wire::LlcAddLink AddLinkFlow::addLinkMessage(bool response) const {
     m.linkNumber = m_newLinkId;
     m.qpMtu = m_local.mtu;
     m.initialPsn = m_local.psn;
+    m.initCredits = m_creditOffer;
     return m;
 }
 
@@ -96,6 +97,9 @@ AddLinkActions AddLinkFlow::onRequest(const wire::LlcAddLink& request, const Lin
     m_linkUid = linkUid;
     m_localRkeys = std::move(localRkeys);
     m_sendNext = 0;
+    // Credits only when both ends offer (like CLC Accept/Confirm byte 51).
+    if (request.initCredits == 0) m_creditOffer = 0;
+    out.peerInitCredits = m_creditOffer > 0 ? request.initCredits : uint8_t{0};
     // Our QP must accept the server's traffic before it hears from us.
     out.bringUp = LinkEndpoint{request.senderMac, request.senderGid, request.qpn, request.initialPsn, request.qpMtu};
     out.sendOnCurrent.push_back(addLinkMessage(true));
@@ -116,6 +120,7 @@ AddLinkActions AddLinkFlow::onResponse(const wire::LlcAddLink& response, uint64_
     }
     out.bringUp = LinkEndpoint{response.senderMac, response.senderGid, response.qpn, response.initialPsn,
                                response.qpMtu};
+    out.peerInitCredits = m_creditOffer > 0 ? response.initCredits : uint8_t{0};
     out.sendOnCurrent.push_back(nextCont());
     m_state = AddLinkState::rkeyExchange;
     m_deadlineMs = nowMs + m_llcWaitMs;

@@ -61,6 +61,9 @@ struct AddLinkActions {
     bool linkActive = false;                      // the new link is up
     bool abandon = false;                         // destroy the new link
     bool rejectedByPeer = false;                  // the client answered ADD_LINK with a reject
+    // EXPERIMENTAL RQ credits (seed 004) of the new link: the peer's initial
+    // credits when both ends offered them in ADD_LINK byte 36 (0 = off).
+    uint8_t peerInitCredits = 0;
 };
 
 class AddLinkFlow {
@@ -72,6 +75,11 @@ public:
     bool running() const { return m_state != AddLinkState::idle && m_state != AddLinkState::active &&
                                   m_state != AddLinkState::failed; }
     uint8_t newLinkId() const { return m_newLinkId; }
+    // RQ credits for the new link (seed 004; credits.h): the receive WQEs it
+    // posted, offered in ADD_LINK byte 36, which a peer without the feature
+    // leaves zero (reserved). Set before start()/onRequest(); the client
+    // answers with its offer only when the request carried one.
+    void setCreditOffer(uint8_t initCredits) { m_creditOffer = initCredits; }
     // When poll() has a timeout to report (UINT64_MAX: nothing armed).
     uint64_t deadlineMs() const { return running() ? m_deadlineMs : UINT64_MAX; }
 
@@ -107,6 +115,7 @@ private:
     std::vector<wire::RkeyPair> m_localRkeys;
     size_t m_sendNext = 0;          // index of the next local rkey to announce
     uint32_t m_recvRemaining = 0;   // rkeys the peer still has to announce
+    uint8_t m_creditOffer = 0;      // ADD_LINK byte 36 we send
 };
 
 }  // namespace smcr::core

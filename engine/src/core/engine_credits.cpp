@@ -43,18 +43,26 @@ bool EngineImpl::creditsBlockedLocked(const LinkGroup& lgr) const {
     return !lgr.flow.credits.canSend(CreditSendKind::message);
 }
 
-void EngineImpl::attachCdcCreditsLocked(LinkGroup& lgr, wire::CdcMessage& msg) {
-    LinkCredits& credits = lgr.flow.credits;
+void EngineImpl::attachCdcCreditsLocked(LinkRxFlow& flow, wire::CdcMessage& msg) {
+    LinkCredits& credits = flow.credits;
     if (!credits.enabled()) return;
-    (void)credits.take(CreditSendKind::message);  // flushLocked checked creditsBlockedLocked
+    (void)credits.take(CreditSendKind::message);  // flushLocked checked the link's credits
     msg.credits = credits.takeForCdc();
-    lgr.flow.announcedByCdc += msg.credits;
+    flow.announcedByCdc += msg.credits;
 }
 
 bool EngineImpl::refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot) {
     if (lgr->terminated) return false;
     if (Status s = postRecvLocked(*lgr, slot); !s) {
-        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        // The link cannot take work. Its QP goes to ERR: the flushed WRs come
+        // back as error completions behind everything that already completed
+        // (so no received CDC is skipped), and those fail the link over to a
+        // second link or end the group (engine_rx.cpp). This message arrived
+        // intact and is still handled.
+        if (lgr->qp->setError()) return true;
+        if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
+            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        }
         return false;
     }
     lgr->flow.credits.onRecvReposted();
@@ -156,8 +164,7 @@ void EngineImpl::addFlowStatsLocked(EngineStats& out) {
         // rnr_retry 7 retries forever: every NAK taken is followed by a retry.
         out.rnrRetries = c.rnrNaksReceived;
     }
-    auto add = [&out](const LinkGroup& lgr) {
-        const LinkRxFlow& f = lgr.flow;
+    auto add = [&out](const LinkRxFlow& f) {
         if (f.credits.enabled()) ++out.creditLinks;
         out.creditsReceived += f.creditsReceived;
         out.creditsAnnouncedCdc += f.announcedByCdc;
@@ -166,7 +173,10 @@ void EngineImpl::addFlowStatsLocked(EngineStats& out) {
         out.creditsLowEvents += f.credits.lowEvents();
         out.rxBacklogMax = std::max<uint64_t>(out.rxBacklogMax, f.backlogMax);
     };
-    for (const auto& lgr : m_linkGroups) add(*lgr);
+    for (const auto& lgr : m_linkGroups) {
+        add(lgr->flow);
+        if (lgr->multi.standby) add(lgr->multi.standby->flow);  // credits of an added link (ADD_LINK byte 36)
+    }
 }
 
 }  // namespace smcr::core

@@ -354,6 +354,7 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
         }
     }
     multiLinkTimersLocked(nowMs);  // ADD_LINK timeouts, TEST_LINK on added links
+    txWatchdogLocked(nowMs);       // send completions that stopped (engine_watchdog.cpp)
     lingerCheckLocked(nowMs);
     wakeSleepersLocked();
 }
@@ -377,6 +378,7 @@ void EngineImpl::backgroundLoop() {
             if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
         }
         nextMs = std::min(nextMs, multiLinkDeadlineMs());
+        nextMs = std::min(nextMs, txWatchdogDeadlineMsLocked(nowMs));
         int timeoutMs = static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
 
         bool watchChannel = m_appWaiters == 0;
@@ -392,6 +394,7 @@ void EngineImpl::backgroundLoop() {
             ::epoll_ctl(m_bgEpollFd, EPOLL_CTL_MOD, m_channel->fd(), &ev);
             m_bgChannelWatched = watchChannel;
         }
+        noteBackgroundSleepLocked(nowMs, timeoutMs);  // the watchdog may need a kick (engine_watchdog.cpp)
         lock.unlock();
         epoll_event events[64];
         const int n = ::epoll_wait(m_bgEpollFd, events, static_cast<int>(std::size(events)), timeoutMs);

@@ -177,7 +177,7 @@ private:
     uint8_t creditOfferLocked(const LinkGroup& lgr) const;  // CLC byte 51 on first contact
     void enableCreditsLocked(LinkGroup& lgr, uint8_t peerInitCredits);
     bool creditsBlockedLocked(const LinkGroup& lgr) const;  // no credit for a message SEND
-    void attachCdcCreditsLocked(LinkGroup& lgr, wire::CdcMessage& msg);
+    void attachCdcCreditsLocked(LinkRxFlow& flow, wire::CdcMessage& msg);  // the flow of the CDC's link
     bool refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot);
     void receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
                               const uint8_t* bytes);
@@ -215,6 +215,31 @@ private:
     void withdrawRmbLocked(LinkGroup& lgr, Connection& conn);
     void dropStandbyLocked(LinkGroup& lgr);
     void addLinkStatsLocked(EngineStats& out) const;
+    // The standby link failed: its connections move to the primary, it is
+    // dropped and the peer hears of it over the primary.
+    void standbyLinkLostLocked(LinkGroup& lgr);
+    void moveConnsOffStandbyLocked(LinkGroup& lgr);
+    // Balancing: a new connection's link (the one with fewer connections),
+    // and the switch of a connection assigned to the added link.
+    void assignLinkLocked(LinkGroup& lgr, Connection& conn);
+    void switchToStandbyLocked(Connection& conn);
+    // Send completions freed a slot on the added link: its queued LLC and connections.
+    void serviceStandbySlotsLocked(LinkGroup& lgr);
+
+    // engine_watchdog.cpp: lab.tx_completion_timeout_ms, the send-completion
+    // watchdog of every link (tx_watchdog.h); run by the timers.
+    void txWatchdogLocked(uint64_t nowMs);
+    uint64_t txWatchdogDeadlineMsLocked(uint64_t nowMs) const;
+    // The background thread is about to sleep timeoutMs: whether the first
+    // send posted meanwhile must wake it to start a watchdog clock.
+    void noteBackgroundSleepLocked(uint64_t nowMs, int timeoutMs);
+    // A send was posted on a link with `slotsUsed` slots now in use.
+    void watchdogOnPostLocked(uint32_t slotsUsed) {
+        if (slotsUsed == 1 && m_bgWatchdogIdle) {
+            m_bgWatchdogIdle = false;
+            kickBackgroundLocked();
+        }
+    }
 
     // engine_impl.cpp: background thread, hang-up monitor, timers
     void backgroundLoop();
@@ -257,6 +282,7 @@ private:
     int m_bgEventFd = -1;
     int m_bgEpollFd = -1;
     bool m_bgChannelWatched = false;
+    bool m_bgWatchdogIdle = false;  // asleep past any watchdog timeout with no clock running
     bool m_stopping = false;
 };
 

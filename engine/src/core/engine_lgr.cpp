@@ -165,6 +165,7 @@ Result<std::shared_ptr<Connection>> EngineImpl::addConnectionLocked(const std::s
     lgr->conns[*token] = conn;
     m_connById[conn->id] = conn;
     announceRmbLocked(*lgr, *conn);  // CONFIRM_RKEY on a multi-link group (engine_links.cpp)
+    assignLinkLocked(*lgr, *conn);   // the link with fewer connections (engine_links.cpp)
     return conn;
 }
 
@@ -209,6 +210,7 @@ Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, Cr
         return s;
     }
     ++lgr.sendSlotsUsed;
+    watchdogOnPostLocked(lgr.sendSlotsUsed);  // engine_watchdog.cpp
     (void)lgr.flow.credits.take(kind);  // checked above
     return {};
 }

@@ -4,8 +4,14 @@
 // connections move to the survivor (DELETE_LINK, CDC failover validation,
 // re-send from the last confirmed cursor); new RMBs are announced with
 // CONFIRM_RKEY and withdrawn with DELETE_RKEY while a second link exists.
+// New connections are balanced over both links (the one with fewer
+// connections, like the kernel's smcr_lgr_conn_assign_link); RQ credits of
+// the added link travel in ADD_LINK byte 36 (seed 004); after a lost link the
+// server adds a new one once the free port can take it.
 // The decisions come from the functional core (add_link_flow.h,
 // link_failover.h, rkey_table.h); this file does the I/O.
+#include <smcr/wire/cdc.h>
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -15,6 +21,7 @@
 #include "engine_impl.h"
 #include "handshake_io.h"
 #include "link_failover.h"
+#include "link_send_side.h"
 #include "llc_send.h"
 #include "wr_id.h"
 
@@ -31,7 +38,7 @@ constexpr uint8_t kRnrRetryInfinite = 7;
 
 // Swaps the link that carries the connections with the standby: every
 // per-link field of the group trades places (link_path.h).
-void swapPrimary(LinkGroup& lgr, LinkPath& path) {
+void swapPrimary(LinkGroup& lgr, LinkPath& path, uint8_t enginePort) {
     std::swap(lgr.peerMac, path.peerMac);
     std::swap(lgr.peerQpn, path.peerQpn);
     std::swap(lgr.localPsn, path.localPsn);
@@ -47,8 +54,29 @@ void swapPrimary(LinkGroup& lgr, LinkPath& path) {
     std::swap(lgr.link, path.link);
     std::swap(lgr.pendingLlc, path.pendingLlc);
     std::swap(lgr.flow, path.flow);
-    // CDCs already received on the old link still wait to be processed.
+    // CDCs already received on the old link still wait to be processed
+    // (lab.rx_backlog), before the survivor's own.
+    for (auto& cdc : lgr.flow.backlog) path.flow.backlog.push_back(cdc);
     lgr.flow.backlog = std::move(path.flow.backlog);
+    std::swap(lgr.txWatchdog, path.txWatchdog);
+    const uint8_t oldPort = lgr.multi.primaryPort != 0 ? lgr.multi.primaryPort : enginePort;
+    lgr.multi.primaryPort = path.portNum;
+    path.portNum = oldPort;
+    // Connections balanced onto the survivor wait for its slots as before;
+    // the old link's connections join them (they move to the survivor).
+    for (auto& w : path.slotWaiters) lgr.slotWaiters.push_back(w);
+    path.slotWaiters.clear();
+}
+
+// After a lost link the server adds one again (lab.link_readd_ms; the
+// kernel does on a port event; the client only answers ADD_LINK).
+void scheduleReadd(LinkGroup& lgr, uint64_t delayMs, uint64_t nowMs) {
+    if (lgr.role == HandshakeRole::server && delayMs != 0 && !lgr.terminated) lgr.multi.readdAtMs = nowMs + delayMs;
+}
+
+// The port of the link in LinkGroup's fields.
+uint8_t primaryPortOf(const LinkGroup& lgr, uint8_t enginePort) {
+    return lgr.multi.primaryPort != 0 ? lgr.multi.primaryPort : enginePort;
 }
 
 wire::RkeyPair ownRkeyPair(const fabric::MemoryRegion& rmb) {
@@ -154,8 +182,9 @@ Status bringUpPath(LinkPath& path, const LinkEndpoint& peer, fabric::PathMtu loc
     return path.qp->modify(attr, fabric::kMaskRtrToRts);
 }
 
-Status postPathLlc(LinkPath& path, const wire::LlcBytes& bytes) {
-    if (path.sendSlotsUsed >= path.sendSlots) {
+// kind: an ANNOUNCE_CREDITS may use the credit kept back for it (credits.h).
+Status postPathLlc(LinkPath& path, const wire::LlcBytes& bytes, CreditSendKind kind = CreditSendKind::message) {
+    if (path.sendSlotsUsed >= path.sendSlots || !path.flow.credits.canSend(kind)) {
         path.pendingLlc.push_back(bytes);
         return {};
     }
@@ -165,7 +194,33 @@ Status postPathLlc(LinkPath& path, const wire::LlcBytes& bytes) {
         return s;
     }
     ++path.sendSlotsUsed;
+    (void)path.flow.credits.take(kind);  // checked above
     return {};
+}
+
+// Owed RQ credits of the added link go back by ANNOUNCE_CREDITS when no CDC
+// on it carried them (as for the first link, engine_credits.cpp).
+void announcePathCredits(LinkPath& path) {
+    if (!path.flow.credits.announceDue() || path.sendSlotsUsed >= path.sendSlots) return;
+    wire::LlcAnnounceCredits msg;
+    msg.response = true;
+    msg.credits = path.flow.credits.takeForAnnounce();
+    if (msg.credits == 0) return;
+    path.flow.announcedByLlc += msg.credits;
+    ++path.flow.announceLlcs;
+    (void)postPathLlc(path, wire::encode(msg), CreditSendKind::announce);  // a failure shows as a lost link
+}
+
+// CDC byte 26 of a CDC that came over the added link: that link's credits.
+void takePathCdcCredits(LinkPath& path, const uint8_t* bytes, EngineStats& stats) {
+    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
+    if (!msg || msg.value().credits == 0) return;
+    if (!path.flow.credits.enabled()) {
+        ++stats.cdcReservedNonzero;  // reserved without the extension: never acted on
+        return;
+    }
+    path.flow.credits.onPeerCredits(msg.value().credits);
+    path.flow.creditsReceived += msg.value().credits;
 }
 
 }  // namespace
@@ -198,7 +253,7 @@ void EngineImpl::startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr) {
     if (lgr->role != HandshakeRole::server || lgr->terminated || multi.standby || multi.addLinkTried) return;
     multi.addLinkTried = true;
     if (m_settings.get(SettingId::maxLinksPerLgr) < 2) return;
-    const fabric::PortInfo* port = alternatePort(m_device->info(), m_port.portNum);
+    const fabric::PortInfo* port = alternatePort(m_device->info(), primaryPortOf(*lgr, m_port.portNum));
     if (port == nullptr) return;  // one port: nothing to add (the kernel's "no alternate path")
     LinkTimers timers;
     timers.testLinkIdleMs = m_settings.get(SettingId::testlinkTimeS) * 1000;
@@ -213,6 +268,8 @@ void EngineImpl::startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr) {
     multi.standby = std::move(path.value());
     m_lgrByQpn[multi.standby->qp->qpn()] = lgr;
     multi.flow = std::make_unique<AddLinkFlow>(HandshakeRole::server, timers.llcWaitMs);
+    // lab.rq_credits: the new link's receive WQEs, offered in byte 36.
+    multi.flow->setCreditOffer(creditOfferLocked(*lgr));
     std::random_device rd;
     AddLinkActions a = multi.flow->start(multi.standby->local, multi.standby->linkId, rd(), ownRkeys(*lgr), nowMs);
     for (const auto& m : a.sendOnCurrent) (void)postLlcLocked(*lgr, wire::encodeLlc(m));
@@ -224,6 +281,10 @@ static void applyAddLink(EngineImpl& engine, LinkGroup& lgr, const AddLinkAction
                          const std::function<void()>& drop) {
     MultiLink& multi = lgr.multi;
     (void)engine;
+    // Credits before the first SEND on the new link (its CONFIRM_LINK).
+    if (a.peerInitCredits > 0 && multi.standby) {
+        multi.standby->flow.credits.enable(multi.standby->recvWr, a.peerInitCredits);
+    }
     for (const wire::RkeyPair& pair : a.learnedRkeys) multi.peerRkeys.learn(pair);
     bool failed = a.abandon;
     if (!failed && a.bringUp && multi.standby) failed = !bringUpPath(*multi.standby, *a.bringUp, localMtu);
@@ -261,7 +322,7 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
         if (lgr->role != HandshakeRole::client || multi.standby || m_settings.get(SettingId::maxLinksPerLgr) < 2) {
             return false;
         }
-        const fabric::PortInfo* port = alternatePort(m_device->info(), m_port.portNum);
+        const fabric::PortInfo* port = alternatePort(m_device->info(), primaryPortOf(*lgr, m_port.portNum));
         if (port == nullptr) return false;
         LinkTimers timers;
         timers.testLinkIdleMs = m_settings.get(SettingId::testlinkTimeS) * 1000;
@@ -272,6 +333,7 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
         multi.standby = std::move(path.value());
         m_lgrByQpn[multi.standby->qp->qpn()] = lgr;
         multi.flow = std::make_unique<AddLinkFlow>(HandshakeRole::client, timers.llcWaitMs);
+        multi.flow->setCreditOffer(creditOfferLocked(*lgr));  // answered only when the request offers
         std::random_device rd;
         apply(multi.flow->onRequest(*add, multi.standby->local, rd(), ownRkeys(*lgr), nowMs));
         return true;
@@ -287,16 +349,21 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
                          multi.standbyActive()};
         const LinkLossPlan plan = planLinkLoss(view, del->linkNumber, del->reason, del);
         if (plan.kind == LinkLossKind::terminateGroup) return false;
-        if (plan.kind == LinkLossKind::dropStandby) {
-            ++m_stats.linksDown;
-            dropStandbyLocked(*lgr);
-        }
         if (plan.kind == LinkLossKind::failover) {
             // The response goes first over the survivor, then the validations.
             failoverLocked(lgr, &plan.deleteLink);
             return true;
         }
+        if (plan.kind == LinkLossKind::dropStandby) {
+            ++m_stats.linksDown;
+            moveConnsOffStandbyLocked(*lgr);
+            dropStandbyLocked(*lgr);
+            scheduleReadd(*lgr, m_settings.get(SettingId::linkReaddMs), nowMs);
+        }
         if (plan.sendDeleteLink) (void)postLlcLocked(*lgr, wire::encode(plan.deleteLink));
+        serviceValidationsLocked(*lgr);  // balanced connections moved back to the first link
+        serviceSlotWaitersLocked(*lgr);
+        wakeSleepersLocked();
         return true;
     }
     if (const auto* confirm = std::get_if<wire::LlcConfirmRkey>(&msg)) {
@@ -328,38 +395,67 @@ bool EngineImpl::onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr
     if (!multi.standby || !multi.standby->qp || wc.qpNum != multi.standby->qp->qpn()) return false;
     LinkPath& path = *multi.standby;
     if (wc.status != fabric::WcStatus::success) {
-        // The standby failed: drop it and tell the peer over the primary.
-        LinkSetView view{lgr->link->linkId(), path.linkId, multi.standbyActive()};
-        const LinkLossPlan plan = planLinkLoss(view, path.linkId, wire::kDeleteLinkLostPath, nullptr);
-        ++m_stats.linksDown;
-        dropStandbyLocked(*lgr);
-        if (plan.sendDeleteLink) (void)postLlcLocked(*lgr, wire::encode(plan.deleteLink));
+        // The standby failed: its connections move to the first link, the
+        // peer hears of it over the first link.
+        standbyLinkLostLocked(*lgr);
         return true;
     }
     if (!recv) {
+        const WrKind kind = wrKind(wc.wrId);
+        if (kind != WrKind::cdc && kind != WrKind::llc) return true;
         if (path.sendSlotsUsed > 0) --path.sendSlotsUsed;
-        while (!path.pendingLlc.empty() && path.sendSlotsUsed < path.sendSlots) {
-            const wire::LlcBytes bytes = path.pendingLlc.front();
-            path.pendingLlc.pop_front();
-            (void)postPathLlc(path, bytes);  // a failure shows as an error completion
+        path.txWatchdog.onCompletion();
+        if (kind == WrKind::cdc) {
+            // A connection balanced onto this link: as on the first link (engine_rx.cpp).
+            auto c = lgr->conns.find(wrValue(wc.wrId));
+            if (c != lgr->conns.end() && c->second->core) {
+                std::shared_ptr<Connection> conn = c->second;
+                conn->core->tx().onCdcSendComplete();
+                onCdcSendCompleteLocked(*conn);
+                maybeReleaseLocked(*conn);
+            }
         }
+        serviceStandbySlotsLocked(*lgr);
         return true;
     }
     const uint32_t slot = wrValue(wc.wrId);
     if (slot >= path.recvWr) return true;
     uint8_t bytes[kWrMessageBytes] = {};
     std::memcpy(bytes, path.recvBuffers->data() + uint64_t{slot} * kWrBufferBytes, kWrMessageBytes);
-    (void)postPathRecv(path, slot);  // a failure shows as an error completion
+    // Refilled at once and handled at once: the lab's slow-receiver knobs
+    // (lab.rx_repost_delay_us, lab.rx_backlog) model the first link's path
+    // only (engine_credits.cpp).
+    if (Status s = postPathRecv(path, slot); s) {
+        path.flow.credits.onRecvReposted();
+    } else {
+        // Flushed WRs come back as errors behind what already completed, and
+        // take the link down in order.
+        (void)path.qp->setError();
+    }
     const uint64_t nowMs = monotonicMs();
     path.link->onRxActivity(nowMs);
     if (wc.byteLen < kWrMessageBytes) return true;
     if (bytes[0] == wire::kCdcType) {
-        // The peer switched before we heard its DELETE_LINK: data is data.
+        // Data of a connection the peer balanced onto this link, or sent
+        // after the peer switched before we heard its DELETE_LINK.
+        takePathCdcCredits(path, bytes, m_stats);
         onCdcLocked(*lgr, bytes);
+        serviceStandbySlotsLocked(*lgr);
         return true;
     }
     auto msg = wire::decodeLlc(std::span<const uint8_t>(bytes, kWrMessageBytes));
     if (!msg) return true;
+    if (const auto* credits = std::get_if<wire::LlcAnnounceCredits>(&msg.value())) {
+        if (!path.flow.credits.enabled()) {
+            // Not negotiated on this link: an unknown LLC type, as on the first link.
+            terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
+            return true;
+        }
+        path.flow.credits.onPeerCredits(credits->credits);
+        path.flow.creditsReceived += credits->credits;
+        serviceStandbySlotsLocked(*lgr);
+        return true;
+    }
     if (const auto* confirm = std::get_if<wire::LlcConfirmLink>(&msg.value())) {
         if (multi.flow) {
             auto postPrimary = [&](const wire::LlcBytes& b) { return postLlcLocked(*lgr, b); };
@@ -367,11 +463,13 @@ bool EngineImpl::onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr
             applyAddLink(*this, *lgr, multi.flow->onConfirmLink(*confirm, nowMs), m_port.activeMtu, m_stats,
                          postPrimary, drop);
         }
+        serviceStandbySlotsLocked(*lgr);
         return true;
     }
     if (std::holds_alternative<wire::LlcTestLink>(msg.value())) {
         LinkActions a = path.link->onLlc(msg.value(), nowMs);
         if (a.send) (void)postPathLlc(path, wire::encodeLlc(*a.send));
+        serviceStandbySlotsLocked(*lgr);
         return true;
     }
     // Anything else concerns the group, whichever link carried it.
@@ -380,7 +478,70 @@ bool EngineImpl::onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr
         if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));
         if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, false);
     }
+    serviceStandbySlotsLocked(*lgr);
     return true;
+}
+
+void EngineImpl::serviceStandbySlotsLocked(LinkGroup& lgr) {
+    // Re-read the standby every round: a flush may lose it.
+    MultiLink& multi = lgr.multi;
+    for (;;) {
+        LinkPath* path = multi.standby.get();
+        if (path == nullptr || lgr.terminated) return;
+        announcePathCredits(*path);
+        if (path->pendingLlc.empty() || path->sendSlotsUsed >= path->sendSlots ||
+            !path->flow.credits.canSend(CreditSendKind::message)) {
+            break;
+        }
+        const wire::LlcBytes bytes = path->pendingLlc.front();
+        path->pendingLlc.pop_front();
+        (void)postPathLlc(*path, bytes);  // a failure shows as an error completion
+    }
+    for (;;) {
+        LinkPath* path = multi.standby.get();
+        if (path == nullptr || lgr.terminated) return;
+        if (path->slotWaiters.empty() || path->sendSlotsUsed >= path->sendSlots ||
+            !path->flow.credits.canSend(CreditSendKind::message)) {
+            return;
+        }
+        auto conn = path->slotWaiters.front().lock();
+        path->slotWaiters.pop_front();
+        if (!conn) continue;
+        conn->queuedForSlot = false;
+        flushLocked(*conn);
+    }
+}
+
+// ---- balancing connections over two links ------------------------------------------
+
+void EngineImpl::assignLinkLocked(LinkGroup& lgr, Connection& conn) {
+    // The kernel's smcr_lgr_conn_assign_link: the active link with the fewest
+    // connections (ties: the first link).
+    conn.wantStandby = false;
+    if (lgr.terminated || !lgr.multi.standbyActive()) return;
+    size_t onFirst = 0;
+    size_t onAdded = 0;
+    for (const auto& [token, other] : lgr.conns) {
+        if (other.get() == &conn || other->released) continue;
+        ++(other->wantStandby ? onAdded : onFirst);
+    }
+    conn.wantStandby = onAdded < onFirst;
+}
+
+void EngineImpl::switchToStandbyLocked(Connection& conn) {
+    LinkGroup& lgr = *conn.lgr;
+    MultiLink& multi = lgr.multi;
+    if (!multi.standbyActive()) return;
+    // Only with nothing outstanding: RC ordering on the first link has then
+    // placed every byte and CDC, so no CDC on the new link can overtake them.
+    if (!conn.core || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
+    // The peer's RMB must be known on the added link (ADD_LINK_CONT or
+    // CONFIRM_RKEY); until then the connection stays where it is.
+    const auto rmb = multi.peerRkeys.onOtherLink(conn.peerRmbRkey);
+    if (!rmb) return;
+    conn.standbyRmbRkey = rmb->rkey;
+    conn.standbyRmbVaddr = rmb->vaddr;
+    conn.onStandby = true;
 }
 
 // ---- failover -------------------------------------------------------------------
@@ -398,7 +559,7 @@ bool EngineImpl::primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, ui
 void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcDeleteLink* announce) {
     MultiLink& multi = lgr->multi;
     std::unique_ptr<LinkPath> old = std::move(multi.standby);
-    swapPrimary(*lgr, *old);
+    swapPrimary(*lgr, *old, m_port.portNum);
     // The dead link: flush and forget it; completions still queued for its
     // QP find no group and are ignored.
     if (old->qp) {
@@ -411,11 +572,19 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
     ++m_stats.linkFailovers;
     if (announce != nullptr) (void)postLlcLocked(*lgr, wire::encode(*announce));
 
-    // Every connection: its peer RMB on the surviving link, then the
-    // validation CDC and the re-send of what was not confirmed.
+    // Every connection of the dead link: its peer RMB on the surviving link,
+    // then the validation CDC and the re-send of what was not confirmed.
+    // Connections balanced onto the survivor keep going as they were.
     std::vector<std::shared_ptr<Connection>> conns;
     for (auto& [token, conn] : lgr->conns) conns.push_back(conn);
     for (auto& conn : conns) {
+        conn->wantStandby = false;
+        if (conn->onStandby) {
+            conn->onStandby = false;
+            conn->peerRmbRkey = conn->standbyRmbRkey;
+            conn->peerRmbVaddr = conn->standbyRmbVaddr;
+            continue;
+        }
         if (conn->released || !conn->core) continue;
         if (auto other = multi.peerRkeys.onOtherLink(conn->peerRmbRkey)) {
             conn->peerRmbRkey = other->rkey;
@@ -435,14 +604,51 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
     }
     multi.peerRkeys.clear();
     multi.announcedRmbs.clear();
+    scheduleReadd(*lgr, m_settings.get(SettingId::linkReaddMs), monotonicMs());
     serviceValidationsLocked(*lgr);
     serviceSlotWaitersLocked(*lgr);
     wakeSleepersLocked();
 }
 
+void EngineImpl::moveConnsOffStandbyLocked(LinkGroup& lgr) {
+    MultiLink& multi = lgr.multi;
+    for (auto& [token, conn] : lgr.conns) {
+        conn->wantStandby = false;
+        if (!conn->onStandby) continue;
+        // Its CDCs on the lost link may never complete: it rewinds to the
+        // last completed one and validates on the first link (as a failover).
+        conn->onStandby = false;
+        if (conn->released || !conn->core) continue;
+        ++m_stats.failoverConns;
+        multi.validationQueue.push_back(conn);
+    }
+    if (multi.standby) {
+        for (auto& w : multi.standby->slotWaiters) lgr.slotWaiters.push_back(w);
+        multi.standby->slotWaiters.clear();
+    }
+}
+
+void EngineImpl::standbyLinkLostLocked(LinkGroup& lgr) {
+    MultiLink& multi = lgr.multi;
+    if (!multi.standby || lgr.terminated) return;
+    LinkSetView view{lgr.link->linkId(), multi.standby->linkId, multi.standbyActive()};
+    const LinkLossPlan plan = planLinkLoss(view, multi.standby->linkId, wire::kDeleteLinkLostPath, nullptr);
+    ++m_stats.linksDown;
+    moveConnsOffStandbyLocked(lgr);
+    dropStandbyLocked(lgr);
+    if (plan.sendDeleteLink) (void)postLlcLocked(lgr, wire::encode(plan.deleteLink));
+    scheduleReadd(lgr, m_settings.get(SettingId::linkReaddMs), monotonicMs());
+    serviceValidationsLocked(lgr);
+    serviceSlotWaitersLocked(lgr);
+    wakeSleepersLocked();
+}
+
 void EngineImpl::serviceValidationsLocked(LinkGroup& lgr) {
     MultiLink& multi = lgr.multi;
-    while (!multi.validationQueue.empty() && lgr.sendSlotsUsed < lgr.sendSlots && !lgr.terminated) {
+    // A validation is a CDC like any other: it needs a slot and, with RQ
+    // credits, a credit of the link (they arrive with serviceSlotWaitersLocked).
+    while (!multi.validationQueue.empty() && lgr.sendSlotsUsed < lgr.sendSlots && !lgr.terminated &&
+           lgr.flow.credits.canSend(CreditSendKind::message)) {
         auto conn = multi.validationQueue.front().lock();
         multi.validationQueue.pop_front();
         if (!conn || conn->released || !conn->core) continue;
@@ -479,6 +685,9 @@ void EngineImpl::withdrawRmbLocked(LinkGroup& lgr, Connection& conn) {
 
 void EngineImpl::dropStandbyLocked(LinkGroup& lgr) {
     MultiLink& multi = lgr.multi;
+    // Nobody may keep sending on it (callers that may find connections on it
+    // moved them already and service their validations).
+    if (!lgr.terminated) moveConnsOffStandbyLocked(lgr);
     if (multi.standby) {
         if (multi.standby->qp) {
             (void)multi.standby->qp->setError();
@@ -495,7 +704,15 @@ void EngineImpl::multiLinkTimersLocked(uint64_t nowMs) {
     std::vector<std::shared_ptr<LinkGroup>> groups = m_linkGroups;
     for (auto& lgr : groups) {
         MultiLink& multi = lgr->multi;
-        if (lgr->terminated || !multi.standby) continue;
+        if (lgr->terminated) continue;
+        if (!multi.standby && multi.readdAtMs <= nowMs) {
+            // Server, after a lost link: ADD_LINK again while the other port
+            // is active (the kernel re-adds on a port event). Once per loss.
+            multi.readdAtMs = UINT64_MAX;
+            multi.addLinkTried = false;
+            startAddLinkLocked(lgr);
+        }
+        if (!multi.standby) continue;
         if (multi.flow && multi.flow->running()) {
             AddLinkActions a = multi.flow->poll(nowMs);
             if (a.abandon) {
@@ -509,15 +726,7 @@ void EngineImpl::multiLinkTimersLocked(uint64_t nowMs) {
             ++m_stats.testLinksSent;
             (void)postPathLlc(*multi.standby, wire::encodeLlc(*a.send));
         }
-        if (a.linkDown) {
-            const uint8_t id = multi.standby->linkId;
-            ++m_stats.linksDown;
-            dropStandbyLocked(*lgr);
-            wire::LlcDeleteLink del;
-            del.linkNumber = id;
-            del.reason = wire::kDeleteLinkLostPath;
-            (void)postLlcLocked(*lgr, wire::encode(del));
-        }
+        if (a.linkDown) standbyLinkLostLocked(*lgr);  // unanswered TEST_LINK
     }
 }
 
@@ -525,7 +734,10 @@ uint64_t EngineImpl::multiLinkDeadlineMs() const {
     uint64_t next = UINT64_MAX;
     for (const auto& lgr : m_linkGroups) {
         const MultiLink& multi = lgr->multi;
-        if (!multi.standby) continue;
+        if (!multi.standby) {
+            if (!lgr->terminated) next = std::min(next, multi.readdAtMs);
+            continue;
+        }
         if (multi.flow) next = std::min(next, multi.flow->deadlineMs());
         if (multi.standby->link) next = std::min(next, multi.standby->link->nextDeadlineMs());
     }
@@ -537,6 +749,9 @@ void EngineImpl::addLinkStatsLocked(EngineStats& out) const {
         if (lgr->terminated) continue;
         if (lgr->link && lgr->link->state() == LinkState::active) ++out.linksActive;
         if (lgr->multi.standbyActive()) ++out.linksActive;
+        for (const auto& [token, conn] : lgr->conns) {
+            if (conn->onStandby) ++out.connsSecondLink;
+        }
     }
 }
 

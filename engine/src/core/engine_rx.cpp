@@ -54,6 +54,7 @@ void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
     const WrKind kind = wrKind(wc.wrId);
     if (kind != WrKind::cdc && kind != WrKind::llc) return;
     if (lgr->sendSlotsUsed > 0) --lgr->sendSlotsUsed;
+    lgr->txWatchdog.onCompletion();  // the link is alive (engine_watchdog.cpp)
     if (kind == WrKind::cdc) {
         auto c = lgr->conns.find(wrValue(wc.wrId));
         if (c != lgr->conns.end()) {

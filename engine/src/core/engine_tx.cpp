@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine_impl.h"
+#include "link_send_side.h"
 #include "wr_id.h"
 
 namespace smcr::core {
@@ -32,7 +33,9 @@ wire::CdcMessage toWire(const CdcInfo& c) {
 }  // namespace
 
 bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan) {
-    LinkGroup& lgr = *conn.lgr;
+    // The link this connection sends on: the first link, or the added one
+    // when the connection was balanced onto it (engine_links.cpp).
+    const LinkSendSide side = sendSideOf(conn);
     fabric::SendWr wrs[3];
     size_t count = 0;
     if (plan != nullptr) {
@@ -42,8 +45,8 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
             wr.wrId = makeWrId(WrKind::rdmaWrite, conn.localToken);
             wr.opcode = fabric::WrOpcode::rdmaWrite;
             wr.flags = fabric::SendFlags::none;  // unsignaled: covered by the CDC's completion
-            wr.remoteAddr = conn.peerRmbVaddr + w.remoteOffset;
-            wr.rkey = conn.peerRmbRkey;
+            wr.remoteAddr = side.peerRmbVaddr + w.remoteOffset;
+            wr.rkey = side.peerRmbRkey;
             wr.numSge = w.source.count;
             for (uint8_t s = 0; s < w.source.count; ++s) {
                 wr.sg[s] = {conn.sndbuf->address() + w.source.spans[s].offset, w.source.spans[s].lengthBytes,
@@ -52,26 +55,38 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
         }
     }
     wire::CdcMessage msg = toWire(cdc);
-    attachCdcCreditsLocked(lgr, msg);  // one RQ credit spent, owed credits returned (byte 26)
+    attachCdcCreditsLocked(*side.flow, msg);  // one RQ credit spent, owed credits returned (byte 26)
     const wire::CdcBytes bytes = wire::encode(msg);
     fabric::SendWr& send = wrs[count++];
     send.wrId = makeWrId(WrKind::cdc, conn.localToken);
     send.opcode = fabric::WrOpcode::send;
     send.flags = fabric::SendFlags::signaled | fabric::SendFlags::solicited;
     send.numSge = 1;
-    if (lgr.inlineSends) {
+    if (side.inlineSends) {
         send.flags = send.flags | fabric::SendFlags::inlineData;
         send.sg[0] = {reinterpret_cast<uint64_t>(bytes.data()), kWrMessageBytes, 0};
     } else {
-        uint8_t* slot = lgr.sendBuffers->data() + (lgr.nextSendBuffer++ % lgr.sendSlots) * kWrBufferBytes;
+        uint8_t* slot = side.sendBuffers->data() + ((*side.nextSendBuffer)++ % side.sendSlots) * kWrBufferBytes;
         std::memcpy(slot, bytes.data(), kWrMessageBytes);
-        send.sg[0] = {reinterpret_cast<uint64_t>(slot), kWrMessageBytes, lgr.sendBuffers->lkey()};
+        send.sg[0] = {reinterpret_cast<uint64_t>(slot), kWrMessageBytes, side.sendBuffers->lkey()};
     }
-    if (Status s = lgr.qp->postSend(std::span<const fabric::SendWr>(wrs, count)); !s) {
-        terminateLinkGroupLocked(conn.lgr, wire::kDeleteLinkLostPath, false);
+    if (Status s = side.qp->postSend(std::span<const fabric::SendWr>(wrs, count)); !s) {
+        // The link cannot take work. Its QP goes to ERR: the flushed WRs come
+        // back as error completions behind everything that already completed,
+        // and those move the connections to a second link (this CDC's bytes
+        // are re-sent by the failover, engine_links.cpp) or end the group.
+        if (side.qp->setError()) return false;
+        const std::shared_ptr<LinkGroup> group = conn.lgr;
+        if (side.standby) {
+            standbyLinkLostLocked(*group);
+        } else if (!primaryLinkLostLocked(group, wire::kDeleteLinkLostPath)) {
+            terminateLinkGroupLocked(group, wire::kDeleteLinkLostPath, false);
+        }
         return false;
     }
-    ++lgr.sendSlotsUsed;
+    ++*side.sendSlotsUsed;
+    watchdogOnPostLocked(*side.sendSlotsUsed);  // engine_watchdog.cpp
+    if (side.standby) ++m_stats.cdcSecondLink;
     ++conn.stats.cdcSent;
     if (plan != nullptr) {
         conn.stats.rdmaWrites += plan->writeCount;
@@ -82,20 +97,22 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
 
 void EngineImpl::flushLocked(Connection& conn) {
     if (conn.released || !conn.core || !conn.lgr || conn.lgr->terminated || conn.queuedForSlot) return;
-    LinkGroup& lgr = *conn.lgr;
+    // A connection balanced onto the added link switches once it may (engine_links.cpp).
+    if (conn.wantStandby && !conn.onStandby) switchToStandbyLocked(conn);
     for (;;) {
         // TCP_CORK / MSG_MORE hold the data; a window update still goes (engine_push.cpp).
         const bool held = conn.push.userCorked;
         const TxPlan plan = held ? TxPlan{} : conn.core->tx().plan();
         if (!held && plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
         if (plan.bytes == 0 && !conn.needCdc) return;
-        const bool noCredit = creditsBlockedLocked(lgr);
-        if (lgr.sendSlotsUsed >= lgr.sendSlots || noCredit) {
+        const LinkSendSide side = sendSideOf(conn);
+        const bool noCredit = !side.flow->credits.canSend(CreditSendKind::message);
+        if (side.slotsFull() || noCredit) {
             // The kernel waits for a free WR slot; here the connection queues
             // and the next send completion pushes it. Without an RQ credit it
             // queues the same way until the peer's credits arrive.
             conn.queuedForSlot = true;
-            lgr.slotWaiters.push_back(conn.lgr->conns.count(conn.localToken) != 0
+            side.slotWaiters->push_back(conn.lgr->conns.count(conn.localToken) != 0
                                           ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
                                           : std::weak_ptr<Connection>());
             ++(noCredit ? m_stats.creditWaits : m_stats.sendSlotWaits);

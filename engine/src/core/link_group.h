@@ -21,6 +21,7 @@
 #include "link_group_core.h"
 #include "link_path.h"
 #include "rx_flow.h"
+#include "tx_watchdog.h"
 
 namespace smcr::core {
 
@@ -60,6 +61,17 @@ public:
     bool released = false;        // buffers back in the pool, token freed
     bool needCdc = false;         // a window update or close flags must go out
     bool queuedForSlot = false;   // waiting in the link group's slot queue
+    // Multi-link groups (engine_links.cpp): the link the connection sends on.
+    // A new connection of a two-link group is assigned to the link with the
+    // fewest connections (the kernel's smcr_lgr_conn_assign_link);
+    // wantStandby marks one assigned to the added link, onStandby says it
+    // switched (only while none of its CDCs is outstanding, so RC ordering
+    // on the old link already placed everything). standbyRmb*: the peer's RMB
+    // on the added link (from ADD_LINK_CONT / CONFIRM_RKEY).
+    bool wantStandby = false;
+    bool onStandby = false;
+    uint32_t standbyRmbRkey = 0;
+    uint64_t standbyRmbVaddr = 0;
     uint64_t hangupDeadlineMs = UINT64_MAX;  // TCP peer gone: abort unless closed by then
     Errc error = Errc::invalid;   // set when aborted
     // CDCs that arrived before the handshake finished on this side (the
@@ -94,6 +106,7 @@ public:
     std::deque<std::weak_ptr<Connection>> slotWaiters;
     std::deque<wire::LlcBytes> pendingLlc;  // replies waiting for a send slot
     LinkRxFlow flow;  // RQ credits and RX backlog of the link (rx_flow.h)
+    TxWatchdog txWatchdog;  // send completions that stopped coming (tx_watchdog.h)
     MultiLink multi;  // a second link, failover, rkey announcements (link_path.h)
     bool terminated = false;
     bool confirmLinkSeen = false;      // client: CONFIRM_LINK request arrived

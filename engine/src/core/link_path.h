@@ -4,11 +4,13 @@
 //
 // The link that carries the connections lives in LinkGroup's own fields
 // (qp, recvBuffers, link, ...). A second link added by ADD_LINK is a hot
-// standby here: it runs LLC (CONFIRM_LINK, TEST_LINK) and takes over every
-// connection when the first one fails; then its fields are swapped into
-// LinkGroup's (swapPrimary) and the dead link is destroyed. The kernel
-// spreads connections over both links instead; one carrier keeps the send
-// path of this engine untouched.
+// standby here: it runs LLC (CONFIRM_LINK, TEST_LINK) and takes over the
+// first link's connections when that one fails; then its fields are swapped into
+// LinkGroup's (swapPrimary) and the dead link is destroyed. New connections
+// are balanced over both links like the kernel's (Connection::wantStandby):
+// a connection on the added link sends its RDMA WRITEs and CDCs there
+// (link_send_side.h), and moves back with a failover validation when the
+// added link is lost.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include "link_core.h"
 #include "rkey_table.h"
 #include "rx_flow.h"
+#include "tx_watchdog.h"
 
 namespace smcr::core {
 
@@ -47,7 +50,9 @@ struct LinkPath {
     uint32_t nextSendBuffer = 0;
     std::unique_ptr<LinkCore> link;
     std::deque<wire::LlcBytes> pendingLlc;
-    LinkRxFlow flow;  // RQ credits are never negotiated on an added link
+    std::deque<std::weak_ptr<Connection>> slotWaiters;  // balanced connections waiting for a slot
+    LinkRxFlow flow;  // RQ credits: negotiated in ADD_LINK byte 36 (add_link_flow.h)
+    TxWatchdog txWatchdog;
 };
 
 struct MultiLink {
@@ -58,6 +63,13 @@ struct MultiLink {
     std::deque<std::weak_ptr<Connection>> validationQueue;  // failover CDCs waiting for a send slot
     uint8_t nextLinkId = 2;              // the server numbers links (kernel next_link_id)
     bool addLinkTried = false;           // the server tries ADD_LINK once per group
+    // The port of the link in LinkGroup's fields (0: the engine's first
+    // port); a failover moves the group onto the standby's port.
+    uint8_t primaryPort = 0;
+    // Server: after a lost link, ADD_LINK again at this time on the port
+    // that is free (UINT64_MAX: none planned). The kernel re-adds on a port
+    // event; the lab retries once per loss after lab.link_readd_ms.
+    uint64_t readdAtMs = UINT64_MAX;
 
     bool standbyActive() const { return standby && standby->link && standby->link->state() == LinkState::active; }
 };

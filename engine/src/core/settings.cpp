@@ -77,6 +77,16 @@ const SettingInfo kSettings[] = {
     {"lab.tx_defer_to_owner", SettingId::txDeferToOwner, SettingScope::immediate, 1, 0, 1,
      "on: a completion or CDC that would push data while an application thread is inside the socket leaves "
      "the push to that thread (the kernel's release_cb); off: pushes in completion context"},
+    // The kernel's SMC_WR_TX_WAIT_FREE_SLOT_TIME (10 s): a send slot whose
+    // completion never comes back declares the link down (tx_watchdog.h).
+    {"lab.tx_completion_timeout_ms", SettingId::txCompletionTimeoutMs, SettingScope::immediate, 10000, 0, 600000,
+     "a link with sends outstanding and no send completion for this long is down: its connections fail over "
+     "to the other link, or are aborted when it was the last (kernel SMC_WR_TX_WAIT_FREE_SLOT_TIME 10 s); 0 = off"},
+    // The kernel adds a link again when a port comes back (port event); the
+    // sim's ports never go away, so the lab retries after a delay.
+    {"lab.link_readd_ms", SettingId::linkReaddMs, SettingScope::immediate, 2000, 0, 600000,
+     "after a link of a two-link group is lost, the server runs ADD_LINK again this many ms later while another "
+     "port is active (once per loss); 0 = never"},
 };
 
 std::optional<uint64_t> parseNumber(const std::string& text) {
