@@ -4,12 +4,16 @@
 // its first bytes; no acceptor or worker thread hands it over (seed 003: the
 // fallback accept queue that skips the SMC work item, 98.7% of TCP).
 //
-// The caller never blocks on one socket: it sleeps in poll() on the
-// listening socket, its own undecided sockets (a client whose first bytes
-// are still on their way) and the listener's wake-up eventfd (a socket
-// queued by the handshake worker or the acceptor), and sorts whatever is
-// ready. Undecided sockets it still holds when it returns go to the
-// acceptor, which watches them until they decide or lab.clc_detect_ms ends.
+// The caller never blocks on one socket: it sleeps on the listening socket
+// and the listener's wake-up eventfd (a socket queued by the handshake
+// worker or the acceptor) in a standing epoll set, or, while it holds
+// undecided sockets (a client whose first bytes are still on their way), in
+// poll() on those too, and sorts whatever is ready. A plain TCP client it
+// sorted is returned directly, never queued. Per connection that is the
+// wake-up, accept4() and one MSG_PEEK recv(); the accept4() that would only
+// find the queue empty is skipped while connections come one at a time.
+// Undecided sockets it still holds when it returns go to the acceptor,
+// which watches them until they decide or lab.clc_detect_ms ends.
 // Sockets already queued are served first, so SMC clients finished by the
 // worker are never starved by a stream of TCP clients.
 #include <poll.h>
@@ -32,21 +36,30 @@ std::shared_ptr<SocketImpl> ListenerImpl::popReady() {
 Result<std::shared_ptr<SocketImpl>> ListenerImpl::acceptSorting(uint64_t deadlineNs) {
     std::vector<Pending> mine;  // undecided sockets this call watches
     m_sortingCallers.fetch_add(1);
-    if (!m_nonBlocking.load()) {
+    const bool nonBlocking = m_nonBlocking.load();
+    if (!nonBlocking) {
         // This thread will sleep on the listening socket: the acceptor lets
         // go of it, so a connection wakes one thread. (A non-blocking caller
         // only looks; the acceptor keeps watching for its Poller.)
         std::lock_guard sort(m_sortMutex);
         watchListenLocked(false);
     }
+    bool slept = false;
     auto leave = [&] {
-        std::lock_guard sort(m_sortMutex);
-        for (Pending& p : mine) adoptLocked(std::move(p));
+        if (!mine.empty()) {
+            std::lock_guard sort(m_sortMutex);
+            for (Pending& p : mine) adoptLocked(std::move(p));
+        }
+        m_lastCallSlept.store(slept, std::memory_order_relaxed);
         m_lastSortingNs.store(monotonicNs());
         m_sortingCallers.fetch_sub(1);
     };
     std::vector<pollfd> fds;
-    bool listenReady = true;  // look at the listening socket first, then when poll() says so
+    // Look at the listening socket first, unless the last call had to sleep
+    // for its connection: then the queue is most likely empty again and an
+    // accept4() would only say so (one client at a time, short connections).
+    bool listenReady = nonBlocking || !m_lastCallSlept.load(std::memory_order_relaxed);
+    std::shared_ptr<SocketImpl> direct;  // a plain TCP client this call sorted
     for (;;) {
         if (auto sock = popReady()) {
             leave();
@@ -61,20 +74,26 @@ Result<std::shared_ptr<SocketImpl>> ListenerImpl::acceptSorting(uint64_t deadlin
         bool sorted = false;
         const size_t older = mine.size();
         for (int k = 0; listenReady && k < 64; ++k) {
-            auto got = acceptOne();
+            auto got = acceptOne(&direct);
             if (!got) break;
             sorted = true;
             if (*got) {
                 mine.push_back(std::move(**got));
             } else {
-                break;  // one queued: serve it; the next call takes the others
+                break;  // one sorted: serve it; the next call takes the others
             }
+        }
+        if (direct) {
+            // A plain TCP client goes straight back, as from a TCP listener's
+            // accept(); sockets already queued were served first (above).
+            leave();
+            return direct;
         }
         listenReady = false;
         const uint64_t now = monotonicNs();
         for (size_t i = 0; i < mine.size();) {
             // acceptOne() just looked at the ones it added.
-            const bool decided = i < older && decide(mine[i], now >= mine[i].deadlineNs);
+            const bool decided = i < older && decide(mine[i], now >= mine[i].deadlineNs, &direct);
             if (decided || mine[i].partial) {
                 // Half an eyecatcher or half a Proposal keeps the socket
                 // readable: poll() would spin, the acceptor's epoll waits
@@ -85,18 +104,29 @@ Result<std::shared_ptr<SocketImpl>> ListenerImpl::acceptSorting(uint64_t deadlin
                 }
                 mine.erase(mine.begin() + static_cast<std::ptrdiff_t>(i));
                 sorted = true;
+                if (direct) break;
             } else {
                 ++i;
             }
         }
+        if (direct) {
+            leave();
+            return direct;
+        }
         if (sorted) continue;  // a socket may be queued now
-        if (m_nonBlocking.load()) {
+        if (nonBlocking) {
             leave();
             return fail(Errc::wouldBlock, "no connection to accept");
         }
         if (deadlineNs != 0 && now >= deadlineNs) {
             leave();
             return fail(Errc::timedOut, "accept timed out");
+        }
+        slept = true;
+        if (mine.empty()) {
+            // Only the listening socket to watch: the standing epoll set.
+            listenReady = waitListenOrReady(deadlineNs);
+            continue;
         }
         uint64_t wakeNs = deadlineNs;
         fds.clear();

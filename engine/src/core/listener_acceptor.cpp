@@ -152,7 +152,7 @@ void ListenerImpl::watchListenLocked(bool watched) {
     }
 }
 
-std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne() {
+std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne(std::shared_ptr<SocketImpl>* direct) {
     const Settings& settings = m_engine->settings();
     sockaddr_in peer{};
     socklen_t len = sizeof peer;
@@ -169,11 +169,11 @@ std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne() {
     p.fd = fd;
     p.deadlineNs = monotonicNs() + settings.get(SettingId::clcDetectMs) * 1000000;
     p.peer = peerNameOf(peer);
-    if (decide(p, false)) return std::optional<Pending>();
+    if (decide(p, false, direct)) return std::optional<Pending>();
     return std::optional<Pending>(std::move(p));
 }
 
-bool ListenerImpl::decide(Pending& p, bool expired) {
+bool ListenerImpl::decide(Pending& p, bool expired, std::shared_ptr<SocketImpl>* direct) {
     if (p.declining) {
         p.partial = true;
         return continueDecline(p, expired);
@@ -194,13 +194,13 @@ bool ListenerImpl::decide(Pending& p, bool expired) {
         case DetectResult::plainTcp:
         case DetectResult::closed:
             unwatch(p);
-            queuePlain(p, true);
+            queuePlain(p, true, direct);
             return true;
         case DetectResult::silent: break;
     }
     if (!expired) return false;
     unwatch(p);
-    queuePlain(p, true);  // silence (or half an eyecatcher) for lab.clc_detect_ms: plain TCP
+    queuePlain(p, true, direct);  // silence (or half an eyecatcher) for lab.clc_detect_ms: plain TCP
     return true;
 }
 
@@ -254,7 +254,7 @@ bool ListenerImpl::continueDecline(Pending& p, bool expired) {
     return false;
 }
 
-void ListenerImpl::queuePlain(const Pending& p, bool fastPath) {
+void ListenerImpl::queuePlain(const Pending& p, bool fastPath, std::shared_ptr<SocketImpl>* direct) {
     // Plain TCP client: nothing was read, the application gets every byte.
     // Counted as countFallback() would, in one lock with the fast-path count.
     const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
@@ -265,8 +265,13 @@ void ListenerImpl::queuePlain(const Pending& p, bool fastPath) {
         ++stats.serverFallbackReasons[reason];
         if (fastPath) ++stats.fastFallbackAccepts;
     }
-    queueReady(fastPath ? AcceptSource::fastPath : AcceptSource::handshake,
-               std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, reason, 0));
+    auto sock = std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, reason, 0);
+    if (direct != nullptr) {
+        // The caller in accept() returns it: no queue, no wake-up.
+        *direct = std::move(sock);
+        return;
+    }
+    queueReady(fastPath ? AcceptSource::fastPath : AcceptSource::handshake, std::move(sock));
 }
 
 }  // namespace smcr::core

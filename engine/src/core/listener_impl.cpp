@@ -54,6 +54,16 @@ Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<Engin
         ev.data.fd = fd;
         if (::epoll_ctl(l->m_epollFd, EPOLL_CTL_ADD, fd, &ev) != 0) return fail(makeSystemError("epoll_ctl", errno));
     }
+    l->m_callerEpollFd = ::epoll_create1(EPOLL_CLOEXEC);
+    if (l->m_callerEpollFd < 0) return fail(makeSystemError("epoll_create1", errno));
+    for (int fd : {l->m_listenFd, l->m_readyFd}) {
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        ev.data.fd = fd;
+        if (::epoll_ctl(l->m_callerEpollFd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+            return fail(makeSystemError("epoll_ctl", errno));
+        }
+    }
     l->m_acceptor = std::thread([raw = l.get()] { raw->acceptorLoop(); });
     l->m_hsWorker = std::thread([raw = l.get()] { raw->handshakeLoop(); });
     return l;
@@ -81,7 +91,7 @@ void ListenerImpl::close() {
         [[maybe_unused]] const ssize_t n = ::write(m_readyFd, &one, sizeof one);
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    for (int* fd : {&m_listenFd, &m_stopFd, &m_kickFd, &m_epollFd, &m_readyFd}) {
+    for (int* fd : {&m_listenFd, &m_stopFd, &m_kickFd, &m_epollFd, &m_callerEpollFd, &m_readyFd}) {
         if (*fd >= 0) ::close(*fd);
         *fd = -1;
     }
@@ -143,6 +153,35 @@ void ListenerImpl::waitReady(std::vector<pollfd>& fds, uint64_t deadlineNs) {
         }
     }
     m_waitingCallers.fetch_sub(1);
+}
+
+bool ListenerImpl::waitListenOrReady(uint64_t deadlineNs) {
+    m_waitingCallers.fetch_add(1);
+    bool queued = false;
+    {
+        std::lock_guard lock(m_mutex);
+        queued = !m_ready.empty();
+    }
+    bool listenReady = false;
+    if (!queued && !m_closed.load()) {
+        int timeoutMs = -1;
+        if (deadlineNs != 0) {
+            const uint64_t now = monotonicNs();
+            timeoutMs = deadlineNs > now ? static_cast<int>((deadlineNs - now + 999999) / 1000000) : 0;
+        }
+        epoll_event events[2];
+        const int n = ::epoll_wait(m_callerEpollFd, events, 2, timeoutMs);
+        for (int i = 0; i < n; ++i) {
+            if (events[i].data.fd == m_listenFd) {
+                listenReady = true;
+            } else {
+                uint64_t value = 0;
+                [[maybe_unused]] const ssize_t r = ::read(m_readyFd, &value, sizeof value);
+            }
+        }
+    }
+    m_waitingCallers.fetch_sub(1);
+    return listenReady;
 }
 
 Result<std::shared_ptr<SocketImpl>> ListenerImpl::accept() {

@@ -87,11 +87,13 @@ private:
     void acceptorLoop();
     // Takes one connection off the listening socket; nullopt when none waits.
     // Sorted ones are queued; an undecided one is returned for watching.
-    std::optional<std::optional<Pending>> acceptOne();
-    // True when the connection was handed on (fast-path queue or handshake).
-    bool decide(Pending& p, bool expired);
+    // direct (a caller in accept()): a plain TCP connection is put there for
+    // the caller to return instead of going through the ready queue.
+    std::optional<std::optional<Pending>> acceptOne(std::shared_ptr<SocketImpl>* direct = nullptr);
+    // True when the connection was handed on (fast-path queue, `direct`, or handshake).
+    bool decide(Pending& p, bool expired, std::shared_ptr<SocketImpl>* direct = nullptr);
     bool continueDecline(Pending& p, bool expired);
-    void queuePlain(const Pending& p, bool fastPath);
+    void queuePlain(const Pending& p, bool fastPath, std::shared_ptr<SocketImpl>* direct = nullptr);
     // The acceptor watches p from now on (caller holds m_sortMutex).
     void adoptLocked(Pending p);
     void forgetLocked(std::map<int, Pending>::iterator it);
@@ -113,6 +115,10 @@ private:
     void queueReady(AcceptSource from, std::shared_ptr<SocketImpl> sock);
     // Sleeps until a socket may be queued, or fds / the deadline (0 = none).
     void waitReady(std::vector<pollfd>& fds, uint64_t deadlineNs);
+    // The same with nothing but the listening socket to watch: an epoll set
+    // that holds it and the wake-up eventfd for good (no per-call setup);
+    // true when the listening socket is readable.
+    bool waitListenOrReady(uint64_t deadlineNs);
 
     std::shared_ptr<EngineImpl> m_engine;
     int m_listenFd = -1;
@@ -149,6 +155,11 @@ private:
     // while m_waitingCallers > 0.
     int m_readyFd = -1;
     int m_kickFd = -1;  // eventfd in the acceptor's epoll set: look at m_listenWatched again
+    int m_callerEpollFd = -1;  // the listening socket and m_readyFd, for callers in accept()
+    // The last accept() slept before a connection came (one client at a
+    // time): the next one sleeps first instead of trying an accept4() that
+    // would find the queue empty again.
+    std::atomic<bool> m_lastCallSlept{false};
     std::atomic<int> m_waitingCallers{0};
     std::deque<HsJob> m_hsJobs;
     bool m_hsRunning = false;
