@@ -43,7 +43,7 @@ enum class SettingId : uint8_t {
     wndUpdateLimit,        // lab.wnd_update_limit: 0 = max (Linux >= 2022), 1 = min (older)
     rqCredits,             // lab.rq_credits (on/off): EXPERIMENTAL RQ credit flow control (seed 004), per new link
     rxBacklog,             // lab.rx_backlog (on/off): refill receive WQEs first, process CDCs from a backlog
-    rxRepostDelayUs,       // lab.rx_repost_delay_us: lab knob, per-message RX cost paid before the WQE refill
+    rxRepostDelayUs,       // lab.rx_repost_delay_us: lab knob, CDC handling and WQE refill this late (no CPU)
     fastFallback,          // lab.fast_fallback: listener queues plain TCP clients without the handshake worker
     corkTimerMs,           // lab.cork_timer_ms: > 0 = pre-2022 delayed-work corking (push after this many ms)
     cqMode,                // lab.cq_mode: 0 = drain_then_arm (NAPI-like), 1 = arm_first (arm after the first poll)

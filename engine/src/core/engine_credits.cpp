@@ -3,11 +3,16 @@
 // receive-side lab knobs, and the RNR counters of the fabric.
 //
 // Receive order (seed 004): the kernel's rx tasklet handles a message and
-// then refills its receive WQE, so a slow receive path leaves the queue dry
-// and the peer's SENDs meet RNR NAKs. lab.rx_repost_delay_us models that
-// slow path (a per-message cost paid before the refill). lab.rx_backlog
-// refills first and hands CDC processing to a backlog drained after the
-// completion batch (the cost is still paid there, after the refill).
+// then refills its receive WQE, so a receive path that runs late leaves the
+// queue dry and the peer's SENDs meet RNR NAKs. lab.rx_repost_delay_us models
+// that slow path: a CDC is handled, and its WQE refilled, that many
+// microseconds after its completion was polled (a tasklet that runs late
+// behind busy application threads). It is time, not work: the CDC waits in
+// the link's queue and no CPU is spent meanwhile, so the knob holds receive
+// WQEs without capping what either process can do on a small host (a busy
+// wait here would burn the CPU both processes need and hold the engine lock).
+// lab.rx_backlog refills first and hands CDC processing to the same queue,
+// drained after the completion batch (or after the delay).
 #include <smcr/fabric_sim.h>
 #include <smcr/wire/cdc.h>
 
@@ -17,18 +22,6 @@
 #include "wr_id.h"
 
 namespace smcr::core {
-
-namespace {
-
-// The lab's slow receive path: burns the time like a busy rx tasklet would.
-void spinForUs(uint64_t us) {
-    if (us == 0) return;
-    const uint64_t until = monotonicNs() + us * 1000;
-    while (monotonicNs() < until) {
-    }
-}
-
-}  // namespace
 
 uint8_t EngineImpl::creditOfferLocked(const LinkGroup& lgr) const {
     if (m_settings.get(SettingId::rqCredits) == 0) return 0;
@@ -73,34 +66,89 @@ void EngineImpl::receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uin
                                       const uint8_t* bytes) {
     const bool backlog = m_settings.get(SettingId::rxBacklog) != 0;
     const uint64_t delayUs = m_settings.get(SettingId::rxRepostDelayUs);
+    LinkRxFlow& flow = lgr->flow;
     // The slow part of the kernel's rx tasklet is CDC handling (socket state,
     // wake-ups); LLC messages are only queued for the LLC worker, so the lab
-    // cost applies to CDCs.
+    // delay applies to CDCs. A CDC waits behind any still queued (order).
     const bool isCdc = bytes[0] == wire::kCdcType;
-    const bool refillFirst = backlog || delayUs == 0 || !isCdc;
-    if (refillFirst && !refillRecvLocked(lgr, slot)) return;
+    const bool queued = isCdc && (backlog || delayUs > 0 || !flow.backlog.empty());
+    const bool refillNow = !queued || backlog;
+    if (refillNow && !refillRecvLocked(lgr, slot)) return;
     lgr->link->onRxActivity(monotonicMs());
     if (byteLen < kWrMessageBytes) {
         terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
         return;
     }
-    if (isCdc) {
-        takeCdcCreditsLocked(*lgr, bytes);
-        if (backlog) {
-            std::array<uint8_t, kWrMessageBytes> copy{};
-            std::memcpy(copy.data(), bytes, kWrMessageBytes);
-            lgr->flow.backlog.push_back(copy);
-            lgr->flow.backlogMax = std::max(lgr->flow.backlogMax, lgr->flow.backlog.size());
-        } else {
-            onCdcLocked(*lgr, bytes);
-        }
-    } else {
+    if (!isCdc) {
         onLlcLocked(lgr, bytes);
+        return;
     }
-    if (!refillFirst) {
-        spinForUs(delayUs);
-        (void)refillRecvLocked(lgr, slot);  // a failure terminated the group
+    if (!queued) {
+        takeCdcCreditsLocked(*lgr, bytes);
+        onCdcLocked(*lgr, bytes);
+        return;
     }
+    RxPending p;
+    p.dueNs = monotonicNs() + delayUs * 1000;
+    if (!flow.backlog.empty()) p.dueNs = std::max(p.dueNs, flow.backlog.back().dueNs);
+    p.qpn = lgr->qp->qpn();
+    p.slot = refillNow ? RxPending::kRefilled : slot;
+    std::memcpy(p.bytes.data(), bytes, kWrMessageBytes);
+    flow.backlog.push_back(p);
+    if (backlog) flow.backlogMax = std::max(flow.backlogMax, flow.backlog.size());
+}
+
+bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs) {
+    LinkRxFlow& flow = lgr->flow;
+    bool any = false;
+    while (!flow.backlog.empty() && !lgr->terminated && flow.backlog.front().dueNs <= nowNs) {
+        const RxPending p = flow.backlog.front();
+        flow.backlog.pop_front();
+        any = true;
+        takeCdcCreditsLocked(*lgr, p.bytes.data());
+        onCdcLocked(*lgr, p.bytes.data());
+        // Handled, then refilled (the kernel's order). A slot of a QP that
+        // failed over meanwhile went with it.
+        if (p.slot != RxPending::kRefilled && lgr->qp && lgr->qp->qpn() == p.qpn &&
+            !refillRecvLocked(lgr, p.slot)) {
+            break;  // the group ended
+        }
+    }
+    if (lgr->terminated) flow.backlog.clear();
+    return any;
+}
+
+bool EngineImpl::serviceRxQueuesLocked() {
+    // Called on every progress: a cheap look first.
+    uint64_t nowNs = 0;
+    bool due = false;
+    for (const auto& lgr : m_linkGroups) {
+        if (lgr->flow.backlog.empty()) continue;
+        if (nowNs == 0) nowNs = monotonicNs();
+        if (lgr->flow.backlog.front().dueNs <= nowNs) {
+            due = true;
+            break;
+        }
+    }
+    if (!due) return false;
+    std::vector<std::shared_ptr<LinkGroup>> groups = m_linkGroups;  // handling may end a group
+    bool any = false;
+    for (auto& lgr : groups) {
+        if (!runRxQueueLocked(lgr, nowNs)) continue;
+        any = true;
+        announceCreditsLocked(*lgr);  // the refills may owe the peer an announcement
+    }
+    return any;
+}
+
+uint64_t EngineImpl::nextRxDueNsLocked() const {
+    uint64_t next = 0;
+    for (const auto& lgr : m_linkGroups) {
+        if (lgr->flow.backlog.empty()) continue;
+        const uint64_t due = lgr->flow.backlog.front().dueNs;
+        if (next == 0 || due < next) next = due;
+    }
+    return next;
 }
 
 void EngineImpl::takeCdcCreditsLocked(LinkGroup& lgr, const uint8_t* bytes) {
@@ -142,16 +190,10 @@ void EngineImpl::announceCreditsLocked(LinkGroup& lgr) {
 }
 
 void EngineImpl::afterRecvBatchLocked() {
-    const uint64_t delayUs = m_settings.get(SettingId::rxRepostDelayUs);
     std::vector<std::shared_ptr<LinkGroup>> groups = m_linkGroups;
+    const uint64_t nowNs = monotonicNs();
     for (auto& lgr : groups) {
-        while (!lgr->flow.backlog.empty() && !lgr->terminated) {
-            const std::array<uint8_t, kWrMessageBytes> bytes = lgr->flow.backlog.front();
-            lgr->flow.backlog.pop_front();
-            spinForUs(delayUs);
-            onCdcLocked(*lgr, bytes.data());
-        }
-        lgr->flow.backlog.clear();
+        runRxQueueLocked(lgr, nowNs);  // lab.rx_backlog without a delay: all of it
         announceCreditsLocked(*lgr);
     }
 }

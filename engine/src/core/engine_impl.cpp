@@ -180,7 +180,7 @@ EngineStats EngineImpl::stats() {
 
 bool EngineImpl::progressLocked() {
     fabric::WorkCompletion wcs[32];
-    bool any = false;
+    bool any = serviceRxQueuesLocked();  // the slow receive path's due CDCs (engine_credits.cpp)
     for (;;) {
         auto n = m_recvCq->poll(wcs);
         if (!n || n.value() == 0) break;
@@ -204,6 +204,7 @@ bool EngineImpl::progressLocked() {
 
 void EngineImpl::wakeSleepersLocked() {
     const uint64_t one = 1;
+    ++m_changeGen;
     const int self = threadEventFd();
     for (int fd : m_sleepers) {
         if (fd == self) continue;

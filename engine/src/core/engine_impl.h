@@ -82,6 +82,11 @@ public:
     void wakeSleepersLocked();
     // An eventfd written on every wake (a Poller's fd for foreign event loops).
     void addPersistentWatcherLocked(int eventFd);
+    // Counts wakeSleepersLocked() calls: readiness (data, space, errors, a
+    // queued connection) only rises with one, so a waiter whose condition
+    // was false at one value need not look again until it moves (a Poller's
+    // scan of many sockets).
+    uint64_t changeGenLocked() const { return m_changeGen; }
     void removePersistentWatcherLocked(int eventFd);
     int channelFd() const;
     // Arms both CQs; false when completions may have been missed (poll again).
@@ -190,6 +195,10 @@ private:
     // engine_push.cpp
     void onCdcSendCompleteLocked(Connection& conn);
     void corkTimersLocked(uint64_t nowMs);
+    // CDCs waiting for the receive path (lab.rx_backlog, lab.rx_repost_delay_us).
+    bool runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs);
+    bool serviceRxQueuesLocked();        // the due ones of every group, on each progress
+    uint64_t nextRxDueNsLocked() const;  // the first due time, 0: none waits
     uint64_t nextCorkDeadlineMsLocked();
     void kickBackgroundLocked();
     // engine_cq.cpp: drain and arm both CQs per lab.cq_mode; true if anything was processed.
@@ -287,3 +296,4 @@ private:
 };
 
 }  // namespace smcr::core
+    uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls

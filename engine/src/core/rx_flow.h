@@ -1,5 +1,6 @@
 // Per-link receive-side flow state kept by the shell: the RQ credits of the
-// link (credits.h, lab.rq_credits) and the RX backlog (lab.rx_backlog).
+// link (credits.h, lab.rq_credits), and the CDCs the receive path has not
+// handled yet (lab.rx_backlog, lab.rx_repost_delay_us).
 #pragma once
 
 #include <array>
@@ -11,12 +12,23 @@
 
 namespace smcr::core {
 
+// A received CDC waiting for the receive path (engine_credits.cpp).
+struct RxPending {
+    uint64_t dueNs = 0;       // handled at this time (lab.rx_repost_delay_us after arrival)
+    uint32_t qpn = 0;         // the QP whose receive WQE `slot` still waits for its refill
+    uint32_t slot = kRefilled;
+    std::array<uint8_t, 44> bytes{};
+    static constexpr uint32_t kRefilled = UINT32_MAX;  // lab.rx_backlog refilled it at arrival
+};
+
 struct LinkRxFlow {
     LinkCredits credits;
-    // lab.rx_backlog (seed 004's alternative, no protocol change): CDCs
-    // copied out of their receive slots, which were refilled at once;
-    // processed after the completion batch.
-    std::deque<std::array<uint8_t, 44>> backlog;
+    // CDCs copied out of their receive slots, in arrival order. With
+    // lab.rx_backlog (seed 004's alternative, no protocol change) the slot
+    // was refilled at once and the CDC waits here to be handled after the
+    // completion batch; with lab.rx_repost_delay_us (the slow receive path)
+    // it is handled, and its slot refilled, that long after it arrived.
+    std::deque<RxPending> backlog;
     size_t backlogMax = 0;
     uint64_t creditsReceived = 0;
     uint64_t announcedByCdc = 0;  // credits returned in CDC byte 26

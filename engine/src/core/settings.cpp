@@ -58,8 +58,9 @@ const SettingInfo kSettings[] = {
      "(seed 004's alternative; no protocol change)"},
     // Lab knob, no kernel counterpart: reproduces seed 004's slow receiver.
     {"lab.rx_repost_delay_us", SettingId::rxRepostDelayUs, SettingScope::immediate, 0, 0, 100000,
-     "lab knob: microseconds of receive-path work per CDC before its WQE is refilled (the kernel rx "
-     "tasklet handles a CDC, then refills); a slow receiver that lets the peer meet RNR NAKs"},
+     "lab knob: a CDC is handled, and its receive WQE refilled, this many microseconds after its "
+     "completion (a late rx tasklet: it handles a CDC, then refills); time, not CPU; a slow receiver "
+     "that lets the peer meet RNR NAKs (with lab.rx_backlog the WQE is refilled at once)"},
     // On by default: the fast path costs an SMC client nothing (it still sees
     // its Proposal handled by the worker) and spares every plain TCP client
     // the worker hop (seed 003: 98.7% of TCP instead of 78.5%).
