@@ -286,7 +286,8 @@ void printHelp() {
         "-t set,get -P 1 -c 200 -d 10). All connections share one link group; every\n"
         "SMC column runs the condition that makes RNR happen: a small receive queue\n"
         "(smcr_max_recv_wr) and a slow receive path (lab.rx_repost_delay_us, a lab knob:\n"
-        "microseconds per message before its receive WQE is refilled), both ends. Tables\n"
+        "each CDC is handled and its receive WQE refilled that many microseconds after\n"
+        "it arrived, a late rx tasklet; a delay, no CPU is spent), both ends. Tables\n"
         "in the cover-letter layout, percentages against the first column:\n"
         "requests/s, p50 and p99 latency, RNR NAKs (both directions), per test.\n"
         "\n"
@@ -295,7 +296,8 @@ void printHelp() {
         "  -n REQUESTS           requests per test and column (default 20000)\n"
         "  -d SIZE               SET value size (default 10)\n"
         "  --recv-wr N           smcr_max_recv_wr of both engines (default 16)\n"
-        "  --repost-delay-us N   lab.rx_repost_delay_us of both engines (default 20)\n"
+        "  --repost-delay-us N   lab.rx_repost_delay_us of both engines (default 20):\n"
+        "                        CDC handling and receive WQE refill this late\n"
         "  --columns LIST        off,on,backlog,tcp (default all, first = baseline):\n"
         "                        off      SMC, lab.rq_credits=off\n"
         "                        on       SMC, lab.rq_credits=on\n"
@@ -386,8 +388,9 @@ int runBenchKv(const Args& args) {
                 "%llu requests per test\n",
                 o.clients, static_cast<unsigned long long>(o.dataSize), static_cast<unsigned long long>(o.requests));
     std::printf("RNR-triggering configuration (every SMC column, both ends): all connections on one link group, "
-                "smcr_max_recv_wr=%u, lab.rx_repost_delay_us=%u (slow receive path), smcr_max_send_wr=16, "
-                "sim fabric min_rnr_timer 0.06 ms, rnr_retry 7\n",
+                "smcr_max_recv_wr=%u, lab.rx_repost_delay_us=%u (slow receive path: each CDC handled and its WQE "
+                "refilled that late, no CPU spent), smcr_max_send_wr=16, sim fabric min_rnr_timer 0.06 ms (an RNR NAK "
+                "stalls the link's whole send queue that long), rnr_retry 7\n",
                 o.recvWr, o.repostDelayUs);
     std::fflush(stdout);
 
