@@ -159,6 +159,14 @@ ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::St
     return result;
 }
 
+QString failedRunsText(int failedRuns, int totalRuns) {
+    return QStringLiteral("%1 of %2 run%3 failed (exit status %4)")
+        .arg(failedRuns)
+        .arg(totalRuns)
+        .arg(totalRuns == 1 ? QString() : QStringLiteral("s"))
+        .arg(kExitRunsFailed);
+}
+
 QString fallbackBaseline(const QList<report::ComparisonTable>& tables) {
     auto columnHasValues = [&](int column) {
         for (const report::ComparisonTable& table : tables) {

@@ -29,6 +29,13 @@ void ensureCoreApplication();
 void installInterruptHandlers();
 bool interrupted();
 
+// Exit status of `smclab run` and `smclab demo` when the campaign ran to
+// its end but some of its runs failed (their table cells show '-').
+inline constexpr int kExitRunsFailed = 3;
+
+// "2 of 34 runs failed" (exit status 3).
+QString failedRunsText(int failedRuns, int totalRuns);
+
 struct ConsoleResult {
     orchestrator::RunnerState state = orchestrator::RunnerState::idle;
     qint64 campaignId = 0;

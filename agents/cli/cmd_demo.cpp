@@ -49,7 +49,11 @@ void printDemoHelp() {
         "  --quick        %.1f s per cell, for a smoke test\n"
         "  --sizes LIST   message sizes instead of 1..64K (e.g. 1,1K,64K)\n"
         "  --db PATH      results database (default: $SMCLAB_DB or %s)\n"
-        "  -o FILE        HTML report path (default: smclab-demo-<campaign>.html here)\n",
+        "  -o FILE        HTML report path (default: smclab-demo-<campaign>.html here)\n"
+        "\n"
+        "exit status: 0 every run finished; 1 the demo could not run; 2 usage;\n"
+        "3 tables and report written but some runs failed (stderr says which);\n"
+        "130 interrupted.\n",
         kDemoDurationMs / 1000.0, kQuickDurationMs / 1000.0, qPrintable(db::defaultDatabasePath()));
 }
 
@@ -169,6 +173,11 @@ int runDemo(const Args& args) {
         return kExitFailure;
     }
     std::printf("\nHTML report: %s\n", qPrintable(absolute));
+    std::fflush(stdout);
+    if (result.failedCells > 0) {
+        std::fprintf(stderr, "smclab demo: %s\n", qPrintable(failedRunsText(result.failedCells, progress.totalCells)));
+        return kExitRunsFailed;
+    }
     return kExitOk;
 }
 

@@ -50,7 +50,16 @@ void printRunHelp() {
         "  --connect-timeout S    wait this long for each agent (default 10)\n"
         "\n"
         "Progress goes to stderr (a bar on a terminal); tables to stdout. Ctrl-C stops\n"
-        "the runs in flight; the campaign can then be resumed with --resume ID.\n",
+        "the runs in flight; the campaign can then be resumed with --resume ID.\n"
+        "\n"
+        "exit status:\n"
+        "  0    every run of the campaign finished\n"
+        "  1    the campaign could not run or was cut short: unreachable agent, wrong\n"
+        "       token, database locked or unwritable, or paused after an agent was lost\n"
+        "  2    usage: bad option, unknown preset, invalid campaign file\n"
+        "  3    the campaign ended but some runs failed (stderr says how many and why;\n"
+        "       --resume ID runs exactly those again); the tables show '-' for them\n"
+        "  130  interrupted (Ctrl-C); resumable with --resume ID\n",
         qPrintable(db::defaultDatabasePath()));
 }
 
@@ -206,15 +215,23 @@ int runRun(const Args& args) {
 
     switch (result.state) {
         case RunnerState::finished: {
+            const Progress progress = orchestrator.progress();
             std::fprintf(stderr, "campaign %lld done: %d cells ran, %d failed; database %s\n",
-                         static_cast<long long>(result.campaignId), orchestrator.progress().doneCells,
-                         result.failedCells, qPrintable((*store)->path()));
+                         static_cast<long long>(result.campaignId), progress.doneCells, result.failedCells,
+                         qPrintable((*store)->path()));
             for (const auto& [column, error] : result.failuresByColumn)
                 std::fprintf(stderr, "  failed in %s: %s\n", qPrintable(column), qPrintable(error));
             if (orchestrator.spec().repetitions > 1)
                 std::fprintf(stderr, "  values are means of %d repetitions; spreads: smclab report %lld --format md\n",
                              orchestrator.spec().repetitions, static_cast<long long>(result.campaignId));
-            return printCampaignTables(**store, result.campaignId, stdout) ? kExitOk : kExitFailure;
+            if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
+            if (result.failedCells == 0) return kExitOk;
+            // A campaign with holes is not a success: scripts that chain
+            // `run` and `report` must see it (the tables show '-').
+            std::fprintf(stderr, "smclab run: %s; re-run them with:\n  smclab run --resume %lld --agents %s --token-file %s\n",
+                         qPrintable(failedRunsText(result.failedCells, progress.totalCells)),
+                         static_cast<long long>(result.campaignId), qPrintable(agentsText), qPrintable(tokenFile));
+            return kExitRunsFailed;
         }
         case RunnerState::stopped:
             std::fprintf(stderr, "smclab run: stopped; campaign %lld keeps its finished runs. Resume with:\n"
