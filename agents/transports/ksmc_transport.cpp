@@ -20,7 +20,9 @@ constexpr int kSmcProtoV4 = 0;    // SMCPROTO_SMC
 constexpr int kSmcProtoV6 = 1;    // SMCPROTO_SMC6
 constexpr int kIpProtoSmc = 256;  // IPPROTO_SMC (Linux 6.14+)
 
-SettingScope smcSysctlScope(const std::string& name) {
+}  // namespace
+
+SettingScope ksmcSettingScope(const std::string& name) {
     // Buffer sizes are read when a connection makes its buffers; link-level
     // knobs when a link group is made; the rest act at once.
     if (name == "wmem" || name == "rmem" || name == "smcr_buf_type" || name == "limit_smc_hs") {
@@ -33,7 +35,9 @@ SettingScope smcSysctlScope(const std::string& name) {
     return SettingScope::immediate;
 }
 
-}  // namespace
+SysctlSettings ksmcSysctls(const std::string& directory) {
+    return SysctlSettings::fromDirectory(directory, ksmcSettingScope);
+}
 
 Availability probeKsmc() {
     int fd = ::socket(kAfSmc, SOCK_STREAM | SOCK_CLOEXEC, kSmcProtoV4);
@@ -63,7 +67,7 @@ Result<std::unique_ptr<Transport>> createKsmc(const TransportOptions& options) {
         kind = SocketKind{AF_INET, kIpProtoSmc, AF_INET6, kIpProtoSmc};
     }
     return std::unique_ptr<Transport>(
-        new KernelTransport("ksmc", kind, SysctlSettings::fromDirectory("/proc/sys/net/smc", smcSysctlScope)));
+        new KernelTransport("ksmc", kind, ksmcSysctls(kKsmcSysctlDirectory)));
 }
 
 }  // namespace smclab::transports

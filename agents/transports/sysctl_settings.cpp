@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "kernel_socket.h"
 
@@ -51,7 +52,14 @@ SysctlSettings SysctlSettings::fromDirectory(const std::string& directory,
         while (dirent* entry = ::readdir(dir)) {
             const std::string name = entry->d_name;
             if (name == "." || name == "..") continue;
-            specs.push_back({name, directory + "/" + name, scopeOf(name), "sysctl " + directory.substr(10) + "/" + name});
+            // "/proc/sys/net/smc" + "wmem" -> "sysctl net.smc.wmem" (any other directory: its path).
+            const std::string path = directory + "/" + name;
+            std::string help = path;
+            if (constexpr std::string_view kProcSys = "/proc/sys/"; path.rfind(kProcSys, 0) == 0) {
+                help = path.substr(kProcSys.size());
+                for (char& c : help) c = c == '/' ? '.' : c;
+            }
+            specs.push_back({name, path, scopeOf(name), "sysctl " + help});
         }
         ::closedir(dir);
     }

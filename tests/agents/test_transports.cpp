@@ -3,12 +3,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <cstdio>
 #include <cstring>
+#include <map>
 #include <thread>
 
 #include "transport.h"
+#include "transport_factories.h"
 
 using namespace smclab::transports;
 
@@ -223,6 +228,52 @@ private slots:
         QVERIFY(!createTransport("tcp", {{"fabric", "sim"}}).ok());
         const Counters c = (*t)->counters();
         QVERIFY(!c.empty());
+    }
+
+    // ksmc's live settings are the files of /proc/sys/net/smc by name. This
+    // kernel has no SMC, so the same mapping runs on a stand-in directory.
+    void ksmcSettingsMapTheSmcSysctlDirectory() {
+        QCOMPARE(QString(kKsmcSysctlDirectory), QString("/proc/sys/net/smc"));
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string root = dir.path().toStdString();
+        auto put = [&](const char* name, const char* text) {
+            FILE* f = std::fopen((root + "/" + name).c_str(), "w");
+            QVERIFY(f != nullptr);
+            std::fputs(text, f);
+            std::fclose(f);
+        };
+        put("autocorking_size", "65536\n");
+        put("wmem", "262144\n");
+        put("smcr_max_links_per_lgr", "2\n");
+        const SysctlSettings settings = ksmcSysctls(root);
+        std::map<std::string, SettingInfo> byName;
+        for (const SettingInfo& s : settings.list()) byName[s.name] = s;
+        QCOMPARE(byName.size(), size_t{3});
+        QCOMPARE(QString::fromStdString(byName["autocorking_size"].value), QString("65536"));
+        QCOMPARE(byName["autocorking_size"].scope, SettingScope::immediate);
+        QCOMPARE(byName["wmem"].scope, SettingScope::newConnections);
+        QCOMPARE(byName["smcr_max_links_per_lgr"].scope, SettingScope::newLinkGroups);
+
+        QVERIFY(settings.apply("ksmc", "autocorking_size", "0").ok());
+        QFile written(QString::fromStdString(root + "/autocorking_size"));
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCOMPARE(written.readAll(), QByteArray("0\n"));
+        auto bad = settings.apply("ksmc", "wmem", "lots");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.error().message.rfind("wmem: expects an integer", 0) == 0);
+        auto unknown = settings.apply("ksmc", "tcp_autocorking", "1");
+        QVERIFY(!unknown.ok());
+        QCOMPARE(unknown.error().code, smcr::Errc::notFound);
+        QVERIFY2(unknown.error().message.find("not a setting of the ksmc transport") != std::string::npos &&
+                     unknown.error().message.find("autocorking_size") != std::string::npos,
+                 unknown.error().message.c_str());
+        // A file that vanished (a kernel without the knob) is refused, not created.
+        QVERIFY(QFile::remove(QString::fromStdString(root + "/wmem")));
+        auto gone = settings.apply("ksmc", "wmem", "1");
+        QVERIFY(!gone.ok());
+        QCOMPARE(gone.error().code, smcr::Errc::notSupported);
+        QVERIFY(!QFile::exists(QString::fromStdString(root + "/wmem")));
     }
 };
 
