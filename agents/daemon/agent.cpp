@@ -61,6 +61,7 @@ Agent::Agent(DaemonOptions options, QByteArray token, PeerPolicy peers, QObject*
       m_webSockets("smclab-agent", m_options.tlsCertFile.isEmpty() ? QWebSocketServer::NonSecureMode
                                                                    : QWebSocketServer::SecureMode),
       m_gate(std::move(token), &m_webSockets) {
+    m_peers.setLoopbackAllowed(m_options.allowLoopbackPeers);
     m_capabilities =
         probeCapabilities({m_options.maxRuns, m_options.maxDurationMs, protocol::kMinSampleIntervalMs});
     connect(&m_webSockets, &QWebSocketServer::newConnection, this, &Agent::onNewConnection);

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
     const QString scheme = options.tlsCertFile.isEmpty() ? "ws" : "wss";
     qInfo("smclab-agent %s, protocol %s, listening on %s (%s), peers allowed: %s, max %d runs of %lld s",
           smcr::versionString(), smclab::protocol::kProtocolVersion, qPrintable(agent.endpoint().toString()),
-          qPrintable(scheme), qPrintable(peers.describe().join(", ")), options.maxRuns,
+          qPrintable(scheme), qPrintable(agent.peers().describe().join(", ")), options.maxRuns,
           static_cast<long long>(options.maxDurationMs / 1000));
     std::printf("listening on %s\n", qPrintable(agent.endpoint().toString()));
     std::fflush(stdout);

@@ -37,8 +37,11 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
     const QCommandLineOption tlsKey("tls-key", "PEM private key for --tls-cert.", "FILE");
     const QCommandLineOption allowPeer("allow-peer",
                                        "Let client runs connect to peers in CIDR (repeatable). Loopback is "
-                                       "always allowed.",
+                                       "allowed unless --no-loopback-peers.",
                                        "CIDR");
+    const QCommandLineOption noLoopback("no-loopback-peers",
+                                        "Do not let client runs connect to loopback addresses (only "
+                                        "--allow-peer ones).");
     const QCommandLineOption maxRuns("max-runs", "At most N runs at once (default 4, 1..64).", "N", "4");
     const QCommandLineOption maxDuration("max-duration", "Refuse runs longer than S seconds (default 3600).",
                                          "S", "3600");
@@ -50,8 +53,8 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         "Let http server runs serve files under DIR (params.root); without it they "
         "serve only the generated page.",
         "DIR");
-    parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, maxRuns, maxDuration,
-                       grace, httpRoot});
+    parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
+                       maxDuration, grace, httpRoot});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());
@@ -88,6 +91,7 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         return ParseOutcome::exitUsage;
     }
     options->allowPeers = parser.values(allowPeer);
+    options->allowLoopbackPeers = !parser.isSet(noLoopback);
     bool ok = false;
     options->maxRuns = parser.value(maxRuns).toInt(&ok);
     if (!ok || options->maxRuns < 1 || options->maxRuns > 64) {

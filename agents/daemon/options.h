@@ -16,6 +16,7 @@ struct DaemonOptions {
     QString tlsCertFile;
     QString tlsKeyFile;
     QStringList allowPeers;  // CIDRs, in addition to loopback
+    bool allowLoopbackPeers = true;  // --no-loopback-peers: false
     int maxRuns = 4;
     qint64 maxDurationMs = 3'600'000;
     qint64 disconnectGraceMs = 2000;

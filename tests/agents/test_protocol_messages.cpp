@@ -12,6 +12,7 @@
 
 #include "host_probe.h"
 #include "login_limiter.h"
+#include "options.h"
 #include "peer_policy.h"
 #include "protocol/validator.h"
 #include "settings_bridge.h"
@@ -264,6 +265,27 @@ private slots:
         QVERIFY(policy.isAllowed(QHostAddress("fd00::5")));
         QVERIFY(!policy.isAllowed(QHostAddress("10.77.1.1")));
         QVERIFY(!policy.isAllowed(QHostAddress("fd00::6")));
+        QCOMPARE(policy.describe().first(), QString("loopback"));
+        // --no-loopback-peers: loopback only when a CIDR names it.
+        policy.setLoopbackAllowed(false);
+        QVERIFY(!policy.isAllowed(QHostAddress("127.0.0.9")));
+        QVERIFY(!policy.isAllowed(QHostAddress("::1")));
+        QVERIFY(!policy.isAllowed(QHostAddress("::ffff:127.0.0.1")));
+        QVERIFY(policy.isAllowed(QHostAddress("10.77.0.200")));
+        QVERIFY(!policy.describe().contains("loopback"));
+    }
+
+    void loopbackPeersAreTheDefault() {
+        daemon::DaemonOptions plain;
+        QCOMPARE(daemon::parseOptions({"smclab-agent", "--token-file", "t"}, &plain), daemon::ParseOutcome::run);
+        QVERIFY(plain.allowLoopbackPeers);
+        daemon::DaemonOptions strict;
+        QCOMPARE(daemon::parseOptions({"smclab-agent", "--token-file", "t", "--no-loopback-peers", "--allow-peer",
+                                       "10.0.0.0/8"},
+                                      &strict),
+                 daemon::ParseOutcome::run);
+        QVERIFY(!strict.allowLoopbackPeers);
+        QCOMPARE(strict.allowPeers, QStringList{"10.0.0.0/8"});
     }
 
     void settingValuesBecomeText() {
