@@ -437,10 +437,10 @@ smcr::Status Orchestrator::setSettings(const QJsonObject& settings) {
     for (Pair& pair : m_pairs) {
         if (!pair.runner || !pair.runner->isRunning()) continue;
         ++applied;
-        pair.runner->applySettings(settings, [this](const QString& error) {
+        pair.runner->applySettings(settings, [this, settings](const QString& error) {
             if (!error.isEmpty()) {
                 emit message(QStringLiteral("live settings: %1").arg(error));
-                emit settingsFailed(error);
+                emit settingsFailed(settings, error);
             }
         });
     }

@@ -132,7 +132,9 @@ signals:
                          bool fromServer);
     void settingsApplied(const smclab::orchestrator::CellInfo& cell, const QJsonObject& applied,
                          const QDateTime& effectiveAt, qint64 runTimeMs);
-    void settingsFailed(const QString& error);
+    // An agent refused a live change (or no cell was in flight): `settings`
+    // as asked, the agents' error. What was in force stays in force.
+    void settingsFailed(const QJsonObject& settings, const QString& error);
     void message(const QString& text);  // a log line for people
     void errorOccurred(const QString& error);
     void finished(qint64 campaignId, smclab::orchestrator::RunnerState state);

@@ -148,6 +148,14 @@ void MainWindow::connectPages() {
         m_runPage->startCampaign(m_campaignPage->campaignJson(), m_hostsPage->connectedAgents());
     });
     connect(m_runPage, &RunPage::campaignFinished, this, [this] { m_resultsPage->refresh(); });
+    // A stopped or interrupted campaign resumes on the agents connected now
+    // (local lab agents get new ports each time they start).
+    auto resumeOnConnectedAgents = [this](qint64 campaignId) {
+        showPage(PageId::run);
+        m_runPage->resumeCampaign(campaignId, m_hostsPage->connectedAgents());
+    };
+    connect(m_runPage, &RunPage::resumeRequested, this, resumeOnConnectedAgents);
+    connect(m_resultsPage, &ResultsPage::resumeRequested, this, resumeOnConnectedAgents);
     connect(m_resultsPage, &ResultsPage::comparisonChanged, this,
             [this] { m_exportPage->setSource(m_resultsPage->comparisonView()); });
     m_exportPage->setSource(m_resultsPage->comparisonView());

@@ -136,7 +136,8 @@ QVariant HostTableModel::data(const QModelIndex& index, int role) const {
                                                 row.local ? tr(" (local)") : QString());
         case stateColumn:
             return row.state == HostState::failed && !row.error.isEmpty()
-                       ? tr("failed: %1").arg(row.error.left(40))
+                       ? tr("failed: %1").arg(row.error.size() > 40 ? row.error.left(39) + QChar(0x2026)
+                                                                      : row.error)
                        : hostStateName(row.state);
         case agentColumn:
             return known ? tr("%1 (protocol %2)").arg(row.hello.agentVersion, row.hello.protocolVersion)

@@ -21,6 +21,7 @@ namespace {
 
 constexpr int kIdRole = Qt::UserRole + 1;
 constexpr int kLoadedRole = Qt::UserRole + 2;
+constexpr int kResumableRole = Qt::UserRole + 3;
 
 QString campaignStatusText(db::CampaignStatus status) {
     switch (status) {
@@ -72,10 +73,15 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     auto* refreshButton = new QPushButton(tr("Refresh"), top);
     refreshButton->setToolTip(tr("Reload campaigns from the database (F5)"));
     auto* compareButton = new QPushButton(tr("Compare checked"), top);
+    m_resumeButton = new QPushButton(tr("Resume"), top);
+    m_resumeButton->setToolTip(
+        tr("Run the selected campaign's cells that are not done (stopped, interrupted or failed) "
+           "on the connected agents"));
     m_hint = new QLabel(top);
     m_hint->setWordWrap(true);
     buttons->addWidget(refreshButton);
     buttons->addWidget(compareButton);
+    buttons->addWidget(m_resumeButton);
     buttons->addWidget(m_hint, 1);
     topLayout->addLayout(buttons);
     m_tree = new QTreeWidget(top);
@@ -98,6 +104,7 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
         if (ids.size() == 2)
             showComparison(ids[0], ids[1]);
     });
+    connect(m_resumeButton, &QPushButton::clicked, this, &ResultsPage::resumeSelected);
     connect(m_tree, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) { loadRuns(item); });
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item == nullptr)
@@ -106,6 +113,7 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
         const qint64 id = campaign->data(0, kIdRole).toLongLong();
         if (id > 0)
             showCampaign(id);
+        updateWidgets();
     });
     connect(m_tree, &QTreeWidget::itemChanged, this, [this] { updateWidgets(); });
     connect(m_lab, &LabContext::databaseChanged, this, &ResultsPage::refresh);
@@ -139,6 +147,9 @@ void ResultsPage::refresh() {
         item->setText(3, c.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
         item->setToolTip(0, c.preset.isEmpty() ? c.name : tr("%1 (preset %2)").arg(c.name, c.preset));
         item->setData(0, kIdRole, c.id);
+        // A campaign whose runner was killed still says "running": it can
+        // be resumed too (the run page refuses while it runs one itself).
+        item->setData(0, kResumableRole, c.runsDone < c.runsTotal);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(0, Qt::Unchecked);
         // A placeholder child so the item can be expanded; runs load on demand.
@@ -220,7 +231,24 @@ QList<qint64> ResultsPage::checkedCampaigns() const {
     return ids;
 }
 
+bool ResultsPage::canResumeSelected() const {
+    const QTreeWidgetItem* item = m_tree->currentItem();
+    if (item == nullptr)
+        return false;
+    const QTreeWidgetItem* campaign = item->parent() ? item->parent() : item;
+    return campaign->data(0, kResumableRole).toBool();
+}
+
+void ResultsPage::resumeSelected() {
+    if (!canResumeSelected())
+        return;
+    const QTreeWidgetItem* item = m_tree->currentItem();
+    const QTreeWidgetItem* campaign = item->parent() ? item->parent() : item;
+    emit resumeRequested(campaign->data(0, kIdRole).toLongLong());
+}
+
 void ResultsPage::updateWidgets() {
+    m_resumeButton->setEnabled(canResumeSelected());
     const int checked = static_cast<int>(checkedCampaigns().size());
     if (m_tree->topLevelItemCount() == 0) {
         m_hint->setText(

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPushButton;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -26,8 +27,13 @@ public:
     ComparisonView* comparisonView() const { return m_view; }
     QTreeWidget* campaignTree() const { return m_tree; }
 
+    // The selected campaign has cells not done (stopped, interrupted or failed).
+    bool canResumeSelected() const;
+    void resumeSelected();
+
 signals:
     void comparisonChanged();
+    void resumeRequested(qint64 campaignId);
 
 private:
     void loadRuns(QTreeWidgetItem* campaignItem);
@@ -37,6 +43,7 @@ private:
     LabContext* m_lab = nullptr;
     QTreeWidget* m_tree = nullptr;
     QLabel* m_hint = nullptr;
+    QPushButton* m_resumeButton = nullptr;
     ComparisonView* m_view = nullptr;
 };
 

@@ -19,6 +19,7 @@
 #include "orchestrator/campaign_json.h"
 #include "protocol/agent_client.h"
 #include "run/campaign_worker.h"
+#include "smclab/db/result_store.h"
 #include "widgets/live_plot.h"
 #include "widgets/settings_panel.h"
 
@@ -43,14 +44,15 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     m_resumeButton = new QPushButton(tr("Res&ume"), this);
     m_stopButton = new QPushButton(tr("S&top"), this);
     m_pauseButton->setToolTip(tr("Finish the runs in flight, then wait (Ctrl+P)"));
-    m_resumeButton->setToolTip(tr("Go on with the next runs (Ctrl+Shift+R)"));
+    m_resumeButton->setToolTip(
+        tr("Go on with the next runs; after Stop, run the cells not done yet (Ctrl+Shift+R)"));
     m_stopButton->setToolTip(tr("Abandon the runs in flight; the campaign stays resumable (Ctrl+.)"));
     top->addWidget(m_pauseButton);
     top->addWidget(m_resumeButton);
     top->addWidget(m_stopButton);
     layout->addLayout(top);
     m_progress = new QProgressBar(this);
-    m_progress->setFormat(tr("%v / %m runs"));
+    m_progress->setFormat(tr("no campaign running"));
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     layout->addWidget(m_progress);
@@ -104,29 +106,30 @@ bool RunPage::isRunning() const {
            m_state == RunnerState::stopping;
 }
 
-void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoint>& agents) {
+namespace {
+
+// Pairs (server, client) from consecutive agents; a single agent plays both.
+std::vector<orchestrator::AgentPair> agentPairs(const QList<AgentEndpoint>& agents) {
+    std::vector<orchestrator::AgentPair> pairs;
+    for (int i = 0; i < agents.size(); i += 2) {
+        const QString server = agents[i].address;
+        const QString client = i + 1 < agents.size() ? agents[i + 1].address : server;
+        pairs.push_back({server, client});
+    }
+    return pairs;
+}
+
+}  // namespace
+
+bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
     if (isRunning()) {
         m_lab->reportError(tr("A campaign is already running; stop it first."));
-        return;
+        return false;
     }
     if (agents.isEmpty()) {
         m_lab->reportError(
             tr("No agent connected: add hosts on the Hosts page or start the local lab (Ctrl+L)."));
-        return;
-    }
-    auto spec = orchestrator::campaignFromJson(campaign);
-    if (!spec) {
-        m_lab->reportError(
-            tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
-        return;
-    }
-    orchestrator::CampaignSpec run = spec.value();
-    run.agents.clear();
-    // Pairs: (server, client) from consecutive agents; a single agent plays both.
-    for (int i = 0; i < agents.size(); i += 2) {
-        const QString server = agents[i].address;
-        const QString client = i + 1 < agents.size() ? agents[i + 1].address : server;
-        run.agents.push_back({server, client});
+        return false;
     }
     AgentConnectOptions options;
     options.token = agents.front().token;
@@ -134,6 +137,7 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
     options.ignoreSslErrors = agents.front().tls;  // lab certificates are self-signed
     m_worker = std::make_unique<CampaignWorker>(m_lab->databasePath(), options);
     connect(m_worker.get(), &CampaignWorker::stateChanged, this, &RunPage::setRunnerState);
+    connect(m_worker.get(), &CampaignWorker::campaignStarted, this, [this](qint64 id) { m_campaignId = id; });
     connect(m_worker.get(), &CampaignWorker::progressChanged, this, &RunPage::onProgress);
     connect(m_worker.get(), &CampaignWorker::cellStarted, this, &RunPage::onCellStarted);
     connect(m_worker.get(), &CampaignWorker::samplesReceived, this,
@@ -145,6 +149,7 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
             [this](const orchestrator::CellInfo&, const QJsonObject& applied, qint64 runTimeMs) {
                 onSettingsApplied(applied, runTimeMs);
             });
+    connect(m_worker.get(), &CampaignWorker::settingsRefused, this, &RunPage::onSettingsRefused);
     connect(m_worker.get(), &CampaignWorker::message, m_lab, &LabContext::reportInfo);
     connect(m_worker.get(), &CampaignWorker::errorOccurred, m_lab, &LabContext::reportError);
     connect(m_worker.get(), &CampaignWorker::finished, this, &RunPage::onFinished);
@@ -152,9 +157,69 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
     m_counters->clear();
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
+    m_progress->setFormat(tr("connecting..."));
+    m_etaLabel->clear();
+    return true;
+}
+
+void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoint>& agents) {
+    if (isRunning()) {
+        m_lab->reportError(tr("A campaign is already running; stop it first."));
+        return;
+    }
+    auto spec = orchestrator::campaignFromJson(campaign);
+    if (!spec) {
+        m_lab->reportError(
+            tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
+        return;
+    }
+    orchestrator::CampaignSpec run = spec.value();
+    run.agents = agentPairs(agents);
+    if (!prepareWorker(agents))
+        return;
+    m_columnSettings.clear();
+    for (const orchestrator::ColumnSpec& column : run.columns)
+        m_columnSettings.insert(column.label, column.settings);
+    m_campaignId = 0;
     m_cellLabel->setText(tr("%1: connecting to %2 agent(s)...").arg(run.name).arg(agents.size()));
     setRunnerState(orchestrator::RunnerState::connecting);
     m_worker->start(run);
+}
+
+void RunPage::resumeCampaign(qint64 campaignId, const QList<AgentEndpoint>& agents) {
+    if (isRunning()) {
+        m_lab->reportError(tr("A campaign is already running; stop it first."));
+        return;
+    }
+    db::ResultStore* store = m_lab->store();
+    if (store == nullptr)
+        return;  // the context reported why
+    const auto stored = store->campaign(campaignId);
+    if (!stored) {
+        m_lab->reportError(tr("Cannot resume campaign %1: %2")
+                               .arg(campaignId)
+                               .arg(QString::fromStdString(stored.error().message)));
+        return;
+    }
+    const auto spec = orchestrator::campaignFromJson(stored->spec);
+    if (!spec) {
+        m_lab->reportError(tr("Cannot resume campaign %1: its stored plan is unreadable: %2")
+                               .arg(campaignId)
+                               .arg(QString::fromStdString(spec.error().message)));
+        return;
+    }
+    if (!prepareWorker(agents))
+        return;
+    m_columnSettings.clear();
+    for (const orchestrator::ColumnSpec& column : spec->columns)
+        m_columnSettings.insert(column.label, column.settings);
+    m_campaignId = campaignId;
+    m_cellLabel->setText(tr("Campaign %1 (%2): resuming on %3 agent(s)...")
+                             .arg(campaignId)
+                             .arg(spec->name)
+                             .arg(agents.size()));
+    setRunnerState(orchestrator::RunnerState::connecting);
+    m_worker->resume(campaignId, agentPairs(agents));
 }
 
 void RunPage::pause() {
@@ -162,9 +227,19 @@ void RunPage::pause() {
         m_worker->pause();
 }
 
+bool RunPage::canResumeStored() const {
+    using orchestrator::RunnerState;
+    return m_campaignId > 0 && (m_state == RunnerState::stopped || m_state == RunnerState::failed);
+}
+
 void RunPage::resume() {
-    if (m_worker && isRunning())
+    using orchestrator::RunnerState;
+    if (m_worker && (m_state == RunnerState::paused || m_state == RunnerState::pausing)) {
         m_worker->unpause();
+        return;
+    }
+    if (canResumeStored())
+        emit resumeRequested(m_campaignId);
 }
 
 void RunPage::stop() {
@@ -216,8 +291,7 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
                 // and the editor shows what still runs.
                 m_lab->reportError(tr("The agent refused %1: %2")
                                        .arg(name, reply.value(QStringLiteral("message")).toString()));
-                if (m_acknowledged.contains(name))
-                    m_settings->setValue(name, m_acknowledged.value(name));
+                revertSettings(QJsonObject{{name, QJsonValue()}});
             }
         });
         sent = true;
@@ -226,9 +300,36 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
         emit settingsSent(settings);
         m_lab->reportInfo(tr("Sent %1").arg(settingChangeLabel(name, value)));
     } else {
-        m_lab->reportInfo(
-            tr("%1 will apply to the next run (nothing is running)").arg(settingChangeLabel(name, value)));
+        // Nothing takes the change (a campaign between states, or no run at
+        // all): the editor keeps showing what is in force.
+        revertSettings(settings);
+        m_lab->reportInfo(tr("Nothing is running: %1 was not sent. Live settings go to the agents of a "
+                             "running campaign; a column's own settings belong in the Campaign editor.")
+                              .arg(settingChangeLabel(name, value)));
     }
+}
+
+void RunPage::onSettingsRefused(const QJsonObject& settings, const QString& error) {
+    QStringList labels;
+    for (auto it = settings.begin(); it != settings.end(); ++it)
+        labels.append(settingChangeLabel(it.key(), it.value()));
+    m_lab->reportError(tr("The agents refused %1: %2").arg(labels.join(QStringLiteral(", ")), error));
+    revertSettings(settings);
+}
+
+void RunPage::revertSettings(const QJsonObject& settings) {
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+        if (m_acknowledged.contains(it.key()))
+            m_settings->setValue(it.key(), m_acknowledged.value(it.key()));
+    }
+}
+
+void RunPage::showSettingsInForce(const QJsonObject& overrides) {
+    for (const LiveSetting& setting : liveSettings())
+        m_settings->setValue(setting.name, overrides.value(setting.name).isUndefined()
+                                               ? setting.defaultValue
+                                               : overrides.value(setting.name));
+    m_acknowledged = m_settings->values();
 }
 
 void RunPage::onSamples(const protocol::Samples& samples, bool throughputSide, bool latencySide) {
@@ -262,8 +363,15 @@ void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
 }
 
 void RunPage::onProgress(const orchestrator::Progress& progress) {
+    // Failed runs are finished too (the bar reaches the end); the text
+    // tells them apart.
     m_progress->setRange(0, std::max(1, progress.totalCells));
-    m_progress->setValue(progress.doneCells);
+    m_progress->setValue(std::min(progress.totalCells, progress.doneCells + progress.failedCells));
+    m_progress->setFormat(progress.failedCells > 0 ? tr("%1 / %2 runs done, %3 failed")
+                                                         .arg(progress.doneCells)
+                                                         .arg(progress.totalCells)
+                                                         .arg(progress.failedCells)
+                                                   : tr("%1 / %2 runs done").arg(progress.doneCells).arg(progress.totalCells));
     m_etaLabel->setText(
         tr("elapsed %1, ETA %2%3")
             .arg(orchestrator::formatDurationMs(progress.elapsedMs))
@@ -277,12 +385,18 @@ void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
                              .arg(cell.workloadLabel, cell.columnLabel)
                              .arg(cell.cell.sizeBytes)
                              .arg(cell.cell.repetition + 1));
-    // Every cell is its own run with its own clock: the plot starts over.
+    // Every cell is its own run with its own clock: the plot starts over,
+    // and the run starts with its column's settings (live changes made to
+    // the previous cell ended with it).
     m_plot->clearRun();
+    showSettingsInForce(m_columnSettings.value(cell.columnLabel));
 }
 
 void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
+    if (campaignId > 0)
+        m_campaignId = campaignId;
     setRunnerState(state);
+    showSettingsInForce({});
     const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
     m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name)
                                         : tr("Campaign %1").arg(name));
@@ -303,7 +417,8 @@ void RunPage::updateWidgets() {
     using orchestrator::RunnerState;
     const bool monitoring = !m_monitored.isEmpty();
     m_pauseButton->setEnabled(m_state == RunnerState::running);
-    m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing);
+    m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing ||
+                               canResumeStored());
     m_stopButton->setEnabled(isRunning() || monitoring);
     if (isRunning() || monitoring) {
         m_hint->setText(

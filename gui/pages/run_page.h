@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include <QHash>
 #include <QJsonObject>
 #include <QList>
 #include <QPointer>
@@ -41,10 +42,17 @@ public:
     // Runs a campaign (orchestrator JSON) on the agents, pairing them as
     // server, client, server, client...; one agent serves both roles.
     void startCampaign(const QJsonObject& campaign, const QList<AgentEndpoint>& agents);
+    // Runs the cells of stored campaign `campaignId` that are not done yet
+    // (stopped, interrupted by a crash, or failed) on `agents`.
+    void resumeCampaign(qint64 campaignId, const QList<AgentEndpoint>& agents);
     void pause();
+    // A paused campaign goes on; a stopped one asks to be resumed
+    // (resumeRequested) on the agents connected now.
     void resume();
     void stop();
     bool isRunning() const;
+    // The last campaign was stopped or cut short and has cells left.
+    bool canResumeStored() const;
 
     // Follows a run that was started on an agent outside a campaign: its
     // samples feed the plot and the live settings go to it.
@@ -54,10 +62,15 @@ public:
     SettingsPanel* settingsPanel() const { return m_settings; }
     CounterTableModel* counters() const { return m_counters; }
     QString statusText() const;
+    // What the running agents last confirmed, or the cell's column settings
+    // over the engine's defaults; the panel shows these unless a change is
+    // on its way.
+    QJsonObject settingsInForce() const { return m_acknowledged; }
 
 signals:
     void settingsSent(const QJsonObject& settings);
     void campaignFinished(qint64 campaignId);
+    void resumeRequested(qint64 campaignId);
 
 private:
     struct Monitored {
@@ -65,9 +78,18 @@ private:
         QString runId;
     };
 
+    // A new worker for a campaign on `agents`, its signals wired to this
+    // page; false (error reported) when one runs already or no agent is there.
+    bool prepareWorker(const QList<AgentEndpoint>& agents);
     void applySetting(const QString& name, const QJsonValue& value);
     void onSamples(const protocol::Samples& samples, bool throughputSide, bool latencySide);
     void onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs);
+    void onSettingsRefused(const QJsonObject& settings, const QString& error);
+    // Puts the editors of `settings` back to the values in force.
+    void revertSettings(const QJsonObject& settings);
+    // A new run starts: the engine's defaults with `overrides` (its
+    // column's settings) are in force.
+    void showSettingsInForce(const QJsonObject& overrides);
     void onProgress(const orchestrator::Progress& progress);
     void onCellStarted(const orchestrator::CellInfo& cell);
     void onFinished(qint64 campaignId, orchestrator::RunnerState state);
@@ -77,8 +99,10 @@ private:
     LabContext* m_lab = nullptr;
     std::unique_ptr<CampaignWorker> m_worker;
     orchestrator::RunnerState m_state = orchestrator::RunnerState::idle;
+    qint64 m_campaignId = 0;  // the campaign of the last start or resume
     QList<Monitored> m_monitored;
     QString m_cellWorkload;
+    QHash<QString, QJsonObject> m_columnSettings;  // column label -> its settings
 
     QLabel* m_cellLabel = nullptr;
     QLabel* m_etaLabel = nullptr;

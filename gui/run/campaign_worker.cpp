@@ -1,5 +1,7 @@
 #include "run/campaign_worker.h"
 
+#include <functional>
+
 #include "smclab/db/result_store.h"
 
 namespace smclab::gui {
@@ -9,7 +11,8 @@ public:
     Core(CampaignWorker* owner, QString path, AgentConnectOptions options)
         : m_owner(owner), m_path(std::move(path)), m_options(std::move(options)) {}
 
-    void start(const orchestrator::CampaignSpec& spec) {
+    // `go` starts or resumes the orchestrator once its signals are wired.
+    void begin(const std::function<smcr::Status(orchestrator::Orchestrator&)>& go) {
         if (m_orchestrator) {
             emit m_owner->errorOccurred(tr("A campaign is already running"));
             return;
@@ -44,7 +47,7 @@ public:
             [w](const orchestrator::CellInfo& cell, const QJsonObject& applied, const QDateTime&,
                 qint64 runTimeMs) { emit w->settingsApplied(cell, applied, runTimeMs); },
             Qt::DirectConnection);
-        connect(o, &orchestrator::Orchestrator::settingsFailed, w, &CampaignWorker::errorOccurred,
+        connect(o, &orchestrator::Orchestrator::settingsFailed, w, &CampaignWorker::settingsRefused,
                 Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::message, w, &CampaignWorker::message, Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::errorOccurred, w, &CampaignWorker::errorOccurred,
@@ -57,7 +60,7 @@ public:
                 m_orchestrator.release()->deleteLater();
             },
             Qt::DirectConnection);
-        const smcr::Status status = o->start(spec);
+        const smcr::Status status = go(*o);
         if (!status) {
             emit w->errorOccurred(QString::fromStdString(status.error().message));
             emit w->finished(0, orchestrator::RunnerState::failed);
@@ -99,7 +102,15 @@ CampaignWorker::~CampaignWorker() {
 }
 
 void CampaignWorker::start(const orchestrator::CampaignSpec& spec) {
-    QMetaObject::invokeMethod(m_core, [core = m_core, spec] { core->start(spec); });
+    QMetaObject::invokeMethod(m_core, [core = m_core, spec] {
+        core->begin([&spec](orchestrator::Orchestrator& o) { return o.start(spec); });
+    });
+}
+
+void CampaignWorker::resume(qint64 campaignId, const std::vector<orchestrator::AgentPair>& agents) {
+    QMetaObject::invokeMethod(m_core, [core = m_core, campaignId, agents] {
+        core->begin([&](orchestrator::Orchestrator& o) { return o.resume(campaignId, agents); });
+    });
 }
 
 void CampaignWorker::pause() {
@@ -125,11 +136,13 @@ void CampaignWorker::stop() {
 
 void CampaignWorker::setSettings(const QJsonObject& settings) {
     QMetaObject::invokeMethod(m_core, [this, core = m_core, settings] {
-        if (!core->orchestrator())
+        if (!core->orchestrator()) {
+            emit settingsRefused(settings, tr("the campaign has ended"));
             return;
+        }
         const smcr::Status status = core->orchestrator()->setSettings(settings);
         if (!status)
-            emit errorOccurred(QString::fromStdString(status.error().message));
+            emit settingsRefused(settings, QString::fromStdString(status.error().message));
     });
 }
 

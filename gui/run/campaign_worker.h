@@ -22,6 +22,9 @@ public:
 
     // Each call is queued to the worker thread.
     void start(const orchestrator::CampaignSpec& spec);
+    // Runs the cells of a stored campaign that are not done yet (stopped,
+    // interrupted or failed ones) on `agents`.
+    void resume(qint64 campaignId, const std::vector<orchestrator::AgentPair>& agents);
     void pause();
     void unpause();
     void stop();
@@ -36,6 +39,9 @@ signals:
                          bool fromServer);
     void settingsApplied(const smclab::orchestrator::CellInfo& cell, const QJsonObject& applied,
                          qint64 runTimeMs);
+    // A live change the agents refused, or that found no run in flight:
+    // the settings as asked and why. The values in force did not change.
+    void settingsRefused(const QJsonObject& settings, const QString& error);
     void message(const QString& text);
     void errorOccurred(const QString& error);
     void finished(qint64 campaignId, smclab::orchestrator::RunnerState state);
