@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "dma_copy.h"
 #include "sim_objects.h"
 
 namespace smcr::fabric::sim {
@@ -108,7 +109,7 @@ void SimQp::copyPayload(const PendingWr& w, uint8_t* dst) {
         return;
     }
     for (uint32_t i = 0; i < w.wr.numSge; ++i) {
-        std::memcpy(dst, reinterpret_cast<const void*>(w.wr.sg[i].addr), w.wr.sg[i].length);
+        dmaCopy(dst, reinterpret_cast<const uint8_t*>(w.wr.sg[i].addr), w.wr.sg[i].length);  // dma_copy.h
         dst += w.wr.sg[i].length;
     }
 }
