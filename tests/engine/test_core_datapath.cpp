@@ -243,6 +243,23 @@ private slots:
         cdc.producer = Cursor{1, 1000};  // 1384 more: 17384 > 16384 unread
         QCOMPARE(c.onCdc(cdc).verdict, CdcVerdict::protocolViolation);
     }
+    void readPiecesAnnounceMidRead() {
+        // A quarter of the RMBE, at least a page.
+        QCOMPARE(readPieceBytes(65536), 16384u);
+        QCOMPARE(readPieceBytes(16384), 4096u);
+        QCOMPARE(readPieceBytes(8192), 4096u);
+        // A full RMBE read in pieces: after the first piece the sender sees
+        // a quarter free and the rule (either limit) asks for an update, so
+        // the sender refills while the other three are copied.
+        ConnRx rx(65536);
+        QCOMPARE(rx.onProducer(Cursor{1, 0}), int64_t{65536});
+        rx.consume(readPieceBytes(rx.rmbeBytes()));
+        QVERIFY(rx.windowUpdateNeeded(WindowUpdateLimit::max));
+        QVERIFY(rx.windowUpdateNeeded(WindowUpdateLimit::min));
+        rx.markAnnounced();
+        rx.consume(100);  // below both limits: no update for a sliver
+        QVERIFY(!rx.windowUpdateNeeded(WindowUpdateLimit::max));
+    }
     void windowUpdateLimitPolicies() {
         QCOMPARE(windowUpdateLimitBytes(WindowUpdateLimit::max, 16384), 2304u);
         QCOMPARE(windowUpdateLimitBytes(WindowUpdateLimit::min, 16384), 1638u);

@@ -25,6 +25,14 @@ struct WindowUpdateInput {
     bool force = false;                     // e.g. after consuming urgent data
 };
 
+// A read larger than this is copied out in pieces with the rule below checked
+// after each one, so the sender refills the freed part of the RMBE while the
+// rest is copied (a quarter of the RMBE). The kernel announces once per
+// recvmsg, but there the RNIC writes while the CPU copies; on the sim fabric
+// the sender's CPU does the RDMA copy, and one announcement per read locks
+// the two ends into turns of a whole RMBE each (copy, announce, write, copy).
+uint32_t readPieceBytes(uint32_t rmbeBytes);
+
 // Linux smc_tx_consumer_update's rule: forced or requested, or enough was
 // consumed AND (the sender sees at most half the RMBE free OR is blocked).
 bool windowUpdateNeeded(WindowUpdateLimit policy, const WindowUpdateInput& in);
