@@ -130,13 +130,23 @@ Status PollerImpl::remove(const void* target) {
 
 size_t PollerImpl::scanLocked(std::span<PollerEventImpl> out) {
     size_t n = 0;
-    for (auto& [key, e] : m_entries) {
-        if (n == out.size()) break;
-        if (e.kernel) continue;
+    // Level-triggered with more ready entries than room in `out`: start after
+    // the entry reported last and wrap around, so every entry gets its turn
+    // (epoll rotates its ready list the same way). Starting from the front
+    // each time would serve the same first entries forever while the rest of
+    // a thousand connections starve.
+    const auto from = m_entries.upper_bound(m_scanAfter);
+    auto visit = [&](const void* key, const Entry& e) {
+        if (e.kernel) return;
         uint32_t ready = e.sock ? e.sock->readinessLocked() : e.listener->readinessLocked();
         ready &= e.events | kAlways;
-        if (ready != 0) out[n++] = {e.userData, ready};
-    }
+        if (ready != 0) {
+            out[n++] = {e.userData, ready};
+            m_scanAfter = key;
+        }
+    };
+    for (auto it = from; it != m_entries.end() && n < out.size(); ++it) visit(it->first, it->second);
+    for (auto it = m_entries.begin(); it != from && n < out.size(); ++it) visit(it->first, it->second);
     if (m_kernelCount > 0 && n < out.size()) {
         epoll_event evs[64];
         const int k = ::epoll_wait(m_kernelEpollFd, evs, static_cast<int>(std::min<size_t>(64, out.size() - n)), 0);

@@ -51,6 +51,7 @@ private:
     };
     std::shared_ptr<EngineImpl> m_engine;
     std::map<const void*, Entry> m_entries;  // by impl pointer
+    const void* m_scanAfter = nullptr;       // the entry reported last: the next scan starts after it
     int m_kernelEpollFd = -1;   // fallback sockets
     int m_watchFd = -1;         // eventfd the engine writes on every change
     int m_foreignEpollFd = -1;  // channel + m_watchFd + m_kernelEpollFd
