@@ -9,6 +9,7 @@
 #include <QCoreApplication>
 
 #include "agent.h"
+#include "fd_limit.h"
 #include "log.h"
 #include "options.h"
 #include "peer_policy.h"
@@ -45,6 +46,12 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "smclab-agent: --allow-peer: %s\n", qPrintable(why));
             return 2;
         }
+    }
+
+    const FdLimit fdLimit = raiseFdLimit();
+    if (fdLimit.raised) {
+        qInfo("open files: soft limit raised from %llu to %llu", static_cast<unsigned long long>(fdLimit.before),
+              static_cast<unsigned long long>(fdLimit.now));
     }
 
     SignalWatcher signalWatcher;

@@ -42,6 +42,7 @@ public:
     }
 
     void run(const RunContext& ctx) {
+        m_ctx = &ctx;
         transports::PollEvent events[64];
         while (!ctx.stopRequested() && !m_stop.load(std::memory_order_relaxed)) {
             adoptInbox();
@@ -72,8 +73,10 @@ private:
             auto slot = std::make_unique<Slot>();
             slot->stream = std::move(stream);
             slot->connection = m_config.accept(*slot->stream, m_stats, m_index);
-            if (!m_poller->add(*slot->stream, Interest::read, slot.get())) {
-                m_stats.errors.fetch_add(1, std::memory_order_relaxed);
+            if (Status added = m_poller->add(*slot->stream, Interest::read, slot.get()); !added) {
+                if (m_stats.errors.fetch_add(1, std::memory_order_relaxed) == 0 && m_ctx->onLog) {
+                    m_ctx->onLog("server: a connection could not be watched: " + added.error().message);
+                }
                 continue;
             }
             m_stats.connections.fetch_add(1, std::memory_order_relaxed);
@@ -91,6 +94,7 @@ private:
     std::unique_ptr<transports::Poller> m_poller;
     const EventServerConfig& m_config;
     WorkerStats m_stats;
+    const RunContext* m_ctx = nullptr;
     std::atomic<bool> m_stop{false};
     std::mutex m_inboxMutex;
     std::vector<std::unique_ptr<transports::Stream>> m_inbox;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <deque>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,12 @@ using transports::Interest;
 
 constexpr uint64_t kRateSampleNs = 100 * kNsPerMs;
 constexpr size_t kReadBuffer = 64 * 1024;
+// Connects block (a TCP handshake, and for smcr the CLC exchange as well), so
+// a thread opens connections for at most this long before it serves the
+// readiness of the ones it has; with "Connection: close" every response
+// means a new connection, and 1000 of them must not starve the others or
+// hold the thread past the end of the run.
+constexpr uint64_t kConnectBudgetNs = 10 * kNsPerMs;
 
 struct Errors {
     uint64_t connect = 0, read = 0, write = 0, timeout = 0, status = 0;
@@ -47,6 +54,7 @@ struct Conn {
     bool closeAfter = false;
     int status = 0;
     Interest interest = Interest::none;
+    bool queued = false;   // in the connect queue (or the retry list)
 };
 
 class ClientThread {
@@ -70,7 +78,7 @@ public:
             return;
         }
         m_poller = std::move(poller).value();
-        for (Conn& c : m_conns) reconnect(c);
+        for (Conn& c : m_conns) queueConnect(c);
         std::vector<char> buffer(kReadBuffer);
         transports::PollEvent events[256];
         uint64_t lastRateNs = monotonicNs();
@@ -86,8 +94,10 @@ public:
                 lastRateNs = now;
                 checkTimeouts(now);
             }
+            connectQueued(ctx);
             const uint64_t untilEnd = (m_config.endNs - now) / kNsPerMs + 1;
-            const int waitMs = static_cast<int>(std::min<uint64_t>(untilEnd, 100));
+            // More connections to open: only look at what is ready now.
+            const int waitMs = m_connectQueue.empty() ? static_cast<int>(std::min<uint64_t>(untilEnd, 100)) : 0;
             auto ready = m_poller->wait(events, waitMs);
             if (!ready) {
                 fatal = ready.error();
@@ -113,11 +123,37 @@ private:
         c.waiting = false;
     }
 
+    // Closes the connection and queues a new one (opened by connectQueued).
     void reconnect(Conn& c) {
         drop(c);
+        queueConnect(c);
+    }
+
+    void queueConnect(Conn& c) {
+        if (c.queued) return;
+        c.queued = true;
+        m_connectQueue.push_back(&c);
+    }
+
+    // Opens queued connections, oldest first, for up to kConnectBudgetNs (at
+    // least one), and never past the end of the run or a stop request.
+    void connectQueued(const RunContext& ctx) {
+        const uint64_t startNs = monotonicNs();
+        while (!m_connectQueue.empty()) {
+            Conn& c = *m_connectQueue.front();
+            m_connectQueue.pop_front();
+            c.queued = false;
+            open(c);
+            const uint64_t now = monotonicNs();
+            if (now - startNs >= kConnectBudgetNs || now >= m_config.endNs || ctx.stopRequested()) break;
+        }
+    }
+
+    void open(Conn& c) {
         auto stream = m_transport.connect(m_config.host, m_config.port, m_config.connect);
         if (!stream) {
             ++errors.connect;
+            retryLater(c);
             return;
         }
         c.stream = std::move(stream).value();
@@ -126,10 +162,18 @@ private:
         if (!m_poller->add(*c.stream, c.interest, &c)) {
             ++errors.connect;
             c.stream.reset();
+            retryLater(c);
             return;
         }
         c.written = 0;
         startRequest(c);
+    }
+
+    // A failed connect is tried again at the next rate tick, not at once: a
+    // refusing server must not turn the loop into a connect storm.
+    void retryLater(Conn& c) {
+        c.queued = true;
+        m_retry.push_back(&c);
     }
 
     void startRequest(Conn& c) {
@@ -240,10 +284,10 @@ private:
     }
 
     void checkTimeouts(uint64_t now) {
+        for (Conn* c : m_retry) m_connectQueue.push_back(c);  // still marked queued
+        m_retry.clear();
         for (Conn& c : m_conns) {
-            if (!c.stream) {
-                reconnect(c);  // a connect failed earlier: try again
-            } else if (c.waiting && now - c.startNs > m_config.timeoutNs) {
+            if (c.stream && c.waiting && now - c.startNs > m_config.timeoutNs) {
                 ++errors.timeout;
                 reconnect(c);
             }
@@ -253,6 +297,8 @@ private:
     const ClientConfig& m_config;
     transports::Transport& m_transport;
     std::vector<Conn> m_conns;
+    std::deque<Conn*> m_connectQueue;  // to open, oldest first
+    std::vector<Conn*> m_retry;        // failed connects, queued again at the next rate tick
     std::unique_ptr<transports::Poller> m_poller;
 };
 
