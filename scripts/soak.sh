@@ -163,7 +163,8 @@ verdict=$(awk -v warm="$warmup" -v clients="$clients" '
             slack = (c % 2 == 0) ? a * 0.05 + 8192 : clients / 10 + 16
             ok = (b <= a + slack)
             if (!ok) flat = 0
-            out = out sprintf("  %s: first half max %d, second half max %d (%+d) %s\n", name[c - 1], a, b, b - a, ok ? "flat" : "GROWING")
+            out = out sprintf("  %s: after warm-up %d, at the end %d; first half max %d, second half max %d (%+d) %s\n",
+                              name[c - 1], v[1, c], v[n, c], a, b, b - a, ok ? "flat" : "GROWING")
         }
         printf "%s after warm-up (%d samples from t=%d s)\n%s", flat ? "FLAT" : "GROWING", n, t[1], out
     }' "$samples")

@@ -72,7 +72,9 @@ for target in "${targets[@]}"; do
         status=1
     else
         took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' || echo "$seconds")
-        echo "fuzz $target: ok, $execs executions in ${took}s, 0 crashes, corpus $corpus inputs"
+        rate="?"
+        if [[ $execs =~ ^[0-9]+$ ]] && [[ $took =~ ^[0-9]+$ ]] && [ "$took" -gt 0 ]; then rate=$(( execs / took )); fi
+        echo "fuzz $target: ok, $execs executions in ${took}s ($rate exec/s), 0 crashes, corpus $corpus inputs"
     fi
 done
 exit $status
