@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include <QComboBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -20,6 +21,7 @@
 #include "pages/run_page.h"
 #include "run/local_lab.h"
 #include "seed_store.h"
+#include "smclab/db/result_store.h"
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/settings_panel.h"
@@ -33,7 +35,9 @@ private slots:
     void initTestCase();
     void localLabConnects();
     void campaignRunsAndIsStored();
+    void stopThenResumeRunsTheRest();
     void liveToggleDuringCampaign();
+    void refusedToggleDuringCampaignReverts();
     void destroyingTheWindowStopsItsAgents();
     void quittingStopsLocalAgents();
     void cleanupTestCase() { delete m_window; }
@@ -114,6 +118,69 @@ void TestCampaignRun::campaignRunsAndIsStored() {
     QVERIFY(model->data(model->index(1, 2), ComparisonTableModel::valueRole).toDouble() > 0.0);
 }
 
+void TestCampaignRun::stopThenResumeRunsTheRest() {
+    // Stop mid-campaign: the finished runs stay, the Results page offers
+    // Resume for it, and Resume on the Run page runs exactly the rest.
+    orchestrator::CampaignSpec spec;
+    spec.name = QStringLiteral("gui-resume");
+    spec.workloads = {{QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}}};
+    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}}};
+    spec.sizes = {1, 2, 4, 8, 16};
+    spec.durationMs = 400;
+    spec.warmupMs = 0;
+    spec.sampleIntervalMs = 100;
+    m_campaign->setCampaign(spec);
+    QVERIFY2(m_campaign->isValid(), qPrintable(m_campaign->hintText()));
+    QSignalSpy finished(m_run, &RunPage::campaignFinished);
+    m_run->startCampaign(m_campaign->campaignJson(), m_hosts->connectedAgents());
+    qint64 id = 0;
+    auto firstRunStored = [&] {
+        const auto campaigns = m_lab->store()->listCampaigns();
+        if (!campaigns || campaigns->isEmpty() || campaigns->front().name != spec.name)
+            return false;
+        id = campaigns->front().id;
+        return campaigns->front().runsDone >= 1;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(firstRunStored(), 15000);
+    m_run->stop();
+    QVERIFY(finished.wait(15000));
+    QCOMPARE(finished.front().front().toLongLong(), id);
+    QVERIFY2(m_run->statusText().contains(QStringLiteral("stopped")), qPrintable(m_run->statusText()));
+    const auto stopped = m_lab->store()->campaign(id);
+    QVERIFY(stopped.ok());
+    const int doneAtStop = stopped->runsDone;
+    QVERIFY2(doneAtStop >= 1 && doneAtStop < 5, qPrintable(QString::number(doneAtStop)));
+    QVERIFY(m_run->canResumeStored());
+
+    m_results->refresh();
+    m_results->campaignTree()->setCurrentItem(m_results->campaignTree()->topLevelItem(0));
+    QVERIFY(m_results->canResumeSelected());
+    QSignalSpy fromResults(m_results, &ResultsPage::resumeRequested);
+    m_results->resumeSelected();
+    QCOMPARE(fromResults.count(), 1);
+    QCOMPARE(fromResults.front().front().toLongLong(), id);
+
+    QSignalSpy requested(m_run, &RunPage::resumeRequested);
+    connect(m_run, &RunPage::resumeRequested, this,
+            [this](qint64 campaignId) { m_run->resumeCampaign(campaignId, m_hosts->connectedAgents()); });
+    finished.clear();
+    m_run->resume();
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.front().front().toLongLong(), id);
+    QVERIFY(m_run->isRunning());
+    QVERIFY(finished.wait(20000));
+    disconnect(m_run, &RunPage::resumeRequested, this, nullptr);
+    QVERIFY2(m_run->statusText().contains(QStringLiteral("finished")), qPrintable(m_run->statusText()));
+    const auto done = m_lab->store()->campaign(id);
+    QVERIFY(done.ok());
+    QCOMPARE(done->runsDone, 5);
+    QCOMPARE(done->status, db::CampaignStatus::done);
+    m_results->refresh();
+    m_results->campaignTree()->setCurrentItem(m_results->campaignTree()->topLevelItem(0));
+    QVERIFY(!m_results->canResumeSelected());
+    QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
+}
+
 void TestCampaignRun::liveToggleDuringCampaign() {
     if (!m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr"))) {
         QSKIP("the local agents have no smcr transport");
@@ -142,6 +209,63 @@ void TestCampaignRun::liveToggleDuringCampaign() {
     QVERIFY(m_run->plot()->markers().front().label.startsWith(QStringLiteral("autocorking_size=")));
     QVERIFY(finished.wait(20000));
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
+}
+
+void TestCampaignRun::refusedToggleDuringCampaignReverts() {
+    if (!m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr"))) {
+        QSKIP("the local agents have no smcr transport");
+    }
+    // The column runs with arm_first (not the engine's default): the panel
+    // shows it while the cell runs, a value the engine refuses is reported
+    // with the agents' reason, no marker appears, and the editor goes back
+    // to arm_first, the value in force.
+    orchestrator::CampaignSpec spec;
+    spec.name = QStringLiteral("gui-refused");
+    spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}}};
+    spec.columns = {{QStringLiteral("SMC arm_first"),
+                     QStringLiteral("smcr"),
+                     {},
+                     QJsonObject{{QStringLiteral("lab.cq_mode"), QStringLiteral("arm_first")}},
+                     {},
+                     {}}};
+    spec.sizes = {64};
+    spec.durationMs = 2500;
+    spec.warmupMs = 0;
+    spec.sampleIntervalMs = 100;
+    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}};
+    m_campaign->setCampaign(spec);
+    QVERIFY2(m_campaign->isValid(), qPrintable(m_campaign->hintText()));
+    m_errors.clear();
+    QSignalSpy finished(m_run, &RunPage::campaignFinished);
+    QSignalSpy sent(m_run, &RunPage::settingsSent);
+    m_run->startCampaign(m_campaign->campaignJson(), m_hosts->connectedAgents());
+    QTRY_VERIFY_WITH_TIMEOUT(m_run->plot()->sampleCount() >= 2, 10000);
+    auto* combo = qobject_cast<QComboBox*>(m_run->settingsPanel()->editor(QStringLiteral("lab.cq_mode")));
+    QVERIFY(combo != nullptr);
+    QCOMPARE(combo->currentText(), QStringLiteral("arm_first"));
+    QCOMPARE(m_run->settingsInForce().value(QStringLiteral("lab.cq_mode")).toString(), QStringLiteral("arm_first"));
+
+    combo->addItem(QStringLiteral("sideways"));  // not a CQ mode
+    combo->setCurrentText(QStringLiteral("sideways"));
+    QCOMPARE(sent.count(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_errors.isEmpty(), 8000);
+    const QString text = m_errors.front();
+    QVERIFY2(text.contains(QStringLiteral("refused")), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("cq_mode=sideways")), qPrintable(text));
+    QCOMPARE(combo->currentText(), QStringLiteral("arm_first"));
+    QCOMPARE(m_run->settingsPanel()->values().value(QStringLiteral("lab.cq_mode")).toString(),
+             QStringLiteral("arm_first"));
+    QVERIFY(m_run->plot()->markers().isEmpty());
+    combo->removeItem(combo->findText(QStringLiteral("sideways")));
+
+    QVERIFY(finished.wait(20000));
+    // Nothing runs any more: the panel shows the engine's defaults again,
+    // and a change made now is not sent and does not stick.
+    QCOMPARE(combo->currentText(), QStringLiteral("drain_then_arm"));
+    combo->setCurrentText(QStringLiteral("arm_first"));
+    QCOMPARE(sent.count(), 1);
+    QCOMPARE(combo->currentText(), QStringLiteral("drain_then_arm"));
+    m_errors.clear();
 }
 
 namespace {
