@@ -2,6 +2,7 @@
 // two real processes over the sim fabric: every byte is verified by the
 // receiving process, and the counters must move the way each setting says.
 #include <smcr/engine.h>
+#include <smcr/listener.h>
 #include <smcr/socket.h>
 
 #include <sys/socket.h>
@@ -308,14 +309,13 @@ private slots:
 
     void cqModeFlippedMidStream() {
         // Waits sleep at once (no busy polling), so every wait drains and arms.
-        // Ideal link: with a delay model and no busy polling a sleeping
-        // waiter can miss a write whose delivery time passes while it sleeps
-        // (the sim moves a send queue only when its owner calls in), a known
-        // engine gap that stalled this test about once in ten runs.
+        // The cx4-25g link delays every write: the sim runs it only inside
+        // this process's calls, so a sleeping waiter must wake when it comes
+        // due (its sleep is bounded by the fabric's next due time).
         Sender tx;
         std::string error;
-        QVERIFY2(tx.start(20ull << 20, 503, {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}, {"lab.cq_mode", "arm_first"}},
-                          &error),
+        QVERIFY2(tx.start(20ull << 20, 503,
+                          {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"lab.cq_mode", "arm_first"}}, &error),
                  error.c_str());
         const size_t kMsg = 4096;
         uint64_t msgs[2] = {0, 0};
@@ -343,6 +343,89 @@ private slots:
         }
         QCOMPARE(tx.engine->settings().get("lab.cq_mode").value(), std::string("drain_then_arm"));
         QCOMPARE(tx.finish(), 0);
+    }
+
+    void pingPongNeverAutocorks() {
+        // seed 000 patch 2: the first message never corks, and a ping-pong
+        // has no CDC outstanding when it sends (the reply came after the
+        // request's completion), so autocorking must hold none of its bytes
+        // on either side: "no latency trade-off". Both links, with and
+        // without busy polling; the server is a second engine in this
+        // process so its counters can be read too.
+        const char* links[] = {"ideal", "cx4-25g"};
+        const char* polls[] = {"0", "50"};
+        for (const char* link : links) {
+            for (const char* poll : polls) {
+                const std::vector<std::pair<std::string, std::string>> settings = {
+                    {"lab.link", link}, {"lab.busy_poll_us", poll}, {"autocorking_size", "65536"}};
+                auto serverEngine = newEngine(settings);
+                auto listener = smcr::Listener::listen("127.0.0.1", 0, 16, serverEngine);
+                QVERIFY(listener.ok());
+                const int kRounds = 400;
+                auto sizeOf = [](int round) { return size_t(1) + size_t(round & 1); };  // 1 and 2 bytes, as tcp_lat
+                smcr::ConnectionStats serverStats;
+                bool serverOk = false;
+                std::thread server([&] {
+                    auto a = listener->accept();
+                    if (!a) return;
+                    smcr::Socket peer = a.value();
+                    (void)peer.setTimeoutMs(10000);
+                    uint8_t buf[2];
+                    for (int i = 0; i < kRounds; ++i) {
+                        size_t got = 0;
+                        while (got < sizeOf(i)) {
+                            auto r = peer.recv(buf + got, sizeOf(i) - got);
+                            if (!r || r.value() == 0) return;
+                            got += r.value();
+                        }
+                        if (!peer.send(buf, got)) return;
+                    }
+                    serverStats = peer.stats();
+                    serverOk = true;
+                    uint8_t end = 0;
+                    (void)peer.recv(&end, 1);  // the client's close
+                    peer.close();
+                });
+                auto engine = newEngine(settings);
+                smcr::ConnectOptions options;
+                options.engine = engine;
+                auto s = smcr::Socket::connect("127.0.0.1", listener->localPort(), options);
+                QVERIFY(s.ok());
+                QVERIFY(!s->fellBack());
+                QVERIFY(s->setTimeoutMs(10000).ok());
+                const smcr::ConnectionStats s0 = s->stats();
+                uint64_t off = 0;
+                bool ok = true;
+                for (int i = 0; i < kRounds && ok; ++i) {
+                    const size_t size = sizeOf(i);
+                    uint8_t out[2];
+                    uint8_t in[2];
+                    fillPattern(505, off, out, size);
+                    ok = s->send(out, size).ok();
+                    size_t got = 0;
+                    while (ok && got < size) {
+                        auto r = s->recv(in + got, size - got);
+                        ok = r.ok() && r.value() > 0;
+                        if (ok) got += r.value();
+                    }
+                    ok = ok && checkPattern(505, off, in, size) == size;
+                    off += size;
+                }
+                const smcr::ConnectionStats s1 = s->stats();
+                s->close();
+                server.join();
+                QVERIFY2(ok, "the ping-pong broke off");
+                QVERIFY(serverOk);
+                qInfo("%s, busy_poll_us %s: %d round trips; client %llu CDCs, %llu autocorked; server %llu CDCs, "
+                      "%llu autocorked",
+                      link, poll, kRounds, u(s1.cdcSent - s0.cdcSent), u(s1.autocorkedSends - s0.autocorkedSends),
+                      u(serverStats.cdcSent), u(serverStats.autocorkedSends));
+                QCOMPARE(s1.autocorkedSends - s0.autocorkedSends, uint64_t{0});
+                QCOMPARE(serverStats.autocorkedSends, uint64_t{0});
+                QVERIFY(s1.cdcSent - s0.cdcSent >= uint64_t{kRounds});  // every request left in its own CDC
+                QVERIFY(serverStats.cdcSent >= uint64_t{kRounds});
+            }
+        }
     }
 
     void txDeferralFlippedMidStream() {

@@ -71,6 +71,12 @@ public:
     virtual Status setCapture(const std::string& pcapPath) = 0;
     // Runs pending work (RNR retries, delayed delivery, peer timeouts) now.
     virtual void progress() = 0;
+    // When the earliest timed work of this device comes due (a delayed
+    // delivery or ACK, an RNR retry, a peer re-check), CLOCK_MONOTONIC ns;
+    // 0 = none. The sim runs that work only inside calls of this device's
+    // owner, so a thread about to sleep bounds its sleep by this time
+    // (fabric/README.md, "Progress").
+    virtual uint64_t nextDueNs() = 0;
 };
 
 SimControl* simControl(Device& device);

@@ -124,6 +124,7 @@ struct TxPushState {
     bool deferred = false;      // a push waits for the owner to leave
     bool userCorked = false;    // unsent data is held by TCP_CORK / MSG_MORE / a sendfile piece
     bool autocorked = false;    // unsent data is held by autocorking
+    bool sendQueued = false;    // this send's push found no free send slot: the sender waits for one
     uint64_t corkDeadlineMs = UINT64_MAX;  // lab.cork_timer_ms: when the background thread pushes
 };
 

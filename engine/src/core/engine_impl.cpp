@@ -73,6 +73,7 @@ Status EngineImpl::init() {
     auto device = fabric::openDevice(fabricName, options);
     if (!device) return fail(device.error());
     m_device = std::move(device.value());
+    m_sim = fabric::sim::simControl(*m_device);
     const fabric::DeviceInfo& info = m_device->info();
     auto activePort = std::find_if(info.ports.begin(), info.ports.end(), [](const auto& p) { return p.active; });
     if (activePort == info.ports.end()) return fail(Errc::notFound, info.name + ": no active port");
@@ -277,15 +278,22 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
         if (owner != nullptr) leaveOwnerLocked(*owner);
         ++m_stats.blockingWaits;
         m_sleepers.push_back(myFd);
-        int timeoutMs = -1;
-        if (deadlineNs != 0) timeoutMs = static_cast<int>((deadlineNs - now + 999999) / 1000000);
+        // Bounded by the fabric's next due time too: the sim runs a delayed
+        // delivery or ACK only inside our calls (fabric/README.md, "Progress").
+        const uint64_t wakeNs = sleepUntilNsLocked(deadlineNs);
+        timespec timeout{};
+        if (wakeNs != 0) {
+            const uint64_t left = wakeNs > now ? wakeNs - now : 0;
+            timeout.tv_sec = static_cast<time_t>(left / 1000000000ull);
+            timeout.tv_nsec = static_cast<long>(left % 1000000000ull);
+        }
         lock.unlock();
         pollfd fds[2 + 8] = {{m_channel->fd(), POLLIN, 0}, {myFd, POLLIN, 0}};
         nfds_t nfds = 2;
         for (int fd : extraFds) {
             if (nfds < std::size(fds)) fds[nfds++] = pollfd{fd, POLLIN, 0};
         }
-        ::poll(fds, nfds, timeoutMs);
+        ::ppoll(fds, nfds, wakeNs != 0 ? &timeout : nullptr, nullptr);
         lock.lock();
         if (owner != nullptr) enterOwnerLocked(*owner);
         std::erase(m_sleepers, myFd);
@@ -304,6 +312,12 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
         [[maybe_unused]] const ssize_t n = ::write(m_bgEventFd, &one, sizeof one);
     }
     return result;
+}
+
+uint64_t EngineImpl::sleepUntilNsLocked(uint64_t deadlineNs) {
+    uint64_t dueNs = m_sim != nullptr ? m_sim->nextDueNs() : 0;
+    if (dueNs == 0) return deadlineNs;
+    return deadlineNs == 0 ? dueNs : std::min(deadlineNs, dueNs);
 }
 
 // ---- background thread ----------------------------------------------------------
@@ -385,6 +399,13 @@ void EngineImpl::backgroundLoop() {
         bool watchChannel = m_appWaiters == 0;
         if (watchChannel) {
             serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
+            // The fabric's timed work runs only inside our calls: wake for it
+            // (whole milliseconds; the sim's timer normally comes first).
+            if (const uint64_t dueNs = sleepUntilNsLocked(0); dueNs != 0) {
+                const uint64_t nowNs = monotonicNs();
+                const uint64_t dueMs = dueNs > nowNs ? (dueNs - nowNs + 999999) / 1000000 : 0;
+                timeoutMs = std::min(timeoutMs, static_cast<int>(std::min<uint64_t>(dueMs, 60000)));
+            }
         } else {
             timeoutMs = std::min(timeoutMs, kBackgroundCheckMs);
         }

@@ -11,7 +11,9 @@
 //   arms both CQs (solicited-only for receives), polls once more, and only
 //   then sleeps in poll() on the completion channel fd and its own eventfd
 //   (rsocket's rs_get_comp sequence). Whoever processes completions wakes
-//   the other sleepers through their eventfds, so no wake-up is lost.
+//   the other sleepers through their eventfds, so no wake-up is lost. On the
+//   sim the sleep also ends at the fabric's next due time (a delayed
+//   delivery runs only inside our calls; fabric/README.md).
 // - A background thread BLOCKS (never spins) on the channel, a timer and the
 //   TCP sockets of the connections, so CDC/LLC arrivals, TEST_LINK and peer
 //   hang-ups are handled while no application thread is in the engine. While
@@ -112,6 +114,9 @@ public:
     // while the socket is owned), then corks or pushes. Returns bytes taken.
     uint32_t sendCopyLocked(std::unique_lock<std::mutex>& lock, Connection& conn, const uint8_t* data, uint32_t len,
                             const SendHints& hints);
+    // After sendCopyLocked: a send whose push found no free send slot waits
+    // for one (bounded by deadlineNs), as the kernel's sendmsg does.
+    void waitSendSlotLocked(std::unique_lock<std::mutex>& lock, Connection& conn, uint64_t deadlineNs);
     // Pushes unsent data and any owed CDC, or leaves it to the owner (tx deferral).
     void pushLocked(Connection& conn, PushOrigin origin);
     // An application thread enters / leaves the socket; leaving runs a deferred push.
@@ -256,12 +261,18 @@ private:
     void unwatchTcpLocked(Connection& conn);
     void timersLocked(uint64_t nowMs);
     void consumeChannelEventsLocked();
+    // The sleep of a thread about to block: until deadlineNs (0 = none) or
+    // the fabric's next due time, whichever is first; 0 = no bound.
+    uint64_t sleepUntilNsLocked(uint64_t deadlineNs);
 
     Settings m_settings;
     EngineStats m_stats;
     std::mutex m_mutex;
 
     std::unique_ptr<fabric::Device> m_device;
+    // The sim's controls (null on other fabrics): its timed work runs only
+    // inside our calls, so a sleep is bounded by its next due time.
+    fabric::sim::SimControl* m_sim = nullptr;
     std::unique_ptr<fabric::ProtectionDomain> m_pd;
     std::unique_ptr<fabric::CompletionChannel> m_channel;
     std::unique_ptr<fabric::CompletionQueue> m_sendCq;

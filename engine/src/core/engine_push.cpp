@@ -3,6 +3,7 @@
 // to the thread inside the socket, and the counters that show each at work.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine_impl.h"
@@ -16,6 +17,8 @@ namespace {
 // softirq runs beside a user that holds the socket lock). Shorter copies keep
 // the lock: handing it over would cost more than the copy.
 constexpr uint32_t kUnlockedCopyBytes = 1024;
+// The longest a send waits for a free send slot (waitSendSlotLocked).
+constexpr uint64_t kSendSlotWaitMaxNs = 100'000'000;
 
 }  // namespace
 
@@ -65,6 +68,7 @@ uint32_t EngineImpl::sendCopyLocked(std::unique_lock<std::mutex>& lock, Connecti
     // The user's cork outlives an autocork decision: the completion that ends
     // the autocork must not push what TCP_CORK or MSG_MORE holds.
     conn.push.userCorked = userCorkHolds(in);
+    conn.push.sendQueued = false;
     switch (decision) {
         case SendDecision::autocork:
             ++conn.stats.autocorkedSends;
@@ -82,10 +86,31 @@ uint32_t EngineImpl::sendCopyLocked(std::unique_lock<std::mutex>& lock, Connecti
         case SendDecision::invalid:
             conn.push.corkDeadlineMs = UINT64_MAX;
             pushLocked(conn, PushOrigin::app);
+            conn.push.sendQueued = conn.queuedForSlot;
             break;
     }
     if (unlocked) maybeReleaseLocked(conn);  // a close that came during the copy
     return n;
+}
+
+void EngineImpl::waitSendSlotLocked(std::unique_lock<std::mutex>& lock, Connection& conn, uint64_t deadlineNs) {
+    // The kernel's sendmsg waits in process context for a free CDC slot
+    // (smc_wr_tx_get_free_slot) before it returns: without autocorking that
+    // is one CDC per send even when the slots run out. Returning at once
+    // instead would let the next sends' bytes gather behind the queued push
+    // (an autocork of its own) and flatter the no-cork baseline. A missing RQ
+    // credit queues the same way but is the credits code's wait, not this.
+    if (!conn.push.sendQueued) return;
+    conn.push.sendQueued = false;
+    if (!conn.queuedForSlot || !conn.lgr || conn.lgr->terminated || creditsBlockedLocked(*conn.lgr)) return;
+    // Bounded: the bytes are in the sndbuf already and leave with the next
+    // free slot whether or not this thread is still here.
+    const uint64_t bound = monotonicNs() + kSendSlotWaitMaxNs;
+    const uint64_t until = deadlineNs != 0 ? std::min(deadlineNs, bound) : bound;
+    waitUntil(
+        lock,
+        [&] { return !conn.queuedForSlot || conn.error != Errc::invalid || !conn.lgr || conn.lgr->terminated; },
+        until, {}, &conn);
 }
 
 void EngineImpl::pushLocked(Connection& conn, PushOrigin origin) {

@@ -168,6 +168,7 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         }
         const auto chunk = static_cast<uint32_t>(std::min<size_t>(len - sent, UINT32_MAX));
         sent += engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
+        engine.waitSendSlotLocked(lock, conn, deadline);  // no free CDC slot: wait like the kernel
         if (sent == len) break;
         ++conn.stats.bufFull;
         // Still inside while it spins (it polls its own completions and pushes

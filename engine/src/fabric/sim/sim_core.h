@@ -57,6 +57,7 @@ struct SimCore {
 
     int timerFd = -1;  // RNR back-off, delayed delivery and peer timeouts
     uint64_t timerArmedNs = 0;
+    uint64_t nextDueNs = 0;  // earliest timed work after the last progress pass (0 = none)
     std::unique_ptr<Capture> capture;
 
     // Runs every QP's pending work; then arms the timer for the earliest

@@ -37,6 +37,7 @@ void SimCore::progressLocked() {
         const uint64_t next = qp->progressLocked(clock);
         if (next != 0 && (due == 0 || next < due)) due = next;
     }
+    nextDueNs = due;
     if (due != 0) armTimerLocked(due);
 }
 
@@ -138,6 +139,11 @@ Status SimDevice::setCapture(const std::string& pcapPath) {
 void SimDevice::progress() {
     std::lock_guard lock(m_core->mu);
     m_core->progressLocked();
+}
+
+uint64_t SimDevice::nextDueNs() {
+    std::lock_guard lock(m_core->mu);
+    return m_core->nextDueNs;
 }
 
 static DeviceInfo makeInfo(uint32_t instance, const LinkModel& link) {

@@ -29,6 +29,7 @@ public:
     Status injectFault(QueuePair& qp, Fault fault, uint64_t value) override;
     Status setCapture(const std::string& pcapPath) override;
     void progress() override;
+    uint64_t nextDueNs() override;
 
 private:
     std::shared_ptr<SimCore> m_core;
