@@ -147,6 +147,39 @@ bool anyColumnHas(const DatapathRun& run, const char* counter) {
     return false;
 }
 
+// How the run was made, in the spirit of the cover letter's "Test
+// environment notes": the waiting mode of the SMC columns above all, since
+// it decides what the CQ and push changes can show.
+std::string notesText(const DatapathRun& run, const DatapathOptions& options) {
+    std::string out = "==== Notes ====\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "link %s (sim), %.3g s per size and test, %s\n", run.link.c_str(),
+                  static_cast<double>(options.durationMs) / 1000.0,
+                  options.pin ? "client pinned to CPU 0, server to CPU 1" : "not pinned");
+    out += line;
+    std::vector<std::string> polls;
+    for (const DatapathColumn& c : run.columns) {
+        if (c.transport != "smcr") continue;
+        std::string value = "engine default";
+        for (const auto& [name, v] : columnSettings(c, options)) {
+            if (name == "lab.busy_poll_us") value = v;
+        }
+        if (std::find(polls.begin(), polls.end(), value) == polls.end()) polls.push_back(value);
+    }
+    if (polls.size() == 1 && polls.front() == "0") {
+        out += "SMC columns: lab.busy_poll_us 0, interrupt-driven waiting as in the kernel (arm the CQs, sleep on "
+               "the completion channel; no busy polling)\n";
+    } else if (!polls.empty()) {
+        std::string list;
+        for (const std::string& p : polls) list += (list.empty() ? "" : ", ") + p;
+        out += "SMC columns: lab.busy_poll_us " + list + " (the kernel never busy-polls; 0 is its behaviour)\n";
+    }
+    out += "SMC-NoCork is the pre-2022 kernel: every send pushes (a send that finds all CDC slots busy waits for "
+           "one, so one CDC per send), window limit min, CQ armed after the first poll, pushes in completion "
+           "context\n";
+    return out;
+}
+
 std::string shapesText(const std::vector<ShapeResult>& shapes, const DatapathRun& run) {
     std::string out = "==== Shapes ====\n";
     for (const ShapeResult& s : shapes) {
@@ -284,7 +317,7 @@ int runDatapathBench(const DatapathOptions& options) {
     }
     QString out;
     if (options.format == report::Format::text) {
-        out = report::formatText(tables) + QString::fromStdString(shapesText(shapes, run));
+        out = report::formatText(tables) + QString::fromStdString(notesText(run, options) + shapesText(shapes, run));
     } else if (options.format == report::Format::csv) {
         out = report::formatCsv(tables);
     } else {

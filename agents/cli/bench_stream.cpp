@@ -97,6 +97,10 @@ void printHelp() {
         "==== Shapes ==== section: each effect the series claims, PASS or MISS on this\n"
         "run's numbers and engine counters (client + server, per message, geometric\n"
         "mean over sizes). Progress goes to stderr (a bar on a terminal).\n"
+        "The SMC columns wait like the kernel's SMC, which never busy-polls:\n"
+        "lab.busy_poll_us 0, a waiting thread arms the CQs and sleeps on the\n"
+        "completion channel (--busy-poll-us N overrides it for every SMC column).\n"
+        "A ==== Notes ==== section before the shapes says how the run was made.\n"
         "  --columns LIST    columns by key or label, first = baseline\n"
         "                    (default nocork,tcp,autocork,patches)\n"
         "  --isolate         add wndlimit,drain,txdefer: each optimisation alone\n"
@@ -111,18 +115,6 @@ void printHelp() {
 int usage(const std::string& message) {
     std::fprintf(stderr, "%s: %s\n(see smclab bench stream --help)\n", kWho, message.c_str());
     return kExitUsage;
-}
-
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
 }
 
 // The single-transport and --compare modes.

@@ -6,12 +6,21 @@ namespace smclab::cli {
 
 namespace {
 
+// The kernel's SMC never busy-polls: a waiting sender or receiver sleeps and
+// the CQ's interrupt (here the completion channel) wakes the tasklet. Every
+// SMC column waits that way (lab.busy_poll_us 0); with the engine's default
+// busy polling the waiting thread drains the CQ before it ever arms, so the
+// CQ and push changes of the series have nothing left to change.
+// `--busy-poll-us N` overrides it for every SMC column.
+constexpr const char* kKernelLikeBusyPollUs = "0";
+
 // The kernel before the series: every send pushes at once (no autocorking),
 // the window-update limit of the old min(rmbe/10, SOCK_MIN_SNDBUF/2), the CQ
 // re-armed after the first poll, and completions pushing data themselves
 // even while the application is inside the connection.
 SettingList baseline() {
-    return {{"autocorking_size", "0"},
+    return {{"lab.busy_poll_us", kKernelLikeBusyPollUs},
+            {"autocorking_size", "0"},
             {"lab.wnd_update_limit", "min"},
             {"lab.cq_mode", "arm_first"},
             {"lab.tx_defer_to_owner", "off"}};
@@ -33,7 +42,8 @@ std::vector<DatapathColumn> makeColumns() {
         {"autocork", "SMC-AutoCorking", "smcr", baselineWith("autocorking_size", "65536"),
          "baseline + autocorking_size 65536"},
         {"patches", "SMC with patches", "smcr",
-         {{"autocorking_size", "65536"},
+         {{"lab.busy_poll_us", kKernelLikeBusyPollUs},
+          {"autocorking_size", "65536"},
           {"lab.wnd_update_limit", "max"},
           {"lab.cq_mode", "drain_then_arm"},
           {"lab.tx_defer_to_owner", "on"}},
