@@ -143,9 +143,12 @@ std::map<std::string, uint64_t> counterMap(const transports::Transport& transpor
     return out;
 }
 
-// Common to every SMC column: the RNR-triggering configuration.
+// Common to every SMC column: the RNR-triggering configuration. One link
+// carries every connection, as in the seed's single-port setup (a second
+// link would split them and halve the pressure on each receive queue).
 Settings rnrCondition(const Options& o) {
-    return {{"smcr_max_recv_wr", std::to_string(o.recvWr)},
+    return {{"smcr_max_links_per_lgr", "1"},
+            {"smcr_max_recv_wr", std::to_string(o.recvWr)},
             {"lab.rx_repost_delay_us", std::to_string(o.repostDelayUs)}};
 }
 
@@ -283,7 +286,8 @@ void printHelp() {
         "the kv workload's RESP server and client, over libsmcr on the sim fabric or TCP.\n"
         "\n"
         "--preset credits: the RQ credits RFC's benchmark (seed 004: redis-benchmark\n"
-        "-t set,get -P 1 -c 200 -d 10). All connections share one link group; every\n"
+        "-t set,get -P 1 -c 200 -d 10). All connections share one link group with one\n"
+        "link (smcr_max_links_per_lgr=1, the seed's single port); every\n"
         "SMC column runs the condition that makes RNR happen: a small receive queue\n"
         "(smcr_max_recv_wr) and a slow receive path (lab.rx_repost_delay_us, a lab knob:\n"
         "each CDC is handled and its receive WQE refilled that many microseconds after\n"
@@ -387,7 +391,8 @@ int runBenchKv(const Args& args) {
     std::printf("smclab bench kv --preset credits: SET and GET, %d connections, value %llu B, pipeline 1, "
                 "%llu requests per test\n",
                 o.clients, static_cast<unsigned long long>(o.dataSize), static_cast<unsigned long long>(o.requests));
-    std::printf("RNR-triggering configuration (every SMC column, both ends): all connections on one link group, "
+    std::printf("RNR-triggering configuration (every SMC column, both ends): all connections on one link group "
+                "with one link (smcr_max_links_per_lgr=1), "
                 "smcr_max_recv_wr=%u, lab.rx_repost_delay_us=%u (slow receive path: each CDC handled and its WQE "
                 "refilled that late, no CPU spent), smcr_max_send_wr=16, sim fabric min_rnr_timer 0.06 ms (an RNR NAK "
                 "stalls the link's whole send queue that long), rnr_retry 7\n",
