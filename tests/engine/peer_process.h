@@ -1,5 +1,7 @@
 // Runs smcr_test_peer (or any program) as a separate process and reads the
-// "PORT <n>" line it prints once listening.
+// "PORT <n>" line it prints once listening. The peer's libsmcr settings come
+// from SMCR_SETTINGS (its shared engine reads it): inherited, or set for this
+// peer alone with setSettings().
 #pragma once
 
 #include <signal.h>
@@ -9,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +33,10 @@ public:
         if (m_out >= 0) ::close(m_out);
     }
 
+    // "name=value,..." as the peer's SMCR_SETTINGS ("" = none), instead of
+    // this process's; takes effect at start().
+    void setSettings(const std::string& settings) { m_settings = settings; }
+
     // Starts $SMCLAB_BIN_DIR/program with args; false with `error` set on failure.
     bool start(const std::string& program, const std::vector<std::string>& args, std::string* error) {
         const char* dir = std::getenv("SMCLAB_BIN_DIR");
@@ -44,7 +51,17 @@ public:
         argv.push_back(const_cast<char*>(path.c_str()));
         for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
         argv.push_back(nullptr);
-        const int rc = ::posix_spawn(&m_pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+        std::vector<std::string> envText;
+        std::vector<char*> envp;
+        for (char** e = environ; *e != nullptr; ++e) {
+            if (!m_settings || std::string(*e).rfind("SMCR_SETTINGS=", 0) != 0) envp.push_back(*e);
+        }
+        if (m_settings && !m_settings->empty()) {
+            envText.push_back("SMCR_SETTINGS=" + *m_settings);
+            envp.push_back(envText.back().data());
+        }
+        envp.push_back(nullptr);
+        const int rc = ::posix_spawn(&m_pid, path.c_str(), &actions, nullptr, argv.data(), envp.data());
         posix_spawn_file_actions_destroy(&actions);
         ::close(fds[1]);
         m_out = fds[0];
@@ -101,6 +118,7 @@ private:
         if (error != nullptr) *error = what;
         return false;
     }
+    std::optional<std::string> m_settings;
     pid_t m_pid = -1;
     int m_out = -1;
     uint16_t m_port = 0;

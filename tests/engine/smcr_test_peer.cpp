@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "stream_pattern.h"
+#include "stream_transfer.h"
 
 using namespace smclab::test;
 
@@ -29,69 +30,15 @@ int die(const std::string& what, const smcr::Error& e) {
     return 1;
 }
 
-bool sendStream(smcr::Socket& s, uint64_t seed, uint64_t total, std::string* err) {
-    MessageSizes sizes(seed);
-    std::vector<uint8_t> buf(1 << 20);
-    uint64_t off = 0;
-    while (off < total) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(sizes.next(), total - off));
-        fillPattern(seed, off, buf.data(), n);
-        size_t done = 0;
-        while (done < n) {
-            auto w = s.send(buf.data() + done, n - done);
-            if (!w) {
-                *err = "send: " + w.error().toString();
-                return false;
-            }
-            done += w.value();
-        }
-        off += n;
-    }
-    return true;
-}
-
-bool recvStream(smcr::Socket& s, uint64_t seed, uint64_t total, std::string* err) {
-    MessageSizes sizes(seed ^ 0x55);
-    std::vector<uint8_t> buf(1 << 20);
-    uint64_t off = 0;
-    for (;;) {
-        auto r = s.recv(buf.data(), sizes.next());
-        if (!r) {
-            *err = "recv: " + r.error().toString();
-            return false;
-        }
-        if (r.value() == 0) break;
-        const size_t bad = checkPattern(seed, off, buf.data(), r.value());
-        if (bad != r.value()) {
-            *err = "byte " + std::to_string(off + bad) + " of stream " + std::to_string(seed) + " is wrong";
-            return false;
-        }
-        off += r.value();
-    }
-    if (off != total) {
-        *err = "received " + std::to_string(off) + " bytes, expected " + std::to_string(total);
-        return false;
-    }
-    return true;
-}
-
 int runDuplex(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
     auto s = l.accept();
     if (!s) return die("accept", s.error());
     if (s->fellBack()) std::fprintf(stderr, "peer: fell back (0x%08x)\n", s->fallbackReason());
-    std::string sendErr;
-    std::string recvErr;
-    bool sendOk = false;
-    std::thread sender([&] {
-        sendOk = sendStream(s.value(), seed, bytes, &sendErr);
-        (void)s->shutdown(SHUT_WR);
-    });
-    const bool recvOk = recvStream(s.value(), seed + 1, bytes, &recvErr);
-    sender.join();
+    const DuplexRun run = smclab::test::runDuplex(s.value(), bytes, seed, seed + 1);
     s->close();
-    if (!sendOk) std::fprintf(stderr, "peer: %s\n", sendErr.c_str());
-    if (!recvOk) std::fprintf(stderr, "peer: %s\n", recvErr.c_str());
-    return sendOk && recvOk ? 0 : 1;
+    if (!run.sendError.empty()) std::fprintf(stderr, "peer: %s\n", run.sendError.c_str());
+    if (!run.receive.error.empty()) std::fprintf(stderr, "peer: %s\n", run.receive.error.c_str());
+    return run.error().empty() ? 0 : 1;
 }
 
 int runEcho(smcr::Listener& l, int conns) {
@@ -195,8 +142,8 @@ int runStream(smcr::Listener& l) {
 int runSendClose(smcr::Listener& l, uint64_t bytes) {
     auto s = l.accept();
     if (!s) return die("accept", s.error());
-    std::string err;
-    if (!sendStream(s.value(), 7, bytes, &err)) {
+    const std::string err = sendStream(s.value(), 7, bytes);
+    if (!err.empty()) {
         std::fprintf(stderr, "peer: %s\n", err.c_str());
         return 1;
     }
@@ -211,11 +158,10 @@ int runSendClose(smcr::Listener& l, uint64_t bytes) {
 int runSink(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
     auto s = l.accept();
     if (!s) return die("accept", s.error());
-    std::string err;
-    const bool ok = recvStream(s.value(), seed, bytes, &err);
-    if (!ok) std::fprintf(stderr, "peer: %s\n", err.c_str());
+    const ReceiveRun run = receiveStream(s.value(), seed, bytes);
+    if (!run.error.empty()) std::fprintf(stderr, "peer: %s\n", run.error.c_str());
     s->close();
-    return ok ? 0 : 1;
+    return run.error.empty() ? 0 : 1;
 }
 
 int main(int argc, char** argv) {

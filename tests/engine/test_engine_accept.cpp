@@ -26,8 +26,12 @@
 #include <vector>
 
 #include "core/accept_queues.h"
+#include "engine_fixture.h"
+#include "kernel_client.h"
+#include "socket_io.h"
 #include "stream_pattern.h"
 
+using namespace smclab::test;
 using smcr::wire::DeclineReason;
 namespace wire = smcr::wire;
 
@@ -35,103 +39,18 @@ namespace {
 
 uint32_t code(DeclineReason r) { return static_cast<uint32_t>(r); }
 
-std::shared_ptr<smcr::Engine> makeEngine(std::vector<std::pair<std::string, std::string>> settings) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
-
-int kernelConnect(uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) qFatal("connect failed");
-    return fd;
-}
-
-bool writeAll(int fd, const void* data, size_t len) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    while (len > 0) {
-        const ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL);
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-bool readExact(int fd, void* data, size_t len, int timeoutMs = 5000) {
-    auto* p = static_cast<uint8_t*>(data);
-    while (len > 0) {
-        pollfd pf{fd, POLLIN, 0};
-        if (::poll(&pf, 1, timeoutMs) <= 0) return false;
-        const ssize_t n = ::recv(fd, p, len, 0);
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
 bool readable(int fd) {
     pollfd pf{fd, POLLIN, 0};
     return ::poll(&pf, 1, 0) > 0;
-}
-
-std::optional<wire::ClcMessage> readClcMessage(int fd, int timeoutMs = 5000) {
-    std::vector<uint8_t> bytes(8);
-    if (!readExact(fd, bytes.data(), 8, timeoutMs)) return std::nullopt;
-    auto h = wire::peekClcHeader(bytes);
-    if (!h) return std::nullopt;
-    bytes.resize(h->lengthBytes);
-    if (!readExact(fd, bytes.data() + 8, bytes.size() - 8, timeoutMs)) return std::nullopt;
-    auto m = wire::decodeClc(bytes);
-    if (!m) return std::nullopt;
-    return m.value();
-}
-
-std::vector<uint8_t> proposalBytes() {
-    wire::ClcProposal p;
-    p.version = 1;
-    p.typeV1 = wire::SmcType::r;
-    p.peerId = {1, 2, 3, 4, 5, 6, 7, 8};
-    p.gid[0] = 0xfe;
-    p.smcdArea = wire::ClcProposalSmcdArea{};
-    p.ipPrefix = wire::ClcProposalIpPrefix{};
-    return wire::encode(p);
 }
 
 // A fake SMC client that sends its Proposal and then stays silent: the
 // server sends its Accept and its worker waits lab.clc_wait_ms for a Confirm.
 int stallingClient(uint16_t port) {
     const int fd = kernelConnect(port);
-    const std::vector<uint8_t> p = proposalBytes();
+    const std::vector<uint8_t> p = wire::encode(validProposal());
     if (!writeAll(fd, p.data(), p.size())) qFatal("proposal not sent");
     return fd;
-}
-
-bool recvExact(smcr::Socket& s, void* data, size_t len) {
-    auto* p = static_cast<uint8_t*>(data);
-    while (len > 0) {
-        auto r = s.recv(p, len);
-        if (!r || r.value() == 0) return false;
-        p += r.value();
-        len -= r.value();
-    }
-    return true;
-}
-
-bool sendAll(smcr::Socket& s, const void* data, size_t len) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    while (len > 0) {
-        auto r = s.send(p, len);
-        if (!r) return false;
-        p += r.value();
-        len -= r.value();
-    }
-    return true;
 }
 
 // Echoes until EOF on an accepted socket.
@@ -143,23 +62,6 @@ void echo(smcr::Socket s) {
         if (!sendAll(s, buf.data(), r.value())) break;
     }
     s.close();
-}
-
-uint64_t counter(const smcr::EngineStats& st, const std::string& name) {
-    for (const auto& [n, v] : st.flatten()) {
-        if (n == name) return v;
-    }
-    return 0;
-}
-
-template <class Pred>
-bool waitFor(Pred pred, int timeoutMs = 5000) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    while (!pred()) {
-        if (std::chrono::steady_clock::now() > end) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
 }
 
 }  // namespace
@@ -191,8 +93,8 @@ private slots:
     // Plain TCP and SMC clients at once: every one served, every byte intact,
     // TCP ones over the fast path, SMC ones over SMC-R.
     void mixedClientsAllServed() {
-        auto server = makeEngine({{"lab.clc_detect_ms", "2000"}});
-        auto client = makeEngine({});
+        auto server = newEngine({{"lab.clc_detect_ms", "2000"}});
+        auto client = newEngine({});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 64, server);
         QVERIFY(l.ok());
         constexpr int kTcp = 6;
@@ -236,7 +138,7 @@ private slots:
                 std::vector<uint8_t> out(50000), in(out.size());
                 smclab::test::fillPattern(200 + i, 0, out.data(), out.size());
                 std::thread w([&] { sendAll(s.value(), out.data(), out.size()); });
-                if (!recvExact(s.value(), in.data(), in.size())) errors[kTcp + i] = "smc: short echo";
+                if (!recvAll(s.value(), in.data(), in.size())) errors[kTcp + i] = "smc: short echo";
                 else if (in != out) errors[kTcp + i] = "smc: bytes differ";
                 w.join();
                 s->close();
@@ -258,7 +160,7 @@ private slots:
     // A handshake stuck waiting for a Confirm holds the worker; a plain TCP
     // client that comes after it is accepted while it is still stuck.
     void slowHandshakeDoesNotDelayTcp() {
-        auto server = makeEngine({{"lab.clc_wait_ms", "8000"}});
+        auto server = newEngine({{"lab.clc_wait_ms", "8000"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int stalled = stallingClient(l->localPort());
@@ -272,7 +174,7 @@ private slots:
         QVERIFY(s->fellBack());
         QCOMPARE(s->fallbackReason(), code(DeclineReason::peerNoSmc));
         char got[5];
-        QVERIFY(recvExact(s.value(), got, 5));
+        QVERIFY(recvAll(s.value(), got, 5));
         QCOMPARE(std::memcmp(got, "hello", 5), 0);
         QVERIFY(!readable(stalled));  // its handshake has not ended: no Decline yet
         ::close(tcp);
@@ -283,7 +185,7 @@ private slots:
     // Without the fast path the same TCP client waits behind the stuck
     // handshake: the stalled client has its Decline before TCP is accepted.
     void withoutFastFallbackTcpWaitsForTheWorker() {
-        auto server = makeEngine({{"lab.clc_wait_ms", "300"}, {"lab.fast_fallback", "off"}});
+        auto server = newEngine({{"lab.clc_wait_ms", "300"}, {"lab.fast_fallback", "off"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int stalled = stallingClient(l->localPort());
@@ -300,7 +202,7 @@ private slots:
         auto decline = readClcMessage(stalled, 0);
         QVERIFY(decline.has_value() && std::holds_alternative<wire::ClcDecline>(*decline));
         char got[5];
-        QVERIFY(recvExact(s.value(), got, 5));
+        QVERIFY(recvAll(s.value(), got, 5));
         QCOMPARE(std::memcmp(got, "hello", 5), 0);
         QCOMPARE(server->stats().fastFallbackAccepts, uint64_t{0});
         ::close(tcp);
@@ -313,7 +215,7 @@ private slots:
     // kernel counts a connection whose SYN-ACK lacked the SMC option) and
     // carries on over TCP without its Proposal in the stream.
     void limitSmcHsDeclinesAtOnce() {
-        auto server = makeEngine({{"lab.clc_wait_ms", "8000"}, {"limit_smc_hs", "on"}});
+        auto server = newEngine({{"lab.clc_wait_ms", "8000"}, {"limit_smc_hs", "on"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int running = stallingClient(l->localPort());
@@ -334,29 +236,26 @@ private slots:
         QVERIFY(s->fellBack());
         QCOMPARE(s->fallbackReason(), code(DeclineReason::peerNoSmc));
         char got[5];
-        QVERIFY(recvExact(s.value(), got, 5));  // the Proposal was taken off the stream
+        QVERIFY(recvAll(s.value(), got, 5));  // the Proposal was taken off the stream
         QCOMPARE(std::memcmp(got, "after", 5), 0);
         // A libsmcr client meets the same congestion: the peer's Decline.
-        auto clientEngine = makeEngine({});
-        smcr::ConnectOptions o;
-        o.engine = clientEngine;
-        auto real = smcr::Socket::connect("127.0.0.1", l->localPort(), o);
-        QVERIFY(real.ok());
-        QVERIFY(real->fellBack());
-        QCOMPARE(real->fallbackReason(), code(DeclineReason::peerDecl));
-        QCOMPARE(real->peerDeclineReason(), code(DeclineReason::peerNoSmc));
-        QVERIFY(sendAll(real.value(), "zz", 2));
+        auto clientEngine = newEngine();
+        smcr::Socket real = connectTo(clientEngine, l->localPort());
+        QVERIFY(real.fellBack());
+        QCOMPARE(real.fallbackReason(), code(DeclineReason::peerDecl));
+        QCOMPARE(real.peerDeclineReason(), code(DeclineReason::peerNoSmc));
+        QVERIFY(sendAll(real, "zz", 2));
         auto served = l->accept();
         QVERIFY(served.ok());
         QVERIFY(served->fellBack());
-        QVERIFY(recvExact(served.value(), got, 2));
+        QVERIFY(recvAll(served.value(), got, 2));
         QCOMPARE(std::memcmp(got, "zz", 2), 0);
         QVERIFY(!readable(running));
         const smcr::EngineStats st = server->stats();
         QCOMPARE(st.limitHsFallbacks, uint64_t{2});
         QCOMPARE(counter(st, "smcr.limit_hs_fallbacks"), uint64_t{2});
         QCOMPARE(counter(st, "smcr.fallback.server.PEERNOSMC"), uint64_t{2});
-        real->close();
+        real.close();
         ::close(running);
         ::close(waiting);
         ::close(third);
@@ -365,7 +264,7 @@ private slots:
 
     // Without limit_smc_hs the third client waits its turn.
     void withoutLimitSmcHsNoDecline() {
-        auto server = makeEngine({{"lab.clc_wait_ms", "8000"}});
+        auto server = newEngine({{"lab.clc_wait_ms", "8000"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int running = stallingClient(l->localPort());
@@ -396,7 +295,7 @@ private slots:
         QFETCH(QByteArray, first);
         QFETCH(QByteArray, later);
         QFETCH(bool, fast);
-        auto server = makeEngine({{"lab.clc_detect_ms", "150"}, {"lab.fast_fallback", fast ? "on" : "off"}});
+        auto server = newEngine({{"lab.clc_detect_ms", "150"}, {"lab.fast_fallback", fast ? "on" : "off"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int c = kernelConnect(l->localPort());
@@ -412,7 +311,7 @@ private slots:
         QCOMPARE(s->fallbackReason(), code(DeclineReason::peerNoSmc));
         const QByteArray all = first + later;
         QByteArray got(all.size(), '\0');
-        QVERIFY(recvExact(s.value(), got.data(), static_cast<size_t>(got.size())));
+        QVERIFY(recvAll(s.value(), got.data(), static_cast<size_t>(got.size())));
         QCOMPARE(got, all);  // every byte, unchanged
         QCOMPARE(server->stats().fastFallbackAccepts, uint64_t{fast ? 1u : 0u});
         ::close(c);
@@ -422,11 +321,11 @@ private slots:
     // A Proposal that arrives in pieces is still an SMC client: the acceptor
     // waits for the rest (edge-triggered, no timer) and the worker answers.
     void proposalInPieces() {
-        auto server = makeEngine({{"lab.clc_detect_ms", "2000"}, {"lab.clc_wait_ms", "400"}});
+        auto server = newEngine({{"lab.clc_detect_ms", "2000"}, {"lab.clc_wait_ms", "400"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int c = kernelConnect(l->localPort());
-        const std::vector<uint8_t> p = proposalBytes();
+        const std::vector<uint8_t> p = wire::encode(validProposal());
         QVERIFY(writeAll(c, p.data(), 2));
         std::this_thread::sleep_for(std::chrono::milliseconds(30));
         QVERIFY(writeAll(c, p.data() + 2, 5));
@@ -444,11 +343,11 @@ private slots:
     // Half a Proposal, then nothing: the worker's CLC wait decides (plain
     // TCP, the peer never finished a CLC message).
     void partialProposalTimesOut() {
-        auto server = makeEngine({{"lab.clc_detect_ms", "100"}, {"lab.clc_wait_ms", "200"}});
+        auto server = newEngine({{"lab.clc_detect_ms", "100"}, {"lab.clc_wait_ms", "200"}});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         const int c = kernelConnect(l->localPort());
-        const std::vector<uint8_t> p = proposalBytes();
+        const std::vector<uint8_t> p = wire::encode(validProposal());
         QVERIFY(writeAll(c, p.data(), 20));
         QVERIFY(l->setTimeoutMs(5000).ok());
         auto s = l->accept();
@@ -462,7 +361,7 @@ private slots:
 
     // A client that connects and closes at once: a TCP socket at EOF.
     void immediateClose() {
-        auto server = makeEngine({});
+        auto server = newEngine({});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         ::close(kernelConnect(l->localPort()));
@@ -478,7 +377,7 @@ private slots:
 
     // A Poller sees the listener readable when a fast-path socket is queued.
     void pollerSeesFastPathSocket() {
-        auto server = makeEngine({});
+        auto server = newEngine({});
         auto l = smcr::Listener::listen("127.0.0.1", 0, 16, server);
         QVERIFY(l.ok());
         auto poller = smcr::Poller::create(server);

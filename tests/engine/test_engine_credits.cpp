@@ -9,111 +9,18 @@
 #include <QTest>
 
 #include <csignal>
-#include <cstdlib>
-#include <cstring>
-#include <thread>
+#include <string>
 #include <vector>
 
+#include "engine_fixture.h"
 #include "peer_process.h"
+#include "socket_io.h"
 #include "stream_pattern.h"
+#include "stream_transfer.h"
 
 using namespace smclab::test;
 
 namespace {
-
-using SettingList = std::vector<std::pair<std::string, std::string>>;
-
-std::shared_ptr<smcr::Engine> newEngine(const SettingList& settings) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
-
-smcr::Socket connectTo(const std::shared_ptr<smcr::Engine>& engine, uint16_t port) {
-    smcr::ConnectOptions options;
-    options.engine = engine;
-    auto s = smcr::Socket::connect("127.0.0.1", port, options);
-    if (!s) qFatal("connect: %s", s.error().toString().c_str());
-    return s.value();
-}
-
-bool sendAll(smcr::Socket& s, const uint8_t* data, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        auto w = s.send(data + done, len - done);
-        if (!w) return false;
-        done += w.value();
-    }
-    return true;
-}
-
-bool recvAll(smcr::Socket& s, uint8_t* data, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        auto r = s.recv(data + done, len - done);
-        if (!r || r.value() == 0) return false;
-        done += r.value();
-    }
-    return true;
-}
-
-// Starts the peer with SMCR_SETTINGS (the peer's shared engine reads it).
-bool startPeer(PeerProcess& peer, const std::string& peerSettings, const std::vector<std::string>& args,
-               std::string* error) {
-    if (peerSettings.empty()) {
-        ::unsetenv("SMCR_SETTINGS");
-    } else {
-        ::setenv("SMCR_SETTINGS", peerSettings.c_str(), 1);
-    }
-    const bool ok = peer.start("smcr_test_peer", args, error);
-    ::unsetenv("SMCR_SETTINGS");
-    return ok;
-}
-
-// Duplex against the peer's "duplex" mode: stream seed+1 out, stream seed in,
-// every byte checked on both ends. Returns an error text or "".
-std::string runDuplex(smcr::Socket& s, uint64_t bytes, uint64_t seed) {
-    if (!s.setTimeoutMs(20000)) return "setTimeout";
-    std::string sendErr;
-    std::thread sender([&] {
-        MessageSizes sizes(seed + 1);
-        std::vector<uint8_t> buf(1 << 20);
-        uint64_t off = 0;
-        while (off < bytes) {
-            const size_t n = static_cast<size_t>(std::min<uint64_t>(sizes.next(), bytes - off));
-            fillPattern(seed + 1, off, buf.data(), n);
-            if (!sendAll(s, buf.data(), n)) {
-                sendErr = "send failed at " + std::to_string(off);
-                return;
-            }
-            off += n;
-        }
-        if (!s.shutdown(SHUT_WR)) sendErr = "shutdown failed";
-    });
-    MessageSizes sizes(seed ^ 0x77);
-    std::vector<uint8_t> buf(1 << 20);
-    uint64_t off = 0;
-    std::string recvErr;
-    for (;;) {
-        auto r = s.recv(buf.data(), sizes.next());
-        if (!r) {
-            recvErr = r.error().toString();
-            break;
-        }
-        if (r.value() == 0) break;
-        const size_t bad = checkPattern(seed, off, buf.data(), r.value());
-        if (bad != r.value()) {
-            recvErr = "byte " + std::to_string(off + bad) + " wrong";
-            break;
-        }
-        off += r.value();
-    }
-    sender.join();
-    if (!sendErr.empty()) return sendErr;
-    if (!recvErr.empty()) return recvErr;
-    if (off != bytes) return "received " + std::to_string(off) + " of " + std::to_string(bytes);
-    return "";
-}
 
 // Request/response rounds over many connections against the echo peer:
 // every connection sends a small message, then every echo is read and checked.
@@ -149,8 +56,8 @@ RnrRun runSmallQueue(bool credits) {
     const std::string onOff = credits ? "on" : "off";
     PeerProcess peer;
     std::string error;
-    if (!startPeer(peer, "smcr_max_recv_wr=4,lab.rx_repost_delay_us=40,lab.rq_credits=" + onOff,
-                   {"echo", std::to_string(conns)}, &error)) {
+    peer.setSettings("smcr_max_recv_wr=4,lab.rx_repost_delay_us=40,lab.rq_credits=" + onOff);
+    if (!peer.start("smcr_test_peer", {"echo", std::to_string(conns)}, &error)) {
         out.error = error;
         return out;
     }
@@ -186,13 +93,13 @@ private slots:
         const uint64_t bytes = 6ull << 20;
         PeerProcess peer;
         std::string error;
-        QVERIFY2(startPeer(peer, "lab.rq_credits=on,smcr_max_recv_wr=6", {"duplex", std::to_string(bytes), "300"},
-                           &error),
-                 error.c_str());
+        peer.setSettings("lab.rq_credits=on,smcr_max_recv_wr=6");
+        QVERIFY2(peer.start("smcr_test_peer", {"duplex", std::to_string(bytes), "300"}, &error), error.c_str());
         auto engine = newEngine({{"lab.rq_credits", "on"}, {"smcr_max_recv_wr", "6"}});
         smcr::Socket s = connectTo(engine, peer.port());
         QVERIFY(!s.fellBack());
-        const std::string err = runDuplex(s, bytes, 300);
+        QVERIFY(s.setTimeoutMs(20000).ok());
+        const std::string err = runDuplex(s, bytes, 301, 300).error();
         QVERIFY2(err.empty(), err.c_str());
         s.close();
         QCOMPARE(peer.wait(20000), 0);
@@ -213,11 +120,13 @@ private slots:
         const uint64_t bytes = 2ull << 20;
         PeerProcess peer;
         std::string error;
-        QVERIFY2(startPeer(peer, "", {"duplex", std::to_string(bytes), "400"}, &error), error.c_str());
+        peer.setSettings("");
+        QVERIFY2(peer.start("smcr_test_peer", {"duplex", std::to_string(bytes), "400"}, &error), error.c_str());
         auto engine = newEngine({{"lab.rq_credits", "on"}});
         smcr::Socket s = connectTo(engine, peer.port());
         QVERIFY(!s.fellBack());
-        const std::string err = runDuplex(s, bytes, 400);
+        QVERIFY(s.setTimeoutMs(20000).ok());
+        const std::string err = runDuplex(s, bytes, 401, 400).error();
         QVERIFY2(err.empty(), err.c_str());
         s.close();
         QCOMPARE(peer.wait(20000), 0);
@@ -234,12 +143,13 @@ private slots:
         const uint64_t bytes = 2ull << 20;
         PeerProcess peer;
         std::string error;
-        QVERIFY2(startPeer(peer, "lab.rq_credits=on", {"duplex", std::to_string(bytes), "500"}, &error),
-                 error.c_str());
+        peer.setSettings("lab.rq_credits=on");
+        QVERIFY2(peer.start("smcr_test_peer", {"duplex", std::to_string(bytes), "500"}, &error), error.c_str());
         auto engine = newEngine({{"lab.rq_credits", "off"}});
         smcr::Socket s = connectTo(engine, peer.port());
         QVERIFY(!s.fellBack());
-        const std::string err = runDuplex(s, bytes, 500);
+        QVERIFY(s.setTimeoutMs(20000).ok());
+        const std::string err = runDuplex(s, bytes, 501, 500).error();
         QVERIFY2(err.empty(), err.c_str());
         s.close();
         QCOMPARE(peer.wait(20000), 0);

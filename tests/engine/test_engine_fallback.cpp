@@ -21,8 +21,12 @@
 #include <thread>
 #include <vector>
 
+#include "engine_fixture.h"
+#include "kernel_client.h"
+#include "socket_io.h"
 #include "stream_pattern.h"
 
+using namespace smclab::test;
 using smcr::wire::DeclineReason;
 namespace wire = smcr::wire;
 
@@ -64,64 +68,6 @@ private:
     std::thread m_thread;
 };
 
-int kernelConnect(uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) qFatal("connect failed");
-    return fd;
-}
-
-bool writeAll(int fd, const void* data, size_t len) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    while (len > 0) {
-        const ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL);
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-bool readExact(int fd, void* data, size_t len, int timeoutMs = 5000) {
-    auto* p = static_cast<uint8_t*>(data);
-    while (len > 0) {
-        pollfd pf{fd, POLLIN, 0};
-        if (::poll(&pf, 1, timeoutMs) <= 0) return false;
-        const ssize_t n = ::recv(fd, p, len, 0);
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-// One CLC message from a kernel socket (header, then the rest).
-std::optional<wire::ClcMessage> readClcMessage(int fd, int timeoutMs = 5000) {
-    std::vector<uint8_t> bytes(8);
-    if (!readExact(fd, bytes.data(), 8, timeoutMs)) return std::nullopt;
-    auto h = wire::peekClcHeader(bytes);
-    if (!h) return std::nullopt;
-    bytes.resize(h->lengthBytes);
-    if (!readExact(fd, bytes.data() + 8, bytes.size() - 8, timeoutMs)) return std::nullopt;
-    auto m = wire::decodeClc(bytes);
-    if (!m) return std::nullopt;
-    return m.value();
-}
-
-wire::ClcProposal validProposal(wire::SmcType type = wire::SmcType::r) {
-    wire::ClcProposal p;
-    p.version = 1;
-    p.typeV1 = type;
-    p.peerId = {1, 2, 3, 4, 5, 6, 7, 8};
-    p.gid[0] = 0xfe;
-    p.smcdArea = wire::ClcProposalSmcdArea{};
-    p.ipPrefix = wire::ClcProposalIpPrefix{};
-    return p;
-}
-
 // Echo until EOF over a kernel socket.
 void echoUntilEof(int fd) {
     uint8_t buf[4096];
@@ -130,33 +76,6 @@ void echoUntilEof(int fd) {
         if (n <= 0) return;
         if (!writeAll(fd, buf, static_cast<size_t>(n))) return;
     }
-}
-
-smcr::Socket connectOrDie(const std::shared_ptr<smcr::Engine>& engine, uint16_t port) {
-    smcr::ConnectOptions o;
-    o.engine = engine;
-    auto s = smcr::Socket::connect("127.0.0.1", port, o);
-    if (!s) qFatal("connect: %s", s.error().toString().c_str());
-    return s.value();
-}
-
-bool echoRoundTrip(smcr::Socket& s, size_t bytes) {
-    std::vector<uint8_t> out(bytes);
-    std::vector<uint8_t> in(bytes);
-    smclab::test::fillPattern(42, 0, out.data(), bytes);
-    size_t done = 0;
-    while (done < bytes) {
-        auto w = s.send(out.data() + done, bytes - done);
-        if (!w) return false;
-        done += w.value();
-    }
-    done = 0;
-    while (done < bytes) {
-        auto r = s.recv(in.data() + done, bytes - done);
-        if (!r || r.value() == 0) return false;
-        done += r.value();
-    }
-    return in == out;
 }
 
 }  // namespace
@@ -168,10 +87,7 @@ private:
 
 private slots:
     void initTestCase() {
-        auto e = smcr::Engine::create({{"lab.clc_wait_ms", "400"}, {"lab.llc_wait_ms", "400"},
-                                       {"lab.clc_detect_ms", "150"}});
-        QVERIFY2(e.ok(), e.ok() ? "" : e.error().toString().c_str());
-        m_engine = e.value();
+        m_engine = newEngine({{"lab.clc_wait_ms", "400"}, {"lab.llc_wait_ms", "400"}, {"lab.clc_detect_ms", "150"}});
     }
 
     // The fallback that must stay byte-clean: plain TCP client -> libsmcr listener.
@@ -180,7 +96,7 @@ private slots:
         QVERIFY(l.ok());
         const int c = kernelConnect(l->localPort());
         std::vector<uint8_t> request(200000);
-        smclab::test::fillPattern(3, 0, request.data(), request.size());
+        fillPattern(3, 0, request.data(), request.size());
         const char head[] = "GET / HTTP/1.0\r\n";  // first bytes: not an eyecatcher
         std::memcpy(request.data(), head, sizeof head - 1);
         std::thread writer([&] { writeAll(c, request.data(), request.size()); });
@@ -189,12 +105,7 @@ private slots:
         QVERIFY(s->fellBack());
         QCOMPARE(s->fallbackReason(), code(DeclineReason::peerNoSmc));
         std::vector<uint8_t> got(request.size());
-        size_t done = 0;
-        while (done < got.size()) {
-            auto r = s->recv(got.data() + done, got.size() - done);
-            QVERIFY(r.ok() && r.value() > 0);
-            done += r.value();
-        }
+        QVERIFY(recvAll(s.value(), got.data(), got.size()));
         writer.join();
         QVERIFY(got == request);  // every byte, unchanged
         QVERIFY(s->send("ok", 2).ok());
@@ -219,12 +130,7 @@ private slots:
         QCOMPARE(std::memcmp(banner, "220 hello\r\n", 11), 0);
         QVERIFY(writeAll(c, "QUIT", 4));
         char quit[4];
-        size_t done = 0;
-        while (done < 4) {
-            auto r = s->recv(quit + done, 4 - done);
-            QVERIFY(r.ok() && r.value() > 0);
-            done += r.value();
-        }
+        QVERIFY(recvAll(s.value(), quit, 4));
         QCOMPARE(std::memcmp(quit, "QUIT", 4), 0);
         ::close(c);
     }
@@ -243,19 +149,14 @@ private slots:
             writeAll(fd, "PONG\n", 5);
             echoUntilEof(fd);
         });
-        smcr::Socket s = connectOrDie(m_engine, server.port());
+        smcr::Socket s = connectTo(m_engine, server.port());
         QVERIFY(s.fellBack());
         QCOMPARE(s.fallbackReason(), code(DeclineReason::peerNoSmc));
         QVERIFY(s.send("PING\n", 5).ok());
         char pong[5];
-        size_t done = 0;
-        while (done < 5) {
-            auto r = s.recv(pong + done, 5 - done);
-            QVERIFY(r.ok() && r.value() > 0);
-            done += r.value();
-        }
+        QVERIFY(recvAll(s, pong, 5));
         QCOMPARE(std::memcmp(pong, "PONG\n", 5), 0);
-        QVERIFY(echoRoundTrip(s, 100000));
+        QVERIFY(echoOnce(s, 42, 100000));
         s.close();
     }
 
@@ -268,11 +169,11 @@ private slots:
             writeAll(fd, wire::encode(d).data(), wire::encode(d).size());
             echoUntilEof(fd);
         });
-        smcr::Socket s = connectOrDie(m_engine, server.port());
+        smcr::Socket s = connectTo(m_engine, server.port());
         QVERIFY(s.fellBack());
         QCOMPARE(s.fallbackReason(), code(DeclineReason::peerDecl));
         QCOMPARE(s.peerDeclineReason(), code(DeclineReason::noSmcDev));
-        QVERIFY(echoRoundTrip(s, 50000));
+        QVERIFY(echoOnce(s, 42, 50000));
         s.close();
         const smcr::EngineStats st = m_engine->stats();
         QVERIFY(st.clientFallbackReasons.count(code(DeclineReason::peerDecl)) == 1);
@@ -335,10 +236,10 @@ private slots:
             }
             echoUntilEof(fd);
         });
-        smcr::Socket s = connectOrDie(m_engine, server.port());
+        smcr::Socket s = connectTo(m_engine, server.port());
         QVERIFY(s.fellBack());
         QCOMPARE(s.fallbackReason(), reason);
-        QVERIFY(echoRoundTrip(s, 10000));  // TCP carries on
+        QVERIFY(echoOnce(s, 42, 10000));  // TCP carries on
         s.close();
         QVERIFY(received.has_value());
         QCOMPARE(received->reasonCode, reason);
@@ -377,12 +278,7 @@ private slots:
         // And TCP goes on.
         QVERIFY(writeAll(c, "abc", 3));
         char got[3];
-        size_t done = 0;
-        while (done < 3) {
-            auto r = s->recv(got + done, 3 - done);
-            QVERIFY(r.ok() && r.value() > 0);
-            done += r.value();
-        }
+        QVERIFY(recvAll(s.value(), got, 3));
         QCOMPARE(std::memcmp(got, "abc", 3), 0);
         ::close(c);
     }
@@ -391,11 +287,7 @@ private slots:
         const smcr::EngineStats st = m_engine->stats();
         QVERIFY(st.handshakeErrors >= 6);
         QVERIFY(st.serverFallbackReasons.count(code(DeclineReason::peerNoSmc)) == 1);
-        bool found = false;
-        for (const auto& [name, value] : st.flatten()) {
-            if (name == "smcr.fallback.server.PEERNOSMC") found = value == 2;
-        }
-        QVERIFY(found);
+        QCOMPARE(counter(st, "smcr.fallback.server.PEERNOSMC"), uint64_t{2});
     }
 };
 

@@ -11,48 +11,13 @@
 #include <thread>
 #include <vector>
 
+#include "engine_fixture.h"
 #include "peer_process.h"
+#include "socket_io.h"
 #include "stream_pattern.h"
+#include "stream_transfer.h"
 
 using namespace smclab::test;
-
-namespace {
-
-std::shared_ptr<smcr::Engine> newEngine(const std::vector<std::pair<std::string, std::string>>& settings = {}) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
-
-smcr::Socket connectTo(const std::shared_ptr<smcr::Engine>& engine, uint16_t port) {
-    smcr::ConnectOptions options;
-    options.engine = engine;
-    auto s = smcr::Socket::connect("127.0.0.1", port, options);
-    if (!s) qFatal("connect: %s", s.error().toString().c_str());
-    return s.value();
-}
-
-bool sendAll(smcr::Socket& s, const uint8_t* data, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        auto w = s.send(data + done, len - done);
-        if (!w) return false;
-        done += w.value();
-    }
-    return true;
-}
-
-bool recvAll(smcr::Socket& s, uint8_t* data, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        auto r = s.recv(data + done, len - done);
-        if (!r || r.value() == 0) return false;
-        done += r.value();
-    }
-    return true;
-}
-
-}  // namespace
 
 class TestEngineStream : public QObject {
     Q_OBJECT
@@ -68,46 +33,10 @@ private slots:
         smcr::Socket s = connectTo(engine, peer.port());
         QVERIFY(!s.fellBack());
         QVERIFY(s.setTimeoutMs(20000).ok());
-
         // Send stream seed+1 while receiving stream seed, random sizes 1 B..1 MiB.
-        std::string sendErr;
-        std::thread sender([&] {
-            MessageSizes sizes(seed + 1);
-            std::vector<uint8_t> buf(1 << 20);
-            uint64_t off = 0;
-            while (off < bytes) {
-                const size_t n = static_cast<size_t>(std::min<uint64_t>(sizes.next(), bytes - off));
-                fillPattern(seed + 1, off, buf.data(), n);
-                if (!sendAll(s, buf.data(), n)) {
-                    sendErr = "send failed at " + std::to_string(off);
-                    return;
-                }
-                off += n;
-            }
-            if (!s.shutdown(SHUT_WR)) sendErr = "shutdown failed";
-        });
-        MessageSizes sizes(seed ^ 0x99);
-        std::vector<uint8_t> buf(1 << 20);
-        uint64_t off = 0;
-        std::string recvErr;
-        for (;;) {
-            auto r = s.recv(buf.data(), sizes.next());
-            if (!r) {
-                recvErr = r.error().toString();
-                break;
-            }
-            if (r.value() == 0) break;
-            const size_t bad = checkPattern(seed, off, buf.data(), r.value());
-            if (bad != r.value()) {
-                recvErr = "byte " + std::to_string(off + bad) + " wrong";
-                break;
-            }
-            off += r.value();
-        }
-        sender.join();
-        QVERIFY2(sendErr.empty(), sendErr.c_str());
-        QVERIFY2(recvErr.empty(), recvErr.c_str());
-        QCOMPARE(off, bytes);
+        const DuplexRun run = runDuplex(s, bytes, seed + 1, seed);
+        QVERIFY2(run.error().empty(), run.error().c_str());
+        QCOMPARE(run.receive.received, bytes);
         const smcr::ConnectionStats cs = s.stats();
         QCOMPARE(cs.txBytes, bytes);
         QCOMPARE(cs.rxBytes, bytes);
@@ -137,13 +66,8 @@ private slots:
         QCOMPARE(es.linkGroupReuses, uint64_t(conns - 1));
         // Every connection carries its own bytes.
         for (int i = 0; i < conns; ++i) {
-            uint8_t out[64];
-            uint8_t in[64];
-            fillPattern(uint64_t(i), 0, out, sizeof out);
-            QVERIFY(sendAll(sockets[size_t(i)], out, sizeof out));
             QVERIFY(sockets[size_t(i)].setTimeoutMs(10000).ok());
-            QVERIFY(recvAll(sockets[size_t(i)], in, sizeof in));
-            QVERIFY(std::memcmp(in, out, sizeof in) == 0);
+            QVERIFY(echoOnce(sockets[size_t(i)], uint64_t(i), 64));
         }
         // The 256th connection does not fit (smcr_max_conns_per_lgr = 255).
         smcr::Socket extra = connectTo(engine, peer.port());
@@ -155,9 +79,7 @@ private slots:
         // A buffer returns to the pool once the peer has closed its side too.
         QTRY_COMPARE_WITH_TIMEOUT(engine->stats().connectionsActive, 0ull, 10000);
         smcr::Socket again = connectTo(engine, peer.port());
-        QVERIFY2(!again.fellBack(), qPrintable(QString("fallback 0x%1 peer 0x%2")
-                                                   .arg(again.fallbackReason(), 8, 16, QChar('0'))
-                                                   .arg(again.peerDeclineReason(), 8, 16, QChar('0'))));
+        QVERIFY2(!again.fellBack(), fallbackText(again).c_str());
         es = engine->stats();
         QCOMPARE(es.linkGroupsCreated, 2ull);
         QVERIFY(es.rmbReuses >= 1);
@@ -242,12 +164,7 @@ private slots:
         QVERIFY2(es.testLinksSent >= 2, qPrintable(QString("%1 TEST_LINKs").arg(es.testLinksSent)));
         QCOMPARE(es.linksDown, 0ull);
         QVERIFY(s.setTimeoutMs(5000).ok());
-        uint8_t out[100];
-        uint8_t in[100];
-        fillPattern(77, 0, out, sizeof out);
-        QVERIFY(sendAll(s, out, sizeof out));
-        QVERIFY(recvAll(s, in, sizeof in));
-        QVERIFY(std::memcmp(in, out, sizeof in) == 0);
+        QVERIFY(echoOnce(s, 77, 100));
         s.close();
         QCOMPARE(peer.wait(10000), 0);
     }
@@ -260,16 +177,9 @@ private slots:
         auto engine = newEngine();
         smcr::Socket s = connectTo(engine, peer.port());
         QVERIFY(s.setTimeoutMs(10000).ok());
-        std::vector<uint8_t> buf(100000);
-        uint64_t off = 0;
-        for (;;) {
-            auto r = s.recv(buf.data(), buf.size());
-            QVERIFY2(r.ok(), r.ok() ? "" : r.error().toString().c_str());
-            if (r.value() == 0) break;
-            QCOMPARE(checkPattern(7, off, buf.data(), r.value()), r.value());
-            off += r.value();
-        }
-        QCOMPARE(off, bytes);
+        // The peer's stream 7, every byte, then EOF.
+        const ReceiveRun run = receiveStream(s, 7, bytes);
+        QVERIFY2(run.error.empty(), run.error.c_str());
         // After the peer's close, sending fails like TCP after the peer's FIN+RST.
         uint8_t one = 1;
         QVERIFY(!s.send(&one, 1).ok());
@@ -286,31 +196,15 @@ private slots:
         smcr::Socket s = connectTo(engine, peer.port());
         QVERIFY(!s.fellBack());
         QVERIFY(s.setTimeoutMs(15000).ok());
-        std::vector<uint8_t> buf(65536);
-        uint64_t got = 0;
-        while (got < (4u << 20)) {
-            auto r = s.recv(buf.data(), buf.size());
-            QVERIFY(r.ok() && r.value() > 0);
-            got += r.value();
-        }
+        QVERIFY(recvAtLeast(s, 4u << 20));
         peer.kill();
         QCOMPARE(peer.wait(5000), 128 + SIGKILL);
-        const auto start = std::chrono::steady_clock::now();
         // Both directions must fail with an error, not hang and not time out.
-        smcr::Errc code = smcr::Errc::invalid;
-        for (;;) {
-            auto r = s.recv(buf.data(), buf.size());
-            if (!r) {
-                code = r.error().code;
-                break;
-            }
-            QVERIFY(r.value() > 0);  // buffered bytes may still drain; EOF would be wrong
-        }
-        const auto elapsedMs =
-            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
-        QVERIFY2(code == smcr::Errc::connectionReset || code == smcr::Errc::connectionAborted,
-                 smcr::errcName(code));
-        QVERIFY2(elapsedMs < 10000, qPrintable(QString("took %1 ms").arg(elapsedMs)));
+        const ReadEnd end = recvUntilError(s);
+        QVERIFY2(end.code == smcr::Errc::connectionReset || end.code == smcr::Errc::connectionAborted,
+                 smcr::errcName(end.code));
+        QVERIFY2(end.elapsedMs < 10000, qPrintable(QString("took %1 ms").arg(end.elapsedMs)));
+        std::vector<uint8_t> buf(65536);
         bool sendFailed = false;
         for (int i = 0; i < 100 && !sendFailed; ++i) sendFailed = !s.send(buf.data(), buf.size()).ok();
         QVERIFY(sendFailed);

@@ -31,20 +31,18 @@
 #include <thread>
 #include <vector>
 
+#include "../engine/engine_fixture.h"
+#include "../engine/kernel_client.h"
+#include "../engine/socket_io.h"
 #include "../engine/stream_pattern.h"
 
+using namespace smclab::test;
 namespace wire = smcr::wire;
 using namespace std::chrono_literals;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::shared_ptr<smcr::Engine> newEngine(const std::vector<std::pair<std::string, std::string>>& settings) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
 
 // The listener side: accepts until stopped and echoes on every socket.
 class EchoServer {
@@ -107,26 +105,6 @@ private:
     std::vector<std::thread> m_echoers;  // touched by the acceptor thread only until stop()
 };
 
-bool sendAll(smcr::Socket& s, const uint8_t* data, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        auto w = s.send(data + done, len - done);
-        if (!w) return false;
-        done += w.value();
-    }
-    return true;
-}
-
-bool recvAll(smcr::Socket& s, uint8_t* data, size_t len) {
-    size_t done = 0;
-    while (done < len) {
-        auto r = s.recv(data + done, len - done);
-        if (!r || r.value() == 0) return false;
-        done += r.value();
-    }
-    return true;
-}
-
 // Well-behaved clients: short connections (connect, echo 4 KiB, close) in a
 // loop, and one long-lived connection echoing 64 KiB blocks of one stream.
 class GoodClients {
@@ -161,8 +139,6 @@ private:
         return smcr::Socket::connect("127.0.0.1", m_port, o);
     }
     void shortLoop() {
-        std::vector<uint8_t> out(4096);
-        std::vector<uint8_t> in(4096);
         for (uint64_t round = 0; !m_stop; ++round) {
             auto s = connect();
             if (!s) {
@@ -170,8 +146,7 @@ private:
                 return;
             }
             (void)s->setTimeoutMs(15000);
-            smclab::test::fillPattern(round, 0, out.data(), out.size());
-            if (!sendAll(*s, out.data(), out.size()) || !recvAll(*s, in.data(), in.size()) || in != out) {
+            if (!echoOnce(*s, round, 4096)) {
                 fail("short echo " + std::to_string(round) + " failed or differs");
                 return;
             }
@@ -191,12 +166,12 @@ private:
         std::vector<uint8_t> in(65536);
         uint64_t off = 0;
         while (!m_stop) {
-            smclab::test::fillPattern(99, off, out.data(), out.size());
+            fillPattern(99, off, out.data(), out.size());
             if (!sendAll(*s, out.data(), out.size()) || !recvAll(*s, in.data(), in.size())) {
                 fail("long echo at byte " + std::to_string(off) + " failed");
                 return;
             }
-            const size_t bad = smclab::test::checkPattern(99, off, in.data(), in.size());
+            const size_t bad = checkPattern(99, off, in.data(), in.size());
             if (bad != in.size()) {
                 fail("long echo: byte " + std::to_string(off + bad) + " differs");
                 return;
@@ -241,12 +216,7 @@ bool isEyecatcher(const std::vector<uint8_t>& b) {
 // One bad peer: sends `bytes` over kernel TCP (then half-closes if asked)
 // and reports what the listener did within timeoutMs.
 Outcome probe(uint16_t port, const std::vector<uint8_t>& bytes, bool halfClose, int timeoutMs) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) qFatal("probe connect failed");
+    const int fd = kernelConnect(port);
     // The listener may answer (and close) before everything is written.
     size_t sent = 0;
     while (sent < bytes.size()) {
@@ -295,17 +265,6 @@ Outcome probe(uint16_t port, const std::vector<uint8_t>& bytes, bool halfClose, 
     }
     if (!got.empty()) return Outcome::otherBytes;
     return eof ? Outcome::closed : Outcome::silent;
-}
-
-wire::ClcProposal validProposal() {
-    wire::ClcProposal p;
-    p.version = 1;
-    p.typeV1 = wire::SmcType::r;
-    p.peerId = {1, 2, 3, 4, 5, 6, 7, 8};
-    p.gid[0] = 0xfe;
-    p.smcdArea = wire::ClcProposalSmcdArea{};
-    p.ipPrefix = wire::ClcProposalIpPrefix{};
-    return p;
 }
 
 }  // namespace
@@ -399,17 +358,11 @@ private slots:
         QVERIFY(longDuringAbuse >= 4 * 65536);
 
         // The listener is healthy afterwards: a new client gets SMC-R.
-        smcr::ConnectOptions o;
-        o.engine = clientEngine;
-        auto s = smcr::Socket::connect("127.0.0.1", server.port(), o);
-        QVERIFY(s.ok());
-        QVERIFY2(!s->fellBack(), qPrintable(QString("fell back: 0x%1").arg(s->fallbackReason(), 8, 16, QChar('0'))));
-        (void)s->setTimeoutMs(10000);
-        std::vector<uint8_t> out(1000, 0x5a);
-        std::vector<uint8_t> in(1000);
-        QVERIFY(sendAll(*s, out.data(), out.size()) && recvAll(*s, in.data(), in.size()));
-        QVERIFY(in == out);
-        s->close();
+        smcr::Socket s = connectTo(clientEngine, server.port());
+        QVERIFY2(!s.fellBack(), fallbackText(s).c_str());
+        (void)s.setTimeoutMs(10000);
+        QVERIFY(echoOnce(s, 0x5a, 1000));
+        s.close();
         server.stop();
         QVERIFY(serverEngine->stats().handshakeErrors > 0);
     }
