@@ -105,7 +105,6 @@ bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_
         const RxPending p = flow.backlog.front();
         flow.backlog.pop_front();
         any = true;
-        takeCdcCreditsLocked(*lgr, p.bytes.data());
         onCdcLocked(*lgr, p.bytes.data());
         // Handled, then refilled (the kernel's order). A slot of a QP that
         // failed over meanwhile went with it.
@@ -113,6 +112,11 @@ bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_
             !refillRecvLocked(lgr, p.slot)) {
             break;  // the group ended
         }
+        // The credits it carried last: the senders they release go after the
+        // refill, as the kernel's woken senders run after its rx tasklet, so
+        // their CDCs take the reposted WQE back to the peer (byte 26) instead
+        // of leaving it to an ANNOUNCE_CREDITS.
+        takeCdcCreditsLocked(*lgr, p.bytes.data());
     }
     if (lgr->terminated) flow.backlog.clear();
     return any;
