@@ -101,6 +101,17 @@ std::optional<uint64_t> parseDurationMs(const std::string& text) {
     return static_cast<uint64_t>(*seconds) * 1000;
 }
 
+std::vector<std::string> splitList(const std::string& text, char separator) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    for (;;) {
+        const size_t end = text.find(separator, start);
+        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos) return out;
+        start = end + 1;
+    }
+}
+
 std::vector<uint64_t> SizeLoop::values() const {
     std::vector<uint64_t> out;
     for (uint64_t v = first; v <= last; v = multiply ? v * step : v + step) {
@@ -112,14 +123,7 @@ std::vector<uint64_t> SizeLoop::values() const {
 
 std::optional<SizeLoop> parseSizeLoop(const std::string& text, std::string* error) {
     // Var:Init:Last:Incr with Var optional (defaults to msg_size).
-    std::vector<std::string> parts;
-    size_t start = 0;
-    for (size_t i = 0; i <= text.size(); ++i) {
-        if (i == text.size() || text[i] == ':') {
-            parts.push_back(text.substr(start, i - start));
-            start = i + 1;
-        }
-    }
+    std::vector<std::string> parts = splitList(text, ':');
     SizeLoop loop;
     if (parts.size() == 4) {
         loop.variable = parts[0];

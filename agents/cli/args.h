@@ -42,6 +42,9 @@ std::optional<uint64_t> parseSize(const std::string& text);
 // "10" or "10s", "500ms", "2m", "1h": returns milliseconds.
 std::optional<uint64_t> parseDurationMs(const std::string& text);
 std::optional<int64_t> parseInt(const std::string& text);
+// "a,b,,c" -> {"a", "b", "", "c"}; "" -> {""}. Empty items stay, so a
+// stray separator reaches the caller's check of each item.
+std::vector<std::string> splitList(const std::string& text, char separator = ',');
 
 // qperf's -oo Var:Init:Last:Incr loop; "*2" multiplies, "2" adds.
 struct SizeLoop {

@@ -13,19 +13,10 @@
 // run interleaved, --reps times, in alternating order, so a host whose load
 // drifts hurts none of them more than the others; cells are means.
 #include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sched.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -34,105 +25,28 @@
 #include <vector>
 
 #include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
+#include <smcr/settings.h>
 
 #include <smclab/report/comparison_table.h>
 #include <smclab/report/format_text.h>
 
 #include "args.h"
 #include "bench_commands.h"
-
-extern char** environ;
+#include "bench_local.h"
 
 namespace smclab::cli {
 
 namespace {
 
+constexpr const char* kWho = "smclab bench accept";
 constexpr uint32_t kStatsRequest = 0xFFFFFFFFu;  // length word asking the server for its engine counters
 constexpr uint32_t kMaxRequestBytes = 1u << 20;
 
-uint64_t clockNs() {
-    return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-}
-
-void pinToCpu(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    ::sched_setaffinity(0, sizeof set, &set);
-}
-
-bool sendAllFd(int fd, const void* data, size_t len) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    while (len > 0) {
-        const ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL);
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-bool recvAllFd(int fd, void* data, size_t len) {
-    auto* p = static_cast<uint8_t*>(data);
-    while (len > 0) {
-        const ssize_t n = ::recv(fd, p, len, 0);
-        if (n <= 0) return false;
-        p += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
 // ---- server ---------------------------------------------------------------
-
-// One accepted connection, kernel TCP or libsmcr.
-struct ServerConn {
-    virtual ~ServerConn() = default;
-    virtual bool sendAll(const void* data, size_t len) = 0;
-    virtual bool recvAll(void* data, size_t len) = 0;
-};
-
-struct KernelServerConn : ServerConn {
-    explicit KernelServerConn(int f) : fd(f) {}
-    ~KernelServerConn() override { ::close(fd); }
-    bool sendAll(const void* data, size_t len) override { return sendAllFd(fd, data, len); }
-    bool recvAll(void* data, size_t len) override { return recvAllFd(fd, data, len); }
-    int fd;
-};
-
-struct SmcrServerConn : ServerConn {
-    explicit SmcrServerConn(smcr::Socket s) : sock(std::move(s)) {}
-    ~SmcrServerConn() override { sock.close(); }
-    bool sendAll(const void* data, size_t len) override {
-        const auto* p = static_cast<const uint8_t*>(data);
-        while (len > 0) {
-            auto n = sock.send(p, len);
-            if (!n || n.value() == 0) return false;
-            p += n.value();
-            len -= n.value();
-        }
-        return true;
-    }
-    bool recvAll(void* data, size_t len) override {
-        auto* p = static_cast<uint8_t*>(data);
-        while (len > 0) {
-            auto n = sock.recv(p, len);
-            if (!n || n.value() == 0) return false;
-            p += n.value();
-            len -= n.value();
-        }
-        return true;
-    }
-    smcr::Socket sock;
-};
 
 // Reads one request and answers it; the caller closes (server first, so the
 // TIME_WAIT state stays here and the clients never run out of ports).
-void serveOne(ServerConn& c, const std::shared_ptr<smcr::Engine>& engine, std::vector<uint8_t>& buf) {
+void serveOne(BenchConn& c, const std::shared_ptr<smcr::Engine>& engine, std::vector<uint8_t>& buf) {
     uint32_t lenBe = 0;
     if (!c.recvAll(&lenBe, sizeof lenBe)) return;
     const uint32_t len = ntohl(lenBe);
@@ -158,115 +72,26 @@ void serveOne(ServerConn& c, const std::shared_ptr<smcr::Engine>& engine, std::v
     c.sendAll(buf.data(), len);  // the reply: the request echoed
 }
 
-int runServer(const std::string& listener, const std::vector<std::pair<std::string, std::string>>& settings,
-              bool pin) {
+int runServer(const std::string& transport, const SettingList& settings, bool pin) {
     if (pin) pinToCpu(1);
-    std::vector<uint8_t> buf;
-    if (listener == "smcr") {
-        auto engine = smcr::Engine::create(settings);
-        if (!engine) {
-            std::fprintf(stderr, "smclab bench accept: engine: %s\n", engine.error().toString().c_str());
-            return kExitFailure;
-        }
-        auto l = smcr::Listener::listen("127.0.0.1", 0, 128, engine.value());
-        if (!l) {
-            std::fprintf(stderr, "smclab bench accept: listen: %s\n", l.error().toString().c_str());
-            return kExitFailure;
-        }
-        std::printf("PORT %u\n", l->localPort());
-        std::fflush(stdout);
-        for (;;) {
-            auto s = l->accept();
-            if (!s) return kExitFailure;
-            SmcrServerConn c(std::move(s.value()));
-            serveOne(c, engine.value(), buf);
-        }
+    std::shared_ptr<smcr::Engine> engine;
+    if (transport == "smcr") {
+        engine = makeBenchEngine(settings, kWho);
+        if (!engine) return kExitFailure;
     }
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 128) != 0) {
-        std::perror("smclab bench accept: listen");
-        return kExitFailure;
-    }
-    socklen_t len = sizeof sa;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-    std::printf("PORT %u\n", ntohs(sa.sin_port));
+    auto listener = listenBench(transport, engine, kWho, 128);
+    if (!listener) return kExitFailure;
+    std::printf("PORT %u\n", listener->port());
     std::fflush(stdout);
+    std::vector<uint8_t> buf;
     for (;;) {
-        const int c = ::accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
-        if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED) continue;
-            return kExitFailure;
-        }
-        KernelServerConn conn(c);
-        serveOne(conn, nullptr, buf);
+        auto conn = listener->accept();
+        if (!conn) return kExitFailure;
+        serveOne(*conn, engine, buf);
     }
 }
-
-// The server process of one column, killed when this object goes away.
-class AcceptServer {
-public:
-    AcceptServer() = default;
-    AcceptServer(const AcceptServer&) = delete;
-    AcceptServer& operator=(const AcceptServer&) = delete;
-    ~AcceptServer() {
-        if (m_pid > 0) {
-            ::kill(m_pid, SIGKILL);
-            ::waitpid(m_pid, nullptr, 0);
-        }
-    }
-    bool start(const std::vector<std::string>& args) {
-        int fds[2];
-        if (::pipe(fds) != 0) return false;
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-        posix_spawn_file_actions_addclose(&actions, fds[0]);
-        std::vector<std::string> all = {"/proc/self/exe", "bench", "accept", "--serve"};
-        all.insert(all.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& a : all) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        const int rc = ::posix_spawn(&m_pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        ::close(fds[1]);
-        if (rc != 0) {
-            m_pid = -1;
-            ::close(fds[0]);
-            return false;
-        }
-        std::string line;
-        char ch;
-        while (::read(fds[0], &ch, 1) == 1 && ch != '\n') line.push_back(ch);
-        ::close(fds[0]);
-        if (line.rfind("PORT ", 0) != 0) return false;
-        m_port = static_cast<uint16_t>(std::stoi(line.substr(5)));
-        return true;
-    }
-    uint16_t port() const { return m_port; }
-
-private:
-    pid_t m_pid = -1;
-    uint16_t m_port = 0;
-};
 
 // ---- client ---------------------------------------------------------------
-
-int connectLoopback(uint16_t port) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
-        ::close(fd);
-        return -1;
-    }
-    return fd;
-}
 
 struct RunResult {
     bool ok = false;
@@ -281,15 +106,15 @@ struct RunResult {
 // One connection: connect, request, reply, the server's close. Returns the
 // latency in ns, or 0 on failure.
 uint64_t oneConnection(uint16_t port, const std::vector<uint8_t>& request, std::vector<uint8_t>& reply) {
-    const uint64_t t0 = clockNs();
+    const uint64_t t0 = nowNs();
     const int fd = connectLoopback(port);
     if (fd < 0) return 0;
-    bool ok = sendAllFd(fd, request.data(), request.size()) && recvAllFd(fd, reply.data(), reply.size());
-    const uint64_t t1 = clockNs();
+    const std::unique_ptr<BenchConn> c = tcpBenchConn(fd);
+    bool ok = c->sendAll(request.data(), request.size()) && c->recvAll(reply.data(), reply.size());
+    const uint64_t t1 = nowNs();
     ok = ok && std::memcmp(reply.data(), request.data() + 4, reply.size()) == 0;
     char eof;
-    ok = ok && ::recv(fd, &eof, 1, 0) == 0;  // the server closes first
-    ::close(fd);
+    ok = ok && c->recv(&eof, 1) == 0;  // the server closes first
     return ok ? std::max<uint64_t>(t1 - t0, 1) : 0;
 }
 
@@ -303,14 +128,14 @@ RunResult runClients(uint16_t port, uint32_t requestBytes, int clients, uint64_t
     std::vector<uint64_t> failures(static_cast<size_t>(clients), 0);
     std::atomic<bool> stop{false};
     std::vector<std::thread> threads;
-    const uint64_t start = clockNs();
+    const uint64_t start = nowNs();
     const uint64_t end = start + durationMs * 1000000;
     for (int c = 0; c < clients; ++c) {
         threads.emplace_back([&, c] {
             std::vector<uint8_t> reply(requestBytes);
             auto& mine = latencies[static_cast<size_t>(c)];
             mine.reserve(1 << 18);
-            while (!stop.load(std::memory_order_relaxed) && clockNs() < end) {
+            while (!stop.load(std::memory_order_relaxed) && nowNs() < end) {
                 const uint64_t ns = oneConnection(port, request, reply);
                 if (ns == 0) {
                     if (++failures[static_cast<size_t>(c)] > 100) return;
@@ -321,7 +146,7 @@ RunResult runClients(uint16_t port, uint32_t requestBytes, int clients, uint64_t
         });
     }
     for (auto& t : threads) t.join();
-    const uint64_t elapsed = clockNs() - start;
+    const uint64_t elapsed = nowNs() - start;
     std::vector<uint32_t> all;
     for (const auto& v : latencies) all.insert(all.end(), v.begin(), v.end());
     for (uint64_t f : failures) r.failures += f;
@@ -343,14 +168,14 @@ RunResult runClients(uint16_t port, uint32_t requestBytes, int clients, uint64_t
 std::string serverCounters(uint16_t port) {
     const int fd = connectLoopback(port);
     if (fd < 0) return {};
+    const std::unique_ptr<BenchConn> c = tcpBenchConn(fd);
     const uint32_t ask = htonl(kStatsRequest);
     std::string text;
     uint32_t lenBe = 0;
-    if (sendAllFd(fd, &ask, sizeof ask) && recvAllFd(fd, &lenBe, sizeof lenBe)) {
+    if (c->sendAll(&ask, sizeof ask) && c->recvAll(&lenBe, sizeof lenBe)) {
         text.resize(ntohl(lenBe));
-        if (!recvAllFd(fd, text.data(), text.size())) text.clear();
+        if (!c->recvAll(text.data(), text.size())) text.clear();
     }
-    ::close(fd);
     return text;
 }
 
@@ -419,7 +244,7 @@ int runBenchAccept(const Args& args) {
     bool pin = true;
     bool serve = false;
     std::string listener = "tcp";
-    std::vector<std::pair<std::string, std::string>> settings;
+    SettingList settings;
     ArgCursor cursor(args);
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
@@ -443,9 +268,7 @@ int runBenchAccept(const Args& args) {
             if (!n || *n < 1 || *n > 100) return usage("--reps needs 1..100");
             reps = static_cast<int>(*n);
         } else if (auto s = cursor.takeValue("--set")) {
-            const size_t eq = s->find('=');
-            if (eq == std::string::npos || eq == 0) return usage("--set needs NAME=VALUE");
-            settings.emplace_back(s->substr(0, eq), s->substr(eq + 1));
+            if (!parseSettingArg(*s, &settings)) return usage("--set needs NAME=VALUE");
         } else if (auto l = cursor.takeValue("--listener")) {
             if (*l != "tcp" && *l != "smcr") return usage("--listener must be tcp or smcr");
             listener = *l;
@@ -470,17 +293,20 @@ int runBenchAccept(const Args& args) {
     }
 
     constexpr size_t kCount = std::size(kColumns);
-    std::vector<std::unique_ptr<AcceptServer>> servers;
+    std::vector<std::unique_ptr<ServerProcess>> servers;
     for (const Column& col : kColumns) {
         std::vector<std::string> serverArgs = {"--listener", col.listener};
         if (col.fastFallback != nullptr) {
-            for (const auto& [name, value] : settings) serverArgs.insert(serverArgs.end(), {"--set", name + "=" + value});
-            serverArgs.insert(serverArgs.end(), {"--set", std::string("lab.fast_fallback=") + col.fastFallback});
+            SettingList serverSettings = settings;
+            serverSettings.emplace_back("lab.fast_fallback", col.fastFallback);
+            const std::vector<std::string> words = settingArgs(serverSettings);
+            serverArgs.insert(serverArgs.end(), words.begin(), words.end());
         }
         if (!pin) serverArgs.push_back("--no-pin");
-        auto p = std::make_unique<AcceptServer>();
-        if (!p->start(serverArgs)) {
-            std::fprintf(stderr, "smclab bench accept: the %s server did not start\n", col.label);
+        auto p = std::make_unique<ServerProcess>();
+        std::string error;
+        if (!p->start("accept", serverArgs, &error)) {
+            std::fprintf(stderr, "%s: the %s server did not start: %s\n", kWho, col.label, error.c_str());
             return kExitFailure;
         }
         servers.push_back(std::move(p));

@@ -40,19 +40,6 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-std::vector<std::string> splitComma(const std::string& text) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        const size_t end = comma == std::string::npos ? text.size() : comma;
-        if (end > start) parts.push_back(text.substr(start, end - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return parts;
-}
-
 }  // namespace
 
 int runBenchFabric(const Args& args) {
@@ -82,7 +69,8 @@ int runBenchFabric(const Args& args) {
             options.bwIterations = static_cast<uint32_t>(*n * 5);
         } else if (auto tests = cursor.takeValue("--test")) {
             options.tests.clear();
-            for (const std::string& name : splitComma(*tests)) {
+            for (const std::string& name : splitList(*tests)) {
+                if (name.empty()) continue;  // "a,,b" and a trailing comma are fine here
                 if (name == "write_lat") {
                     options.tests.push_back(fb::Test::writeLat);
                 } else if (name == "write_bw") {
@@ -95,7 +83,8 @@ int runBenchFabric(const Args& args) {
             }
             if (options.tests.empty()) return usage("--test needs at least one test");
         } else if (auto sizes = cursor.takeValue("--sizes")) {
-            for (const std::string& text : splitComma(*sizes)) {
+            for (const std::string& text : splitList(*sizes)) {
+                if (text.empty()) continue;
                 auto size = parseSize(text);
                 if (!size || *size < 2 || *size > (1u << 24)) return usage("size '" + text + "' outside 2..16M");
                 options.sizes.push_back(static_cast<uint32_t>(*size));

@@ -11,12 +11,6 @@
 // workload's redis-benchmark-like client in this process. Each column gets
 // a fresh server process and client transport; SET and GET run one after
 // the other over the same engines, with the engine counters read around each.
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -32,10 +26,9 @@
 
 #include "args.h"
 #include "bench_commands.h"
+#include "bench_local.h"
 #include "command.h"
 #include "workload.h"
-
-extern char** environ;
 
 namespace smclab::cli {
 
@@ -43,7 +36,7 @@ namespace {
 
 constexpr const char* kWho = "smclab bench kv";
 
-using Settings = std::vector<std::pair<std::string, std::string>>;
+using Settings = SettingList;
 
 struct Column {
     std::string key;
@@ -67,64 +60,6 @@ struct Options {
     uint32_t recvWr = 16;
     uint32_t repostDelayUs = 20;
     std::vector<std::string> columns = {"off", "on", "backlog", "tcp"};
-};
-
-// The server process: `smclab bench kv --serve`, killed on destruction.
-class ServerProcess {
-public:
-    ServerProcess() = default;
-    ServerProcess(const ServerProcess&) = delete;
-    ServerProcess& operator=(const ServerProcess&) = delete;
-    ~ServerProcess() {
-        if (m_pid > 0) {
-            ::kill(m_pid, SIGTERM);
-            ::waitpid(m_pid, nullptr, 0);
-        }
-        if (m_out >= 0) ::close(m_out);
-    }
-
-    bool start(const std::vector<std::string>& args, std::string* error) {
-        std::vector<std::string> words = {"smclab", "bench", "kv", "--serve"};
-        words.insert(words.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (std::string& w : words) argv.push_back(w.data());
-        argv.push_back(nullptr);
-        int fds[2];
-        if (::pipe(fds) != 0) return fail(error, "pipe failed");
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-        posix_spawn_file_actions_addclose(&actions, fds[0]);
-        const int rc = ::posix_spawn(&m_pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        ::close(fds[1]);
-        m_out = fds[0];
-        if (rc != 0) {
-            m_pid = -1;
-            return fail(error, "cannot start the server process");
-        }
-        std::string line;
-        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (line.find('\n') == std::string::npos) {
-            if (std::chrono::steady_clock::now() > deadline) return fail(error, "the server did not report its port");
-            char c = 0;
-            if (::read(m_out, &c, 1) <= 0) return fail(error, "the server exited before listening");
-            line.push_back(c);
-        }
-        if (line.rfind("PORT ", 0) != 0) return fail(error, "unexpected server output: " + line);
-        m_port = static_cast<uint16_t>(std::stoi(line.substr(5)));
-        return true;
-    }
-    uint16_t port() const { return m_port; }
-
-private:
-    static bool fail(std::string* error, const std::string& text) {
-        *error = text;
-        return false;
-    }
-    pid_t m_pid = -1;
-    int m_out = -1;
-    uint16_t m_port = 0;
 };
 
 bool isGauge(const std::string& name) {
@@ -199,13 +134,11 @@ int runServer(const std::string& transportName, const Settings& settings) {
 // One column: a server process, then SET and GET from this process.
 bool runColumn(const Column& column, const Options& o, std::map<std::string, Figures>* out) {
     std::vector<std::string> serverArgs = {"--transport", column.transport};
-    for (const auto& [name, value] : column.settings) {
-        serverArgs.push_back("--set");
-        serverArgs.push_back(name + "=" + value);
-    }
+    const std::vector<std::string> setWords = settingArgs(column.settings);
+    serverArgs.insert(serverArgs.end(), setWords.begin(), setWords.end());
     ServerProcess server;
     std::string error;
-    if (!server.start(serverArgs, &error)) {
+    if (!server.start("kv", serverArgs, &error)) {
         std::fprintf(stderr, "%s: %s: %s\n", kWho, column.label.c_str(), error.c_str());
         return false;
     }
@@ -340,9 +273,7 @@ int runBenchKv(const Args& args) {
         if (cursor.takeFlag("--serve")) { serve = true; continue; }
         if (auto v = cursor.takeValue("--transport")) { serveTransport = *v; continue; }
         if (auto v = cursor.takeValue("--set")) {
-            const size_t eq = v->find('=');
-            if (eq == std::string::npos) return usage("--set: expects NAME=VALUE, got '" + *v + "'");
-            serveSettings.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+            if (!parseSettingArg(*v, &serveSettings)) return usage("--set: expects NAME=VALUE, got '" + *v + "'");
             continue;
         }
         if (auto v = cursor.takeValue("--preset")) { preset = *v; continue; }

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -15,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -136,9 +138,12 @@ public:
     TcpBenchListener(int fd, uint16_t port) : m_fd(fd), m_port(port) {}
     ~TcpBenchListener() override { ::close(m_fd); }
     std::unique_ptr<BenchConn> accept() override {
-        const int c = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
-        if (c < 0) return nullptr;
-        return std::make_unique<TcpConn>(c);
+        for (;;) {
+            const int c = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+            if (c >= 0) return std::make_unique<TcpConn>(c);
+            // A signal, or a client that gave up while queued: not the listener's end.
+            if (errno != EINTR && errno != ECONNABORTED) return nullptr;
+        }
     }
     uint16_t port() const override { return m_port; }
 
@@ -148,6 +153,24 @@ private:
 };
 
 }  // namespace
+
+int connectLoopback(uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+        const int saved = errno;
+        ::close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+std::unique_ptr<BenchConn> tcpBenchConn(int fd) { return std::make_unique<TcpConn>(fd); }
 
 std::unique_ptr<BenchConn> connectBench(const std::string& transport, uint16_t port,
                                         const std::shared_ptr<smcr::Engine>& engine, const char* who) {
@@ -161,23 +184,18 @@ std::unique_ptr<BenchConn> connectBench(const std::string& transport, uint16_t p
         }
         return std::make_unique<SmcrConn>(s.value());
     }
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in sa{};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) {
+    const int fd = connectLoopback(port);
+    if (fd < 0) {
         std::fprintf(stderr, "%s: connect: %s\n", who, std::strerror(errno));
-        ::close(fd);
         return nullptr;
     }
     return std::make_unique<TcpConn>(fd);
 }
 
 std::unique_ptr<BenchListener> listenBench(const std::string& transport, const std::shared_ptr<smcr::Engine>& engine,
-                                           const char* who) {
+                                           const char* who, int backlog) {
     if (transport == "smcr") {
-        auto l = smcr::Listener::listen("127.0.0.1", 0, 64, engine);
+        auto l = smcr::Listener::listen("127.0.0.1", 0, backlog, engine);
         if (!l) {
             std::fprintf(stderr, "%s: listen: %s\n", who, l.error().toString().c_str());
             return nullptr;
@@ -188,7 +206,7 @@ std::unique_ptr<BenchListener> listenBench(const std::string& transport, const s
     sockaddr_in sa{};
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, 64) != 0) {
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0 || ::listen(fd, backlog) != 0) {
         std::fprintf(stderr, "%s: listen: %s\n", who, std::strerror(errno));
         ::close(fd);
         return nullptr;
@@ -245,11 +263,16 @@ ServerProcess::~ServerProcess() {
         ::kill(m_pid, SIGKILL);
         ::waitpid(m_pid, nullptr, 0);
     }
+    if (m_out >= 0) ::close(m_out);
 }
 
-bool ServerProcess::start(const std::string& sub, const std::vector<std::string>& args) {
+bool ServerProcess::start(const std::string& sub, const std::vector<std::string>& args, std::string* error) {
+    auto fail = [error](const std::string& text) {
+        if (error != nullptr) *error = text;
+        return false;
+    };
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    if (::pipe2(fds, O_CLOEXEC) != 0) return fail("pipe failed");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
@@ -261,17 +284,27 @@ bool ServerProcess::start(const std::string& sub, const std::vector<std::string>
     const int rc = ::posix_spawn(&m_pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ::close(fds[1]);
+    m_out = fds[0];
     if (rc != 0) {
         m_pid = -1;
-        ::close(fds[0]);
-        return false;
+        return fail("cannot start the server process");
     }
     std::string line;
-    char ch;
-    while (::read(fds[0], &ch, 1) == 1 && ch != '\n') line.push_back(ch);
-    ::close(fds[0]);
-    if (line.rfind("PORT ", 0) != 0) return false;
-    m_port = static_cast<uint16_t>(std::stoi(line.substr(5)));
+    // Generous: a loaded host may take a while to start a process and its engine.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (line.find('\n') == std::string::npos) {
+        const auto leftMs =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        pollfd pf{m_out, POLLIN, 0};
+        const int ready = leftMs > 0 ? ::poll(&pf, 1, static_cast<int>(leftMs)) : 0;
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) return fail("the server did not report its port");
+        char ch = 0;
+        if (::read(m_out, &ch, 1) != 1) return fail("the server exited before listening");
+        line.push_back(ch);
+    }
+    if (line.rfind("PORT ", 0) != 0) return fail("unexpected server output: " + line);
+    m_port = static_cast<uint16_t>(std::atoi(line.c_str() + 5));
     return true;
 }
 

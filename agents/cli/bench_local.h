@@ -1,5 +1,5 @@
 // Building blocks of the local two-process benchmarks (`smclab bench stream`,
-// `smclab bench sendfile`): one connection over libsmcr or kernel TCP, the
+// `sendfile`, `accept`, `kv`): one connection over libsmcr or kernel TCP, the
 // server process (this program re-executed with a hidden --serve), engines
 // made from setting lists, CPU pinning and engine counter snapshots.
 #pragma once
@@ -57,6 +57,11 @@ CounterMap counterDelta(const CounterMap& after, const CounterMap& before);
 std::string encodeCounters(const CounterMap& counters);
 CounterMap decodeCounters(const std::string& text);
 
+// A kernel TCP connection to 127.0.0.1:port, or -1 with errno set.
+int connectLoopback(uint16_t port);
+// A BenchConn over a connected kernel socket (closed with it).
+std::unique_ptr<BenchConn> tcpBenchConn(int fd);
+
 // Accepts connections on 127.0.0.1, ephemeral port, over one transport.
 class BenchListener {
 public:
@@ -65,21 +70,23 @@ public:
     virtual uint16_t port() const = 0;
 };
 std::unique_ptr<BenchListener> listenBench(const std::string& transport, const std::shared_ptr<smcr::Engine>& engine,
-                                           const char* who);
+                                           const char* who, int backlog = 64);
 
 // The server process of one column: `smclab bench SUB --serve ARGS...`,
-// killed when this object goes away. start() waits for its "PORT n" line.
+// killed when this object goes away. start() waits (up to 30 s) for its
+// "PORT n" line; on failure `error` (if given) says why.
 class ServerProcess {
 public:
     ServerProcess() = default;
     ServerProcess(const ServerProcess&) = delete;
     ServerProcess& operator=(const ServerProcess&) = delete;
     ~ServerProcess();
-    bool start(const std::string& sub, const std::vector<std::string>& args);
+    bool start(const std::string& sub, const std::vector<std::string>& args, std::string* error = nullptr);
     uint16_t port() const { return m_port; }
 
 private:
     pid_t m_pid = -1;
+    int m_out = -1;  // the server's stdout, open while it runs so a later line never meets EPIPE
     uint16_t m_port = 0;
 };
 

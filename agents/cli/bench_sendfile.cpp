@@ -274,18 +274,6 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 struct Options {
     std::string link = "ideal";
     uint64_t durationMs = 5000;

@@ -117,18 +117,6 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 // The single-transport and --compare modes.
 int runClassic(const std::vector<std::string>& transports, const std::string& link, const SettingList& extra,
                const std::vector<StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
