@@ -128,7 +128,7 @@ Status PollerImpl::remove(const void* target) {
     return {};
 }
 
-size_t PollerImpl::scanLocked(std::span<PollerEventImpl> out) {
+size_t PollerImpl::scanLocked(std::span<PollerEventImpl> out, bool userSpace) {
     size_t n = 0;
     // Level-triggered with more ready entries than room in `out`: start after
     // the entry reported last and wrap around, so every entry gets its turn
@@ -145,8 +145,10 @@ size_t PollerImpl::scanLocked(std::span<PollerEventImpl> out) {
             m_scanAfter = key;
         }
     };
-    for (auto it = from; it != m_entries.end() && n < out.size(); ++it) visit(it->first, it->second);
-    for (auto it = m_entries.begin(); it != from && n < out.size(); ++it) visit(it->first, it->second);
+    if (userSpace) {
+        for (auto it = from; it != m_entries.end() && n < out.size(); ++it) visit(it->first, it->second);
+        for (auto it = m_entries.begin(); it != from && n < out.size(); ++it) visit(it->first, it->second);
+    }
     if (m_kernelCount > 0 && n < out.size()) {
         epoll_event evs[64];
         const int k = ::epoll_wait(m_kernelEpollFd, evs, static_cast<int>(std::min<size_t>(64, out.size() - n)), 0);
@@ -180,10 +182,18 @@ Result<size_t> PollerImpl::wait(std::span<PollerEventImpl> out, int timeoutMs) {
     }
     const uint64_t deadline = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000 + 1;
     const int extra[] = {m_kernelEpollFd};
+    // The scan above saw every change announced so far; until the engine
+    // announces another (EngineImpl::changeGenLocked), the sockets' readiness
+    // cannot have risen and only the kernel sockets need a look. With
+    // hundreds of connections the scan is most of a waiter's work otherwise:
+    // waitUntil evaluates this after every poll of its spin and each wake.
+    uint64_t seenGen = m_engine->changeGenLocked();
     m_engine->waitUntil(
         lock,
         [&] {
-            n = scanLocked(out);
+            const uint64_t gen = m_engine->changeGenLocked();
+            n = scanLocked(out, gen != seenGen);
+            seenGen = gen;
             return n > 0 || m_wakeup;
         },
         deadline, extra);

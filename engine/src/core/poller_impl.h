@@ -40,7 +40,8 @@ public:
 
 private:
     PollerImpl() = default;
-    size_t scanLocked(std::span<PollerEventImpl> out);
+    // userSpace false: only the kernel sockets (no engine change since the last scan).
+    size_t scanLocked(std::span<PollerEventImpl> out, bool userSpace = true);
 
     struct Entry {
         std::shared_ptr<SocketImpl> sock;
