@@ -204,8 +204,8 @@ bool EngineImpl::progressLocked() {
 }
 
 void EngineImpl::wakeSleepersLocked() {
-    const uint64_t one = 1;
     ++m_changeGen;
+    const uint64_t one = 1;
     const int self = threadEventFd();
     for (int fd : m_sleepers) {
         if (fd == self) continue;
@@ -316,6 +316,8 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
 
 uint64_t EngineImpl::sleepUntilNsLocked(uint64_t deadlineNs) {
     uint64_t dueNs = m_sim != nullptr ? m_sim->nextDueNs() : 0;
+    // CDCs the slow receive path holds are due then too (engine_credits.cpp).
+    if (const uint64_t rxNs = nextRxDueNsLocked(); rxNs != 0 && (dueNs == 0 || rxNs < dueNs)) dueNs = rxNs;
     if (dueNs == 0) return deadlineNs;
     return deadlineNs == 0 ? dueNs : std::min(deadlineNs, dueNs);
 }
