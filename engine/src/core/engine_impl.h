@@ -82,13 +82,13 @@ public:
     bool progressLocked();
     // Wakes every thread sleeping in waitUntil (and persistent watchers).
     void wakeSleepersLocked();
-    // An eventfd written on every wake (a Poller's fd for foreign event loops).
-    void addPersistentWatcherLocked(int eventFd);
     // Counts wakeSleepersLocked() calls: readiness (data, space, errors, a
     // queued connection) only rises with one, so a waiter whose condition
     // was false at one value need not look again until it moves (a Poller's
     // scan of many sockets).
     uint64_t changeGenLocked() const { return m_changeGen; }
+    // An eventfd written on every wake (a Poller's fd for foreign event loops).
+    void addPersistentWatcherLocked(int eventFd);
     void removePersistentWatcherLocked(int eventFd);
     int channelFd() const;
     // Arms both CQs; false when completions may have been missed (poll again).
@@ -195,15 +195,15 @@ private:
     void onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcAnnounceCredits& msg);
     void announceCreditsLocked(LinkGroup& lgr);
     void afterRecvBatchLocked();  // drains backlogs, announces due credits
+    // CDCs waiting for the receive path (lab.rx_backlog, lab.rx_repost_delay_us).
+    bool runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs);
+    bool serviceRxQueuesLocked();        // the due ones of every group, on each progress
+    uint64_t nextRxDueNsLocked() const;  // the first due time, 0: none waits
     void addFlowStatsLocked(EngineStats& out);
 
     // engine_push.cpp
     void onCdcSendCompleteLocked(Connection& conn);
     void corkTimersLocked(uint64_t nowMs);
-    // CDCs waiting for the receive path (lab.rx_backlog, lab.rx_repost_delay_us).
-    bool runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs);
-    bool serviceRxQueuesLocked();        // the due ones of every group, on each progress
-    uint64_t nextRxDueNsLocked() const;  // the first due time, 0: none waits
     uint64_t nextCorkDeadlineMsLocked();
     void kickBackgroundLocked();
     // engine_cq.cpp: drain and arm both CQs per lab.cq_mode; true if anything was processed.
@@ -295,6 +295,7 @@ private:
     // Waiting.
     std::vector<int> m_sleepers;
     std::vector<int> m_watchers;
+    uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
     uint32_t m_appWaiters = 0;
 
     // Background thread.
@@ -307,4 +308,3 @@ private:
 };
 
 }  // namespace smcr::core
-    uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
