@@ -42,7 +42,13 @@ wire::ClcProposal makeProposal(const EngineImpl& engine, int fd) {
 }  // namespace
 
 Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const std::string& peerName) {
-    std::lock_guard pending(m_clientLgrPending);
+    // Link-group creation is serialized from the Accept on (the kernel takes
+    // smc_client_lgr_pending in smc_connect_rdma, after the Proposal/Accept
+    // exchange): the Proposal leaves at once. Holding the lock before it
+    // would keep this connection silent while another thread's handshake
+    // runs, and past lab.clc_detect_ms a libsmcr listener takes a silent
+    // client for plain TCP.
+    std::unique_lock pending(m_clientLgrPending, std::defer_lock);
     auto self = shared_from_this();
     Handshake hs(HandshakeRole::client);
     std::shared_ptr<LinkGroup> lgr;
@@ -88,6 +94,7 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
         return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
     }
 
+    pending.lock();
     HandshakeEvent acceptEvent = eventOf(HandshakeEventKind::accept);
     acceptEvent.firstContact = accept->firstContact;
     acceptEvent.rmbeSizeValid = accept->rmbeSizeCode <= wire::kRmbeSizeCodeMaxSmcr;
