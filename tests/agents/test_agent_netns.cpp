@@ -5,6 +5,8 @@
 // put back at the end of the run, and agent A refuses a peer outside its
 // --allow-peer list. Addresses are private (10.x) and exist only inside
 // these namespaces; names carry the pid so concurrent runs never collide.
+// Then every workload (tcp_bw, tcp_lat, http, kv) crosses the pair over tcp
+// and over smcr (sim).
 // Exits 77 (skipped) where namespaces cannot be made (not root, no `ip`).
 #include <cstdio>
 
@@ -197,6 +199,77 @@ private slots:
             QCOMPARE(readSysctlIn(m_lab.nsA, "/proc/sys/net/ipv4/tcp_autocorking"), before);
         }
         QVERIFY(a.samplesOf("ns-c").size() >= 3);
+    }
+
+    // Every workload crosses the veth pair over tcp and over smcr (sim: the
+    // engine's CLC handshake runs over the namespaces' TCP, the sim RNIC is
+    // shared memory both namespaces see).
+    void eachWorkloadBetweenNamespaces_data() {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("transport");
+        for (const char* transport : {"tcp", "smcr"}) {
+            for (const char* workload : {"tcp_bw", "tcp_lat", "http", "kv"}) {
+                QTest::newRow(qPrintable(QString("%1/%2").arg(workload, transport))) << workload << transport;
+            }
+        }
+    }
+
+    void eachWorkloadBetweenNamespaces() {
+        QFETCH(QString, workload);
+        QFETCH(QString, transport);
+        TestController a;
+        TestController b;
+        QVERIFY(a.connectTo(m_lab.ctlA, m_agentA.port(), m_token.token()));
+        QVERIFY(b.connectTo(m_lab.ctlB, m_agentB.port(), m_token.token()));
+        if (!b.client.hello().capabilities.transportAvailable(transport))
+            QSKIP(qPrintable(transport + " is not available in this build"));
+        const QString id = QString("%1-%2").arg(workload, transport).replace('_', '-');
+        const bool tcpTest = workload.startsWith("tcp_");
+        StartRun server = serverRun(id + "-s", workload, 20'000,
+                                    tcpTest ? QJsonObject{{"max_tests", 1}} : QJsonObject{});
+        server.listen.address = QHostAddress(m_lab.dataB);
+        QJsonObject clientParams;
+        if (workload == "http")
+            clientParams = {{"threads", 1}, {"connections", 2}};
+        if (workload == "kv")
+            clientParams = {{"clients", 2}, {"requests", 1000}, {"tests", QJsonArray{"set", "get"}}};
+        if (transport == "smcr") {
+            server.transport = "smcr";
+            server.transportOptions = {{"fabric", "sim"}};
+        }
+        QCOMPARE(b.startRun(server).value("type").toString(), QString("run_accepted"));
+        const auto ready = b.waitForReady(id + "-s");
+        QVERIFY(ready);
+        StartRun client = clientRun(id + "-c", workload, m_lab.dataB, ready->port, workload == "kv" ? 10'000 : 600,
+                                    clientParams);
+        if (workload != "kv")
+            client.warmupMs = 0;
+        if (transport == "smcr") {
+            client.transport = "smcr";
+            client.transportOptions = {{"fabric", "sim"}};
+        }
+        QCOMPARE(a.startRun(client).value("type").toString(), QString("run_accepted"));
+        const auto clientResult = a.waitForResult(id + "-c");
+        QVERIFY(clientResult);
+        QVERIFY2(runStateName(clientResult->state) == "finished", qPrintable(clientResult->error));
+        if (!tcpTest)
+            (void)b.request([&](auto h) { return b.client.stopRun(id + "-s", h); });
+        const auto serverResult = b.waitForResult(id + "-s");
+        QVERIFY(serverResult);
+        const QJsonObject& sum = clientResult->summary;
+        if (workload == "tcp_bw") {
+            QVERIFY2(sum.value("bw_MBps").toDouble() > 0, qPrintable(QJsonDocument(sum).toJson()));
+        } else if (workload == "tcp_lat") {
+            QVERIFY(sum.value("latency_us").toDouble() > 0);
+            QVERIFY(sum.value("p99_us").toDouble() >= sum.value("p50_us").toDouble());
+        } else if (workload == "http") {
+            QVERIFY(sum.value("requests").toDouble() > 0);
+            QCOMPARE(sum.value("errors").toObject().value("status").toDouble(), 0.0);
+            QVERIFY(serverResult->summary.value("requests").toDouble() >= sum.value("requests").toDouble());
+        } else {
+            QCOMPARE(sum.value("tests").toArray().size(), 2);
+            QVERIFY(sum.value("ops").toDouble() >= 2000.0);
+        }
     }
 
     void cleanupTestCase() {
