@@ -3,6 +3,9 @@
 #include <QMap>
 #include <QRandomGenerator>
 
+#include <memory>
+#include <utility>
+
 #include "campaign_json.h"
 #include "run_record.h"
 #include "smclab/db/result_store.h"
@@ -230,14 +233,21 @@ void Orchestrator::reconnectPair(int pairIndex, int cellIndex) {
     }
     emit message(QStringLiteral("reconnecting to agent %1").arg(link->address()));
     auto* context = new QObject(this);
-    connect(link, &AgentLink::ready, context, [this, link, context, pairIndex, cellIndex] {
+    // One outcome per attempt: a link can report failed twice for one
+    // attempt (connection closed, then no hello in time), and the context
+    // is only deleted later; without this the cell was failed twice and
+    // counted as two runs.
+    auto handled = std::make_shared<bool>(false);
+    connect(link, &AgentLink::ready, context, [this, link, context, pairIndex, cellIndex, handled] {
+        if (std::exchange(*handled, true)) return;
         context->deleteLater();
         if (!link->storeAgentId) {
             if (smcr::Status s = registerAgent(link); !s) emit message(statusText(s.error()));
         }
         reconnectPair(pairIndex, cellIndex);
     });
-    connect(link, &AgentLink::failed, context, [this, pairIndex, cellIndex, context](const QString& why) {
+    connect(link, &AgentLink::failed, context, [this, pairIndex, cellIndex, context, handled](const QString& why) {
+        if (std::exchange(*handled, true)) return;
         context->deleteLater();
         m_pairs[static_cast<size_t>(pairIndex)].reconnecting = false;
         recordFailure(pairIndex, cellIndex, why, true);
