@@ -104,15 +104,22 @@ bool printSettings(db::ResultStore& store, const QList<db::Run>& runs, const QSt
     }
     int nameWidth = 8;
     for (const QString& n : shown) nameWidth = std::max(nameWidth, static_cast<int>(n.size()));
+    // Each column as wide as its label or its widest value (sysctl values
+    // such as tcp_rmem "4096 131072 33554432" are long).
+    QList<int> widths;
+    for (const QString& c : columns) {
+        int width = std::max(12, static_cast<int>(c.size()));
+        for (const QString& name : shown)
+            width = std::max(width, static_cast<int>(byColumn.value(c).value(name, QStringLiteral("-")).size()));
+        widths << width;
+    }
     QString header = QStringLiteral("  ") + QStringLiteral("setting").leftJustified(nameWidth);
-    for (const QString& c : columns) header += QStringLiteral("  ") + c.leftJustified(std::max(12, static_cast<int>(c.size())));
+    for (int i = 0; i < columns.size(); ++i) header += QStringLiteral("  ") + columns[i].leftJustified(widths[i]);
     std::printf("%s\n", qPrintable(trimRight(header)));
     for (const QString& name : shown) {
         QString line = QStringLiteral("  ") + name.leftJustified(nameWidth);
-        for (const QString& c : columns) {
-            line += QStringLiteral("  ") + byColumn.value(c).value(name, QStringLiteral("-"))
-                                                 .leftJustified(std::max(12, static_cast<int>(c.size())));
-        }
+        for (int i = 0; i < columns.size(); ++i)
+            line += QStringLiteral("  ") + byColumn.value(columns[i]).value(name, QStringLiteral("-")).leftJustified(widths[i]);
         std::printf("%s\n", qPrintable(trimRight(line)));
     }
     return true;
