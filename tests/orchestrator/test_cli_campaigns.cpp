@@ -215,6 +215,94 @@ private slots:
         QVERIFY(o.out.contains(QLatin1String("sendfile-cork")));
     }
 
+    void failedRunsExitNonZero() {
+        // A column whose settings the engine refuses: its runs fail with the
+        // agent's reason, the rest of the campaign runs and is printed, and
+        // the exit status says the campaign has holes.
+        const QString file = m_dir.filePath("refused.json");
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(R"({"name": "refused", "workloads": [{"workload": "tcp_lat", "label": "Latency"}],
+                "columns": [{"label": "TCP", "transport": "tcp"},
+                            {"label": "Refused", "transport": "smcr", "settings": {"lab.cq_mode": "sideways"}}],
+                "sizes": [1, 64], "durationMs": 300, "sampleIntervalMs": 100,
+                "transportOptions": {"fabric": "sim"}})");
+        }
+        const Outcome o = runSmclab(
+            {"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", m_dir.filePath("refused.db")});
+        QVERIFY2(o.exitCode == 3, qPrintable(QStringLiteral("exit %1\n%2").arg(o.exitCode).arg(o.err)));
+        QVERIFY2(o.err.contains(QLatin1String("2 of 4 runs failed")), qPrintable(o.err));
+        QVERIFY2(o.err.contains(QLatin1String("failed in Refused:")), qPrintable(o.err));
+        QVERIFY2(o.err.contains(QLatin1String("--resume")), qPrintable(o.err));
+        QVERIFY2(o.out.contains(QLatin1String("==== Latency ====")), qPrintable(o.out));
+        QCOMPARE(o.out.count(QLatin1String(" us")), 2);  // the TCP column's values
+
+        // `show` keeps the settings table aligned with long sysctl values:
+        // the Refused column ('-', no finished run) starts at one offset.
+        const Outcome show = runSmclab({"show", "1", "--db", m_dir.filePath("refused.db")});
+        QCOMPARE(show.exitCode, 0);
+        QSet<qsizetype> offsets;
+        for (const QString& line : show.out.split(QLatin1Char('\n'))) {
+            if (line.startsWith(QLatin1String("  tcp_rmem")) || line.startsWith(QLatin1String("  tcp_wmem")) ||
+                line.startsWith(QLatin1String("  transport ")))
+                offsets.insert(line.lastIndexOf(QLatin1Char('-')));
+        }
+        QVERIFY2(offsets.size() == 1 && !offsets.contains(-1), qPrintable(show.out));
+
+        const Outcome help = runSmclab({"run", "--help"});
+        QVERIFY2(help.out.contains(QLatin1String("exit status:")) && help.out.contains(QLatin1String("  3 ")),
+                 qPrintable(help.out));
+    }
+
+    void agentKilledMidCampaignExitsNonZero() {
+        // The client agent dies (SIGKILL) after two runs: the run in flight
+        // and every later one fail (continue policy), and `run` exits 3.
+        test::AgentProcess server;
+        test::AgentProcess client;
+        QVERIFY2(server.start(*m_token), qPrintable(server.error()));
+        QVERIFY2(client.start(*m_token), qPrintable(client.error()));
+        const int kCells = 6;
+        const QString file = m_dir.filePath("killed.json");
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(campaignFile(kCells));
+        }
+        const QString dbPath = m_dir.filePath("killed.db");
+        QProcess run;
+        run.start(test::smclabBinary(), {"run", file, "--agents", server.address() + "," + client.address(),
+                                         "--token-file", m_tokenFile, "--db", dbPath, "--connect-timeout", "2"});
+        QVERIFY(run.waitForStarted());
+        bool killed = false;
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 30'000 && run.state() == QProcess::Running && !killed) {
+            QTest::qWait(100);
+            auto store = db::ResultStore::open(dbPath);
+            if (!store) continue;
+            auto campaigns = (*store)->listCampaigns();
+            if (!campaigns || campaigns->isEmpty() || campaigns->front().runsDone < 2) continue;
+            client.kill();
+            killed = true;
+        }
+        QVERIFY2(killed, "the campaign never got two runs in");
+        QVERIFY(run.waitForFinished(40'000));
+        const QString err = QString::fromUtf8(run.readAllStandardError());
+        QCOMPARE(run.exitStatus(), QProcess::NormalExit);
+        QVERIFY2(run.exitCode() == 3, qPrintable(QStringLiteral("exit %1\n%2").arg(run.exitCode()).arg(err)));
+        auto store = db::ResultStore::open(dbPath);
+        QVERIFY(store.ok());
+        auto campaigns = (*store)->listCampaigns();
+        QVERIFY(campaigns.ok() && !campaigns->isEmpty());
+        const int failed = kCells - campaigns->front().runsDone;
+        QVERIFY(failed >= 1);
+        QVERIFY2(err.contains(QStringLiteral("%1 of %2 runs failed").arg(failed).arg(kCells)), qPrintable(err.right(700)));
+        // Every cell ends once, also when the lost agent fails a reconnect
+        // in two ways (closed, then no hello in time).
+        QCOMPARE(err.count(QRegularExpression(QStringLiteral("(^|\\n)cell \\d+/%1 ").arg(kCells))), kCells);
+    }
+
     void lockedDatabaseIsReported() {
         const QString dbPath = m_dir.filePath("locked.db");
         {
