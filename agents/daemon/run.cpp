@@ -104,7 +104,12 @@ workloads::RunContext Run::makeContext() {
     auto previousCpu = std::make_shared<workloads::CpuTimes>(workloads::CpuTimes::now());
     const QString runId = id();
     ctx.onSample = [this, seq, previousCpu, runId](const workloads::Sample& sample) {
-        const protocol::Samples samples = toSamples(runId, (*seq)++, sample, *previousCpu);
+        protocol::Samples samples = toSamples(runId, (*seq)++, sample, *previousCpu);
+        // On the run's clock, like run_state t_ms and settings_applied at_ms
+        // (the workload's own clock starts later, after its connect), taken
+        // just after the sample's counters were read: a sample with t_ms <=
+        // at_ms was read before the setting took effect.
+        samples.tMs = m_clock.elapsed();
         *previousCpu = sample.cpu;
         QMetaObject::invokeMethod(
             this, [this, samples] { emit samplesReady(samples); }, Qt::QueuedConnection);
