@@ -52,6 +52,8 @@ renice -n 19 $$ >/dev/null 2>&1 || true
 work=$(mktemp -d /tmp/smclab-soak.XXXXXX)
 pids=()
 cleanup() {
+    # start_agent runs in a command substitution (a subshell): its pids come from the .pid files.
+    for f in "$work"/*.pid; do [ -f "$f" ] && pids+=("$(cat "$f")"); done
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
     wait 2>/dev/null || true
     if [ -n "${SOAK_KEEP:-}" ]; then echo "soak: kept $work" >&2; else rm -rf "$work"; fi
