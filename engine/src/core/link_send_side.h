@@ -31,35 +31,31 @@ struct LinkSendSide {
     bool slotsFull() const { return *sendSlotsUsed >= sendSlots; }
 };
 
+// LinkGroup keeps its first link in fields named like LinkPath's, so one
+// template reads either.
+template <class Link>
+LinkSendSide sendSideFrom(Link& link, uint32_t peerRmbRkey, uint64_t peerRmbVaddr, bool standby) {
+    LinkSendSide side;
+    side.qp = link.qp.get();
+    side.inlineSends = link.inlineSends;
+    side.sendBuffers = link.sendBuffers.get();
+    side.nextSendBuffer = &link.nextSendBuffer;
+    side.sendSlots = link.sendSlots;
+    side.sendSlotsUsed = &link.sendSlotsUsed;
+    side.flow = &link.flow;
+    side.slotWaiters = &link.slotWaiters;
+    side.peerRmbRkey = peerRmbRkey;
+    side.peerRmbVaddr = peerRmbVaddr;
+    side.standby = standby;
+    return side;
+}
+
 inline LinkSendSide sendSideOf(Connection& conn) {
     LinkGroup& lgr = *conn.lgr;
-    LinkSendSide side;
     if (conn.onStandby && lgr.multi.standby && lgr.multi.standby->qp) {
-        LinkPath& path = *lgr.multi.standby;
-        side.qp = path.qp.get();
-        side.inlineSends = path.inlineSends;
-        side.sendBuffers = path.sendBuffers.get();
-        side.nextSendBuffer = &path.nextSendBuffer;
-        side.sendSlots = path.sendSlots;
-        side.sendSlotsUsed = &path.sendSlotsUsed;
-        side.flow = &path.flow;
-        side.slotWaiters = &path.slotWaiters;
-        side.peerRmbRkey = conn.standbyRmbRkey;
-        side.peerRmbVaddr = conn.standbyRmbVaddr;
-        side.standby = true;
-        return side;
+        return sendSideFrom(*lgr.multi.standby, conn.standbyRmbRkey, conn.standbyRmbVaddr, true);
     }
-    side.qp = lgr.qp.get();
-    side.inlineSends = lgr.inlineSends;
-    side.sendBuffers = lgr.sendBuffers.get();
-    side.nextSendBuffer = &lgr.nextSendBuffer;
-    side.sendSlots = lgr.sendSlots;
-    side.sendSlotsUsed = &lgr.sendSlotsUsed;
-    side.flow = &lgr.flow;
-    side.slotWaiters = &lgr.slotWaiters;
-    side.peerRmbRkey = conn.peerRmbRkey;
-    side.peerRmbVaddr = conn.peerRmbVaddr;
-    return side;
+    return sendSideFrom(lgr, conn.peerRmbRkey, conn.peerRmbVaddr, false);
 }
 
 }  // namespace smcr::core
