@@ -339,6 +339,16 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
         left -= n;
     }
     scatterPayload(w, std::span<const std::span<uint8_t>>(pieces.data(), pieceCount));
+    // The frame goes into the capture before the receive completion is
+    // published: once the responder sees it, its answer may be captured, and
+    // on the wire the request comes first.
+    if (m_core->capture) {
+        m_scratch.resize(w.bytes);
+        copyPayload(w, m_scratch.data());
+        captureLocked(w, peerInstance, m_scratch);
+    } else {
+        captureLocked(w, peerInstance, {});
+    }
     if (claimed) {
         Cqe cqe;
         cqe.wrId = entry.wrId;
@@ -354,13 +364,6 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
     if (peerCounters != nullptr) peerCounters->recvs.fetch_add(1, std::memory_order_relaxed);
     bumpOwned(counters.sends);
     bumpOwned(counters.bytesSent, w.bytes);
-    if (m_core->capture) {
-        m_scratch.resize(w.bytes);
-        copyPayload(w, m_scratch.data());
-        captureLocked(w, peerInstance, m_scratch);
-    } else {
-        captureLocked(w, peerInstance, {});
-    }
     return Outcome::done;
 }
 
