@@ -17,9 +17,9 @@
 // - A background thread BLOCKS (never spins) on the channel, a timer and the
 //   TCP sockets of the connections, so CDC/LLC arrivals, TEST_LINK and peer
 //   hang-ups are handled while no application thread is in the engine. While
-//   application threads are waiting it leaves the channel to them (checking
-//   back every kBackgroundCheckMs), so a busy-polling benchmark does not pay
-//   for a second woken thread per message.
+//   application threads are waiting, and for kChannelGraceMs after the last
+//   one left, it leaves the channel to them (checking back on a timer), so a
+//   busy-polling benchmark does not pay for a second woken thread per message.
 #pragma once
 
 #include <sys/types.h>
@@ -297,6 +297,7 @@ private:
     std::vector<int> m_watchers;
     uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
     uint32_t m_appWaiters = 0;
+    uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)
 
     // Background thread.
     std::thread m_background;
