@@ -135,6 +135,48 @@ private slots:
         QCOMPARE(s.get("lab.link").value(), std::string("cx4-25g"));
     }
 
+    // The table's rows say how each value is spelled: the numeric rows in
+    // SettingId order, then the text ones; what each takes reads from the
+    // same rows that parse and check it.
+    void tableTypesAndValues() {
+        const auto all = smcr::allSettings();
+        const auto numeric = smcr::settingTable();
+        QCOMPARE(all.size(), numeric.size() + 2);
+        for (size_t i = 0; i < numeric.size(); ++i) {
+            QCOMPARE(numeric[i].id, static_cast<smcr::SettingId>(i));
+            QCOMPARE(std::string(all[i].name), std::string(numeric[i].name));
+            QVERIFY(numeric[i].type != smcr::SettingType::text && numeric[i].type != smcr::SettingType::invalid);
+        }
+        const auto row = [&](const std::string& name) -> const smcr::SettingInfo& {
+            for (const smcr::SettingInfo& info : all) {
+                if (name == info.name)
+                    return info;
+            }
+            qFatal("no row %s", name.c_str());
+        };
+        for (const char* flag : {"limit_smc_hs", "lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback",
+                                 "lab.tx_defer_to_owner"}) {
+            QCOMPARE(row(flag).type, smcr::SettingType::flag);
+            QCOMPARE(smcr::settingValuesText(row(flag)), std::string("on|off"));
+        }
+        QCOMPARE(row("lab.cq_mode").type, smcr::SettingType::choice);
+        QCOMPARE(smcr::settingValuesText(row("lab.cq_mode")), std::string("drain_then_arm|arm_first"));
+        QCOMPARE(smcr::settingValuesText(row("lab.wnd_update_limit")), std::string("max|min"));
+        QCOMPARE(smcr::settingValuesText(row("smcr_max_conns_per_lgr")), std::string("16..255"));
+        QCOMPARE(row("wmem").type, smcr::SettingType::number);
+        QCOMPARE(row("lab.fabric").type, smcr::SettingType::text);
+        QCOMPARE(row("lab.fabric").id, smcr::SettingId::count_);
+        QCOMPARE(std::string(row("lab.fabric").defaultText), std::string("sim"));
+        QCOMPARE(smcr::settingValuesText(row("lab.fabric")), std::string("text"));
+        QCOMPARE(smcr::settingValuesText(row("lab.link")), std::string("ideal|cx4-25g"));
+        QCOMPARE(std::string(smcr::settingTypeName(smcr::SettingType::choice)), std::string("choice"));
+        // Every choice setting names its values in its errors alike.
+        smcr::Settings s;
+        QCOMPARE(errorOf(s.set("lab.wnd_update_limit", "napi")),
+                 std::string("lab.wnd_update_limit: 'napi' is not max or min"));
+        QCOMPARE(errorOf(s.set("lab.link", "")), std::string("lab.link: '' is not ideal or cx4-25g"));
+    }
+
     void unknownNames() {
         smcr::Settings s;
         const smcr::Status bad = s.set("lab.no_such", "1");

@@ -53,16 +53,38 @@ enum class SettingId : uint8_t {
     count_,                // number of numeric settings (not a setting)
 };
 
+// How a setting's value is spelled. Every numeric type (number, flag,
+// choice) also takes on|off|true|false as 1|0 and prints as get() shows it.
+enum class SettingType : uint8_t {
+    invalid = 0,
+    number,  // decimal, with a K or M suffix (KiB, MiB); prints as a number
+    flag,    // 0..1, also on|off; prints 0 or 1
+    choice,  // the names in `names` (value = index) or their numbers; prints the name
+    text,    // one of `names`, or any non-empty text when `names` is empty
+};
+const char* settingTypeName(SettingType type);
+
+// One row of the settings table: parsing, validation, the listing and the
+// help the agent and the GUI show all read it.
 struct SettingInfo {
-    const char* name;
-    SettingId id;
+    const char* name;     // the kernel's net.smc sysctl name, or lab.* for a lab knob
+    SettingId id;         // the numeric value's slot; SettingId::count_ for text settings
     SettingScope scope;
     uint64_t defaultValue;
     uint64_t minValue;
     uint64_t maxValue;
     const char* help;
+    SettingType type = SettingType::number;
+    std::span<const char* const> names = {};  // choice: value i's name; text: the values allowed
+    const char* defaultText = "";             // text: the default
 };
+// The numeric settings, in SettingId order (the listing's order too).
 std::span<const SettingInfo> settingTable();
+// Every setting: the numeric ones, then the text ones (lab.fabric, lab.link).
+std::span<const SettingInfo> allSettings();
+// What a setting takes, for help and errors: "16..255", "on|off",
+// "drain_then_arm|arm_first", "ideal|cx4-25g", "text".
+std::string settingValuesText(const SettingInfo& info);
 
 // Name/value as text, for listings and the agent.
 struct SettingValue {
@@ -94,8 +116,7 @@ public:
 private:
     std::atomic<uint64_t> m_values[static_cast<size_t>(SettingId::count_)];
     mutable std::mutex m_textMutex;
-    std::string m_fabric = "sim";
-    std::string m_link = "ideal";
+    std::vector<std::string> m_text;  // text settings, by their row in allSettings()
 };
 
 }  // namespace smcr
