@@ -31,10 +31,10 @@
 #include <thread>
 #include <vector>
 
-#include "../engine/engine_fixture.h"
-#include "../engine/kernel_client.h"
-#include "../engine/socket_io.h"
-#include "../engine/stream_pattern.h"
+#include "engine_fixture.h"
+#include "kernel_client.h"
+#include "socket_io.h"
+#include "stream_pattern.h"
 
 using namespace smclab::test;
 namespace wire = smcr::wire;

@@ -27,10 +27,11 @@
 #include <thread>
 #include <vector>
 
-#include "../engine/peer_process.h"
-#include "../engine/stream_pattern.h"
 #include "core/engine_impl.h"
 #include "core/socket_impl.h"
+#include "engine_fixture.h"
+#include "peer_process.h"
+#include "stream_pattern.h"
 
 using namespace smclab::test;
 using smcr::fabric::sim::Fault;
@@ -43,12 +44,6 @@ constexpr int kIoTimeoutMs = 20000;  // far beyond any recovery; reaching it is 
 // The send-completion watchdog's timeout in the lost-completion cases (the
 // default, like the kernel's, is 10 s).
 constexpr const char* kTxCompletionTimeoutMs = "1000";
-
-std::shared_ptr<smcr::Engine> newEngine(const std::vector<std::pair<std::string, std::string>>& settings = {}) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
 
 // Arms a fault on the QP that carries `socket`'s connection.
 smcr::Status injectFault(smcr::Socket& socket, Fault fault, uint64_t value = 0) {

@@ -30,11 +30,18 @@
 #include "core/add_link_flow.h"
 #include "core/engine_impl.h"
 #include "core/tx_watchdog.h"
+#include "engine_fixture.h"
+#include "stream_transfer.h"
 
 using smcr::core::EngineImpl;
+using smclab::test::expectEof;
+using smclab::test::newEngine;
+using smclab::test::recvRange;
+using smclab::test::sendRange;
+using smclab::test::waitFor;
 using Fault = smcr::fabric::sim::Fault;
 using Clock = std::chrono::steady_clock;
-using Settings = std::vector<std::pair<std::string, std::string>>;
+using Settings = smclab::test::SettingList;
 
 namespace {
 
@@ -45,75 +52,6 @@ constexpr uint64_t kStreamBytes = 1ull << 20;
 constexpr uint64_t kStreamBytes = 6ull << 20;
 #endif
 constexpr int kIoTimeoutMs = 15000;  // far beyond any recovery here; reaching it is a hang
-
-uint8_t patternByte(uint64_t seed, uint64_t pos) {
-    uint64_t x = seed * 0x9E3779B97F4A7C15ull + pos * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBull;
-    return static_cast<uint8_t>(x >> 29);
-}
-
-void fill(uint64_t seed, uint64_t offset, uint8_t* out, size_t len) {
-    for (size_t i = 0; i < len; ++i) out[i] = patternByte(seed, offset + i);
-}
-
-// Index of the first wrong byte, or len.
-size_t check(uint64_t seed, uint64_t offset, const uint8_t* data, size_t len) {
-    for (size_t i = 0; i < len; ++i) {
-        if (data[i] != patternByte(seed, offset + i)) return i;
-    }
-    return len;
-}
-
-std::shared_ptr<smcr::Engine> newEngine(const Settings& settings) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
-
-// Sends `len` bytes of stream `seed` from `offset`; "" when all went.
-std::string sendStream(smcr::Socket& s, uint64_t seed, uint64_t offset, uint64_t len) {
-    std::vector<uint8_t> buf(64 * 1024);
-    uint64_t done = 0;
-    while (done < len) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), len - done));
-        fill(seed, offset + done, buf.data(), n);
-        size_t put = 0;
-        while (put < n) {
-            auto w = s.send(buf.data() + put, n - put);
-            if (!w) return "send at " + std::to_string(offset + done + put) + ": " + w.error().toString();
-            put += w.value();
-        }
-        done += n;
-    }
-    return {};
-}
-
-// Receives exactly `len` bytes of stream `seed` from `offset`; "" when all
-// arrived intact.
-std::string recvStream(smcr::Socket& s, uint64_t seed, uint64_t offset, uint64_t len) {
-    std::vector<uint8_t> buf(64 * 1024);
-    uint64_t done = 0;
-    while (done < len) {
-        const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), len - done));
-        auto r = s.recv(buf.data(), want);
-        if (!r) return "recv at " + std::to_string(offset + done) + ": " + r.error().toString();
-        if (r.value() == 0) return "EOF at " + std::to_string(offset + done);
-        const size_t bad = check(seed, offset + done, buf.data(), r.value());
-        if (bad != r.value()) return "wrong byte at " + std::to_string(offset + done + bad);
-        done += r.value();
-    }
-    return {};
-}
-
-// The end of a stream: recv returns 0 (nothing more, nothing duplicated).
-std::string expectEof(smcr::Socket& s) {
-    uint8_t byte = 0;
-    auto r = s.recv(&byte, 1);
-    if (!r) return "recv at the end: " + r.error().toString();
-    if (r.value() != 0) return "a byte beyond the end of the stream";
-    return {};
-}
 
 bool isAbort(smcr::Errc code) {
     return code == smcr::Errc::connectionAborted || code == smcr::Errc::connectionReset;
@@ -172,12 +110,12 @@ std::string duplex(smcr::Socket& c, smcr::Socket& s, uint64_t bytes, uint64_t se
     std::string cSend;
     std::string sSend;
     std::string sRecv;
-    std::thread clientTx([&] { cSend = sendStream(c, seed, 0, bytes); });
-    std::thread serverTx([&] { sSend = sendStream(s, seed + 1, 0, bytes); });
-    std::thread serverRx([&] { sRecv = recvStream(s, seed, 0, bytes); });
-    std::string cRecv = recvStream(c, seed + 1, 0, bytes / 3);
+    std::thread clientTx([&] { cSend = sendRange(c, seed, 0, bytes); });
+    std::thread serverTx([&] { sSend = sendRange(s, seed + 1, 0, bytes); });
+    std::thread serverRx([&] { sRecv = recvRange(s, seed, 0, bytes); });
+    std::string cRecv = recvRange(c, seed + 1, 0, bytes / 3);
     if (cRecv.empty() && fault) fault();
-    if (cRecv.empty()) cRecv = recvStream(c, seed + 1, bytes / 3, bytes - bytes / 3);
+    if (cRecv.empty()) cRecv = recvRange(c, seed + 1, bytes / 3, bytes - bytes / 3);
     clientTx.join();
     serverTx.join();
     serverRx.join();
@@ -185,15 +123,6 @@ std::string duplex(smcr::Socket& c, smcr::Socket& s, uint64_t bytes, uint64_t se
         if (!e->empty()) return *e;
     }
     return {};
-}
-
-bool waitFor(const std::function<bool()>& cond, int timeoutMs) {
-    const auto until = Clock::now() + std::chrono::milliseconds(timeoutMs);
-    while (!cond()) {
-        if (Clock::now() > until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
 }
 
 bool twoLinks(const Pair& p) {
@@ -246,11 +175,11 @@ private slots:
         smcr::Socket& srv = p.serverSockets[0];
         QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
         const auto start = Clock::now();
-        QCOMPARE(sendStream(c, 31, 0, 1000), std::string());
-        QCOMPARE(recvStream(srv, 31, 0, 1000), std::string());
+        QCOMPARE(sendRange(c, 31, 0, 1000), std::string());
+        QCOMPARE(recvRange(srv, 31, 0, 1000), std::string());
         // The answer arrives on the survivor too, whichever link it took.
-        QCOMPARE(sendStream(srv, 32, 0, 1000), std::string());
-        QCOMPARE(recvStream(c, 32, 0, 1000), std::string());
+        QCOMPARE(sendRange(srv, 32, 0, 1000), std::string());
+        QCOMPARE(recvRange(c, 32, 0, 1000), std::string());
         QVERIFY2(waitFor([&] { return p.client->stats().linkFailovers == 1; }, 5000),
                  "the watchdog never took the link down");
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
@@ -280,8 +209,8 @@ private slots:
         smcr::Socket& srv = p.serverSockets[0];
         QCOMPARE(p.client->stats().linksActive, 1ull);
         QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
-        QCOMPARE(sendStream(c, 41, 0, 1000), std::string());
-        QCOMPARE(recvStream(srv, 41, 0, 1000), std::string());
+        QCOMPARE(sendRange(c, 41, 0, 1000), std::string());
+        QCOMPARE(recvRange(srv, 41, 0, 1000), std::string());
         const auto start = Clock::now();
         uint8_t byte = 0;
         auto cr = c.recv(&byte, 1);
@@ -306,8 +235,8 @@ private slots:
         Pair p = makePair(s, s);
         p.connect();
         QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
-        QCOMPARE(sendStream(p.clientSockets[0], 51, 0, 1000), std::string());
-        QCOMPARE(recvStream(p.serverSockets[0], 51, 0, 1000), std::string());
+        QCOMPARE(sendRange(p.clientSockets[0], 51, 0, 1000), std::string());
+        QCOMPARE(recvRange(p.serverSockets[0], 51, 0, 1000), std::string());
         std::this_thread::sleep_for(std::chrono::milliseconds(400));
         QCOMPARE(p.client->stats().txCompletionTimeouts, 0ull);
         QCOMPARE(p.client->stats().linksDown, 0ull);
@@ -331,8 +260,8 @@ private slots:
         smcr::Socket& c = p.clientSockets[0];
         smcr::Socket& srv = p.serverSockets[0];
         QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::failNextPost).ok());
-        QCOMPARE(sendStream(c, 61, 0, 5000), std::string());
-        QCOMPARE(recvStream(srv, 61, 0, 5000), std::string());
+        QCOMPARE(sendRange(c, 61, 0, 5000), std::string());
+        QCOMPARE(recvRange(srv, 61, 0, 5000), std::string());
         QVERIFY(waitFor([&] { return p.client->stats().linkFailovers == 1; }, 5000));
         QCOMPARE(duplex(c, srv, kStreamBytes / 4, 62, {}), std::string());
         QVERIFY(c.shutdown(SHUT_WR).ok());

@@ -1,4 +1,4 @@
-// Whole-buffer I/O on a libsmcr socket for the engine tests and their peer
+// Whole-buffer I/O on a libsmcr socket for the engine-level tests and their peer
 // process: send() and recv() may move fewer bytes than asked, a test wants
 // all of them or a clear false.
 #pragma once

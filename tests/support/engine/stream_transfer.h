@@ -1,7 +1,8 @@
-// Pattern streams over a libsmcr socket, shared by the engine tests and
-// smcr_test_peer: send stream `seed` in random-sized messages, receive one and
-// check every byte, or both at once (duplex). Errors come back as text so the
-// peer process can print them and a test can QVERIFY2 them.
+// Pattern streams over a libsmcr socket, shared by the engine and integration
+// tests and smcr_test_peer: send stream `seed` in random-sized messages,
+// receive one and check every byte, or both at once (duplex); or an exact
+// byte range of a stream each way, and its end. Errors come back as text so
+// the peer process can print them and a test can QVERIFY2 them.
 #pragma once
 
 #include <algorithm>
@@ -35,6 +36,57 @@ inline std::string sendStream(smcr::Socket& s, uint64_t seed, uint64_t total,
             return "send failed at byte " + std::to_string(off) + " of stream " + std::to_string(seed);
         off += n;
     }
+    return "";
+}
+
+// Sends `len` bytes of stream `seed` from byte `offset` in 64 KiB pieces;
+// "" when all went out, else where and why it failed.
+inline std::string sendRange(smcr::Socket& s, uint64_t seed, uint64_t offset, uint64_t len) {
+    std::vector<uint8_t> buf(64 * 1024);
+    uint64_t done = 0;
+    while (done < len) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), len - done));
+        fillPattern(seed, offset + done, buf.data(), n);
+        size_t put = 0;
+        while (put < n) {
+            auto w = s.send(buf.data() + put, n - put);
+            if (!w)
+                return "send at " + std::to_string(offset + done + put) + ": " + w.error().toString();
+            put += w.value();
+        }
+        done += n;
+    }
+    return "";
+}
+
+// Receives exactly `len` bytes of stream `seed` from byte `offset`, checking
+// each; "" when all arrived intact (EOF before them is an error).
+inline std::string recvRange(smcr::Socket& s, uint64_t seed, uint64_t offset, uint64_t len) {
+    std::vector<uint8_t> buf(64 * 1024);
+    uint64_t done = 0;
+    while (done < len) {
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), len - done));
+        auto r = s.recv(buf.data(), want);
+        if (!r)
+            return "recv at " + std::to_string(offset + done) + ": " + r.error().toString();
+        if (r.value() == 0)
+            return "EOF at " + std::to_string(offset + done);
+        const size_t bad = checkPattern(seed, offset + done, buf.data(), r.value());
+        if (bad != r.value())
+            return "wrong byte at " + std::to_string(offset + done + bad);
+        done += r.value();
+    }
+    return "";
+}
+
+// The end of a stream: recv returns 0 (nothing more, nothing duplicated).
+inline std::string expectEof(smcr::Socket& s) {
+    uint8_t byte = 0;
+    auto r = s.recv(&byte, 1);
+    if (!r)
+        return "recv at the end: " + r.error().toString();
+    if (r.value() != 0)
+        return "a byte beyond the end of the stream";
     return "";
 }
 

@@ -1,4 +1,4 @@
-// What the engine tests share around a libsmcr engine in the test process:
+// What the engine, integration and fuzz tests share around a libsmcr engine in the test process:
 // an engine from a setting list, a client connection to a loopback port, a
 // readable fallback reason, a bounded wait and a counter by its flat name.
 // Setup failures end the test program (qFatal): nothing to test without them.
