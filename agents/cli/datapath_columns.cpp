@@ -50,6 +50,13 @@ std::vector<DatapathColumn> makeColumns() {
          "every optimisation on"},
         {"wndlimit", "SMC-WndLimit", "smcr", baselineWith("lab.wnd_update_limit", "max"),
          "baseline + window-update limit max (patch #5 alone)"},
+        {"autownd", "SMC-AutoCork+Wnd", "smcr",
+         {{"lab.busy_poll_us", kKernelLikeBusyPollUs},
+          {"autocorking_size", "65536"},
+          {"lab.wnd_update_limit", "max"},
+          {"lab.cq_mode", "arm_first"},
+          {"lab.tx_defer_to_owner", "off"}},
+         "autocorking + window-update limit max (patch #5 as its commit measured it)"},
         {"drain", "SMC-DrainArm", "smcr", baselineWith("lab.cq_mode", "drain_then_arm"),
          "baseline + cq_mode drain_then_arm (patch #6 alone)"},
         {"txdefer", "SMC-TxDefer", "smcr", baselineWith("lab.tx_defer_to_owner", "on"),
@@ -66,7 +73,7 @@ const std::vector<DatapathColumn>& datapathColumns() {
 
 std::vector<std::string> defaultDatapathColumnKeys() { return {"nocork", "tcp", "autocork", "patches"}; }
 
-std::vector<std::string> isolationColumnKeys() { return {"wndlimit", "drain", "txdefer"}; }
+std::vector<std::string> isolationColumnKeys() { return {"wndlimit", "autownd", "drain", "txdefer"}; }
 
 std::optional<DatapathColumn> findDatapathColumn(const std::string& name) {
     for (const DatapathColumn& c : datapathColumns()) {

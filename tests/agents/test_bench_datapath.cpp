@@ -84,7 +84,7 @@ private slots:
         }
         // Every shape has a verdict; those needing the isolation columns say so.
         const QStringList shapes = section(r.out, "Shapes");
-        QCOMPARE(shapes.size(), 7);
+        QCOMPARE(shapes.size(), 8);
         for (const QString& line : shapes) {
             QVERIFY2(QRegularExpression("^(PASS|MISS|--  )  \\S").match(line).hasMatch(), qPrintable(line));
         }
@@ -100,16 +100,19 @@ private slots:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList bw = section(r.out, "Bandwidth");
         QCOMPARE(bw.size(), 2);
-        checkHeader(bw[0], {"SMC-NoCork", "SMC with patches", "SMC-WndLimit", "SMC-DrainArm", "SMC-TxDefer"});
-        checkRow(bw[1], 2048, 5, "MB/s");
+        checkHeader(bw[0], {"SMC-NoCork", "SMC with patches", "SMC-WndLimit", "SMC-AutoCork+Wnd", "SMC-DrainArm",
+                            "SMC-TxDefer"});
+        checkRow(bw[1], 2048, 6, "MB/s");
         QVERIFY(section(r.out, "Latency").isEmpty());
         // Counter tables come from both engines; CQ wake-ups always exist.
         const QStringList cq = section(r.out, "CQ wake-ups per 1000 messages (tcp_bw)");
         QCOMPARE(cq.size(), 2);
         const QStringList shapes = section(r.out, "Shapes");
-        QCOMPARE(shapes.size(), 7);
+        QCOMPARE(shapes.size(), 8);
         QVERIFY2(shapes[2].startsWith("PASS") || shapes[2].startsWith("MISS"), qPrintable(shapes[2]));  // window limit
-        QVERIFY2(shapes[3].startsWith("PASS") || shapes[3].startsWith("MISS"), qPrintable(shapes[3]));  // drain_then_arm
+        // With autocorking: needs the SMC-AutoCorking column, not asked for here.
+        QVERIFY2(shapes[3].contains("needs column SMC-AutoCorking (--columns)"), qPrintable(shapes[3]));
+        QVERIFY2(shapes[4].startsWith("PASS") || shapes[4].startsWith("MISS"), qPrintable(shapes[4]));  // drain_then_arm
     }
 
     void machineFormats() {
@@ -134,7 +137,7 @@ private slots:
         for (const QJsonValue& d : root.value("details").toArray()) {
             if (d.toObject().value("title").toString() == "Shapes") {
                 shapes = true;
-                QCOMPARE(d.toObject().value("rows").toArray().size(), 7);
+                QCOMPARE(d.toObject().value("rows").toArray().size(), 8);
             }
         }
         QVERIFY(shapes);

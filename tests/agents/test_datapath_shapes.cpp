@@ -90,6 +90,20 @@ private slots:
         QCOMPARE(byKey(evaluateShapes(run), "wndlimit_bw").verdict, ShapeVerdict::miss);
     }
 
+    void windowLimitWithAutocorkingComparesAgainstAutocorking() {
+        DatapathRun run = runWith({"autocork", "autownd"}, {2048, 4096, 8192});
+        run.bw[0] = {bw(100), bw(145)};
+        run.bw[1] = {bw(200), bw(350)};
+        run.bw[2] = {bw(300), bw(420)};
+        ShapeResult s = byKey(evaluateShapes(run), "wndlimit_autocork_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::pass);
+        QVERIFY2(s.measured.find("+40.00% at 8192 B") != std::string::npos, s.measured.c_str());
+        run.bw[2][1] = bw(380);
+        QCOMPARE(byKey(evaluateShapes(run), "wndlimit_autocork_bw").verdict, ShapeVerdict::miss);
+        // The no-cork baseline is not what patch #5's commit compared against.
+        QCOMPARE(byKey(evaluateShapes(run), "wndlimit_bw").verdict, ShapeVerdict::notMeasured);
+    }
+
     void counterRatiosArePerMessageFromBothEnds() {
         DatapathRun run = runWith({"nocork", "drain"}, {64, 4096});
         // nocork: (600 + 400) / 1000 = 1 wake-up per message; drain: (200 + 200) / 1000 = 0.4.
@@ -117,7 +131,7 @@ private slots:
         DatapathRun run = runWith({"nocork", "txdefer"}, {64});
         run.bw[0] = {bw(100), bw(100)};  // no counters at all
         const auto shapes = evaluateShapes(run);
-        QCOMPARE(shapes.size(), size_t(7));
+        QCOMPARE(shapes.size(), size_t(8));
         const ShapeResult& defer = byKey(shapes, "txdefer_pushes");
         QCOMPARE(defer.verdict, ShapeVerdict::notMeasured);
         QVERIFY2(defer.measured.find(std::string("no counter ") + kCompletionPushesCounter) != std::string::npos,
