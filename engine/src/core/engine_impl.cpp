@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +26,8 @@ namespace {
 // on about one round trip in five. The background thread checks back this
 // often while it does not watch the channel.
 constexpr uint64_t kChannelGraceMs = 5;
+// Timer slack of a thread that waits in the engine (threadEventFd()).
+constexpr unsigned long kWaiterTimerSlackNs = 1000;
 // Grace between a TCP hang-up and the abort: the peer's closing CDC travels
 // over the fabric and may trail its FIN on loopback.
 constexpr uint64_t kHangupGraceMs = 200;
@@ -34,6 +37,13 @@ constexpr uint64_t kBgTagChannel = ~0ull - 1;
 int threadEventFd() {
     // One eventfd per thread, kept for the thread's life: a sleeper's wake-up line.
     struct Holder {
+        Holder() {
+            // A sleep bounded by the sim's next due time must end at that
+            // time: the "RNIC" delivers then. The default 50 us timer slack
+            // of a normal thread let every such wake-up come up to 50 us
+            // late (an interrupt on real hardware is not late).
+            ::prctl(PR_SET_TIMERSLACK, kWaiterTimerSlackNs);
+        }
         int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         ~Holder() {
             if (fd >= 0) ::close(fd);
