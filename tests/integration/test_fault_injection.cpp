@@ -287,19 +287,21 @@ private slots:
         const uint64_t total = 16ull << 20;
         const FaultRun r = runWithFault(Fault::failNextPost, Where::sender, 0, total, 1 << 20, kIoTimeoutMs,
                                         maxLinks.toStdString());
+        qInfo("sender: %llu failover(s), %llu CDC(s) handled from the retired link, %llu abort(s)",
+              static_cast<unsigned long long>(r.senderStats.linkFailovers),
+              static_cast<unsigned long long>(r.senderStats.retiredLinkCdcs),
+              static_cast<unsigned long long>(r.senderStats.connectionsAborted));
         checkCommon(r, total);
         if (maxLinks == "2") {
-            // The second link should take the stream over: every byte arrives
-            // once. Under ASan the failover was seen to lose a race about 1 run
-            // in 2 and abort instead (an open engine defect); the contract
-            // that must always hold is a correct recovery or an error on both
-            // sides, never a hang or a silent loss.
-            if (r.receiver.eof && r.receiver.bytes == total) {
-                QCOMPARE(r.senderStats.linkFailovers, 1ull);
-            } else {
-                qWarning("failed post with two links ended in an abort, not a failover: %s", qPrintable(r.text()));
-                QVERIFY2(!r.receiver.eof && r.sender.failed(), qPrintable(r.text()));
-            }
+            // The second link takes the stream over: every byte arrives once,
+            // never an abort. A CDC the receiver sent just as the sender's QP
+            // went to ERR may complete on the dead link after the failover;
+            // it is still handled (smcr.retired_link_cdcs), so the receiver's
+            // failover validation, which counts it as delivered, passes.
+            QVERIFY2(r.receiver.eof && r.receiver.bytes == total, qPrintable("no failover: " + r.text()));
+            QVERIFY2(!r.sender.failed() && !r.receiver.failed(), qPrintable(r.text()));
+            QCOMPARE(r.senderStats.linkFailovers, 1ull);
+            QCOMPARE(r.senderStats.connectionsAborted, 0ull);
         } else {
             // The sender aborts and shuts its TCP socket down, so the
             // receiver learns it too (a reset) instead of waiting forever.

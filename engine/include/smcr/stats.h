@@ -75,6 +75,7 @@ struct EngineStats {
     uint64_t addLinkFailed = 0;       // ADD_LINK flows rejected by the peer or timed out
     uint64_t linkFailovers = 0;       // connections of a lost link moved to the surviving one
     uint64_t failoverConns = 0;       // connections moved by those failovers
+    uint64_t retiredLinkCdcs = 0;     // CDCs a lost link took in before it went down, handled after the switch
     uint64_t rkeysConfirmed = 0;      // our RMBs the peer confirmed by CONFIRM_RKEY
     uint64_t rkeysDeleted = 0;        // our RMBs the peer dropped by DELETE_RKEY
     uint64_t linksActive = 0;         // gauge: links carrying or standing by now

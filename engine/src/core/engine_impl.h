@@ -228,6 +228,15 @@ private:
     void announceRmbLocked(LinkGroup& lgr, Connection& conn);
     void withdrawRmbLocked(LinkGroup& lgr, Connection& conn);
     void dropStandbyLocked(LinkGroup& lgr);
+    // engine_retired_link.cpp: a lost link is kept as the group's retired
+    // link so that CDCs it received before it went down are still handled
+    // when their completions come after the switch; everything else of it
+    // is ignored. onRetired...: true when the completion was the retired
+    // link's (and is handled).
+    void retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link);
+    void freeRetiredLinkLocked(LinkGroup& lgr);
+    bool onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
+                                   bool recv);
     void addLinkStatsLocked(EngineStats& out) const;
     // The standby link failed: its connections move to the primary, it is
     // dropped and the peer hears of it over the primary.

@@ -560,13 +560,10 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
     MultiLink& multi = lgr->multi;
     std::unique_ptr<LinkPath> old = std::move(multi.standby);
     swapPrimary(*lgr, *old, m_port.portNum);
-    // The dead link: flush and forget it; completions still queued for its
-    // QP find no group and are ignored.
-    if (old->qp) {
-        (void)old->qp->setError();
-        m_lgrByQpn.erase(old->qp->qpn());
-    }
-    old.reset();
+    // The dead link is retired: its flushed WRs are ignored, but a CDC it
+    // took in before it went down is still handled when its completion
+    // comes after this switch (engine_retired_link.cpp).
+    retireLinkLocked(*lgr, std::move(old));
     multi.flow.reset();
     ++m_stats.linksDown;
     ++m_stats.linkFailovers;
@@ -688,13 +685,9 @@ void EngineImpl::dropStandbyLocked(LinkGroup& lgr) {
     // Nobody may keep sending on it (callers that may find connections on it
     // moved them already and service their validations).
     if (!lgr.terminated) moveConnsOffStandbyLocked(lgr);
-    if (multi.standby) {
-        if (multi.standby->qp) {
-            (void)multi.standby->qp->setError();
-            m_lgrByQpn.erase(multi.standby->qp->qpn());
-        }
-        multi.standby.reset();
-    }
+    // Retired like a failed-over link (a CDC of a connection balanced onto
+    // it may still complete); with the group, the retired link goes too.
+    if (multi.standby || lgr.terminated) retireLinkLocked(lgr, std::move(multi.standby));
     multi.flow.reset();
     multi.peerRkeys.clear();
     multi.announcedRmbs.clear();

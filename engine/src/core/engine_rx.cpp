@@ -43,6 +43,7 @@ void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
     auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
     if (!lgr) return;  // a terminated group's flushed WRs
+    if (onRetiredCompletionLocked(lgr, wc, false)) return;  // a lost link's (engine_retired_link.cpp)
     if (onStandbyCompletionLocked(lgr, wc, false)) return;  // the added link (engine_links.cpp)
     if (wc.status != fabric::WcStatus::success) {
         // RETRY_EXC (peer gone), RNR_RETRY_EXC, FLUSH: the link is lost;
@@ -88,6 +89,7 @@ void EngineImpl::onRecvCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
     auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
     if (!lgr) return;
+    if (onRetiredCompletionLocked(lgr, wc, true)) return;  // a CDC a lost link still took in
     if (onStandbyCompletionLocked(lgr, wc, true)) return;
     if (wc.status != fabric::WcStatus::success) {
         if (primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) return;

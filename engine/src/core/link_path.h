@@ -6,8 +6,8 @@
 // (qp, recvBuffers, link, ...). A second link added by ADD_LINK is a hot
 // standby here: it runs LLC (CONFIRM_LINK, TEST_LINK) and takes over the
 // first link's connections when that one fails; then its fields are swapped into
-// LinkGroup's (swapPrimary) and the dead link is destroyed. New connections
-// are balanced over both links like the kernel's (Connection::wantStandby):
+// LinkGroup's (swapPrimary) and the dead link is retired (MultiLink::retired).
+// New connections are balanced over both links like the kernel's (Connection::wantStandby):
 // a connection on the added link sends its RDMA WRITEs and CDCs there
 // (link_send_side.h), and moves back with a failover validation when the
 // added link is lost.
@@ -58,6 +58,10 @@ struct LinkPath {
 struct MultiLink {
     std::unique_ptr<LinkPath> standby;   // the added link (being added or active)
     std::unique_ptr<AddLinkFlow> flow;   // the ADD_LINK flow that built it
+    // The last link lost from this group, kept (QP in ERR, receive buffers)
+    // so that CDCs it received before it went down are still handled when
+    // their completions come after the switch (engine_retired_link.cpp).
+    std::unique_ptr<LinkPath> retired;
     RkeyTable peerRkeys;                 // the peer's RMBs on the standby link
     std::set<uint32_t> announcedRmbs;    // our RMB pool ids the peer knows on it
     std::deque<std::weak_ptr<Connection>> validationQueue;  // failover CDCs waiting for a send slot

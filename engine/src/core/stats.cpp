@@ -94,6 +94,7 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.add_link_failed", addLinkFailed},
         {"smcr.link_failovers", linkFailovers},
         {"smcr.failover_conns", failoverConns},
+        {"smcr.retired_link_cdcs", retiredLinkCdcs},
         {"smcr.rkeys_confirmed", rkeysConfirmed},
         {"smcr.rkeys_deleted", rkeysDeleted},
         {"smcr.links_active", linksActive},
