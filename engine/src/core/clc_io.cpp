@@ -100,6 +100,66 @@ ClcRead readClc(int fd, int timeoutMs) {
     return out;
 }
 
+namespace {
+
+// Appends bytes to *prefix until it holds `want`, EOF or the deadline.
+// Reads never ask for more than is missing: what follows the message is not
+// the CLC reader's. Returns the ClcReadStatus to stop with, or ok.
+ClcReadStatus fillTo(int fd, std::vector<uint8_t>* prefix, size_t want, uint64_t deadlineNs) {
+    while (prefix->size() < want) {
+        const size_t have = prefix->size();
+        prefix->resize(want);
+        const ssize_t n = ::recv(fd, prefix->data() + have, want - have, MSG_DONTWAIT);
+        prefix->resize(have + (n > 0 ? static_cast<size_t>(n) : 0));
+        if (n == 0) return ClcReadStatus::closed;
+        if (n > 0) continue;
+        if (errno != EAGAIN && errno != EINTR) return ClcReadStatus::error;
+        const uint64_t now = monotonicNs();
+        if (now >= deadlineNs) return ClcReadStatus::timeout;
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, static_cast<int>((deadlineNs - now + 999999) / 1000000));
+    }
+    return ClcReadStatus::ok;
+}
+
+}  // namespace
+
+ClcRead readClc(int fd, int timeoutMs, std::vector<uint8_t>* prefix) {
+    if (prefix == nullptr || prefix->empty()) return readClc(fd, timeoutMs);
+    ClcRead out;
+    if (!startsLikeEyecatcher(prefix->data(), prefix->size())) {
+        out.status = ClcReadStatus::notClc;
+        return out;
+    }
+    const uint64_t deadline = monotonicNs() + uint64_t(timeoutMs) * 1000000;
+    out.status = fillTo(fd, prefix, wire::kClcHeaderBytes, deadline);
+    if (out.status != ClcReadStatus::ok) {
+        if (out.status == ClcReadStatus::error) out.detail = std::strerror(errno);
+        return out;
+    }
+    if (!startsLikeEyecatcher(prefix->data(), prefix->size())) {
+        out.status = ClcReadStatus::notClc;
+        return out;
+    }
+    auto h = wire::peekClcHeader(std::span<const uint8_t>(prefix->data(), wire::kClcHeaderBytes));
+    if (!h) {
+        out.status = ClcReadStatus::malformed;
+        out.detail = h.error().message;
+        return out;
+    }
+    out.header = h.value();
+    const size_t total = std::max<size_t>(out.header.lengthBytes, wire::kClcHeaderBytes);
+    out.status = fillTo(fd, prefix, total, deadline);
+    if (out.status != ClcReadStatus::ok) {
+        // As readClc: a message cut short is a timeout or a close.
+        if (out.status == ClcReadStatus::error) out.status = ClcReadStatus::closed;
+        return out;
+    }
+    out.bytes.assign(prefix->begin(), prefix->begin() + static_cast<std::ptrdiff_t>(total));
+    prefix->erase(prefix->begin(), prefix->begin() + static_cast<std::ptrdiff_t>(total));
+    return out;
+}
+
 Status writeAllTcp(int fd, std::span<const uint8_t> bytes) {
     size_t done = 0;
     while (done < bytes.size()) {

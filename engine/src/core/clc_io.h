@@ -25,6 +25,11 @@ struct ClcRead {
 // Waits up to timeoutMs for one CLC message. Bytes that do not start with an
 // SMC eyecatcher are left unread (notClc) so a fallback loses nothing.
 ClcRead readClc(int fd, int timeoutMs);
+// The same after the listener's sort already took the first bytes off the
+// socket (smc_detect.h readSmcClient): the message is assembled from
+// *prefix, then the socket. On ok its bytes leave *prefix; otherwise every
+// byte read stays there (a fallback hands them to the application).
+ClcRead readClc(int fd, int timeoutMs, std::vector<uint8_t>* prefix);
 Status writeAllTcp(int fd, std::span<const uint8_t> bytes);
 // True when fd has bytes (or EOF) to read right now.
 bool tcpReadable(int fd);

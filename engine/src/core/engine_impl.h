@@ -98,7 +98,9 @@ public:
     // Client side over a connected TCP socket: CLC + LLC, or fallback.
     Result<std::shared_ptr<SocketImpl>> clientHandshake(int tcpFd, const std::string& peerName);
     // Server side for an accepted TCP socket whose first bytes are a CLC Proposal.
-    std::shared_ptr<SocketImpl> serverHandshake(int tcpFd, const std::string& peerName);
+    // prefix: the client's first bytes, already read by the listener's sort.
+    std::shared_ptr<SocketImpl> serverHandshake(int tcpFd, const std::string& peerName,
+                                                std::vector<uint8_t> prefix = {});
     // Counts a fallback of a socket that never started the handshake.
     void countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error);
 

@@ -16,9 +16,11 @@ Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason rea
     return writeAllTcp(fd, bytes);
 }
 
-ClcReceived receiveClc(int fd, int timeoutMs) {
+ClcReceived receiveClc(int fd, int timeoutMs) { return receiveClc(fd, timeoutMs, nullptr); }
+
+ClcReceived receiveClc(int fd, int timeoutMs, std::vector<uint8_t>* prefix) {
     ClcReceived out;
-    const ClcRead read = readClc(fd, timeoutMs);
+    const ClcRead read = readClc(fd, timeoutMs, prefix);
     switch (read.status) {
         case ClcReadStatus::ok: break;
         case ClcReadStatus::timeout: out.failure = HandshakeEventKind::timeout; return out;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <smcr/wire/clc.h>
 #include <smcr/wire/llc.h>
@@ -28,6 +29,8 @@ struct ClcReceived {
     const wire::ClcMessage& value() const { return *message; }
 };
 ClcReceived receiveClc(int fd, int timeoutMs);
+// The same with bytes the listener already read off fd (clc_io.h).
+ClcReceived receiveClc(int fd, int timeoutMs, std::vector<uint8_t>* prefix);
 
 // Waits (driving progress) until `flag` is set on lgr, a CLC Decline shows
 // up on the TCP socket, or the timeout passes. Returns the flag.

@@ -10,7 +10,8 @@
 
 namespace smcr::core {
 
-std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::string& peerName) {
+std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::string& peerName,
+                                                        std::vector<uint8_t> prefix) {
     std::lock_guard pending(m_serverLgrPending);
     auto self = shared_from_this();
     Handshake hs(HandshakeRole::server);
@@ -27,7 +28,11 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
             if (lgr && newLgr) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, false);
         }
         countFallback(HandshakeRole::server, a.fallbackReason, a.peerReason, a.handshakeError);
-        return std::make_shared<SocketImpl>(self, fd, peerName, a.fallbackReason, a.peerReason);
+        auto sock = std::make_shared<SocketImpl>(self, fd, peerName, a.fallbackReason, a.peerReason);
+        // Bytes the sort read that no CLC message took: the application's, as
+        // if they had been left on the socket.
+        if (!prefix.empty()) sock->setPrefix(std::move(prefix));
+        return sock;
     };
     auto eventOf = [](HandshakeEventKind kind) {
         HandshakeEvent e;
@@ -52,7 +57,7 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
 
     hs.on(eventOf(HandshakeEventKind::start));
     const int clcWaitMs = static_cast<int>(m_settings.get(SettingId::clcWaitMs));
-    ClcReceived msg = receiveClc(fd, clcWaitMs);
+    ClcReceived msg = receiveClc(fd, clcWaitMs, &prefix);
     if (!msg) return fallBack(hs.on(eventOf(msg.failure)));
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
     const auto* proposal = std::get_if<wire::ClcProposal>(&msg.value());
@@ -111,7 +116,7 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
         return fallBack(hs.on(e));
     }
 
-    msg = receiveClc(fd, clcWaitMs);
+    msg = receiveClc(fd, clcWaitMs, &prefix);
     if (!msg) {
         // After our Accept, anything but a CLC message is a broken peer (CNFERR).
         const bool timedOut = msg.failure == HandshakeEventKind::timeout;

@@ -1,8 +1,8 @@
 // accept() with lab.fast_fallback on: the calling thread sorts connections
 // itself, so a plain TCP client costs what it costs a kernel TCP server's
-// accept() (one wake-up of the thread that will serve it) plus one peek of
-// its first bytes; no acceptor or worker thread hands it over (seed 003: the
-// fallback accept queue that skips the SMC work item, 98.7% of TCP).
+// accept() (one wake-up of the thread that will serve it); no acceptor or
+// worker thread hands it over (seed 003: the fallback accept queue that
+// skips the SMC work item, 98.7% of TCP).
 //
 // The caller never blocks on one socket: it sleeps on the listening socket
 // and the listener's wake-up eventfd (a socket queued by the handshake
@@ -10,8 +10,11 @@
 // undecided sockets (a client whose first bytes are still on their way), in
 // poll() on those too, and sorts whatever is ready. A plain TCP client it
 // sorted is returned directly, never queued. Per connection that is the
-// wake-up, accept4() and one MSG_PEEK recv(); the accept4() that would only
-// find the queue empty is skipped while connections come one at a time.
+// wake-up, accept4() and one recv() that takes the client's first bytes
+// (the socket serves them to the application's first reads, rx_prefix.h),
+// so a request that fits costs no more syscalls than with a TCP listener;
+// the accept4() that would only find the queue empty is skipped while
+// connections come one at a time.
 // Undecided sockets it still holds when it returns go to the acceptor,
 // which watches them until they decide or lab.clc_detect_ms ends.
 // Sockets already queued are served first, so SMC clients finished by the
@@ -93,15 +96,11 @@ Result<std::shared_ptr<SocketImpl>> ListenerImpl::acceptSorting(uint64_t deadlin
         const uint64_t now = monotonicNs();
         for (size_t i = 0; i < mine.size();) {
             // acceptOne() just looked at the ones it added.
+            // The sort's reads take every byte there is (half an eyecatcher,
+            // half a Proposal), so an undecided socket does not keep poll()
+            // spinning.
             const bool decided = i < older && decide(mine[i], now >= mine[i].deadlineNs, &direct);
-            if (decided || mine[i].partial) {
-                // Half an eyecatcher or half a Proposal keeps the socket
-                // readable: poll() would spin, the acceptor's epoll waits
-                // for the next bytes.
-                if (!decided) {
-                    std::lock_guard sort(m_sortMutex);
-                    adoptLocked(std::move(mine[i]));
-                }
+            if (decided) {
                 mine.erase(mine.begin() + static_cast<std::ptrdiff_t>(i));
                 sorted = true;
                 if (direct) break;

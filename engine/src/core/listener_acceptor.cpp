@@ -22,6 +22,7 @@
 
 #include <cerrno>
 #include <iterator>
+#include <span>
 #include <vector>
 
 #include <smcr/wire/clc.h>
@@ -162,7 +163,7 @@ std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne(std:
     // limit_smc_hs never lets a client wait behind a congested worker,
     // whichever path sorts the others.
     if (!fast && !(settings.get(SettingId::limitSmcHs) != 0 && hsCongested())) {
-        queueHandshake({fd, peerNameOf(peer), true});
+        queueHandshake({fd, peerNameOf(peer), true, {}});
         return std::optional<Pending>();
     }
     Pending p;
@@ -174,22 +175,20 @@ std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne(std:
 }
 
 bool ListenerImpl::decide(Pending& p, bool expired, std::shared_ptr<SocketImpl>* direct) {
-    if (p.declining) {
-        p.partial = true;
-        return continueDecline(p, expired);
-    }
-    size_t peeked = 0;
-    const DetectResult r = peekSmcClient(p.fd, &peeked);
-    p.partial = peeked > 0;
+    if (p.declining) return continueDecline(p, expired);
+    // One consuming read decides (no MSG_PEEK): a plain TCP client's bytes
+    // go to the application with its socket; an SMC client's to the CLC
+    // reader. Every byte there was is taken, so an undecided socket is not
+    // readable again until more come: no level-triggered wait spins on it.
+    const DetectResult r = readSmcClient(p.fd, p.prefix);
     switch (r) {
         case DetectResult::smc:
             if (m_engine->settings().get(SettingId::limitSmcHs) != 0 && hsCongested()) {
                 p.declining = true;
-                p.partial = true;
                 return continueDecline(p, expired);
             }
             unwatch(p);
-            queueHandshake({p.fd, p.peer, false});
+            queueHandshake({p.fd, p.peer, false, std::move(p.prefix)});
             return true;
         case DetectResult::plainTcp:
         case DetectResult::closed:
@@ -211,51 +210,66 @@ bool ListenerImpl::decide(Pending& p, bool expired, std::shared_ptr<SocketImpl>*
 // PEERNOSMC on both counts: what the kernel counts for a connection whose
 // SYN-ACK lacked the option.
 bool ListenerImpl::continueDecline(Pending& p, bool expired) {
-    uint8_t header[wire::kClcHeaderBytes];
-    const ssize_t n = ::recv(p.fd, header, sizeof header, MSG_PEEK | MSG_DONTWAIT);
-    if (n == static_cast<ssize_t>(sizeof header)) {
-        auto h = wire::peekClcHeader(header);
-        if (!h) {
-            unwatch(p);
-            queueHandshake({p.fd, p.peer, false});  // malformed: the worker declines it (CNFERR)
-            return true;
-        }
-        std::vector<uint8_t> bytes(h->lengthBytes);
-        const ssize_t m = ::recv(p.fd, bytes.data(), bytes.size(), MSG_PEEK | MSG_DONTWAIT);
-        if (m == static_cast<ssize_t>(bytes.size())) {
-            auto msg = wire::decodeClc(bytes);
-            if (!msg || !std::holds_alternative<wire::ClcProposal>(msg.value())) {
+    // Read what the Proposal still lacks, never more (bytes after it are the
+    // application's). A read that comes up short took all there was, so
+    // the edge-triggered watch fires again on the next bytes.
+    bool ended = false;  // EOF or a broken socket
+    size_t want = wire::kClcHeaderBytes;
+    for (;;) {
+        if (p.prefix.size() >= wire::kClcHeaderBytes) {
+            auto h = wire::peekClcHeader(std::span<const uint8_t>(p.prefix.data(), wire::kClcHeaderBytes));
+            if (!h || h->lengthBytes < wire::kClcHeaderBytes) {
                 unwatch(p);
-                queueHandshake({p.fd, p.peer, false});  // a Decline or garbage: the handshake's rules apply
+                // Malformed: the worker declines it (CNFERR).
+                queueHandshake({p.fd, p.peer, false, std::move(p.prefix)});
                 return true;
             }
-            // Whole and peeked, so this read cannot block or come up short.
+            want = h->lengthBytes;
+            if (p.prefix.size() >= want) break;  // whole
+        }
+        const size_t have = p.prefix.size();
+        p.prefix.resize(want);
+        const ssize_t n = ::recv(p.fd, p.prefix.data() + have, want - have, MSG_DONTWAIT);
+        p.prefix.resize(have + (n > 0 ? static_cast<size_t>(n) : 0));
+        if (n == static_cast<ssize_t>(want - have)) continue;
+        ended = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+        break;
+    }
+    if (p.prefix.size() >= wire::kClcHeaderBytes && p.prefix.size() >= want) {
+        const auto whole = std::span<const uint8_t>(p.prefix.data(), want);
+        auto msg = wire::decodeClc(whole);
+        if (!msg || !std::holds_alternative<wire::ClcProposal>(msg.value())) {
             unwatch(p);
-            [[maybe_unused]] const ssize_t taken = ::recv(p.fd, bytes.data(), bytes.size(), MSG_DONTWAIT);
-            const auto reason = wire::DeclineReason::peerNoSmc;
-            (void)sendDecline(p.fd, m_engine->systemId(), reason, false);  // best effort, as in the handshake
-            m_engine->countFallback(HandshakeRole::server, static_cast<uint32_t>(reason), 0, false);
-            {
-                std::lock_guard lock(m_engine->mutex());
-                ++m_engine->statsLocked().limitHsFallbacks;
-            }
-            queueReady(AcceptSource::fastPath,
-                       std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, static_cast<uint32_t>(reason), 0));
+            // A Decline or garbage: the handshake's rules apply.
+            queueHandshake({p.fd, p.peer, false, std::move(p.prefix)});
             return true;
         }
+        unwatch(p);
+        p.prefix.erase(p.prefix.begin(), p.prefix.begin() + static_cast<std::ptrdiff_t>(want));
+        const auto reason = wire::DeclineReason::peerNoSmc;
+        (void)sendDecline(p.fd, m_engine->systemId(), reason, false);  // best effort, as in the handshake
+        m_engine->countFallback(HandshakeRole::server, static_cast<uint32_t>(reason), 0, false);
+        {
+            std::lock_guard lock(m_engine->mutex());
+            ++m_engine->statsLocked().limitHsFallbacks;
+        }
+        auto sock = std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, static_cast<uint32_t>(reason), 0);
+        if (!p.prefix.empty()) sock->setPrefix(std::move(p.prefix));
+        queueReady(AcceptSource::fastPath, std::move(sock));
+        return true;
     }
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) || expired) {
+    if (ended || expired) {
         // Gone, broken, or still partial after lab.clc_detect_ms: the worker's
         // CLC reader waits out the rest and declines with the usual reason.
         unwatch(p);
-        queueHandshake({p.fd, p.peer, false});
+        queueHandshake({p.fd, p.peer, false, std::move(p.prefix)});
         return true;
     }
     return false;
 }
 
-void ListenerImpl::queuePlain(const Pending& p, bool fastPath, std::shared_ptr<SocketImpl>* direct) {
-    // Plain TCP client: nothing was read, the application gets every byte.
+void ListenerImpl::queuePlain(Pending& p, bool fastPath, std::shared_ptr<SocketImpl>* direct) {
+    // Plain TCP client: the application gets every byte, those the sort read first.
     // Counted as countFallback() would, in one lock with the fast-path count.
     const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
     {
@@ -266,6 +280,7 @@ void ListenerImpl::queuePlain(const Pending& p, bool fastPath, std::shared_ptr<S
         if (fastPath) ++stats.fastFallbackAccepts;
     }
     auto sock = std::make_shared<SocketImpl>(m_engine, p.fd, p.peer, reason, 0);
+    if (!p.prefix.empty()) sock->setPrefix(std::move(p.prefix));
     if (direct != nullptr) {
         // The caller in accept() returns it: no queue, no wake-up.
         *direct = std::move(sock);

@@ -35,7 +35,7 @@ void ListenerImpl::handshakeLoop() {
                 continue;
             }
         }
-        queueReady(AcceptSource::handshake, m_engine->serverHandshake(job.fd, job.peer));
+        queueReady(AcceptSource::handshake, m_engine->serverHandshake(job.fd, job.peer, std::move(job.prefix)));
     }
 }
 

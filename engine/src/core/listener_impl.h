@@ -73,14 +73,17 @@ private:
         uint64_t deadlineNs = 0;  // lab.clc_detect_ms after accept: silence means plain TCP
         std::string peer;
         bool declining = false;   // limit_smc_hs: waiting for the whole Proposal to decline it
-        bool partial = false;     // undecided with bytes there: only an edge-triggered wait fits
         bool watched = false;     // in the acceptor's epoll set (removed before the fd is handed on)
+        // The client's first bytes, taken off the socket by the sort
+        // (smc_detect.h readSmcClient): the application's or the CLC reader's.
+        std::vector<uint8_t> prefix;
     };
     // A connection for the handshake worker.
     struct HsJob {
         int fd = -1;
         std::string peer;
         bool detect = false;  // fast fallback off: the worker decides SMC or TCP too
+        std::vector<uint8_t> prefix;  // first bytes the sort read (the start of a CLC message)
     };
 
     // listener_acceptor.cpp
@@ -93,7 +96,7 @@ private:
     // True when the connection was handed on (fast-path queue, `direct`, or handshake).
     bool decide(Pending& p, bool expired, std::shared_ptr<SocketImpl>* direct = nullptr);
     bool continueDecline(Pending& p, bool expired);
-    void queuePlain(const Pending& p, bool fastPath, std::shared_ptr<SocketImpl>* direct = nullptr);
+    void queuePlain(Pending& p, bool fastPath, std::shared_ptr<SocketImpl>* direct = nullptr);
     // The acceptor watches p from now on (caller holds m_sortMutex).
     void adoptLocked(Pending p);
     void forgetLocked(std::map<int, Pending>::iterator it);

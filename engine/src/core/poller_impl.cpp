@@ -80,6 +80,12 @@ Status PollerImpl::add(std::shared_ptr<SocketImpl> sock, uint32_t events, void* 
             return fail(makeSystemError("epoll_ctl add", errno));
         }
         ++m_kernelCount;
+        if (sock->hasPrefix()) {
+            m_prefixed.insert(key);
+            // A foreign event loop learns of them through fd().
+            const uint64_t one = 1;
+            [[maybe_unused]] const ssize_t w = ::write(m_watchFd, &one, sizeof one);
+        }
     }
     e.sock = std::move(sock);
     e.events = events;
@@ -124,6 +130,7 @@ Status PollerImpl::remove(const void* target) {
         ::epoll_ctl(m_kernelEpollFd, EPOLL_CTL_DEL, it->second.sock->tcpFd(), nullptr);
         --m_kernelCount;
     }
+    m_prefixed.erase(target);
     m_entries.erase(it);
     return {};
 }
@@ -149,12 +156,35 @@ size_t PollerImpl::scanLocked(std::span<PollerEventImpl> out, bool userSpace) {
         for (auto it = from; it != m_entries.end() && n < out.size(); ++it) visit(it->first, it->second);
         for (auto it = m_entries.begin(); it != from && n < out.size(); ++it) visit(it->first, it->second);
     }
+    // Fallback sockets with held first bytes: readable whatever their
+    // kernel socket says (the bytes left it when the listener sorted them).
+    const size_t heldFrom = n;
+    for (auto pit = m_prefixed.begin(); pit != m_prefixed.end() && n < out.size();) {
+        auto it = m_entries.find(*pit);
+        if (it == m_entries.end() || !it->second.sock->hasPrefix()) {
+            pit = m_prefixed.erase(pit);
+            continue;
+        }
+        const uint32_t ready = it->second.sock->readinessLocked() & (it->second.events | kAlways);
+        if (ready != 0) out[n++] = {it->second.userData, ready};
+        ++pit;
+    }
+    if (n > heldFrom) {
+        // Level-triggered for a foreign event loop too: fd() stays readable
+        // while the bytes are held.
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t w = ::write(m_watchFd, &one, sizeof one);
+    }
+    const size_t heldTo = n;
     if (m_kernelCount > 0 && n < out.size()) {
         epoll_event evs[64];
         const int k = ::epoll_wait(m_kernelEpollFd, evs, static_cast<int>(std::min<size_t>(64, out.size() - n)), 0);
         for (int i = 0; i < k; ++i) {
             auto it = m_entries.find(evs[i].data.ptr);
             if (it == m_entries.end()) continue;
+            bool reported = false;  // already above, for its held bytes
+            for (size_t j = heldFrom; j < heldTo && !reported; ++j) reported = out[j].userData == it->second.userData;
+            if (reported && m_prefixed.count(it->first) != 0) continue;
             out[n++] = {it->second.userData, fromEpoll(evs[i].events) & (it->second.events | kAlways)};
         }
     }

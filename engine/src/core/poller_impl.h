@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <span>
 
@@ -58,6 +59,10 @@ private:
     int m_foreignEpollFd = -1;  // channel + m_watchFd + m_kernelEpollFd
     bool m_wakeup = false;
     size_t m_kernelCount = 0;
+    // Fallback sockets holding first bytes the listener read (rx_prefix.h):
+    // readable though their kernel socket may not be, so every scan looks
+    // at them until the bytes are gone.
+    std::set<const void*> m_prefixed;
 };
 
 }  // namespace smcr::core

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -33,6 +34,24 @@ DetectResult peekSmcClient(int fd, size_t* peekedBytes) {
     const bool smcd = std::memcmp(first, wire::kEyecatcherSmcd.data(), len) == 0;
     if (!smcr && !smcd) return DetectResult::plainTcp;
     return len == sizeof first ? DetectResult::smc : DetectResult::silent;
+}
+
+DetectResult readSmcClient(int fd, std::vector<uint8_t>& prefix) {
+    uint8_t bytes[kFirstReadBytes];
+    const size_t room = prefix.size() < sizeof bytes ? sizeof bytes - prefix.size() : 0;
+    ssize_t n = 0;
+    if (room > 0) {
+        n = ::recv(fd, bytes, room, MSG_DONTWAIT);
+        if (n > 0) prefix.insert(prefix.end(), bytes, bytes + n);
+    }
+    if (n == 0 && room > 0) return DetectResult::closed;
+    if (n < 0 && errno != EAGAIN && errno != EINTR) return DetectResult::closed;
+    if (prefix.empty()) return DetectResult::silent;
+    const size_t len = std::min<size_t>(prefix.size(), 4);
+    const bool smcr = std::memcmp(prefix.data(), wire::kEyecatcherSmcr.data(), len) == 0;
+    const bool smcd = std::memcmp(prefix.data(), wire::kEyecatcherSmcd.data(), len) == 0;
+    if (!smcr && !smcd) return DetectResult::plainTcp;
+    return len == 4 ? DetectResult::smc : DetectResult::silent;
 }
 
 DetectResult detectSmcClient(int fd, int timeoutMs) {

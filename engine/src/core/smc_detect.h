@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace smcr::core {
 
@@ -30,5 +31,16 @@ DetectResult detectSmcClient(int fd, int timeoutMs);
 // peekedBytes (if given): how many bytes were there (a partial eyecatcher
 // leaves the socket readable, so a level-triggered waiter must not wait on it).
 DetectResult peekSmcClient(int fd, size_t* peekedBytes = nullptr);
+
+// The same decision from a read that consumes, for the fast fallback sort:
+// one non-blocking recv() of up to kFirstReadBytes (less what prefix already
+// holds), its bytes appended to prefix, and the decision taken on all of
+// prefix. The bytes belong to the application if the client is plain TCP
+// (SocketImpl serves them first, rx_prefix.h) and to the CLC reader if it
+// speaks SMC (readClc's prefix). Merging the peek into the application's
+// first read saves one syscall per plain TCP connection; and since every
+// byte there was is taken, an undecided socket is never left readable.
+inline constexpr size_t kFirstReadBytes = 2048;
+DetectResult readSmcClient(int fd, std::vector<uint8_t>& prefix);
 
 }  // namespace smcr::core

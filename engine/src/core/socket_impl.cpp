@@ -193,6 +193,9 @@ Result<size_t> SocketImpl::recv(void* data, size_t len, int flags) {
     const bool dontWait = nonBlocking() || (flags & MSG_DONTWAIT) != 0;
     const bool peek = (flags & MSG_PEEK) != 0;
     if (!smc()) {
+        // Bytes the listener read while sorting come first (a short read,
+        // as recv() may return; the kernel's bytes follow on the next call).
+        if (const size_t n = m_prefix.take(data, len, peek); n > 0) return n;
         const int timeoutMs = m_timeoutMs.load(std::memory_order_relaxed);
         if (!dontWait && timeoutMs > 0 && !waitFd(m_tcpFd, POLLIN, timeoutMs)) {
             return fail(Errc::timedOut, "recv timed out");
@@ -292,6 +295,7 @@ void SocketImpl::close() {
     if (!smc()) {
         if (m_tcpFd >= 0) ::close(m_tcpFd);
         m_tcpFd = -1;
+        m_prefix.clear();
         return;
     }
     EngineImpl& engine = *m_engine;
@@ -321,7 +325,7 @@ uint32_t SocketImpl::readinessLocked() const {
     if (!smc()) {
         pollfd p{m_tcpFd, POLLIN | POLLOUT, 0};
         ::poll(&p, 1, 0);
-        return static_cast<uint32_t>(p.revents);
+        return static_cast<uint32_t>(p.revents) | (hasPrefix() ? uint32_t{POLLIN} : 0u);
     }
     const Connection& conn = *m_conn;
     uint32_t ready = 0;
@@ -338,9 +342,11 @@ Result<uint32_t> SocketImpl::waitReady(uint32_t events, int timeoutMs) {
     const uint32_t always = POLLERR | POLLHUP | POLLNVAL;
     if (!smc()) {
         pollfd p{m_tcpFd, static_cast<short>(events), 0};
-        const int n = ::poll(&p, 1, timeoutMs);
+        // Held first bytes are readable now: look, do not sleep.
+        const bool held = (events & POLLIN) != 0 && hasPrefix();
+        const int n = ::poll(&p, 1, held ? 0 : timeoutMs);
         if (n < 0) return fail(makeSystemError("poll", errno));
-        return static_cast<uint32_t>(p.revents);
+        return static_cast<uint32_t>(p.revents) | (held ? uint32_t{POLLIN} : 0u);
     }
     EngineImpl& engine = *m_engine;
     std::unique_lock lock(engine.mutex());

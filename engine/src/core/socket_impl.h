@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <smcr/result.h>
 #include <smcr/stats.h>
 
 #include "engine_impl.h"
+#include "rx_prefix.h"
 
 namespace smcr::core {
 
@@ -57,6 +59,12 @@ public:
 
     ConnectionStats stats();
 
+    // A fallback socket's first bytes, already read by the listener that
+    // sorted it (rx_prefix.h); recv() serves them first. Set before the
+    // socket is handed out.
+    void setPrefix(std::vector<uint8_t> bytes) { m_prefix.set(std::move(bytes)); }
+    bool hasPrefix() const { return !m_prefix.empty(); }
+
 private:
     // send() and sendfile's pieces; notLast: more pieces of this sendfile follow
     // (MSG_SENDPAGE_NOTLAST).
@@ -75,6 +83,7 @@ private:
     std::atomic<bool> m_noDelay{false};
     std::atomic<bool> m_cork{false};
     std::atomic<bool> m_closed{false};
+    RxPrefix m_prefix;
 };
 
 }  // namespace smcr::core
