@@ -11,6 +11,8 @@
 #include <smcr/socket.h>
 #include <smcr/wire/clc.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -276,6 +278,17 @@ private slots:
         QVERIFY(n.ok());
         QCOMPARE(n.value(), size_t{1});
         QVERIFY(poller->remove(a.sock).ok());
+        finish(a);
+    }
+
+    // The sorted socket names its peer as "a.b.c.d:port" (formatted by hand
+    // in the accept path).
+    void peerAddressOfSortedSocket() {
+        Accepted a = acceptAfter({'h', 'i'});
+        sockaddr_in local{};
+        socklen_t len = sizeof local;
+        QCOMPARE(::getsockname(a.client, reinterpret_cast<sockaddr*>(&local), &len), 0);
+        QCOMPARE(a.sock.peerAddress(), "127.0.0.1:" + std::to_string(ntohs(local.sin_port)));
         finish(a);
     }
 

@@ -29,6 +29,11 @@
 namespace smcr::core {
 
 std::shared_ptr<SocketImpl> ListenerImpl::popReady() {
+    // Nothing queued (the common case while plain TCP clients are returned
+    // directly): no lock. A socket queued just after this look is not lost:
+    // the caller counts itself a waiter and looks again under the lock
+    // before it sleeps, and queueReady() writes the eventfd for waiters.
+    if (m_readyCount.load() == 0) return nullptr;
     std::lock_guard lock(m_mutex);
     auto sock = m_ready.pop();
     if (!sock) return nullptr;
