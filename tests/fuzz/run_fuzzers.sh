@@ -62,6 +62,11 @@ for target in "${targets[@]}"; do
         # (the allocation site); detection is unchanged. For full stacks,
         # rerun an artifact with ASAN_OPTIONS=malloc_context_size=30:fast_unwind_on_malloc=0.
         asan_options="malloc_context_size=2${asan_options:+:$asan_options}"
+        # libFuzzer returns the allocator's free memory to the kernel every
+        # wall-clock second by default; on a loaded machine (nice 19, a
+        # fraction of a core) that purge and refaulting the pages took half
+        # of the CPU this process got. RSS stays bounded by -rss_limit_mb.
+        extra+=(-purge_allocator_interval=-1)
     fi
     if [ -n "${FUZZ_RUNS:-}" ]; then
         extra+=(-runs="$FUZZ_RUNS")
