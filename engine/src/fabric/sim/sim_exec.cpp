@@ -279,8 +279,17 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
                 }
                 --w.rnrLeft;
             }
+            // The SEND runs here, at its arrival. The timer value travels in
+            // the NAK's AETH, so the requester starts it only once the NAK
+            // is back (rxe arms rnr_nak_timer in its completer, on the NAK
+            // packet), and the retransmission travels out again: an RNR costs
+            // min_rnr_timer plus one round trip before the responder sees the
+            // SEND again, and the whole send queue behind it waits as long (RC
+            // is in order; the responder drops what follows the NAKed PSN).
+            // The table's value as such, as an RNIC honours it (the seed's
+            // CX4); rxe rounds it up to a jiffy.
             const auto waitNs = static_cast<uint64_t>(rnrTimerMs(static_cast<uint8_t>(peerQp->minRnrTimer.load())) * 1e6);
-            w.retryAtNs = clock.now() + waitNs;
+            w.retryAtNs = clock.now() + waitNs + 2 * m_core->config.link.wireLatencyNs;
             *dueNs = w.retryAtNs;
             return Outcome::stall;
         }
