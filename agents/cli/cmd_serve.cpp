@@ -63,12 +63,7 @@ int runServe(const Args& args) {
             return kExitOk;
         }
         if (takeTransportOption(cursor, transport)) continue;
-        if (auto value = cursor.takeValue("--listen")) {
-            std::string error;
-            listen = parseEndpoint(*value, true, &error);
-            if (!listen) return usageError("serve", "--listen: " + error);
-            continue;
-        }
+        if (takeEndpointOption(cursor, "--listen", true, listen)) continue;
         if (cursor.takeFlag("--json")) {
             json = true;
             continue;

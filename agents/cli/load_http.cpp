@@ -44,6 +44,14 @@ bool parseUrl(const std::string& url, Endpoint* endpoint, std::string* path, std
     return true;
 }
 
+// wrk's spellings.
+const ParamOption kParamOptions[] = {
+    {"--threads", "threads", ParamKind::count},         {"-t", "threads", ParamKind::count},
+    {"--connections", "connections", ParamKind::count}, {"-c", "connections", ParamKind::count},
+    {"--duration", "duration_ms", ParamKind::durationMs}, {"-d", "duration_ms", ParamKind::durationMs},
+    {"--timeout", "timeout_ms", ParamKind::durationMs},
+};
+
 }  // namespace
 
 int loadHttp(const Args& args) {
@@ -56,37 +64,16 @@ int loadHttp(const Args& args) {
     bool latency = false;
     QJsonObject params;
     QJsonArray headers;
-    auto setCount = [&](const char* option, const char* key, const std::string& text) {
-        auto n = parseInt(text);
-        if (!n) cursor.setError(std::string(option) + ": expects a number, got '" + text + "'");
-        else params[key] = static_cast<double>(*n);
-    };
-    auto setTime = [&](const char* option, const char* key, const std::string& text) {
-        auto ms = parseDurationMs(text);
-        if (!ms) cursor.setError(std::string(option) + ": bad time '" + text + "'");
-        else params[key] = static_cast<double>(*ms);
-    };
     while (!cursor.done() && cursor.error().empty()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printHelp();
             return kExitOk;
         }
         if (takeTransportOption(cursor, transport)) continue;
-        if (auto v = cursor.takeValue("--connect")) {
-            std::string error;
-            connect = parseEndpoint(*v, false, &error);
-            if (!connect) return usageError("load", "--connect: " + error);
-            continue;
-        }
+        if (takeEndpointOption(cursor, "--connect", false, connect)) continue;
         if (cursor.takeFlag("--latency")) { latency = true; continue; }
         if (cursor.takeFlag("--json")) { json = true; continue; }
-        if (auto v = cursor.takeValue("--threads")) { setCount("--threads", "threads", *v); continue; }
-        if (auto v = cursor.takeValue("-t")) { setCount("-t", "threads", *v); continue; }
-        if (auto v = cursor.takeValue("--connections")) { setCount("--connections", "connections", *v); continue; }
-        if (auto v = cursor.takeValue("-c")) { setCount("-c", "connections", *v); continue; }
-        if (auto v = cursor.takeValue("--duration")) { setTime("--duration", "duration_ms", *v); continue; }
-        if (auto v = cursor.takeValue("-d")) { setTime("-d", "duration_ms", *v); continue; }
-        if (auto v = cursor.takeValue("--timeout")) { setTime("--timeout", "timeout_ms", *v); continue; }
+        if (takeParamOption(cursor, kParamOptions, params)) continue;
         if (auto v = cursor.takeValue("--header")) { headers.append(QString::fromStdString(*v)); continue; }
         if (auto v = cursor.takeValue("-H")) { headers.append(QString::fromStdString(*v)); continue; }
         if (auto v = cursor.takeValue("--path")) { params["path"] = QString::fromStdString(*v); continue; }

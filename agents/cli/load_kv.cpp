@@ -29,6 +29,13 @@ void printHelp() {
         "  --transport NAME, --transport-opt KEY=VALUE\n");
 }
 
+// redis-benchmark's spellings.
+const ParamOption kParamOptions[] = {
+    {"--threads", "threads", ParamKind::count}, {"-c", "clients", ParamKind::count},
+    {"-n", "requests", ParamKind::count},       {"-P", "pipeline", ParamKind::count},
+    {"-r", "keyspace", ParamKind::count},       {"-d", "data_size", ParamKind::sizeBytes},
+};
+
 }  // namespace
 
 int loadKv(const Args& args) {
@@ -40,37 +47,17 @@ int loadKv(const Args& args) {
     workloads::RedisOutput form = workloads::RedisOutput::full;
     bool json = false;
     QJsonObject params;
-    auto setCount = [&](const char* option, const char* key, const std::string& text) {
-        auto n = parseInt(text);
-        if (!n) cursor.setError(std::string(option) + ": expects a number, got '" + text + "'");
-        else params[key] = static_cast<double>(*n);
-    };
     while (!cursor.done() && cursor.error().empty()) {
         if (cursor.takeFlag("--help")) {
             printHelp();
             return kExitOk;
         }
         if (takeTransportOption(cursor, transport)) continue;
-        if (auto v = cursor.takeValue("--connect")) {
-            std::string error;
-            connect = parseEndpoint(*v, false, &error);
-            if (!connect) return usageError("load", "--connect: " + error);
-            continue;
-        }
+        if (takeEndpointOption(cursor, "--connect", false, connect)) continue;
         if (cursor.takeFlag("-q")) { form = workloads::RedisOutput::quiet; continue; }
         if (cursor.takeFlag("--csv")) { form = workloads::RedisOutput::csv; continue; }
         if (cursor.takeFlag("--json")) { json = true; continue; }
-        if (auto v = cursor.takeValue("--threads")) { setCount("--threads", "threads", *v); continue; }
-        if (auto v = cursor.takeValue("-c")) { setCount("-c", "clients", *v); continue; }
-        if (auto v = cursor.takeValue("-n")) { setCount("-n", "requests", *v); continue; }
-        if (auto v = cursor.takeValue("-P")) { setCount("-P", "pipeline", *v); continue; }
-        if (auto v = cursor.takeValue("-r")) { setCount("-r", "keyspace", *v); continue; }
-        if (auto v = cursor.takeValue("-d")) {
-            auto size = parseSize(*v);
-            if (!size) return usageError("load", "-d: bad size '" + *v + "'");
-            params["data_size"] = static_cast<double>(*size);
-            continue;
-        }
+        if (takeParamOption(cursor, kParamOptions, params)) continue;
         if (auto v = cursor.takeValue("-t")) {
             QJsonArray tests;
             for (const QString& t : QString::fromStdString(*v).toLower().split(',', Qt::SkipEmptyParts)) tests.append(t.trimmed());

@@ -30,6 +30,13 @@ void printHelp(const char* name) {
         name);
 }
 
+// qperf's spellings.
+const ParamOption kParamOptions[] = {
+    {"--msg-size", "msg_size", ParamKind::sizeBytes}, {"-m", "msg_size", ParamKind::sizeBytes},
+    {"--time", "duration_ms", ParamKind::durationMs}, {"-t", "duration_ms", ParamKind::durationMs},
+    {"--warmup", "warmup_ms", ParamKind::durationMs}, {"--timeout", "timeout_ms", ParamKind::durationMs},
+};
+
 }  // namespace
 
 int loadTcp(const Args& args, bool latency) {
@@ -43,26 +50,13 @@ int loadTcp(const Args& args, bool latency) {
     std::vector<uint64_t> sizes;
     QJsonObject params;
     const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
-    auto setDuration = [&](const char* option, const char* key, const std::string& text) {
-        auto ms = parseDurationMs(text);
-        if (!ms) {
-            cursor.setError(std::string(option) + ": bad time '" + text + "'");
-        } else {
-            params[key] = static_cast<double>(*ms);
-        }
-    };
     while (!cursor.done() && cursor.error().empty()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printHelp(name);
             return kExitOk;
         }
         if (takeTransportOption(cursor, transport)) continue;
-        if (auto v = cursor.takeValue("--connect")) {
-            std::string error;
-            connect = parseEndpoint(*v, false, &error);
-            if (!connect) return usageError("load", "--connect: " + error);
-            continue;
-        }
+        if (takeEndpointOption(cursor, "--connect", false, connect)) continue;
         // -oo before -o-like prefixes; -vvu before -vu.
         if (auto v = cursor.takeValue("-oo")) {
             std::string error;
@@ -83,22 +77,7 @@ int loadTcp(const Args& args, bool latency) {
         if (cursor.takeFlag("-vl")) { verbosity.latencyPercentiles = true; continue; }
         if (cursor.takeFlag("-uu")) { verbosity.oneUnit = true; continue; }
         if (cursor.takeFlag("--json")) { json = true; continue; }
-        if (auto v = cursor.takeValue("--msg-size")) {
-            auto size = parseSize(*v);
-            if (!size) return usageError("load", "--msg-size: bad size '" + *v + "'");
-            params["msg_size"] = static_cast<double>(*size);
-            continue;
-        }
-        if (auto v = cursor.takeValue("-m")) {
-            auto size = parseSize(*v);
-            if (!size) return usageError("load", "-m: bad size '" + *v + "'");
-            params["msg_size"] = static_cast<double>(*size);
-            continue;
-        }
-        if (auto v = cursor.takeValue("--time")) { setDuration("--time", "duration_ms", *v); continue; }
-        if (auto v = cursor.takeValue("-t")) { setDuration("-t", "duration_ms", *v); continue; }
-        if (auto v = cursor.takeValue("--warmup")) { setDuration("--warmup", "warmup_ms", *v); continue; }
-        if (auto v = cursor.takeValue("--timeout")) { setDuration("--timeout", "timeout_ms", *v); continue; }
+        if (takeParamOption(cursor, kParamOptions, params)) continue;
         if (takeSchemaOption(cursor, schema, params)) continue;
         return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load " + name + " --help)");
     }

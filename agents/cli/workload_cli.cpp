@@ -58,6 +58,51 @@ bool takeTransportOption(ArgCursor& cursor, TransportChoice& choice) {
     return false;
 }
 
+bool takeEndpointOption(ArgCursor& cursor, const char* option, bool allowZeroPort,
+                        std::optional<Endpoint>& endpoint) {
+    auto value = cursor.takeValue(option);
+    if (!value) return !cursor.error().empty();  // a missing value consumed the option
+    std::string error;
+    endpoint = parseEndpoint(*value, allowZeroPort, &error);
+    if (!endpoint) cursor.setError(std::string(option) + ": " + error);
+    return true;
+}
+
+bool takeParamOption(ArgCursor& cursor, std::span<const ParamOption> options, QJsonObject& params) {
+    for (const ParamOption& p : options) {
+        auto text = cursor.takeValue(p.option);
+        if (!text) {
+            if (!cursor.error().empty()) return true;  // the option without its value
+            continue;
+        }
+        std::optional<uint64_t> value;
+        const char* complaint = "";
+        switch (p.kind) {
+            case ParamKind::count: {
+                const std::optional<int64_t> n = parseInt(*text);
+                if (n) params[p.key] = static_cast<double>(*n);
+                else cursor.setError(std::string(p.option) + ": expects a number, got '" + *text + "'");
+                return true;
+            }
+            case ParamKind::durationMs:
+                value = parseDurationMs(*text);
+                complaint = "bad time";
+                break;
+            case ParamKind::sizeBytes:
+                value = parseSize(*text);
+                complaint = "bad size";
+                break;
+            case ParamKind::invalid:
+                cursor.setError(std::string(p.option) + ": not a parameter option");
+                return true;
+        }
+        if (value) params[p.key] = static_cast<double>(*value);
+        else cursor.setError(std::string(p.option) + ": " + complaint + " '" + *text + "'");
+        return true;
+    }
+    return false;
+}
+
 smcr::Result<std::shared_ptr<transports::Transport>> openTransport(const TransportChoice& choice) {
     return transports::createTransport(choice.name, choice.options);
 }

@@ -35,6 +35,32 @@ struct TransportChoice {
 bool takeTransportOption(ArgCursor& cursor, TransportChoice& choice);
 smcr::Result<std::shared_ptr<transports::Transport>> openTransport(const TransportChoice& choice);
 
+// Consumes `option` ADDR:PORT (parseEndpoint) into `endpoint`; a bad one
+// sets the cursor's error ("--connect: expected ADDR:PORT ..."). False if the
+// current word is not the option.
+bool takeEndpointOption(ArgCursor& cursor, const char* option, bool allowZeroPort,
+                        std::optional<Endpoint>& endpoint);
+
+// A tool-style option that sets one numeric workload parameter, as the
+// tools spell it (wrk's -c, redis-benchmark's -n, qperf's -t 10s).
+enum class ParamKind {
+    invalid = 0,
+    count,       // a whole number
+    durationMs,  // parseDurationMs: "10", "10s", "500ms", "1m"
+    sizeBytes,   // parseSize: "64K", "1m"
+};
+struct ParamOption {
+    const char* option;  // "-c", "--connections"
+    const char* key;     // the schema's parameter ("connections")
+    ParamKind kind;
+};
+// Consumes the first of `options` that the current word is, with its value,
+// into params[key]; a bad value sets the cursor's error ("-c: expects a
+// number, got 'x'", "-d: bad time 'x'", "-m: bad size 'x'"). False if the
+// word is none of them. The options are tried in order (a one-letter option
+// also takes "-cVALUE", so list long ones that share its letters first).
+bool takeParamOption(ArgCursor& cursor, std::span<const ParamOption> options, QJsonObject& params);
+
 // Set by SIGINT/SIGTERM once installStopSignals() ran.
 const std::atomic<bool>& installStopSignals();
 
