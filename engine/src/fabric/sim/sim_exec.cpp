@@ -459,7 +459,21 @@ uint64_t SimQp::progressLocked(LazyClock& clock) {
         }
         ++m_exec;
     }
-    if (m_head < m_exec) noteDue(at(m_head).ackAtNs);
+    // An ACK reaches a sleeper only as a send completion, and that fires the
+    // channel only while the send CQ is armed for the next completion (a
+    // solicited arm fires on errors alone). Unarmed, a real RNIC queues the
+    // CQE and interrupts nobody; so does the sim: the ACK runs at the owner's
+    // next call, and no timer wakes a thread that waits for something else
+    // (a receiver woken by its own ACK before the answer: one extra wake-up
+    // per message). The first signaled WR's ACK is the one that shows.
+    if (m_head < m_exec && m_sendCq->shared()->arm.load(std::memory_order_relaxed) == kArmNext) {
+        for (uint64_t i = m_head; i < m_exec; ++i) {
+            if (at(i).signaled) {
+                noteDue(at(i).ackAtNs);
+                break;
+            }
+        }
+    }
     return due;
 }
 
