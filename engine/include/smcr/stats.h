@@ -83,6 +83,7 @@ struct EngineStats {
     uint64_t connsSecondLink = 0;     // gauge: connections balanced onto the added link, sending there now
     uint64_t cdcSecondLink = 0;       // CDCs those connections sent on the added link
     uint64_t cqArms = 0;              // CQ arm (request notify) calls
+    uint64_t cqSendArms = 0;          // of those, with the send CQ armed for its next completion (engine_wake.cpp)
     uint64_t cqMissedEvents = 0;      // drain_then_arm: arms that reported missed events, so the CQs were polled again
     // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR
     // counters come from the fabric (sim: its responder/requester counters).

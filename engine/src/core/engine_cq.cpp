@@ -15,7 +15,7 @@
 
 namespace smcr::core {
 
-bool EngineImpl::serviceCqsLocked() {
+bool EngineImpl::serviceCqsLocked(bool armSend) {
     const auto mode = static_cast<CqMode>(m_settings.get(SettingId::cqMode));
     if (mode == CqMode::armFirst) {
         // First round: the CQs are re-armed at every poll (the answer is not
@@ -23,7 +23,7 @@ bool EngineImpl::serviceCqsLocked() {
         // round without arming.
         bool any = false;
         for (;;) {
-            (void)armLocked();
+            (void)armLocked(armSend);
             if (!progressLocked()) break;
             any = true;
         }
@@ -32,7 +32,7 @@ bool EngineImpl::serviceCqsLocked() {
     bool any = false;
     for (;;) {
         any = progressLocked() || any;  // batches until a short one (engine_impl.cpp)
-        if (armLocked()) return any;    // false: events were missed, poll again
+        if (armLocked(armSend)) return any;  // false: events were missed, poll again
         ++m_stats.cqMissedEvents;
     }
 }

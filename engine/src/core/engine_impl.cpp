@@ -1,6 +1,7 @@
 #include "engine_impl.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -131,7 +132,10 @@ Status EngineImpl::init() {
     if (::epoll_ctl(m_bgEpollFd, EPOLL_CTL_ADD, m_channel->fd(), &ev) != 0) {
         return fail(makeSystemError("epoll_ctl channel", errno));
     }
-    m_background = std::thread([this] { backgroundLoop(); });
+    m_background = std::thread([this] {
+        ::pthread_setname_np(::pthread_self(), "smcr-bg");  // per-thread tools (perf sched, top -H)
+        backgroundLoop();
+    });
     return {};
 }
 
@@ -238,14 +242,19 @@ void EngineImpl::wakeSleepersLocked() {
 void EngineImpl::addPersistentWatcherLocked(int eventFd) { m_watchers.push_back(eventFd); }
 void EngineImpl::removePersistentWatcherLocked(int eventFd) { std::erase(m_watchers, eventFd); }
 
-bool EngineImpl::armLocked() {
+bool EngineImpl::armLocked(bool armSend) {
     // Receives arm solicited-only: every CDC/LLC SEND carries the SE bit
-    // (smc-protocol.md section 4). Send completions return sndbuf space, so
-    // that CQ arms for the next completion.
+    // (smc-protocol.md section 4). Send completions return sndbuf space and
+    // CDC slots, so that CQ arms for the next completion when a waiter needs
+    // them (engine_wake.cpp). Left unarmed it still fails safe: a lost link
+    // flushes the receive queue too, and a flush error fires a solicited arm.
     auto r = m_recvCq->requestNotify(true);
-    auto s = m_sendCq->requestNotify(false);
-    const bool missed = (r && r.value() == fabric::NotifyResult::missedEvents) ||
-                        (s && s.value() == fabric::NotifyResult::missedEvents);
+    bool missed = r && r.value() == fabric::NotifyResult::missedEvents;
+    if (armSend) {
+        ++m_stats.cqSendArms;
+        auto s = m_sendCq->requestNotify(false);
+        missed = missed || (s && s.value() == fabric::NotifyResult::missedEvents);
+    }
     ++m_stats.cqArms;
     return !missed;
 }
@@ -260,7 +269,7 @@ void EngineImpl::consumeChannelEventsLocked() {
 }
 
 bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred,
-                           uint64_t deadlineNs, std::span<const int> extraFds, Connection* owner) {
+                           uint64_t deadlineNs, std::span<const int> extraFds, Connection* owner, WaitFor waitFor) {
     progressLocked();
     if (pred()) return true;
     ++m_appWaiters;
@@ -268,6 +277,15 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
     const uint64_t spinUntil = monotonicNs() + spinUs * 1000;
     const int myFd = threadEventFd();
     bool result = false;
+    DueSpin dueSpin;  // the sim's near due work, waited for instead of slept on (engine_wake.cpp)
+    // True when it waited for such work and polled; *ready: pred() then held.
+    auto spinToDue = [&](bool* ready) {
+        if (!spinToFabricDueLocked(lock, deadlineNs, dueSpin)) return false;
+        progressLocked();
+        if (owner != nullptr) runDeferredPushLocked(*owner);
+        *ready = pred();
+        return true;
+    };
     for (;;) {
         const uint64_t now = monotonicNs();
         if (deadlineNs != 0 && now >= deadlineNs) break;
@@ -284,12 +302,25 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
             }
             continue;
         }
+        // Our own WRs the sim delivers soon (a request just posted): wait for
+        // them here, before arming, instead of sleeping on the sim's timer.
+        if (spinToDue(&result)) {
+            if (result) break;
+            continue;
+        }
         // Drain and arm per lab.cq_mode (engine_cq.cpp): a completion that
         // slipped in between the last poll and the arm must not be slept on.
-        serviceCqsLocked();
+        // A receives-only waiter arms the send CQ only if a send completion
+        // would move something (engine_wake.cpp).
+        serviceCqsLocked(waitFor != WaitFor::receives || sendCompletionAwaitedLocked());
         if (pred()) {
             result = true;
             break;
+        }
+        // An ACK the arm made due soon (a sndbuf or slot waiter): the same.
+        if (spinToDue(&result)) {
+            if (result) break;
+            continue;
         }
         // A sleeping thread is not inside its socket (the kernel releases the
         // socket lock): completions push directly meanwhile.
@@ -313,6 +344,7 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
         }
         ::ppoll(fds, nfds, wakeNs != 0 ? &timeout : nullptr, nullptr);
         lock.lock();
+        dueSpin.spentNs = 0;
         if (owner != nullptr) enterOwnerLocked(*owner);
         std::erase(m_sleepers, myFd);
         if (fds[1].revents != 0) drainEventFd(myFd);

@@ -8,12 +8,15 @@
 // - Any thread that waits for a condition (recv data, sndbuf space, a
 //   handshake message, poller readiness) runs waitUntil(): it polls the CQs
 //   and processes completions itself while spinning for busy_poll_us, then
-//   arms both CQs (solicited-only for receives), polls once more, and only
-//   then sleeps in poll() on the completion channel fd and its own eventfd
-//   (rsocket's rs_get_comp sequence). Whoever processes completions wakes
-//   the other sleepers through their eventfds, so no wake-up is lost. On the
-//   sim the sleep also ends at the fabric's next due time (a delayed
-//   delivery runs only inside our calls; fabric/README.md).
+//   arms both CQs (solicited-only for receives; a recv waiter leaves the send
+//   CQ unarmed unless a send completion would move something, engine_wake.cpp),
+//   polls once more, and only then sleeps in poll() on the completion channel
+//   fd and its own eventfd (rsocket's rs_get_comp sequence). Whoever
+//   processes completions wakes the other sleepers through their eventfds,
+//   so no wake-up is lost. On the sim the sleep also ends at the fabric's
+//   next due time (a delayed delivery runs only inside our calls;
+//   fabric/README.md); work due within microseconds is waited for on the
+//   CPU instead of slept on (engine_wake.cpp).
 // - A background thread BLOCKS (never spins) on the channel, a timer and the
 //   TCP sockets of the connections, so CDC/LLC arrivals, TEST_LINK and peer
 //   hang-ups are handled while no application thread is in the engine. While
@@ -72,12 +75,19 @@ public:
     std::mutex& mutex() { return m_mutex; }
 
     // ---- waiting (callers hold `lock` on mutex()) ----------------------------
+    // What a waiter's condition can be moved by: any completion (the default:
+    // sndbuf space, a CDC slot, a close's last CDC), or receives alone (recv
+    // data). A receives-only sleeper leaves the send CQ unarmed unless a send
+    // completion would move something (engine_wake.cpp), so its own ACK does
+    // not wake it before the answer arrives.
+    enum class WaitFor { invalid, anyCompletion, receives };
     // Returns true when pred() holds, false at the deadline (0 = no deadline).
     // extraFds: more fds to sleep on (a poller's kernel sockets).
     // owner: the connection this thread is inside (send); it stays inside while
     // spinning, runs pushes deferred to it, and leaves while it sleeps.
     bool waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
-                   std::span<const int> extraFds = {}, Connection* owner = nullptr);
+                   std::span<const int> extraFds = {}, Connection* owner = nullptr,
+                   WaitFor waitFor = WaitFor::anyCompletion);
     // Polls both CQs once and processes what it finds; true if anything was.
     bool progressLocked();
     // Wakes every thread sleeping in waitUntil (and persistent watchers).
@@ -91,8 +101,9 @@ public:
     void addPersistentWatcherLocked(int eventFd);
     void removePersistentWatcherLocked(int eventFd);
     int channelFd() const;
-    // Arms both CQs; false when completions may have been missed (poll again).
-    bool armLocked();
+    // Arms the receive CQ (solicited) and, with armSend, the send CQ for its
+    // next completion; false when completions may have been missed (poll again).
+    bool armLocked(bool armSend = true);
 
     // ---- connection setup (handshake_*.cpp) ---------------------------------
     // Client side over a connected TCP socket: CLC + LLC, or fallback.
@@ -208,8 +219,21 @@ private:
     void corkTimersLocked(uint64_t nowMs);
     uint64_t nextCorkDeadlineMsLocked();
     void kickBackgroundLocked();
-    // engine_cq.cpp: drain and arm both CQs per lab.cq_mode; true if anything was processed.
-    bool serviceCqsLocked();
+    // engine_cq.cpp: drain and arm the CQs per lab.cq_mode; true if anything was processed.
+    bool serviceCqsLocked(bool armSend = true);
+    // engine_wake.cpp: whether a send completion would move something nobody
+    // sleeps for on the send CQ itself (queued CDCs/LLCs, autocorked data).
+    bool sendCompletionAwaitedLocked() const;
+    // engine_wake.cpp: the sim runs this process's delayed WRs only inside its
+    // calls; when the next is due within kFabricDueSpinNs, waits for it
+    // unlocked (cheaper than a sleep and a wake-up) and returns true (poll
+    // now); false when nothing is due that soon, it was waited for already
+    // or this sleep decision's spin budget is spent.
+    struct DueSpin {
+        uint64_t lastDueNs = 0;  // each due time is waited for once
+        uint64_t spentNs = 0;    // spun since the last sleep
+    };
+    bool spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs, DueSpin& spin);
 
     // engine_links.cpp: the second link (ADD_LINK), failover, CONFIRM_RKEY/DELETE_RKEY.
     void startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr);  // server: first link confirmed

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -64,8 +65,15 @@ Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<Engin
             return fail(makeSystemError("epoll_ctl", errno));
         }
     }
-    l->m_acceptor = std::thread([raw = l.get()] { raw->acceptorLoop(); });
-    l->m_hsWorker = std::thread([raw = l.get()] { raw->handshakeLoop(); });
+    // Named so per-thread tools (perf sched, top -H) tell them from the application's threads.
+    l->m_acceptor = std::thread([raw = l.get()] {
+        ::pthread_setname_np(::pthread_self(), "smcr-accept");
+        raw->acceptorLoop();
+    });
+    l->m_hsWorker = std::thread([raw = l.get()] {
+        ::pthread_setname_np(::pthread_self(), "smcr-handshake");
+        raw->handshakeLoop();
+    });
     return l;
 }
 

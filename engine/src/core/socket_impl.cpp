@@ -214,7 +214,8 @@ Result<size_t> SocketImpl::recv(void* data, size_t len, int flags) {
                conn.readShutdown;
     };
     if (!readable()) {
-        if (!engine.waitUntil(lock, readable, deadlineNs(dontWait))) {
+        // Only receives make it readable: its own ACKs need not wake it (engine_wake.cpp).
+        if (!engine.waitUntil(lock, readable, deadlineNs(dontWait), {}, nullptr, EngineImpl::WaitFor::receives)) {
             return dontWait ? fail(Errc::wouldBlock, "no data") : fail(Errc::timedOut, "recv timed out");
         }
     }

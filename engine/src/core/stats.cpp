@@ -102,6 +102,7 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.conns_second_link", connsSecondLink},
         {"smcr.cdc_second_link", cdcSecondLink},
         {"smcr.cq_arms", cqArms},
+        {"smcr.cq_send_arms", cqSendArms},
         {"smcr.cq_missed_events", cqMissedEvents},
         {"smcr.rnr_naks_sent", rnrNaksSent},
         {"smcr.rnr_naks_received", rnrNaksReceived},

@@ -1,0 +1,190 @@
+// Which completions wake a waiting thread (engine_wake.cpp, fabric/README.md
+// "The wake rule"): like the kernel's SMC, a reader waiting for an answer is
+// woken by the answer, not by the completion of its own request; a waiter
+// whose progress depends on a send completion (autocorked data that the last
+// outstanding CDC's completion pushes) still gets that completion. Both ends
+// are engines of this process on the cx4-25g link (a delayed delivery and
+// ACK), with no busy polling, so every wait arms and sleeps. The checks count
+// arms of the send CQ for its next completion (smcr.cq_send_arms) and
+// completion-channel events (smcr.cq_events), no timing.
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+
+#include <QTest>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "stream_pattern.h"
+
+using namespace smclab::test;
+
+namespace {
+
+using Settings = std::vector<std::pair<std::string, std::string>>;
+
+unsigned long long u(uint64_t v) { return v; }
+
+std::shared_ptr<smcr::Engine> newEngine(const Settings& settings) {
+    auto e = smcr::Engine::create(settings);
+    if (!e) qFatal("engine: %s", e.error().toString().c_str());
+    return e.value();
+}
+
+bool recvExactly(smcr::Socket& s, uint8_t* out, size_t size) {
+    size_t got = 0;
+    while (got < size) {
+        auto r = s.recv(out + got, size - got);
+        if (!r || r.value() == 0) return false;
+        got += r.value();
+    }
+    return true;
+}
+
+// The server of both tests: per round, reads `requestBytes` and answers with
+// the last byte it read; stops after `rounds`.
+class EchoServer {
+public:
+    EchoServer(const Settings& settings, int rounds, size_t requestBytes)
+        : m_engine(newEngine(settings)), m_rounds(rounds), m_requestBytes(requestBytes) {
+        auto l = smcr::Listener::listen("127.0.0.1", 0, 4, m_engine);
+        if (!l) qFatal("listen: %s", l.error().toString().c_str());
+        m_listener = l.value();
+        (void)m_listener.setTimeoutMs(10000);
+        m_thread = std::thread([this] { run(); });
+    }
+    ~EchoServer() {
+        if (m_thread.joinable()) m_thread.join();
+    }
+    uint16_t port() const { return m_listener.localPort(); }
+    bool join() {
+        m_thread.join();
+        return m_ok.load();
+    }
+
+private:
+    void run() {
+        auto a = m_listener.accept();
+        if (!a) return;
+        smcr::Socket peer = a.value();
+        (void)peer.setTimeoutMs(10000);
+        std::vector<uint8_t> buf(m_requestBytes);
+        for (int i = 0; i < m_rounds; ++i) {
+            if (!recvExactly(peer, buf.data(), buf.size())) return;
+            if (!peer.send(&buf.back(), 1)) return;
+        }
+        m_ok = true;
+        uint8_t end = 0;
+        (void)peer.recv(&end, 1);  // the client's close
+        peer.close();
+    }
+
+    std::shared_ptr<smcr::Engine> m_engine;
+    smcr::Listener m_listener;
+    int m_rounds;
+    size_t m_requestBytes;
+    std::atomic<bool> m_ok{false};
+    std::thread m_thread;
+};
+
+const Settings kSettings = {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"autocorking_size", "65536"}};
+
+}  // namespace
+
+class TestEngineWake : public QObject {
+    Q_OBJECT
+
+private slots:
+    void pingPongWakesOncePerAnswer() {
+        // Before the rule the client's recv armed the send CQ too, and its
+        // request's ACK (one wire latency after the delivery) fired the
+        // channel every round: two events per round trip instead of one.
+        const int kRounds = 400;
+        EchoServer server(kSettings, kRounds, 1);
+        auto engine = newEngine(kSettings);
+        smcr::ConnectOptions options;
+        options.engine = engine;
+        auto s = smcr::Socket::connect("127.0.0.1", server.port(), options);
+        QVERIFY(s.ok());
+        QVERIFY(!s->fellBack());
+        QVERIFY(s->setTimeoutMs(10000).ok());
+        const smcr::EngineStats e0 = engine->stats();
+        bool ok = true;
+        for (int i = 0; i < kRounds && ok; ++i) {
+            uint8_t out = 0;
+            fillPattern(601, uint64_t(i), &out, 1);
+            uint8_t in = 0;
+            ok = s->send(&out, 1).ok() && recvExactly(*s, &in, 1) && in == out;
+        }
+        const smcr::EngineStats e1 = engine->stats();
+        s->close();
+        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
+        QVERIFY(server.join());
+        const uint64_t events = e1.cqEvents - e0.cqEvents;
+        const uint64_t sleeps = e1.blockingWaits - e0.blockingWaits;
+        const uint64_t sendArms = e1.cqSendArms - e0.cqSendArms;
+        qInfo("%d round trips: %llu channel events (%.2f per round), %llu sleeps, %llu send CQ arms", kRounds,
+              u(events), double(events) / kRounds, u(sleeps), u(sendArms));
+        // Nothing waits for a send completion here: the reader never arms the
+        // send CQ (before the rule it did before every sleep). The background
+        // thread still arms both when it takes the channel back, which a
+        // loaded host can make happen a few times mid-run.
+        QVERIFY2(sendArms <= uint64_t{kRounds} / 8, "the reader armed the send CQ although nothing waited for it");
+        // One answer per round arrives on the receive CQ; it may come before
+        // the reader sleeps (fewer events), never as a second event.
+        QVERIFY2(events <= uint64_t{kRounds} * 5 / 4, "the reader is woken by more than its answers");
+    }
+
+    void corkedSendStillWakesOnItsCompletion() {
+        // A then B in one round: B is autocorked behind A's outstanding CDC
+        // and leaves only with A's completion; the server answers after both.
+        // The client's reader must therefore arm the send CQ and be woken by
+        // that completion; left unarmed, B would wait for whatever polls the
+        // CQ next (at worst the background thread's next look, milliseconds).
+        // A is 16 KiB: on cx4-25g its delivery is ~6.6 us and its ACK ~7.9 us
+        // after the post, so the reader almost never finds the ACK already
+        // due on its first poll (then B would leave at once, no arm needed).
+        const int kRounds = 300;
+        const size_t kFirst = 16 * 1024;
+        EchoServer server(kSettings, kRounds, kFirst + 1);
+        auto engine = newEngine(kSettings);
+        smcr::ConnectOptions options;
+        options.engine = engine;
+        auto s = smcr::Socket::connect("127.0.0.1", server.port(), options);
+        QVERIFY(s.ok());
+        QVERIFY(!s->fellBack());
+        QVERIFY(s->setTimeoutMs(10000).ok());
+        const smcr::EngineStats e0 = engine->stats();
+        const smcr::ConnectionStats c0 = s->stats();
+        bool ok = true;
+        uint64_t off = 0;
+        std::vector<uint8_t> out(kFirst + 1);
+        for (int i = 0; i < kRounds && ok; ++i) {
+            fillPattern(602, off, out.data(), out.size());
+            off += out.size();
+            uint8_t in = 0;
+            ok = s->send(out.data(), kFirst).valueOr(0) == kFirst && s->send(&out[kFirst], 1).ok() &&
+                 recvExactly(*s, &in, 1) && in == out[kFirst];
+        }
+        const smcr::EngineStats e1 = engine->stats();
+        const smcr::ConnectionStats c1 = s->stats();
+        s->close();
+        QVERIFY2(ok, "the round trips broke off or an answer was wrong");
+        QVERIFY(server.join());
+        const uint64_t events = e1.cqEvents - e0.cqEvents;
+        const uint64_t corked = c1.autocorkedSends - c0.autocorkedSends;
+        const uint64_t sendArms = e1.cqSendArms - e0.cqSendArms;
+        qInfo("%d rounds: %llu autocorked sends, %llu completion pushes, %llu channel events, %llu send CQ arms",
+              kRounds, u(corked), u(c1.pushesCompletion - c0.pushesCompletion), u(events), u(sendArms));
+        // The premise: B usually finds A's CDC outstanding (its ACK is one
+        // wire latency behind the delivery).
+        QVERIFY2(corked >= uint64_t{kRounds} / 4, "too few rounds autocorked the second send");
+        // A reader that finds B corked arms the send CQ before it sleeps.
+        QVERIFY2(sendArms >= corked / 2, "the reader did not arm the send CQ for the corked data's completion");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineWake)
+#include "test_engine_wake.moc"
