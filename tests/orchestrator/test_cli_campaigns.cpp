@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "agent_pair.h"
 #include "agent_process.h"
 #include "smclab/db/result_store.h"
 
@@ -57,28 +58,20 @@ class TestCliCampaigns : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    QString m_tokenFile;
-    std::unique_ptr<test::TokenFile> m_token;
-    std::unique_ptr<test::AgentProcess> m_server;
-    std::unique_ptr<test::AgentProcess> m_client;
+    test::AgentPair m_agents{kToken.toByteArray()};
 
-    QString agents() const { return m_server->address() + QLatin1Char(',') + m_client->address(); }
+    QString agents() const { return m_agents.addresses(); }
+    QString tokenFile() const { return m_agents.token().path(); }
 
 private slots:
     void initTestCase() {
         if (!QFile::exists(test::agentBinary()) || !QFile::exists(test::smclabBinary()))
             QSKIP("smclab or smclab-agent is not built");
         QVERIFY(m_dir.isValid());
-        m_token = std::make_unique<test::TokenFile>(kToken.toByteArray());
-        m_tokenFile = m_token->path();
-        m_server = std::make_unique<test::AgentProcess>();
-        m_client = std::make_unique<test::AgentProcess>();
-        QVERIFY2(m_server->start(*m_token), qPrintable(m_server->error()));
-        QVERIFY2(m_client->start(*m_token), qPrintable(m_client->error()));
+        QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }
     void cleanupTestCase() {
-        m_server.reset();
-        m_client.reset();
+        m_agents.stop();
     }
 
     void killAndResume() {
@@ -92,7 +85,7 @@ private slots:
         const QString dbPath = m_dir.filePath("resume.db");
         QProcess run;
         run.start(test::smclabBinary(),
-                  {"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", dbPath});
+                  {"run", file, "--agents", agents(), "--token-file", tokenFile(), "--db", dbPath});
         QVERIFY(run.waitForStarted());
 
         // Watch the database (WAL lets us read while it writes) and kill the
@@ -147,7 +140,7 @@ private slots:
         }
 
         const Outcome resumed = runSmclab({"run", "--resume", QString::number(campaignId), "--agents", agents(),
-                                           "--token-file", m_tokenFile, "--db", dbPath});
+                                           "--token-file", tokenFile(), "--db", dbPath});
         QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
         // Exactly the missing cells ran.
         const QRegularExpression plan(QStringLiteral("(\\d+) cells to run of (\\d+)"));
@@ -180,17 +173,18 @@ private slots:
     }
 
     void clearErrors() {
-        Outcome o = runSmclab({"run", "nosuchpreset", "--agents", agents(), "--token-file", m_tokenFile, "--db",
+        Outcome o = runSmclab({"run", "nosuchpreset", "--agents", agents(), "--token-file", tokenFile(), "--db",
                                m_dir.filePath("errors.db")});
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QLatin1String("unknown preset 'nosuchpreset'")), qPrintable(o.err));
 
-        o = runSmclab({"run", "datapath", "--token-file", m_tokenFile});
+        o = runSmclab({"run", "datapath", "--token-file", tokenFile()});
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QLatin1String("--agents")), qPrintable(o.err));
 
         const QString dead = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
-        o = runSmclab({"run", "datapath", "--agents", m_server->address() + "," + dead, "--token-file", m_tokenFile,
+        o = runSmclab({"run", "datapath", "--agents", m_agents.server().address() + "," + dead,
+                       "--token-file", tokenFile(),
                        "--db", m_dir.filePath("errors.db")});
         QCOMPARE(o.exitCode, 1);
         QVERIFY2(o.err.contains(QLatin1String("cannot reach agent ") + dead), qPrintable(o.err));
@@ -206,7 +200,7 @@ private slots:
         QCOMPARE(o.exitCode, 1);
         QVERIFY2(o.err.contains(QLatin1String("token")), qPrintable(o.err));
 
-        o = runSmclab({"run", "datapath", "-t", "soon", "--agents", agents(), "--token-file", m_tokenFile});
+        o = runSmclab({"run", "datapath", "-t", "soon", "--agents", agents(), "--token-file", tokenFile()});
         QCOMPARE(o.exitCode, 2);
         QVERIFY2(o.err.contains(QLatin1String("-t")), qPrintable(o.err));
 
@@ -230,7 +224,7 @@ private slots:
                 "transportOptions": {"fabric": "sim"}})");
         }
         const Outcome o = runSmclab(
-            {"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", m_dir.filePath("refused.db")});
+            {"run", file, "--agents", agents(), "--token-file", tokenFile(), "--db", m_dir.filePath("refused.db")});
         QVERIFY2(o.exitCode == 3, qPrintable(QStringLiteral("exit %1\n%2").arg(o.exitCode).arg(o.err)));
         QVERIFY2(o.err.contains(QLatin1String("2 of 4 runs failed")), qPrintable(o.err));
         QVERIFY2(o.err.contains(QLatin1String("failed in Refused:")), qPrintable(o.err));
@@ -258,10 +252,8 @@ private slots:
     void agentKilledMidCampaignExitsNonZero() {
         // The client agent dies (SIGKILL) after two runs: the run in flight
         // and every later one fail (continue policy), and `run` exits 3.
-        test::AgentProcess server;
-        test::AgentProcess client;
-        QVERIFY2(server.start(*m_token), qPrintable(server.error()));
-        QVERIFY2(client.start(*m_token), qPrintable(client.error()));
+        test::AgentPair own(kToken.toByteArray());
+        QVERIFY2(own.start(), qPrintable(own.error()));
         const int kCells = 6;
         const QString file = m_dir.filePath("killed.json");
         {
@@ -271,8 +263,8 @@ private slots:
         }
         const QString dbPath = m_dir.filePath("killed.db");
         QProcess run;
-        run.start(test::smclabBinary(), {"run", file, "--agents", server.address() + "," + client.address(),
-                                         "--token-file", m_tokenFile, "--db", dbPath, "--connect-timeout", "2"});
+        run.start(test::smclabBinary(), {"run", file, "--agents", own.addresses(), "--token-file",
+                                         own.token().path(), "--db", dbPath, "--connect-timeout", "2"});
         QVERIFY(run.waitForStarted());
         bool killed = false;
         QElapsedTimer timer;
@@ -283,7 +275,7 @@ private slots:
             if (!store) continue;
             auto campaigns = (*store)->listCampaigns();
             if (!campaigns || campaigns->isEmpty() || campaigns->front().runsDone < 2) continue;
-            client.kill();
+            own.client().kill();
             killed = true;
         }
         QVERIFY2(killed, "the campaign never got two runs in");
@@ -321,7 +313,7 @@ private slots:
             QVERIFY(out.open(QIODevice::WriteOnly));
             out.write(campaignFile(1));
         }
-        const Outcome o = runSmclab({"run", file, "--agents", agents(), "--token-file", m_tokenFile, "--db", dbPath});
+        const Outcome o = runSmclab({"run", file, "--agents", agents(), "--token-file", tokenFile(), "--db", dbPath});
         QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
         lock = QSqlQuery();
         holder.close();

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "agent_pair.h"
 #include "agent_process.h"
 #include "orchestrator/campaign_json.h"
 #include "orchestrator/orchestrator.h"
@@ -54,10 +55,9 @@ class TestOrchestratorAgents : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    QString m_tokenFile;
-    std::unique_ptr<test::TokenFile> m_token;
-    std::unique_ptr<test::AgentProcess> m_server;
-    std::unique_ptr<test::AgentProcess> m_client;
+    test::AgentPair m_agents{kToken.toByteArray()};
+    QString server() { return m_agents.server().address(); }
+    QString client() { return m_agents.client().address(); }
 
     AgentConnectOptions options() const {
         AgentConnectOptions o;
@@ -70,16 +70,10 @@ private slots:
     void initTestCase() {
         if (!QFile::exists(test::agentBinary())) QSKIP("smclab-agent is not built");
         QVERIFY(m_dir.isValid());
-        m_token = std::make_unique<test::TokenFile>(kToken.toByteArray());
-        m_tokenFile = m_token->path();
-        m_server = std::make_unique<test::AgentProcess>();
-        m_client = std::make_unique<test::AgentProcess>();
-        QVERIFY2(m_server->start(*m_token), qPrintable(m_server->error()));
-        QVERIFY2(m_client->start(*m_token), qPrintable(m_client->error()));
+        QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }
     void cleanupTestCase() {
-        m_server.reset();
-        m_client.reset();
+        m_agents.stop();
     }
 
     void tinyCampaignEndToEnd() {
@@ -91,7 +85,7 @@ private slots:
         QSignalSpy finishedCells(&o, &Orchestrator::cellFinished);
         QSignalSpy samples(&o, &Orchestrator::samplesReceived);
         QSignalSpy progress(&o, &Orchestrator::progressChanged);
-        const CampaignSpec spec = tinyCampaign(m_server->address(), m_client->address());
+        const CampaignSpec spec = tinyCampaign(server(), client());
         QVERIFY(o.start(spec).ok());
         QVERIFY(waitForEnd(o, 50000));
         QCOMPARE(o.state(), RunnerState::finished);
@@ -141,7 +135,7 @@ private slots:
                 // The refused column fails with the agent's own reason.
                 QCOMPARE(run.status, db::RunStatus::failed);
                 QVERIFY2(run.error.contains(QLatin1String("no_such_setting")), qPrintable(run.error));
-                QVERIFY2(run.error.contains(m_server->address()) || run.error.contains(m_client->address()),
+                QVERIFY2(run.error.contains(server()) || run.error.contains(client()),
                          qPrintable(run.error));
             }
         }
@@ -159,7 +153,7 @@ private slots:
         o.setConnectOptions(options());
         QSignalSpy errors(&o, &Orchestrator::errorOccurred);
         const QString dead = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
-        QVERIFY(o.start(tinyCampaign(m_server->address(), dead)).ok());
+        QVERIFY(o.start(tinyCampaign(server(), dead)).ok());
         QVERIFY(waitForEnd(o, 20000));
         QCOMPARE(o.state(), RunnerState::failed);
         QCOMPARE(errors.count(), 1);
@@ -178,7 +172,7 @@ private slots:
         wrong.token = QStringLiteral("not-the-token");
         o.setConnectOptions(wrong);
         QSignalSpy errors(&o, &Orchestrator::errorOccurred);
-        QVERIFY(o.start(tinyCampaign(m_server->address(), m_client->address())).ok());
+        QVERIFY(o.start(tinyCampaign(server(), client())).ok());
         QVERIFY(waitForEnd(o, 20000));
         QCOMPARE(o.state(), RunnerState::failed);
         QCOMPARE(errors.count(), 1);
@@ -189,12 +183,12 @@ private slots:
         auto store = db::ResultStore::open(m_dir.filePath("invalid.db"));
         QVERIFY(store.ok());
         Orchestrator o(**store);
-        CampaignSpec spec = tinyCampaign(m_server->address(), m_client->address());
+        CampaignSpec spec = tinyCampaign(server(), client());
         spec.columns[1].transport = QStringLiteral("rdma");
         auto status = o.start(spec);
         QVERIFY(!status.ok());
         QVERIFY(QString::fromStdString(status.error().message).contains(QLatin1String("columns[1].transport")));
-        spec = tinyCampaign(m_server->address(), m_client->address());
+        spec = tinyCampaign(server(), client());
         spec.agents.clear();
         Orchestrator o2(**store);
         QVERIFY(!o2.start(spec).ok());
@@ -212,7 +206,7 @@ private slots:
         QVERIFY(store.ok());
         Orchestrator o(**store);
         o.setConnectOptions(options());
-        CampaignSpec spec = tinyCampaign(m_server->address(), m_client->address());
+        CampaignSpec spec = tinyCampaign(server(), client());
         spec.workloads.resize(1);
         spec.columns.resize(1);
         spec.sizes = {1024};
@@ -258,7 +252,7 @@ private slots:
         QVERIFY(store.ok());
         Orchestrator o(**store);
         o.setConnectOptions(options());
-        CampaignSpec spec = tinyCampaign(m_server->address(), m_client->address());
+        CampaignSpec spec = tinyCampaign(server(), client());
         spec.workloads.resize(1);
         spec.columns.resize(1);
         spec.sizes = {1, 2, 4, 8};
@@ -271,8 +265,8 @@ private slots:
         connect(&o, &Orchestrator::samplesReceived, this, [&](const CellInfo& cell, const protocol::Samples&, bool) {
             if (killed || cell.cell.index != 1) return;
             killed = true;
-            m_server->kill();
-            QVERIFY2(m_server->restart(), qPrintable(m_server->error()));
+            m_agents.server().kill();
+            QVERIFY2(m_agents.server().restart(), qPrintable(m_agents.server().error()));
         });
         QVERIFY(o.start(spec).ok());
         QVERIFY(waitForEnd(o, 40000));

@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "agent_pair.h"
 #include "agent_process.h"
 #include "orchestrator/orchestrator.h"
 #include "orchestrator/presets.h"
@@ -45,9 +46,7 @@ class TestPresetSendfileCork : public QObject {
     Q_OBJECT
 private:
     QTemporaryDir m_dir;
-    std::unique_ptr<test::TokenFile> m_token;
-    std::unique_ptr<test::AgentProcess> m_server;
-    std::unique_ptr<test::AgentProcess> m_client;
+    test::AgentPair m_agents{kToken.toByteArray()};
 
     // Runs `spec` into a fresh database; every cell must finish with
     // requests served. Returns the stored comparison table.
@@ -91,15 +90,10 @@ private slots:
     void initTestCase() {
         if (!QFile::exists(test::agentBinary())) QSKIP("smclab-agent is not built");
         QVERIFY(m_dir.isValid());
-        m_token = std::make_unique<test::TokenFile>(kToken.toByteArray());
-        m_server = std::make_unique<test::AgentProcess>();
-        m_client = std::make_unique<test::AgentProcess>();
-        QVERIFY2(m_server->start(*m_token), qPrintable(m_server->error()));
-        QVERIFY2(m_client->start(*m_token), qPrintable(m_client->error()));
+        QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }
     void cleanupTestCase() {
-        m_server.reset();
-        m_client.reset();
+        m_agents.stop();
     }
 
     void presetShape() {
@@ -111,7 +105,7 @@ private slots:
     }
 
     void overKernelTcp() {
-        CampaignSpec spec = shortened(m_server->address(), m_client->address());
+        CampaignSpec spec = shortened(m_agents.server().address(), m_agents.client().address());
         for (ColumnSpec& column : spec.columns) {
             column.transport = QStringLiteral("tcp");
             column.settings = {};  // the cork timer is an engine setting
@@ -125,7 +119,8 @@ private slots:
         bool hasCorkTimer = false;
         for (const transports::SettingInfo& info : (*probe)->settings()) hasCorkTimer |= info.name == "lab.cork_timer_ms";
         if (!hasCorkTimer) QSKIP("the engine has no lab.cork_timer_ms setting yet");
-        runAndCheck(shortened(m_server->address(), m_client->address()), QStringLiteral("smcr.db"));
+        runAndCheck(shortened(m_agents.server().address(), m_agents.client().address()),
+                    QStringLiteral("smcr.db"));
     }
 };
 
