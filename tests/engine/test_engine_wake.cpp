@@ -128,10 +128,11 @@ private slots:
         qInfo("%d round trips: %llu channel events (%.2f per round), %llu sleeps, %llu send CQ arms", kRounds,
               u(events), double(events) / kRounds, u(sleeps), u(sendArms));
         // Nothing waits for a send completion here: the reader never arms the
-        // send CQ (before the rule it did before every sleep). The background
-        // thread still arms both when it takes the channel back, which a
-        // loaded host can make happen a few times mid-run.
-        QVERIFY2(sendArms <= uint64_t{kRounds} / 8, "the reader armed the send CQ although nothing waited for it");
+        // send CQ (before the rule it did before every sleep, more than once
+        // per round). The background thread still arms both while it holds
+        // the channel, which it takes back whenever the reader stayed away
+        // for kChannelGraceMs: on a loaded host tens of times per run.
+        QVERIFY2(sendArms <= uint64_t{kRounds} / 2, "the reader armed the send CQ although nothing waited for it");
         // One answer per round arrives on the receive CQ; it may come before
         // the reader sleeps (fewer events), never as a second event.
         QVERIFY2(events <= uint64_t{kRounds} * 5 / 4, "the reader is woken by more than its answers");
