@@ -69,7 +69,6 @@ void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
 }
 
 void EngineImpl::serviceSlotWaitersLocked(LinkGroup& lgr) {
-    announceCreditsLocked(lgr);  // owed RQ credits that found no free slot before
     while (!lgr.pendingLlc.empty() && lgr.sendSlotsUsed < lgr.sendSlots && !creditsBlockedLocked(lgr)) {
         wire::LlcBytes bytes = lgr.pendingLlc.front();
         lgr.pendingLlc.pop_front();
@@ -83,6 +82,10 @@ void EngineImpl::serviceSlotWaitersLocked(LinkGroup& lgr) {
         conn->queuedForSlot = false;
         flushLocked(*conn);
     }
+    // Owed RQ credits last: the CDCs that just left carried them (byte 26);
+    // an ANNOUNCE_CREDITS goes only for what is still owed, now that no CDC
+    // is leaving (also the one that found no free slot before).
+    announceCreditsLocked(lgr);
 }
 
 void EngineImpl::onRecvCompletionLocked(const fabric::WorkCompletion& wc) {
