@@ -17,37 +17,21 @@
 #include <thread>
 #include <vector>
 
+#include "engine_fixture.h"
+#include "socket_io.h"
 #include "stream_pattern.h"
 
 using namespace smclab::test;
 
 namespace {
 
-using Settings = std::vector<std::pair<std::string, std::string>>;
-
 unsigned long long u(uint64_t v) { return v; }
-
-std::shared_ptr<smcr::Engine> newEngine(const Settings& settings) {
-    auto e = smcr::Engine::create(settings);
-    if (!e) qFatal("engine: %s", e.error().toString().c_str());
-    return e.value();
-}
-
-bool recvExactly(smcr::Socket& s, uint8_t* out, size_t size) {
-    size_t got = 0;
-    while (got < size) {
-        auto r = s.recv(out + got, size - got);
-        if (!r || r.value() == 0) return false;
-        got += r.value();
-    }
-    return true;
-}
 
 // The server of both tests: per round, reads `requestBytes` and answers with
 // the last byte it read; stops after `rounds`.
 class EchoServer {
 public:
-    EchoServer(const Settings& settings, int rounds, size_t requestBytes)
+    EchoServer(const SettingList& settings, int rounds, size_t requestBytes)
         : m_engine(newEngine(settings)), m_rounds(rounds), m_requestBytes(requestBytes) {
         auto l = smcr::Listener::listen("127.0.0.1", 0, 4, m_engine);
         if (!l) qFatal("listen: %s", l.error().toString().c_str());
@@ -72,7 +56,7 @@ private:
         (void)peer.setTimeoutMs(10000);
         std::vector<uint8_t> buf(m_requestBytes);
         for (int i = 0; i < m_rounds; ++i) {
-            if (!recvExactly(peer, buf.data(), buf.size())) return;
+            if (!recvAll(peer, buf.data(), buf.size())) return;
             if (!peer.send(&buf.back(), 1)) return;
         }
         m_ok = true;
@@ -89,7 +73,7 @@ private:
     std::thread m_thread;
 };
 
-const Settings kSettings = {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"autocorking_size", "65536"}};
+const SettingList kSettings = {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"autocorking_size", "65536"}};
 
 }  // namespace
 
@@ -104,22 +88,19 @@ private slots:
         const int kRounds = 400;
         EchoServer server(kSettings, kRounds, 1);
         auto engine = newEngine(kSettings);
-        smcr::ConnectOptions options;
-        options.engine = engine;
-        auto s = smcr::Socket::connect("127.0.0.1", server.port(), options);
-        QVERIFY(s.ok());
-        QVERIFY(!s->fellBack());
-        QVERIFY(s->setTimeoutMs(10000).ok());
+        smcr::Socket s = connectTo(engine, server.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(10000).ok());
         const smcr::EngineStats e0 = engine->stats();
         bool ok = true;
         for (int i = 0; i < kRounds && ok; ++i) {
             uint8_t out = 0;
             fillPattern(601, uint64_t(i), &out, 1);
             uint8_t in = 0;
-            ok = s->send(&out, 1).ok() && recvExactly(*s, &in, 1) && in == out;
+            ok = s.send(&out, 1).ok() && recvAll(s, &in, 1) && in == out;
         }
         const smcr::EngineStats e1 = engine->stats();
-        s->close();
+        s.close();
         QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
         QVERIFY(server.join());
         const uint64_t events = e1.cqEvents - e0.cqEvents;
@@ -151,14 +132,11 @@ private slots:
         const size_t kFirst = 16 * 1024;
         EchoServer server(kSettings, kRounds, kFirst + 1);
         auto engine = newEngine(kSettings);
-        smcr::ConnectOptions options;
-        options.engine = engine;
-        auto s = smcr::Socket::connect("127.0.0.1", server.port(), options);
-        QVERIFY(s.ok());
-        QVERIFY(!s->fellBack());
-        QVERIFY(s->setTimeoutMs(10000).ok());
+        smcr::Socket s = connectTo(engine, server.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(10000).ok());
         const smcr::EngineStats e0 = engine->stats();
-        const smcr::ConnectionStats c0 = s->stats();
+        const smcr::ConnectionStats c0 = s.stats();
         bool ok = true;
         uint64_t off = 0;
         std::vector<uint8_t> out(kFirst + 1);
@@ -166,12 +144,12 @@ private slots:
             fillPattern(602, off, out.data(), out.size());
             off += out.size();
             uint8_t in = 0;
-            ok = s->send(out.data(), kFirst).valueOr(0) == kFirst && s->send(&out[kFirst], 1).ok() &&
-                 recvExactly(*s, &in, 1) && in == out[kFirst];
+            ok = s.send(out.data(), kFirst).valueOr(0) == kFirst && s.send(&out[kFirst], 1).ok() &&
+                 recvAll(s, &in, 1) && in == out[kFirst];
         }
         const smcr::EngineStats e1 = engine->stats();
-        const smcr::ConnectionStats c1 = s->stats();
-        s->close();
+        const smcr::ConnectionStats c1 = s.stats();
+        s.close();
         QVERIFY2(ok, "the round trips broke off or an answer was wrong");
         QVERIFY(server.join());
         const uint64_t events = e1.cqEvents - e0.cqEvents;

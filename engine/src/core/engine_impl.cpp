@@ -59,14 +59,6 @@ void drainEventFd(int fd) {
     [[maybe_unused]] const ssize_t n = ::read(fd, &value, sizeof value);
 }
 
-void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
-}
-
 }  // namespace
 
 uint64_t monotonicNs() {

@@ -56,6 +56,15 @@ namespace smcr::core {
 
 uint64_t monotonicNs();
 inline uint64_t monotonicMs() { return monotonicNs() / 1000000; }
+// One step of a spin-wait: a PAUSE, so a spinning thread leaves the core's
+// pipeline to its sibling and the peer it waits for.
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
 
 class SocketImpl;
 

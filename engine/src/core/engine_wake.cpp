@@ -39,14 +39,6 @@ constexpr uint64_t kFabricDueSpinNs = 20'000;
 // receive buffers) falls back to sleeping on the sim's timer.
 constexpr uint64_t kFabricDueSpinBudgetNs = 100'000;
 
-void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#else
-    std::this_thread::yield();
-#endif
-}
-
 }  // namespace
 
 bool EngineImpl::sendCompletionAwaitedLocked() const {
@@ -82,7 +74,7 @@ bool EngineImpl::spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint6
     const uint64_t untilNs = deadlineNs != 0 ? std::min(dueNs, deadlineNs) : dueNs;
     if (untilNs > nowNs) {
         lock.unlock();
-        while (monotonicNs() < untilNs) relax();
+        while (monotonicNs() < untilNs) cpuRelax();
         lock.lock();
         spin.spentNs += untilNs - nowNs;
     }
