@@ -36,15 +36,17 @@ void serveStreamConnection(BenchConn& conn, const smcr::Engine* engine) {
     Request req;
     if (!conn.recvAll(&req, sizeof req)) return;
     const CounterMap before = engine != nullptr ? counterSnapshot(*engine) : CounterMap{};
-    std::vector<uint8_t> buf(std::max<uint32_t>(req.msgSize, 256 * 1024));
+    std::vector<uint8_t> buf(std::max<uint32_t>(req.msgSize, 1));
     Reply reply;
     uint64_t start = 0;
     if (req.test == static_cast<uint32_t>(StreamTest::bw)) {
-        for (;;) {
-            const ssize_t n = conn.recv(buf.data(), buf.size());
-            if (n <= 0) break;
+        // qperf's receiver: full reads of msg_size each, counted per message.
+        // The read size decides how much one recv consumes, and with it how
+        // often the consumer cursor crosses the window-update limit (seed
+        // 000 patch 5's silly window at 2-8 KiB needs msg_size reads).
+        while (req.msgSize > 0 && conn.recvAll(buf.data(), req.msgSize)) {
             if (start == 0) start = nowNs();
-            reply.bytes += static_cast<uint64_t>(n);
+            reply.bytes += req.msgSize;
         }
     } else {
         start = nowNs();
