@@ -1,5 +1,7 @@
 #include "protocol/agent_client.h"
 
+#include "protocol/json_number.h"
+
 #include <QFile>
 #include <QJsonDocument>
 #include <QNetworkRequest>
@@ -163,7 +165,7 @@ void AgentClient::onTextMessage(const QString& text) {
     const QJsonObject message = document.object();
     const QString messageType = message.value("type").toString();
     const qint64 requestId =
-        message.contains("id") ? static_cast<qint64>(message.value("id").toDouble()) : -1;
+        message.contains("id") ? toInt64(message.value("id")) : -1;
     const QString runId = message.value("run_id").toString();
     emit messageReceived(message);
 

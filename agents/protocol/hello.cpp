@@ -1,5 +1,7 @@
 #include "protocol/hello.h"
 
+#include "protocol/json_number.h"
+
 #include <QJsonArray>
 
 namespace smclab::protocol {
@@ -103,8 +105,8 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
     caps.ksmc = availabilityFromJson(object.value("ksmc").toObject());
     const QJsonObject limits = object.value("limits").toObject();
     caps.limits = {limits.value("max_runs").toInt(),
-                   static_cast<qint64>(limits.value("max_duration_ms").toDouble()),
-                   static_cast<qint64>(limits.value("min_sample_interval_ms").toDouble())};
+                   toInt64(limits.value("max_duration_ms")),
+                   toInt64(limits.value("min_sample_interval_ms"))};
     return caps;
 }
 

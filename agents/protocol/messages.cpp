@@ -1,22 +1,8 @@
 #include "protocol/messages.h"
 
+#include "protocol/json_number.h"
+
 namespace smclab::protocol {
-
-namespace {
-
-// JSON numbers are doubles, and casting one outside the integer's range (or
-// NaN) is undefined behaviour: a lenient reader maps those to 0.
-qint64 toInt64(const QJsonValue& value) {
-    const double number = value.toDouble();
-    return number > -9.2e18 && number < 9.2e18 ? static_cast<qint64>(number) : 0;
-}
-
-quint64 toUInt64(const QJsonValue& value) {
-    const double number = value.toDouble();
-    return number >= 0 && number < 1.8e19 ? static_cast<quint64>(number) : 0;
-}
-
-}  // namespace
 
 QJsonObject StartRun::toJson() const {
     QJsonObject object{
