@@ -27,6 +27,18 @@ namespace {
 
 unsigned long long u(uint64_t v) { return v; }
 
+// What the waits of one engine did between two snapshots.
+struct WakeCounts {
+    uint64_t events = 0;    // completion-channel events
+    uint64_t sleeps = 0;    // waits that armed and slept
+    uint64_t sendArms = 0;  // arms that included the send CQ
+};
+
+WakeCounts wakeCounts(const smcr::EngineStats& before, const smcr::EngineStats& after) {
+    return {after.cqEvents - before.cqEvents, after.blockingWaits - before.blockingWaits,
+            after.cqSendArms - before.cqSendArms};
+}
+
 // The server of both tests: per round, reads `requestBytes` and answers with
 // the last byte it read; stops after `rounds`.
 class EchoServer {
@@ -103,9 +115,7 @@ private slots:
         s.close();
         QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
         QVERIFY(server.join());
-        const uint64_t events = e1.cqEvents - e0.cqEvents;
-        const uint64_t sleeps = e1.blockingWaits - e0.blockingWaits;
-        const uint64_t sendArms = e1.cqSendArms - e0.cqSendArms;
+        const auto [events, sleeps, sendArms] = wakeCounts(e0, e1);
         qInfo("%d round trips: %llu channel events (%.2f per round), %llu sleeps, %llu send CQ arms", kRounds,
               u(events), double(events) / kRounds, u(sleeps), u(sendArms));
         // Nothing waits for a send completion here: the reader never arms the
@@ -152,10 +162,8 @@ private slots:
         s.close();
         QVERIFY2(ok, "the round trips broke off or an answer was wrong");
         QVERIFY(server.join());
-        const uint64_t events = e1.cqEvents - e0.cqEvents;
+        const auto [events, sleeps, sendArms] = wakeCounts(e0, e1);
         const uint64_t corked = c1.autocorkedSends - c0.autocorkedSends;
-        const uint64_t sendArms = e1.cqSendArms - e0.cqSendArms;
-        const uint64_t sleeps = e1.blockingWaits - e0.blockingWaits;
         qInfo("%d rounds: %llu autocorked sends, %llu completion pushes, %llu channel events, %llu sleeps, "
               "%llu send CQ arms",
               kRounds, u(corked), u(c1.pushesCompletion - c0.pushesCompletion), u(events), u(sleeps), u(sendArms));
