@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
     # toolchain
-    build-essential cmake ninja-build pkg-config git
+    build-essential cmake ninja-build pkg-config git ccache
     clang libclang-rt-14-dev clang-format clang-tidy
     # engine: rdma-core for the verbs fabric (built when found)
     libibverbs-dev rdma-core ibverbs-utils
