@@ -1,5 +1,7 @@
 #include "local_agents.h"
 
+#include <sched.h>
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -57,6 +59,17 @@ QString LocalAgents::logFile(int index) const {
     return m_dir ? m_dir->filePath(QStringLiteral("agent%1.log").arg(index)) : QString();
 }
 
+std::vector<int> LocalAgents::allowedCpus() {
+    std::vector<int> cpus;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+        if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+    }
+    return cpus;
+}
+
 smcr::Status LocalAgents::start(int count, const QString& program) {
     if (program.isEmpty())
         return smcr::fail(smcr::Errc::notFound,
@@ -74,13 +87,20 @@ smcr::Status LocalAgents::start(int count, const QString& program) {
             return smcr::fail(smcr::Errc::systemError, "cannot write the token file");
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     }
+    const std::vector<int> cpus = allowedCpus();
     for (int i = 0; i < count; ++i) {
         const quint16 port = freeLoopbackPort();
         if (port == 0) return smcr::fail(smcr::Errc::systemError, "no free loopback port");
         const QString address = QStringLiteral("127.0.0.1:%1").arg(port);
         auto process = std::make_unique<QProcess>();
         process->setProgram(program);
-        process->setArguments({QStringLiteral("--listen"), address, QStringLiteral("--token-file"), m_tokenFile});
+        QStringList arguments{QStringLiteral("--listen"), address, QStringLiteral("--token-file"), m_tokenFile};
+        // One CPU per end, as `smclab bench` pins its two processes: agents
+        // are listed server first, and the server takes the second CPU.
+        if (cpus.size() >= 2) {
+            arguments << QStringLiteral("--cpu") << QString::number(cpus[static_cast<size_t>(i + 1) % cpus.size()]);
+        }
+        process->setArguments(arguments);
         process->setStandardOutputFile(logFile(i));
         process->setStandardErrorFile(logFile(i), QIODevice::Append);
         // If this process dies without stopping them (SIGKILL), the kernel

@@ -26,6 +26,10 @@ public:
     // smclab-agent next to this program, or in $SMCLAB_BIN_DIR.
     static QString findAgentProgram();
 
+    // The CPUs this process may run on; with two or more, each agent is
+    // pinned to one of them (smclab-agent --cpu).
+    static std::vector<int> allowedCpus();
+
     // Starts `count` agents and waits until each accepts connections.
     smcr::Status start(int count, const QString& program = findAgentProgram());
     void stopAll();

@@ -1,8 +1,12 @@
 // smclab-agent: the lab daemon (agents/daemon/agent.h). Prints
 // "listening on ADDR:PORT" on stdout once it accepts controllers, so scripts
 // and tests can start it on port 0 and learn the port.
+#include <sched.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include <smcr/version.h>
 
@@ -48,6 +52,16 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (options.cpu >= 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(options.cpu, &set);
+        // Before any thread starts: every thread of the agent inherits it.
+        if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+            std::fprintf(stderr, "smclab-agent: --cpu %d: %s\n", options.cpu, std::strerror(errno));
+            return 2;
+        }
+    }
     const FdLimit fdLimit = raiseFdLimit();
     if (fdLimit.raised) {
         qInfo("open files: soft limit raised from %llu to %llu", static_cast<unsigned long long>(fdLimit.before),

@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include <sched.h>
+
 #include <cstdio>
 
 #include <smcr/version.h>
@@ -53,8 +55,9 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         "Let http server runs serve files under DIR (params.root); without it they "
         "serve only the generated page.",
         "DIR");
+    const QCommandLineOption cpu("cpu", "Run on CPU N only, like taskset -c N (default: not pinned).", "N");
     parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
-                       maxDuration, grace, httpRoot});
+                       maxDuration, grace, httpRoot, cpu});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());
@@ -110,6 +113,13 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         return ParseOutcome::exitUsage;
     }
     options->httpRoot = parser.value(httpRoot);
+    if (parser.isSet(cpu)) {
+        options->cpu = parser.value(cpu).toInt(&ok);
+        if (!ok || options->cpu < 0 || options->cpu >= CPU_SETSIZE) {
+            usageError("--cpu must be a CPU number (0.." + QString::number(CPU_SETSIZE - 1) + ")");
+            return ParseOutcome::exitUsage;
+        }
+    }
     return ParseOutcome::run;
 }
 

@@ -21,6 +21,13 @@ struct DaemonOptions {
     qint64 maxDurationMs = 3'600'000;
     qint64 disconnectGraceMs = 2000;
     QString httpRoot;  // directory under which http servers may serve files (empty: none)
+    // --cpu: the CPU the whole agent runs on (taskset -c N, as the cover
+    // letters pin qperf), -1 = not pinned. Two agents of a local lab on one
+    // two-core host take one CPU each, as `smclab bench` pins its two ends:
+    // unpinned, the scheduler may put both busy-polling ends on one CPU,
+    // where each spins away the time its peer needs (tcp_lat 1 B 1.5 us
+    // pinned, 60 us unpinned beside a build).
+    int cpu = -1;
 };
 
 enum class ParseOutcome { invalid = 0, run, exitOk, exitUsage };

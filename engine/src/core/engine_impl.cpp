@@ -226,13 +226,22 @@ void EngineImpl::wakeSleepersLocked() {
         [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
     }
     m_sleepers.clear();
-    for (int fd : m_watchers) {
-        [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+    for (PersistentWatcher& w : m_watchers) {
+        if (!w.armed) continue;
+        w.armed = false;
+        [[maybe_unused]] const ssize_t n = ::write(w.fd, &one, sizeof one);
     }
 }
 
-void EngineImpl::addPersistentWatcherLocked(int eventFd) { m_watchers.push_back(eventFd); }
-void EngineImpl::removePersistentWatcherLocked(int eventFd) { std::erase(m_watchers, eventFd); }
+void EngineImpl::addPersistentWatcherLocked(int eventFd) { m_watchers.push_back({eventFd, true}); }
+void EngineImpl::removePersistentWatcherLocked(int eventFd) {
+    std::erase_if(m_watchers, [&](const PersistentWatcher& w) { return w.fd == eventFd; });
+}
+void EngineImpl::rearmPersistentWatcherLocked(int eventFd) {
+    for (PersistentWatcher& w : m_watchers) {
+        if (w.fd == eventFd) w.armed = true;
+    }
+}
 
 bool EngineImpl::armLocked(bool armSend) {
     // Receives arm solicited-only: every CDC/LLC SEND carries the SE bit

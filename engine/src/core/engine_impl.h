@@ -106,9 +106,14 @@ public:
     // was false at one value need not look again until it moves (a Poller's
     // scan of many sockets).
     uint64_t changeGenLocked() const { return m_changeGen; }
-    // An eventfd written on every wake (a Poller's fd for foreign event loops).
+    // An eventfd written at the first wake after it was armed (a Poller's fd
+    // for foreign event loops). It is armed when added and re-armed by its
+    // owner once it has read it: a written eventfd stays readable, so a
+    // second write would only cost a system call per engine change (one per
+    // CDC) while nobody looks.
     void addPersistentWatcherLocked(int eventFd);
     void removePersistentWatcherLocked(int eventFd);
+    void rearmPersistentWatcherLocked(int eventFd);
     int channelFd() const;
     // Arms the receive CQ (solicited) and, with armSend, the send CQ for its
     // next completion; false when completions may have been missed (poll again).
@@ -338,7 +343,11 @@ private:
 
     // Waiting.
     std::vector<int> m_sleepers;
-    std::vector<int> m_watchers;
+    struct PersistentWatcher {
+        int fd = -1;
+        bool armed = true;  // written at the next wake, then disarmed until re-armed
+    };
+    std::vector<PersistentWatcher> m_watchers;
     uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
     uint32_t m_appWaiters = 0;
     uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)

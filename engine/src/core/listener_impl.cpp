@@ -85,6 +85,7 @@ void ListenerImpl::close() {
     for (int fd : {m_stopFd, m_readyFd}) {
         if (fd >= 0) [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
     }
+    notifyReadyWatchers();  // a closed listener reads as POLLNVAL
     {
         std::lock_guard lock(m_mutex);
         m_hsCv.notify_all();
@@ -118,6 +119,22 @@ void ListenerImpl::close() {
     leftovers.clear();  // closes them (outside the locks: close() takes the engine's)
 }
 
+void ListenerImpl::addReadyWatcher(int eventFd) {
+    std::lock_guard lock(m_mutex);
+    m_readyWatchers.push_back(eventFd);
+}
+
+void ListenerImpl::removeReadyWatcher(int eventFd) {
+    std::lock_guard lock(m_mutex);
+    std::erase(m_readyWatchers, eventFd);
+}
+
+void ListenerImpl::notifyReadyWatchers() {
+    const uint64_t one = 1;
+    std::lock_guard lock(m_mutex);
+    for (int fd : m_readyWatchers) [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+}
+
 uint32_t ListenerImpl::readinessLocked() const {
     if (m_closed.load()) return POLLNVAL;
     return m_readyCount.load() == 0 ? 0 : POLLIN;
@@ -129,6 +146,7 @@ void ListenerImpl::queueReady(AcceptSource from, std::shared_ptr<SocketImpl> soc
         m_ready.push(from, std::move(sock));
         m_readyCount.store(m_ready.size());
     }
+    notifyReadyWatchers();
     // A caller that counted itself in before looking at the queue either saw
     // this socket or gets the eventfd.
     if (m_waitingCallers.load() > 0) {

@@ -58,6 +58,11 @@ public:
     // POLLIN when a connection waits (caller holds the engine lock).
     uint32_t readinessLocked() const;
     EngineImpl& engine() { return *m_engine; }
+    // Eventfds written when a connection is queued or the listener closes: a
+    // poller that watches only listeners sleeps on its own fd instead of
+    // in the engine, where every completion would wake it (poller_impl.cpp).
+    void addReadyWatcher(int eventFd);
+    void removeReadyWatcher(int eventFd);
 
     // limit_smc_hs congestion, the user-space form of the kernel's
     // workqueue_congested(smc_hs_wq): the one handshake worker is busy and
@@ -66,6 +71,7 @@ public:
 
 private:
     ListenerImpl() = default;
+    void notifyReadyWatchers();
 
     // A connection watched until its first bytes decide it.
     struct Pending {
@@ -164,6 +170,7 @@ private:
     // would find the queue empty again.
     std::atomic<bool> m_lastCallSlept{false};
     std::atomic<int> m_waitingCallers{0};
+    std::vector<int> m_readyWatchers;  // addReadyWatcher (guarded by m_mutex)
     std::deque<HsJob> m_hsJobs;
     bool m_hsRunning = false;
     uint64_t m_hsDepthMax = 0;

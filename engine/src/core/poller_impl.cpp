@@ -5,6 +5,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "listener_impl.h"
@@ -37,8 +38,9 @@ Result<std::shared_ptr<PollerImpl>> PollerImpl::create(std::shared_ptr<EngineImp
     p->m_engine = std::move(engine);
     p->m_kernelEpollFd = ::epoll_create1(EPOLL_CLOEXEC);
     p->m_watchFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    p->m_notifyFd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     p->m_foreignEpollFd = ::epoll_create1(EPOLL_CLOEXEC);
-    if (p->m_kernelEpollFd < 0 || p->m_watchFd < 0 || p->m_foreignEpollFd < 0) {
+    if (p->m_kernelEpollFd < 0 || p->m_watchFd < 0 || p->m_notifyFd < 0 || p->m_foreignEpollFd < 0) {
         return fail(makeSystemError("epoll_create1/eventfd", errno));
     }
     for (int fd : {p->m_engine->channelFd(), p->m_watchFd, p->m_kernelEpollFd}) {
@@ -55,12 +57,17 @@ Result<std::shared_ptr<PollerImpl>> PollerImpl::create(std::shared_ptr<EngineImp
 }
 
 PollerImpl::~PollerImpl() {
+    std::map<const void*, Entry> entries;
     {
         std::lock_guard lock(m_engine->mutex());
         m_engine->removePersistentWatcherLocked(m_watchFd);
-        m_entries.clear();
+        entries.swap(m_entries);
     }
-    for (int fd : {m_kernelEpollFd, m_watchFd, m_foreignEpollFd}) {
+    for (auto& [key, e] : entries) {
+        if (e.listener) e.listener->removeReadyWatcher(m_notifyFd);
+    }
+    entries.clear();
+    for (int fd : {m_kernelEpollFd, m_watchFd, m_notifyFd, m_foreignEpollFd}) {
         if (fd >= 0) ::close(fd);
     }
 }
@@ -86,6 +93,10 @@ Status PollerImpl::add(std::shared_ptr<SocketImpl> sock, uint32_t events, void* 
             const uint64_t one = 1;
             [[maybe_unused]] const ssize_t w = ::write(m_watchFd, &one, sizeof one);
         }
+    } else if (++m_smcCount == 1) {
+        // A wait in progress sleeps outside the engine: it must move in.
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t w = ::write(m_notifyFd, &one, sizeof one);
     }
     e.sock = std::move(sock);
     e.events = events;
@@ -96,14 +107,19 @@ Status PollerImpl::add(std::shared_ptr<SocketImpl> sock, uint32_t events, void* 
 
 Status PollerImpl::add(std::shared_ptr<ListenerImpl> listener, uint32_t events, void* userData) {
     if (!listener) return fail(Errc::invalidArgument, "poller: invalid listener");
-    std::lock_guard lock(m_engine->mutex());
-    const void* key = listener.get();
-    if (m_entries.count(key) != 0) return fail(Errc::invalidArgument, "poller: listener already added");
-    Entry e;
-    e.listener = std::move(listener);
-    e.events = events;
-    e.userData = userData;
-    m_entries[key] = std::move(e);
+    ListenerImpl* raw = listener.get();
+    {
+        std::lock_guard lock(m_engine->mutex());
+        const void* key = raw;
+        if (m_entries.count(key) != 0) return fail(Errc::invalidArgument, "poller: listener already added");
+        Entry e;
+        e.listener = std::move(listener);
+        e.events = events;
+        e.userData = userData;
+        m_entries[key] = std::move(e);
+    }
+    // Outside the engine lock: the listener takes its own lock to write it.
+    raw->addReadyWatcher(m_notifyFd);
     return {};
 }
 
@@ -123,15 +139,22 @@ Status PollerImpl::modify(const void* target, uint32_t events, void* userData) {
 }
 
 Status PollerImpl::remove(const void* target) {
-    std::lock_guard lock(m_engine->mutex());
-    auto it = m_entries.find(target);
-    if (it == m_entries.end()) return fail(Errc::notFound, "poller: not added");
-    if (it->second.kernel) {
-        ::epoll_ctl(m_kernelEpollFd, EPOLL_CTL_DEL, it->second.sock->tcpFd(), nullptr);
-        --m_kernelCount;
+    std::shared_ptr<ListenerImpl> listener;
+    {
+        std::lock_guard lock(m_engine->mutex());
+        auto it = m_entries.find(target);
+        if (it == m_entries.end()) return fail(Errc::notFound, "poller: not added");
+        if (it->second.kernel) {
+            ::epoll_ctl(m_kernelEpollFd, EPOLL_CTL_DEL, it->second.sock->tcpFd(), nullptr);
+            --m_kernelCount;
+        } else if (it->second.sock) {
+            --m_smcCount;
+        }
+        listener = std::move(it->second.listener);
+        m_prefixed.erase(target);
+        m_entries.erase(it);
     }
-    m_prefixed.erase(target);
-    m_entries.erase(it);
+    if (listener) listener->removeReadyWatcher(m_notifyFd);
     return {};
 }
 
@@ -196,11 +219,24 @@ Result<size_t> PollerImpl::wait(std::span<PollerEventImpl> out, int timeoutMs) {
     uint64_t value = 0;
     [[maybe_unused]] const ssize_t r = ::read(m_watchFd, &value, sizeof value);
     std::unique_lock lock(m_engine->mutex());
-    m_engine->progressLocked();
+    // Read above: the next change writes it again (EngineImpl::wakeSleepersLocked).
+    m_engine->rearmPersistentWatcherLocked(m_watchFd);
+    const bool engineWatched = m_smcCount > 0;
+    if (engineWatched) m_engine->progressLocked();
     size_t n = scanLocked(out);
     if (n > 0 || m_wakeup) {
         m_wakeup = false;
         return n;
+    }
+    if (!engineWatched && timeoutMs != 0) {
+        const uint64_t deadline = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000 + 1;
+        if (const std::optional<size_t> got = waitOutsideEngineLocked(lock, out, deadline)) {
+            m_wakeup = false;
+            return *got;
+        }
+        const uint64_t now = monotonicNs();
+        if (deadline != 0 && now >= deadline) return size_t{0};
+        timeoutMs = deadline == 0 ? -1 : std::max(1, static_cast<int>((deadline - now) / 1000000));
     }
     if (timeoutMs == 0) {
         // Leave the CQs armed so fd() fires on the next completion.
@@ -231,10 +267,35 @@ Result<size_t> PollerImpl::wait(std::span<PollerEventImpl> out, int timeoutMs) {
     return n;
 }
 
+std::optional<size_t> PollerImpl::waitOutsideEngineLocked(std::unique_lock<std::mutex>& lock,
+                                                          std::span<PollerEventImpl> out, uint64_t deadlineNs) {
+    for (;;) {
+        const uint64_t now = monotonicNs();
+        if (deadlineNs != 0 && now >= deadlineNs) return size_t{0};
+        timespec timeout{};
+        if (deadlineNs != 0) {
+            const uint64_t left = deadlineNs - now;
+            timeout.tv_sec = static_cast<time_t>(left / 1000000000ull);
+            timeout.tv_nsec = static_cast<long>(left % 1000000000ull);
+        }
+        lock.unlock();
+        pollfd fds[] = {{m_notifyFd, POLLIN, 0}, {m_kernelEpollFd, POLLIN, 0}};
+        ::ppoll(fds, std::size(fds), deadlineNs != 0 ? &timeout : nullptr, nullptr);
+        uint64_t value = 0;
+        if (fds[0].revents != 0) [[maybe_unused]] const ssize_t r = ::read(m_notifyFd, &value, sizeof value);
+        lock.lock();
+        const size_t n = scanLocked(out);
+        if (n > 0 || m_wakeup) return n;
+        if (m_smcCount > 0) return std::nullopt;  // added by another thread (add() wrote m_notifyFd)
+    }
+}
+
 void PollerImpl::wakeup() {
     std::lock_guard lock(m_engine->mutex());
     m_wakeup = true;
     m_engine->wakeSleepersLocked();
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t w = ::write(m_notifyFd, &one, sizeof one);
 }
 
 }  // namespace smcr::core

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include <smcr/result.h>
@@ -43,6 +44,13 @@ private:
     PollerImpl() = default;
     // userSpace false: only the kernel sockets (no engine change since the last scan).
     size_t scanLocked(std::span<PollerEventImpl> out, bool userSpace = true);
+    // A blocking wait of a poller with no SMC socket (listeners and fallback
+    // sockets only: an accept loop). Nothing it watches moves with a
+    // completion, so it neither spins nor sleeps in the engine, where every
+    // CDC of the connections its program serves would wake it.
+    // Empty when an SMC socket was added meanwhile: the wait goes on in the engine.
+    std::optional<size_t> waitOutsideEngineLocked(std::unique_lock<std::mutex>& lock, std::span<PollerEventImpl> out,
+                                                  uint64_t deadlineNs);
 
     struct Entry {
         std::shared_ptr<SocketImpl> sock;
@@ -55,10 +63,12 @@ private:
     std::map<const void*, Entry> m_entries;  // by impl pointer
     const void* m_scanAfter = nullptr;       // the entry reported last: the next scan starts after it
     int m_kernelEpollFd = -1;   // fallback sockets
-    int m_watchFd = -1;         // eventfd the engine writes on every change
+    int m_watchFd = -1;         // eventfd the engine writes at a change (re-armed by each wait)
+    int m_notifyFd = -1;        // eventfd the listeners and wakeup() write (waitOutsideEngineLocked)
     int m_foreignEpollFd = -1;  // channel + m_watchFd + m_kernelEpollFd
     bool m_wakeup = false;
     size_t m_kernelCount = 0;
+    size_t m_smcCount = 0;  // SMC sockets (user-space readiness that completions move)
     // Fallback sockets holding first bytes the listener read (rx_prefix.h):
     // readable though their kernel socket may not be, so every scan looks
     // at them until the bytes are gone.
