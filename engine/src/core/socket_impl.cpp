@@ -154,7 +154,17 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
     hints.notLast = notLast;
     OwnerScope owner(engine, conn);
     const auto* bytes = static_cast<const uint8_t*>(data);
-    const uint64_t deadline = deadlineNs(dontWait);
+    // Read the clock only for a send that waits: a timeout (the agents'
+    // workloads set one) must not cost a clock read per message.
+    uint64_t deadline = 0;
+    bool deadlineSet = false;
+    auto waitDeadline = [&] {
+        if (!deadlineSet) {
+            deadline = deadlineNs(dontWait);
+            deadlineSet = true;
+        }
+        return deadline;
+    };
     size_t sent = 0;
     while (sent < len) {
         if (conn.error != Errc::invalid) {
@@ -168,7 +178,7 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         }
         const auto chunk = static_cast<uint32_t>(std::min<size_t>(len - sent, UINT32_MAX));
         sent += engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
-        engine.waitSendSlotLocked(lock, conn, deadline);  // no free CDC slot: wait like the kernel
+        if (conn.push.sendQueued) engine.waitSendSlotLocked(lock, conn, waitDeadline());  // no free CDC slot: wait like the kernel
         if (sent == len) break;
         ++conn.stats.bufFull;
         // Still inside while it spins (it polls its own completions and pushes
@@ -179,7 +189,7 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
                 return conn.error != Errc::invalid || !conn.core->closer().canSend() ||
                        conn.core->tx().sndbufFreeBytes() > 0;
             },
-            deadline, {}, &conn);
+            waitDeadline(), {}, &conn);
         if (!ready) {
             if (sent > 0) return sent;
             return dontWait ? fail(Errc::wouldBlock, "sndbuf full") : fail(Errc::timedOut, "send timed out");
