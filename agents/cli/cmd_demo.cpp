@@ -1,9 +1,11 @@
-// smclab demo: the main job on one machine. Two smclab-agent processes on
-// loopback (generated token, free ports), a shortened datapath campaign
-// (both tables, every size 1..64K, short cells) over the sim fabric with
-// the cx4-25g link model, stored in the results database; then the two
-// cover-letter tables and a self-contained HTML report. The agents are
-// stopped at the end, also on Ctrl-C or an error.
+// smclab demo: the main job on one machine. The local lab (locallab/: two
+// smclab-agent processes, generated token, free ports, one CPU each; the
+// server agent in a network namespace behind a veth shaped to the link
+// model where the host allows it, so TCP crosses the same modelled wire as
+// SMC), a shortened datapath campaign (both tables, every size 1..64K,
+// short cells) over the sim fabric, stored in the results database; then
+// the two cover-letter tables and a self-contained HTML report. The agents
+// and the namespace are removed at the end, also on Ctrl-C or an error.
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -15,7 +17,7 @@
 #include "args.h"
 #include "campaign_console.h"
 #include "commands.h"
-#include "local_agents.h"
+#include "local_lab.h"
 #include "orchestrator/campaign_json.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/size_text.h"
@@ -37,8 +39,10 @@ void printDemoHelp() {
     std::printf(
         "usage: smclab demo [-t SECONDS] [--quick] [--sizes LIST] [--db PATH] [-o FILE]\n"
         "\n"
-        "Runs the main job on this machine: starts two smclab-agent processes on\n"
-        "loopback, runs a shortened 'datapath' campaign (qperf-style tcp_bw and tcp_lat,\n"
+        "Runs the main job on this machine: starts two smclab-agent processes (the\n"
+        "server in a network namespace behind a veth shaped to the link model, where\n"
+        "the host allows it, so that TCP and SMC cross the same modelled wire), runs\n"
+        "a shortened 'datapath' campaign (qperf-style tcp_bw and tcp_lat,\n"
         "every message size 1..64K, columns SMC-NoCork, TCP, SMC-AutoCorking and\n"
         "SMC with patches; SMC over the sim fabric with the cx4-25g link model),\n"
         "stores it in the results database, prints the two cover-letter tables and\n"
@@ -119,24 +123,30 @@ int runDemo(const Args& args) {
                  smcr::versionString(), expandCells(spec).size(), durationMs / 1000.0,
                  qPrintable(formatDurationMs(estimateCampaignMs(spec, static_cast<int>(expandCells(spec).size()),
                                                                 kEstimatedCellOverheadMs))));
-    LocalAgents agents;
-    if (smcr::Status s = agents.start(2); !s) {
+    locallab::LocalLab lab;
+    const QString link = spec.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
+    if (smcr::Status s = lab.start(link, 2); !s) {
         std::fprintf(stderr, "smclab demo: %s\n", s.error().message.c_str());
         return kExitFailure;
     }
+    const locallab::LocalAgents& agents = lab.agents();
     spec.agents = {{agents.addresses().at(0), agents.addresses().at(1)}};
-    std::fprintf(stderr, "agents: server %s, client %s (token in a private temp file)\n",
-                 qPrintable(agents.addresses().at(0)), qPrintable(agents.addresses().at(1)));
+    // What every column ran over, in the notes the tables and reports print.
+    spec.description += QStringLiteral(". Wire: ") + lab.wire().note;
+    std::fprintf(stderr, "agents: server %s, client %s (token in a private temp file)\nwire: %s\n",
+                 qPrintable(agents.addresses().at(0)), qPrintable(agents.addresses().at(1)),
+                 qPrintable(lab.wire().note));
 
     Orchestrator orchestrator(**store);
     AgentConnectOptions options;
     options.token = agents.token();
     orchestrator.setConnectOptions(options);
+    orchestrator.setWire(lab.wire().toJson());
     // The orchestrator says up front which transports the agents lack
     // (e.g. smcr before libsmcr is there); those columns fail with the
     // agent's reason and the TCP column still runs.
     const ConsoleResult result = runCampaignOnConsole(orchestrator, [&] { return orchestrator.start(spec); });
-    agents.stopAll();
+    lab.stop();
 
     if (result.state != RunnerState::finished) {
         if (result.state == RunnerState::stopped)

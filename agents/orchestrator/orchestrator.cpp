@@ -331,6 +331,8 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
             inputs.serverAgentId = pair.server->storeAgentId;
             inputs.clientFacts = hostFacts(pair.client->hello(), m_spec.transportOptions, column.effectiveClientTransport());
             inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
+            addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
+            addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
             auto runId = m_store.recordRun(buildRunRecord(inputs, outcome));
             if (!runId) return fatal(QStringLiteral("cannot record the run: %1").arg(statusText(runId.error())));
             ++m_done;

@@ -91,6 +91,10 @@ public:
 
     // Token and TLS options used for every agent.
     void setConnectOptions(const AgentConnectOptions& options) { m_connectOptions = options; }
+    // The wire between the agents when smclab made it (a local lab's
+    // locallab::WireRecord as JSON); every run records it in its facts.
+    // Empty: the agents' own network, which smclab neither made nor shaped.
+    void setWire(const QJsonObject& wire) { m_wire = wire; }
     // How long to wait for an agent (first connection and reconnects).
     void setConnectTimeoutMs(int ms) { m_connectOptions.connectTimeoutMs = ms; }
 
@@ -168,6 +172,7 @@ private:
 
     db::ResultStore& m_store;
     AgentConnectOptions m_connectOptions;
+    QJsonObject m_wire;
     CampaignSpec m_spec;
     std::vector<Cell> m_cells;
     std::deque<int> m_queue;  // cell indices still to run in this session

@@ -78,6 +78,23 @@ db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transpo
     return facts;
 }
 
+void addWireFacts(const QJsonObject& wire, const QJsonObject& transportOptions, db::HostFacts& facts) {
+    if (wire.isEmpty()) {
+        const QString link = valueText(transportOptions.value(QLatin1String("link")));
+        facts.insert(QStringLiteral("wire.model"), link.isEmpty() ? QStringLiteral("ideal") : link);
+        facts.insert(QStringLiteral("wire.tcp_path"), QStringLiteral("the network between the agents' hosts"));
+        facts.insert(QStringLiteral("wire.tcp_rate"), QStringLiteral("not shaped by smclab"));
+        facts.insert(QStringLiteral("wire"), QStringLiteral("SMC over the sim link model %1; TCP over the network between "
+                                                            "the agents' hosts, not shaped by smclab")
+                                                 .arg(facts.value(QStringLiteral("wire.model"))));
+        return;
+    }
+    for (auto it = wire.begin(); it != wire.end(); ++it) {
+        const QString key = it.key() == QLatin1String("note") ? QStringLiteral("wire") : QStringLiteral("wire.") + it.key();
+        facts.insert(key, valueText(it.value()));
+    }
+}
+
 QMap<QString, double> resultMetrics(const QJsonObject& summary) {
     QMap<QString, double> metrics;
     addNumbers(summary, QString(), metrics);

@@ -26,6 +26,10 @@ int findCell(const CampaignSpec& spec, const std::vector<Cell>& cells, const db:
 // host, cpu_model, cpu_count, kernel, agent_version, ksmc, rdma_device,
 // plus the run's fabric and link model when the transport is smcr.
 db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transportOptions, const QString& transport);
+// The wire every column of the run crossed, TCP included, as facts
+// "wire.*": the local lab's record (Orchestrator::setWire), or, without one,
+// the sim link model for SMC and the agents' own network for TCP.
+void addWireFacts(const QJsonObject& wire, const QJsonObject& transportOptions, db::HostFacts& facts);
 
 // Headline and secondary metrics from the client's run_result summary:
 // every numeric summary field under its lower-case name (bw_MBps ->

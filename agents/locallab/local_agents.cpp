@@ -1,5 +1,7 @@
 #include "local_agents.h"
 
+#include "wire.h"
+
 #include <sched.h>
 
 #include <QCoreApplication>
@@ -14,16 +16,17 @@
 #include <csignal>
 #include <sys/prctl.h>
 
-namespace smclab::cli {
+namespace smclab::locallab {
 
 namespace {
 
 constexpr int kStartTimeoutMs = 15'000;
 
-quint16 freeLoopbackPort() {
+quint16 freePort() {
     // Bound and released at once; the agent binds it a moment later. A
     // collision is possible but rare, and shows as an agent that fails to
-    // start with a clear log.
+    // start with a clear log. (A namespace has its own ports: any free one
+    // here is free there too, the namespace being new.)
     QTcpServer probe;
     if (!probe.listen(QHostAddress::LocalHost, 0)) return 0;
     return probe.serverPort();
@@ -70,7 +73,7 @@ std::vector<int> LocalAgents::allowedCpus() {
     return cpus;
 }
 
-smcr::Status LocalAgents::start(int count, const QString& program) {
+smcr::Status LocalAgents::start(int count, const QString& program, const NamespaceWire* wire) {
     if (program.isEmpty())
         return smcr::fail(smcr::Errc::notFound,
                           "smclab-agent not found next to smclab or in $SMCLAB_BIN_DIR (build the smclab-agent target)");
@@ -89,18 +92,31 @@ smcr::Status LocalAgents::start(int count, const QString& program) {
     }
     const std::vector<int> cpus = allowedCpus();
     for (int i = 0; i < count; ++i) {
-        const quint16 port = freeLoopbackPort();
+        const quint16 port = freePort();
         if (port == 0) return smcr::fail(smcr::Errc::systemError, "no free loopback port");
-        const QString address = QStringLiteral("127.0.0.1:%1").arg(port);
-        auto process = std::make_unique<QProcess>();
-        process->setProgram(program);
+        const bool inNamespace = wire != nullptr && i % 2 == 0;  // server agents
+        const QString host = inNamespace ? wire->serverAddress() : QStringLiteral("127.0.0.1");
+        const QString address = QStringLiteral("%1:%2").arg(host).arg(port);
         QStringList arguments{QStringLiteral("--listen"), address, QStringLiteral("--token-file"), m_tokenFile};
+        // The client agents connect to the server's namespace address.
+        if (wire != nullptr) arguments << QStringLiteral("--allow-peer") << wire->subnet();
         // One CPU per end, as `smclab bench` pins its two processes: agents
         // are listed server first, and the server takes the second CPU.
         if (cpus.size() >= 2) {
             arguments << QStringLiteral("--cpu") << QString::number(cpus[static_cast<size_t>(i + 1) % cpus.size()]);
         }
-        process->setArguments(arguments);
+        auto process = std::make_unique<QProcess>();
+        if (inNamespace) {
+            // ip netns exec enters the namespace and execs the agent: the
+            // process is the agent itself (its pid, its signals).
+            process->setProgram(QStringLiteral("ip"));
+            process->setArguments(QStringList{QStringLiteral("netns"), QStringLiteral("exec"), wire->serverNamespace(),
+                                              program} +
+                                  arguments);
+        } else {
+            process->setProgram(program);
+            process->setArguments(arguments);
+        }
         process->setStandardOutputFile(logFile(i));
         process->setStandardErrorFile(logFile(i), QIODevice::Append);
         // If this process dies without stopping them (SIGKILL), the kernel
@@ -117,6 +133,7 @@ smcr::Status LocalAgents::start(int count, const QString& program) {
     for (int i = 0; i < count; ++i) {
         QElapsedTimer timer;
         timer.start();
+        const QHostAddress host(m_addresses[i].section(QLatin1Char(':'), 0, 0));
         const quint16 port = static_cast<quint16>(m_addresses[i].section(QLatin1Char(':'), 1).toUInt());
         while (true) {
             QProcess& process = *m_processes[static_cast<size_t>(i)];
@@ -125,7 +142,7 @@ smcr::Status LocalAgents::start(int count, const QString& program) {
                                                                .arg(m_addresses[i], tail(logFile(i)))
                                                                .toStdString());
             QTcpSocket socket;
-            socket.connectToHost(QHostAddress::LocalHost, port);
+            socket.connectToHost(host, port);
             if (socket.waitForConnected(200)) break;
             if (timer.elapsed() > kStartTimeoutMs)
                 return smcr::fail(smcr::Errc::timedOut,
@@ -149,4 +166,4 @@ void LocalAgents::stopAll() {
     m_processes.clear();
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::locallab

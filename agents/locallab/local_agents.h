@@ -1,0 +1,56 @@
+// Two (or more) smclab-agent processes on this host for `smclab demo`, the
+// GUI's local lab and the tests: a generated token in a private temp file,
+// free ports, one CPU per agent, and a stop that always happens (SIGTERM,
+// then SIGKILL; the children also get SIGTERM from the kernel if this
+// process dies first). Given a NamespaceWire, the server agents run in its
+// namespace and listen on its address, so TCP and the CLC handshake cross
+// the shaped veth (wire.h); otherwise every agent listens on loopback.
+#pragma once
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <memory>
+#include <vector>
+
+#include <smcr/result.h>
+
+namespace smclab::locallab {
+
+class NamespaceWire;
+
+class LocalAgents {
+public:
+    LocalAgents();
+    ~LocalAgents();
+    LocalAgents(const LocalAgents&) = delete;
+    LocalAgents& operator=(const LocalAgents&) = delete;
+
+    // smclab-agent next to this program, or in $SMCLAB_BIN_DIR.
+    static QString findAgentProgram();
+
+    // The CPUs this process may run on; with two or more, each agent is
+    // pinned to one of them (smclab-agent --cpu).
+    static std::vector<int> allowedCpus();
+
+    // Starts `count` agents (server, client, server, client, ...) and waits
+    // until each accepts connections. `wire` (may be null) must outlive them.
+    smcr::Status start(int count, const QString& program = findAgentProgram(), const NamespaceWire* wire = nullptr);
+    void stopAll();
+
+    QString token() const { return m_token; }
+    QString tokenFile() const { return m_tokenFile; }
+    QStringList addresses() const { return m_addresses; }  // "HOST:PORT" each, in start order
+    QString logFile(int index) const;
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_token;
+    QString m_tokenFile;
+    QStringList m_addresses;
+    std::vector<std::unique_ptr<QProcess>> m_processes;
+};
+
+}  // namespace smclab::locallab

@@ -1,0 +1,234 @@
+#include "wire.h"
+
+#include <unistd.h>
+
+#include <QProcess>
+#include <QStringList>
+
+#include <atomic>
+#include <cmath>
+
+namespace smclab::locallab {
+
+namespace {
+
+namespace sim = smcr::fabric::sim;
+
+// Runs ip or tc; on failure the error holds the command and what it printed.
+smcr::Status runTool(const QString& program, const QStringList& args) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForStarted(5000)) {
+        return smcr::fail(smcr::Errc::notSupported,
+                          QStringLiteral("%1 not found (Debian package iproute2)").arg(program).toStdString());
+    }
+    if (!p.waitForFinished(10'000)) {
+        p.kill();
+        p.waitForFinished(1000);
+        return smcr::fail(smcr::Errc::timedOut,
+                          QStringLiteral("%1 %2: no answer in 10 s").arg(program, args.join(' ')).toStdString());
+    }
+    if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        const QString out = QString::fromLocal8Bit(p.readAll()).trimmed();
+        return smcr::fail(smcr::Errc::systemError,
+                          QStringLiteral("%1 %2: %3").arg(program, args.join(' '), out).toStdString());
+    }
+    return {};
+}
+
+// tc's rate words: "25gbit", "800mbit".
+QString rateText(double gbps) {
+    if (gbps >= 1 && std::floor(gbps) == gbps) return QStringLiteral("%1gbit").arg(static_cast<qint64>(gbps));
+    return QStringLiteral("%1mbit").arg(static_cast<qint64>(std::llround(gbps * 1000)));
+}
+
+// tbf's bucket must hold at least one timer tick of the rate (HZ may be as
+// low as 100), or it shapes below the rate it was given.
+qint64 burstBytes(double gbps) {
+    const double perTick = gbps * 1e9 / 8 / 100;
+    return std::max<qint64>(static_cast<qint64>(perTick), 256 * 1024);
+}
+
+std::atomic<int> g_wires{0};
+
+}  // namespace
+
+QJsonObject WireRecord::toJson() const {
+    return QJsonObject{{QStringLiteral("model"), model},
+                       {QStringLiteral("bandwidth_gbps"), bandwidthGbps},
+                       {QStringLiteral("latency_ns"), static_cast<double>(latencyNs)},
+                       {QStringLiteral("ethernet_mtu"), ethernetMtu},
+                       {QStringLiteral("tcp_path"), tcpPath},
+                       {QStringLiteral("tcp_rate"), tcpRate},
+                       {QStringLiteral("tcp_delay"), tcpDelay},
+                       {QStringLiteral("note"), note}};
+}
+
+WireRecord WireRecord::fromJson(const QJsonObject& o) {
+    WireRecord r;
+    r.model = o.value(QStringLiteral("model")).toString();
+    r.bandwidthGbps = o.value(QStringLiteral("bandwidth_gbps")).toDouble();
+    r.latencyNs = static_cast<qint64>(o.value(QStringLiteral("latency_ns")).toDouble());
+    r.ethernetMtu = o.value(QStringLiteral("ethernet_mtu")).toInt();
+    r.tcpPath = o.value(QStringLiteral("tcp_path")).toString();
+    r.tcpRate = o.value(QStringLiteral("tcp_rate")).toString();
+    r.tcpDelay = o.value(QStringLiteral("tcp_delay")).toString();
+    r.note = o.value(QStringLiteral("note")).toString();
+    return r;
+}
+
+smcr::Result<sim::LinkModel> linkModel(const QString& name) { return sim::linkPreset(name.toStdString()); }
+
+int ethernetMtuFor(smcr::fabric::PathMtu mtu) {
+    // RoCE headers (Ethernet, IP, UDP, BTH, RETH, ICRC) take under 100 bytes:
+    // a 1024-byte path MTU rides a 1500-byte Ethernet MTU, 4096 needs jumbo frames.
+    using smcr::fabric::PathMtu;
+    switch (mtu) {
+        case PathMtu::invalid:
+        case PathMtu::mtu256:
+        case PathMtu::mtu512:
+        case PathMtu::mtu1024: return 1500;
+        case PathMtu::mtu2048: return 4200;
+        case PathMtu::mtu4096: return 9000;
+    }
+    return 1500;
+}
+
+WireRecord loopbackRecord(const sim::LinkModel& model, const QString& why) {
+    WireRecord r;
+    r.model = QString::fromStdString(model.name);
+    r.bandwidthGbps = model.bandwidthGbps;
+    r.latencyNs = static_cast<qint64>(model.wireLatencyNs);
+    r.tcpPath = QStringLiteral("loopback");
+    r.tcpRate = QStringLiteral("unshaped");
+    r.tcpDelay = QStringLiteral("none");
+    if (model.bandwidthGbps <= 0 && model.wireLatencyNs == 0) {
+        r.note = QStringLiteral("link %1: TCP over loopback and SMC over the sim, both unshaped").arg(r.model);
+    } else {
+        r.note = QStringLiteral("link %1: SMC over the sim at the model's %2 Gbit/s and %3 ns, TCP over UNSHAPED "
+                                "loopback (%4): the TCP column ran on a faster wire")
+                     .arg(r.model)
+                     .arg(model.bandwidthGbps)
+                     .arg(model.wireLatencyNs)
+                     .arg(why);
+    }
+    return r;
+}
+
+smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::LinkModel& model) {
+    if (::geteuid() != 0) {
+        return smcr::fail(smcr::Errc::notSupported, "network namespaces need root (CAP_NET_ADMIN)");
+    }
+    std::unique_ptr<NamespaceWire> wire(new NamespaceWire());
+    if (smcr::Status s = wire->build(model); !s) return smcr::fail(s.error());
+    return wire;
+}
+
+smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
+    const int pid = static_cast<int>(::getpid());
+    const int n = g_wires.fetch_add(1);
+    m_namespace = QStringLiteral("smclab-%1-%2").arg(pid).arg(n);
+    // Interface names have 15 characters at most.
+    const QString tag = QString::number((pid * 8 + n) % 10'000'000);
+    m_rootDevice = QStringLiteral("slw%1r").arg(tag);
+    m_serverDevice = QStringLiteral("slw%1s").arg(tag);
+    // A /30 of 10.210-249.x.y per process and wire: addresses that exist only
+    // between this namespace and the root one.
+    const int a = 210 + (pid >> 14) % 40;
+    const int b = (pid >> 6) & 0xff;
+    const int c = ((pid + n) & 0x3f) * 4;
+    const QString base = QStringLiteral("10.%1.%2.").arg(a).arg(b);
+    m_rootAddress = base + QString::number(c + 1);
+    m_serverAddress = base + QString::number(c + 2);
+    m_subnet = base + QString::number(c) + QStringLiteral("/30");
+    const QString ip = QStringLiteral("ip");
+    const QString mtu = QString::number(ethernetMtuFor(model.mtu));
+
+    if (smcr::Status s = runTool(ip, {"netns", "add", m_namespace}); !s) return s;
+    const QList<QStringList> steps = {
+        {"link", "add", m_rootDevice, "mtu", mtu, "type", "veth", "peer", "name", m_serverDevice, "mtu", mtu},
+        {"link", "set", m_serverDevice, "netns", m_namespace},
+        {"addr", "add", m_rootAddress + "/30", "dev", m_rootDevice},
+        {"link", "set", m_rootDevice, "up"},
+        {"-n", m_namespace, "addr", "add", m_serverAddress + "/30", "dev", m_serverDevice},
+        {"-n", m_namespace, "link", "set", m_serverDevice, "up"},
+        {"-n", m_namespace, "link", "set", "lo", "up"},
+    };
+    for (const QStringList& step : steps) {
+        if (smcr::Status s = runTool(ip, step); !s) {
+            destroy();
+            return s;
+        }
+    }
+
+    m_record.model = QString::fromStdString(model.name);
+    m_record.bandwidthGbps = model.bandwidthGbps;
+    m_record.latencyNs = static_cast<qint64>(model.wireLatencyNs);
+    m_record.ethernetMtu = mtu.toInt();
+    m_record.tcpPath = QStringLiteral("veth between network namespaces");
+    m_record.tcpRate = QStringLiteral("unshaped");
+    m_record.tcpDelay = QStringLiteral("none");
+    // Each direction is shaped where it leaves: the root end for client ->
+    // server, the namespace's end for server -> client.
+    const QList<QStringList> ends = {{"dev", m_rootDevice}, {"-n", m_namespace, "dev", m_serverDevice}};
+    bool delayed = model.wireLatencyNs > 0;
+    QString delayWhy;
+    for (const QStringList& end : ends) {
+        const QStringList netns = end.size() > 2 ? QStringList{end[0], end[1]} : QStringList{};
+        const QStringList dev = end.mid(end.size() - 2);
+        QString rateParent = QStringLiteral("root");
+        if (delayed) {
+            // netem as the root, the rate below it; without netem the rate alone.
+            const QString delay = QStringLiteral("%1us").arg(static_cast<double>(model.wireLatencyNs) / 1000.0);
+            smcr::Status s = runTool(QStringLiteral("tc"), netns + QStringList{"qdisc", "add"} + dev +
+                                                               QStringList{"root", "handle", "1:", "netem", "delay", delay});
+            if (s) {
+                rateParent = QStringLiteral("parent 1:");
+            } else {
+                delayed = false;
+                delayWhy = QString::fromStdString(s.error().message);
+            }
+        }
+        if (model.bandwidthGbps > 0) {
+            QStringList args = netns + QStringList{"qdisc", "add"} + dev;
+            args += rateParent == QLatin1String("root") ? QStringList{"root", "handle", "2:"}
+                                                         : QStringList{"parent", "1:", "handle", "2:"};
+            args += QStringList{"tbf", "rate", rateText(model.bandwidthGbps), "burst",
+                                QString::number(burstBytes(model.bandwidthGbps)), "latency", "5ms"};
+            if (smcr::Status s = runTool(QStringLiteral("tc"), args); !s) {
+                destroy();
+                return s;
+            }
+        }
+    }
+    if (model.bandwidthGbps > 0) {
+        m_record.tcpRate = QStringLiteral("tbf %1 on both veth ends").arg(rateText(model.bandwidthGbps));
+    }
+    if (delayed) {
+        m_record.tcpDelay = QStringLiteral("netem %1 ns each way").arg(model.wireLatencyNs);
+    } else if (model.wireLatencyNs > 0) {
+        // tc's own words: "Specified qdisc kind is unknown" where netem is not built.
+        m_record.tcpDelay = QStringLiteral("not applied (tc netem: %1)").arg(delayWhy.section(QLatin1String(": "), -1));
+    }
+    m_record.note = QStringLiteral("link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
+                                   "over a veth between network namespaces, MTU %4, rate %5, delay %6")
+                        .arg(m_record.model)
+                        .arg(model.bandwidthGbps)
+                        .arg(model.wireLatencyNs)
+                        .arg(m_record.ethernetMtu)
+                        .arg(m_record.tcpRate, m_record.tcpDelay);
+    return {};
+}
+
+void NamespaceWire::destroy() {
+    if (m_namespace.isEmpty()) return;
+    // The namespace takes its veth end, and with it the peer end and the qdiscs.
+    (void)runTool(QStringLiteral("ip"), {"netns", "del", m_namespace});
+    (void)runTool(QStringLiteral("ip"), {"link", "del", m_rootDevice});
+    m_namespace.clear();
+}
+
+NamespaceWire::~NamespaceWire() { destroy(); }
+
+}  // namespace smclab::locallab

@@ -1,0 +1,83 @@
+// The wire of a local lab: what TCP and SMC cross between the two agents of
+// one host, and the record of it that every run keeps.
+//
+// SMC crosses the sim fabric with a link model (smcr/fabric_sim.h). TCP must
+// cross the same modelled link or a table compares two wires: for a model
+// with a rate, the server agent runs in its own network namespace joined to
+// the root one by a veth pair, shaped to the model's rate with tbf on both
+// ends, with the model's delay by netem where the kernel has it, and the
+// CLC handshake crosses the same veth. The "ideal" model is unshaped on both
+// sides: TCP over loopback, the sim without delay (SMC-D loopback against
+// TCP over lo). Where a namespace cannot be made (no CAP_NET_ADMIN, no
+// `ip`), TCP runs over loopback and the record says so.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+#include <memory>
+
+#include <smcr/fabric_sim.h>
+#include <smcr/result.h>
+
+namespace smclab::locallab {
+
+// What one run's TCP and SMC crossed (stored with the run, shown by
+// `smclab show`, the reports and the GUI).
+struct WireRecord {
+    QString model;              // the sim link model's name ("cx4-25g")
+    double bandwidthGbps = 0;   // the model's rate, 0 = unlimited
+    qint64 latencyNs = 0;       // the model's one-way latency
+    int ethernetMtu = 0;        // the veth's MTU (0 = loopback's)
+    QString tcpPath;            // "loopback" or "veth between network namespaces"
+    QString tcpRate;            // "tbf 25gbit on both veth ends", "unshaped"
+    QString tcpDelay;           // "netem 1250 ns each way", "not applied: ...", "none"
+    QString note;               // one sentence for a table's notes
+
+    QJsonObject toJson() const;
+    static WireRecord fromJson(const QJsonObject& object);
+};
+
+// The sim link model by name (smcr::fabric::sim::linkPreset), as an error
+// naming the known ones.
+smcr::Result<smcr::fabric::sim::LinkModel> linkModel(const QString& name);
+
+// The Ethernet MTU that carries RoCE frames of the model's path MTU.
+int ethernetMtuFor(smcr::fabric::PathMtu mtu);
+
+// A server namespace and the veth pair that joins it to this one, shaped to
+// a link model; removed (namespace, veth, qdiscs) when destroyed.
+class NamespaceWire {
+public:
+    // Makes the namespace, the veth and the shaping. Errors say what the
+    // host refused ("not root", "ip netns add: Operation not permitted").
+    static smcr::Result<std::unique_ptr<NamespaceWire>> create(const smcr::fabric::sim::LinkModel& model);
+    ~NamespaceWire();
+    NamespaceWire(const NamespaceWire&) = delete;
+    NamespaceWire& operator=(const NamespaceWire&) = delete;
+
+    QString serverNamespace() const { return m_namespace; }
+    QString serverAddress() const { return m_serverAddress; }  // inside the namespace
+    QString rootAddress() const { return m_rootAddress; }      // this namespace's end
+    QString subnet() const { return m_subnet; }                // "10.a.b.0/30", for --allow-peer
+    const WireRecord& record() const { return m_record; }
+
+private:
+    NamespaceWire() = default;
+    smcr::Status build(const smcr::fabric::sim::LinkModel& model);
+    void destroy();
+
+    QString m_namespace;
+    QString m_rootDevice;
+    QString m_serverDevice;
+    QString m_rootAddress;
+    QString m_serverAddress;
+    QString m_subnet;
+    WireRecord m_record;
+};
+
+// The record of TCP over plain loopback for a model, with the reason why
+// (the model is ideal, or `why` the namespace could not be made).
+WireRecord loopbackRecord(const smcr::fabric::sim::LinkModel& model, const QString& why);
+
+}  // namespace smclab::locallab

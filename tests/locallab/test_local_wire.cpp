@@ -1,0 +1,164 @@
+// The local lab's wire: a server namespace behind a veth shaped to a link
+// model. TCP through it never exceeds the model's rate, the recorded wire is
+// what tc shows on both ends, the namespace goes with the object, the
+// loopback fall-back says why, and the local lab puts its server agent
+// behind the wire. Exits 77 (skipped) where namespaces cannot be made (not
+// root, no `ip`); CI runs as root.
+#include <unistd.h>
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "local_lab.h"
+#include "wire.h"
+
+using namespace smclab::locallab;
+
+namespace {
+
+QString run(const QString& program, const QStringList& args, int timeoutMs = 20'000) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return QString::fromLocal8Bit(p.readAll());
+}
+
+QString binary(const char* name) { return qEnvironmentVariable("SMCLAB_BIN_DIR") + QLatin1Char('/') + name; }
+
+// A model with a rate low enough that this host's TCP over a veth exceeds it by far.
+smcr::fabric::sim::LinkModel slowModel() {
+    smcr::fabric::sim::LinkModel m;
+    m.name = "test-400mbit";
+    m.bandwidthGbps = 0.4;  // 50 MB/s
+    m.wireLatencyNs = 0;
+    m.mtu = smcr::fabric::PathMtu::mtu1024;
+    return m;
+}
+
+}  // namespace
+
+class TestLocalWire : public QObject {
+    Q_OBJECT
+private slots:
+    void shapedWireBoundsTcpRate() {
+        auto wire = NamespaceWire::create(slowModel());
+        QVERIFY2(wire.ok(), wire.ok() ? "" : wire.error().message.c_str());
+        NamespaceWire& w = *wire.value();
+        QCOMPARE(w.record().tcpPath, QStringLiteral("veth between network namespaces"));
+        QCOMPARE(w.record().tcpRate, QStringLiteral("tbf 400mbit on both veth ends"));
+        QCOMPARE(w.record().ethernetMtu, 1500);
+        QVERIFY(w.record().note.contains(QStringLiteral("test-400mbit")));
+        // The recorded wire is what the kernel has on both ends.
+        const QString rootQdisc = run("tc", {"qdisc", "show"});
+        const QString nsQdisc = run("tc", {"-n", w.serverNamespace(), "qdisc", "show"});
+        QVERIFY2(rootQdisc.contains(QStringLiteral("rate 400Mbit")), qPrintable(rootQdisc));
+        QVERIFY2(nsQdisc.contains(QStringLiteral("rate 400Mbit")), qPrintable(nsQdisc));
+        QVERIFY2(nsQdisc.contains(QStringLiteral("mtu 1500")) || run("ip", {"-n", w.serverNamespace(), "link"}).contains("mtu 1500"),
+                 "the veth carries the model's MTU");
+
+        // A TCP stream from here to a server in the namespace, for 1 s.
+        QProcess server;
+        server.setProgram("ip");
+        server.setArguments({"netns", "exec", w.serverNamespace(), binary("smclab"), "serve", "tcp", "--listen",
+                             w.serverAddress() + ":0", "--max-tests", "1"});
+        server.start();
+        QVERIFY(server.waitForStarted());
+        QString port;
+        for (int i = 0; i < 100 && port.isEmpty(); ++i) {
+            server.waitForReadyRead(100);
+            const QString line = QString::fromLocal8Bit(server.readAllStandardOutput());
+            const int at = line.indexOf(QStringLiteral("listening on "));
+            // "listening on ADDR:PORT (transport tcp)"
+            if (at >= 0) port = line.mid(at + 13).section(QLatin1Char(' '), 0, 0).section(QLatin1Char(':'), -1);
+        }
+        QVERIFY2(!port.isEmpty(), "the server in the namespace printed its port");
+        const QString out = run(binary("smclab"), {"load", "tcp_bw", "--connect", w.serverAddress() + ":" + port, "-m",
+                                                   "64K", "-t", "1", "--json"});
+        if (!server.waitForFinished(10'000)) server.kill();
+        server.waitForFinished();
+        const QJsonObject result = QJsonDocument::fromJson(out.toUtf8()).object();
+        const double mbps = result.value("summary").toObject().value("bw_MBps").toDouble();
+        QVERIFY2(mbps > 1, qPrintable(out));
+        // 50 MB/s is the model's rate; tbf's bucket lets a little more through in the first tick.
+        QVERIFY2(mbps <= 50 * 1.10, qPrintable(QStringLiteral("TCP ran at %1 MB/s over a 50 MB/s wire").arg(mbps)));
+    }
+
+    void namespaceGoesWithTheWire() {
+        QString name;
+        {
+            auto wire = NamespaceWire::create(slowModel());
+            QVERIFY(wire.ok());
+            name = wire.value()->serverNamespace();
+            QVERIFY(run("ip", {"netns", "list"}).contains(name));
+        }
+        QVERIFY(!run("ip", {"netns", "list"}).contains(name));
+    }
+
+    void netemMissingIsRecorded() {
+        // The model's delay: netem where the kernel has it, else said so.
+        auto model = linkModel(QStringLiteral("cx4-25g"));
+        QVERIFY(model.ok());
+        auto wire = NamespaceWire::create(*model);
+        QVERIFY(wire.ok());
+        const WireRecord& r = wire.value()->record();
+        QCOMPARE(r.tcpRate, QStringLiteral("tbf 25gbit on both veth ends"));
+        const bool netem = run("tc", {"qdisc", "show"}).contains(QStringLiteral("netem"));
+        if (netem) {
+            QCOMPARE(r.tcpDelay, QStringLiteral("netem 1250 ns each way"));
+        } else {
+            QVERIFY2(r.tcpDelay.startsWith(QStringLiteral("not applied")), qPrintable(r.tcpDelay));
+        }
+        QCOMPARE(WireRecord::fromJson(r.toJson()).note, r.note);
+    }
+
+    void loopbackRecordSaysWhy() {
+        auto shaped = linkModel(QStringLiteral("cx4-25g"));
+        QVERIFY(shaped.ok());
+        const WireRecord r = loopbackRecord(*shaped, QStringLiteral("network namespaces need root"));
+        QCOMPARE(r.tcpPath, QStringLiteral("loopback"));
+        QVERIFY(r.note.contains(QStringLiteral("UNSHAPED")));
+        QVERIFY(r.note.contains(QStringLiteral("network namespaces need root")));
+        auto ideal = linkModel(QStringLiteral("ideal"));
+        QVERIFY(ideal.ok());
+        QVERIFY(loopbackRecord(*ideal, {}).note.contains(QStringLiteral("both unshaped")));
+        QVERIFY(!linkModel(QStringLiteral("no-such-link")).ok());
+    }
+
+    void localLabPutsTheServerBehindTheWire() {
+        LocalLab lab;
+        QVERIFY(lab.start(QStringLiteral("cx4-25g"), 2, binary("smclab-agent")).ok());
+        QVERIFY(lab.shaped());
+        QVERIFY2(lab.agents().addresses().at(0).startsWith(QStringLiteral("10.")), qPrintable(lab.agents().addresses().at(0)));
+        QVERIFY(lab.agents().addresses().at(1).startsWith(QStringLiteral("127.0.0.1:")));
+        lab.stop();
+        LocalLab ideal;
+        QVERIFY(ideal.start(QStringLiteral("ideal"), 2, binary("smclab-agent")).ok());
+        QVERIFY(!ideal.shaped());
+        QVERIFY(ideal.agents().addresses().at(0).startsWith(QStringLiteral("127.0.0.1:")));
+        QCOMPARE(ideal.wire().tcpPath, QStringLiteral("loopback"));
+    }
+};
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    if (::geteuid() != 0) {
+        std::printf("SKIP: network namespaces need root (ip netns add); not running as root\n");
+        return 77;
+    }
+    if (QStandardPaths::findExecutable("ip").isEmpty() || QStandardPaths::findExecutable("tc").isEmpty()) {
+        std::printf("SKIP: ip and tc (iproute2) are not installed\n");
+        return 77;
+    }
+    TestLocalWire test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_local_wire.moc"
