@@ -14,15 +14,15 @@ QString Cell::key(const CampaignSpec& spec) const {
 
 std::vector<Cell> expandCells(const CampaignSpec& spec) {
     std::vector<Cell> cells;
-    for (size_t w = 0; w < spec.workloads.size(); ++w) {
-        const auto& sizes = spec.sizesFor(spec.workloads[w]);
-        for (int rep = 0; rep < spec.repetitions; ++rep) {
-            for (uint64_t size : sizes) {
-                for (size_t c = 0; c < spec.columns.size(); ++c) {
+    const size_t columns = spec.columns.size();
+    for (int rep = 0; rep < spec.repetitions; ++rep) {
+        for (size_t w = 0; w < spec.workloads.size(); ++w) {
+            for (uint64_t size : spec.sizesFor(spec.workloads[w])) {
+                for (size_t slot = 0; slot < columns; ++slot) {
                     Cell cell;
                     cell.index = static_cast<int>(cells.size());
                     cell.workloadIndex = static_cast<int>(w);
-                    cell.columnIndex = static_cast<int>(c);
+                    cell.columnIndex = static_cast<int>(roundColumn(slot, rep, columns));
                     cell.sizeBytes = size;
                     cell.repetition = rep;
                     cells.push_back(cell);
@@ -31,6 +31,11 @@ std::vector<Cell> expandCells(const CampaignSpec& spec) {
         }
     }
     return cells;
+}
+
+size_t roundColumn(size_t slot, int round, size_t columns) {
+    if (columns == 0) return 0;
+    return (slot + static_cast<size_t>(round)) % columns;
 }
 
 int64_t estimateCellMs(const CampaignSpec& spec, int64_t overheadMs) {

@@ -1,8 +1,13 @@
 // Matrix expansion: a campaign becomes an ordered list of cells, one run
-// each (a server run plus a client run on one agent pair). Order: workload,
-// then repetition, then size, then column, so the columns of one table row
-// run back to back (slow drift of the machine hits every column alike) and
-// every row of a table is filled once before repetitions add to it.
+// each (a server run plus a client run on one agent pair). Order: rounds
+// (one per repetition), then workload, then size, then column. A round runs
+// every cell of the matrix once, so the whole campaign has a first value
+// before any repetition, and the repetitions of one cell are a round apart:
+// slow drift of the machine and a neighbour's burst show up as spread in
+// every column instead of as a difference between columns. Within a row the
+// columns run back to back, and their order rotates by one each round
+// (round r starts with column r mod columns), so no column always runs
+// first after a change of size or always follows the same neighbour.
 #pragma once
 
 #include <QString>
@@ -26,6 +31,9 @@ struct Cell {
 };
 
 std::vector<Cell> expandCells(const CampaignSpec& spec);
+
+// The column that runs at position `slot` of a row in round `round`.
+size_t roundColumn(size_t slot, int round, size_t columns);
 
 // Time a cell costs beyond its measured duration and warm-up (connecting,
 // run setup, the result round trip); the orchestrator replaces it by the

@@ -175,11 +175,15 @@ QStringList presetNames() {
 }
 
 std::optional<CampaignSpec> presetCampaign(const QString& name) {
-    if (name == QLatin1String("datapath")) return datapath();
-    if (name == QLatin1String("sendfile-cork")) return sendfileCork();
-    if (name == QLatin1String("fallback")) return fallback();
-    if (name == QLatin1String("credits")) return credits();
-    return std::nullopt;
+    std::optional<CampaignSpec> spec;
+    if (name == QLatin1String("datapath")) spec = datapath();
+    if (name == QLatin1String("sendfile-cork")) spec = sendfileCork();
+    if (name == QLatin1String("fallback")) spec = fallback();
+    if (name == QLatin1String("credits")) spec = credits();
+    // Every preset runs its cells as interleaved repetitions, so its tables
+    // carry a median with an interval rather than one run's number.
+    if (spec) spec->repetitions = kPresetRepetitions;
+    return spec;
 }
 
 }  // namespace smclab::orchestrator

@@ -171,17 +171,20 @@ private slots:
         QCOMPARE(all.value("lab.cq_mode").toString(), QStringLiteral("drain_then_arm"));
         QCOMPARE(all.value("lab.tx_defer_to_owner").toString(), QStringLiteral("on"));
         QCOMPARE(spec->transportOptions.value("link").toString(), QStringLiteral("cx4-25g"));
-        // 2 workloads x 17 sizes x 4 columns x 1 repetition.
-        QCOMPARE(expandCells(*spec).size(), size_t(136));
+        // 2 workloads x 17 sizes x 4 columns x 3 repetitions (presets
+        // repeat every cell 3 times since issue 16; it was 1, 136 cells).
+        QCOMPARE(spec->repetitions, 3);
+        QCOMPARE(expandCells(*spec).size(), size_t(408));
     }
 
     void everyPresetIsValid_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<int>("cells");
-        QTest::newRow("datapath") << "datapath" << 136;
-        QTest::newRow("sendfile-cork") << "sendfile-cork" << 3;
-        QTest::newRow("fallback") << "fallback" << 3;
-        QTest::newRow("credits") << "credits" << 8;
+        // 3 repetitions of each preset's matrix (136, 3, 3, 8 cells).
+        QTest::newRow("datapath") << "datapath" << 3 * 136;
+        QTest::newRow("sendfile-cork") << "sendfile-cork" << 3 * 3;
+        QTest::newRow("fallback") << "fallback" << 3 * 3;
+        QTest::newRow("credits") << "credits" << 3 * 8;
     }
     void everyPresetIsValid() {
         QFETCH(QString, name);
@@ -229,12 +232,40 @@ private slots:
         QCOMPARE(cells[0].key(*spec), QStringLiteral("tcp_bw|TCP|1|0"));
         QCOMPARE(cells[1].key(*spec), QStringLiteral("tcp_bw|SMC|1|0"));
         QCOMPARE(cells[2].key(*spec), QStringLiteral("tcp_bw|TCP|4096|0"));
-        QCOMPARE(cells[4].key(*spec), QStringLiteral("tcp_bw|TCP|1|1"));
-        QCOMPARE(cells[8].key(*spec), QStringLiteral("Latency|TCP|1|0"));
+        // Rounds outermost since issue 16 (it was workload, then
+        // repetition): the second round starts after every workload, with
+        // the column order rotated.
+        QCOMPARE(cells[4].key(*spec), QStringLiteral("Latency|TCP|1|0"));
+        QCOMPARE(cells[8].key(*spec), QStringLiteral("tcp_bw|SMC|1|1"));
+        QCOMPARE(cells[9].key(*spec), QStringLiteral("tcp_bw|TCP|1|1"));
         QSet<QString> keys;
         for (const Cell& c : cells) keys.insert(c.key(*spec));
         QCOMPARE(keys.size(), 16);
         for (int i = 0; i < int(cells.size()); ++i) QCOMPARE(cells[size_t(i)].index, i);
+    }
+
+    void roundsInterleaveAndRotateColumns() {
+        auto spec = presetCampaign(QStringLiteral("datapath"));
+        QVERIFY(spec.has_value());
+        spec->sizes = {1, 64};
+        const auto cells = expandCells(*spec);
+        const size_t columns = spec->columns.size();  // 4
+        const size_t perRound = spec->workloads.size() * spec->sizes.size() * columns;
+        QCOMPARE(cells.size(), perRound * 3);
+        for (size_t i = 0; i < cells.size(); ++i) {
+            const Cell& cell = cells[i];
+            // Round r holds repetition r of every cell and nothing else.
+            QCOMPARE(size_t(cell.repetition), i / perRound);
+            // Every row (workload, size) of a round has each column once, in
+            // the order rotated by the round: slot s runs column (s + r) % 4.
+            const size_t slot = i % columns;
+            QCOMPARE(size_t(cell.columnIndex), (slot + size_t(cell.repetition)) % columns);
+        }
+        QCOMPARE(cells[0].columnIndex, 0);
+        QCOMPARE(cells[perRound].columnIndex, 1);
+        QCOMPARE(cells[2 * perRound].columnIndex, 2);
+        QCOMPARE(roundColumn(3, 2, 4), size_t(1));
+        QCOMPARE(roundColumn(0, 0, 0), size_t(0));
     }
 
     void estimates() {

@@ -66,10 +66,33 @@ Cell cellFromRepetitions(const QList<double>& values) {
     const double mean = sum / static_cast<double>(values.size());
     double squares = 0.0;
     for (double v : values) squares += (v - mean) * (v - mean);
-    cell.value = mean;
+    // The median, not the mean: one repetition hit by a neighbour moves a
+    // mean of three by a third of its excess and the median not at all.
+    cell.value = medianOf(values);
     cell.spread = values.size() > 1 ? std::sqrt(squares / static_cast<double>(values.size() - 1)) : 0.0;
     cell.repetitions = static_cast<int>(values.size());
+    // One value is kept as the value alone, so a single run reads back the
+    // same as a cell typed in from a letter (and has no interval either way).
+    if (values.size() > 1) cell.samples = values;
+    cell.interval = medianInterval(values);
     return cell;
+}
+
+std::optional<Change> changeVsBaseline(const Cell& cell, const Cell& base) {
+    if (!cell.value || !base.value) return std::nullopt;
+    if (!cell.samples.isEmpty() && !base.samples.isEmpty()) {
+        auto change = changeOf(cell.samples, base.samples);
+        // The printed percent is always the one of the printed values.
+        if (change) {
+            if (const auto pct = percentVsBaseline(cell.value, base.value)) change->pct = *pct;
+        }
+        return change;
+    }
+    const auto pct = percentVsBaseline(cell.value, base.value);
+    if (!pct) return std::nullopt;
+    Change change;
+    change.pct = *pct;
+    return change;
 }
 
 }  // namespace smclab::report

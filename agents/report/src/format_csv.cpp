@@ -11,7 +11,12 @@ const QStringList kHeader = {
     QStringLiteral("table"),       QStringLiteral("metric"),     QStringLiteral("unit"),
     QStringLiteral("lower_is_better"), QStringLiteral("workload"), QStringLiteral("column_index"),
     QStringLiteral("column"),      QStringLiteral("msg_size"),   QStringLiteral("value"),
-    QStringLiteral("spread"),      QStringLiteral("repetitions"), QStringLiteral("pct_vs_baseline")};
+    QStringLiteral("spread"),      QStringLiteral("repetitions"), QStringLiteral("pct_vs_baseline"),
+    // The intervals (statistics.h): of the median, of the change against the
+    // baseline, and the repetitions' values separated by ';'.
+    QStringLiteral("median_low"), QStringLiteral("median_high"), QStringLiteral("median_confidence_pct"),
+    QStringLiteral("pct_low"), QStringLiteral("pct_high"), QStringLiteral("pct_confidence_pct"),
+    QStringLiteral("noise"), QStringLiteral("busy_repetitions"), QStringLiteral("samples")};
 
 // 17 significant digits: a double survives the round trip exactly.
 QString exact(double value) { return QString::number(value, 'g', 17); }
@@ -30,11 +35,24 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
             for (qsizetype c = 0; c < table.columns.size(); ++c) {
                 const Cell cell = c < row.cells.size() ? row.cells[c] : Cell{};
                 const auto pct = c == 0 ? std::nullopt : percentVsBaseline(cell.value, base);
+                const std::optional<Change> change =
+                    c == 0 || row.cells.isEmpty() ? std::nullopt : changeVsBaseline(cell, row.cells[0]);
+                const std::optional<Interval> changeInterval = change ? change->interval : std::nullopt;
+                QStringList samples;
+                for (double v : cell.samples) samples << exact(v);
                 out += csv::line({table.title, table.metric, table.unit,
                                   table.lowerIsBetter ? QStringLiteral("1") : QStringLiteral("0"), table.workload,
                                   QString::number(c), table.columns[c], QString::number(row.msgSize),
                                   cell.value ? exact(*cell.value) : QString(), exact(cell.spread),
-                                  QString::number(cell.repetitions), pct ? exact(*pct) : QString()});
+                                  QString::number(cell.repetitions), pct ? exact(*pct) : QString(),
+                                  cell.interval ? exact(cell.interval->low) : QString(),
+                                  cell.interval ? exact(cell.interval->high) : QString(),
+                                  cell.interval ? exact(cell.interval->confidencePct) : QString(),
+                                  changeInterval ? exact(changeInterval->low) : QString(),
+                                  changeInterval ? exact(changeInterval->high) : QString(),
+                                  changeInterval ? exact(changeInterval->confidencePct) : QString(),
+                                  change ? QString::fromLatin1(noiseName(change->noise)) : QString(),
+                                  QString::number(cell.busyRepetitions), samples.join(QLatin1Char(';'))});
             }
         }
     }
@@ -64,6 +82,19 @@ smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
         if (!ok) return bad(i + 1, QStringLiteral("bad spread"));
         cell.repetitions = f[10].toInt(&ok);
         if (!ok) return bad(i + 1, QStringLiteral("bad repetitions"));
+        if (!f[12].isEmpty()) {
+            bool lowOk = false, highOk = false, confOk = false;
+            cell.interval = Interval{f[12].toDouble(&lowOk), f[13].toDouble(&highOk), f[14].toDouble(&confOk)};
+            if (!lowOk || !highOk || !confOk) return bad(i + 1, QStringLiteral("bad median interval"));
+        }
+        cell.busyRepetitions = f[19].toInt(&ok);
+        if (!ok) return bad(i + 1, QStringLiteral("bad busy_repetitions"));
+        if (!f[20].isEmpty()) {
+            for (const QString& v : f[20].split(QLatin1Char(';'))) {
+                cell.samples.append(v.toDouble(&ok));
+                if (!ok) return bad(i + 1, QStringLiteral("bad samples"));
+            }
+        }
 
         const QString key = f[0] + QLatin1Char('\x1f') + f[1];
         auto found = tableIndex.find(key);

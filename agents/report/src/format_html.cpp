@@ -23,6 +23,10 @@ span.pct { color: #555; margin-left: 0.4em; }
 span.better { color: #0a7a2f; }
 span.worse { color: #b3261e; }
 span.spread { color: #777; font-size: 0.85em; margin-left: 0.3em; }
+span.interval { color: #777; font-size: 0.8em; display: block; }
+span.noise { color: #999; font-style: italic; }
+span.busy { color: #b36b00; font-size: 0.8em; display: block; }
+svg.plot .errorbar { fill: none; stroke-width: 1; }
 pre.letter { background: #f8f8f8; border: 1px solid #e3e3e3; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
 svg.plot { display: block; margin: 0.5em 0; }
 svg.plot .frame { fill: none; stroke: #888; }
@@ -69,15 +73,33 @@ QString comparisonHtml(const ComparisonTable& table) {
                     // Colour by direction; the sign stays as computed (letter rule).
                     const bool better = table.lowerIsBetter ? *pct < 0 : *pct > 0;
                     const QString kind = *pct == 0 ? QString() : (better ? QStringLiteral(" better") : QStringLiteral(" worse"));
-                    out += QStringLiteral("<span class=\"pct%1\">(%2%)</span>").arg(kind, QString::number(*pct, 'f', 2));
+                    const auto change = changeVsBaseline(cell, row.cells[0]);
+                    // A change inside the noise is not coloured as better or worse.
+                    const QString shown = change && change->noise == Noise::within ? QStringLiteral(" noise") : kind;
+                    out += QStringLiteral("<span class=\"pct%1\">(%2%)</span>").arg(shown, QString::number(*pct, 'f', 2));
+                    if (change && change->interval) {
+                        out += QStringLiteral("<span class=\"interval\">change %1%2</span>")
+                                   .arg(xmlEscape(intervalText(*change->interval, 2)),
+                                        change->noise == Noise::within ? QStringLiteral(", within noise") : QString());
+                    }
                 }
+            }
+            if (cell.interval) {
+                out += QStringLiteral("<span class=\"interval\">median %1</span>").arg(xmlEscape(intervalText(*cell.interval, 3)));
+            }
+            if (cell.busyRepetitions > 0) {
+                out += QStringLiteral("<span class=\"busy\">busy host: %1 of %2 runs</span>").arg(cell.busyRepetitions).arg(cell.repetitions);
             }
             out += QStringLiteral("</td>");
         }
         out += QStringLiteral("</tr>\n");
     }
     out += QStringLiteral("</table>\n");
-    out += QStringLiteral("<pre class=\"letter\">%1</pre>\n</section>\n").arg(xmlEscape(formatTextTable(table)));
+    out += QStringLiteral("<pre class=\"letter\">%1</pre>\n").arg(xmlEscape(formatTextTable(table)));
+    if (const QString confidence = formatConfidence({table}); !confidence.isEmpty()) {
+        out += QStringLiteral("<pre class=\"letter confidence\">%1</pre>\n").arg(xmlEscape(confidence));
+    }
+    out += QStringLiteral("</section>\n");
     return out;
 }
 

@@ -10,7 +10,23 @@ namespace smclab::report {
 namespace {
 
 // Bumped when a field changes meaning; readers refuse newer documents.
-constexpr int kJsonVersion = 1;
+// 2: "value" is the median of the repetitions (1: their mean); cells carry
+// "samples", "interval" of the median, "busyRepetitions" and, after the
+// baseline, "change" with its interval (statistics.h).
+constexpr int kJsonVersion = 2;
+
+QJsonObject intervalJson(const Interval& interval) {
+    return QJsonObject{{QStringLiteral("low"), interval.low},
+                       {QStringLiteral("high"), interval.high},
+                       {QStringLiteral("confidencePct"), interval.confidencePct}};
+}
+
+std::optional<Interval> intervalFromJson(const QJsonValue& value) {
+    if (!value.isObject()) return std::nullopt;
+    const QJsonObject o = value.toObject();
+    return Interval{o.value(QStringLiteral("low")).toDouble(), o.value(QStringLiteral("high")).toDouble(),
+                    o.value(QStringLiteral("confidencePct")).toDouble()};
+}
 
 QJsonArray stringArray(const QStringList& list) { return QJsonArray::fromStringList(list); }
 
@@ -30,9 +46,22 @@ QJsonObject tableJson(const ComparisonTable& table) {
             QJsonObject o{{QStringLiteral("value"), cell.value ? QJsonValue(*cell.value) : QJsonValue()},
                           {QStringLiteral("spread"), cell.spread},
                           {QStringLiteral("repetitions"), cell.repetitions}};
+            if (!cell.samples.isEmpty()) {
+                QJsonArray samples;
+                for (double v : cell.samples) samples.append(v);
+                o.insert(QStringLiteral("samples"), samples);
+            }
+            if (cell.interval) o.insert(QStringLiteral("interval"), intervalJson(*cell.interval));
+            if (cell.busyRepetitions > 0) o.insert(QStringLiteral("busyRepetitions"), cell.busyRepetitions);
             if (c > 0) {
                 const auto pct = percentVsBaseline(cell.value, base);
                 o.insert(QStringLiteral("pctVsBaseline"), pct ? QJsonValue(*pct) : QJsonValue());
+                if (const auto change = changeVsBaseline(cell, row.cells[0])) {
+                    QJsonObject co{{QStringLiteral("pct"), change->pct},
+                                   {QStringLiteral("noise"), QString::fromLatin1(noiseName(change->noise))}};
+                    if (change->interval) co.insert(QStringLiteral("interval"), intervalJson(*change->interval));
+                    o.insert(QStringLiteral("change"), co);
+                }
             }
             cells.append(o);
         }
@@ -67,6 +96,9 @@ ComparisonTable tableFromJson(const QJsonObject& o) {
             if (value.isDouble()) cell.value = value.toDouble();
             cell.spread = co.value(QStringLiteral("spread")).toDouble();
             cell.repetitions = co.value(QStringLiteral("repetitions")).toInt();
+            for (const QJsonValue& sv : co.value(QStringLiteral("samples")).toArray()) cell.samples.append(sv.toDouble());
+            cell.interval = intervalFromJson(co.value(QStringLiteral("interval")));
+            cell.busyRepetitions = co.value(QStringLiteral("busyRepetitions")).toInt();
             row.cells.append(cell);
         }
         table.rows.append(row);

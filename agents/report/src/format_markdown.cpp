@@ -14,10 +14,17 @@ QString valueCell(const Row& row, qsizetype column) {
     if (!cell.value) return QStringLiteral("-");
     QString text = QString::number(*cell.value, 'f', 3);
     if (cell.repetitions > 1) text += QStringLiteral(" ± ") + QString::number(cell.spread, 'f', 3);
+    if (cell.interval) text += QStringLiteral(" ") + intervalText(*cell.interval, 3);
     if (column > 0) {
         const auto pct = percentVsBaseline(cell.value, row.cells.isEmpty() ? std::nullopt : row.cells[0].value);
         if (pct) text += QStringLiteral(" (%1%)").arg(QString::number(*pct, 'f', 2));
+        const auto change = row.cells.isEmpty() ? std::nullopt : changeVsBaseline(cell, row.cells[0]);
+        if (change && change->interval) {
+            text += QStringLiteral(" change ") + intervalText(*change->interval, 2);
+            if (change->noise == Noise::within) text += QStringLiteral(" *within noise*");
+        }
     }
+    if (cell.busyRepetitions > 0) text += QStringLiteral(" (busy host: %1/%2)").arg(cell.busyRepetitions).arg(cell.repetitions);
     return text;
 }
 

@@ -28,7 +28,7 @@ QString formatName(Format format) {
 
 QString render(const ReportDocument& document, Format format) {
     switch (format) {
-        case Format::text: return formatText(document.tables);
+        case Format::text: return formatTextWithConfidence(document.tables);
         case Format::markdown: return formatMarkdown(document);
         case Format::csv: return formatCsv(document.tables);
         case Format::json: return formatJson(document);

@@ -70,6 +70,7 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
         first = false;
         for (const Cell& cell : row.cells) {
             if (cell.value) yMax = std::max(yMax, *cell.value + cell.spread);
+            if (cell.interval) yMax = std::max(yMax, cell.interval->high);
         }
     }
     if (xMax - xMin < 1.0) {
@@ -133,6 +134,16 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
             const double x = px(std::log2(static_cast<double>(row.msgSize)));
             const double y = py(*value);
             segment << num(x) + QLatin1Char(',') + num(y);
+            if (const auto& interval = row.cells[c].interval) {
+                // The median's interval as an error bar with short caps.
+                const double lo = py(interval->low);
+                const double hi = py(interval->high);
+                points += QStringLiteral("<path class=\"errorbar\" stroke=\"%1\" d=\"M%2,%3 V%4 M%5,%3 H%6 M%5,%4 H%6\">"
+                                         "<title>%7, %8 B: %9 %10</title></path>\n")
+                              .arg(colour, num(x), num(lo), num(hi), num(x - 3), num(x + 3),
+                                   xmlEscape(table.columns[c]), QString::number(row.msgSize),
+                                   intervalText(*interval, 3), xmlEscape(table.unit));
+            }
             points += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"3\" fill=\"%3\"><title>%4, %5 B: %6 %7</title></circle>\n")
                           .arg(num(x), num(y), colour, xmlEscape(table.columns[c]), QString::number(row.msgSize),
                                QString::number(*value, 'f', 3), xmlEscape(table.unit));

@@ -13,15 +13,27 @@
 #include <QString>
 #include <QStringList>
 
+#include "smclab/report/statistics.h"
+
 namespace smclab::report {
 
-// One column's value at one message size: the mean over the repetitions
-// that finished, with their spread. A missing cell (run failed or not yet
-// run) has no value.
+// One column's value at one message size: the median over the repetitions
+// that finished, with their spread, each repetition's value and the 95%
+// confidence interval of the median (statistics.h says how). A missing cell
+// (run failed or not yet run) has no value. A cell built by hand from one
+// number has no samples and no interval.
 struct Cell {
-    std::optional<double> value;  // mean, in the table's unit, full precision
+    std::optional<double> value;  // median, in the table's unit, full precision
     double spread = 0.0;          // sample standard deviation (0 for one repetition)
-    int repetitions = 0;          // how many runs the mean is taken over
+    int repetitions = 0;          // how many runs the median is taken over
+    QList<double> samples;        // each repetition's value, in run order; empty for one repetition
+    std::optional<Interval> interval;  // of the median; nullopt under 2 repetitions
+    int busyRepetitions = 0;      // repetitions that ran while the host was busy (host_state.h)
+
+    Cell() = default;
+    // One value without its repetitions (tables typed in, single runs).
+    Cell(std::optional<double> value_, double spread_, int repetitions_)
+        : value(value_), spread(spread_), repetitions(repetitions_) {}
 
     bool operator==(const Cell&) const = default;
 };
@@ -68,8 +80,13 @@ struct MetricInfo {
 };
 MetricInfo metricInfo(const QString& metric);
 
-// Mean and sample standard deviation of repetitions; empty input gives a
-// missing cell.
+// Median, sample standard deviation, samples and interval of repetitions;
+// empty input gives a missing cell.
 Cell cellFromRepetitions(const QList<double>& values);
+
+// The change of `cell` against `base` (the row's baseline) with its
+// interval; nullopt when either has no value. Cells without samples give a
+// change with no interval (Noise::unknown).
+std::optional<Change> changeVsBaseline(const Cell& cell, const Cell& base);
 
 }  // namespace smclab::report

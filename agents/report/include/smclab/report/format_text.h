@@ -36,4 +36,14 @@ QString formatTextTable(const ComparisonTable& table);
 // Tables back to back, as in the letter (no blank line between them).
 QString formatText(const QList<ComparisonTable>& tables);
 
+// The "==== Confidence ====" section that follows the letter's tables in
+// text output: per table, size and column the repetitions, the median with
+// its interval, the change against the baseline with its interval and
+// whether it is outside the noise, and how many repetitions ran on a busy
+// host. Empty when no cell has two or more repetitions (there is no interval
+// to show, and the letter's layout stays the whole output).
+QString formatConfidence(const QList<ComparisonTable>& tables);
+// formatText() followed by formatConfidence(): what `--format text` prints.
+QString formatTextWithConfidence(const QList<ComparisonTable>& tables);
+
 }  // namespace smclab::report
