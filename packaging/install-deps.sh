@@ -19,6 +19,8 @@ packages=(
     # tests: throwaway TLS certificates for the agent's wss:// test
     openssl
     qperf redis-server redis-tools wrk nginx-light
+    # tests: promtool checks the agent's --metrics page (Debian prometheus)
+    prometheus
     # packaging checks
     dpkg-dev fakeroot file
 )

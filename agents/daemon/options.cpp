@@ -53,8 +53,13 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         "Let http server runs serve files under DIR (params.root); without it they "
         "serve only the generated page.",
         "DIR");
+    const QCommandLineOption metrics(
+        "metrics",
+        "Serve Prometheus metrics at http://ADDR:PORT/metrics (agent, runs, libsmcr engine counters) to "
+        "loopback and --allow-peer scrapers. Off by default.",
+        "ADDR:PORT");
     parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
-                       maxDuration, grace, httpRoot});
+                       maxDuration, grace, httpRoot, metrics});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());
@@ -110,6 +115,14 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         return ParseOutcome::exitUsage;
     }
     options->httpRoot = parser.value(httpRoot);
+    if (parser.isSet(metrics)) {
+        const auto metricsEndpoint = protocol::parseEndpoint(parser.value(metrics), &why);
+        if (!metricsEndpoint) {
+            usageError("--metrics: " + why);
+            return ParseOutcome::exitUsage;
+        }
+        options->metrics = *metricsEndpoint;
+    }
     return ParseOutcome::run;
 }
 

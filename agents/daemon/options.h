@@ -20,7 +20,8 @@ struct DaemonOptions {
     int maxRuns = 4;
     qint64 maxDurationMs = 3'600'000;
     qint64 disconnectGraceMs = 2000;
-    QString httpRoot;  // directory under which http servers may serve files (empty: none)
+    QString httpRoot;
+    std::optional<protocol::Endpoint> metrics;  // --metrics ADDR:PORT; none: no metrics endpoint  // directory under which http servers may serve files (empty: none)
 };
 
 enum class ParseOutcome { invalid = 0, run, exitOk, exitUsage };
