@@ -4,14 +4,14 @@
 #include <atomic>
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QJsonDocument>
 #include <QSet>
 #include <QThread>
 
+#include "dialect.h"
 #include "schema.h"
 #include "sql.h"
+#include "store_connection.h"
 
 namespace smclab::db {
 
@@ -64,51 +64,21 @@ smcr::Result<std::unique_ptr<ResultStore>> ResultStore::open(const QString& path
     if (QCoreApplication::instance() == nullptr) {
         return smcr::fail(smcr::Errc::invalidState, "ResultStore::open needs a QCoreApplication (Qt SQL loads its driver as a plugin)");
     }
-    if (path.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "empty database path");
-    const QFileInfo info(path);
-    if (!QDir().mkpath(info.absolutePath())) {
-        return smcr::fail(smcr::Errc::systemError,
-                          QStringLiteral("cannot create folder %1 for the database").arg(info.absolutePath()).toStdString());
+    auto location = parseDatabaseLocation(path);
+    if (!location) return smcr::fail(location.error());
+    std::unique_ptr<ResultStore> store(new ResultStore(location->display(), newConnectionName()));
+    if (auto opened = connection::open(*location, store->m_connectionName, options); !opened) {
+        return smcr::fail(opened.error());
     }
-    std::unique_ptr<ResultStore> store(new ResultStore(path, newConnectionName()));
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), store->m_connectionName);
-        if (!db.isValid()) {
-            return smcr::fail(smcr::Errc::notSupported, "the Qt SQLite driver (QSQLITE) is not available; install libqt6sql6-sqlite");
-        }
-        db.setDatabaseName(path);
-        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(options.busyTimeoutMs));
-        if (!db.open()) return smcr::fail(sql::toError(db.lastError(), path, QStringLiteral("open")));
-
-        for (const QString& pragma : {QStringLiteral("PRAGMA foreign_keys = ON"),
-                                      QStringLiteral("PRAGMA busy_timeout = %1").arg(options.busyTimeoutMs)}) {
-            if (auto r = sql::exec(db, path, pragma); !r) return smcr::fail(r.error());
-        }
-        // A newer file is refused before anything (even the journal mode) changes.
-        auto version = schema::readVersion(db, path);
-        if (!version) return smcr::fail(version.error());
-        if (*version > kSchemaVersion) {
-            auto refused = schema::migrate(db, path);
-            return smcr::fail(refused.error());
-        }
-        // WAL: readers (the GUI) never block the writer; synchronous=FULL makes
-        // every committed run survive power loss, not only a process crash.
-        auto mode = sql::exec(db, path, QStringLiteral("PRAGMA journal_mode = WAL"));
-        if (!mode) return smcr::fail(mode.error());
-        if (!mode->next() || mode->value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
-            return smcr::fail(smcr::Errc::notSupported,
-                              QStringLiteral("%1: cannot switch to WAL journal mode").arg(path).toStdString());
-        }
-        mode->finish();
-        if (auto r = sql::exec(db, path, QStringLiteral("PRAGMA synchronous = FULL")); !r) return smcr::fail(r.error());
-        auto migrated = schema::migrate(db, path);
-        if (!migrated) return smcr::fail(migrated.error());
-        store->m_schemaVersion = *migrated;
-    }
+    auto migrated = schema::migrate(store->database(), store->m_path);
+    if (!migrated) return smcr::fail(migrated.error());
+    store->m_schemaVersion = *migrated;
     return store;
 }
 
 smcr::Result<QString> ResultStore::journalMode() {
+    // A server keeps its own write-ahead log; there is no mode to report.
+    if (dialect::backendOf(database()) == StoreBackend::postgresql) return QStringLiteral("server");
     auto q = sql::exec(database(), m_path, QStringLiteral("PRAGMA journal_mode"));
     if (!q) return smcr::fail(q.error());
     if (!q->next()) return smcr::fail(smcr::Errc::systemError, "PRAGMA journal_mode returned nothing");
@@ -200,11 +170,14 @@ smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
     if (auto begun = tx.begin(); !begun) return smcr::fail(begun.error());
     auto inserted = sql::exec(db, m_path,
                               QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at) "
-                                             "VALUES (?, ?, ?, ?, 'planned', ?)"),
+                                             "VALUES (?, ?, ?, ?, 'planned', ?) RETURNING id"),
                               {campaign.name, campaign.preset, toJsonText(campaign.spec), campaign.notes,
                                sql::timestamp(QDateTime::currentDateTimeUtc())});
     if (!inserted) return smcr::fail(inserted.error());
-    const qint64 id = inserted->lastInsertId().toLongLong();
+    // RETURNING, not lastInsertId(): QPSQL's is the row's OID, which tables no longer have.
+    if (!inserted->next()) return smcr::fail(smcr::Errc::systemError, "INSERT ... RETURNING id returned no row");
+    const qint64 id = inserted->value(0).toLongLong();
+    inserted->finish();
     QSqlQuery cellQuery(db);
     cellQuery.prepare(QStringLiteral("INSERT INTO runs (campaign_id, workload, transport, column_label, msg_size, "
                                      "repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"));
