@@ -21,7 +21,7 @@ void printListHelp() {
         "preset, status, runs done of planned (and failed), creation date (UTC).\n"
         "\n"
         "options:\n"
-        "  --db PATH   results database (default: $%s, else %s)\n",
+        "  --db PATH   results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $%s, else %s)\n",
         db::kDatabaseEnv, qPrintable(db::defaultDatabasePath()));
 }
 

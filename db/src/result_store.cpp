@@ -145,9 +145,27 @@ smcr::Result<QList<Agent>> ResultStore::agents() {
 // --- campaigns ------------------------------------------------------------
 
 smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
+    Campaign fields;
+    fields.name = campaign.name;
+    fields.preset = campaign.preset;
+    fields.spec = campaign.spec;
+    fields.notes = campaign.notes;
+    fields.status = CampaignStatus::planned;
+    fields.createdAt = QDateTime::currentDateTimeUtc();
+    return insertCampaign(fields, campaign.cells);
+}
+
+smcr::Result<qint64> ResultStore::importCampaign(const Campaign& campaign, const QList<RunCell>& cells) {
+    if (campaign.status == CampaignStatus::invalid || !campaign.createdAt.isValid()) {
+        return smcr::fail(smcr::Errc::invalidArgument, "imported campaign without a status or creation time");
+    }
+    return insertCampaign(campaign, cells);
+}
+
+smcr::Result<qint64> ResultStore::insertCampaign(const Campaign& campaign, const QList<RunCell>& cells) {
     if (campaign.name.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "campaign name is empty");
     QSet<QString> seen;
-    for (const RunCell& cell : campaign.cells) {
+    for (const RunCell& cell : cells) {
         if (cell.workload.isEmpty() || cell.transport.isEmpty() || cell.column.isEmpty() || cell.msgSize < 0 ||
             cell.repetition < 0) {
             return smcr::fail(smcr::Errc::invalidArgument, "campaign cell with an empty workload, transport or column, or a negative size");
@@ -169,10 +187,11 @@ smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
     sql::WriteTransaction tx(db, m_path);
     if (auto begun = tx.begin(); !begun) return smcr::fail(begun.error());
     auto inserted = sql::exec(db, m_path,
-                              QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at) "
-                                             "VALUES (?, ?, ?, ?, 'planned', ?) RETURNING id"),
+                              QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at, "
+                                             "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"),
                               {campaign.name, campaign.preset, toJsonText(campaign.spec), campaign.notes,
-                               sql::timestamp(QDateTime::currentDateTimeUtc())});
+                               statusName(campaign.status), sql::timestamp(campaign.createdAt),
+                               sql::timestamp(campaign.finishedAt)});
     if (!inserted) return smcr::fail(inserted.error());
     // RETURNING, not lastInsertId(): QPSQL's is the row's OID, which tables no longer have.
     if (!inserted->next()) return smcr::fail(smcr::Errc::systemError, "INSERT ... RETURNING id returned no row");
@@ -181,7 +200,7 @@ smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
     QSqlQuery cellQuery(db);
     cellQuery.prepare(QStringLiteral("INSERT INTO runs (campaign_id, workload, transport, column_label, msg_size, "
                                      "repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"));
-    for (const RunCell& cell : campaign.cells) {
+    for (const RunCell& cell : cells) {
         cellQuery.addBindValue(id);
         cellQuery.addBindValue(sql::bindable(cell.workload));
         cellQuery.addBindValue(sql::bindable(cell.transport));
