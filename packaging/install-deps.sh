@@ -11,7 +11,7 @@ packages=(
     # engine: rdma-core for the verbs fabric (built when found)
     libibverbs-dev rdma-core ibverbs-utils
     # Qt 6 (agents, db, gui), SQLite, plots
-    qt6-base-dev qt6-base-dev-tools qt6-websockets-dev libqt6sql6-sqlite
+    qt6-base-dev qt6-base-dev-tools qt6-websockets-dev libqt6sql6-sqlite libqt6sql6-psql
     libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
     libsqlite3-dev sqlite3
     # tests: capture decoding, network namespaces, reference tools
@@ -19,6 +19,10 @@ packages=(
     # tests: throwaway TLS certificates for the agent's wss:// test
     openssl
     qperf redis-server redis-tools wrk nginx-light
+    # tests: a throwaway PostgreSQL server for the store's postgresql tests
+    postgresql
+    # tests: promtool checks the agent's --metrics page (Debian prometheus)
+    prometheus
     # packaging checks
     dpkg-dev fakeroot file
 )

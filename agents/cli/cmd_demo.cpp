@@ -52,7 +52,7 @@ void printDemoHelp() {
         "  -t SECONDS     measured time per cell (default %.1f)\n"
         "  --quick        %.1f s per cell, for a smoke test\n"
         "  --sizes LIST   message sizes instead of 1..64K (e.g. 1,1K,64K)\n"
-        "  --db PATH      results database (default: $SMCLAB_DB or %s)\n"
+        "  --db PATH      results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $SMCLAB_DB or %s)\n"
         "  -o FILE        HTML report path (default: smclab-demo-<campaign>.html here)\n"
         "\n"
         "exit status: 0 every run finished; 1 the demo could not run; 2 usage;\n"

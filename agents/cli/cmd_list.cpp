@@ -5,6 +5,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "smclab/db/database_location.h"
 #include "smclab/db/database_path.h"
 #include "store_cli.h"
 
@@ -20,7 +21,7 @@ void printListHelp() {
         "preset, status, runs done of planned (and failed), creation date (UTC).\n"
         "\n"
         "options:\n"
-        "  --db PATH   results database (default: $%s, else %s)\n",
+        "  --db PATH   results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $%s, else %s)\n",
         db::kDatabaseEnv, qPrintable(db::defaultDatabasePath()));
 }
 
@@ -52,7 +53,7 @@ int runList(const Args& args) {
     auto store = openExistingStore(dbPath, "smclab list", true);
     if (!store) {
         const QString path = db::resolveDatabasePath(dbPath);
-        if (QFileInfo::exists(path)) return kExitFailure;  // opened but failed: already explained
+        if (db::isPostgresUrl(path) || QFileInfo::exists(path)) return kExitFailure;  // opened but failed: already explained
         std::printf("no campaigns yet (no database at %s)\n", qPrintable(path));
         return kExitOk;
     }

@@ -39,7 +39,7 @@ void printRunHelp() {
         "  --agents LIST          server,client[,server,client...] agent addresses\n"
         "  --token-file F         file holding the agents' bearer token\n"
         "  --resume ID            run the cells of campaign ID that are not done yet\n"
-        "  --db PATH              results database (default: $SMCLAB_DB or %s)\n"
+        "  --db PATH              results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $SMCLAB_DB or %s)\n"
         "  -t SECONDS             measured time per cell (e.g. 2, 0.5, 500ms)\n"
         "  --warmup SECONDS       warm-up per cell, excluded from results\n"
         "  --sizes LIST           message sizes: 1,64,4K or a qperf loop 1:64K:*2\n"

@@ -24,7 +24,7 @@ void printShowHelp() {
         "--all-settings); and every run with its status and error.\n"
         "\n"
         "options:\n"
-        "  --db PATH        results database (default: $%s, else %s)\n"
+        "  --db PATH        results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $%s, else %s)\n"
         "  --all-settings   print every setting, not only those that differ\n",
         db::kDatabaseEnv, qPrintable(db::defaultDatabasePath()));
 }

@@ -16,5 +16,6 @@ int runList(const Args& args);
 int runShow(const Args& args);
 int runReport(const Args& args);
 int runCompare(const Args& args);
+int runDb(const Args& args);
 
 }  // namespace smclab::cli

@@ -63,7 +63,7 @@ void printReportOptionsHelp() {
         "  --baseline COL   the column percentages are computed against (default: the\n"
         "                   first); it is printed first, without a percentage\n"
         "  -o FILE          write to FILE instead of stdout\n"
-        "  --db PATH        results database (default: $%s, else %s)\n"
+        "  --db PATH        results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $%s, else %s)\n"
         "\n"
         "Percentages are (x / baseline - 1) * 100 from the stored, unrounded values.\n",
         db::kDatabaseEnv, qPrintable(db::defaultDatabasePath()));

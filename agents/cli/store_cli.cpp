@@ -8,6 +8,7 @@
 #include "args.h"
 #include "campaign_console.h"
 #include "command.h"
+#include "smclab/db/database_location.h"
 #include "smclab/db/database_path.h"
 
 namespace smclab::cli {
@@ -15,7 +16,8 @@ namespace smclab::cli {
 std::unique_ptr<db::ResultStore> openExistingStore(const QString& dbPath, const char* command, bool mayBeMissing) {
     ensureCoreApplication();
     const QString path = db::resolveDatabasePath(dbPath);
-    if (!QFileInfo::exists(path)) {
+    // A server's database is there or the open below says why; a file may simply not exist yet.
+    if (!db::isPostgresUrl(path) && !QFileInfo::exists(path)) {
         if (!mayBeMissing) {
             std::fprintf(stderr, "%s: no results database at %s (run a campaign first, or pass --db PATH)\n", command,
                          qPrintable(path));

@@ -10,6 +10,7 @@
 
 #include "host_probe.h"
 #include "protocol/messages.h"
+#include "run.h"
 #include "session.h"
 
 namespace smclab::daemon {
@@ -92,6 +93,28 @@ bool Agent::start(QString* why) {
     if (!m_gate.listen(m_options.listen, tls, why))
         return false;
     return true;
+}
+
+void Agent::registerRun(const QString& runId, Run* run) {
+    m_runs.insert(runId, run);
+    ++m_runsStarted;
+}
+
+void Agent::unregisterRun(const QString& runId) {
+    const auto found = m_runs.constFind(runId);
+    if (found == m_runs.constEnd())
+        return;
+    // A run dropped with its session before it ended counts as stopped.
+    const protocol::RunState state = found.value()->state();
+    ++m_runsEnded[protocol::isTerminal(state) ? state : protocol::RunState::stopped];
+    m_runs.erase(found);
+}
+
+QList<const Run*> Agent::runs() const {
+    QList<const Run*> out;
+    for (const Run* run : m_runs)
+        out.append(run);
+    return out;
 }
 
 void Agent::onNewConnection() {

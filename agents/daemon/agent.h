@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QHash>
 #include <QList>
+#include <QMap>
 #include <QObject>
 #include <QTimer>
 #include <QWebSocketServer>
@@ -14,6 +15,7 @@
 #include "options.h"
 #include "peer_policy.h"
 #include "protocol/hello.h"
+#include "protocol/states.h"
 #include "upgrade_gate.h"
 
 namespace smclab::daemon {
@@ -40,8 +42,15 @@ public:
 
     int activeRuns() const { return static_cast<int>(m_runs.size()); }
     bool runIdInUse(const QString& runId) const { return m_runs.contains(runId); }
-    void registerRun(const QString& runId, Run* run) { m_runs.insert(runId, run); }
-    void unregisterRun(const QString& runId) { m_runs.remove(runId); }
+    void registerRun(const QString& runId, Run* run);
+    void unregisterRun(const QString& runId);
+
+    // For the metrics page: sessions now, runs now, and runs since start.
+    int sessionCount() const { return static_cast<int>(m_sessions.size()); }
+    QList<const Run*> runs() const;
+    quint64 runsStarted() const { return m_runsStarted; }
+    // Runs that ended, by terminal state (finished, stopped, failed).
+    const QMap<protocol::RunState, quint64>& runsEnded() const { return m_runsEnded; }
 
 signals:
     void shutdownComplete();
@@ -59,6 +68,8 @@ private:
     QList<Session*> m_sessions;
     QHash<QString, Run*> m_runs;
     quint64 m_nextSessionId = 1;
+    quint64 m_runsStarted = 0;
+    QMap<protocol::RunState, quint64> m_runsEnded;
     bool m_shuttingDown = false;
     bool m_shutdownTimedOut = false;
     QTimer m_shutdownDeadline;

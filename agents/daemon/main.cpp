@@ -13,8 +13,10 @@
 #include <QCoreApplication>
 
 #include "agent.h"
+#include "agent_metrics.h"
 #include "fd_limit.h"
 #include "log.h"
+#include "metrics_server.h"
 #include "options.h"
 #include "peer_policy.h"
 #include "protocol/version.h"
@@ -77,6 +79,16 @@ int main(int argc, char** argv) {
     if (!agent.start(&why)) {
         std::fprintf(stderr, "smclab-agent: %s\n", qPrintable(why));
         return 1;
+    }
+    MetricsServer metrics(agent.peers(), [&agent] { return agentMetrics(agent).toText(); });
+    if (options.metrics) {
+        if (!metrics.listen(*options.metrics, &why)) {
+            std::fprintf(stderr, "smclab-agent: %s\n", qPrintable(why));
+            return 1;
+        }
+        qInfo("metrics: serving http://%s/metrics", qPrintable(metrics.endpoint().toString()));
+        // Before "listening on": a script that waits for that line knows both ports.
+        std::printf("metrics on %s\n", qPrintable(metrics.endpoint().toString()));
     }
     QObject::connect(&signalWatcher, &SignalWatcher::terminationRequested, &agent, [&agent](int number) {
         qInfo("signal %d: shutting down", number);

@@ -55,9 +55,14 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         "Let http server runs serve files under DIR (params.root); without it they "
         "serve only the generated page.",
         "DIR");
+    const QCommandLineOption metrics(
+        "metrics",
+        "Serve Prometheus metrics at http://ADDR:PORT/metrics (agent, runs, libsmcr engine counters) to "
+        "loopback and --allow-peer scrapers. Off by default.",
+        "ADDR:PORT");
     const QCommandLineOption cpu("cpu", "Run on CPU N only, like taskset -c N (default: not pinned).", "N");
     parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
-                       maxDuration, grace, httpRoot, cpu});
+                       maxDuration, grace, httpRoot, metrics, cpu});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());
@@ -113,6 +118,14 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         return ParseOutcome::exitUsage;
     }
     options->httpRoot = parser.value(httpRoot);
+    if (parser.isSet(metrics)) {
+        const auto metricsEndpoint = protocol::parseEndpoint(parser.value(metrics), &why);
+        if (!metricsEndpoint) {
+            usageError("--metrics: " + why);
+            return ParseOutcome::exitUsage;
+        }
+        options->metrics = *metricsEndpoint;
+    }
     if (parser.isSet(cpu)) {
         options->cpu = parser.value(cpu).toInt(&ok);
         if (!ok || options->cpu < 0 || options->cpu >= CPU_SETSIZE) {

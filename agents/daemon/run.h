@@ -46,6 +46,8 @@ public:
     protocol::RunState state() const { return m_state; }
     qint64 elapsedMs() const { return m_clock.isValid() ? m_clock.elapsed() : 0; }
     bool isActive() const { return !protocol::isTerminal(m_state); }
+    // Thread-safe to read counters from (the metrics page does, mid-run).
+    const std::shared_ptr<transports::Transport>& transport() const { return m_transport; }
 
 signals:
     void stateChanged(const QString& runId, protocol::RunState state, qint64 tMs);

@@ -4,14 +4,14 @@
 #include <atomic>
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFileInfo>
 #include <QJsonDocument>
 #include <QSet>
 #include <QThread>
 
+#include "dialect.h"
 #include "schema.h"
 #include "sql.h"
+#include "store_connection.h"
 
 namespace smclab::db {
 
@@ -64,51 +64,21 @@ smcr::Result<std::unique_ptr<ResultStore>> ResultStore::open(const QString& path
     if (QCoreApplication::instance() == nullptr) {
         return smcr::fail(smcr::Errc::invalidState, "ResultStore::open needs a QCoreApplication (Qt SQL loads its driver as a plugin)");
     }
-    if (path.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "empty database path");
-    const QFileInfo info(path);
-    if (!QDir().mkpath(info.absolutePath())) {
-        return smcr::fail(smcr::Errc::systemError,
-                          QStringLiteral("cannot create folder %1 for the database").arg(info.absolutePath()).toStdString());
+    auto location = parseDatabaseLocation(path);
+    if (!location) return smcr::fail(location.error());
+    std::unique_ptr<ResultStore> store(new ResultStore(location->display(), newConnectionName()));
+    if (auto opened = connection::open(*location, store->m_connectionName, options); !opened) {
+        return smcr::fail(opened.error());
     }
-    std::unique_ptr<ResultStore> store(new ResultStore(path, newConnectionName()));
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), store->m_connectionName);
-        if (!db.isValid()) {
-            return smcr::fail(smcr::Errc::notSupported, "the Qt SQLite driver (QSQLITE) is not available; install libqt6sql6-sqlite");
-        }
-        db.setDatabaseName(path);
-        db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(options.busyTimeoutMs));
-        if (!db.open()) return smcr::fail(sql::toError(db.lastError(), path, QStringLiteral("open")));
-
-        for (const QString& pragma : {QStringLiteral("PRAGMA foreign_keys = ON"),
-                                      QStringLiteral("PRAGMA busy_timeout = %1").arg(options.busyTimeoutMs)}) {
-            if (auto r = sql::exec(db, path, pragma); !r) return smcr::fail(r.error());
-        }
-        // A newer file is refused before anything (even the journal mode) changes.
-        auto version = schema::readVersion(db, path);
-        if (!version) return smcr::fail(version.error());
-        if (*version > kSchemaVersion) {
-            auto refused = schema::migrate(db, path);
-            return smcr::fail(refused.error());
-        }
-        // WAL: readers (the GUI) never block the writer; synchronous=FULL makes
-        // every committed run survive power loss, not only a process crash.
-        auto mode = sql::exec(db, path, QStringLiteral("PRAGMA journal_mode = WAL"));
-        if (!mode) return smcr::fail(mode.error());
-        if (!mode->next() || mode->value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
-            return smcr::fail(smcr::Errc::notSupported,
-                              QStringLiteral("%1: cannot switch to WAL journal mode").arg(path).toStdString());
-        }
-        mode->finish();
-        if (auto r = sql::exec(db, path, QStringLiteral("PRAGMA synchronous = FULL")); !r) return smcr::fail(r.error());
-        auto migrated = schema::migrate(db, path);
-        if (!migrated) return smcr::fail(migrated.error());
-        store->m_schemaVersion = *migrated;
-    }
+    auto migrated = schema::migrate(store->database(), store->m_path);
+    if (!migrated) return smcr::fail(migrated.error());
+    store->m_schemaVersion = *migrated;
     return store;
 }
 
 smcr::Result<QString> ResultStore::journalMode() {
+    // A server keeps its own write-ahead log; there is no mode to report.
+    if (dialect::backendOf(database()) == StoreBackend::postgresql) return QStringLiteral("server");
     auto q = sql::exec(database(), m_path, QStringLiteral("PRAGMA journal_mode"));
     if (!q) return smcr::fail(q.error());
     if (!q->next()) return smcr::fail(smcr::Errc::systemError, "PRAGMA journal_mode returned nothing");
@@ -175,9 +145,27 @@ smcr::Result<QList<Agent>> ResultStore::agents() {
 // --- campaigns ------------------------------------------------------------
 
 smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
+    Campaign fields;
+    fields.name = campaign.name;
+    fields.preset = campaign.preset;
+    fields.spec = campaign.spec;
+    fields.notes = campaign.notes;
+    fields.status = CampaignStatus::planned;
+    fields.createdAt = QDateTime::currentDateTimeUtc();
+    return insertCampaign(fields, campaign.cells);
+}
+
+smcr::Result<qint64> ResultStore::importCampaign(const Campaign& campaign, const QList<RunCell>& cells) {
+    if (campaign.status == CampaignStatus::invalid || !campaign.createdAt.isValid()) {
+        return smcr::fail(smcr::Errc::invalidArgument, "imported campaign without a status or creation time");
+    }
+    return insertCampaign(campaign, cells);
+}
+
+smcr::Result<qint64> ResultStore::insertCampaign(const Campaign& campaign, const QList<RunCell>& cells) {
     if (campaign.name.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "campaign name is empty");
     QSet<QString> seen;
-    for (const RunCell& cell : campaign.cells) {
+    for (const RunCell& cell : cells) {
         if (cell.workload.isEmpty() || cell.transport.isEmpty() || cell.column.isEmpty() || cell.msgSize < 0 ||
             cell.repetition < 0) {
             return smcr::fail(smcr::Errc::invalidArgument, "campaign cell with an empty workload, transport or column, or a negative size");
@@ -199,16 +187,20 @@ smcr::Result<qint64> ResultStore::createCampaign(const NewCampaign& campaign) {
     sql::WriteTransaction tx(db, m_path);
     if (auto begun = tx.begin(); !begun) return smcr::fail(begun.error());
     auto inserted = sql::exec(db, m_path,
-                              QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at) "
-                                             "VALUES (?, ?, ?, ?, 'planned', ?)"),
+                              QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at, "
+                                             "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"),
                               {campaign.name, campaign.preset, toJsonText(campaign.spec), campaign.notes,
-                               sql::timestamp(QDateTime::currentDateTimeUtc())});
+                               statusName(campaign.status), sql::timestamp(campaign.createdAt),
+                               sql::timestamp(campaign.finishedAt)});
     if (!inserted) return smcr::fail(inserted.error());
-    const qint64 id = inserted->lastInsertId().toLongLong();
+    // RETURNING, not lastInsertId(): QPSQL's is the row's OID, which tables no longer have.
+    if (!inserted->next()) return smcr::fail(smcr::Errc::systemError, "INSERT ... RETURNING id returned no row");
+    const qint64 id = inserted->value(0).toLongLong();
+    inserted->finish();
     QSqlQuery cellQuery(db);
     cellQuery.prepare(QStringLiteral("INSERT INTO runs (campaign_id, workload, transport, column_label, msg_size, "
                                      "repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"));
-    for (const RunCell& cell : campaign.cells) {
+    for (const RunCell& cell : cells) {
         cellQuery.addBindValue(id);
         cellQuery.addBindValue(sql::bindable(cell.workload));
         cellQuery.addBindValue(sql::bindable(cell.transport));

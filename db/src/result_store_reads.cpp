@@ -1,6 +1,7 @@
 // ResultStore: reading runs and their data.
 #include "smclab/db/result_store.h"
 
+#include "dialect.h"
 #include "sql.h"
 
 namespace smclab::db {
@@ -119,7 +120,8 @@ smcr::Result<QList<Counter>> ResultStore::counters(qint64 runId) {
 
 smcr::Result<QList<SettingChange>> ResultStore::settingChanges(qint64 runId) {
     auto q = sql::exec(database(), m_path,
-                       QStringLiteral("SELECT t_ms, name, value FROM setting_changes WHERE run_id = ? ORDER BY t_ms, rowid"),
+                       QStringLiteral("SELECT t_ms, name, value FROM setting_changes WHERE run_id = ? ORDER BY t_ms, %1")
+                           .arg(dialect::insertionOrder(database())),
                        {runId});
     if (!q) return smcr::fail(q.error());
     QList<SettingChange> out;

@@ -51,12 +51,15 @@ smcr::Result<qint64> ResultStore::cellRunId(qint64 campaignId, const RunCell& ce
                            key);
     if (!found) return smcr::fail(found.error());
     if (found->next()) return found->value(0).toLongLong();
+    // RETURNING, not lastInsertId(): QPSQL's is the row's OID, which tables no longer have.
     auto inserted = sql::exec(db, m_path,
                               QStringLiteral("INSERT INTO runs (campaign_id, workload, transport, column_label, "
-                                             "msg_size, repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"),
+                                             "msg_size, repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned') "
+                                             "RETURNING id"),
                               key);
     if (!inserted) return smcr::fail(inserted.error());
-    return inserted->lastInsertId().toLongLong();
+    if (!inserted->next()) return smcr::fail(smcr::Errc::systemError, "INSERT ... RETURNING id returned no row");
+    return inserted->value(0).toLongLong();
 }
 
 smcr::Status ResultStore::deleteRunData(qint64 runId) {

@@ -3,6 +3,7 @@
 #include <QStringList>
 
 #include "smclab/db/result_store.h"
+#include "dialect.h"
 #include "sql.h"
 
 namespace smclab::db::schema {
@@ -83,18 +84,16 @@ const QList<Migration>& migrations() {
 }  // namespace
 
 smcr::Result<int> readVersion(const QSqlDatabase& db, const QString& path) {
-    auto meta = sql::exec(db, path, QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'"));
+    auto meta = sql::exec(db, path, dialect::tableExistsQuery(db), {QStringLiteral("meta")});
     if (!meta) return smcr::fail(meta.error());
     meta->next();
     if (meta->value(0).toInt() == 0) {
-        auto tables = sql::exec(db, path,
-                                QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                                               "name NOT LIKE 'sqlite_%'"));
+        auto tables = sql::exec(db, path, dialect::userTablesQuery(db));
         if (!tables) return smcr::fail(tables.error());
         tables->next();
         if (tables->value(0).toInt() > 0) {
             return smcr::fail(smcr::Errc::notSupported,
-                              QStringLiteral("%1 is an SQLite file but not an smclab database (no meta table)")
+                              QStringLiteral("%1 is not an smclab database (it has tables but no meta table)")
                                   .arg(path)
                                   .toStdString());
         }
@@ -118,7 +117,7 @@ smcr::Result<int> readVersion(const QSqlDatabase& db, const QString& path) {
 static smcr::Unexpected newerSchema(const QString& path, int version) {
     return smcr::fail(smcr::Errc::notSupported,
                       QStringLiteral("%1 has schema version %2, newer than this smclab understands (%3); "
-                                     "use a newer smclab or another --db file")
+                                     "use a newer smclab or another --db")
                           .arg(path)
                           .arg(version)
                           .arg(kSchemaVersion)
@@ -137,6 +136,9 @@ smcr::Result<int> migrate(const QSqlDatabase& db, const QString& path) {
     for (;;) {
         sql::WriteTransaction tx(db, path);
         if (auto begun = tx.begin(); !begun) return smcr::fail(begun.error());
+        if (const QString lock = dialect::migrationLock(db); !lock.isEmpty()) {
+            if (auto locked = sql::exec(db, path, lock); !locked) return smcr::fail(locked.error());
+        }
         auto current = readVersion(db, path);
         if (!current) return smcr::fail(current.error());
         if (*current > kSchemaVersion) return newerSchema(path, *current);
@@ -153,7 +155,7 @@ smcr::Result<int> migrate(const QSqlDatabase& db, const QString& path) {
                               QStringLiteral("%1: no migration from schema version %2").arg(path).arg(*current).toStdString());
         }
         for (const QString& statement : step->statements) {
-            auto applied = sql::exec(db, path, statement);
+            auto applied = sql::exec(db, path, dialect::schemaStatement(db, statement));
             if (!applied) {
                 return smcr::fail(smcr::Errc::systemError,
                                   QStringLiteral("migration to schema %1 (%2) failed: %3")

@@ -2,18 +2,23 @@
 
 #include <QTimeZone>
 
+#include "dialect.h"
+
 namespace smclab::db::sql {
 
 smcr::Error toError(const QSqlError& error, const QString& path, const QString& what) {
-    const QString native = error.nativeErrorCode();
     const QString text = error.text();
-    // SQLITE_BUSY = 5, SQLITE_LOCKED = 6 (sqlite3.h result codes).
-    if (native == QLatin1String("5") || native == QLatin1String("6") ||
-        text.contains(QLatin1String("locked"), Qt::CaseInsensitive)) {
+    if (dialect::isBusy(error)) {
         return smcr::makeError(smcr::Errc::timedOut,
                                QStringLiteral("database is locked: %1 (another smclab process holds its write lock; "
                                               "retry when it finishes)")
                                    .arg(path)
+                                   .toStdString());
+    }
+    if (dialect::isConnectionLost(error)) {
+        return smcr::makeError(smcr::Errc::connectionReset,
+                               QStringLiteral("lost the connection to the database server %1 (%2): %3")
+                                   .arg(path, what, text.trimmed())
                                    .toStdString());
     }
     return smcr::makeError(smcr::Errc::systemError,
@@ -29,6 +34,14 @@ smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const 
                              const QVariantList& values) {
     QSqlQuery query(db);
     query.setForwardOnly(true);
+    // Without values, run the text as it is: PostgreSQL cannot PREPARE DDL
+    // or utility statements, and QPSQL prepares whatever prepare() gets.
+    if (values.isEmpty()) {
+        if (!query.exec(statement)) {
+            return smcr::fail(toError(query.lastError(), path, statement.section(QLatin1Char(' '), 0, 2)));
+        }
+        return query;
+    }
     if (!query.prepare(statement)) return smcr::fail(toError(query.lastError(), path, QStringLiteral("prepare")));
     for (const QVariant& value : values) query.addBindValue(bindable(value));
     if (!query.exec()) return smcr::fail(toError(query.lastError(), path, statement.section(QLatin1Char(' '), 0, 2)));
@@ -46,7 +59,7 @@ WriteTransaction::~WriteTransaction() {
 
 smcr::Status WriteTransaction::begin() {
     QSqlQuery query(m_db);
-    if (!query.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
+    if (!query.exec(dialect::beginWrite(m_db))) {
         return smcr::fail(toError(query.lastError(), m_path, QStringLiteral("begin")));
     }
     m_active = true;

@@ -15,21 +15,22 @@
 
 namespace smclab::db::sql {
 
-// "database is locked" (SQLITE_BUSY / SQLITE_LOCKED) becomes Errc::timedOut
-// with a message naming the file; everything else Errc::systemError.
+// "database is locked" (SQLITE_BUSY / SQLITE_LOCKED, PostgreSQL lock
+// timeouts) becomes Errc::timedOut with a message naming the database; a
+// lost server connection Errc::connectionReset; everything else
+// Errc::systemError.
 smcr::Error toError(const QSqlError& error, const QString& path, const QString& what);
 
 // A bound value; a null QString becomes '' (columns are NOT NULL text),
 // NULL is bound with an invalid QVariant().
 QVariant bindable(const QVariant& value);
 
-// Prepares and runs `statement` with positional '?' values.
+// Prepares and runs `statement` with positional '?' values (runs it
+// unprepared when there are none).
 smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const QString& statement,
                              const QVariantList& values = {});
 
-// BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed uncommitted.
-// IMMEDIATE takes the write lock up front, so two writers queue on the busy
-// timeout instead of failing when a read transaction tries to upgrade.
+// BEGIN (dialect::beginWrite) ... COMMIT; rolls back when destroyed uncommitted.
 class WriteTransaction {
 public:
     WriteTransaction(QSqlDatabase db, QString path);

@@ -1,9 +1,12 @@
 // The store's API: campaigns, runs, per-run data round trips, recordRun's
 // atomicity, resume's pending cells, and the comparison query that feeds
-// the reports (seed 000 stored and printed back byte for byte).
+// the reports (seed 000 stored and printed back byte for byte). Runs on
+// SQLite files, and as test_db_store_postgresql on a PostgreSQL server the
+// test starts (postgres_server.h).
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "postgres_server.h"
 #include "report_fixtures.h"
 #include "seed_campaign.h"
 #include "smclab/db/comparison_query.h"
@@ -17,12 +20,24 @@ class TestDbStore : public QObject {
 private:
     QTemporaryDir m_dir;
     std::unique_ptr<ResultStore> openStore(const QString& name) {
-        auto store = ResultStore::open(m_dir.filePath(name));
+        QString why;
+        const QString location = dbtest::storeLocation(m_dir, name, &why);
+        if (location.isEmpty()) {
+            qWarning("%s", qPrintable(why));
+            return nullptr;
+        }
+        auto store = ResultStore::open(location);
         if (!store) qWarning("%s", store.error().message.c_str());
         return store ? std::move(store).value() : nullptr;
     }
 
 private slots:
+    void initTestCase() {
+        if (dbtest::usePostgres() && dbtest::PostgresServer::binDir().isEmpty()) {
+            QSKIP("PostgreSQL server binaries (initdb, pg_ctl) are not installed; install postgresql");
+        }
+    }
+
     void campaignLifecycle() {
         auto store = openStore(QStringLiteral("life.db"));
         QVERIFY(store);

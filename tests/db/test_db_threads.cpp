@@ -1,10 +1,12 @@
 // Two writer threads, each with its own ResultStore (its own named
 // connection) on one file, and the main thread reading while they write.
+// Also on PostgreSQL as test_db_threads_postgresql.
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
 #include "db_test_util.h"
+#include "postgres_server.h"
 #include "smclab/db/result_store.h"
 
 using namespace smclab::db;
@@ -12,9 +14,17 @@ using namespace smclab::db;
 class TestDbThreads : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        if (dbtest::usePostgres() && dbtest::PostgresServer::binDir().isEmpty()) {
+            QSKIP("PostgreSQL server binaries (initdb, pg_ctl) are not installed; install postgresql");
+        }
+    }
+
     void twoWritersAndAReader() {
         QTemporaryDir dir;
-        const QString path = dir.filePath(QStringLiteral("threads.db"));
+        QString why;
+        const QString path = dbtest::storeLocation(dir, QStringLiteral("threads.db"), &why);
+        QVERIFY2(!path.isEmpty(), qPrintable(why));
         auto main = ResultStore::open(path);
         QVERIFY(main.ok());
         NewCampaign nc{QStringLiteral("threads"), {}, {}, {}, {}};

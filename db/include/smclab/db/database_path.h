@@ -5,7 +5,9 @@
 //   3. QStandardPaths::AppDataLocation + "/smclab.db", with the application
 //      name "smclab": ~/.local/share/smclab/smclab.db on Linux.
 //
-// One SQLite file (plus its -wal and -shm files while open).
+// One SQLite file (plus its -wal and -shm files while open), or a
+// postgresql://USER@HOST[:PORT]/DBNAME URL in any of the three places
+// (database_location.h).
 #pragma once
 
 #include <QString>

@@ -106,6 +106,9 @@ public:
     // --- campaigns ----------------------------------------------------
     // Writes the campaign (status planned) and one planned run per cell.
     smcr::Result<qint64> createCampaign(const NewCampaign& campaign);
+    // A campaign from another store (db copy): its name, preset, spec,
+    // notes, status and timestamps as they were, one planned run per cell.
+    smcr::Result<qint64> importCampaign(const Campaign& campaign, const QList<RunCell>& cells);
     // done/failed also set finished_at.
     smcr::Status updateCampaignStatus(qint64 campaignId, CampaignStatus status);
     // Deletes the campaign with its runs and all their data (foreign-key cascade).
@@ -152,6 +155,7 @@ private:
     // Finds the run row of a cell, inserting a planned one if the cell was not
     // planned; call inside a write transaction.
     smcr::Result<qint64> cellRunId(qint64 campaignId, const RunCell& cell);
+    smcr::Result<qint64> insertCampaign(const Campaign& fields, const QList<RunCell>& cells);
     smcr::Status deleteRunData(qint64 runId);
 
     QString m_path;

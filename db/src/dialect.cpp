@@ -1,0 +1,69 @@
+#include "dialect.h"
+
+#include <QRegularExpression>
+
+namespace smclab::db::dialect {
+
+StoreBackend backendOf(const QSqlDatabase& db) {
+    return db.driverName() == QLatin1String("QPSQL") ? StoreBackend::postgresql : StoreBackend::sqlite;
+}
+
+QString schemaStatement(const QSqlDatabase& db, const QString& sqliteStatement) {
+    if (backendOf(db) == StoreBackend::sqlite) return sqliteStatement;
+    QString out = sqliteStatement;
+    out.replace(QLatin1String("id INTEGER PRIMARY KEY"), QLatin1String("id BIGSERIAL PRIMARY KEY"));
+    static const QRegularExpression integer(QStringLiteral("\\bINTEGER\\b"));
+    static const QRegularExpression real(QStringLiteral("\\bREAL\\b"));
+    static const QRegularExpression blob(QStringLiteral("\\bBLOB\\b"));
+    out.replace(integer, QStringLiteral("BIGINT"));
+    out.replace(real, QStringLiteral("DOUBLE PRECISION"));
+    out.replace(blob, QStringLiteral("BYTEA"));
+    out.remove(QLatin1String(" WITHOUT ROWID"));
+    return out;
+}
+
+QString beginWrite(const QSqlDatabase& db) {
+    return backendOf(db) == StoreBackend::sqlite ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN");
+}
+
+QString migrationLock(const QSqlDatabase& db) {
+    // The key is arbitrary but fixed: "smcl" in ASCII.
+    return backendOf(db) == StoreBackend::sqlite ? QString() : QStringLiteral("SELECT pg_advisory_xact_lock(1936548716)");
+}
+
+QString tableExistsQuery(const QSqlDatabase& db) {
+    return backendOf(db) == StoreBackend::sqlite
+               ? QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
+               : QStringLiteral("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() "
+                                "AND table_name = ?");
+}
+
+QString userTablesQuery(const QSqlDatabase& db) {
+    return backendOf(db) == StoreBackend::sqlite
+               ? QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+               : QStringLiteral("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()");
+}
+
+QString insertionOrder(const QSqlDatabase& db) {
+    // ctid is a row's physical place: insertion order for rows that are only
+    // ever inserted and deleted together (setting_changes of one run).
+    return backendOf(db) == StoreBackend::sqlite ? QStringLiteral("rowid") : QStringLiteral("ctid");
+}
+
+bool isBusy(const QSqlError& error) {
+    const QString native = error.nativeErrorCode();
+    // SQLITE_BUSY = 5, SQLITE_LOCKED = 6 (sqlite3.h result codes).
+    if (native == QLatin1String("5") || native == QLatin1String("6")) return true;
+    if (native == QLatin1String("55P03") || native == QLatin1String("40P01") || native == QLatin1String("40001")) {
+        return true;
+    }
+    return native.isEmpty() && error.text().contains(QLatin1String("database is locked"), Qt::CaseInsensitive);
+}
+
+bool isConnectionLost(const QSqlError& error) {
+    const QString native = error.nativeErrorCode();
+    return error.type() == QSqlError::ConnectionError || native.startsWith(QLatin1String("08")) ||
+           native.startsWith(QLatin1String("57P0"));
+}
+
+}  // namespace smclab::db::dialect
