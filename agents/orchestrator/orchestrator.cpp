@@ -1,5 +1,6 @@
 #include "orchestrator.h"
 
+#include <QLockFile>
 #include <QMap>
 #include <QRandomGenerator>
 
@@ -8,6 +9,7 @@
 
 #include "campaign_json.h"
 #include "run_record.h"
+#include "runner_lock.h"
 #include "smclab/db/result_store.h"
 #include "workload_params.h"
 
@@ -189,6 +191,15 @@ void Orchestrator::beginRunning() {
         auto id = m_store.createCampaign(campaign);
         if (!id) return fatal(statusText(id.error()));
         m_campaignId = *id;
+    }
+    m_runnerLock = takeRunnerLock(m_store.path(), m_campaignId);
+    if (!m_runnerLock && campaignRunnerPresence(m_store.path(), m_campaignId) == RunnerPresence::alive) {
+        // Another live process runs it: leave its status alone.
+        const qint64 busy = m_campaignId;
+        m_campaignId = 0;
+        return fatal(QStringLiteral("campaign %1 is being run by another process (%2)")
+                         .arg(busy)
+                         .arg(runnerLockPath(m_store.path(), busy)));
     }
     if (smcr::Status s = m_store.updateCampaignStatus(m_campaignId, db::CampaignStatus::running); !s)
         return fatal(statusText(s.error()));
@@ -478,6 +489,8 @@ void Orchestrator::fatal(const QString& error) {
 void Orchestrator::setState(RunnerState state) {
     if (m_state == state) return;
     m_state = state;
+    if (state == RunnerState::finished || state == RunnerState::stopped || state == RunnerState::failed)
+        m_runnerLock.reset();
     emit stateChanged(state);
 }
 

@@ -42,6 +42,8 @@
 #include "cell_runner.h"
 #include "protocol/agent_client.h"
 
+class QLockFile;
+
 namespace smclab::db {
 class ResultStore;
 }
@@ -191,6 +193,9 @@ private:
     int m_cellWallCount = 0;
     QElapsedTimer m_elapsed;
     QTimer m_progressTimer;
+    // Held while this runner has the campaign (runner_lock.h): readers tell a
+    // running campaign from one whose runner went away.
+    std::unique_ptr<QLockFile> m_runnerLock;
 };
 
 }  // namespace smclab::orchestrator

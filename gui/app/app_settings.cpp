@@ -2,6 +2,7 @@
 
 #include <QDir>
 #include <QMainWindow>
+#include <QJsonDocument>
 #include <QSettings>
 
 namespace smclab::gui {
@@ -48,6 +49,15 @@ void AppSettings::setHosts(const QList<SavedHost>& hosts) {
         settings.setValue(QStringLiteral("tokenFile"), hosts[i].tokenFile);
     }
     settings.endArray();
+}
+
+QJsonObject AppSettings::campaignDraft() {
+    const QByteArray text = QSettings().value(QStringLiteral("campaign/draft")).toByteArray();
+    return QJsonDocument::fromJson(text).object();
+}
+
+void AppSettings::setCampaignDraft(const QJsonObject& campaign) {
+    QSettings().setValue(QStringLiteral("campaign/draft"), QJsonDocument(campaign).toJson(QJsonDocument::Compact));
 }
 
 QString AppSettings::lastCampaignFile() {

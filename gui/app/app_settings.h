@@ -3,6 +3,7 @@
 // Raw tokens are never written; a host remembers the token file it used.
 #pragma once
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 
@@ -26,6 +27,9 @@ public:
 
     static QString lastCampaignFile();
     static void setLastCampaignFile(const QString& path);
+    // The editor's campaign at the last quit (orchestrator JSON; empty when none).
+    static QJsonObject campaignDraft();
+    static void setCampaignDraft(const QJsonObject& campaign);
     static QString lastDirectory();
     static void setLastDirectory(const QString& path);
     static int lastPage();

@@ -6,8 +6,11 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "app/app_settings.h"
@@ -24,6 +27,8 @@ namespace smclab::gui {
 
 namespace {
 constexpr int kStatusTimeoutMs = 8000;
+// How long quitting waits for a stopped campaign to settle.
+constexpr int kStopGraceMs = 5000;
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -34,8 +39,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* central = new QWidget(this);
     auto* outer = new QVBoxLayout(central);
     outer->setContentsMargins(6, 6, 6, 6);
-    m_messageBar = new MessageBar(central);
-    outer->addWidget(m_messageBar);
+    m_messageBar = new MessageBar(central);  // floats over the pages, outside the layout
     auto* row = new QHBoxLayout;
     m_nav = new QListWidget(central);
     m_nav->setFixedWidth(120);
@@ -170,9 +174,57 @@ QWidget* MainWindow::page(PageId page) const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_runPage->isRunning() && !m_quitAfterStop) {
+        // Quitting abandons the runs in flight: ask, without blocking the
+        // event loop (the campaign keeps running while the question shows).
+        event->ignore();
+        askQuitDuringRun();
+        return;
+    }
+    if (m_runPage->isRunning()) {
+        // Stop was asked; close once the runner has let go of its campaign
+        // (stored as stopped and resumable), or after a grace period.
+        event->ignore();
+        return;
+    }
     AppSettings::saveWindow(*this);
     m_hostsPage->saveHosts();
+    m_campaignPage->saveDraft();
     event->accept();
+}
+
+void MainWindow::askQuitDuringRun() {
+    if (m_quitQuestion != nullptr && m_quitQuestion->isVisible()) {
+        m_quitQuestion->raise();
+        return;
+    }
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Quit during a campaign?"),
+                                tr("A campaign is running: %1\n\nQuitting stops it; the runs not finished are "
+                                   "lost and the campaign stays resumable from Results.")
+                                    .arg(m_runPage->statusText()),
+                                QMessageBox::NoButton, this);
+    box->setObjectName(QStringLiteral("quitConfirmation"));
+    QPushButton* quit = box->addButton(tr("Stop and quit"), QMessageBox::DestructiveRole);
+    box->addButton(tr("Keep running"), QMessageBox::RejectRole);
+    box->setDefaultButton(qobject_cast<QPushButton*>(box->buttons().back()));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    m_quitQuestion = box;
+    connect(box, &QMessageBox::buttonClicked, this, [this, quit](QAbstractButton* button) {
+        if (button != quit)
+            return;
+        m_quitAfterStop = true;
+        connect(m_runPage, &RunPage::runnerStateChanged, this, [this] {
+            if (!m_runPage->isRunning())
+                close();
+        });
+        m_runPage->stop();
+        // Agents that do not answer must not keep the window open forever.
+        QTimer::singleShot(kStopGraceMs, this, [this] {
+            m_runPage->abandon();
+            close();
+        });
+    });
+    box->open();
 }
 
 }  // namespace smclab::gui

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
+
+class QMessageBox;
 
 class QListWidget;
 class QStackedWidget;
@@ -43,6 +46,9 @@ private:
     void createPages();
     void createMenus();
     void connectPages();
+    // Quitting while a campaign runs asks first (the question is
+    // window-modal and named "quitConfirmation").
+    void askQuitDuringRun();
 
     LabContext* m_lab = nullptr;
     MessageBar* m_messageBar = nullptr;
@@ -53,6 +59,8 @@ private:
     RunPage* m_runPage = nullptr;
     ResultsPage* m_resultsPage = nullptr;
     ExportPage* m_exportPage = nullptr;
+    QPointer<QMessageBox> m_quitQuestion;
+    bool m_quitAfterStop = false;
 };
 
 }  // namespace smclab::gui

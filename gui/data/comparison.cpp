@@ -1,5 +1,6 @@
 #include "data/comparison.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +25,25 @@ double ComparisonSection::percent(int column, int row, int baselineColumn) const
     if (std::isnan(x) || std::isnan(base) || base == 0.0)
         return kNaN;
     return (x / base - 1.0) * 100.0;
+}
+
+double ComparisonSection::error(int column, int row) const {
+    if (column < 0 || column >= errors.size() || row < 0 || row >= errors[column].size())
+        return 0.0;
+    return errors[column][row];
+}
+
+int ComparisonSection::repetitionCount(int column, int row) const {
+    if (column < 0 || column >= repetitions.size() || row < 0 || row >= repetitions[column].size())
+        return 0;
+    return repetitions[column][row];
+}
+
+bool ComparisonSection::prefersLogScale() const {
+    if (metric != Metric::bandwidth || sizesBytes.isEmpty())
+        return false;
+    const auto [lo, hi] = std::minmax_element(sizesBytes.begin(), sizesBytes.end());
+    return *lo > 0 && *hi / *lo >= 1024;
 }
 
 bool ComparisonSection::isValid() const {
@@ -62,15 +82,24 @@ ComparisonSection sectionFromTable(const report::ComparisonTable& table) {
     section.lowerIsBetter = table.lowerIsBetter;
     section.columns = table.columns;
     section.values.resize(table.columns.size());
+    section.errors.resize(table.columns.size());
+    section.repetitions.resize(table.columns.size());
     for (const report::Row& row : table.rows) {
         section.sizesBytes.append(row.msgSize);
         for (int c = 0; c < table.columns.size(); ++c) {
             // A plain double, not a copied optional: GCC -O3 misreads the
             // copy as maybe-uninitialized.
             double v = kNaN;
-            if (c < row.cells.size() && row.cells[c].value.has_value())
+            double e = 0.0;
+            int n = 0;
+            if (c < row.cells.size() && row.cells[c].value.has_value()) {
                 v = *row.cells[c].value;
+                e = errorHalfWidth(row.cells[c]);
+                n = row.cells[c].repetitions;
+            }
             section.values[c].append(v);
+            section.errors[c].append(e);
+            section.repetitions[c].append(n);
         }
     }
     return section;
@@ -99,12 +128,27 @@ QString metricName(Metric metric) {
     return QStringLiteral("?");
 }
 
+double errorHalfWidth(const report::Cell& cell) {
+    return cell.repetitions > 1 ? cell.spread : 0.0;
+}
+
+QString errorName() {
+    return QStringLiteral("sd");
+}
+
 QString sizeLabel(qint64 sizeBytes) {
     if (sizeBytes >= (1 << 20) && sizeBytes % (1 << 20) == 0)
         return QStringLiteral("%1M").arg(sizeBytes >> 20);
     if (sizeBytes >= 1024 && sizeBytes % 1024 == 0)
         return QStringLiteral("%1K").arg(sizeBytes >> 10);
     return QString::number(sizeBytes);
+}
+
+QString signedPercent(double percent, int decimals) {
+    if (std::isnan(percent))
+        return QStringLiteral("-");
+    return QStringLiteral("%1%2%").arg(percent < 0.0 ? QStringLiteral("-") : QStringLiteral("+"))
+        .arg(std::abs(percent), 0, 'f', decimals);
 }
 
 }  // namespace smclab::gui

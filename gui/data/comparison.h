@@ -23,12 +23,21 @@ struct ComparisonSection {
     QList<qint64> sizesBytes;     // one row per message size
     QStringList columns;          // "SMC-NoCork", "TCP", ...
     QList<QList<double>> values;  // values[column][row]; NaN where a run is missing
+    // Half-width of each value's error bar (errorHalfWidth()), same shape as
+    // values; 0 where there is one repetition or none.
+    QList<QList<double>> errors;
+    QList<QList<int>> repetitions;  // runs behind each value
 
     int rowCount() const { return static_cast<int>(sizesBytes.size()); }
     int columnCount() const { return static_cast<int>(columns.size()); }
     double value(int column, int row) const;
     // (x / base - 1) * 100 from the unrounded values; NaN when either is missing.
     double percent(int column, int row, int baselineColumn) const;
+    double error(int column, int row) const;
+    int repetitionCount(int column, int row) const;
+    // A log y axis reads bandwidth over a 1 B..64 KiB sweep (values span
+    // four decades); true for bandwidth over sizes spanning at least 1 KiB : 1.
+    bool prefersLogScale() const;
     bool isValid() const;
 };
 
@@ -38,6 +47,9 @@ struct Comparison {
     // The report this comparison came from (tables with the stored baseline
     // first, counters, provenance): what the exports render.
     report::ReportDocument document;
+    // Shown above the plots when set: what the numbers mix (live setting
+    // changes during some runs).
+    QString notice;
 
     // One section per table, columns in the tables' order.
     static Comparison fromDocument(const report::ReportDocument& document);
@@ -48,8 +60,16 @@ struct Comparison {
 };
 
 QString metricName(Metric metric);
+// The error bar of one cell: today the sample standard deviation over its
+// repetitions (report::Cell::spread). The one place to switch to a
+// confidence interval when the report's model carries one.
+double errorHalfWidth(const report::Cell& cell);
+// What errorHalfWidth() is, for tooltips and the table: "sd".
+QString errorName();
 ComparisonSection sectionFromTable(const report::ComparisonTable& table);
 // "64K" for 65536, "512" for 512: the labels of the log2 size axis.
 QString sizeLabel(qint64 sizeBytes);
+// "+1041.21%", "-3.50%", "+0.00%": a change always carries its sign.
+QString signedPercent(double percent, int decimals = 2);
 
 }  // namespace smclab::gui

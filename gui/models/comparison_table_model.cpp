@@ -42,11 +42,14 @@ QString ComparisonTableModel::cellText(int dataColumn, int row) const {
     const double x = m_section.value(dataColumn, row);
     if (std::isnan(x))
         return QStringLiteral("-");
-    QString text = QStringLiteral("%1 %2").arg(x, 0, 'f', 3).arg(m_section.unit);
+    // The unit is in the header: cells stay narrow enough for 1280 px.
+    QString text = QString::number(x, 'f', 3);
+    if (const double e = m_section.error(dataColumn, row); e > 0.0)
+        text += QStringLiteral(" \u00b1%1").arg(e, 0, 'f', e >= 10.0 ? 1 : 2);
     if (dataColumn != m_baseline) {
         const double pct = m_section.percent(dataColumn, row, m_baseline);
         if (!std::isnan(pct))
-            text += QStringLiteral(" (%1%)").arg(pct, 0, 'f', 2);
+            text += QStringLiteral(" (%1)").arg(signedPercent(pct));
     }
     return text;
 }
@@ -100,10 +103,16 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
                               .arg(m_section.sizesBytes[row])
                               .arg(x, 0, 'f', 6)
                               .arg(m_section.unit);
+            if (const double e = m_section.error(column, row); e > 0.0) {
+                tip += tr(" \u00b1 %1 (%2 over %3 runs)")
+                           .arg(e, 0, 'f', 6)
+                           .arg(errorName())
+                           .arg(m_section.repetitionCount(column, row));
+            }
             if (column != m_baseline) {
-                tip += tr("\nvs %1: %2%")
+                tip += tr("\nvs %1: %2")
                            .arg(m_section.columns[m_baseline])
-                           .arg(m_section.percent(column, row, m_baseline), 0, 'f', 4);
+                           .arg(signedPercent(m_section.percent(column, row, m_baseline), 4));
             }
             return tip;
         }
@@ -117,7 +126,7 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
         return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
         if (section == 0)
-            return tr("MsgSize");
+            return m_section.unit.isEmpty() ? tr("MsgSize") : tr("MsgSize | %1").arg(m_section.unit);
         const int column = section - 1;
         if (column < 0 || column >= m_section.columnCount())
             return {};

@@ -80,7 +80,8 @@ void HostTableModel::setState(int row, HostState state, const QString& error) {
         return;
     m_rows[row].state = state;
     m_rows[row].error = error;
-    emit dataChanged(index(row, 0), index(row, columnCount_ - 1));
+    // Roles follow the connected rows: one row's state moves the others'.
+    emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount_ - 1));
 }
 
 void HostTableModel::setHello(int row, const protocol::Hello& hello) {
@@ -88,6 +89,51 @@ void HostTableModel::setHello(int row, const protocol::Hello& hello) {
         return;
     m_rows[row].hello = hello;
     emit dataChanged(index(row, 0), index(row, columnCount_ - 1));
+}
+
+namespace {
+// Index of `row` among the connected rows, -1 if it is not connected.
+int connectedIndex(const QList<HostRow>& rows, int row) {
+    int index = 0;
+    for (int i = 0; i < rows.size(); ++i) {
+        if (rows[i].state != HostState::connected)
+            continue;
+        if (i == row)
+            return index;
+        ++index;
+    }
+    return -1;
+}
+}  // namespace
+
+QString HostTableModel::roleText(int row) const {
+    const int index = connectedIndex(m_rows, row);
+    if (index < 0)
+        return {};
+    const int pair = index / 2 + 1;
+    if (index % 2 == 0)
+        return partnerRow(row) < 0 ? tr("server + client (pair %1)").arg(pair) : tr("server (pair %1)").arg(pair);
+    return tr("client (pair %1)").arg(pair);
+}
+
+int HostTableModel::partnerRow(int row) const {
+    const int index = connectedIndex(m_rows, row);
+    if (index < 0)
+        return -1;
+    const int wanted = index % 2 == 0 ? index + 1 : index - 1;
+    for (int i = 0; i < m_rows.size(); ++i) {
+        if (connectedIndex(m_rows, i) == wanted)
+            return i;
+    }
+    return -1;
+}
+
+void HostTableModel::swapRows(int a, int b) {
+    if (a < 0 || b < 0 || a >= m_rows.size() || b >= m_rows.size() || a == b)
+        return;
+    beginResetModel();
+    m_rows.swapItemsAt(a, b);
+    endResetModel();
 }
 
 int HostTableModel::rowCount(const QModelIndex& parent) const {
@@ -139,6 +185,8 @@ QVariant HostTableModel::data(const QModelIndex& index, int role) const {
                        ? tr("failed: %1").arg(row.error.size() > 40 ? row.error.left(39) + QChar(0x2026)
                                                                       : row.error)
                        : hostStateName(row.state);
+        case roleColumn:
+            return roleText(index.row());
         case agentColumn:
             return known ? tr("%1 (protocol %2)").arg(row.hello.agentVersion, row.hello.protocolVersion)
                          : QVariant();
@@ -171,7 +219,7 @@ QVariant HostTableModel::data(const QModelIndex& index, int role) const {
 QVariant HostTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
-    static const char* const kNames[] = {"Agent address", "State",     "Agent",   "Host",
+    static const char* const kNames[] = {"Agent address", "State", "Role in campaigns", "Agent", "Host",
                                          "CPU",           "Kernel",    "Fabrics", "Transports",
                                          "RDMA devices",  "Kernel SMC"};
     return section >= 0 && section < columnCount_ ? tr(kNames[section]) : QVariant();

@@ -29,6 +29,7 @@ public:
     enum Column {
         addressColumn = 0,
         stateColumn,
+        roleColumn,
         agentColumn,
         hostColumn,
         cpuColumn,
@@ -50,6 +51,13 @@ public:
     const QList<HostRow>& hosts() const { return m_rows; }
     void setState(int row, HostState state, const QString& error = QString());
     void setHello(int row, const protocol::Hello& hello);
+    // Campaigns pair the connected agents in list order: server, client,
+    // server, client...; a lone last agent plays both roles.
+    QString roleText(int row) const;
+    // The row paired with `row` (-1 when it has none or is not connected).
+    int partnerRow(int row) const;
+    // Exchanges two rows (their order decides the roles).
+    void swapRows(int a, int b);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -223,6 +223,29 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     connect(m_runButton, &QPushButton::clicked, this, &CampaignPage::requestRun);
 
     loadPreset(QStringLiteral("datapath"));
+    restoreDraft();
+}
+
+void CampaignPage::saveDraft() const {
+    AppSettings::setCampaignDraft(campaignJson());
+}
+
+void CampaignPage::restoreDraft() {
+    const QJsonObject draft = AppSettings::campaignDraft();
+    if (draft.isEmpty())
+        return;
+    const auto spec = orchestrator::campaignFromJson(draft);
+    if (!spec) {
+        m_lab->reportInfo(tr("The campaign of the last session could not be restored: %1")
+                              .arg(QString::fromStdString(spec.error().message)));
+        return;
+    }
+    setCampaign(spec.value());
+    const int preset = m_preset->findText(spec->preset);
+    if (preset >= 0) {
+        const QSignalBlocker blocker(m_preset);
+        m_preset->setCurrentIndex(preset);
+    }
 }
 
 void CampaignPage::newCampaign() {
@@ -427,11 +450,15 @@ void CampaignPage::updateWidgets() {
         const auto cells = orchestrator::expandCells(spec);
         const qint64 ms = orchestrator::estimateCampaignMs(spec, static_cast<int>(cells.size()));
         m_estimate->setText(
-            tr("%1 runs (%2 workloads x %3 columns x sizes x %4 repetitions); estimated %5 on one agent pair")
+            tr("%1 runs (%2 workloads x %3 columns x %4 sizes x %5 repetitions), %6 each with %7 warm-up; "
+               "estimated %8 on one agent pair")
                 .arg(cells.size())
                 .arg(spec.workloads.size())
                 .arg(spec.columns.size())
+                .arg(spec.sizes.size())
                 .arg(spec.repetitions)
+                .arg(orchestrator::formatDurationMs(spec.durationMs))
+                .arg(orchestrator::formatDurationMs(spec.warmupMs))
                 .arg(orchestrator::formatDurationMs(ms)));
         m_hint->setStyleSheet(QString());
         m_hint->setText(m_path.isEmpty() ? tr("Ready to run. Ctrl+R runs it on the connected agents.")

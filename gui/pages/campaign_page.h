@@ -43,6 +43,9 @@ public:
     void saveFile();
     void saveFileAs();
     bool savePath(const QString& path);
+    // Remembers the editor's campaign for the next start (AppSettings);
+    // the constructor restores it, so a restart continues where it stopped.
+    void saveDraft() const;
     // Emits runRequested() when the campaign is valid; else explains why not.
     void requestRun();
 
@@ -57,6 +60,7 @@ private:
     void addWorkloadRow(const orchestrator::WorkloadSpec& workload);
     void addColumnRow(const orchestrator::ColumnSpec& column);
     void updateWidgets();
+    void restoreDraft();
 
     LabContext* m_lab = nullptr;
     orchestrator::CampaignSpec m_base;  // fields the editor does not show (params, transport options)

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QTextBrowser>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
@@ -14,6 +15,7 @@
 
 #include "app/app_settings.h"
 #include "app/lab_context.h"
+#include "data/capabilities_text.h"
 #include "dialogs/add_host_dialog.h"
 #include "models/host_table_model.h"
 #include "orchestrator/campaign_json.h"
@@ -34,7 +36,9 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_removeButton = new QPushButton(tr("&Remove"), this);
     m_localButton = new QPushButton(tr("Start &local lab"), this);
     m_localButton->setToolTip(tr("Two smclab-agent processes on 127.0.0.1 with a generated token (Ctrl+L)"));
-    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton})
+    m_swapButton = new QPushButton(tr("S&wap server/client"), this);
+    m_swapButton->setToolTip(tr("Exchange the selected agent with its pair partner: the server becomes the client"));
+    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
         buttons->addWidget(b);
     buttons->addStretch();
     buttons->addWidget(m_localButton);
@@ -48,12 +52,28 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_details = new QPlainTextEdit(splitter);
+    auto* detailsBox = new QWidget(splitter);
+    auto* detailsLayout = new QVBoxLayout(detailsBox);
+    detailsLayout->setContentsMargins(0, 0, 0, 0);
+    m_form = new QTextBrowser(detailsBox);
+    m_form->setPlaceholderText(tr("The selected agent's capabilities appear here."));
+    m_details = new QPlainTextEdit(detailsBox);
     m_details->setReadOnly(true);
     m_details->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_details->setPlaceholderText(tr("The selected agent's hello (capabilities) appears here."));
+    m_details->hide();
+    m_jsonButton = new QPushButton(tr("Show &JSON"), detailsBox);
+    m_jsonButton->setCheckable(true);
+    m_jsonButton->setToolTip(tr("The agent's hello message as it arrived"));
+    auto* detailsBar = new QHBoxLayout;
+    detailsBar->addStretch();
+    detailsBar->addWidget(m_jsonButton);
+    detailsLayout->addLayout(detailsBar);
+    detailsLayout->addWidget(m_form, 1);
+    detailsLayout->addWidget(m_details, 1);
+    connect(m_jsonButton, &QPushButton::toggled, this, &HostsPage::setJsonShown);
+    connect(m_swapButton, &QPushButton::clicked, this, &HostsPage::swapSelectedRoles);
     splitter->addWidget(m_table);
-    splitter->addWidget(m_details);
+    splitter->addWidget(detailsBox);
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
     layout->addWidget(splitter, 1);
@@ -250,16 +270,55 @@ void HostsPage::showDetails() {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
     if (rows.isEmpty()) {
         m_details->clear();
+        m_form->clear();
         return;
     }
     const HostRow& row = m_model->host(rows.front().row());
     if (row.hello.agentVersion.isEmpty()) {
-        m_details->setPlainText(row.error.isEmpty() ? tr("%1: %2").arg(row.address, hostStateName(row.state))
-                                                    : tr("%1: %2").arg(row.address, row.error));
+        const QString text = row.error.isEmpty() ? tr("%1: %2").arg(row.address, hostStateName(row.state))
+                                                 : tr("%1: %2").arg(row.address, row.error);
+        m_details->setPlainText(text);
+        m_form->setPlainText(text);
         return;
     }
     m_details->setPlainText(
         QString::fromUtf8(QJsonDocument(row.hello.toJson()).toJson(QJsonDocument::Indented)));
+    m_form->setHtml(capabilitiesHtml(row.address, row.hello));
+}
+
+QString HostsPage::capabilitiesText() const {
+    return m_form->toPlainText();
+}
+
+void HostsPage::setJsonShown(bool shown) {
+    {
+        const QSignalBlocker blocker(m_jsonButton);
+        m_jsonButton->setChecked(shown);
+    }
+    m_jsonButton->setText(shown ? tr("Show &form") : tr("Show &JSON"));
+    m_details->setVisible(shown);
+    m_form->setVisible(!shown);
+}
+
+bool HostsPage::jsonShown() const {
+    return m_details->isVisibleTo(this);
+}
+
+void HostsPage::swapSelectedRoles() {
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    const int row = rows.front().row();
+    const int partner = m_model->partnerRow(row);
+    if (partner < 0) {
+        m_lab->reportInfo(tr("%1 has no partner: it plays both roles.").arg(m_model->host(row).address));
+        return;
+    }
+    const QString address = m_model->host(row).address;
+    m_model->swapRows(row, partner);
+    m_table->selectRow(m_model->findAddress(address));
+    m_lab->reportInfo(tr("%1 is now %2").arg(address, m_model->roleText(m_model->findAddress(address))));
+    emit agentsChanged();
 }
 
 void HostsPage::updateWidgets() {
@@ -269,6 +328,7 @@ void HostsPage::updateWidgets() {
     m_connectButton->setEnabled(row >= 0 && state != HostState::connected && state != HostState::connecting);
     m_disconnectButton->setEnabled(state == HostState::connected || state == HostState::connecting);
     m_removeButton->setEnabled(row >= 0);
+    m_swapButton->setEnabled(row >= 0 && m_model->partnerRow(row) >= 0);
     const int connected = static_cast<int>(connectedAgents().size());
     if (m_model->rowCount() == 0) {
         m_hint->setText(
@@ -276,8 +336,8 @@ void HostsPage::updateWidgets() {
                "host), or start the local lab to try everything on this machine."));
     } else {
         m_hint->setText(
-            tr("%1 of %2 agents connected. Campaigns pair them as server, client, server, client...; "
-               "a single agent plays both roles.")
+            tr("%1 of %2 agents connected. Campaigns pair them in list order as server, client, server, "
+               "client... (the Role column); a single agent plays both roles. Swap exchanges a pair's roles.")
                 .arg(connected)
                 .arg(m_model->rowCount()));
     }

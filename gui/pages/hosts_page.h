@@ -12,6 +12,7 @@ class QLabel;
 class QPushButton;
 class QTableView;
 class QPlainTextEdit;
+class QTextBrowser;
 
 namespace smclab {
 class AgentClient;
@@ -41,6 +42,14 @@ public:
 
     QList<AgentEndpoint> connectedAgents() const;
     HostTableModel* model() const { return m_model; }
+    QTableView* table() const { return m_table; }
+    // The selected agent's capabilities as the form shows them (plain text).
+    QString capabilitiesText() const;
+    // The raw hello JSON behind the "Show JSON" button.
+    void setJsonShown(bool shown);
+    bool jsonShown() const;
+    // Exchanges the selected agent with its pair partner: server becomes client.
+    void swapSelectedRoles();
     AgentClient* client(const QString& address) const { return m_clients.value(address); }
 
 signals:
@@ -57,6 +66,9 @@ private:
     LocalLab* m_localLab = nullptr;
     QTableView* m_table = nullptr;
     QPlainTextEdit* m_details = nullptr;
+    QTextBrowser* m_form = nullptr;
+    QPushButton* m_jsonButton = nullptr;
+    QPushButton* m_swapButton = nullptr;
     QPushButton* m_connectButton = nullptr;
     QPushButton* m_disconnectButton = nullptr;
     QPushButton* m_removeButton = nullptr;

@@ -1,19 +1,27 @@
 #include "pages/results_page.h"
 
+#include <QBrush>
+#include <QColor>
 #include <QDateTime>
+#include <QHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "app/lab_context.h"
 #include "data/comparison.h"
+#include "data/run_provenance.h"
+#include "orchestrator/runner_lock.h"
 #include "smclab/db/comparison_query.h"
 #include "smclab/db/result_store.h"
+#include "data/run_detail.h"
 #include "widgets/comparison_view.h"
+#include "widgets/run_view.h"
 
 namespace smclab::gui {
 
@@ -22,15 +30,25 @@ namespace {
 constexpr int kIdRole = Qt::UserRole + 1;
 constexpr int kLoadedRole = Qt::UserRole + 2;
 constexpr int kResumableRole = Qt::UserRole + 3;
+constexpr int kRunIdRole = Qt::UserRole + 4;
 
-QString campaignStatusText(db::CampaignStatus status) {
+constexpr int kColumnCount = 5;
+constexpr int kNotesColumn = 4;
+// Live changes make a run's numbers a mix of two configurations.
+const QString kLiveFlag = QStringLiteral("\u2691 ");
+
+}  // namespace
+
+QString ResultsPage::campaignStatusText(db::CampaignStatus status, orchestrator::RunnerPresence runner) {
+    using orchestrator::RunnerPresence;
     switch (status) {
         case db::CampaignStatus::planned:
             return QObject::tr("planned");
         case db::CampaignStatus::running:
-            return QObject::tr("running");
+            // The stored status says a runner started it; the lock says whether one still runs it.
+            return runner == RunnerPresence::none ? QObject::tr("interrupted") : QObject::tr("running");
         case db::CampaignStatus::paused:
-            return QObject::tr("paused");
+            return runner == RunnerPresence::alive ? QObject::tr("paused") : QObject::tr("stopped");
         case db::CampaignStatus::done:
             return QObject::tr("done");
         case db::CampaignStatus::failed:
@@ -40,6 +58,8 @@ QString campaignStatusText(db::CampaignStatus status) {
     }
     return QStringLiteral("?");
 }
+
+namespace {
 
 QString runStatusText(db::RunStatus status) {
     switch (status) {
@@ -85,15 +105,19 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     buttons->addWidget(m_hint, 1);
     topLayout->addLayout(buttons);
     m_tree = new QTreeWidget(top);
-    m_tree->setColumnCount(4);
-    m_tree->setHeaderLabels({tr("Campaign / run"), tr("Status"), tr("Runs"), tr("Created")});
+    m_tree->setColumnCount(kColumnCount);
+    m_tree->setHeaderLabels({tr("Campaign / run"), tr("Status"), tr("Runs"), tr("Created"), tr("Notes")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->setRootIsDecorated(true);
     topLayout->addWidget(m_tree, 1);
 
-    m_view = new ComparisonView(splitter);
+    m_lower = new QStackedWidget(splitter);
+    m_view = new ComparisonView(m_lower);
+    m_runView = new RunView(m_lower);
+    m_lower->addWidget(m_view);
+    m_lower->addWidget(m_runView);
     splitter->addWidget(top);
-    splitter->addWidget(m_view);
+    splitter->addWidget(m_lower);
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 4);
     splitter->setSizes({150, 600});
@@ -101,23 +125,37 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     connect(refreshButton, &QPushButton::clicked, this, &ResultsPage::refresh);
     connect(compareButton, &QPushButton::clicked, this, [this] {
         const QList<qint64> ids = checkedCampaigns();
-        if (ids.size() == 2)
+        if (ids.size() == 2) {
             showComparison(ids[0], ids[1]);
+            return;
+        }
+        // Saying nothing looks like a broken button.
+        m_lab->reportInfo(ids.isEmpty()
+                              ? tr("Compare checked: tick the boxes of two campaigns first.")
+                              : tr("Compare checked: %n campaign(s) ticked; tick exactly two.", nullptr,
+                                   static_cast<int>(ids.size())));
+        m_hint->setText(compareHint(static_cast<int>(ids.size())));
     });
     connect(m_resumeButton, &QPushButton::clicked, this, &ResultsPage::resumeSelected);
     connect(m_tree, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) { loadRuns(item); });
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item == nullptr)
             return;
-        QTreeWidgetItem* campaign = item->parent() ? item->parent() : item;
-        const qint64 id = campaign->data(0, kIdRole).toLongLong();
-        if (id > 0)
+        const qint64 runId = item->data(0, kRunIdRole).toLongLong();
+        if (runId > 0) {
+            showRun(runId);
+        } else if (const qint64 id = item->data(0, kIdRole).toLongLong(); id > 0) {
+            m_lower->setCurrentWidget(m_view);
             showCampaign(id);
+        }
         updateWidgets();
     });
     connect(m_tree, &QTreeWidget::itemChanged, this, [this] { updateWidgets(); });
     connect(m_lab, &LabContext::databaseChanged, this, &ResultsPage::refresh);
     connect(m_view, &ComparisonView::baselineChanged, this, [this] { emit comparisonChanged(); });
+    connect(m_runView, &RunView::exported, m_lab,
+            [this](const QString& path) { m_lab->reportInfo(tr("Saved the run's samples to %1").arg(path)); });
+    connect(m_runView, &RunView::exportFailed, m_lab, &LabContext::reportError);
     refresh();
 }
 
@@ -140,16 +178,22 @@ void ResultsPage::refresh() {
     for (const db::Campaign& c : campaigns.value()) {
         auto* item = new QTreeWidgetItem(m_tree);
         item->setText(0, QStringLiteral("#%1 %2").arg(c.id).arg(c.name));
-        item->setText(1, campaignStatusText(c.status));
+        const auto runner = orchestrator::campaignRunnerPresence(m_lab->databasePath(), c.id);
+        item->setText(1, campaignStatusText(c.status, runner));
+        if (c.status == db::CampaignStatus::running && runner == orchestrator::RunnerPresence::none) {
+            item->setToolTip(1, tr("Its runner went away before the campaign ended (the program quit or "
+                                   "was killed). Resume runs the cells not done yet."));
+        }
         item->setText(2, c.runsFailed > 0
                              ? tr("%1/%2 (%3 failed)").arg(c.runsDone).arg(c.runsTotal).arg(c.runsFailed)
                              : tr("%1/%2").arg(c.runsDone).arg(c.runsTotal));
         item->setText(3, c.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
         item->setToolTip(0, c.preset.isEmpty() ? c.name : tr("%1 (preset %2)").arg(c.name, c.preset));
         item->setData(0, kIdRole, c.id);
-        // A campaign whose runner was killed still says "running": it can
-        // be resumed too (the run page refuses while it runs one itself).
-        item->setData(0, kResumableRole, c.runsDone < c.runsTotal);
+        // A campaign whose runner was killed is resumable; one that a live
+        // runner has is not (the orchestrator refuses it too).
+        item->setData(0, kResumableRole,
+                      c.runsDone < c.runsTotal && runner != orchestrator::RunnerPresence::alive);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(0, Qt::Unchecked);
         // A placeholder child so the item can be expanded; runs load on demand.
@@ -157,7 +201,7 @@ void ResultsPage::refresh() {
         if (c.id == selected)
             m_tree->setCurrentItem(item);
     }
-    for (int i = 1; i < 4; ++i)
+    for (int i = 1; i < kNotesColumn; ++i)
         m_tree->resizeColumnToContents(i);
     updateWidgets();
 }
@@ -173,19 +217,110 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
         m_lab->reportError(tr("Cannot read runs: %1").arg(QString::fromStdString(runs.error().message)));
         return;
     }
+    const qint64 campaignId = campaignItem->data(0, kIdRole).toLongLong();
+    const auto live = campaignLiveChanges(*store, campaignId);
+    QHash<qint64, RunLiveChanges> liveByRun;
+    if (live) {
+        for (const RunLiveChanges& entry : live.value())
+            liveByRun.insert(entry.runId, entry);
+    }
     const QSignalBlocker blocker(m_tree);
     qDeleteAll(campaignItem->takeChildren());
     for (const db::Run& run : runs.value()) {
         auto* child = new QTreeWidgetItem(campaignItem);
-        child->setText(0, QStringLiteral("%1 / %2 / %3 B / rep %4")
-                              .arg(run.cell.workload, run.cell.column)
-                              .arg(run.cell.msgSize)
-                              .arg(run.cell.repetition + 1));
+        child->setData(0, kRunIdRole, run.id);
+        child->setText(0, runCellText(run.cell));
         child->setText(1, runStatusText(run.status));
-        if (!run.error.isEmpty())
+        QString notes;
+        if (run.status == db::RunStatus::failed) {
+            // The reason itself, not only "failed": the first line in the
+            // column, all of it in the tooltip.
+            notes = run.error.isEmpty() ? tr("no reason recorded") : run.error.section(QLatin1Char('\n'), 0, 0);
+            child->setForeground(1, QBrush(QColor(0xb0, 0x22, 0x22)));
+            child->setToolTip(kNotesColumn, run.error);
             child->setToolTip(1, run.error);
+        }
+        if (liveByRun.contains(run.id)) {
+            const RunLiveChanges& entry = liveByRun.value(run.id);
+            const QString text = tr("live change: %1").arg(liveChangesText(entry.changes));
+            notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
+            child->setToolTip(kNotesColumn, tr("%1\nacknowledged by %2").arg(text, entry.acknowledgedBy));
+        }
+        child->setText(kNotesColumn, notes);
     }
     campaignItem->setData(0, kLoadedRole, true);
+    if (live)
+        markLiveChanges(campaignItem, live.value());
+}
+
+void ResultsPage::markLiveChanges(QTreeWidgetItem* campaignItem, const QList<RunLiveChanges>& runs) {
+    const QSignalBlocker blocker(m_tree);
+    if (runs.isEmpty()) {
+        campaignItem->setText(kNotesColumn, QString());
+        return;
+    }
+    campaignItem->setText(kNotesColumn, kLiveFlag + tr("%n run(s) with live setting changes", nullptr,
+                                                       static_cast<int>(runs.size())));
+    campaignItem->setToolTip(kNotesColumn, liveChangesSummary(runs));
+}
+
+QTreeWidgetItem* ResultsPage::campaignItem(qint64 campaignId) const {
+    for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
+        if (m_tree->topLevelItem(i)->data(0, kIdRole).toLongLong() == campaignId)
+            return m_tree->topLevelItem(i);
+    }
+    return nullptr;
+}
+
+QString ResultsPage::notesText(qint64 campaignId, qint64 runId) const {
+    const QTreeWidgetItem* campaign = campaignItem(campaignId);
+    if (campaign == nullptr)
+        return {};
+    if (runId <= 0)
+        return campaign->text(kNotesColumn);
+    for (int i = 0; i < campaign->childCount(); ++i) {
+        if (campaign->child(i)->data(0, kRunIdRole).toLongLong() == runId)
+            return campaign->child(i)->text(kNotesColumn);
+    }
+    return {};
+}
+
+bool ResultsPage::showRun(qint64 runId) {
+    db::ResultStore* store = m_lab->store();
+    if (store == nullptr)
+        return false;
+    const auto detail = RunDetail::load(*store, runId);
+    if (!detail) {
+        m_lab->reportError(
+            tr("Cannot read run %1: %2").arg(runId).arg(QString::fromStdString(detail.error().message)));
+        return false;
+    }
+    m_runView->setDetail(detail.value());
+    m_lower->setCurrentWidget(m_runView);
+    return true;
+}
+
+bool ResultsPage::runViewShown() const {
+    return m_lower->currentWidget() == m_runView;
+}
+
+QTreeWidgetItem* ResultsPage::runItem(qint64 campaignId, qint64 runId) const {
+    const QTreeWidgetItem* campaign = campaignItem(campaignId);
+    for (int i = 0; campaign != nullptr && i < campaign->childCount(); ++i) {
+        if (campaign->child(i)->data(0, kRunIdRole).toLongLong() == runId)
+            return campaign->child(i);
+    }
+    return nullptr;
+}
+
+QString ResultsPage::statusText(qint64 campaignId) const {
+    const QTreeWidgetItem* campaign = campaignItem(campaignId);
+    return campaign ? campaign->text(1) : QString();
+}
+
+void ResultsPage::expandCampaign(qint64 campaignId) {
+    if (QTreeWidgetItem* item = campaignItem(campaignId))
+        item->setExpanded(true);
 }
 
 bool ResultsPage::showCampaign(qint64 campaignId) {
@@ -199,7 +334,16 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
                                .arg(QString::fromStdString(document.error().message)));
         return false;
     }
-    m_view->setComparison(Comparison::fromDocument(document.value()));
+    Comparison comparison = Comparison::fromDocument(document.value());
+    // Live changes travel with the numbers: into the view's notice and the
+    // document the exports render.
+    if (const auto live = campaignLiveChanges(*store, campaignId)) {
+        flagLiveChanges(comparison.document, live.value());
+        comparison.notice = liveChangesSummary(live.value());
+        if (QTreeWidgetItem* item = campaignItem(campaignId))
+            markLiveChanges(item, live.value());
+    }
+    m_view->setComparison(comparison);
     emit comparisonChanged();
     return true;
 }
@@ -216,7 +360,15 @@ bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
                                .arg(QString::fromStdString(document.error().message)));
         return false;
     }
-    m_view->setComparison(Comparison::fromDocument(document.value()));
+    Comparison comparison = Comparison::fromDocument(document.value());
+    QList<RunLiveChanges> live;
+    for (const qint64 id : {campaignA, campaignB}) {
+        if (const auto runs = campaignLiveChanges(*store, id))
+            live += runs.value();
+    }
+    flagLiveChanges(comparison.document, live);
+    comparison.notice = liveChangesSummary(live);
+    m_view->setComparison(comparison);
     emit comparisonChanged();
     return true;
 }
@@ -253,11 +405,23 @@ void ResultsPage::updateWidgets() {
     if (m_tree->topLevelItemCount() == 0) {
         m_hint->setText(
             tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(m_lab->databasePath()));
-    } else if (checked == 2) {
-        m_hint->setText(tr("Two campaigns checked: \"Compare checked\" shows them side by side."));
     } else {
-        m_hint->setText(tr("Select a campaign to see its tables; check two to compare across campaigns."));
+        m_hint->setText(compareHint(checked));
     }
+}
+
+QString ResultsPage::compareHint(int checked) const {
+    if (checked == 2)
+        return tr("Two campaigns checked: \"Compare checked\" shows them side by side.");
+    if (checked == 1)
+        return tr("One campaign checked: check a second one to compare the two side by side.");
+    if (checked > 2)
+        return tr("%1 campaigns checked: Compare shows exactly two; uncheck the others.").arg(checked);
+    return tr("Select a campaign to see its tables, a run for its samples; check two campaigns to compare them.");
+}
+
+QString ResultsPage::hintText() const {
+    return m_hint->text();
 }
 
 }  // namespace smclab::gui

@@ -1,12 +1,18 @@
 // Results: the campaigns and their runs from the database, and the
 // comparison view of the selected campaign, or of two checked campaigns
-// side by side (their columns labelled "#id label").
+// side by side (their columns labelled "#id label"); a run selected in the
+// list opens the single-run view instead.
 #pragma once
 
+#include <QList>
 #include <QWidget>
+
+#include "orchestrator/runner_lock.h"
+#include "smclab/db/types.h"
 
 class QLabel;
 class QPushButton;
+class QStackedWidget;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -14,6 +20,8 @@ namespace smclab::gui {
 
 class LabContext;
 class ComparisonView;
+class RunView;
+struct RunLiveChanges;
 
 class ResultsPage : public QWidget {
     Q_OBJECT
@@ -26,10 +34,28 @@ public:
     bool showComparison(qint64 campaignA, qint64 campaignB);
     ComparisonView* comparisonView() const { return m_view; }
     QTreeWidget* campaignTree() const { return m_tree; }
+    RunView* runView() const { return m_runView; }
+    // Shows one stored run in the single-run view; false (error reported) if it cannot be read.
+    bool showRun(qint64 runId);
+    // The tree item of a run (after its campaign was expanded), for tests and selection.
+    QTreeWidgetItem* runItem(qint64 campaignId, qint64 runId) const;
+    bool runViewShown() const;
 
     // The selected campaign has cells not done (stopped, interrupted or failed).
     bool canResumeSelected() const;
     void resumeSelected();
+
+    // What the list shows (tests read it as the user does).
+    QString statusText(qint64 campaignId) const;
+    // The Notes column of a campaign (runId 0) or of one of its runs
+    // (expand the campaign first): failure reasons, live-change flags.
+    QString notesText(qint64 campaignId, qint64 runId = 0) const;
+    void expandCampaign(qint64 campaignId);
+    QString hintText() const;
+
+    // "interrupted" for a stored "running" whose runner is gone, "stopped"
+    // for a paused one without a runner.
+    static QString campaignStatusText(db::CampaignStatus status, orchestrator::RunnerPresence runner);
 
 signals:
     void comparisonChanged();
@@ -39,12 +65,17 @@ private:
     void loadRuns(QTreeWidgetItem* campaignItem);
     QList<qint64> checkedCampaigns() const;
     void updateWidgets();
+    QString compareHint(int checked) const;
+    void markLiveChanges(QTreeWidgetItem* campaignItem, const QList<RunLiveChanges>& runs);
+    QTreeWidgetItem* campaignItem(qint64 campaignId) const;
 
     LabContext* m_lab = nullptr;
     QTreeWidget* m_tree = nullptr;
     QLabel* m_hint = nullptr;
     QPushButton* m_resumeButton = nullptr;
     ComparisonView* m_view = nullptr;
+    RunView* m_runView = nullptr;
+    QStackedWidget* m_lower = nullptr;
 };
 
 }  // namespace smclab::gui

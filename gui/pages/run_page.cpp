@@ -40,6 +40,11 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     top->addWidget(m_cellLabel, 1);
     m_etaLabel = new QLabel(this);
     top->addWidget(m_etaLabel);
+    m_stateLabel = new QLabel(this);
+    m_stateLabel->setObjectName(QStringLiteral("runState"));
+    m_stateLabel->setMinimumWidth(m_stateLabel->fontMetrics().horizontalAdvance(QStringLiteral("pausing (runs in flight)")) + 16);
+    m_stateLabel->setAlignment(Qt::AlignCenter);
+    top->addWidget(m_stateLabel);
     m_pauseButton = new QPushButton(tr("&Pause"), this);
     m_resumeButton = new QPushButton(tr("Res&ume"), this);
     m_stopButton = new QPushButton(tr("S&top"), this);
@@ -69,6 +74,7 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     settingsLayout->addWidget(m_settings);
     sideLayout->addWidget(settingsBox);
     auto* countersBox = new QGroupBox(tr("Engine counters"), side);
+    m_countersBox = countersBox;
     auto* countersLayout = new QVBoxLayout(countersBox);
     m_counters = new CounterTableModel(this);
     m_counterView = new QTableView(countersBox);
@@ -180,6 +186,7 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
     m_columnSettings.clear();
     for (const orchestrator::ColumnSpec& column : run.columns)
         m_columnSettings.insert(column.label, column.settings);
+    m_cellDurationSec = static_cast<double>(run.durationMs + run.warmupMs) / 1000.0;
     m_campaignId = 0;
     m_cellLabel->setText(tr("%1: connecting to %2 agent(s)...").arg(run.name).arg(agents.size()));
     setRunnerState(orchestrator::RunnerState::connecting);
@@ -213,6 +220,7 @@ void RunPage::resumeCampaign(qint64 campaignId, const QList<AgentEndpoint>& agen
     m_columnSettings.clear();
     for (const orchestrator::ColumnSpec& column : spec->columns)
         m_columnSettings.insert(column.label, column.settings);
+    m_cellDurationSec = static_cast<double>(spec->durationMs + spec->warmupMs) / 1000.0;
     m_campaignId = campaignId;
     m_cellLabel->setText(tr("Campaign %1 (%2): resuming on %3 agent(s)...")
                              .arg(campaignId)
@@ -251,6 +259,13 @@ void RunPage::stop() {
     }
 }
 
+void RunPage::abandon() {
+    if (!m_worker)
+        return;
+    m_worker.reset();  // its destructor asks the orchestrator to stop and joins the thread
+    setRunnerState(orchestrator::RunnerState::stopped);
+}
+
 void RunPage::monitorRun(AgentClient* client, const QString& runId) {
     m_monitored.append({client, runId});
     m_plot->clearRun();
@@ -277,6 +292,21 @@ void RunPage::monitorRun(AgentClient* client, const QString& runId) {
 
 void RunPage::applySetting(const QString& name, const QJsonValue& value) {
     const QJsonObject settings{{name, value}};
+    if (!m_settings->unavailableReason().isEmpty()) {
+        // The editors are disabled then; a change through the API is not sent either.
+        revertSettings(settings);
+        m_lab->reportInfo(tr("%1 was not sent: %2").arg(settingChangeLabel(name, value), m_settings->unavailableReason()));
+        return;
+    }
+    bool anyMonitored = false;
+    for (const Monitored& m : m_monitored)
+        anyMonitored = anyMonitored || !m.client.isNull();
+    const bool campaignRuns = m_worker && m_state == orchestrator::RunnerState::running;
+    if ((campaignRuns || anyMonitored) && m_acknowledged.contains(name) &&
+        m_acknowledged.value(name) == m_settings->values().value(name)) {
+        m_lab->reportInfo(tr("%1 is already in force; nothing sent.").arg(settingChangeLabel(name, value)));
+        return;
+    }
     bool sent = false;
     if (m_worker && m_state == orchestrator::RunnerState::running) {
         m_worker->setSettings(settings);
@@ -298,7 +328,9 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
     }
     if (sent) {
         emit settingsSent(settings);
-        m_lab->reportInfo(tr("Sent %1").arg(settingChangeLabel(name, value)));
+        // Only the agent's acknowledgement says it took effect (a marker and
+        // "Applied ..."); until then it is a request.
+        m_lab->reportInfo(tr("Requested %1; waiting for the agents to apply it").arg(settingChangeLabel(name, value)));
     } else {
         // Nothing takes the change (a campaign between states, or no run at
         // all): the editor keeps showing what is in force.
@@ -306,6 +338,22 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
         m_lab->reportInfo(tr("Nothing is running: %1 was not sent. Live settings go to the agents of a "
                              "running campaign; a column's own settings belong in the Campaign editor.")
                               .arg(settingChangeLabel(name, value)));
+    }
+}
+
+void RunPage::showTransport(const QString& transport) {
+    m_cellTransport = transport;
+    if (transport.isEmpty() || transport == QLatin1String("smcr")) {
+        m_settings->setUnavailableReason(QString());
+    } else if (transport == QLatin1String("tcp")) {
+        m_settings->setUnavailableReason(
+            tr("This run uses kernel TCP: the SMC-R engine's settings do not apply to it. They come back "
+               "with the next SMC-R run."));
+    } else {
+        m_settings->setUnavailableReason(
+            tr("This run uses %1: these are settings of the lab's SMC-R engine (libsmcr), which this "
+               "transport does not use.")
+                .arg(transport == QLatin1String("ksmc") ? tr("the kernel's AF_SMC") : transport));
     }
 }
 
@@ -360,6 +408,7 @@ void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
             return;
     }
     m_plot->addMarker(t, label);
+    m_lab->reportInfo(tr("Applied %1 at %2 s").arg(label).arg(t, 0, 'f', 2));
 }
 
 void RunPage::onProgress(const orchestrator::Progress& progress) {
@@ -389,7 +438,10 @@ void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
     // and the run starts with its column's settings (live changes made to
     // the previous cell ended with it).
     m_plot->clearRun();
+    m_plot->setExpectedDurationSec(m_cellDurationSec);
+    m_countersBox->setTitle(tr("Engine counters (this run)"));
     showSettingsInForce(m_columnSettings.value(cell.columnLabel));
+    showTransport(cell.transport);
 }
 
 void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
@@ -397,9 +449,14 @@ void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
         m_campaignId = campaignId;
     setRunnerState(state);
     showSettingsInForce({});
+    showTransport(QString());
     const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
     m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name)
                                         : tr("Campaign %1").arg(name));
+    // What stays on screen is a record now, not a live view.
+    if (m_plot->sampleCount() > 0)
+        m_plot->setCaption(tr("Last run of the campaign (%1; nothing runs now)").arg(name));
+    m_countersBox->setTitle(tr("Engine counters (last run, ended)"));
     if (campaignId > 0)
         emit campaignFinished(campaignId);
 }
@@ -407,6 +464,32 @@ void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
 void RunPage::setRunnerState(orchestrator::RunnerState state) {
     m_state = state;
     updateWidgets();
+    emit runnerStateChanged(state);
+}
+
+QString RunPage::stateText() const {
+    using orchestrator::RunnerState;
+    switch (m_state) {
+        case RunnerState::idle:
+            return m_monitored.isEmpty() ? tr("idle") : tr("running");
+        case RunnerState::connecting:
+            return tr("connecting");
+        case RunnerState::running:
+            return tr("running");
+        case RunnerState::pausing:
+            return tr("pausing (runs in flight)");
+        case RunnerState::paused:
+            return tr("paused");
+        case RunnerState::stopping:
+            return tr("stopping");
+        case RunnerState::stopped:
+            return tr("stopped");
+        case RunnerState::finished:
+            return tr("finished");
+        case RunnerState::failed:
+            return tr("failed");
+    }
+    return QStringLiteral("?");
 }
 
 QString RunPage::statusText() const {
@@ -420,6 +503,16 @@ void RunPage::updateWidgets() {
     m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing ||
                                canResumeStored());
     m_stopButton->setEnabled(isRunning() || monitoring);
+    // The state in words and colour: a paused campaign must not look like a running one.
+    const bool paused = m_state == RunnerState::paused || m_state == RunnerState::pausing;
+    m_stateLabel->setText(stateText());
+    m_stateLabel->setStyleSheet(
+        paused ? QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; font-weight: bold; padding: 2px 6px; }")
+        : (isRunning() || monitoring)
+            ? QStringLiteral("QLabel { background: #d4edda; color: #155724; font-weight: bold; padding: 2px 6px; }")
+            : QStringLiteral("QLabel { color: #555; padding: 2px 6px; }"));
+    if (paused && !m_etaLabel->text().isEmpty() && !m_etaLabel->text().endsWith(tr(" (paused)")))
+        m_etaLabel->setText(m_etaLabel->text() + tr(" (paused)"));
     if (isRunning() || monitoring) {
         m_hint->setText(
             tr("Settings changed here go to the running agents at once; each change is marked on the "

@@ -16,6 +16,7 @@
 #include "data/agent_endpoint.h"
 #include "orchestrator/orchestrator.h"
 
+class QGroupBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -50,7 +51,12 @@ public:
     // (resumeRequested) on the agents connected now.
     void resume();
     void stop();
+    // Gives up on a campaign that does not stop in time (quitting): the
+    // worker is dropped, the campaign stays in the store for Resume.
+    void abandon();
     bool isRunning() const;
+    // "running", "paused", "pausing: finishing the runs in flight", ...
+    QString stateText() const;
     // The last campaign was stopped or cut short and has cells left.
     bool canResumeStored() const;
 
@@ -71,6 +77,7 @@ signals:
     void settingsSent(const QJsonObject& settings);
     void campaignFinished(qint64 campaignId);
     void resumeRequested(qint64 campaignId);
+    void runnerStateChanged(smclab::orchestrator::RunnerState state);
 
 private:
     struct Monitored {
@@ -90,6 +97,8 @@ private:
     // A new run starts: the engine's defaults with `overrides` (its
     // column's settings) are in force.
     void showSettingsInForce(const QJsonObject& overrides);
+    // The live settings apply to libsmcr runs only; other transports grey the panel out.
+    void showTransport(const QString& transport);
     void onProgress(const orchestrator::Progress& progress);
     void onCellStarted(const orchestrator::CellInfo& cell);
     void onFinished(qint64 campaignId, orchestrator::RunnerState state);
@@ -106,6 +115,10 @@ private:
 
     QLabel* m_cellLabel = nullptr;
     QLabel* m_etaLabel = nullptr;
+    QLabel* m_stateLabel = nullptr;
+    QGroupBox* m_countersBox = nullptr;
+    QString m_cellTransport;  // transport of the cell in flight
+    double m_cellDurationSec = 0.0;  // warm-up + measured time of every cell
     QProgressBar* m_progress = nullptr;
     QPushButton* m_pauseButton = nullptr;
     QPushButton* m_resumeButton = nullptr;

@@ -1,5 +1,6 @@
 #include "widgets/comparison_plot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,7 +19,15 @@ ComparisonPlot::ComparisonPlot(QWidget* parent) : QCustomPlot(parent) {
     setMinimumSize(360, 260);
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), 8));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // Below the axis rect, in a row of its own: inside the plot it covered
+    // points of two-campaign comparisons.
+    auto* legendRect = new QCPLayoutGrid;
+    plotLayout()->addElement(1, 0, legendRect);
+    legendRect->setMargins(QMargins(5, 0, 5, 5));
+    legendRect->addElement(0, 0, legend);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    plotLayout()->setRowStretchFactor(1, 0.001);
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeDrag(Qt::Vertical);
     axisRect()->setRangeZoom(Qt::Vertical);
@@ -28,7 +37,15 @@ ComparisonPlot::ComparisonPlot(QWidget* parent) : QCustomPlot(parent) {
 
 void ComparisonPlot::setSection(const ComparisonSection& section, int baselineColumn) {
     m_section = section;
+    m_log = section.prefersLogScale();
     m_baseline = baselineColumn >= 0 && baselineColumn < section.columnCount() ? baselineColumn : 0;
+    rebuild();
+}
+
+void ComparisonPlot::setLogScale(bool on) {
+    if (on == m_log)
+        return;
+    m_log = on;
     rebuild();
 }
 
@@ -41,11 +58,15 @@ void ComparisonPlot::setBaselineColumn(int column) {
 
 void ComparisonPlot::rebuild() {
     clearGraphs();
+    clearPlottables();
+    m_errorBarCount = 0;
     configureSizeAxis(xAxis, m_section.sizesBytes);
     yAxis->setLabel(m_section.title.isEmpty()
                         ? QString()
-                        : QStringLiteral("%1 (%2)").arg(m_section.title, m_section.unit));
+                        : QStringLiteral("%1 (%2)%3").arg(m_section.title, m_section.unit,
+                                                         m_log ? tr(", log scale") : QString()));
     double yMax = 0.0;
+    double yMinPositive = std::numeric_limits<double>::max();
     for (int c = 0; c < m_section.columnCount(); ++c) {
         QCPGraph* g = addGraph();
         g->setName(c == m_baseline ? tr("%1 (base)").arg(m_section.columns[c]) : m_section.columns[c]);
@@ -53,15 +74,44 @@ void ComparisonPlot::rebuild() {
         pen.setWidthF(c == m_baseline ? 2.5 : 1.6);
         g->setPen(pen);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+        QVector<double> errors;
+        bool anyError = false;
         for (int r = 0; r < m_section.rowCount(); ++r) {
             const double v = m_section.value(c, r);
             if (std::isnan(v))
                 continue;
             g->addData(static_cast<double>(m_section.sizesBytes[r]), v);
-            yMax = std::max(yMax, v);
+            const double e = m_section.error(c, r);
+            errors.append(e);
+            anyError = anyError || e > 0.0;
+            yMax = std::max(yMax, v + e);
+            if (v - e > 0.0)
+                yMinPositive = std::min(yMinPositive, v - e);
+            else if (v > 0.0)
+                yMinPositive = std::min(yMinPositive, v);
+        }
+        if (anyError) {
+            auto* bars = new QCPErrorBars(xAxis, yAxis);
+            bars->removeFromLegend();
+            bars->setDataPlottable(g);
+            bars->setData(errors);
+            bars->setPen(QPen(seriesColor(c), 1.0));
+            bars->setWhiskerWidth(6);
+            m_errorBarCount += static_cast<int>(std::count_if(errors.begin(), errors.end(), [](double e) { return e > 0.0; }));
         }
     }
-    yAxis->setRange(0.0, yMax > 0.0 ? yMax * 1.08 : 1.0);
+    if (m_log) {
+        yAxis->setScaleType(QCPAxis::stLogarithmic);
+        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        yAxis->setNumberFormat(QStringLiteral("gb"));
+        const double lo = yMinPositive < std::numeric_limits<double>::max() ? yMinPositive / 1.6 : 0.01;
+        yAxis->setRange(lo, yMax > lo ? yMax * 1.6 : lo * 10.0);
+    } else {
+        yAxis->setScaleType(QCPAxis::stLinear);
+        yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        yAxis->setNumberFormat(QStringLiteral("gbd"));
+        yAxis->setRange(0.0, yMax > 0.0 ? yMax * 1.08 : 1.0);
+    }
     legend->setVisible(m_section.columnCount() > 0);
     replot();
 }
@@ -92,9 +142,15 @@ QString ComparisonPlot::tooltipAt(const QPointF& pos) const {
                        .arg(m_section.sizesBytes[bestRow])
                        .arg(m_section.value(bestColumn, bestRow), 0, 'f', 3)
                        .arg(m_section.unit);
+    if (const double e = m_section.error(bestColumn, bestRow); e > 0.0) {
+        text += tr(" \u00b1 %1 (%2 over %3 runs)")
+                    .arg(e, 0, 'f', 3)
+                    .arg(errorName())
+                    .arg(m_section.repetitionCount(bestColumn, bestRow));
+    }
     if (bestColumn != m_baseline) {
-        text += tr("\n%1% vs %2")
-                    .arg(m_section.percent(bestColumn, bestRow, m_baseline), 0, 'f', 2)
+        text += tr("\n%1 vs %2")
+                    .arg(signedPercent(m_section.percent(bestColumn, bestRow, m_baseline)))
                     .arg(m_section.columns[m_baseline]);
     }
     return text;

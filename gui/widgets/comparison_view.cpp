@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QFontMetrics>
@@ -29,6 +30,10 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     titleFont.setBold(true);
     m_title->setFont(titleFont);
     bar->addWidget(m_title, 1);
+    m_logBox = new QCheckBox(tr("&Log y axis"), this);
+    m_logBox->setToolTip(tr("Logarithmic value axis: small-message bandwidth is readable beside 64K's "
+                            "(on by default for bandwidth over a 1 B..64 KiB sweep)"));
+    bar->addWidget(m_logBox);
     auto* baselineLabel = new QLabel(tr("&Baseline:"), this);
     m_baselineBox = new QComboBox(this);
     m_baselineBox->setMinimumContentsLength(14);
@@ -38,8 +43,21 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(m_baselineBox);
     layout->addLayout(bar);
 
+    m_notice = new QLabel(this);
+    m_notice->setWordWrap(true);
+    m_notice->setObjectName(QStringLiteral("comparisonNotice"));
+    m_notice->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }"));
+    m_notice->hide();
+    layout->addWidget(m_notice);
+
     m_tabs = new QTabWidget(this);
     layout->addWidget(m_tabs, 1);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] { updateWidgets(); });
+    connect(m_logBox, &QCheckBox::toggled, this, [this](bool on) {
+        const int tab = m_tabs->currentIndex();
+        if (tab >= 0 && tab < m_panes.size())
+            m_panes[tab].plot->setLogScale(on);
+    });
 
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
@@ -167,6 +185,7 @@ void ComparisonView::setBaselineColumn(int column) {
         p.model->setBaselineColumn(column);
         p.plot->setBaselineColumn(column);
     }
+    updateWidgets();
     if (changed)
         emit baselineChanged(column);
 }
@@ -182,8 +201,39 @@ void ComparisonView::updateWidgets() {
     const bool empty = m_comparison.isEmpty();
     m_title->setText(empty ? tr("No comparison") : m_comparison.title);
     m_baselineBox->setEnabled(!empty);
-    m_hint->setText(empty ? tr("Select one or more campaigns in the list to compare their columns.")
-                          : tr("Latency: lower is better (green). Hover a point for its value."));
+    {
+        const int tab = m_tabs->currentIndex();
+        const QSignalBlocker blocker(m_logBox);
+        const bool hasPlot = tab >= 0 && tab < m_panes.size();
+        m_logBox->setEnabled(hasPlot);
+        m_logBox->setChecked(hasPlot && m_panes[tab].plot->logScale());
+    }
+    m_notice->setText(QStringLiteral("\u2691 ") + m_comparison.notice);
+    m_notice->setVisible(!empty && !m_comparison.notice.isEmpty());
+    if (empty) {
+        m_hint->setText(tr("Select one or more campaigns in the list to compare their columns."));
+        return;
+    }
+    // The hint of the tab on show: each metric says its own direction.
+    const int tab = m_tabs->currentIndex();
+    const ComparisonSection* section =
+        tab >= 0 && tab < m_comparison.sections.size() ? &m_comparison.sections[tab] : nullptr;
+    if (section == nullptr) {
+        m_hint->clear();
+        return;
+    }
+    m_hint->setText(tr("%1: %2 is better (green). Percentages against %3. Hover a point for its value.")
+                        .arg(section->title,
+                             section->lowerIsBetter ? tr("lower") : tr("higher"),
+                             baselineLabel()));
+}
+
+QString ComparisonView::noticeText() const {
+    return m_notice->isVisibleTo(this) ? m_comparison.notice : QString();
+}
+
+QString ComparisonView::hintText() const {
+    return m_hint->text();
 }
 
 }  // namespace smclab::gui

@@ -7,6 +7,7 @@
 
 #include "data/comparison.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTabWidget;
@@ -36,6 +37,11 @@ public:
     ComparisonPlot* plotAt(int index) const;
     // The column label the percentages are computed against.
     QString baselineLabel() const;
+    // The notice above the plots (empty when hidden) and the hint below them.
+    QString noticeText() const;
+    QString hintText() const;
+    // The "Log y axis" switch of the metric on show.
+    QCheckBox* logScaleBox() const { return m_logBox; }
 
 signals:
     void baselineChanged(int column);
@@ -55,8 +61,10 @@ private:
     int m_baseline = 0;
     QLabel* m_title = nullptr;
     QComboBox* m_baselineBox = nullptr;
+    QCheckBox* m_logBox = nullptr;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_hint = nullptr;
+    QLabel* m_notice = nullptr;
     QList<Pane> m_panes;
 };
 

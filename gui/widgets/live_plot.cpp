@@ -2,13 +2,15 @@
 
 #include <cmath>
 
+#include "data/series_palette.h"
+
 namespace smclab::gui {
 
 namespace {
-// The time axis shows at least this much so the first seconds do not zoom in.
-constexpr double kMinWindowSec = 10.0;
-const QColor kThroughputColor(0x1f, 0x77, 0xb4);
-const QColor kLatencyColor(0xd6, 0x27, 0x28);
+// Without a planned length the time axis shows at least this much.
+constexpr double kMinWindowSec = 1.0;
+const QColor kThroughputColor = seriesColor(0);
+const QColor kLatencyColor = seriesColor(1);
 const QColor kMarkerColor(0x55, 0x55, 0x55);
 }  // namespace
 
@@ -17,7 +19,8 @@ LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent) {
     yAxis2->setVisible(true);
     xAxis->setLabel(tr("time (s)"));
     yAxis->setLabel(tr("throughput (MB/s)"));
-    yAxis2->setLabel(tr("latency (us)"));
+    // The agents stream the mean of each interval (p50/p99 are in the stored samples).
+    yAxis2->setLabel(tr("latency, mean per interval (us)"));
     yAxis->setLabelColor(kThroughputColor);
     yAxis2->setLabelColor(kLatencyColor);
 
@@ -25,9 +28,12 @@ LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent) {
     m_throughput->setName(tr("throughput"));
     m_throughput->setPen(QPen(kThroughputColor, 1.8));
     m_latency = addGraph(xAxis, yAxis2);
-    m_latency->setName(tr("latency"));
+    m_latency->setName(tr("latency (mean)"));
     m_latency->setPen(QPen(kLatencyColor, 1.4));
 
+    plotLayout()->insertRow(0);
+    m_caption = new QCPTextElement(this, QString(), QFont(font().family(), 9, QFont::Bold));
+    plotLayout()->addElement(0, 0, m_caption);
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), 8));
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
@@ -41,7 +47,34 @@ void LivePlot::clearRun() {
     m_markers.clear();
     m_markerTexts.clear();
     m_lastTimeSec = 0.0;
+    m_caption->setText(QString());
     rescale();
+}
+
+void LivePlot::setExpectedDurationSec(double seconds) {
+    m_expectedSec = std::max(0.0, seconds);
+    rescale();
+}
+
+void LivePlot::setCaption(const QString& text) {
+    m_caption->setText(text);
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LivePlot::caption() const {
+    return m_caption->text();
+}
+
+QString LivePlot::latencyAxisLabel() const {
+    return yAxis2->label();
+}
+
+bool LivePlot::latencyAxisVisible() const {
+    return yAxis2->visible();
+}
+
+double LivePlot::timeAxisUpperSec() const {
+    return xAxis->range().upper;
 }
 
 int LivePlot::sampleCount() const {
@@ -82,7 +115,8 @@ void LivePlot::addMarker(double timeSec, const QString& label) {
 }
 
 void LivePlot::rescale() {
-    xAxis->setRange(0.0, std::max(kMinWindowSec, m_lastTimeSec * 1.05));
+    // The axis follows the run: its planned length, stretched when samples come later.
+    xAxis->setRange(0.0, std::max(m_expectedSec > 0.0 ? m_expectedSec : kMinWindowSec, m_lastTimeSec * 1.05));
     // Labels of markers in the right part of the plot go left of their line.
     for (QCPItemText* text : std::as_const(m_markerTexts)) {
         const bool right = text->position->key() > xAxis->range().upper * 0.6;
@@ -93,6 +127,8 @@ void LivePlot::rescale() {
     yAxis->setRange(0.0, found && tp.upper > 0.0 ? tp.upper * 1.15 : 1.0);
     const QCPRange lat = m_latency->data()->valueRange(found);
     yAxis2->setRange(0.0, found && lat.upper > 0.0 ? lat.upper * 1.15 : 1.0);
+    // An empty axis reads as "latency 0": show it only when this run measures latency.
+    yAxis2->setVisible(m_latency->dataCount() > 0);
     replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -1,5 +1,6 @@
 // The run page's live time series: throughput per interval on the left
-// axis, latency per interval on the right, and a marker (vertical line and
+// axis, mean latency per interval on the right (hidden while a run measures
+// none, as tcp_bw does), and a marker (vertical line and
 // label) at every live setting change so its effect is visible in place.
 #pragma once
 
@@ -22,6 +23,15 @@ public:
     void addSample(double timeSec, double throughputMBps, double latencyUs);
     void addMarker(double timeSec, const QString& label);
     void clearRun();
+    // The time axis spans this much from the start (the run's planned
+    // length) and grows with the samples past it; 0: follow the samples only.
+    void setExpectedDurationSec(double seconds);
+    // A line above the plot: what it shows ("last run, ended"); empty hides it.
+    void setCaption(const QString& text);
+    QString caption() const;
+    QString latencyAxisLabel() const;
+    bool latencyAxisVisible() const;
+    double timeAxisUpperSec() const;
 
     const QList<Marker>& markers() const { return m_markers; }
     int sampleCount() const;
@@ -35,6 +45,8 @@ private:
     QList<Marker> m_markers;
     QList<QCPItemText*> m_markerTexts;
     double m_lastTimeSec = 0.0;
+    double m_expectedSec = 0.0;
+    QCPTextElement* m_caption = nullptr;
 };
 
 }  // namespace smclab::gui

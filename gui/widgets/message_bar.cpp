@@ -1,5 +1,8 @@
 #include "widgets/message_bar.h"
 
+#include <algorithm>
+
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QToolButton>
@@ -21,7 +24,26 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     close->setToolTip(tr("Dismiss"));
     layout->addWidget(close);
     connect(close, &QToolButton::clicked, this, &QWidget::hide);
+    if (parent != nullptr)
+        parent->installEventFilter(this);
     hide();
+}
+
+bool MessageBar::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == parentWidget() && event->type() == QEvent::Resize)
+        place();
+    return QFrame::eventFilter(watched, event);
+}
+
+void MessageBar::place() {
+    QWidget* parent = parentWidget();
+    if (parent == nullptr)
+        return;
+    constexpr int kMarginPx = 8;
+    const int width = std::max(200, parent->width() - 2 * kMarginPx);
+    const int height = std::max(sizeHint().height(), layout()->heightForWidth(width));
+    setGeometry(kMarginPx, parent->height() - height - kMarginPx, width, height);
+    raise();
 }
 
 void MessageBar::showMessage(Level level, const QString& text) {
@@ -45,6 +67,7 @@ void MessageBar::showMessage(Level level, const QString& text) {
     pal.setColor(QPalette::WindowText, Qt::black);
     setPalette(pal);
     show();
+    place();
 }
 
 QString MessageBar::text() const {

@@ -1,5 +1,7 @@
-// A dismissable banner at the top of the window: errors and notices land
-// here (and in the status bar), not only on stderr.
+// A dismissable banner for errors and notices (they also go to the status
+// bar, not only to stderr). It floats over the bottom edge of its parent
+// instead of taking a row in a layout, so showing a message never moves the
+// controls under the user's pointer.
 #pragma once
 
 #include <QFrame>
@@ -19,7 +21,12 @@ public:
     QString text() const;
     Level level() const { return m_level; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void place();
+
     QLabel* m_label = nullptr;
     Level m_level = Level::invalid;
 };

@@ -14,6 +14,12 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    m_reasonLabel = new QLabel(this);
+    m_reasonLabel->setObjectName(QStringLiteral("settingsUnavailableReason"));
+    m_reasonLabel->setWordWrap(true);
+    m_reasonLabel->setStyleSheet(QStringLiteral("QLabel { color: #7a5a00; }"));
+    m_reasonLabel->hide();
+    form->addRow(m_reasonLabel);
     for (const LiveSetting& setting : liveSettings()) {
         QWidget* editor = makeEditor(setting);
         editor->setToolTip(QStringLiteral("%1\n%2").arg(setting.name, setting.help));
@@ -83,6 +89,14 @@ void SettingsPanel::setValue(const QString& name, const QJsonValue& value) {
                                                text == QLatin1String("true"));
     }
     m_silent = false;
+}
+
+void SettingsPanel::setUnavailableReason(const QString& reason) {
+    m_reason = reason;
+    m_reasonLabel->setText(reason);
+    m_reasonLabel->setVisible(!reason.isEmpty());
+    for (QWidget* editor : std::as_const(m_editors))
+        editor->setEnabled(reason.isEmpty());
 }
 
 QJsonObject SettingsPanel::values() const {

@@ -7,6 +7,8 @@
 #include <QJsonObject>
 #include <QWidget>
 
+class QLabel;
+
 namespace smclab::gui {
 
 struct LiveSetting;
@@ -21,6 +23,11 @@ public:
     // The editor of one setting (tests drive it like a user would).
     QWidget* editor(const QString& name) const { return m_editors.value(name); }
 
+    // Greys the editors out with `reason` shown above them (a run whose
+    // transport these settings do not apply to); an empty reason enables them.
+    void setUnavailableReason(const QString& reason);
+    QString unavailableReason() const { return m_reason; }
+
 signals:
     void settingChanged(const QString& name, const QJsonValue& value);
 
@@ -28,6 +35,8 @@ private:
     QWidget* makeEditor(const LiveSetting& setting);
 
     QHash<QString, QWidget*> m_editors;
+    QLabel* m_reasonLabel = nullptr;
+    QString m_reason;
     bool m_silent = false;
 };
 

@@ -30,13 +30,4 @@ void configureSizeAxis(QCPAxis* axis, const QList<qint64>& sizesBytes) {
     axis->setRange(static_cast<double>(*lo) / 1.4, static_cast<double>(*hi) * 1.4);
 }
 
-QColor seriesColor(int index) {
-    static const QColor kPalette[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28),
-                                      QColor(0x2c, 0xa0, 0x2c), QColor(0xff, 0x7f, 0x0e),
-                                      QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
-                                      QColor(0xe3, 0x77, 0xc2), QColor(0x17, 0xbe, 0xcf)};
-    constexpr int kCount = static_cast<int>(sizeof(kPalette) / sizeof(kPalette[0]));
-    return kPalette[((index % kCount) + kCount) % kCount];
-}
-
 }  // namespace smclab::gui

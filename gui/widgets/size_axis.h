@@ -2,15 +2,14 @@
 // ..., "64K"), the way qperf's -oo msg_size:1:64K:*2 sweeps are read.
 #pragma once
 
-#include <QColor>
 #include <QList>
+
+#include "data/series_palette.h"
 
 class QCPAxis;
 
 namespace smclab::gui {
 
 void configureSizeAxis(QCPAxis* axis, const QList<qint64>& sizesBytes);
-// A fixed palette so a column keeps its colour across plots and exports.
-QColor seriesColor(int index);
 
 }  // namespace smclab::gui

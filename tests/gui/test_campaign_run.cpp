@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "app/lab_context.h"
+#include "orchestrator/campaign_json.h"
 #include "models/comparison_table_model.h"
 #include "models/host_table_model.h"
 #include "pages/campaign_page.h"
@@ -38,6 +39,7 @@ private slots:
     void stopThenResumeRunsTheRest();
     void liveToggleDuringCampaign();
     void refusedToggleDuringCampaignReverts();
+    void tcpRunGreysTheSettingsOutAndPauseShows();
     void destroyingTheWindowStopsItsAgents();
     void quittingStopsLocalAgents();
     void cleanupTestCase() { delete m_window; }
@@ -266,6 +268,53 @@ void TestCampaignRun::refusedToggleDuringCampaignReverts() {
     QCOMPARE(sent.count(), 1);
     QCOMPARE(combo->currentText(), QStringLiteral("drain_then_arm"));
     m_errors.clear();
+}
+
+void TestCampaignRun::tcpRunGreysTheSettingsOutAndPauseShows() {
+    // SMC-R engine settings mean nothing to kernel TCP: the panel says so and
+    // sends nothing. Pausing shows in words; the time axis follows the
+    // planned length of a cell, the latency axis stays away from a tcp_bw
+    // run, and the plot says when it is a record rather than live.
+    orchestrator::CampaignSpec spec;
+    spec.name = QStringLiteral("gui-tcp-panel");
+    spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}}};
+    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}}};
+    spec.sizes = {1024, 2048};
+    spec.durationMs = 1500;
+    spec.warmupMs = 0;
+    spec.sampleIntervalMs = 100;
+    m_campaign->setCampaign(spec);
+    QVERIFY2(m_campaign->isValid(), qPrintable(m_campaign->hintText()));
+    m_errors.clear();
+    QSignalSpy finished(m_run, &RunPage::campaignFinished);
+    QSignalSpy sent(m_run, &RunPage::settingsSent);
+    QSignalSpy infos(m_lab, &LabContext::infoReported);
+    m_run->startCampaign(m_campaign->campaignJson(), m_hosts->connectedAgents());
+    QTRY_VERIFY_WITH_TIMEOUT(m_run->plot()->sampleCount() >= 2, 10000);
+    SettingsPanel* panel = m_run->settingsPanel();
+    QVERIFY2(panel->unavailableReason().contains(QStringLiteral("kernel TCP")), qPrintable(panel->unavailableReason()));
+    auto* spin = qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("autocorking_size")));
+    QVERIFY(!spin->isEnabled());
+    const int before = spin->value();
+    spin->setValue(before == 0 ? 4096 : 0);  // as a script would: still not sent
+    QCOMPARE(sent.count(), 0);
+    QCOMPARE(spin->value(), before);
+    QVERIFY(!infos.isEmpty());
+    QVERIFY2(infos.back().front().toString().contains(QStringLiteral("was not sent")),
+             qPrintable(infos.back().front().toString()));
+    QCOMPARE(m_run->plot()->timeAxisUpperSec(), 1.5);
+    QVERIFY(!m_run->plot()->latencyAxisVisible());
+    QVERIFY(m_run->plot()->latencyAxisLabel().contains(QStringLiteral("mean")));
+
+    m_run->pause();
+    QTRY_COMPARE_WITH_TIMEOUT(m_run->stateText(), QStringLiteral("paused"), 10000);
+    m_run->resume();
+    QTRY_COMPARE_WITH_TIMEOUT(m_run->stateText(), QStringLiteral("running"), 5000);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(m_run->stateText(), QStringLiteral("finished"));
+    QVERIFY(panel->unavailableReason().isEmpty());
+    QVERIFY2(m_run->plot()->caption().contains(QStringLiteral("nothing runs now")), qPrintable(m_run->plot()->caption()));
+    QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
 }
 
 namespace {

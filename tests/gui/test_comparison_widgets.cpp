@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <QBrush>
+#include <QCheckBox>
 #include <QtTest>
 
 #include "models/comparison_table_model.h"
@@ -19,6 +20,7 @@ private slots:
     void baselineChangeRecomputesPercentages();
     void latencyColoursLowerIsBetter();
     void plotHoldsEveryStoredValue();
+    void bandwidthSweepDefaultsToLogAxis();
     void hoverTextNamesValueAndPercent();
     void viewSharesBaselineAcrossMetrics();
 };
@@ -28,15 +30,16 @@ void TestComparisonWidgets::modelShowsCoverLetterCells() {
     model.setSection(testing::seedComparison().sections[0]);
     QCOMPARE(model.rowCount(), 17);
     QCOMPARE(model.columnCount(), 4);
-    QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("MsgSize"));
+    QCOMPARE(model.headerData(0, Qt::Horizontal).toString(), QStringLiteral("MsgSize | MB/s"));
     QCOMPARE(model.headerData(1, Qt::Horizontal).toString(), QStringLiteral("Origin SMC (base)"));
     QCOMPARE(model.data(model.index(0, 0)).toString(), QStringLiteral("1"));
-    QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("0.578 MB/s"));
-    // Computed from the printed (rounded) baseline, as the stored value here is 0.578.
-    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("2.392 MB/s (313.84%)"));
-    QCOMPARE(model.data(model.index(11, 2)).toString(), QStringLiteral("1865.952 MB/s (70.38%)"));
-    QCOMPARE(model.data(model.index(13, 2)).toString(), QStringLiteral("2733.073 MB/s (-26.47%)"));
-    QCOMPARE(model.data(model.index(16, 3)).toString(), QStringLiteral("5245.021 MB/s (1.59%)"));
+    QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("0.578"));
+    // Computed from the printed (rounded) baseline, as the stored value here is 0.578; the unit is
+    // in the first header, every change carries its sign.
+    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("2.392 (+313.84%)"));
+    QCOMPARE(model.data(model.index(11, 2)).toString(), QStringLiteral("1865.952 (+70.38%)"));
+    QCOMPARE(model.data(model.index(13, 2)).toString(), QStringLiteral("2733.073 (-26.47%)"));
+    QCOMPARE(model.data(model.index(16, 3)).toString(), QStringLiteral("5245.021 (+1.59%)"));
     QCOMPARE(model.data(model.index(16, 3), ComparisonTableModel::valueRole).toDouble(), 5245.021);
 }
 
@@ -47,7 +50,7 @@ void TestComparisonWidgets::baselineChangeRecomputesPercentages() {
     model.setBaselineColumn(1);
     QCOMPARE(changed.count(), 1);
     QCOMPARE(model.headerData(2, Qt::Horizontal).toString(), QStringLiteral("TCP (base)"));
-    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("2.392 MB/s"));
+    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("2.392"));
     const double pct = model.data(model.index(0, 1), ComparisonTableModel::percentRole).toDouble();
     QVERIFY(std::abs(pct - (0.578 / 2.392 - 1.0) * 100.0) < 1e-9);
     model.setBaselineColumn(7);  // out of range: ignored
@@ -58,7 +61,7 @@ void TestComparisonWidgets::latencyColoursLowerIsBetter() {
     ComparisonTableModel model;
     model.setSection(testing::seedComparison().sections[1]);
     // 65536 B: TCP 73.003 us vs 34.192 us is +113.51%, printed with its sign, coloured as worse.
-    QCOMPARE(model.data(model.index(16, 2)).toString(), QStringLiteral("73.003 us (113.51%)"));
+    QCOMPARE(model.data(model.index(16, 2)).toString(), QStringLiteral("73.003 (+113.51%)"));
     const QColor worse = model.data(model.index(16, 2), Qt::ForegroundRole).value<QBrush>().color();
     // 2 B: patches 10.073 vs 10.996 is -8.39%: better.
     const QColor better = model.data(model.index(1, 3), Qt::ForegroundRole).value<QBrush>().color();
@@ -85,6 +88,36 @@ void TestComparisonWidgets::plotHoldsEveryStoredValue() {
         }
     }
     QCOMPARE(plot.graph(0)->name(), QStringLiteral("Origin SMC (base)"));
+}
+
+void TestComparisonWidgets::bandwidthSweepDefaultsToLogAxis() {
+    // 1 B..64 KiB: 1 B results of a few MB/s vanish on a linear axis.
+    ComparisonPlot plot;
+    plot.resize(800, 500);
+    plot.setSection(testing::seedComparison().sections[0], 0);
+    QVERIFY(plot.logScale());
+    QCOMPARE(plot.yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(plot.yAxis->range().lower > 0.0 && plot.yAxis->range().lower < 0.578);
+    QVERIFY(plot.yAxis->label().contains(QStringLiteral("log")));
+    plot.setLogScale(false);
+    QCOMPARE(plot.yAxis->scaleType(), QCPAxis::stLinear);
+    // Latency keeps its linear axis.
+    ComparisonPlot latency;
+    latency.setSection(testing::seedComparison().sections[1], 0);
+    QVERIFY(!latency.logScale());
+    // The view's switch acts on the metric on show.
+    ComparisonView view;
+    view.resize(1100, 600);
+    view.setComparison(testing::seedComparison());
+    view.showMetric(Metric::bandwidth);
+    QVERIFY(view.logScaleBox()->isChecked());
+    view.logScaleBox()->setChecked(false);
+    QVERIFY(!view.plot(Metric::bandwidth)->logScale());
+    view.showMetric(Metric::latency);
+    QVERIFY(!view.logScaleBox()->isChecked());
+    QVERIFY2(view.hintText().startsWith(QStringLiteral("Latency: lower is better")), qPrintable(view.hintText()));
+    view.showMetric(Metric::bandwidth);
+    QVERIFY2(view.hintText().startsWith(QStringLiteral("Bandwidth: higher is better")), qPrintable(view.hintText()));
 }
 
 void TestComparisonWidgets::hoverTextNamesValueAndPercent() {

@@ -1,4 +1,5 @@
-// The main window at 1280x800: every page renders (a PNG per page is saved
+// The main window at 1280x800: every page renders (a PNG per page, plus the
+// results of a campaign with error bars and the single-run view, is saved
 // under the build tree for review), the shortcuts are there, the campaign
 // editor validates with a hint, and hosts and window state persist.
 #include <QAction>
@@ -7,7 +8,9 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QLineEdit>
+#include <QTableView>
 #include <QTableWidget>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,7 +26,9 @@
 #include "pages/results_page.h"
 #include "pages/run_page.h"
 #include "seed_store.h"
+#include "widgets/comparison_plot.h"
 #include "widgets/comparison_view.h"
+#include "widgets/run_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/message_bar.h"
 #include "widgets/settings_panel.h"
@@ -47,6 +52,7 @@ private slots:
 private:
     QTemporaryDir m_dir;
     MainWindow* m_window = nullptr;
+    qint64 m_repeated = 0;
 };
 
 void TestGuiPages::initTestCase() {
@@ -54,6 +60,8 @@ void TestGuiPages::initTestCase() {
     testing::isolateSettings(m_dir.filePath(QStringLiteral("settings")));
     const QString db = m_dir.filePath(QStringLiteral("results.db"));
     QVERIFY(testing::seedStore(db, QStringLiteral("datapath (seed 000)")) > 0);
+    m_repeated = testing::seedRepeatedCampaign(db);
+    QVERIFY(m_repeated > 0);
     AppSettings::setDatabasePath(db);
     // A host that is not there: it shows as failed, with the reason.
     AppSettings::setHosts(
@@ -128,7 +136,14 @@ void TestGuiPages::errorsReachTheWindow() {
     HostTableModel* hosts = m_window->hostsPage()->model();
     QCOMPARE(hosts->rowCount(), 1);
     QCOMPARE(hosts->host(0).state, HostState::failed);
+    // The banner floats: the controls stay where the pointer is.
+    m_window->showPage(PageId::results);
+    QCoreApplication::processEvents();
+    QWidget* tree = m_window->resultsPage()->campaignTree();
+    const QPoint before = tree->mapTo(m_window, QPoint(0, 0));
     m_window->lab()->reportError(QStringLiteral("agent 10.0.0.9:7600 refused the token"));
+    QCoreApplication::processEvents();
+    QCOMPARE(tree->mapTo(m_window, QPoint(0, 0)), before);
     QCOMPARE(m_window->messageBar()->isVisible(), true);
     QCOMPARE(m_window->messageBar()->text(), QStringLiteral("agent 10.0.0.9:7600 refused the token"));
     m_window->messageBar()->hide();
@@ -189,8 +204,8 @@ void TestGuiPages::pagesRenderToPng() {
     // Content for the pages: the seeded campaign, and a run view with samples and markers.
     ResultsPage* results = m_window->resultsPage();
     results->refresh();
-    QCOMPARE(results->campaignTree()->topLevelItemCount(), 1);
-    results->campaignTree()->setCurrentItem(results->campaignTree()->topLevelItem(0));
+    QCOMPARE(results->campaignTree()->topLevelItemCount(), 2);
+    results->campaignTree()->setCurrentItem(results->campaignTree()->topLevelItem(1));  // seed 000
     QCOMPARE(results->comparisonView()->paneCount(), 2);
     LivePlot* plot = m_window->runPage()->plot();
     for (int i = 0; i <= 40; ++i) {
@@ -226,10 +241,49 @@ void TestGuiPages::pagesRenderToPng() {
         // The page is laid out inside the window: nothing pushed it wider than 1280.
         QVERIFY(m_window->page(static_cast<PageId>(i))->width() < 1280);
     }
+    // The Results table is not cut: every column of the bandwidth table is
+    // within the visible width of its view.
+    m_window->showPage(PageId::results);
+    results->campaignTree()->setCurrentItem(results->campaignTree()->topLevelItem(1));
+    QCoreApplication::processEvents();
+    QTableView* table = results->comparisonView()->tableView(Metric::bandwidth);
+    QVERIFY(table != nullptr);
+    const int last = table->model()->columnCount() - 1;
+    QVERIFY2(table->columnViewportPosition(last) + table->columnWidth(last) <= table->viewport()->width(),
+             qPrintable(QStringLiteral("%1 + %2 > %3")
+                            .arg(table->columnViewportPosition(last))
+                            .arg(table->columnWidth(last))
+                            .arg(table->viewport()->width())));
+
+    auto save = [this](const QString& name) {
+        QCoreApplication::processEvents();
+        const QPixmap shot = m_window->grab();
+        const QString path = QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(name + QStringLiteral(".png"));
+        return shot.save(path);
+    };
+    // A campaign with repetitions: error bars, log axis for a 1 B..64 KiB sweep, live-change notice.
+    results->campaignTree()->setCurrentItem(results->campaignTree()->topLevelItem(0));
+    QVERIFY(results->comparisonView()->plot(Metric::bandwidth)->errorBarCount() > 0);
+    QVERIFY(results->comparisonView()->plot(Metric::bandwidth)->logScale());
+    QVERIFY(!results->comparisonView()->noticeText().isEmpty());
+    QVERIFY(save(QStringLiteral("results-error-bars")));
+    // The single-run view of its first run (samples, a marker, counters).
+    results->expandCampaign(m_repeated);
+    QTreeWidgetItem* run = results->campaignTree()->topLevelItem(0)->child(0);
+    QVERIFY(run != nullptr);
+    results->campaignTree()->setCurrentItem(run);
+    QVERIFY(results->runViewShown());
+    QVERIFY(results->runView()->plot()->graphCount() >= 3);
+    QVERIFY(save(QStringLiteral("run-view")));
+    m_window->showPage(PageId::exporter);
 }
 
 void TestGuiPages::hostsAndGeometryPersist() {
-    m_window->close();  // saves geometry, state and hosts
+    CampaignPage* page = m_window->campaignPage();
+    page->loadPreset(QStringLiteral("credits"));
+    page->sizesEdit()->setText(QStringLiteral("64,4K"));
+    const QJsonObject draft = page->campaignJson();
+    m_window->close();  // saves geometry, state, hosts and the editor's campaign
     QCOMPARE(AppSettings::hosts().size(), 1);
     QCOMPARE(AppSettings::hosts().front().address, QStringLiteral("127.0.0.1:1"));
     QCOMPARE(AppSettings::lastPage(), static_cast<int>(PageId::exporter));
@@ -237,6 +291,8 @@ void TestGuiPages::hostsAndGeometryPersist() {
     QCOMPARE(again.size(), QSize(1280, 800));
     QCOMPARE(again.hostsPage()->model()->rowCount(), 1);
     QCOMPARE(again.page(PageId::exporter)->isVisibleTo(&again), true);
+    // The editor continues where the last session left it.
+    QCOMPARE(again.campaignPage()->campaignJson(), draft);
 }
 
 void TestGuiPages::cleanupTestCase() {

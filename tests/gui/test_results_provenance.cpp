@@ -1,0 +1,250 @@
+// Results tell where their numbers came from: a failed run shows its
+// reason, a run with a live setting change is flagged in the list, in the
+// comparison and in the exported report, a campaign whose runner went away
+// is interrupted (resumable) and never "running", repetitions give error
+// bars, and a run opens in the single-run view with its samples, markers,
+// counters (non-zero first), settings and CSV export.
+#include <QCheckBox>
+#include <QLockFile>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include "app/lab_context.h"
+#include "data/run_detail.h"
+#include "models/comparison_table_model.h"
+#include "orchestrator/runner_lock.h"
+#include "pages/export_page.h"
+#include "pages/results_page.h"
+#include "seed_store.h"
+#include "smclab/db/result_store.h"
+#include "smclab/report/formats.h"
+#include "widgets/comparison_plot.h"
+#include "widgets/comparison_view.h"
+#include "widgets/run_view.h"
+
+using namespace smclab;
+using namespace smclab::gui;
+
+class TestResultsProvenance : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void failedRunShowsItsReason();
+    void liveChangeIsFlaggedInResultsAndReport();
+    void campaignWithoutRunnerIsInterrupted();
+    void repetitionsGiveErrorBars();
+    void runOpensInTheSingleRunView();
+    void compareWithOneCheckedSaysWhy();
+    void cleanupTestCase() { delete m_page; }
+
+private:
+    QTemporaryDir m_dir;
+    QString m_db;
+    LabContext* m_lab = nullptr;
+    ResultsPage* m_page = nullptr;
+    qint64 m_liveCampaign = 0;
+    qint64 m_interrupted = 0;
+    qint64 m_changedRun = 0;
+    qint64 m_failedRun = 0;
+};
+
+namespace {
+
+db::RunCell cell(const QString& transport, const QString& column, int repetition) {
+    return {QStringLiteral("tcp_bw"), transport, column, 64, repetition};
+}
+
+}  // namespace
+
+void TestResultsProvenance::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    testing::isolateSettings(m_dir.filePath(QStringLiteral("settings")));
+    m_db = m_dir.filePath(QStringLiteral("results.db"));
+    {
+        auto opened = db::ResultStore::open(m_db);
+        QVERIFY(opened);
+        db::ResultStore& store = *opened.value();
+        db::NewCampaign campaign;
+        campaign.name = QStringLiteral("live toggles");
+        const QList<db::RunCell> cells = {cell(QStringLiteral("smcr"), QStringLiteral("SMC"), 0),
+                                          cell(QStringLiteral("smcr"), QStringLiteral("SMC"), 1),
+                                          cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 0),
+                                          cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 1)};
+        campaign.cells = cells;
+        auto id = store.createCampaign(campaign);
+        QVERIFY(id);
+        m_liveCampaign = id.value();
+        const double bw[] = {100.0, 120.0, 80.0};
+        for (int i = 0; i < 3; ++i) {
+            db::RunRecord record;
+            record.campaignId = m_liveCampaign;
+            record.cell = cells[i];
+            record.startedAt = QDateTime::currentDateTimeUtc();
+            record.finishedAt = record.startedAt;
+            record.results.insert(QStringLiteral("bw_mbps"), bw[i]);
+            record.settings.insert(QStringLiteral("autocorking_size"), QStringLiteral("65536"));
+            record.settings.insert(QStringLiteral("transport"), cells[i].transport);
+            if (i == 0) {
+                for (int t = 0; t < 10; ++t) {
+                    const qint64 ms = 100 * (t + 1);
+                    record.samples.append({ms, QStringLiteral("throughput_mbps"), t < 5 ? 120.0 : 60.0});
+                    record.samples.append({ms, QStringLiteral("latency_mean_us"), 10.0 + t});
+                    record.samples.append({ms, QStringLiteral("latency_p99_us"), 20.0 + t});
+                    record.samples.append({ms, QStringLiteral("cpu_client_pct"), 50.0});
+                }
+                // Zeros named to sort first alphabetically: the view must still put the non-zero first.
+                record.counters = {{db::Side::client, QStringLiteral("aaa_zero"), 0},
+                                   {db::Side::client, QStringLiteral("abort_zero"), 0},
+                                   {db::Side::client, QStringLiteral("rdma_writes"), 4200},
+                                   {db::Side::server, QStringLiteral("cdc_msgs_sent"), 17}};
+                record.settingChanges = {{550, QStringLiteral("autocorking_size"), QStringLiteral("0")}};
+            }
+            auto run = store.recordRun(record);
+            QVERIFY(run);
+            if (i == 0)
+                m_changedRun = run.value();
+        }
+        auto failed = store.markRunFailed(m_liveCampaign, cells[3], QStringLiteral("agent 127.0.0.1:7601 lost: connection reset by peer"));
+        QVERIFY(failed);
+        m_failedRun = failed.value();
+        QVERIFY(store.updateCampaignStatus(m_liveCampaign, db::CampaignStatus::done));
+
+        // A campaign whose runner was killed: stored as running, no lock held.
+        db::NewCampaign orphan;
+        orphan.name = QStringLiteral("killed runner");
+        orphan.cells = {cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 0)};
+        auto orphanId = store.createCampaign(orphan);
+        QVERIFY(orphanId);
+        m_interrupted = orphanId.value();
+        QVERIFY(store.updateCampaignStatus(m_interrupted, db::CampaignStatus::running));
+    }
+    m_lab = new LabContext(this);
+    m_lab->setDatabasePath(m_db);
+    connect(m_lab, &LabContext::errorReported, this, [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
+    m_page = new ResultsPage(m_lab);
+    m_page->resize(1160, 760);
+    m_page->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_page));
+    m_page->expandCampaign(m_liveCampaign);
+}
+
+void TestResultsProvenance::failedRunShowsItsReason() {
+    const QString notes = m_page->notesText(m_liveCampaign, m_failedRun);
+    QVERIFY2(notes.contains(QStringLiteral("connection reset by peer")), qPrintable(notes));
+}
+
+void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
+    const QString runNotes = m_page->notesText(m_liveCampaign, m_changedRun);
+    QVERIFY2(runNotes.contains(QStringLiteral("autocorking_size=0 at 0.55 s")), qPrintable(runNotes));
+    QVERIFY2(m_page->notesText(m_liveCampaign).contains(QStringLiteral("1 run(s) with live setting changes")),
+             qPrintable(m_page->notesText(m_liveCampaign)));
+    QVERIFY(m_page->showCampaign(m_liveCampaign));
+    const QString notice = m_page->comparisonView()->noticeText();
+    QVERIFY2(notice.contains(QStringLiteral("changed settings live (column(s) SMC)")), qPrintable(notice));
+
+    ExportPage exporter(m_lab);
+    exporter.setSource(m_page->comparisonView());
+    const QString path = m_dir.filePath(QStringLiteral("report.html"));
+    QVERIFY(exporter.saveHtml(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(file.readAll());
+    QVERIFY2(html.contains(QStringLiteral("Live setting changes")), "no live-change section in the HTML report");
+    QVERIFY(html.contains(QStringLiteral("autocorking_size=0 at 0.55 s")));
+    QVERIFY(html.contains(QStringLiteral("changed settings live")));
+}
+
+void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
+    m_page->refresh();
+    QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("interrupted"));
+    QTreeWidget* tree = m_page->campaignTree();
+    QTreeWidgetItem* item = nullptr;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i) {
+        if (tree->topLevelItem(i)->text(0).contains(QStringLiteral("killed runner")))
+            item = tree->topLevelItem(i);
+    }
+    QVERIFY(item != nullptr);
+    tree->setCurrentItem(item);
+    QVERIFY(m_page->canResumeSelected());
+    {
+        // A live runner (this process holds the lock, as the orchestrator does): running, not resumable.
+        const auto lock = orchestrator::takeRunnerLock(m_db, m_interrupted);
+        QVERIFY(lock != nullptr);
+        m_page->refresh();
+        QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("running"));
+        QVERIFY(!m_page->canResumeSelected());
+    }
+    m_page->refresh();
+    QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("interrupted"));
+    QCOMPARE(orchestrator::campaignRunnerPresence(m_db, m_interrupted), orchestrator::RunnerPresence::none);
+}
+
+void TestResultsProvenance::repetitionsGiveErrorBars() {
+    QVERIFY(m_page->showCampaign(m_liveCampaign));
+    ComparisonPlot* plot = m_page->comparisonView()->plot(Metric::bandwidth);
+    QVERIFY(plot != nullptr);
+    QCOMPARE(plot->errorBarCount(), 1);  // SMC at 64 B: two repetitions, 100 and 120 MB/s
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    const QString text = model->data(model->index(0, 1)).toString();
+    QCOMPARE(text, QStringLiteral("110.000 \u00b114.1"));
+    QVERIFY(model->data(model->index(0, 1), Qt::ToolTipRole).toString().contains(QStringLiteral("sd over 2 runs")));
+}
+
+void TestResultsProvenance::runOpensInTheSingleRunView() {
+    m_page->refresh();
+    m_page->expandCampaign(m_liveCampaign);
+    QTreeWidgetItem* item = m_page->runItem(m_liveCampaign, m_changedRun);
+    QVERIFY(item != nullptr);
+    m_page->campaignTree()->setCurrentItem(item);
+    QVERIFY(m_page->runViewShown());
+    RunView* view = m_page->runView();
+    QVERIFY2(view->titleText().contains(QStringLiteral("SMC / 64 B / rep 1")), qPrintable(view->titleText()));
+    QCOMPARE(view->plot()->graphCount(), 4);  // throughput, mean, p99, CPU
+    QCOMPARE(view->markerCount(), 1);
+    QCOMPARE(view->countersTable()->item(0, 2)->text(), QStringLiteral("4200"));
+    QCOMPARE(view->countersTable()->item(1, 2)->text(), QStringLiteral("17"));
+    QCOMPARE(view->countersTable()->item(2, 2)->text(), QStringLiteral("0"));
+    QVERIFY(view->settingsTable()->rowCount() >= 2);
+    QVERIFY(view->errorText().isEmpty());
+
+    const QString csvPath = m_dir.filePath(QStringLiteral("run.csv"));
+    QString error;
+    QVERIFY2(view->saveCsv(csvPath, &error), qPrintable(error));
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 11);
+    QCOMPARE(lines.front(), QStringLiteral("t_ms,throughput_mbps,latency_mean_us,latency_p99_us,cpu_client_pct"));
+    QCOMPARE(lines.at(1), QStringLiteral("100,120,10,20,50"));
+
+    // A failed run: its reason, in the view too.
+    m_page->campaignTree()->setCurrentItem(m_page->runItem(m_liveCampaign, m_failedRun));
+    QVERIFY2(view->errorText().contains(QStringLiteral("connection reset by peer")), qPrintable(view->errorText()));
+    // Back to the campaign: the comparison again.
+    m_page->campaignTree()->setCurrentItem(item->parent());
+    QVERIFY(!m_page->runViewShown());
+}
+
+void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
+    m_page->refresh();
+    QTreeWidget* tree = m_page->campaignTree();
+    tree->topLevelItem(0)->setCheckState(0, Qt::Checked);
+    QSignalSpy infos(m_lab, &LabContext::infoReported);
+    QPushButton* compare = nullptr;
+    for (QPushButton* button : m_page->findChildren<QPushButton*>()) {
+        if (button->text() == QStringLiteral("Compare checked"))
+            compare = button;
+    }
+    QVERIFY(compare != nullptr);
+    compare->click();
+    QCOMPARE(infos.count(), 1);
+    QVERIFY2(infos.front().front().toString().contains(QStringLiteral("tick exactly two")),
+             qPrintable(infos.front().front().toString()));
+    QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")), qPrintable(m_page->hintText()));
+}
+
+QTEST_MAIN(TestResultsProvenance)
+#include "test_results_provenance.moc"
