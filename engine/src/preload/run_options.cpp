@@ -1,5 +1,6 @@
 #include "run_options.h"
 
+#include <smcr/fabric.h>
 #include <smcr/settings.h>
 
 namespace smcr::preload {
@@ -22,6 +23,13 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
     Settings check;  // every --set is applied to a scratch copy: the table validates it
     auto addSetting = [&](const std::string& name, const std::string& value) -> Status {
         if (Status s = check.set(name, value); !s) return fail(Errc::invalidArgument, s.error().message);
+        if (name == "lab.fabric") {
+            // The settings table takes any text; the backend must exist here.
+            const std::string backend = value.substr(0, value.find(':'));
+            if (fabric::findBackend(backend) == nullptr) {
+                return fail(Errc::invalidArgument, "lab.fabric " + value + ": no such fabric (sim, verbs[:DEVICE])");
+            }
+        }
         o.settings.emplace_back(name, value);
         return {};
     };
