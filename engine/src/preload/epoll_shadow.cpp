@@ -224,7 +224,17 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
         // With SMC hits the kernel set is still looked at (timeout 0), so
         // kernel fds are not starved by busy SMC sockets.
         int r = 0;
-        if (maxEvents - n > 0) r = real().epoll_pwait(epfd, events + n, maxEvents - n, waitMs, mask);
+        bool bounded = false;
+        if (maxEvents - n > 0) {
+            timespec ts{};
+            const timespec* sleep = n > 0 ? &ts : boundedSleep(waitMs, ts, &bounded);
+            if (real().epoll_pwait2 != nullptr) {
+                r = real().epoll_pwait2(epfd, events + n, maxEvents - n, sleep, mask);
+            } else {
+                const int ms = sleep == nullptr ? -1 : static_cast<int>(sleep->tv_sec * 1000 + (sleep->tv_nsec + 999999) / 1000000);
+                r = real().epoll_pwait(epfd, events + n, maxEvents - n, ms, mask);
+            }
+        }
         if (r < 0) return n > 0 ? n : -1;
         int k = n;
         bool tagged = false;
@@ -236,7 +246,7 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
             events[k++] = events[i];
         }
         if (k > 0) return k;
-        if (!tagged && waitMs >= 0) return 0;  // timed out
+        if (!tagged && waitMs >= 0 && !bounded) return 0;  // timed out
     }
 }
 

@@ -70,6 +70,27 @@ std::shared_ptr<Engine> existingEngine() {
     return nullptr;
 }
 
+const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {
+    *bounded = false;
+    uint64_t sleepNs = waitMs < 0 ? UINT64_MAX : uint64_t(waitMs) * 1000000;
+    if (auto engine = existingEngine()) {
+        if (const uint64_t due = engine->nextDueNs(); due != 0) {
+            timespec now{};
+            ::clock_gettime(CLOCK_MONOTONIC, &now);
+            const uint64_t nowNs = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+            const uint64_t left = due > nowNs ? due - nowNs : 0;
+            if (left < sleepNs) {
+                sleepNs = left;
+                *bounded = true;
+            }
+        }
+    }
+    if (sleepNs == UINT64_MAX) return nullptr;
+    ts.tv_sec = static_cast<time_t>(sleepNs / 1000000000ull);
+    ts.tv_nsec = static_cast<long>(sleepNs % 1000000000ull);
+    return &ts;
+}
+
 Counters& counters() {
     static Counters* c = new Counters;
     return *c;

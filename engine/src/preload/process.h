@@ -4,6 +4,7 @@
 #pragma once
 
 #include <signal.h>
+#include <time.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -38,6 +39,12 @@ Counters& counters();
 // preload's own: "not_libsmcr_peer", "remote_address", "tcp_port",
 // "engine_error", "plain_client").
 void countTcp(bool client, const std::string& reason);
+
+// The sleep of a thread about to block in the kernel for libsmcr's sake:
+// waitMs (-1 = forever) cut at the fabric's next due time (Engine::nextDueNs).
+// Fills ts and returns it, or null for no bound; *bounded is set when the
+// fabric's time cut it (the sleep ending then is no timeout).
+const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded);
 
 // -v: one line on stderr (never stdout).
 void logLine(const std::string& line);

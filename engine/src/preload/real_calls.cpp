@@ -49,6 +49,7 @@ void resolveAll() {
     resolve(g_real.epoll_ctl, "epoll_ctl");
     resolve(g_real.epoll_wait, "epoll_wait");
     resolve(g_real.epoll_pwait, "epoll_pwait");
+    resolve(g_real.epoll_pwait2, "epoll_pwait2");
     resolve(g_real.fork, "fork");
     resolve(g_real.sigaction, "sigaction");
 }

@@ -46,6 +46,7 @@ struct RealCalls {
     int (*epoll_ctl)(int, int, int, epoll_event*);
     int (*epoll_wait)(int, epoll_event*, int, int);
     int (*epoll_pwait)(int, epoll_event*, int, int, const sigset_t*);
+    int (*epoll_pwait2)(int, epoll_event*, int, const timespec*, const sigset_t*);
     pid_t (*fork)();
     int (*sigaction)(int, const struct sigaction*, struct sigaction*);
 };

@@ -74,7 +74,9 @@ int waitFor(Conn& conn, short events) {
             }
             if (n.value() > 0) break;
             p = pollfd{poller->fd(), POLLIN, 0};
-            const int r = real().poll(&p, 1, -1);
+            timespec ts{};
+            bool bounded = false;
+            const int r = real().ppoll(&p, 1, boundedSleep(-1, ts, &bounded), nullptr);
             if (r < 0 && errno == EINTR && !restartAfterSignal()) {
                 rc = -1;
                 break;
@@ -300,13 +302,9 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
                 waitMs = now >= deadline ? 0 : static_cast<int>(deadline - now);
             }
         }
-        int r = 0;
-        if (mask != nullptr) {
-            timespec ts{waitMs / 1000, (waitMs % 1000) * 1000000L};
-            r = real().ppoll(kernel.data(), kernel.size(), waitMs < 0 ? nullptr : &ts, mask);
-        } else {
-            r = real().poll(kernel.data(), kernel.size(), waitMs);
-        }
+        timespec ts{};
+        bool bounded = false;
+        const int r = real().ppoll(kernel.data(), kernel.size(), boundedSleep(waitMs, ts, &bounded), mask);
         if (r < 0) {
             if (ready > 0) {
                 result = ready;
@@ -324,7 +322,7 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
             result = ready;
             break;
         }
-        if (r == 0 && waitMs >= 0) {
+        if (r == 0 && waitMs >= 0 && !bounded) {
             result = 0;  // timed out
             break;
         }
