@@ -29,6 +29,12 @@ bool portAccepts(int port) {
 PreloadHarness::PreloadHarness() {
     QDir().mkpath(simDir());
     QDir().mkpath(statsDir());
+    // nginx's workers run as nobody: they write their counters here too.
+    QFile::setPermissions(statsDir(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                                          QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther |
+                                          QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup);
+    QFile::setPermissions(m_dir.path(), QFile::permissions(statsDir()));
+    QFile::setPermissions(simDir(), QFile::permissions(statsDir()));
 }
 
 PreloadHarness::~PreloadHarness() { stopServers(); }

@@ -60,6 +60,9 @@ void loadConfig() {
         }
     }
     c.registryDir = fabric::sim::simDir() + "/preload";
+    for (const char* name : {"SMCR_SIM_DIR", "SMCR_CAPTURE"}) {
+        if (const char* v = std::getenv(name); v != nullptr) c.engineEnv.emplace_back(name, v);
+    }
     std::ifstream comm("/proc/self/comm");
     std::getline(comm, c.program);
     g_config = std::move(c);

@@ -27,6 +27,10 @@ struct Config {
     std::set<uint16_t> tcpPorts{19765, 12865};
     std::string registryDir;  // <sim dir>/preload
     std::string program;      // /proc/self/comm at load
+    // Variables the engine reads when it makes its device (fabric_sim.h),
+    // as they were at load: put back before the engine is made in a
+    // process whose environment was cleared (nginx workers).
+    std::vector<std::pair<std::string, std::string>> engineEnv;
 };
 
 const Config& config();

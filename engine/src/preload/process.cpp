@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -57,6 +58,9 @@ Result<std::shared_ptr<Engine>> processEngine() {
     std::lock_guard lock(g_engineMutex);
     if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
     if (!config().settingsError.empty()) return fail(Errc::invalidArgument, config().settingsError);
+    for (const auto& [name, value] : config().engineEnv) {
+        if (std::getenv(name.c_str()) == nullptr) ::setenv(name.c_str(), value.c_str(), 0);
+    }
     auto made = Engine::create(config().settings);
     if (!made) return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());

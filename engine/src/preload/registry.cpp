@@ -31,7 +31,8 @@ void ensureDir() {
         const std::string& dir = config().registryDir;
         const size_t slash = dir.rfind('/');
         if (slash != std::string::npos && slash > 0) ::mkdir(dir.substr(0, slash).c_str(), 0777);
-        ::mkdir(dir.c_str(), 0777);
+        // Open to every user: nginx's workers run as another user than its master.
+        if (::mkdir(dir.c_str(), 0777) == 0) ::chmod(dir.c_str(), 01777);
     });
 }
 

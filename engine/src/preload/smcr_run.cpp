@@ -95,7 +95,9 @@ int main(int argc, char** argv) {
         return error.find("not executable") != std::string::npos ? 126 : 127;
     }
     if (!options.value().statsDir.empty()) {
-        ::mkdir(options.value().statsDir.c_str(), 0777);
+        // Made open to every user: servers drop privileges in their workers
+        // (nginx's run as nobody) and each process writes its own file.
+        if (::mkdir(options.value().statsDir.c_str(), 0777) == 0) ::chmod(options.value().statsDir.c_str(), 01777);
         char real[PATH_MAX] = {};
         if (::realpath(options.value().statsDir.c_str(), real) == nullptr) {
             std::cerr << "smcr_run: --stats " << options.value().statsDir << ": " << std::strerror(errno) << "\n";
