@@ -70,4 +70,13 @@ ListenerInfo FdTable::listener(int fd) {
     return it != m_listeners.end() ? it->second : ListenerInfo{};
 }
 
+std::vector<uint16_t> FdTable::listenerPorts() {
+    std::lock_guard lock(m_mutex);
+    std::vector<uint16_t> ports;
+    for (const auto& [fd, info] : m_listeners) {
+        if (info.port != 0) ports.push_back(info.port);
+    }
+    return ports;
+}
+
 }  // namespace smcr::preload

@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <smcr/socket.h>
 
@@ -68,6 +69,8 @@ public:
 
     void setListener(int fd, ListenerInfo info);
     ListenerInfo listener(int fd);
+    // Ports of every listening socket in the table.
+    std::vector<uint16_t> listenerPorts();
 
     std::mutex& mutex() { return m_mutex; }
 

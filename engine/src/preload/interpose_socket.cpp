@@ -15,6 +15,7 @@
 #include "epoll_shadow.h"
 #include "fd_table.h"
 #include "process.h"
+#include "registry.h"
 #include "real_calls.h"
 #include "upgrade.h"
 
@@ -192,6 +193,17 @@ SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, sockl
     if (name == TCP_NODELAY) (void)conn->sock.setNoDelay(on);
     if (name == TCP_CORK) (void)conn->sock.setCork(on);
     return rc;
+}
+
+// The child holds its parent's listening sockets too: registered as its own
+// before fork() returns in the parent (registry.h), so the parent may close
+// its copies at once.
+SMCR_EXPORT pid_t fork() {
+    const pid_t pid = real().fork();
+    if (pid > 0) {
+        for (const uint16_t port : fdTable().listenerPorts()) registerListener(port, pid);
+    }
+    return pid;
 }
 
 SMCR_EXPORT int sigaction(int signo, const struct sigaction* act, struct sigaction* old) {

@@ -1,6 +1,7 @@
 #include "registry.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
@@ -39,7 +40,7 @@ void ensureDir() {
 // Writes through the real calls: our own write() would look the fd up.
 bool writeFile(const std::string& path, const std::string& text) {
     ensureDir();
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(::gettid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) return false;
     const bool ok = real().write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
@@ -104,32 +105,38 @@ bool isLocalAddress(const sockaddr* addr, socklen_t len) {
     return false;
 }
 
-void registerListener(uint16_t port) { (void)writeFile(pathFor('l', port), std::to_string(::getpid()) + "\n"); }
+std::string listenerDir(uint16_t port) { return config().registryDir + "/l-" + std::to_string(port); }
+
+void registerListener(uint16_t port, pid_t pid) {
+    ensureDir();
+    const std::string dir = listenerDir(port);
+    if (::mkdir(dir.c_str(), 0777) == 0) ::chmod(dir.c_str(), 01777);
+    (void)writeFile(dir + "/" + std::to_string(pid != 0 ? pid : ::getpid()), "");
+}
 
 void unregisterListener(uint16_t port) {
-    // Only the process that registered it: nginx workers close inherited
-    // copies of the master's listeners.
-    const std::string path = pathFor('l', port);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    char buf[32] = {};
-    const ssize_t n = real().read(fd, buf, sizeof buf - 1);
-    real().close(fd);
-    if (n > 0 && std::strtol(buf, nullptr, 10) == ::getpid()) ::unlink(path.c_str());
+    const std::string dir = listenerDir(port);
+    ::unlink((dir + "/" + std::to_string(::getpid())).c_str());
+    ::rmdir(dir.c_str());  // only when no other process holds it
 }
 
 bool listenerRegistered(uint16_t port) {
-    const std::string path = pathFor('l', port);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    char buf[32] = {};
-    const ssize_t n = real().read(fd, buf, sizeof buf - 1);
-    real().close(fd);
-    if (n <= 0) return false;
-    const long pid = std::strtol(buf, nullptr, 10);
-    if (pid <= 0) return false;
-    // A registration left by a process that died is not a libsmcr listener.
-    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+    DIR* dir = ::opendir(listenerDir(port).c_str());
+    if (dir == nullptr) return false;
+    bool alive = false;
+    while (const dirent* e = ::readdir(dir)) {
+        const long pid = std::strtol(e->d_name, nullptr, 10);
+        if (pid <= 0) continue;
+        // A registration left by a process that died is no libsmcr listener
+        // (a forked child that exited without closing): tidied on the way.
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) {
+            alive = true;
+            break;
+        }
+        ::unlinkat(::dirfd(dir), e->d_name, 0);
+    }
+    ::closedir(dir);
+    return alive;
 }
 
 void markClient(uint16_t localPort) { (void)writeFile(pathFor('c', localPort), std::to_string(::getpid()) + "\n"); }

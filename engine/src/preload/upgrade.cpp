@@ -247,7 +247,7 @@ void forget(int fd) {
         case FdKind::listener: {
             const ListenerInfo info = fdTable().listener(fd);
             (void)fdTable().take(fd);
-            if (info.ownerPid == currentPid() && info.port != 0) unregisterListener(info.port);
+            if (info.port != 0) unregisterListener(info.port);
             return;
         }
         case FdKind::epoll:
