@@ -18,11 +18,15 @@ packages=(
     tshark iproute2 procps psmisc
     # tests: throwaway TLS certificates for the agent's wss:// test
     openssl
+<<<<<<< HEAD
     qperf redis-server redis-tools wrk nginx-light
     # tests: a throwaway PostgreSQL server for the store's postgresql tests
     postgresql
     # tests: promtool checks the agent's --metrics page (Debian prometheus)
     prometheus
+=======
+    qperf redis-server redis-tools wrk nginx-light curl
+>>>>>>> h-preload
     # packaging checks
     dpkg-dev fakeroot file
 )

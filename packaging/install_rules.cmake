@@ -21,6 +21,13 @@ endif()
 if(TARGET smclab)
     install(TARGETS smclab RUNTIME DESTINATION bin COMPONENT cli)
 endif()
+# smcr_run and the library it preloads; smcr_run looks for it in ../lib/smclab.
+if(TARGET smcr_run)
+    install(TARGETS smcr_run RUNTIME DESTINATION bin COMPONENT cli)
+endif()
+if(TARGET smcr_preload)
+    install(TARGETS smcr_preload LIBRARY DESTINATION lib/smclab COMPONENT cli)
+endif()
 if(TARGET smclab-gui)
     install(TARGETS smclab-gui RUNTIME DESTINATION bin COMPONENT cli)
     install(FILES ${_smclab_pkg_dir}/desktop/smclab.desktop

@@ -42,7 +42,8 @@ for pkg in smclab-agent smclab libsmcr-dev; do
 done
 
 echo "== contents"
-for f in usr/bin/smclab-agent usr/bin/smclab lib/systemd/system/smclab-agent.service \
+for f in usr/bin/smclab-agent usr/bin/smclab usr/bin/smcr_run usr/lib/smclab/libsmcr-preload.so \
+         lib/systemd/system/smclab-agent.service \
          etc/smclab/agent.conf usr/share/icons/hicolor/scalable/apps/smclab.svg \
          usr/include/smcr/socket.h usr/include/smcr/listener.h usr/include/smcr/wire/clc.h \
          usr/lib/libsmcr_api.a usr/lib/libsmcr_core.a usr/lib/libsmcr_fabric.a \
@@ -72,6 +73,10 @@ echo "$out" | grep -q '^smclab-agent ' || fail "unexpected smclab-agent --versio
 out=$("$root/usr/bin/smclab" demo --help 2>&1) || fail "smclab demo --help: $out"
 echo "$out" | grep -qi 'demo' || fail "smclab demo --help does not describe demo"
 echo "   smclab demo --help: ok ($(echo "$out" | wc -l) lines)"
+# smcr_run finds its library in the package's layout and runs a program with it.
+out=$("$root/usr/bin/smcr_run" /bin/echo preloaded 2>&1) || fail "smcr_run /bin/echo: $out"
+[ "$out" = "preloaded" ] || fail "smcr_run /bin/echo printed: $out"
+echo "   smcr_run /bin/echo: ok"
 
 echo "== systemd unit"
 if command -v systemd-analyze >/dev/null 2>&1; then

@@ -38,6 +38,11 @@ public:
 
     Settings& settings();
     EngineStats stats() const;
+    // When the fabric has timed work due (CLOCK_MONOTONIC ns; 0 = none). The
+    // sim runs delayed deliveries and ACKs only inside engine calls, so a
+    // loop that sleeps on a Poller's fd() itself wakes by then and calls
+    // wait(…, 0) (the waits inside libsmcr do this on their own).
+    uint64_t nextDueNs() const;
 
     core::EngineImpl& impl() const { return *m_impl; }
     const std::shared_ptr<core::EngineImpl>& implPtr() const { return m_impl; }

@@ -45,6 +45,15 @@ public:
     // host: IPv4 address or name.
     static Result<Socket> connect(const std::string& host, uint16_t port, const ConnectOptions& options = {});
 
+    // The CLC handshake on a TCP connection the caller made or accepted
+    // itself (the LD_PRELOAD carrier, engine/src/preload): from here on the
+    // socket owns tcpFd and closes it. SMC-R, or fallen back like connect().
+    // The server side expects the client's Proposal next on tcpFd.
+    static Result<Socket> handshakeAsClient(int tcpFd, const std::string& peerName,
+                                            std::shared_ptr<Engine> engine = nullptr);
+    static Result<Socket> handshakeAsServer(int tcpFd, const std::string& peerName,
+                                            std::shared_ptr<Engine> engine = nullptr);
+
     bool valid() const { return m_impl != nullptr; }
 
     Result<size_t> send(const void* data, size_t len, int flags = 0);
@@ -70,6 +79,9 @@ public:
     // poll(2)-style readiness: waits for any of events (POLLIN, POLLOUT);
     // POLLERR/POLLHUP always reported. timeoutMs -1 = forever.
     Result<uint32_t> waitReady(uint32_t events, int timeoutMs);
+
+    // Bytes a recv() would return now without waiting (FIONREAD).
+    size_t readableBytes() const;
 
     bool fellBack() const;
     uint32_t fallbackReason() const;     // 0 when on SMC-R

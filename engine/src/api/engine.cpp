@@ -59,4 +59,9 @@ Result<std::shared_ptr<Engine>> Engine::create(const std::vector<std::pair<std::
 Settings& Engine::settings() { return m_impl->settings(); }
 EngineStats Engine::stats() const { return m_impl->stats(); }
 
+uint64_t Engine::nextDueNs() const {
+    std::lock_guard lock(m_impl->mutex());
+    return m_impl->nextDueNsLocked();
+}
+
 }  // namespace smcr

@@ -6,10 +6,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "core/link_group.h"
 #include "core/socket_impl.h"
 
 namespace smcr {
@@ -81,6 +83,39 @@ Result<Socket> Socket::connect(const std::string& host, uint16_t port, const Con
         return fail(impl.error());
     }
     return Socket(impl.value());
+}
+
+Result<Socket> Socket::handshakeAsClient(int tcpFd, const std::string& peerName, std::shared_ptr<Engine> engine) {
+    if (!engine) {
+        auto shared = Engine::shared();
+        if (!shared) return fail(shared.error());
+        engine = shared.value();
+    }
+    auto impl = engine->impl().clientHandshake(tcpFd, peerName);
+    if (!impl) return fail(impl.error());
+    return Socket(impl.value());
+}
+
+Result<Socket> Socket::handshakeAsServer(int tcpFd, const std::string& peerName, std::shared_ptr<Engine> engine) {
+    if (!engine) {
+        auto shared = Engine::shared();
+        if (!shared) return fail(shared.error());
+        engine = shared.value();
+    }
+    return Socket(engine->impl().serverHandshake(tcpFd, peerName));
+}
+
+size_t Socket::readableBytes() const {
+    if (!m_impl) return 0;
+    if (!m_impl->smc()) {
+        // The kernel's count; first bytes a listener's sort took are not in it.
+        int n = 0;
+        if (::ioctl(m_impl->tcpFd(), FIONREAD, &n) != 0 || n < 0) n = 0;
+        return static_cast<size_t>(n);
+    }
+    std::lock_guard lock(m_impl->engine().mutex());
+    const core::Connection* conn = m_impl->connection();
+    return conn->core ? conn->core->rx().availableBytes() : 0;
 }
 
 Result<size_t> Socket::send(const void* data, size_t len, int flags) {

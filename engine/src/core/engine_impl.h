@@ -115,6 +115,8 @@ public:
     void removePersistentWatcherLocked(int eventFd);
     void rearmPersistentWatcherLocked(int eventFd);
     int channelFd() const;
+    // The fabric's next due time (monotonic ns; 0 = none), for sleepers outside waitUntil.
+    uint64_t nextDueNsLocked() { return sleepUntilNsLocked(0); }
     // Arms the receive CQ (solicited) and, with armSend, the send CQ for its
     // next completion; false when completions may have been missed (poll again).
     bool armLocked(bool armSend = true);

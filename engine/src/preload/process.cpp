@@ -1,0 +1,177 @@
+#include "process.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include <smcr/stats.h>
+#include <smcr/wire/decline_reasons.h>
+
+#include "config.h"
+#include "real_calls.h"
+
+namespace smcr::preload {
+
+namespace {
+
+std::mutex g_engineMutex;
+// Leaked on purpose: a child after fork() must neither use nor destroy its
+// parent's engine (the threads are gone), and exit must not wait for it.
+std::shared_ptr<Engine>* g_engine = nullptr;
+pid_t g_engineOwner = 0;
+
+std::mutex g_reasonMutex;
+std::map<std::string, uint64_t> g_tcpReasons;
+
+std::atomic<pid_t> g_pid{0};
+std::atomic<uint64_t> g_noRestartSignals{0};  // bit n: signal n's handler lacks SA_RESTART
+
+void jsonString(std::ostringstream& out, const std::string& s) {
+    out << '"';
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out << '\\' << c;
+        else if (static_cast<unsigned char>(c) < 0x20) out << ' ';
+        else out << c;
+    }
+    out << '"';
+}
+
+}  // namespace
+
+pid_t currentPid() {
+    pid_t p = g_pid.load(std::memory_order_relaxed);
+    if (p == 0) {
+        p = ::getpid();
+        g_pid.store(p, std::memory_order_relaxed);
+    }
+    return p;
+}
+
+void refreshPid() { g_pid.store(::getpid(), std::memory_order_relaxed); }
+
+Result<std::shared_ptr<Engine>> processEngine() {
+    std::lock_guard lock(g_engineMutex);
+    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
+    if (!config().settingsError.empty()) return fail(Errc::invalidArgument, config().settingsError);
+    for (const auto& [name, value] : config().engineEnv) {
+        if (std::getenv(name.c_str()) == nullptr) ::setenv(name.c_str(), value.c_str(), 0);
+    }
+    auto made = Engine::create(config().settings);
+    if (!made) return fail(made.error());
+    g_engine = new std::shared_ptr<Engine>(made.value());
+    g_engineOwner = currentPid();
+    return *g_engine;
+}
+
+std::shared_ptr<Engine> existingEngine() {
+    std::lock_guard lock(g_engineMutex);
+    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
+    return nullptr;
+}
+
+const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {
+    *bounded = false;
+    uint64_t sleepNs = waitMs < 0 ? UINT64_MAX : uint64_t(waitMs) * 1000000;
+    if (auto engine = existingEngine()) {
+        if (const uint64_t due = engine->nextDueNs(); due != 0) {
+            timespec now{};
+            ::clock_gettime(CLOCK_MONOTONIC, &now);
+            const uint64_t nowNs = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+            const uint64_t left = due > nowNs ? due - nowNs : 0;
+            if (left < sleepNs) {
+                sleepNs = left;
+                *bounded = true;
+            }
+        }
+    }
+    if (sleepNs == UINT64_MAX) return nullptr;
+    ts.tv_sec = static_cast<time_t>(sleepNs / 1000000000ull);
+    ts.tv_nsec = static_cast<long>(sleepNs % 1000000000ull);
+    return &ts;
+}
+
+Counters& counters() {
+    static Counters* c = new Counters;
+    return *c;
+}
+
+void countTcp(bool client, const std::string& reason) {
+    (client ? counters().tcpClient : counters().tcpServer).fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(g_reasonMutex);
+    ++g_tcpReasons[(client ? "client." : "server.") + reason];
+}
+
+void logLine(const std::string& line) {
+    if (!config().verbose) return;
+    const std::string text = "smcr[" + std::to_string(currentPid()) + " " + config().program + "]: " + line + "\n";
+    (void)real().write(STDERR_FILENO, text.data(), text.size());
+}
+
+void noteSigaction(int signo, const struct sigaction* act) {
+    if (act == nullptr || signo <= 0 || signo >= 64) return;
+    const uint64_t bit = uint64_t{1} << signo;
+    const bool handler = act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
+    if (handler && (act->sa_flags & SA_RESTART) == 0) {
+        g_noRestartSignals.fetch_or(bit);
+    } else {
+        g_noRestartSignals.fetch_and(~bit);
+    }
+}
+
+bool restartAfterSignal() { return g_noRestartSignals.load(std::memory_order_relaxed) == 0; }
+
+std::string statsJson() {
+    std::ostringstream out;
+    const Counters& c = counters();
+    out << "{\n  \"pid\": " << currentPid() << ",\n  \"program\": ";
+    jsonString(out, config().program);
+    out << ",\n  \"smc_connections\": " << (c.smcClient + c.smcServer) << ",\n  \"smc_client\": " << c.smcClient
+        << ",\n  \"smc_server\": " << c.smcServer << ",\n  \"tcp_connections\": " << (c.tcpClient + c.tcpServer)
+        << ",\n  \"app_tx_bytes\": " << (c.smcTxBytes + c.tcpTxBytes)
+        << ",\n  \"app_rx_bytes\": " << (c.smcRxBytes + c.tcpRxBytes) << ",\n  \"smc_tx_bytes\": " << c.smcTxBytes
+        << ",\n  \"smc_rx_bytes\": " << c.smcRxBytes << ",\n  \"tcp_tx_bytes\": " << c.tcpTxBytes
+        << ",\n  \"tcp_rx_bytes\": " << c.tcpRxBytes << ",\n  \"inherited_io\": " << c.inheritedIo
+        << ",\n  \"fallbacks\": {";
+    {
+        std::lock_guard lock(g_reasonMutex);
+        bool first = true;
+        for (const auto& [reason, n] : g_tcpReasons) {
+            out << (first ? "" : ",") << "\n    ";
+            jsonString(out, reason);
+            out << ": " << n;
+            first = false;
+        }
+    }
+    out << "\n  },\n  \"engine\": {";
+    if (auto engine = existingEngine()) {
+        bool first = true;
+        for (const auto& [name, value] : engine->stats().flatten()) {
+            out << (first ? "" : ",") << "\n    ";
+            jsonString(out, name);
+            out << ": " << value;
+            first = false;
+        }
+    }
+    out << "\n  }\n}\n";
+    return out.str();
+}
+
+void writeStatsFile() {
+    const std::string& dir = config().statsDir;
+    if (dir.empty()) return;
+    const std::string text = statsJson();
+    const std::string path = dir + "/smcr-" + std::to_string(currentPid()) + ".json";
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    const bool ok = real().write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    real().close(fd);
+    if (ok) ::rename(tmp.c_str(), path.c_str());
+}
+
+}  // namespace smcr::preload

@@ -1,0 +1,66 @@
+// Per-process state of the preload: the engine (made on first SMC use, and
+// again in a forked child), the preload's own counters, the -v log line
+// and the counters file written at exit.
+#pragma once
+
+#include <signal.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <smcr/engine.h>
+#include <smcr/result.h>
+
+namespace smcr::preload {
+
+// The engine of this process; a child after fork() gets its own.
+Result<std::shared_ptr<Engine>> processEngine();
+// The engine if this process has made one (counters), else null.
+std::shared_ptr<Engine> existingEngine();
+
+struct Counters {
+    std::atomic<uint64_t> smcClient{0};   // connections upgraded to SMC-R as client
+    std::atomic<uint64_t> smcServer{0};   // ... as server
+    std::atomic<uint64_t> tcpClient{0};   // connections that stayed TCP as client
+    std::atomic<uint64_t> tcpServer{0};   // ... as server
+    std::atomic<uint64_t> smcTxBytes{0};  // application bytes sent over SMC-R
+    std::atomic<uint64_t> smcRxBytes{0};
+    std::atomic<uint64_t> tcpTxBytes{0};  // application bytes over TCP (tracked sockets)
+    std::atomic<uint64_t> tcpRxBytes{0};
+    std::atomic<uint64_t> inheritedIo{0}; // I/O on an SMC fd a forked child inherited (EIO)
+};
+Counters& counters();
+
+// Counts a TCP connection under its reason (a decline name, or the
+// preload's own: "not_libsmcr_peer", "remote_address", "tcp_port",
+// "engine_error", "plain_client").
+void countTcp(bool client, const std::string& reason);
+
+// The sleep of a thread about to block in the kernel for libsmcr's sake:
+// waitMs (-1 = forever) cut at the fabric's next due time (Engine::nextDueNs).
+// Fills ts and returns it, or null for no bound; *bounded is set when the
+// fabric's time cut it (the sleep ending then is no timeout).
+const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded);
+
+// -v: one line on stderr (never stdout).
+void logLine(const std::string& line);
+
+// pid of this process, kept current across fork (getpid() costs a syscall
+// on every I/O otherwise).
+pid_t currentPid();
+void refreshPid();
+
+// SA_RESTART bookkeeping: an SMC wait interrupted by a signal returns EINTR
+// unless every handler the program installed asked for SA_RESTART.
+void noteSigaction(int signo, const struct sigaction* act);
+bool restartAfterSignal();
+
+// <SMCR_STATS_DIR>/smcr-<pid>.json now (at exit, and for `smclab stat`).
+std::string statsJson();
+void writeStatsFile();
+
+}  // namespace smcr::preload

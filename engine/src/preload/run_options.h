@@ -1,0 +1,28 @@
+// smcr_run's command line: parsed and checked against libsmcr's settings
+// table before anything is executed, so a bad --set fails with a clear
+// message and the program never starts.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <smcr/result.h>
+
+namespace smcr::preload {
+
+struct RunOptions {
+    std::vector<std::pair<std::string, std::string>> settings;  // --fabric, --link, --set, in order
+    std::string statsDir;
+    bool verbose = false;
+    std::vector<std::string> command;  // PROGRAM ARGS...
+    bool help = false;
+};
+
+Result<RunOptions> parseRunOptions(const std::vector<std::string>& args);
+std::string runUsage();
+
+// The environment smcr_run passes on (config.h): name, value.
+std::vector<std::pair<std::string, std::string>> runEnvironment(const RunOptions& options);
+
+}  // namespace smcr::preload

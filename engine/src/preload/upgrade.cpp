@@ -1,0 +1,269 @@
+#include "upgrade.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+
+#include <smcr/wire/decline_reasons.h>
+
+#include "config.h"
+#include "epoll_shadow.h"
+#include "process.h"
+#include "real_calls.h"
+#include "registry.h"
+
+namespace smcr::preload {
+
+namespace {
+
+constexpr int kConnectWaitMs = 5000;
+
+std::string addressText(const sockaddr* addr) {
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (addr->sa_family == AF_INET) {
+        ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(addr)->sin_addr, host, sizeof host);
+        return std::string(host) + ":" + std::to_string(portOf(addr));
+    }
+    if (addr->sa_family == AF_INET6) {
+        ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(addr)->sin6_addr, host, sizeof host);
+        return "[" + std::string(host) + "]:" + std::to_string(portOf(addr));
+    }
+    return host;
+}
+
+uint16_t localPort(int fd) {
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return 0;
+    return portOf(reinterpret_cast<sockaddr*>(&local));
+}
+
+// The ephemeral port must be known before the SYN so the client's marker
+// is there when the server accepts (registry.h).
+bool bindEphemeral(int fd, int family) {
+    if (localPort(fd) != 0) return true;
+    sockaddr_storage any{};
+    socklen_t len = 0;
+    if (family == AF_INET6) {
+        auto* a = reinterpret_cast<sockaddr_in6*>(&any);
+        a->sin6_family = AF_INET6;
+        a->sin6_addr = in6addr_any;
+        len = sizeof *a;
+    } else {
+        auto* a = reinterpret_cast<sockaddr_in*>(&any);
+        a->sin_family = AF_INET;
+        a->sin_addr.s_addr = htonl(INADDR_ANY);
+        len = sizeof *a;
+    }
+    return ::bind(fd, reinterpret_cast<sockaddr*>(&any), len) == 0;
+}
+
+void stayTcp(int fd, bool client, const std::string& peer, const std::string& reason) {
+    fdTable().setKind(fd, FdKind::tcp);
+    countTcp(client, reason);
+    logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": TCP (" +
+            reason + ")");
+}
+
+std::string fallbackText(const Socket& sock) {
+    const char* name = wire::declineReasonName(sock.fallbackReason());
+    return name != nullptr ? std::string(name) : "decline_" + std::to_string(sock.fallbackReason());
+}
+
+void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::string& peer) {
+    auto conn = std::make_shared<Conn>();
+    (void)sock.setNonBlocking(true);
+    conn->sock = std::move(sock);
+    conn->ownerPid = currentPid();
+    conn->nonBlocking = nonBlocking;
+    conn->peer = peer;
+    fdTable().setConn(fd, std::move(conn));
+    (client ? counters().smcClient : counters().smcServer).fetch_add(1, std::memory_order_relaxed);
+    logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": SMC-R");
+}
+
+// The TCP connect of an SMC candidate, blocking even for a non-blocking
+// socket (bounded); 0 or -1 with errno as connect() would end.
+int connectNow(int fd, const sockaddr* addr, socklen_t len) {
+    if (real().connect(fd, addr, len) == 0) return 0;
+    if (errno != EINPROGRESS) return -1;
+    pollfd p{fd, POLLOUT, 0};
+    int r = 0;
+    do {
+        r = real().poll(&p, 1, kConnectWaitMs);
+    } while (r < 0 && errno == EINTR);
+    if (r == 0) {
+        errno = ETIMEDOUT;
+        return -1;
+    }
+    int err = 0;
+    socklen_t errLen = sizeof err;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &errLen);
+    if (err != 0) {
+        errno = err;
+        return -1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
+    if (addr == nullptr || (addr->sa_family != AF_INET && addr->sa_family != AF_INET6)) {
+        return real().connect(fd, addr, len);
+    }
+    const std::string peer = addressText(addr);
+    const uint16_t port = portOf(addr);
+    std::string reason;
+    if (!isLocalAddress(addr, len)) {
+        reason = "remote_address";
+    } else if (config().tcpPorts.count(port) != 0) {
+        reason = "tcp_port";
+    } else if (!listenerRegistered(port)) {
+        reason = "not_libsmcr_peer";
+    }
+    std::shared_ptr<Engine> engine;
+    if (reason.empty()) {
+        auto made = processEngine();
+        if (made) {
+            engine = made.value();
+        } else {
+            reason = "engine_error";
+            logLine("engine: " + made.error().toString());
+        }
+    }
+    if (reason.empty() && !bindEphemeral(fd, addr->sa_family)) reason = "bind_failed";
+    if (!reason.empty()) {
+        stayTcp(fd, true, peer, reason);
+        return real().connect(fd, addr, len);
+    }
+    const uint16_t myPort = localPort(fd);
+    markClient(myPort);
+    const bool nonBlocking = (real().fcntl(fd, F_GETFL) & O_NONBLOCK) != 0;
+    if (connectNow(fd, addr, len) != 0) {
+        const int err = errno;
+        unmarkClient(myPort);
+        fdTable().setKind(fd, FdKind::tcp);
+        errno = err;
+        return -1;
+    }
+    // libsmcr gets its own fd of the connection: it may close it long after
+    // the program closed (and reused) the carrier's number.
+    const int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    if (mine < 0) {
+        unmarkClient(myPort);
+        stayTcp(fd, true, peer, "dup_failed");
+        return 0;
+    }
+    auto sock = Socket::handshakeAsClient(mine, peer, engine);
+    unmarkClient(myPort);
+    if (!sock) {
+        real().close(mine);
+        stayTcp(fd, true, peer, "handshake_error");
+        return 0;
+    }
+    if (sock.value().fellBack()) {
+        stayTcp(fd, true, peer, fallbackText(sock.value()));
+        return 0;  // the fallback socket closes `mine` as it goes
+    }
+    becomeSmc(fd, std::move(sock.value()), true, nonBlocking, peer);
+    return 0;
+}
+
+int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
+    (void)listenFd;
+    if (std::shared_ptr<Conn> stale = fdTable().take(newFd)) release(std::move(stale));
+    sockaddr_storage peerAddr{};
+    socklen_t len = sizeof peerAddr;
+    if (::getpeername(newFd, reinterpret_cast<sockaddr*>(&peerAddr), &len) != 0) {
+        fdTable().setKind(newFd, FdKind::tcp);
+        return newFd;
+    }
+    const auto* addr = reinterpret_cast<const sockaddr*>(&peerAddr);
+    const std::string peer = addressText(addr);
+    if (!isLocalAddress(addr, len) || !clientMarked(portOf(addr))) {
+        stayTcp(newFd, false, peer, "plain_client");
+        return newFd;
+    }
+    auto engine = processEngine();
+    const int mine = engine ? real().fcntl(newFd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    if (mine < 0) {
+        // Its Proposal is on the way: handing the connection to the program
+        // would put CLC bytes into its stream. The client sees the reset.
+        logLine("accept " + peer + ": dropped, no engine to answer its Proposal");
+        real().close(newFd);
+        errno = ECONNABORTED;
+        return -1;
+    }
+    auto sock = Socket::handshakeAsServer(mine, peer, engine.value());
+    if (!sock) {
+        real().close(mine);
+        stayTcp(newFd, false, peer, "handshake_error");
+        return newFd;
+    }
+    if (sock.value().fellBack()) {
+        stayTcp(newFd, false, peer, fallbackText(sock.value()));
+        return newFd;
+    }
+    becomeSmc(newFd, std::move(sock.value()), false, (acceptFlags & SOCK_NONBLOCK) != 0, peer);
+    return newFd;
+}
+
+void listened(int fd) {
+    const FdKind k = fdTable().kind(fd);
+    if (k != FdKind::candidate && k != FdKind::listener) return;
+    if (k == FdKind::listener) return;
+    const uint16_t port = localPort(fd);
+    fdTable().setListener(fd, ListenerInfo{port, currentPid()});
+    if (port != 0) registerListener(port);
+    logLine("listen port " + std::to_string(port) + " fd " + std::to_string(fd));
+}
+
+void release(std::shared_ptr<Conn> conn) {
+    if (!conn) return;
+    if (conn->fdRefs.fetch_sub(1) != 1) return;
+    if (conn->ownerPid != currentPid()) {
+        // A forked child's copy: its parent's engine is not ours to touch,
+        // not even to destroy the handle (it would take a lock a parent's
+        // thread may have held at fork).
+        new std::shared_ptr<Conn>(std::move(conn));
+        return;
+    }
+    epollForget(*conn);
+    conn->sock.close();
+}
+
+void forget(int fd) {
+    switch (fdTable().kind(fd)) {
+        case FdKind::none:
+            return;
+        case FdKind::listener: {
+            const ListenerInfo info = fdTable().listener(fd);
+            (void)fdTable().take(fd);
+            if (info.port != 0) unregisterListener(info.port);
+            return;
+        }
+        case FdKind::epoll:
+            (void)fdTable().take(fd);
+            epollClosed(fd);
+            return;
+        case FdKind::smc: {
+            std::shared_ptr<Conn> conn = fdTable().take(fd);
+            if (conn) epollRemoveFd(*conn, fd);
+            release(std::move(conn));
+            return;
+        }
+        default:
+            (void)fdTable().take(fd);
+            return;
+    }
+}
+
+}  // namespace smcr::preload
