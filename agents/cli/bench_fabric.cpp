@@ -15,7 +15,7 @@ namespace {
 
 void printHelp() {
     std::printf(
-        "usage: smclab bench fabric [--link ideal|cx4-25g] [--poll busy|event] [-t N] [--test LIST]\n"
+        "usage: smclab bench fabric [--link ideal|cx4-25g|cx4lx-vf] [--poll busy|event] [-t N] [--test LIST]\n"
         "                           [--sizes LIST] [--backend sim|verbs] [--no-pin]\n"
         "\n"
         "Client and server run as two processes on this host, perftest-style:\n"

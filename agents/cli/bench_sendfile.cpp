@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include <smcr/fabric_sim.h>
+
 #include "args.h"
 #include "bench_commands.h"
 #include "bench_local.h"
@@ -242,7 +244,7 @@ ColumnResult runColumn(const std::string& transport, uint16_t port, const std::s
 
 void printHelp() {
     std::printf(
-        "usage: smclab bench sendfile [--link ideal|cx4-25g] [-t SECONDS] [-c CONNECTIONS]\n"
+        "usage: smclab bench sendfile [--link ideal|cx4-25g|cx4lx-vf] [-t SECONDS] [-c CONNECTIONS]\n"
         "                             [--file-size SIZE[,SIZE..]] [--cork-timer-ms MS]\n"
         "                             [--columns LIST] [--counters] [--format text|csv|json|markdown|html]\n"
         "                             [--no-pin]\n"
@@ -444,7 +446,7 @@ int runBenchSendfile(const Args& args) {
             if (!n || *n < 1 || *n > 10000) return usage("--cork-timer-ms needs 1..10000");
             o.corkTimerMs = static_cast<uint64_t>(*n);
         } else if (auto l = cursor.takeValue("--link")) {
-            if (*l != "ideal" && *l != "cx4-25g") return usage("--link must be ideal or cx4-25g");
+            if (auto model = smcr::fabric::sim::linkPreset(*l); !model) return usage("--link: " + model.error().message);
             o.link = *l;
         } else if (auto cols = cursor.takeValue("--columns")) {
             columnNames = splitList(*cols);

@@ -15,11 +15,14 @@
 #include <string>
 #include <vector>
 
+#include <smcr/fabric_sim.h>
+
 #include "args.h"
 #include "bench_commands.h"
 #include "bench_datapath.h"
 #include "bench_local.h"
 #include "datapath_columns.h"
+#include "orchestrator/datapath_columns.h"
 #include "stream_test.h"
 
 namespace smclab::cli {
@@ -68,9 +71,9 @@ void printColumns() {
 void printHelp() {
     std::printf(
         "usage: smclab bench stream [--transport smcr|tcp] [--test tcp_bw|tcp_lat[,..]]\n"
-        "                           [-oo msg_size:1:64K:*2] [-t SECONDS] [--link ideal|cx4-25g]\n"
+        "                           [-oo msg_size:1:64K:*2] [-t SECONDS] [--link ideal|cx4-25g|cx4lx-vf]\n"
         "                           [--compare] [--busy-poll-us N] [--no-pin]\n"
-        "       smclab bench stream --preset datapath [--link ideal|cx4-25g] [-t SECONDS]\n"
+        "       smclab bench stream --preset datapath [--link ideal|cx4-25g|cx4lx-vf] [-t SECONDS]\n"
         "                           [-oo msg_size:1:64K:*2] [--columns LIST] [--isolate]\n"
         "                           [--counters] [--format text|csv|json|markdown|html]\n"
         "                           [--json-out FILE]\n"
@@ -85,7 +88,8 @@ void printHelp() {
         "  --test LIST       tcp_bw, tcp_lat or both (default tcp_bw,tcp_lat)\n"
         "  -oo LOOP          message sizes, qperf loop syntax (default msg_size:1:64K:*2)\n"
         "  -t SECONDS        time per size and test (default 2; 500ms works)\n"
-        "  --link NAME       sim link model for smcr: ideal (default) or cx4-25g\n"
+        "  --link NAME       sim link model for smcr: ideal (default), cx4-25g (two hosts, 25 GbE)\n"
+        "                    or cx4lx-vf (two VFs of one adapter; --preset datapath's default)\n"
         "  --compare         run smcr and tcp and print one table with SMC/TCP per size\n"
         "  --busy-poll-us N  libsmcr lab.busy_poll_us in both processes (default: the engine's)\n"
         "  --no-pin          do not pin client and server to CPUs 0 and 1\n"
@@ -209,7 +213,7 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
 
 int runBenchStream(const Args& args) {
     std::string transport = "smcr";
-    std::string link = "ideal";
+    std::optional<std::string> link;  // default: ideal, or the preset's
     std::string preset;
     SettingList extra;
     SettingList serverSettings;
@@ -254,7 +258,7 @@ int runBenchStream(const Args& args) {
             if (!ms || *ms < 10 || *ms > 3600000) return usage("-t needs a duration 10ms..1h");
             durationMs = *ms;
         } else if (auto l = cursor.takeValue("--link")) {
-            if (*l != "ideal" && *l != "cx4-25g") return usage("--link must be ideal or cx4-25g");
+            if (auto model = smcr::fabric::sim::linkPreset(*l); !model) return usage("--link: " + model.error().message);
             link = *l;
         } else if (auto b = cursor.takeValue("--busy-poll-us")) {
             auto n = parseInt(*b);
@@ -310,11 +314,12 @@ int runBenchStream(const Args& args) {
         }
         const std::vector<std::string> transports = compare ? std::vector<std::string>{"smcr", "tcp"}
                                                             : std::vector<std::string>{transport};
-        return runClassic(transports, link, extra, tests, sizes, durationMs, pin);
+        return runClassic(transports, link.value_or("ideal"), extra, tests, sizes, durationMs, pin);
     }
     if (compare) return usage("--compare and --preset are different modes; pick one");
     DatapathOptions o;
-    o.link = link;
+    // The preset's own environment unless told otherwise (one definition with the campaign preset).
+    o.link = link.value_or(orchestrator::kDatapathLink);
     o.durationMs = durationMs;
     o.sizes = sizes;
     o.tests = tests;

@@ -47,7 +47,7 @@ int listFabric() {
             continue;
         }
         if (std::string(backend.name) == "sim") {
-            std::printf("  directory %s; link presets: ideal, cx4-25g; 'sim' opens a new 2-port device\n",
+            std::printf("  directory %s; link presets: ideal, cx4-25g, cx4lx-vf; 'sim' opens a new 2-port device\n",
                         sim::simDir().c_str());
             if (devices->empty()) std::printf("  no sim device open right now\n");
         }

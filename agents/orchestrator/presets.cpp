@@ -2,6 +2,7 @@
 
 #include <QJsonArray>
 
+#include "datapath_columns.h"
 #include "size_text.h"
 
 namespace smclab::orchestrator {
@@ -25,19 +26,6 @@ QJsonObject simFabric() {
     return QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}, {QStringLiteral("link"), QStringLiteral("cx4-25g")}};
 }
 
-// The four datapath knobs of the 2022 series (issue: datapath settings):
-// autocorking (patches 2/3), the RMB window-update limit (patch 5), CQ
-// draining before re-arming (patch 6), TX deferral to the socket owner
-// (patch 7). "Origin SMC" has all four in their pre-series state.
-QJsonObject datapathSettings(bool autocork, bool wndMax, bool drainFirst, bool deferTx) {
-    return QJsonObject{
-        {QStringLiteral("autocorking_size"), autocork ? 65536 : 0},
-        {QStringLiteral("lab.wnd_update_limit"), wndMax ? QStringLiteral("max") : QStringLiteral("min")},
-        {QStringLiteral("lab.cq_mode"), drainFirst ? QStringLiteral("drain_then_arm") : QStringLiteral("arm_first")},
-        {QStringLiteral("lab.tx_defer_to_owner"), deferTx ? QStringLiteral("on") : QStringLiteral("off")},
-    };
-}
-
 std::vector<uint64_t> qperfLoop() {
     // qperf -oo msg_size:1:64K:*2 -> 17 sizes, 1 .. 65536.
     return parseSizeLoopText(QStringLiteral("msg_size:1:64K:*2"), nullptr).value_or(std::vector<uint64_t>{});
@@ -48,22 +36,24 @@ CampaignSpec datapath() {
     spec.name = QStringLiteral("datapath");
     spec.preset = spec.name;
     spec.description = QStringLiteral(
-        "net/smc datapath optimisations (2022): qperf tcp_bw and tcp_lat, -oo msg_size:1:64K:*2 -t 30, "
-        "percentages against SMC-NoCork");
+                           "net/smc datapath optimisations (2022): qperf tcp_bw and tcp_lat, -oo msg_size:1:64K:*2 -t 30, "
+                           "percentages against SMC-NoCork; link %1 (two VFs of one ConnectX-4 Lx, the series' "
+                           "environment); %2")
+                           .arg(QLatin1String(kDatapathLink), QLatin1String(kDatapathWaitingNote));
     spec.workloads = {
         {QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
         {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}},
     };
-    spec.columns = {
-        {QStringLiteral("SMC-NoCork"), QStringLiteral("smcr"), {}, datapathSettings(false, false, false, false), {}, {}},
-        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
-        {QStringLiteral("SMC-AutoCorking"), QStringLiteral("smcr"), {}, datapathSettings(true, false, false, false), {}, {}},
-        {QStringLiteral("SMC with patches"), QStringLiteral("smcr"), {}, datapathSettings(true, true, true, true), {}, {}},
-    };
+    // One definition with `smclab bench stream --preset datapath` (datapath_columns.h).
+    for (const QString& key : defaultDatapathColumnKeys()) {
+        const DatapathColumn column = *findDatapathColumn(key);
+        spec.columns.push_back({column.label, column.transport, {}, column.settings, {}, {}});
+    }
     spec.sizes = qperfLoop();
     spec.durationMs = 30'000;  // qperf -t 30, as in the letter
     spec.warmupMs = 1'000;
     spec.transportOptions = simFabric();
+    spec.transportOptions.insert(QStringLiteral("link"), QLatin1String(kDatapathLink));
     return spec;
 }
 

@@ -4,7 +4,7 @@
 // engine's (kernel net.smc names plus lab.*), changeable while a run goes.
 //
 // Options (TransportOptions): "fabric" (sim | verbs[:device]), "link"
-// (ideal | cx4-25g), and any engine setting by name, applied when the
+// (ideal | cx4-25g | cx4lx-vf), and any engine setting by name, applied when the
 // transport's engine is made.
 #include <poll.h>
 #include <sys/socket.h>

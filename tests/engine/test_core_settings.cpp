@@ -131,7 +131,7 @@ private slots:
         QCOMPARE(s.fabric(), std::string("verbs:mlx5_0"));
         QVERIFY(s.set("lab.link", "cx4-25g").ok());
         QCOMPARE(s.linkModel(), std::string("cx4-25g"));
-        QCOMPARE(errorOf(s.set("lab.link", "fast")), std::string("lab.link: 'fast' is not ideal or cx4-25g"));
+        QCOMPARE(errorOf(s.set("lab.link", "fast")), std::string("lab.link: 'fast' is not ideal, cx4-25g or cx4lx-vf"));
         QCOMPARE(s.get("lab.link").value(), std::string("cx4-25g"));
     }
 
@@ -168,13 +168,13 @@ private slots:
         QCOMPARE(row("lab.fabric").id, smcr::SettingId::count_);
         QCOMPARE(std::string(row("lab.fabric").defaultText), std::string("sim"));
         QCOMPARE(smcr::settingValuesText(row("lab.fabric")), std::string("text"));
-        QCOMPARE(smcr::settingValuesText(row("lab.link")), std::string("ideal|cx4-25g"));
+        QCOMPARE(smcr::settingValuesText(row("lab.link")), std::string("ideal|cx4-25g|cx4lx-vf"));
         QCOMPARE(std::string(smcr::settingTypeName(smcr::SettingType::choice)), std::string("choice"));
         // Every choice setting names its values in its errors alike.
         smcr::Settings s;
         QCOMPARE(errorOf(s.set("lab.wnd_update_limit", "napi")),
                  std::string("lab.wnd_update_limit: 'napi' is not max or min"));
-        QCOMPARE(errorOf(s.set("lab.link", "")), std::string("lab.link: '' is not ideal or cx4-25g"));
+        QCOMPARE(errorOf(s.set("lab.link", "")), std::string("lab.link: '' is not ideal, cx4-25g or cx4lx-vf"));
     }
 
     void unknownNames() {
@@ -207,7 +207,7 @@ private slots:
         QCOMPARE(all[table.size()].help, std::string("fabric backend: sim | verbs[:device]"));
         QCOMPARE(all[table.size() + 1].name, std::string("lab.link"));
         QCOMPARE(all[table.size() + 1].value, std::string("ideal"));
-        QCOMPARE(all[table.size() + 1].help, std::string("sim link model: ideal | cx4-25g"));
+        QCOMPARE(all[table.size() + 1].help, std::string("sim link model: ideal | cx4-25g | cx4lx-vf"));
         QVERIFY(!all.empty());
         bool sawCqMode = false;
         for (const auto& v : all) {

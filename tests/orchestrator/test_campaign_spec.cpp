@@ -170,7 +170,11 @@ private slots:
         QCOMPARE(all.value("lab.wnd_update_limit").toString(), QStringLiteral("max"));
         QCOMPARE(all.value("lab.cq_mode").toString(), QStringLiteral("drain_then_arm"));
         QCOMPARE(all.value("lab.tx_defer_to_owner").toString(), QStringLiteral("on"));
-        QCOMPARE(spec->transportOptions.value("link").toString(), QStringLiteral("cx4-25g"));
+        // The series' environment, two VFs of one adapter (issue 16; it was cx4-25g).
+        QCOMPARE(spec->transportOptions.value("link").toString(), QStringLiteral("cx4lx-vf"));
+        // Every SMC column waits like the kernel, as bench stream --preset datapath does.
+        QCOMPARE(spec->columns[0].settings.value("lab.busy_poll_us").toInt(-1), 0);
+        QCOMPARE(all.value("lab.busy_poll_us").toInt(-1), 0);
         // 2 workloads x 17 sizes x 4 columns x 3 repetitions (presets
         // repeat every cell 3 times since issue 16; it was 1, 136 cells).
         QCOMPARE(spec->repetitions, 3);

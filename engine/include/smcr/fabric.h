@@ -171,7 +171,7 @@ public:
 // ---- Registry ----------------------------------------------------------------
 
 // Backend parameters as key=value text, so callers need no backend header:
-//   sim:   link=ideal|cx4-25g, dir=PATH, transport_timeout_ms=N, capture=FILE
+//   sim:   link=ideal|cx4-25g|cx4lx-vf, dir=PATH, transport_timeout_ms=N, capture=FILE
 //   verbs: port=N, gid_index=N
 using OpenOptions = std::map<std::string, std::string>;
 

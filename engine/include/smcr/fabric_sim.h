@@ -19,7 +19,9 @@ struct LinkModel {
     uint64_t perWrNs = 0;         // WQE processing per work request
 };
 
-// "ideal" (none) and "cx4-25g" (ConnectX-4 Lx 25 GbE: ~1.5 us one way, 25 Gbit/s).
+// "ideal" (none), "cx4-25g" (two hosts over ConnectX-4 Lx 25 GbE: ~1.5 us one way,
+// 25 Gbit/s) and "cx4lx-vf" (two VFs of one ConnectX-4 Lx, the datapath series'
+// environment: no wire, ~0.8 us one way, 50 Gbit/s of PCIe).
 Result<LinkModel> linkPreset(const std::string& name);
 
 struct SimConfig {

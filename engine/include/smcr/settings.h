@@ -83,7 +83,7 @@ std::span<const SettingInfo> settingTable();
 // Every setting: the numeric ones, then the text ones (lab.fabric, lab.link).
 std::span<const SettingInfo> allSettings();
 // What a setting takes, for help and errors: "16..255", "on|off",
-// "drain_then_arm|arm_first", "ideal|cx4-25g", "text".
+// "drain_then_arm|arm_first", "ideal|cx4-25g|cx4lx-vf", "text".
 std::string settingValuesText(const SettingInfo& info);
 
 // Name/value as text, for listings and the agent.
@@ -105,7 +105,7 @@ public:
     Status set(SettingId id, uint64_t value);
 
     // By name, as text ("wmem", "65536" or "64K"; "lab.wnd_update_limit", "max").
-    // String settings: "lab.fabric" (sim|verbs[:device]), "lab.link" (ideal|cx4-25g).
+    // String settings: "lab.fabric" (sim|verbs[:device]), "lab.link" (ideal|cx4-25g|cx4lx-vf).
     Status set(const std::string& name, const std::string& value);
     Result<std::string> get(const std::string& name) const;
     std::vector<SettingValue> list() const;

@@ -36,7 +36,7 @@ constexpr SettingInfo text(const char* name, SettingScope scope, const char* def
 
 constexpr const char* kWndUpdateLimits[] = {"max", "min"};
 constexpr const char* kCqModes[] = {"drain_then_arm", "arm_first"};
-constexpr const char* kLinkModels[] = {"ideal", "cx4-25g"};
+constexpr const char* kLinkModels[] = {"ideal", "cx4-25g", "cx4lx-vf"};
 
 // One row per setting: the numeric ones in SettingId order, then the text
 // ones. Scopes follow where the value is read: buffer sizes when a
@@ -122,7 +122,7 @@ constexpr SettingInfo kSettings[] = {
            "another port is active (once per loss); 0 = never"),
     // Text settings (not in SettingId): read when a link group is made.
     text("lab.fabric", SettingScope::newLinkGroups, "sim", {}, "fabric backend: sim | verbs[:device]"),
-    text("lab.link", SettingScope::newLinkGroups, "ideal", kLinkModels, "sim link model: ideal | cx4-25g"),
+    text("lab.link", SettingScope::newLinkGroups, "ideal", kLinkModels, "sim link model: ideal | cx4-25g | cx4lx-vf"),
 };
 
 constexpr size_t kNumericCount = static_cast<size_t>(SettingId::count_);
