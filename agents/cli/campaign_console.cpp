@@ -201,7 +201,8 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
         }
     }
     std::fflush(stderr);
-    const QByteArray text = report::formatText(*tables).toUtf8();
+    // The letter's tables byte for byte, then the intervals behind them.
+    const QByteArray text = report::formatTextWithConfidence(*tables).toUtf8();
     std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), out);
     std::fflush(out);
     return true;

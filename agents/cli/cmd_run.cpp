@@ -43,7 +43,7 @@ void printRunHelp() {
         "  -t SECONDS             measured time per cell (e.g. 2, 0.5, 500ms)\n"
         "  --warmup SECONDS       warm-up per cell, excluded from results\n"
         "  --sizes LIST           message sizes: 1,64,4K or a qperf loop 1:64K:*2\n"
-        "  -r, --repetitions N    repetitions of every cell (tables show the mean)\n"
+        "  -r, --repetitions N    repetitions of every cell (presets: 3; tables show the median)\n"
         "  --on-agent-loss MODE   continue (default) or pause when an agent disappears\n"
         "  --name NAME            campaign name (default: the preset's or file's)\n"
         "  --tls                  connect with wss:// ; --ca-cert F trusts a PEM CA\n"
@@ -222,7 +222,7 @@ int runRun(const Args& args) {
             for (const auto& [column, error] : result.failuresByColumn)
                 std::fprintf(stderr, "  failed in %s: %s\n", qPrintable(column), qPrintable(error));
             if (orchestrator.spec().repetitions > 1)
-                std::fprintf(stderr, "  values are means of %d repetitions; spreads: smclab report %lld --format md\n",
+                std::fprintf(stderr, "  values are medians of %d repetitions (intervals in ==== Confidence ====); all formats: smclab report %lld --format md\n",
                              orchestrator.spec().repetitions, static_cast<long long>(result.campaignId));
             if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
             if (result.failedCells == 0) return kExitOk;
