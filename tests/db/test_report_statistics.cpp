@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "report_fixtures.h"
+#include "smclab/report/campaign_diff.h"
 #include "smclab/report/comparison_table.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
@@ -159,6 +160,43 @@ private slots:
                                           "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
         QVERIFY(section.contains(QStringLiteral("distribution-free")));
         QCOMPARE(render({QString(), QString(), {table}, {}, {}}, Format::text), text);
+    }
+
+    void differencesBetweenTwoCampaigns() {
+        ComparisonTable t;
+        t.title = QStringLiteral("Bandwidth");
+        t.unit = QStringLiteral("MB/s");
+        t.columns = {QStringLiteral("#3 TCP"), QStringLiteral("#3 SMC"), QStringLiteral("#4 TCP"), QStringLiteral("#4 SMC"),
+                     QStringLiteral("#4 only")};
+        Row row;
+        row.msgSize = 64;
+        row.cells = {cellFromRepetitions({100, 101, 102, 103}), cellFromRepetitions({200, 190, 210}),
+                     cellFromRepetitions({150, 151, 152, 153}), cellFromRepetitions({205, 195, 200}),
+                     cellFromRepetitions({1, 2})};
+        t.rows = {row};
+        Row single;
+        single.msgSize = 128;
+        single.cells = {Cell(1.0, 0.0, 1), Cell(), Cell(2.0, 0.0, 1), Cell(), Cell()};
+        t.rows << single;
+        const auto diffs = campaignDifferences({t}, QStringLiteral("#3 "), QStringLiteral("#4 "));
+        QCOMPARE(diffs.size(), 3);  // TCP and SMC at 64 B, TCP at 128 B; "only" is in one campaign
+        QCOMPARE(diffs[0].column, QStringLiteral("TCP"));
+        QVERIFY(diffs[0].outsideNoise());  // 4 against 4, every ratio about 1.5
+        QCOMPARE(diffs[0].change->noise, Noise::higher);
+        QVERIFY(diffs[0].change->interval->reachesTarget());
+        QCOMPARE(diffs[1].change->noise, Noise::within);
+        QVERIFY(!diffs[2].outsideNoise());
+        QCOMPARE(diffs[2].change->noise, Noise::unknown);
+        const QString text = formatDifferences(diffs, QStringLiteral("#3"), QStringLiteral("#4"));
+        QVERIFY(text.startsWith(QStringLiteral("==== Differences: #4 against #3 ====\nBandwidth (MB/s)\n")));
+        QVERIFY(text.contains(QStringLiteral("higher, outside noise")));
+        QVERIFY(text.contains(QStringLiteral("within noise")));
+        QVERIFY(text.endsWith(QStringLiteral(
+            "Outside the noise: 1 of 3 (1 higher, 0 lower); within noise: 1; no interval: 1.\n")));
+        const DetailTable detail = differencesDetail(diffs, QStringLiteral("#3"), QStringLiteral("#4"));
+        QCOMPARE(detail.rows.size(), 3);
+        QCOMPARE(detail.rows[0].name, QStringLiteral("Bandwidth 64 B TCP"));
+        QCOMPARE(detail.rows[0].values.last(), QStringLiteral("higher, outside noise"));
     }
 
     void formatsCarryTheIntervals() {
