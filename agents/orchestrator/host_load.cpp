@@ -11,18 +11,22 @@ std::optional<double> number(const QJsonObject& o, const char* key) {
     return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
 }
 
-QString pct(double value) { return QString::number(value, 'f', 1); }
+QString pct(double value) {
+    return QString::number(value, 'f', 1);
+}
 
 }  // namespace
 
-HostLoad judgeHostLoad(const QJsonObject& client, const QJsonObject& server, bool sameHost, const QuietHostSpec& policy) {
+HostLoad judgeHostLoad(const QJsonObject& client, const QJsonObject& server, bool sameHost,
+                       const QuietHostSpec& policy) {
     HostLoad load;
     // The client's view: it is the end whose numbers the tables show.
     const auto busy = number(client, "cpu_busy_pct");
     const auto own = number(client, "agent_cpu_pct");
     if (busy && own) {
         double other = *busy - *own;
-        if (sameHost) other -= number(server, "agent_cpu_pct").value_or(0.0);
+        if (sameHost)
+            other -= number(server, "agent_cpu_pct").value_or(0.0);
         load.otherCpuPct = std::max(0.0, other);
     }
     load.stealPct = number(client, "steal_pct");
@@ -34,7 +38,8 @@ HostLoad judgeHostLoad(const QJsonObject& client, const QJsonObject& server, boo
             const double other = std::max(0.0, *serverBusy - *serverOwn);
             load.otherCpuPct = std::max(load.otherCpuPct.value_or(0.0), other);
         }
-        if (const auto steal = number(server, "steal_pct")) load.stealPct = std::max(load.stealPct.value_or(0.0), *steal);
+        if (const auto steal = number(server, "steal_pct"))
+            load.stealPct = std::max(load.stealPct.value_or(0.0), *steal);
     }
     QStringList reasons;
     if (load.otherCpuPct && *load.otherCpuPct > policy.busyOtherCpuPct)
@@ -55,10 +60,13 @@ void addHostStateFacts(db::HostFacts& facts, const QJsonObject& state) {
 }
 
 void addHostLoadFacts(db::HostFacts& facts, const HostLoad& load) {
-    if (!load.known()) return;
+    if (!load.known())
+        return;
     facts.insert(QLatin1String(kHostBusyFact), load.busy ? QStringLiteral("yes") : QStringLiteral("no"));
-    if (load.busy) facts.insert(QLatin1String(kHostBusyReasonFact), load.reason);
-    if (load.otherCpuPct) facts.insert(QLatin1String(kHostOtherCpuFact), QString::number(*load.otherCpuPct, 'f', 1));
+    if (load.busy)
+        facts.insert(QLatin1String(kHostBusyReasonFact), load.reason);
+    if (load.otherCpuPct)
+        facts.insert(QLatin1String(kHostOtherCpuFact), QString::number(*load.otherCpuPct, 'f', 1));
 }
 
 }  // namespace smclab::orchestrator

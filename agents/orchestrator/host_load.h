@@ -18,7 +18,7 @@
 namespace smclab::orchestrator {
 
 // Fact names under which a run's host state is stored.
-inline constexpr const char* kHostBusyFact = "host_state.busy";              // "yes" | "no"
+inline constexpr const char* kHostBusyFact = "host_state.busy";               // "yes" | "no"
 inline constexpr const char* kHostBusyReasonFact = "host_state.busy_reason";  // why, when busy
 inline constexpr const char* kHostOtherCpuFact = "host_state.other_cpu_pct";  // percent of one core
 
@@ -32,7 +32,8 @@ struct HostLoad {
 
 // `client`/`server` are the two ends' host_state objects (empty when an
 // agent did not report one); `sameHost` when both agents run on one host.
-HostLoad judgeHostLoad(const QJsonObject& client, const QJsonObject& server, bool sameHost, const QuietHostSpec& policy);
+HostLoad judgeHostLoad(const QJsonObject& client, const QJsonObject& server, bool sameHost,
+                       const QuietHostSpec& policy);
 
 // Every host_state field as "host_state.<name>" facts.
 void addHostStateFacts(db::HostFacts& facts, const QJsonObject& state);

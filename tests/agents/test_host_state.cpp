@@ -3,10 +3,10 @@
 // command name holding spaces and parentheses), the load average, cpuinfo
 // MHz, and the per-core percentages between two snapshots. One read of this
 // host's /proc too: it parses (this is Linux) and the numbers are sane.
+#include <unistd.h>
+
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <unistd.h>
 
 #include "host_state.h"
 
@@ -16,8 +16,8 @@ class TestHostState : public QObject {
     Q_OBJECT
 private slots:
     void procStat() {
-        const auto cpu = parseProcStat(QStringLiteral(
-            "cpu  100 5 50 800 20 3 2 10 0 0\ncpu0 50 2 25 400 10 1 1 5 0 0\nintr 1 2 3\n"));
+        const auto cpu = parseProcStat(
+            QStringLiteral("cpu  100 5 50 800 20 3 2 10 0 0\ncpu0 50 2 25 400 10 1 1 5 0 0\nintr 1 2 3\n"));
         QVERIFY(cpu.has_value());
         QCOMPARE(cpu->totalTicks, qint64(100 + 5 + 50 + 800 + 20 + 3 + 2 + 10));
         QCOMPARE(cpu->idleTicks, qint64(820));
@@ -31,15 +31,18 @@ private slots:
     void selfStat() {
         // Field 2 is "(smclab (x) agent)"; utime is field 14, stime 15.
         const QString text = QStringLiteral(
-            "4242 (smclab (x) agent) S 1 4242 4242 0 -1 4194560 1000 0 0 0 70 30 0 0 20 0 5 0 100 1000000 500");
+            "4242 (smclab (x) agent) S 1 4242 4242 0 -1 4194560 1000 0 0 0 70 30 0 0 20 0 5 0 100 1000000 "
+            "500");
         QCOMPARE(parseSelfStatTicks(text), std::optional<qint64>(100));
         QVERIFY(!parseSelfStatTicks(QStringLiteral("garbage")).has_value());
     }
 
     void loadAndMhz() {
-        QCOMPARE(parseLoadAverage(QStringLiteral("1.25 0.80 0.50 2/300 12345\n")), std::optional<double>(1.25));
+        QCOMPARE(parseLoadAverage(QStringLiteral("1.25 0.80 0.50 2/300 12345\n")),
+                 std::optional<double>(1.25));
         QVERIFY(!parseLoadAverage(QString()).has_value());
-        QCOMPARE(parseCpuInfoMhz(QStringLiteral("processor: 0\ncpu MHz\t\t: 2000.0\nprocessor: 1\ncpu MHz\t\t: 3000.0\n")),
+        QCOMPARE(parseCpuInfoMhz(QStringLiteral(
+                     "processor: 0\ncpu MHz\t\t: 2000.0\nprocessor: 1\ncpu MHz\t\t: 3000.0\n")),
                  std::optional<double>(2500.0));
         QVERIFY(!parseCpuInfoMhz(QStringLiteral("processor: 0\n")).has_value());
     }
@@ -65,7 +68,8 @@ private slots:
         QCOMPARE(o.value("cpu_count").toInt(), 2);
         QCOMPARE(o.value("interval_ms").toInteger(), 2000);
         // Unreadable sources leave their fields out.
-        const QJsonObject bare = hostStateJson(HostCpuSnapshot{}, HostCpuSnapshot{}, 1000, std::nullopt, 0, 100);
+        const QJsonObject bare =
+            hostStateJson(HostCpuSnapshot{}, HostCpuSnapshot{}, 1000, std::nullopt, 0, 100);
         QVERIFY(!bare.contains("cpu_busy_pct"));
         QVERIFY(!bare.contains("cpu_mhz"));
     }

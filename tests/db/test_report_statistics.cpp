@@ -15,7 +15,9 @@ using namespace smclab::report;
 
 namespace {
 
-bool near(double a, double b) { return std::abs(a - b) < 1e-9; }
+bool near(double a, double b) {
+    return std::abs(a - b) < 1e-9;
+}
 
 }  // namespace
 
@@ -29,9 +31,9 @@ private slots:
     }
 
     void medianCoverageIsBinomial() {
-        QVERIFY(near(medianCoverage(3, 1), 0.75));        // 1 - 2 / 2^3
-        QVERIFY(near(medianCoverage(5, 1), 0.9375));      // 1 - 2 / 2^5: still under 95%
-        QVERIFY(near(medianCoverage(6, 1), 0.96875));     // the first n that reaches 95%
+        QVERIFY(near(medianCoverage(3, 1), 0.75));     // 1 - 2 / 2^3
+        QVERIFY(near(medianCoverage(5, 1), 0.9375));   // 1 - 2 / 2^5: still under 95%
+        QVERIFY(near(medianCoverage(6, 1), 0.96875));  // the first n that reaches 95%
         QVERIFY(near(medianCoverage(10, 2), 1.0 - 2.0 * 11.0 / 1024.0));
         QVERIFY(near(medianCoverage(10, 3), 1.0 - 2.0 * 56.0 / 1024.0));
         QCOMPARE(medianCoverage(3, 3), 0.0);  // not an interval
@@ -53,9 +55,9 @@ private slots:
     }
 
     void shiftCoverageIsMannWhitney() {
-        QVERIFY(near(shiftCoverage(2, 2, 1), 1.0 - 2.0 / 6.0));    // C(4,2) = 6 orderings
-        QVERIFY(near(shiftCoverage(3, 3, 1), 0.9));                // 1 - 2 / C(6,3)
-        QVERIFY(near(shiftCoverage(4, 4, 1), 1.0 - 2.0 / 70.0));   // the first equal sizes that reach 95%
+        QVERIFY(near(shiftCoverage(2, 2, 1), 1.0 - 2.0 / 6.0));   // C(4,2) = 6 orderings
+        QVERIFY(near(shiftCoverage(3, 3, 1), 0.9));               // 1 - 2 / C(6,3)
+        QVERIFY(near(shiftCoverage(4, 4, 1), 1.0 - 2.0 / 70.0));  // the first equal sizes that reach 95%
         // 5 against 5: U counts start 1, 1, 2, 3 of 252.
         QVERIFY(near(shiftCoverage(5, 5, 3), 1.0 - 2.0 * 4.0 / 252.0));
         QVERIFY(near(shiftCoverage(5, 5, 4), 1.0 - 2.0 * 7.0 / 252.0));
@@ -154,10 +156,12 @@ private slots:
         QCOMPARE(lines[1], QStringLiteral("Bandwidth (MB/s), change against Origin SMC"));
         QVERIFY(lines[2].startsWith(QStringLiteral("MsgSize  Column")));
         QCOMPARE(lines[3], QStringLiteral("      1  Origin SMC        3   1.000  [0.900, 1.100] 75.0%"));
-        QCOMPARE(lines[4], QStringLiteral("      1  TCP               3   2.000  [1.900, 2.100] 75.0%    +100.00%  "
-                                          "[+72.73%, +133.33%] 90.0%  higher"));
-        QCOMPARE(lines[5], QStringLiteral("      1  SMC with patches  3   1.000  [0.950, 1.050] 75.0%      +0.00%  "
-                                          "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
+        QCOMPARE(lines[4],
+                 QStringLiteral("      1  TCP               3   2.000  [1.900, 2.100] 75.0%    +100.00%  "
+                                "[+72.73%, +133.33%] 90.0%  higher"));
+        QCOMPARE(lines[5],
+                 QStringLiteral("      1  SMC with patches  3   1.000  [0.950, 1.050] 75.0%      +0.00%  "
+                                "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
         QVERIFY(section.contains(QStringLiteral("distribution-free")));
         QCOMPARE(render({QString(), QString(), {table}, {}, {}}, Format::text), text);
     }
@@ -166,8 +170,8 @@ private slots:
         ComparisonTable t;
         t.title = QStringLiteral("Bandwidth");
         t.unit = QStringLiteral("MB/s");
-        t.columns = {QStringLiteral("#3 TCP"), QStringLiteral("#3 SMC"), QStringLiteral("#4 TCP"), QStringLiteral("#4 SMC"),
-                     QStringLiteral("#4 only")};
+        t.columns = {QStringLiteral("#3 TCP"), QStringLiteral("#3 SMC"), QStringLiteral("#4 TCP"),
+                     QStringLiteral("#4 SMC"), QStringLiteral("#4 only")};
         Row row;
         row.msgSize = 64;
         row.cells = {cellFromRepetitions({100, 101, 102, 103}), cellFromRepetitions({200, 190, 210}),
@@ -203,7 +207,8 @@ private slots:
         ReportDocument doc;
         doc.title = QStringLiteral("reps");
         doc.tables = {fixtures::bandwidth()};
-        doc.tables[0].rows[0].cells = {cellFromRepetitions({1.0, 1.1, 0.9}), cellFromRepetitions({2.0, 2.1, 1.9}),
+        doc.tables[0].rows[0].cells = {cellFromRepetitions({1.0, 1.1, 0.9}),
+                                       cellFromRepetitions({2.0, 2.1, 1.9}),
                                        cellFromRepetitions({1.0, 1.05, 0.95})};
         doc.tables[0].rows[0].cells[1].busyRepetitions = 2;
         auto json = documentFromJson(formatJson(doc));

@@ -18,15 +18,17 @@
 namespace smclab::report {
 
 struct CampaignDifference {
-    QString table;   // table title: "Bandwidth"
-    QString unit;    // "MB/s"
+    QString table;  // table title: "Bandwidth"
+    QString unit;   // "MB/s"
     qint64 msgSize = 0;
-    QString column;  // the label without the campaign prefix: "TCP"
-    Cell a;          // campaign A's cell
-    Cell b;          // campaign B's cell
+    QString column;                // the label without the campaign prefix: "TCP"
+    Cell a;                        // campaign A's cell
+    Cell b;                        // campaign B's cell
     std::optional<Change> change;  // B against A; nullopt when a side has no value
 
-    bool outsideNoise() const { return change && (change->noise == Noise::higher || change->noise == Noise::lower); }
+    bool outsideNoise() const {
+        return change && (change->noise == Noise::higher || change->noise == Noise::lower);
+    }
 };
 
 // From tables whose columns are labelled `prefixA` + label and `prefixB` +
@@ -37,9 +39,11 @@ QList<CampaignDifference> campaignDifferences(const QList<ComparisonTable>& tabl
 
 // The "==== Differences: B against A ====" text section, a table per
 // comparison table, and a count of what is outside the noise.
-QString formatDifferences(const QList<CampaignDifference>& differences, const QString& nameA, const QString& nameB);
+QString formatDifferences(const QList<CampaignDifference>& differences, const QString& nameA,
+                          const QString& nameB);
 
 // The same as a detail table (markdown, HTML and JSON carry it).
-DetailTable differencesDetail(const QList<CampaignDifference>& differences, const QString& nameA, const QString& nameB);
+DetailTable differencesDetail(const QList<CampaignDifference>& differences, const QString& nameA,
+                              const QString& nameB);
 
 }  // namespace smclab::report
