@@ -1,12 +1,13 @@
-// The "==== Confidence ====" section of text output (format_text.h).
+// The "==== Confidence ====" section of text output (format_text.h): per
+// table a title line ("Bandwidth (MB/s), change against SMC-NoCork"), then
+// one line per size and column with the fields
 //
-//   ==== Confidence ====
-//   Bandwidth (MB/s), change against SMC-NoCork
-//    MsgSize  Column      n   median  interval of the median        change  interval of the change verdict
-//          1  SMC-NoCork  3    0.578  [0.570, 0.590] 75.0%
-//          1  TCP         3    2.392  [2.300, 2.400] 75.0%         +313.84%  [+290.12%, +320.55%] 90.0%
-//          higher
+//   MsgSize  Column  n  median  interval of the median  change
+//   interval of the change  verdict  host
 //
+// e.g. "1  TCP  3  2.392  [2.300, 2.400] 75.0%  +313.84%
+// [+290.12%, +320.55%] 90.0%  higher  busy 1/3" (the baseline's line ends
+// after its own interval).
 // Columns are as wide as their widest entry; the trailing note says how the
 // intervals are computed and what a confidence under 95% means.
 #include <algorithm>
