@@ -3,6 +3,7 @@
 // hand), a clear difference, a difference inside the noise, too few
 // repetitions, and the Confidence section that follows the letter's tables.
 #include <QTest>
+#include <QXmlStreamReader>
 
 #include "report_fixtures.h"
 #include "smclab/report/campaign_diff.h"
@@ -227,6 +228,9 @@ private slots:
         QVERIFY(html.contains(QStringLiteral("class=\"errorbar\"")));
         QVERIFY(html.contains(QStringLiteral("within noise")));
         QVERIFY(html.contains(QStringLiteral("==== Confidence ====")));
+        QXmlStreamReader xml(html);  // still one well-formed file with the error bars
+        while (!xml.atEnd()) xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     }
 };
 
