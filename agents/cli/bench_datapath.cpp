@@ -183,7 +183,7 @@ std::string notesText(const DatapathRun& run, const DatapathOptions& options) {
 std::string shapesText(const std::vector<ShapeResult>& shapes, const DatapathRun& run) {
     std::string out = "==== Shapes ====\n";
     for (const ShapeResult& s : shapes) {
-        char verdict[8];
+        char verdict[16];  // "INCONCLUSIVE" (issue 16)
         std::snprintf(verdict, sizeof verdict, "%-4s", shapeVerdictName(s.verdict));
         out += std::string(verdict) + "  " + s.title + ": " + s.measured;
         if (s.link != run.link) out += "  [stated for --link " + s.link + "]";

@@ -5,6 +5,7 @@
 #include <QSaveFile>
 #include <QTimer>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <unistd.h>
@@ -200,8 +201,18 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
             if (auto moved = report::withBaseline(table, baseline)) table = *moved;
         }
     }
+    // Runs measured while something else took the CPUs (host_load.h).
+    if (auto busy = store.campaignRunFact(campaignId, db::Side::client, QStringLiteral("host_state.busy")); busy) {
+        const auto busyRuns = std::count(busy->cbegin(), busy->cend(), QStringLiteral("yes"));
+        if (busyRuns > 0) {
+            std::fprintf(stderr, "note: %lld of %lld runs ran on a busy host (other processes or steal); the\n"
+                                 "  Confidence section marks their cells \"busy\"; --repeat-busy N runs them again\n",
+                         static_cast<long long>(busyRuns), static_cast<long long>(busy->size()));
+        }
+    }
     std::fflush(stderr);
-    const QByteArray text = report::formatText(*tables).toUtf8();
+    // The letter's tables byte for byte, then the intervals behind them.
+    const QByteArray text = report::formatTextWithConfidence(*tables).toUtf8();
     std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), out);
     std::fflush(out);
     return true;

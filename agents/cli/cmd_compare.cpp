@@ -1,5 +1,6 @@
 // smclab compare A B: two campaigns' tables side by side in one layout,
-// columns labelled "#<id> <column>".
+// columns labelled "#<id> <column>", then which differences between them
+// are outside the noise (report/campaign_diff.h).
 #include <cstdio>
 
 #include <QDateTime>
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "report_options.h"
 #include "smclab/db/comparison_query.h"
+#include "smclab/report/campaign_diff.h"
 #include "store_cli.h"
 
 namespace smclab::cli {
@@ -24,6 +26,9 @@ int runCompare(const Args& args) {
             "Prints the comparison tables of two campaigns side by side: A's columns\n"
             "then B's, labelled \"#ID column\" (e.g. \"#3 TCP\"); the baseline is A's first\n"
             "column unless --baseline names another (e.g. --baseline \"#4 TCP\").\n"
+            "Then, for every column both campaigns ran, B's median against A's with the\n"
+            "95%% interval of the change: outside the noise when the interval excludes 0%%\n"
+            "(text: a ==== Differences ==== section; md/html/json: a Differences table).\n"
             "\n");
         printReportOptionsHelp();
         return kExitOk;
@@ -43,7 +48,12 @@ int runCompare(const Args& args) {
     if (!store) return kExitFailure;
     auto document = db::compareReport(*store, *a, *b, QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab compare", document.error());
-    return emitReport("smclab compare", options, *document);
+    const QString nameA = QStringLiteral("#%1").arg(*a);
+    const QString nameB = QStringLiteral("#%1").arg(*b);
+    const QList<report::CampaignDifference> differences =
+        report::campaignDifferences(document->tables, nameA + QLatin1Char(' '), nameB + QLatin1Char(' '));
+    if (!differences.isEmpty()) document->details.prepend(report::differencesDetail(differences, nameA, nameB));
+    return emitReport("smclab compare", options, *document, report::formatDifferences(differences, nameA, nameB));
 }
 
 }  // namespace smclab::cli

@@ -22,7 +22,7 @@ int runReport(const Args& args) {
             "\n"
             "Prints campaign ID's comparison tables: one per workload's headline metric\n"
             "(Bandwidth in MB/s, Latency in us, ...), rows by message size, one column\n"
-            "per settings variant, each value the mean of its finished repetitions.\n"
+            "per settings variant, each value the median of its finished repetitions.\n"
             "\n");
         printReportOptionsHelp();
         return kExitOk;

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "args.h"
@@ -43,8 +44,11 @@ void printRunHelp() {
         "  -t SECONDS             measured time per cell (e.g. 2, 0.5, 500ms)\n"
         "  --warmup SECONDS       warm-up per cell, excluded from results\n"
         "  --sizes LIST           message sizes: 1,64,4K or a qperf loop 1:64K:*2\n"
-        "  -r, --repetitions N    repetitions of every cell (tables show the mean)\n"
+        "  -r, --repetitions N    repetitions of every cell (presets: 3; tables show the median)\n"
         "  --on-agent-loss MODE   continue (default) or pause when an agent disappears\n"
+        "  --repeat-busy N        run a cell again, up to N times, when it ran on a busy\n"
+        "                         host (other processes or steal; the quietest run counts)\n"
+        "  --quiet-wait SECONDS   pause this long before running a busy cell again\n"
         "  --name NAME            campaign name (default: the preset's or file's)\n"
         "  --tls                  connect with wss:// ; --ca-cert F trusts a PEM CA\n"
         "  --connect-timeout S    wait this long for each agent (default 10)\n"
@@ -73,7 +77,7 @@ int usage(const std::string& message) {
 int runRun(const Args& args) {
     ArgCursor cursor(args);
     QString target, agentsText, tokenFile, dbPath, sizesText, name, caCert, policyText;
-    std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions;
+    std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions, repeatBusy, quietWaitMs;
     int connectTimeoutMs = 10'000;
     bool tls = false;
     while (!cursor.done()) {
@@ -104,6 +108,12 @@ int runRun(const Args& args) {
         } else if (auto v9 = cursor.takeValue("-r")) {
             repetitions = parseInt(*v9);
             if (!repetitions) return usage("-r: '" + *v9 + "' is not a number");
+        } else if (auto vb = cursor.takeValue("--repeat-busy")) {
+            repeatBusy = parseInt(*vb);
+            if (!repeatBusy) return usage("--repeat-busy: '" + *vb + "' is not a number");
+        } else if (auto vw = cursor.takeValue("--quiet-wait")) {
+            quietWaitMs = parseDurationText(QString::fromStdString(*vw));
+            if (!quietWaitMs) return usage("--quiet-wait: '" + *vw + "' is not a duration");
         } else if (auto v10 = cursor.takeValue("--on-agent-loss")) {
             policyText = QString::fromStdString(*v10);
         } else if (auto v11 = cursor.takeValue("--name")) {
@@ -174,6 +184,8 @@ int runRun(const Args& args) {
         }
         if (warmupMs) spec.warmupMs = static_cast<int>(*warmupMs);
         if (repetitions) spec.repetitions = static_cast<int>(*repetitions);
+        if (repeatBusy) spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*repeatBusy, -1, kMaxRepeatBusy + 1));
+        if (quietWaitMs) spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*quietWaitMs, -1, kMaxQuietWaitMs + 1));
         if (!sizesText.isEmpty()) {
             QString error;
             auto sizes = parseSizeListText(sizesText, &error);
@@ -191,7 +203,7 @@ int runRun(const Args& args) {
             std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
             return kExitUsage;
         }
-    } else if (durationMs || warmupMs || repetitions || !sizesText.isEmpty() || !name.isEmpty()) {
+    } else if (durationMs || warmupMs || repetitions || repeatBusy || quietWaitMs || !sizesText.isEmpty() || !name.isEmpty()) {
         return usage("--resume runs the stored campaign as planned; -t, --warmup, --sizes, -r and --name do not apply");
     }
 
@@ -222,7 +234,7 @@ int runRun(const Args& args) {
             for (const auto& [column, error] : result.failuresByColumn)
                 std::fprintf(stderr, "  failed in %s: %s\n", qPrintable(column), qPrintable(error));
             if (orchestrator.spec().repetitions > 1)
-                std::fprintf(stderr, "  values are means of %d repetitions; spreads: smclab report %lld --format md\n",
+                std::fprintf(stderr, "  values are medians of %d repetitions (intervals in ==== Confidence ====); all formats: smclab report %lld --format md\n",
                              orchestrator.spec().repetitions, static_cast<long long>(result.campaignId));
             if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
             if (result.failedCells == 0) return kExitOk;

@@ -16,6 +16,15 @@
 //     user-space send costs no system call) and >= TCP at every size.
 // Counter ratios are per application message, client and server engines
 // summed, combined over sizes as a geometric mean of per-size ratios.
+//
+// Verdicts come from intervals, never from one number (issue 16): each
+// size's ratio of the two columns has the distribution-free interval of
+// report/statistics.h over the repetitions (bwSamples / latSamples). A
+// shape PASSes when every size's interval clears the threshold, MISSes when
+// some size's interval lies wholly on the wrong side, and is INCONCLUSIVE
+// otherwise, including a run with one repetition per cell (no interval).
+// Counter ratios are counts, not timings, and are taken as they are; the
+// "bandwidth not >5% lower" half of a counter shape uses the intervals.
 #pragma once
 
 #include <cstdint>
@@ -38,10 +47,14 @@ struct DatapathRun {
     // [size][column]; empty when the test was not run.
     std::vector<std::vector<StreamResult>> bw;
     std::vector<std::vector<StreamResult>> lat;
+    // [size][column] -> every repetition's bandwidth (MB/s) / mean latency
+    // (us); empty, or a cell left empty, means the one StreamResult above.
+    std::vector<std::vector<std::vector<double>>> bwSamples;
+    std::vector<std::vector<std::vector<double>>> latSamples;
 };
 
-enum class ShapeVerdict { invalid = 0, pass, miss, notMeasured };
-const char* shapeVerdictName(ShapeVerdict verdict);  // "PASS", "MISS", "--"
+enum class ShapeVerdict { invalid = 0, pass, miss, inconclusive, notMeasured };
+const char* shapeVerdictName(ShapeVerdict verdict);  // "PASS", "MISS", "INCONCLUSIVE", "--"
 
 struct ShapeResult {
     std::string key;        // "autocork_bw", ...

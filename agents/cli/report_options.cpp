@@ -40,7 +40,8 @@ bool parseReportOptions(ArgCursor& cursor, ReportOptions* options, bool* help) {
     return true;
 }
 
-int emitReport(const char* command, const ReportOptions& options, const report::ReportDocument& document) {
+int emitReport(const char* command, const ReportOptions& options, const report::ReportDocument& document,
+               const QString& textAfter) {
     report::ReportDocument doc = document;
     if (!options.baseline.isEmpty()) {
         auto moved = report::withBaseline(doc, options.baseline);
@@ -51,7 +52,9 @@ int emitReport(const char* command, const ReportOptions& options, const report::
         std::fprintf(stderr, "%s: no results to report yet (no finished run)\n", command);
         return kExitFailure;
     }
-    return writeOutput(command, options.outputPath, report::render(doc, options.format)) ? kExitOk : kExitFailure;
+    QString text = report::render(doc, options.format);
+    if (options.format == report::Format::text) text += textAfter;
+    return writeOutput(command, options.outputPath, text) ? kExitOk : kExitFailure;
 }
 
 void printReportOptionsHelp() {

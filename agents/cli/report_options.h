@@ -25,7 +25,9 @@ struct ReportOptions {
 bool parseReportOptions(ArgCursor& cursor, ReportOptions* options, bool* help);
 
 // Applies the baseline, renders and writes; returns the exit code.
-int emitReport(const char* command, const ReportOptions& options, const report::ReportDocument& document);
+// `textAfter` follows the text rendering (compare's differences section).
+int emitReport(const char* command, const ReportOptions& options, const report::ReportDocument& document,
+               const QString& textAfter = QString());
 
 // The options' help text (shared by both commands).
 void printReportOptionsHelp();

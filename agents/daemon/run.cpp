@@ -1,5 +1,7 @@
 #include "run.h"
 
+#include <unistd.h>
+
 #include <QDateTime>
 #include <QMetaObject>
 
@@ -125,6 +127,7 @@ workloads::RunContext Run::makeContext() {
 void Run::start() {
     m_clock.start();
     m_startedWallMs = QDateTime::currentMSecsSinceEpoch();
+    m_hostAtStart = readHostCpu();
     setState(RunState::starting);
     if (m_spec.role == protocol::Role::server || !m_params.contains("duration_ms")) {
         // Servers serve for duration_ms; a client without a time parameter
@@ -197,6 +200,8 @@ void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>
     result.durationMs = elapsedMs();
     result.startedAtWallMs = m_startedWallMs;
     result.endedAtWallMs = QDateTime::currentMSecsSinceEpoch();
+    result.hostState = hostStateJson(m_hostAtStart, readHostCpu(), result.durationMs, readCpuMhz(),
+                                     static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), ::sysconf(_SC_CLK_TCK));
     result.params = m_params;
     result.settings = settingsSnapshot(*m_transport);
     restoreSettings();

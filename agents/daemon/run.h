@@ -6,6 +6,7 @@
 // methods are thread-safe).
 #pragma once
 
+#include "host_state.h"
 #include <atomic>
 #include <map>
 #include <memory>
@@ -76,6 +77,7 @@ private:
     QTimer m_deadline;
     QElapsedTimer m_clock;
     qint64 m_startedWallMs = 0;
+    HostCpuSnapshot m_hostAtStart;  // for run_result.host_state
 };
 
 }  // namespace smclab::daemon

@@ -278,6 +278,10 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
         errors.push_back({QStringLiteral("warmupMs"), QStringLiteral("must be shorter than durationMs")});
     if (spec.sampleIntervalMs < kMinSampleIntervalMs || spec.sampleIntervalMs > 60000)
         errors.push_back({QStringLiteral("sampleIntervalMs"), QStringLiteral("must be %1..60000 ms").arg(kMinSampleIntervalMs)});
+    if (spec.quietHost.repeatBusy < 0 || spec.quietHost.repeatBusy > kMaxRepeatBusy)
+        errors.push_back({QStringLiteral("quietHost.repeatBusy"), QStringLiteral("must be 0..%1").arg(kMaxRepeatBusy)});
+    if (spec.quietHost.waitMs < 0 || spec.quietHost.waitMs > kMaxQuietWaitMs)
+        errors.push_back({QStringLiteral("quietHost.waitMs"), QStringLiteral("must be 0..%1 ms").arg(kMaxQuietWaitMs)});
     if (spec.onAgentLoss == AgentLossPolicy::invalid)
         errors.push_back({QStringLiteral("onAgentLoss"), QStringLiteral("must be \"continue\" or \"pause\"")});
     const Errors agentErrors = validateAgents(spec.agents);
@@ -290,7 +294,8 @@ smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
     CampaignSpec spec;
     checkKeys(json, QString(),
               {"name", "description", "preset", "workloads", "columns", "baseline", "sizes", "repetitions", "durationMs",
-               "duration", "warmupMs", "warmup", "sampleIntervalMs", "transportOptions", "agents", "onAgentLoss"},
+               "duration", "warmupMs", "warmup", "sampleIntervalMs", "transportOptions", "agents", "onAgentLoss",
+               "quietHost"},
               errors);
     spec.name = takeString(json, "name", QString(), errors, true);
     spec.description = takeString(json, "description", QString(), errors);
@@ -332,6 +337,25 @@ smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
             spec.agents.push_back(parseAgentPair(array[i], at(QStringLiteral("agents"), i), errors));
     } else if (!agents.isUndefined() && !agents.isNull()) {
         errors.push_back({QStringLiteral("agents"), QStringLiteral("must be a list of {server, client} pairs")});
+    }
+    const QJsonValue quiet = json.value(QLatin1String("quietHost"));
+    if (quiet.isObject()) {
+        const QJsonObject q = quiet.toObject();
+        const QString path = QStringLiteral("quietHost");
+        checkKeys(q, path, {"otherCpuPct", "stealPct", "repeatBusy", "waitMs"}, errors);
+        for (const auto& [key, target] : {std::pair{"otherCpuPct", &spec.quietHost.busyOtherCpuPct},
+                                          std::pair{"stealPct", &spec.quietHost.busyStealPct}}) {
+            const QJsonValue v = q.value(QLatin1String(key));
+            if (v.isUndefined()) continue;
+            if (!v.isDouble() || v.toDouble() < 0.0)
+                errors.push_back({path + QLatin1Char('.') + QLatin1String(key), QStringLiteral("must be a number >= 0")});
+            else
+                *target = v.toDouble();
+        }
+        if (auto v = takeInt(q, "repeatBusy", path, errors)) spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepeatBusy + 1));
+        if (auto v = takeInt(q, "waitMs", path, errors)) spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxQuietWaitMs + 1));
+    } else if (!quiet.isUndefined()) {
+        errors.push_back({QStringLiteral("quietHost"), QStringLiteral("must be an object")});
     }
     const QString policy = takeString(json, "onAgentLoss", QString(), errors);
     if (policy.isEmpty() || policy == QLatin1String("continue")) spec.onAgentLoss = AgentLossPolicy::continueCampaign;
@@ -421,6 +445,12 @@ QJsonObject campaignToJson(const CampaignSpec& spec) {
         json[QStringLiteral("agents")] = agents;
     }
     json[QStringLiteral("onAgentLoss")] = QLatin1String(agentLossPolicyName(spec.onAgentLoss));
+    if (spec.quietHost != QuietHostSpec{}) {
+        json[QStringLiteral("quietHost")] = QJsonObject{{QStringLiteral("otherCpuPct"), spec.quietHost.busyOtherCpuPct},
+                                                        {QStringLiteral("stealPct"), spec.quietHost.busyStealPct},
+                                                        {QStringLiteral("repeatBusy"), spec.quietHost.repeatBusy},
+                                                        {QStringLiteral("waitMs"), spec.quietHost.waitMs}};
+    }
     return json;
 }
 

@@ -59,6 +59,22 @@ struct AgentPair {
     QString client;
 };
 
+// What a campaign does about runs on a busy host (host_load.h): a run is
+// busy when other processes took more than `busyOtherCpuPct` of one core
+// while it ran, or the hypervisor stole more than `busyStealPct`. Busy runs
+// are always flagged in the store and the tables' notes; with
+// `repeatBusy` > 0 a busy cell is run again (after `waitMs`, to let a
+// neighbour's burst pass, and behind the cells already queued) up to that
+// many times, and the quietest of its runs is kept.
+struct QuietHostSpec {
+    double busyOtherCpuPct = 25.0;
+    double busyStealPct = 5.0;
+    int repeatBusy = 0;
+    int waitMs = 0;
+
+    bool operator==(const QuietHostSpec&) const = default;
+};
+
 struct CampaignSpec {
     QString name;
     QString description;
@@ -75,6 +91,7 @@ struct CampaignSpec {
     QJsonObject transportOptions;
     std::vector<AgentPair> agents;
     AgentLossPolicy onAgentLoss = AgentLossPolicy::continueCampaign;
+    QuietHostSpec quietHost;  // "quietHost" in the file
 
     // Sizes a workload runs (its own, or the campaign's).
     const std::vector<uint64_t>& sizesFor(const WorkloadSpec& workload) const {
@@ -104,5 +121,7 @@ inline constexpr int kPresetRepetitions = 3;
 inline constexpr int kMinDurationMs = 100;  // the control protocol's lower bound
 inline constexpr int kMaxDurationMs = 24 * 3600 * 1000;
 inline constexpr int kMinSampleIntervalMs = 50;
+inline constexpr int kMaxRepeatBusy = 10;
+inline constexpr int kMaxQuietWaitMs = 600'000;
 
 }  // namespace smclab::orchestrator

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "campaign_json.h"
+#include "host_load.h"
 #include "run_record.h"
 #include "runner_lock.h"
 #include "smclab/db/result_store.h"
@@ -218,7 +219,7 @@ void Orchestrator::beginRunning() {
 
 void Orchestrator::dispatch(int pairIndex) {
     Pair& pair = m_pairs[static_cast<size_t>(pairIndex)];
-    if (pair.runner || pair.reconnecting) return;
+    if (pair.runner || pair.reconnecting || pair.waiting) return;
     if (m_state != RunnerState::running || m_queue.empty()) return settle();
     const int cellIndex = m_queue.front();
     m_queue.pop_front();
@@ -344,7 +345,44 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
             inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
             addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
             addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
-            auto runId = m_store.recordRun(buildRunRecord(inputs, outcome));
+            const QString clientHost = inputs.clientFacts.value(QStringLiteral("host"));
+            const bool sameHost = !clientHost.isEmpty() && clientHost == inputs.serverFacts.value(QStringLiteral("host"));
+            const HostLoad load = judgeHostLoad(outcome.client.hostState, outcome.server.hostState, sameHost, m_spec.quietHost);
+            const CellOutcome* kept = &outcome;
+            if (load.busy) emit message(QStringLiteral("cell %1 ran on a busy host: %2").arg(info.key, load.reason));
+            if (m_spec.quietHost.repeatBusy > 0) {
+                BusyRetry& retry = m_busyRetries[cellIndex];
+                const double other = load.otherCpuPct.value_or(0.0);
+                if (!retry.quietest || other < retry.quietestOtherCpuPct) {
+                    retry.quietest = outcome;
+                    retry.quietestOtherCpuPct = other;
+                }
+                if (load.busy && retry.attempts < m_spec.quietHost.repeatBusy && m_state == RunnerState::running) {
+                    // Run it again behind the cells already queued, after a
+                    // pause on this pair, and keep the quietest run.
+                    ++retry.attempts;
+                    emit message(QStringLiteral("running cell %1 again (%2 of %3, quietHost.repeatBusy)")
+                                     .arg(info.key)
+                                     .arg(retry.attempts)
+                                     .arg(m_spec.quietHost.repeatBusy));
+                    m_cellWallMsSum += outcome.startedAt.msecsTo(outcome.finishedAt);
+                    ++m_cellWallCount;
+                    m_queue.push_back(cellIndex);
+                    emitProgress();
+                    if (m_spec.quietHost.waitMs > 0) {
+                        pair.waiting = true;
+                        QTimer::singleShot(m_spec.quietHost.waitMs, this, [this, pairIndex] {
+                            m_pairs[static_cast<size_t>(pairIndex)].waiting = false;
+                            if (m_state == RunnerState::running) dispatch(pairIndex);
+                        });
+                        return;
+                    }
+                    return dispatch(pairIndex);
+                }
+                kept = &*retry.quietest;
+            }
+            auto runId = m_store.recordRun(buildRunRecord(inputs, *kept));
+            m_busyRetries.erase(cellIndex);
             if (!runId) return fatal(QStringLiteral("cannot record the run: %1").arg(statusText(runId.error())));
             ++m_done;
             m_cellWallMsSum += outcome.startedAt.msecsTo(outcome.finishedAt);

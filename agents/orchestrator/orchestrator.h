@@ -30,6 +30,9 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <map>
+#include <optional>
+
 #include <deque>
 #include <memory>
 #include <vector>
@@ -152,6 +155,14 @@ private:
         QPointer<CellRunner> runner;
         int cellIndex = -1;
         bool reconnecting = false;
+        bool waiting = false;  // quietHost.waitMs after a busy run
+    };
+    // A cell that ran on a busy host and is run again (quietHost.repeatBusy):
+    // the quietest outcome so far is what gets recorded in the end.
+    struct BusyRetry {
+        int attempts = 0;
+        std::optional<CellOutcome> quietest;
+        double quietestOtherCpuPct = 0.0;
     };
 
     smcr::Status prepare(const CampaignSpec& spec, const std::vector<AgentPair>& agents);
@@ -178,6 +189,7 @@ private:
     CampaignSpec m_spec;
     std::vector<Cell> m_cells;
     std::deque<int> m_queue;  // cell indices still to run in this session
+    std::map<int, BusyRetry> m_busyRetries;  // by cell index
     std::vector<Pair> m_pairs;
     std::vector<AgentLink*> m_links;  // every distinct agent
     RunnerState m_state = RunnerState::idle;

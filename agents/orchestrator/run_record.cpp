@@ -1,5 +1,7 @@
 #include "run_record.h"
 
+#include "host_load.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -142,6 +144,12 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
     record.finishedAt = outcome.finishedAt;
     record.clientFacts = in.clientFacts;
     record.serverFacts = in.serverFacts;
+    addHostStateFacts(record.clientFacts, outcome.client.hostState);
+    addHostStateFacts(record.serverFacts, outcome.server.hostState);
+    const bool sameHost = !in.clientFacts.value(QStringLiteral("host")).isEmpty() &&
+                          in.clientFacts.value(QStringLiteral("host")) == in.serverFacts.value(QStringLiteral("host"));
+    addHostLoadFacts(record.clientFacts,
+                     judgeHostLoad(outcome.client.hostState, outcome.server.hostState, sameHost, spec.quietHost));
 
     // The snapshot the agents report at the end of the run (server side
     // first, the client's over it), with live-changed settings put back to

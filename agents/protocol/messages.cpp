@@ -124,6 +124,8 @@ QJsonObject RunResult::toJson() const {
                        {"cpu", cpu}};
     if (!error.isEmpty())
         object.insert("error", error);
+    if (!hostState.isEmpty())
+        object.insert("host_state", hostState);
     return object;
 }
 
@@ -144,6 +146,7 @@ RunResult RunResult::fromJson(const QJsonObject& object) {
     result.settings = object.value("settings").toObject();
     result.params = object.value("params").toObject();
     result.cpu = object.value("cpu").toObject();
+    result.hostState = object.value("host_state").toObject();
     return result;
 }
 

@@ -138,6 +138,7 @@ struct RunResult {
     QJsonObject settings;   // settings snapshot at the end of the run
     QJsonObject params;     // the parameters the run used
     QJsonObject cpu;        // process CPU time over the run
+    QJsonObject hostState;  // the host while the run ran (load, other CPU use, steal, MHz); empty = not reported
     QJsonObject toJson() const;
     static RunResult fromJson(const QJsonObject& object);
 };

@@ -21,6 +21,9 @@ struct CampaignDetails {
     RunFacts facts;                                  // first done run
     QDateTime firstStart;
     QDateTime lastFinish;
+    int busyRuns = 0;    // done runs whose client-side host_state.busy is "yes"
+    int judgedRuns = 0;  // done runs with a verdict at all (agents that report host state)
+    QStringList busyReasons;  // a few, for the notes
 };
 
 smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId) {
@@ -57,6 +60,17 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
     auto counters = store.campaignCounters(campaignId);
     if (!counters) return smcr::fail(counters.error());
     for (const CounterSum& c : *counters) out.counters[c.column][sideName(c.side) + QLatin1Char(' ') + c.name] = c.value;
+    auto busy = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy"));
+    if (!busy) return smcr::fail(busy.error());
+    auto reasons = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy_reason"));
+    if (!reasons) return smcr::fail(reasons.error());
+    out.judgedRuns = static_cast<int>(busy->size());
+    for (auto it = busy->begin(); it != busy->end(); ++it) {
+        if (it.value() != QLatin1String("yes")) continue;
+        ++out.busyRuns;
+        const QString reason = reasons->value(it.key());
+        if (out.busyReasons.size() < 3 && !reason.isEmpty() && !out.busyReasons.contains(reason)) out.busyReasons << reason;
+    }
     return out;
 }
 
@@ -116,12 +130,24 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
                         {QStringLiteral("last run finished"), dateText(d.lastFinish)},
                         {QStringLiteral("columns"), d.columns.join(QStringLiteral(", "))}};
     if (!c.notes.isEmpty()) campaign.entries.append({QStringLiteral("notes"), c.notes});
+    if (d.judgedRuns > 0) {
+        // The runs measured while other processes or the hypervisor took the
+        // CPUs (agents/orchestrator/host_load.h); their cells say "busy".
+        QString text = QStringLiteral("%1 of %2 runs on a busy host").arg(d.busyRuns).arg(d.judgedRuns);
+        if (!d.busyReasons.isEmpty()) text += QStringLiteral(" (e.g. %1)").arg(d.busyReasons.join(QStringLiteral("; ")));
+        campaign.entries.append({QStringLiteral("host load"), text});
+    }
     doc.provenance.append(campaign);
     for (const auto& [title, facts] : {std::pair{QStringLiteral("Client host"), &d.facts.client},
                                        std::pair{QStringLiteral("Server host"), &d.facts.server}}) {
         if (facts->isEmpty()) continue;
         report::ProvenanceSection section{QStringLiteral("%1 (campaign #%2)").arg(title).arg(c.id), {}};
-        for (auto it = facts->begin(); it != facts->end(); ++it) section.entries.append({it.key(), it.value()});
+        for (auto it = facts->begin(); it != facts->end(); ++it) {
+            // One run's host state says nothing about the campaign; the
+            // "host load" entry above sums them up.
+            if (it.key().startsWith(QLatin1String("host_state."))) continue;
+            section.entries.append({it.key(), it.value()});
+        }
         doc.provenance.append(section);
     }
 }

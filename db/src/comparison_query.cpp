@@ -20,6 +20,7 @@ struct CampaignValues {
     QList<TableKey> tables;  // plan order
     QStringList columns;     // plan order
     QMap<QString, QMap<qint64, QList<double>>> cells;  // key(workload, metric, column) -> size -> values
+    QMap<QString, QMap<qint64, int>> busy;             // key(workload, metric, column) -> size -> busy runs
     QMap<QString, QSet<qint64>> sizes;                 // key(workload, metric) -> sizes
     QMap<QString, QStringList> tableColumns;           // key(workload, metric) -> columns with runs
 };
@@ -65,8 +66,14 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
         if (!cols.contains(r.cell.column)) cols << r.cell.column;
         out.sizes[r.cell.workload].insert(r.cell.msgSize);
     }
+    // The orchestrator's verdict on the host while each run ran (host_load.h
+    // in agents/orchestrator writes it on the client side).
+    auto busy = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy"));
+    if (!busy) return smcr::fail(busy.error());
     for (const ResultValue& v : *values) {
-        out.cells[key({v.cell.workload, v.metric, v.cell.column})][v.cell.msgSize].append(v.value);
+        const QString k = key({v.cell.workload, v.metric, v.cell.column});
+        out.cells[k][v.cell.msgSize].append(v.value);
+        if (busy->value(v.runId) == QLatin1String("yes")) ++out.busy[k][v.cell.msgSize];
     }
     return out;
 }
@@ -98,9 +105,10 @@ report::ComparisonTable buildTable(const TableKey& table, const QList<std::pair<
         report::Row row;
         row.msgSize = size;
         for (const Source& source : columns) {
-            const QList<double> reps =
-                source.values->cells.value(key({table.workload, table.metric, source.column})).value(size);
-            row.cells.append(report::cellFromRepetitions(reps));
+            const QString k = key({table.workload, table.metric, source.column});
+            report::Cell cell = report::cellFromRepetitions(source.values->cells.value(k).value(size));
+            cell.busyRepetitions = source.values->busy.value(k).value(size);
+            row.cells.append(cell);
         }
         out.rows.append(row);
     }

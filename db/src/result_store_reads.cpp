@@ -151,6 +151,19 @@ smcr::Result<QList<ResultValue>> ResultStore::campaignResults(qint64 campaignId)
     return out;
 }
 
+smcr::Result<QMap<qint64, QString>> ResultStore::campaignRunFact(qint64 campaignId, Side side, const QString& name) {
+    auto exists = campaign(campaignId);
+    if (!exists) return smcr::fail(exists.error());
+    auto q = sql::exec(database(), m_path,
+                       QStringLiteral("SELECT r.id, f.value FROM runs r JOIN run_host_facts f ON f.run_id = r.id "
+                                      "WHERE r.campaign_id = ? AND r.status = 'done' AND f.side = ? AND f.name = ?"),
+                       {campaignId, sideName(side), name});
+    if (!q) return smcr::fail(q.error());
+    QMap<qint64, QString> out;
+    while (q->next()) out.insert(q->value(0).toLongLong(), q->value(1).toString());
+    return out;
+}
+
 smcr::Result<QList<CounterSum>> ResultStore::campaignCounters(qint64 campaignId) {
     auto exists = campaign(campaignId);
     if (!exists) return smcr::fail(exists.error());

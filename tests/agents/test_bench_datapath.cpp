@@ -86,7 +86,8 @@ private slots:
         const QStringList shapes = section(r.out, "Shapes");
         QCOMPARE(shapes.size(), 8);
         for (const QString& line : shapes) {
-            QVERIFY2(QRegularExpression("^(PASS|MISS|--  )  \\S").match(line).hasMatch(), qPrintable(line));
+            // INCONCLUSIVE since issue 16: one run per cell gives no interval.
+            QVERIFY2(QRegularExpression("^(PASS|MISS|INCONCLUSIVE|--  )  \\S").match(line).hasMatch(), qPrintable(line));
         }
         QVERIFY(r.out.contains("needs column SMC-WndLimit (--isolate)"));
         QVERIFY(!shapes[0].startsWith("--"));  // autocorking vs no-cork is in the default columns
@@ -109,10 +110,14 @@ private slots:
         QCOMPARE(cq.size(), 2);
         const QStringList shapes = section(r.out, "Shapes");
         QCOMPARE(shapes.size(), 8);
-        QVERIFY2(shapes[2].startsWith("PASS") || shapes[2].startsWith("MISS"), qPrintable(shapes[2]));  // window limit
+        // A verdict, or INCONCLUSIVE (issue 16: single runs have no interval).
+        const auto verdict = [](const QString& line) {
+            return line.startsWith("PASS") || line.startsWith("MISS") || line.startsWith("INCONCLUSIVE");
+        };
+        QVERIFY2(verdict(shapes[2]), qPrintable(shapes[2]));  // window limit
         // With autocorking: needs the SMC-AutoCorking column, not asked for here.
         QVERIFY2(shapes[3].contains("needs column SMC-AutoCorking (--columns)"), qPrintable(shapes[3]));
-        QVERIFY2(shapes[4].startsWith("PASS") || shapes[4].startsWith("MISS"), qPrintable(shapes[4]));  // drain_then_arm
+        QVERIFY2(verdict(shapes[4]), qPrintable(shapes[4]));  // drain_then_arm
     }
 
     void machineFormats() {

@@ -37,6 +37,25 @@ DatapathRun runWith(const std::vector<std::string>& keys, const std::vector<uint
     return run;
 }
 
+// Three identical repetitions of every cell: intervals of zero width, so a
+// verdict is the one the numbers give. Since issue 16 a verdict needs
+// repetitions; the single-run cases below are INCONCLUSIVE.
+DatapathRun repeated(DatapathRun run) {
+    const auto copy = [](const std::vector<std::vector<StreamResult>>& results, bool bandwidth) {
+        std::vector<std::vector<std::vector<double>>> out(results.size());
+        for (size_t i = 0; i < results.size(); ++i) {
+            for (const StreamResult& r : results[i]) {
+                const double v = bandwidth ? r.bwMBs : r.latMeanUs;
+                out[i].push_back(r.ok ? std::vector<double>{v, v, v} : std::vector<double>{});
+            }
+        }
+        return out;
+    };
+    run.bwSamples = copy(run.bw, true);
+    run.latSamples = copy(run.lat, false);
+    return run;
+}
+
 const ShapeResult& byKey(const std::vector<ShapeResult>& shapes, const std::string& key) {
     for (const ShapeResult& s : shapes) {
         if (s.key == key) return s;
@@ -55,12 +74,12 @@ private slots:
         run.bw[0] = {bw(1.0), bw(4.0)};
         run.bw[1] = {bw(100.0), bw(310.0)};
         run.bw[2] = {bw(1000.0), bw(1000.0)};  // 1 KiB is outside the range: no effect
-        ShapeResult s = byKey(evaluateShapes(run), "autocork_bw");
+        ShapeResult s = byKey(evaluateShapes(repeated(run)), "autocork_bw");
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QCOMPARE(s.ratio, 3.1);
         QVERIFY2(s.measured.find("min 3.10x at 512 B") != std::string::npos, s.measured.c_str());
         run.bw[1][1] = bw(290.0);
-        s = byKey(evaluateShapes(run), "autocork_bw");
+        s = byKey(evaluateShapes(repeated(run)), "autocork_bw");
         QCOMPARE(s.verdict, ShapeVerdict::miss);
     }
 
@@ -69,9 +88,9 @@ private slots:
         run.lat.assign(2, std::vector<StreamResult>(3));
         run.lat[0] = {lat(10.0), lat(12.0), lat(10.4)};
         run.lat[1] = {lat(10.0), lat(12.0), lat(9.6)};
-        QCOMPARE(byKey(evaluateShapes(run), "autocork_lat").verdict, ShapeVerdict::pass);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "autocork_lat").verdict, ShapeVerdict::pass);
         run.lat[1][2] = lat(9.4);
-        const ShapeResult s = byKey(evaluateShapes(run), "autocork_lat");
+        const ShapeResult s = byKey(evaluateShapes(repeated(run)), "autocork_lat");
         QCOMPARE(s.verdict, ShapeVerdict::miss);
         QVERIFY2(s.measured.find("-6.00% at 64 B") != std::string::npos, s.measured.c_str());
     }
@@ -83,11 +102,11 @@ private slots:
         run.bw[2] = {bw(100), bw(131)};
         run.bw[3] = {bw(100), bw(150)};
         run.bw[4] = {bw(100), bw(90)};
-        ShapeResult s = byKey(evaluateShapes(run), "wndlimit_bw");
+        ShapeResult s = byKey(evaluateShapes(repeated(run)), "wndlimit_bw");
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QVERIFY2(s.measured.find("+31.00% at 4096 B") != std::string::npos, s.measured.c_str());
         run.bw[2][1] = bw(129);
-        QCOMPARE(byKey(evaluateShapes(run), "wndlimit_bw").verdict, ShapeVerdict::miss);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "wndlimit_bw").verdict, ShapeVerdict::miss);
     }
 
     void windowLimitWithAutocorkingComparesAgainstAutocorking() {
@@ -95,13 +114,13 @@ private slots:
         run.bw[0] = {bw(100), bw(145)};
         run.bw[1] = {bw(200), bw(350)};
         run.bw[2] = {bw(300), bw(420)};
-        ShapeResult s = byKey(evaluateShapes(run), "wndlimit_autocork_bw");
+        ShapeResult s = byKey(evaluateShapes(repeated(run)), "wndlimit_autocork_bw");
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QVERIFY2(s.measured.find("+40.00% at 8192 B") != std::string::npos, s.measured.c_str());
         run.bw[2][1] = bw(380);
-        QCOMPARE(byKey(evaluateShapes(run), "wndlimit_autocork_bw").verdict, ShapeVerdict::miss);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "wndlimit_autocork_bw").verdict, ShapeVerdict::miss);
         // The no-cork baseline is not what patch #5's commit compared against.
-        QCOMPARE(byKey(evaluateShapes(run), "wndlimit_bw").verdict, ShapeVerdict::notMeasured);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "wndlimit_bw").verdict, ShapeVerdict::notMeasured);
     }
 
     void counterRatiosArePerMessageFromBothEnds() {
@@ -112,25 +131,25 @@ private slots:
         // Same ratio with twice the messages.
         run.bw[1] = {bw(500, 2000, {{kCqWakeupsCounter, 1000}}, {{kCqWakeupsCounter, 1000}}),
                      bw(490, 2000, {{kCqWakeupsCounter, 400}}, {{kCqWakeupsCounter, 400}})};
-        ShapeResult s = byKey(evaluateShapes(run), "drain_wakeups");
+        ShapeResult s = byKey(evaluateShapes(repeated(run)), "drain_wakeups");
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QVERIFY(qAbs(s.ratio - 2.5) < 1e-9);
         // Fewer wake-ups bought with bandwidth is a miss; a gain is fine.
         run.bw[1][1].bwMBs = 400;
-        QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::miss);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "drain_wakeups").verdict, ShapeVerdict::miss);
         run.bw[1][1].bwMBs = 700;
-        QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::pass);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "drain_wakeups").verdict, ShapeVerdict::pass);
         // Not enough fewer: a miss.
         run.bw[1][1].bwMBs = 500;
         run.bw[0][1].clientCounters[kCqWakeupsCounter] = 400;
         run.bw[1][1].clientCounters[kCqWakeupsCounter] = 800;
-        QCOMPARE(byKey(evaluateShapes(run), "drain_wakeups").verdict, ShapeVerdict::miss);
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "drain_wakeups").verdict, ShapeVerdict::miss);
     }
 
     void unmeasurableShapesSayWhy() {
         DatapathRun run = runWith({"nocork", "txdefer"}, {64});
         run.bw[0] = {bw(100), bw(100)};  // no counters at all
-        const auto shapes = evaluateShapes(run);
+        const auto shapes = evaluateShapes(repeated(run));
         QCOMPARE(shapes.size(), size_t(8));
         const ShapeResult& defer = byKey(shapes, "txdefer_pushes");
         QCOMPARE(defer.verdict, ShapeVerdict::notMeasured);
@@ -142,12 +161,42 @@ private slots:
         QCOMPARE(shapeVerdictName(ShapeVerdict::notMeasured), "--");
     }
 
+    void singleRunsAreInconclusive() {
+        DatapathRun run = runWith({"nocork", "autocork"}, {1, 512});
+        run.bw[0] = {bw(1.0), bw(4.0)};
+        run.bw[1] = {bw(100.0), bw(310.0)};
+        const ShapeResult s = byKey(evaluateShapes(run), "autocork_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::inconclusive);
+        QCOMPARE(s.ratio, 3.1);  // the figure is still shown
+        QVERIFY2(s.measured.find("one repetition per cell: no interval") != std::string::npos, s.measured.c_str());
+        QCOMPARE(shapeVerdictName(ShapeVerdict::inconclusive), "INCONCLUSIVE");
+    }
+
+    void verdictsFromTheIntervals() {
+        DatapathRun run = runWith({"nocork", "autocork"}, {512});
+        run.bw[0] = {bw(100.0), bw(330.0)};
+        run.bwSamples = {{{99.0, 100.0, 101.0, 100.5}, {320.0, 330.0, 340.0, 335.0}}};
+        // Every pairwise ratio is above 3: the 97% interval clears 3x.
+        ShapeResult s = byKey(evaluateShapes(run), "autocork_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::pass);
+        QVERIFY2(s.measured.find("intervals at 97% or more") != std::string::npos, s.measured.c_str());
+        // The median says 3.3x but one repetition fell to 2.5x: the interval
+        // reaches under 3x, so no verdict either way.
+        run.bwSamples[0][1] = {250.0, 330.0, 340.0, 335.0};
+        s = byKey(evaluateShapes(run), "autocork_bw");
+        QCOMPARE(s.verdict, ShapeVerdict::inconclusive);
+        QVERIFY(s.ratio > 3.0);
+        // Wholly under 3x: a miss.
+        run.bwSamples[0][1] = {200.0, 210.0, 220.0, 215.0};
+        QCOMPARE(byKey(evaluateShapes(run), "autocork_bw").verdict, ShapeVerdict::miss);
+    }
+
     void failedRunsAreLeftOut() {
         DatapathRun run = runWith({"patches", "tcp"}, {1, 64});
         run.link = "ideal";
         run.bw[0] = {bw(50), bw(4)};
         run.bw[1] = {StreamResult{}, bw(200)};  // the SMC run at 64 B failed
-        const ShapeResult s = byKey(evaluateShapes(run), "patches_tcp");
+        const ShapeResult s = byKey(evaluateShapes(repeated(run)), "patches_tcp");
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QCOMPARE(s.ratio, 12.5);
     }

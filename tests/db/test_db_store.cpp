@@ -181,6 +181,30 @@ private slots:
         QVERIFY(!bw.rows[0].cells[1].value.has_value());  // the failed run leaves a hole
     }
 
+    void repetitionsCarryIntervalsAndBusyRuns() {
+        auto store = openStore(QStringLiteral("busy.db"));
+        QVERIFY(store);
+        const qint64 id = store->createCampaign({QStringLiteral("c"), {}, {}, {}, {}}).valueOr(0);
+        const double values[] = {10.0, 30.0, 11.0};
+        for (int rep = 0; rep < 3; ++rep) {
+            RunRecord r = dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 64, rep), values[rep]);
+            // The orchestrator's verdict (host_load.h): the second run was busy.
+            r.clientFacts.insert(QStringLiteral("host_state.busy"), rep == 1 ? QStringLiteral("yes") : QStringLiteral("no"));
+            QVERIFY(store->recordRun(r).ok());
+        }
+        auto tables = comparisonTables(*store, id);
+        QVERIFY(tables.ok());
+        const smclab::report::Cell& cell = tables->first().rows[0].cells[0];
+        QCOMPARE(cell.value.value(), 11.0);  // the median; the mean would be 17
+        QCOMPARE(cell.samples, (QList<double>{10.0, 30.0, 11.0}));
+        QCOMPARE(cell.interval->low, 10.0);
+        QCOMPARE(cell.interval->high, 30.0);
+        QCOMPARE(cell.busyRepetitions, 1);
+        auto busy = store->campaignRunFact(id, Side::client, QStringLiteral("host_state.busy"));
+        QVERIFY(busy.ok());
+        QCOMPARE(busy->size(), 3);
+    }
+
     void kvEntriesUnderLabelsAreKvTables() {
         // The credits preset stores its two kv entries as "kv:SET" and
         // "kv:GET": each gets the kv headline (rps), not every stored metric.

@@ -3,8 +3,10 @@
 // hand), a clear difference, a difference inside the noise, too few
 // repetitions, and the Confidence section that follows the letter's tables.
 #include <QTest>
+#include <QXmlStreamReader>
 
 #include "report_fixtures.h"
+#include "smclab/report/campaign_diff.h"
 #include "smclab/report/comparison_table.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
@@ -14,7 +16,9 @@ using namespace smclab::report;
 
 namespace {
 
-bool near(double a, double b) { return std::abs(a - b) < 1e-9; }
+bool near(double a, double b) {
+    return std::abs(a - b) < 1e-9;
+}
 
 }  // namespace
 
@@ -28,9 +32,9 @@ private slots:
     }
 
     void medianCoverageIsBinomial() {
-        QVERIFY(near(medianCoverage(3, 1), 0.75));        // 1 - 2 / 2^3
-        QVERIFY(near(medianCoverage(5, 1), 0.9375));      // 1 - 2 / 2^5: still under 95%
-        QVERIFY(near(medianCoverage(6, 1), 0.96875));     // the first n that reaches 95%
+        QVERIFY(near(medianCoverage(3, 1), 0.75));     // 1 - 2 / 2^3
+        QVERIFY(near(medianCoverage(5, 1), 0.9375));   // 1 - 2 / 2^5: still under 95%
+        QVERIFY(near(medianCoverage(6, 1), 0.96875));  // the first n that reaches 95%
         QVERIFY(near(medianCoverage(10, 2), 1.0 - 2.0 * 11.0 / 1024.0));
         QVERIFY(near(medianCoverage(10, 3), 1.0 - 2.0 * 56.0 / 1024.0));
         QCOMPARE(medianCoverage(3, 3), 0.0);  // not an interval
@@ -52,9 +56,9 @@ private slots:
     }
 
     void shiftCoverageIsMannWhitney() {
-        QVERIFY(near(shiftCoverage(2, 2, 1), 1.0 - 2.0 / 6.0));    // C(4,2) = 6 orderings
-        QVERIFY(near(shiftCoverage(3, 3, 1), 0.9));                // 1 - 2 / C(6,3)
-        QVERIFY(near(shiftCoverage(4, 4, 1), 1.0 - 2.0 / 70.0));   // the first equal sizes that reach 95%
+        QVERIFY(near(shiftCoverage(2, 2, 1), 1.0 - 2.0 / 6.0));   // C(4,2) = 6 orderings
+        QVERIFY(near(shiftCoverage(3, 3, 1), 0.9));               // 1 - 2 / C(6,3)
+        QVERIFY(near(shiftCoverage(4, 4, 1), 1.0 - 2.0 / 70.0));  // the first equal sizes that reach 95%
         // 5 against 5: U counts start 1, 1, 2, 3 of 252.
         QVERIFY(near(shiftCoverage(5, 5, 3), 1.0 - 2.0 * 4.0 / 252.0));
         QVERIFY(near(shiftCoverage(5, 5, 4), 1.0 - 2.0 * 7.0 / 252.0));
@@ -153,19 +157,59 @@ private slots:
         QCOMPARE(lines[1], QStringLiteral("Bandwidth (MB/s), change against Origin SMC"));
         QVERIFY(lines[2].startsWith(QStringLiteral("MsgSize  Column")));
         QCOMPARE(lines[3], QStringLiteral("      1  Origin SMC        3   1.000  [0.900, 1.100] 75.0%"));
-        QCOMPARE(lines[4], QStringLiteral("      1  TCP               3   2.000  [1.900, 2.100] 75.0%    +100.00%  "
-                                          "[+72.73%, +133.33%] 90.0%  higher"));
-        QCOMPARE(lines[5], QStringLiteral("      1  SMC with patches  3   1.000  [0.950, 1.050] 75.0%      +0.00%  "
-                                          "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
+        QCOMPARE(lines[4],
+                 QStringLiteral("      1  TCP               3   2.000  [1.900, 2.100] 75.0%    +100.00%  "
+                                "[+72.73%, +133.33%] 90.0%  higher"));
+        QCOMPARE(lines[5],
+                 QStringLiteral("      1  SMC with patches  3   1.000  [0.950, 1.050] 75.0%      +0.00%  "
+                                "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
         QVERIFY(section.contains(QStringLiteral("distribution-free")));
         QCOMPARE(render({QString(), QString(), {table}, {}, {}}, Format::text), text);
+    }
+
+    void differencesBetweenTwoCampaigns() {
+        ComparisonTable t;
+        t.title = QStringLiteral("Bandwidth");
+        t.unit = QStringLiteral("MB/s");
+        t.columns = {QStringLiteral("#3 TCP"), QStringLiteral("#3 SMC"), QStringLiteral("#4 TCP"),
+                     QStringLiteral("#4 SMC"), QStringLiteral("#4 only")};
+        Row row;
+        row.msgSize = 64;
+        row.cells = {cellFromRepetitions({100, 101, 102, 103}), cellFromRepetitions({200, 190, 210}),
+                     cellFromRepetitions({150, 151, 152, 153}), cellFromRepetitions({205, 195, 200}),
+                     cellFromRepetitions({1, 2})};
+        t.rows = {row};
+        Row single;
+        single.msgSize = 128;
+        single.cells = {Cell(1.0, 0.0, 1), Cell(), Cell(2.0, 0.0, 1), Cell(), Cell()};
+        t.rows << single;
+        const auto diffs = campaignDifferences({t}, QStringLiteral("#3 "), QStringLiteral("#4 "));
+        QCOMPARE(diffs.size(), 3);  // TCP and SMC at 64 B, TCP at 128 B; "only" is in one campaign
+        QCOMPARE(diffs[0].column, QStringLiteral("TCP"));
+        QVERIFY(diffs[0].outsideNoise());  // 4 against 4, every ratio about 1.5
+        QCOMPARE(diffs[0].change->noise, Noise::higher);
+        QVERIFY(diffs[0].change->interval->reachesTarget());
+        QCOMPARE(diffs[1].change->noise, Noise::within);
+        QVERIFY(!diffs[2].outsideNoise());
+        QCOMPARE(diffs[2].change->noise, Noise::unknown);
+        const QString text = formatDifferences(diffs, QStringLiteral("#3"), QStringLiteral("#4"));
+        QVERIFY(text.startsWith(QStringLiteral("==== Differences: #4 against #3 ====\nBandwidth (MB/s)\n")));
+        QVERIFY(text.contains(QStringLiteral("higher, outside noise")));
+        QVERIFY(text.contains(QStringLiteral("within noise")));
+        QVERIFY(text.endsWith(QStringLiteral(
+            "Outside the noise: 1 of 3 (1 higher, 0 lower); within noise: 1; no interval: 1.\n")));
+        const DetailTable detail = differencesDetail(diffs, QStringLiteral("#3"), QStringLiteral("#4"));
+        QCOMPARE(detail.rows.size(), 3);
+        QCOMPARE(detail.rows[0].name, QStringLiteral("Bandwidth 64 B TCP"));
+        QCOMPARE(detail.rows[0].values.last(), QStringLiteral("higher, outside noise"));
     }
 
     void formatsCarryTheIntervals() {
         ReportDocument doc;
         doc.title = QStringLiteral("reps");
         doc.tables = {fixtures::bandwidth()};
-        doc.tables[0].rows[0].cells = {cellFromRepetitions({1.0, 1.1, 0.9}), cellFromRepetitions({2.0, 2.1, 1.9}),
+        doc.tables[0].rows[0].cells = {cellFromRepetitions({1.0, 1.1, 0.9}),
+                                       cellFromRepetitions({2.0, 2.1, 1.9}),
                                        cellFromRepetitions({1.0, 1.05, 0.95})};
         doc.tables[0].rows[0].cells[1].busyRepetitions = 2;
         auto json = documentFromJson(formatJson(doc));
@@ -184,6 +228,9 @@ private slots:
         QVERIFY(html.contains(QStringLiteral("class=\"errorbar\"")));
         QVERIFY(html.contains(QStringLiteral("within noise")));
         QVERIFY(html.contains(QStringLiteral("==== Confidence ====")));
+        QXmlStreamReader xml(html);  // still one well-formed file with the error bars
+        while (!xml.atEnd()) xml.readNext();
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     }
 };
 

@@ -248,6 +248,28 @@ private slots:
         for (int i = 0; i < int(cells.size()); ++i) QCOMPARE(cells[size_t(i)].index, i);
     }
 
+    void quietHostOption() {
+        auto spec = campaignFromJsonText(QByteArray(
+            R"({"name":"q","workloads":["tcp_bw"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}],
+                "quietHost":{"otherCpuPct":10,"stealPct":2.5,"repeatBusy":2,"waitMs":3000}})"));
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->quietHost.busyOtherCpuPct, 10.0);
+        QCOMPARE(spec->quietHost.busyStealPct, 2.5);
+        QCOMPARE(spec->quietHost.repeatBusy, 2);
+        QCOMPARE(spec->quietHost.waitMs, 3000);
+        auto again = campaignFromJson(campaignToJson(*spec));
+        QVERIFY(again.ok());
+        QCOMPARE(again->quietHost, spec->quietHost);
+        // The default is not written, so files without it stay as they were.
+        QVERIFY(!campaignToJson(*presetCampaign(QStringLiteral("datapath"))).contains(QStringLiteral("quietHost")));
+        auto bad = campaignFromJsonText(QByteArray(
+            R"({"name":"q","workloads":["tcp_bw"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}],
+                "quietHost":{"repeatBusy":99,"loud":1}})"));
+        QVERIFY(!bad.ok());
+        QVERIFY(QString::fromStdString(bad.error().message).contains(QLatin1String("quietHost.repeatBusy")));
+        QVERIFY(QString::fromStdString(bad.error().message).contains(QLatin1String("quietHost.loud")));
+    }
+
     void roundsInterleaveAndRotateColumns() {
         auto spec = presetCampaign(QStringLiteral("datapath"));
         QVERIFY(spec.has_value());

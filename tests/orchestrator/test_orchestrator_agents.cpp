@@ -146,6 +146,47 @@ private slots:
         for (const db::RunCell& cell : *pending) QCOMPARE(cell.column, QStringLiteral("Bad"));
     }
 
+    void hostStateIsRecordedAndBusyCellsRunAgain() {
+        auto store = db::ResultStore::open(m_dir.filePath("busy.db"));
+        QVERIFY(store.ok());
+        Orchestrator o(**store);
+        o.setConnectOptions(options());
+        QSignalSpy started(&o, &Orchestrator::cellStarted);
+        QSignalSpy messages(&o, &Orchestrator::message);
+        CampaignSpec spec = tinyCampaign(server(), client());
+        spec.workloads.resize(1);
+        spec.columns.resize(1);  // TCP
+        spec.sizes = {1};
+        spec.repetitions = 2;
+        // Every run with any CPU time of other processes counts as busy, and
+        // a busy cell runs once more after 100 ms.
+        spec.quietHost.busyOtherCpuPct = 0.0;
+        spec.quietHost.busyStealPct = 0.0;
+        spec.quietHost.repeatBusy = 1;
+        spec.quietHost.waitMs = 100;
+        QVERIFY(o.start(spec).ok());
+        QVERIFY(waitForEnd(o, 30000));
+        QCOMPARE(o.state(), RunnerState::finished);
+        int again = 0;
+        for (const QList<QVariant>& m : messages) again += m.at(0).toString().startsWith(QLatin1String("running cell")) ? 1 : 0;
+        QVERIFY(again <= 2);  // at most once per cell
+        QCOMPARE(started.count(), 2 + again);
+        auto runs = (*store)->runs(o.campaignId());
+        QVERIFY(runs.ok());
+        QCOMPARE(runs->size(), 2);
+        for (const db::Run& run : *runs) {
+            QCOMPARE(run.status, db::RunStatus::done);
+            auto facts = (*store)->hostFacts(run.id);
+            QVERIFY(facts.ok());
+            // Both agents report the host's state; the verdict is on the client side.
+            QVERIFY(facts->client.contains(QStringLiteral("host_state.cpu_busy_pct")));
+            QVERIFY(facts->client.contains(QStringLiteral("host_state.agent_cpu_pct")));
+            QVERIFY(facts->server.contains(QStringLiteral("host_state.load1_end")));
+            QVERIFY(facts->client.value(QStringLiteral("host_state.busy")) == QLatin1String("yes") ||
+                    facts->client.value(QStringLiteral("host_state.busy")) == QLatin1String("no"));
+        }
+    }
+
     void unreachableAgentFailsClearly() {
         auto store = db::ResultStore::open(m_dir.filePath("unreachable.db"));
         QVERIFY(store.ok());

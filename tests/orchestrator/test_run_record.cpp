@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QTest>
 
+#include "orchestrator/host_load.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/run_record.h"
 #include "orchestrator/workload_params.h"
@@ -112,6 +113,55 @@ private slots:
             if (sample.metric == QLatin1String("cpu_client_pct")) QCOMPARE(sample.value, 15.0);
         }
         QVERIFY(sawThroughput);
+    }
+
+    void hostLoadFromBothEnds() {
+        const QJsonObject client{{"cpu_busy_pct", 190.0}, {"agent_cpu_pct", 80.0}, {"steal_pct", 1.0}};
+        const QJsonObject server{{"cpu_busy_pct", 190.0}, {"agent_cpu_pct", 70.0}, {"steal_pct", 0.5}};
+        QuietHostSpec policy;  // 25% of a core, 5% steal
+        // One host: both agents' own use is the lab's, 40% is someone else's.
+        HostLoad one = judgeHostLoad(client, server, true, policy);
+        QCOMPARE(one.otherCpuPct, std::optional<double>(40.0));
+        QVERIFY(one.busy);
+        QCOMPARE(one.reason, QStringLiteral("other processes 40.0% of a core"));
+        // Quiet enough under a looser threshold.
+        policy.busyOtherCpuPct = 50.0;
+        QVERIFY(!judgeHostLoad(client, server, true, policy).busy);
+        // Two hosts: each host's own agent is subtracted; the worse counts.
+        HostLoad two = judgeHostLoad(client, server, false, QuietHostSpec{});
+        QCOMPARE(two.otherCpuPct, std::optional<double>(120.0));
+        // Steal alone makes a host busy.
+        HostLoad steal = judgeHostLoad(QJsonObject{{"cpu_busy_pct", 50.0}, {"agent_cpu_pct", 50.0}, {"steal_pct", 9.0}},
+                                       {}, false, QuietHostSpec{});
+        QVERIFY(steal.busy);
+        QCOMPARE(steal.reason, QStringLiteral("steal 9.0%"));
+        // An agent that reports nothing: unknown, not busy.
+        QVERIFY(!judgeHostLoad({}, {}, true, QuietHostSpec{}).known());
+    }
+
+    void recordCarriesTheHostState() {
+        auto spec = presetCampaign("datapath");
+        const auto cells = expandCells(*spec);
+        CellOutcome outcome;
+        outcome.kind = CellOutcome::Kind::finished;
+        outcome.client.summary = QJsonObject{{"bw_MBps", 3.5}};
+        outcome.client.hostState = QJsonObject{{"cpu_busy_pct", 150.0}, {"agent_cpu_pct", 60.0}, {"load1_end", 1.5}};
+        outcome.server.hostState = QJsonObject{{"cpu_busy_pct", 150.0}, {"agent_cpu_pct", 50.0}};
+        RecordInputs in;
+        in.spec = &*spec;
+        in.cell = cells[0];
+        in.clientFacts = {{"host", "lab"}};
+        in.serverFacts = {{"host", "lab"}};
+        const db::RunRecord record = buildRunRecord(in, outcome);
+        QCOMPARE(record.clientFacts.value("host_state.load1_end"), QStringLiteral("1.5"));
+        QCOMPARE(record.clientFacts.value("host_state.cpu_busy_pct"), QStringLiteral("150"));
+        QCOMPARE(record.serverFacts.value("host_state.agent_cpu_pct"), QStringLiteral("50"));
+        QCOMPARE(record.clientFacts.value(kHostOtherCpuFact), QStringLiteral("40.0"));
+        QCOMPARE(record.clientFacts.value(kHostBusyFact), QStringLiteral("yes"));
+        QVERIFY(record.clientFacts.value(kHostBusyReasonFact).contains(QLatin1String("other processes")));
+        // Without host state from the agents, no verdict is stored.
+        const db::RunRecord old = buildRunRecord(in, CellOutcome{});
+        QVERIFY(!old.clientFacts.contains(kHostBusyFact));
     }
 };
 

@@ -1,11 +1,13 @@
-// The "==== Confidence ====" section of text output (format_text.h).
+// The "==== Confidence ====" section of text output (format_text.h): per
+// table a title line ("Bandwidth (MB/s), change against SMC-NoCork"), then
+// one line per size and column with the fields
 //
-//   ==== Confidence ====
-//   Bandwidth (MB/s), change against SMC-NoCork
-//    MsgSize  Column      n   median  interval of the median        change  interval of the change       verdict
-//          1  SMC-NoCork  3    0.578  [0.570, 0.590] 75.0%
-//          1  TCP         3    2.392  [2.300, 2.400] 75.0%         +313.84%  [+290.12%, +320.55%] 90.0%  higher
+//   MsgSize  Column  n  median  interval of the median  change
+//   interval of the change  verdict  host
 //
+// e.g. "1  TCP  3  2.392  [2.300, 2.400] 75.0%  +313.84%
+// [+290.12%, +320.55%] 90.0%  higher  busy 1/3" (the baseline's line ends
+// after its own interval).
 // Columns are as wide as their widest entry; the trailing note says how the
 // intervals are computed and what a confidence under 95% means.
 #include <algorithm>
@@ -22,20 +24,23 @@ QString signedPercent(double pct) {
 
 QString changeIntervalText(const Interval& interval) {
     return QStringLiteral("[%1, %2] %3%")
-        .arg(signedPercent(interval.low), signedPercent(interval.high), QString::number(interval.confidencePct, 'f', 1));
+        .arg(signedPercent(interval.low), signedPercent(interval.high),
+             QString::number(interval.confidencePct, 'f', 1));
 }
 
 bool hasRepetitions(const ComparisonTable& table) {
     for (const Row& row : table.rows) {
         for (const Cell& cell : row.cells) {
-            if (cell.samples.size() >= 2) return true;
+            if (cell.samples.size() >= 2)
+                return true;
         }
     }
     return false;
 }
 
 QString verdictText(const Change& change) {
-    if (change.noise == Noise::unknown) return QString();
+    if (change.noise == Noise::unknown)
+        return QString();
     return QString::fromLatin1(noiseName(change.noise));
 }
 
@@ -43,16 +48,20 @@ QString verdictText(const Change& change) {
 QString renderGrid(const QList<QStringList>& lines, const QList<bool>& rightAligned) {
     QList<qsizetype> widths(rightAligned.size(), 0);
     for (const QStringList& fields : lines) {
-        for (qsizetype i = 0; i < fields.size(); ++i) widths[i] = std::max(widths[i], fields[i].size());
+        for (qsizetype i = 0; i < fields.size(); ++i)
+            widths[i] = std::max(widths[i], fields[i].size());
     }
     QString out;
     for (const QStringList& fields : lines) {
         QString line;
         for (qsizetype i = 0; i < fields.size(); ++i) {
-            if (i > 0) line += QStringLiteral("  ");
-            line += rightAligned[i] ? fields[i].rightJustified(widths[i]) : fields[i].leftJustified(widths[i]);
+            if (i > 0)
+                line += QStringLiteral("  ");
+            line +=
+                rightAligned[i] ? fields[i].rightJustified(widths[i]) : fields[i].leftJustified(widths[i]);
         }
-        while (line.endsWith(QLatin1Char(' '))) line.chop(1);
+        while (line.endsWith(QLatin1Char(' ')))
+            line.chop(1);
         out += line + QLatin1Char('\n');
     }
     return out;
@@ -69,7 +78,8 @@ QString tableSection(const ComparisonTable& table) {
         const Cell base = row.cells.value(0);
         for (qsizetype c = 0; c < table.columns.size(); ++c) {
             const Cell cell = row.cells.value(c);
-            QStringList fields{QString::number(row.msgSize), table.columns[c], QString::number(cell.repetitions)};
+            QStringList fields{QString::number(row.msgSize), table.columns[c],
+                               QString::number(cell.repetitions)};
             fields << (cell.value ? QString::number(*cell.value, 'f', 3) : QStringLiteral("-"));
             fields << (cell.interval ? intervalText(*cell.interval, 3) : QString());
             const std::optional<Change> change = c == 0 ? std::nullopt : changeVsBaseline(cell, base);
@@ -91,15 +101,21 @@ QString tableSection(const ComparisonTable& table) {
 QString formatConfidence(const QList<ComparisonTable>& tables) {
     QString out;
     for (const ComparisonTable& table : tables) {
-        if (hasRepetitions(table)) out += tableSection(table);
+        if (hasRepetitions(table))
+            out += tableSection(table);
     }
-    if (out.isEmpty()) return out;
+    if (out.isEmpty())
+        return out;
     return QStringLiteral("==== Confidence ====\n") + out +
            QStringLiteral(
-               "Values are medians of the repetitions. Intervals are distribution-free: the median's from order\n"
-               "statistics (binomial), the change's from the pairwise ratios (Mann-Whitney); each states its own\n"
-               "confidence, below 95% when the repetitions are too few (95% needs 6 for a median, 4 a side for a\n"
-               "change). \"within noise\": the change's interval contains 0%. \"busy\": repetitions that ran on a\n"
+               "Values are medians of the repetitions. Intervals are distribution-free: the median's from "
+               "order\n"
+               "statistics (binomial), the change's from the pairwise ratios (Mann-Whitney); each states its "
+               "own\n"
+               "confidence, below 95% when the repetitions are too few (95% needs 6 for a median, 4 a side "
+               "for a\n"
+               "change). \"within noise\": the change's interval contains 0%. \"busy\": repetitions that ran "
+               "on a\n"
                "busy host.\n");
 }
 

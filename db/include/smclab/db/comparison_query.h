@@ -6,8 +6,10 @@
 // bw_mbps ("Bandwidth", MB/s), tcp_lat -> latency_us ("Latency", us),
 // http and kv -> rps; other workloads -> every metric they stored. Rows are
 // message sizes, columns the campaign's column labels in plan order (the
-// first is the baseline); a cell is the mean of the done repetitions with
-// their sample standard deviation.
+// first is the baseline); a cell is the median of the done repetitions with
+// their sample standard deviation, their values and the median's interval
+// (report/statistics.h), and how many of them ran on a busy host (the
+// client-side fact host_state.busy = yes).
 //
 // Two campaigns: the same tables with A's columns then B's, labelled
 // "#<id> <label>" (e.g. "#3 TCP"); A's first column is the baseline.

@@ -148,6 +148,9 @@ public:
     // --- campaign-wide reads for reports -------------------------------
     smcr::Result<QList<ResultValue>> campaignResults(qint64 campaignId);  // done runs only
     smcr::Result<QList<CounterSum>> campaignCounters(qint64 campaignId);  // done runs, by column
+    // One host fact of every done run: run id -> value (runs without it are
+    // absent), e.g. "host_state.busy" on the client side.
+    smcr::Result<QMap<qint64, QString>> campaignRunFact(qint64 campaignId, Side side, const QString& name);
 
 private:
     ResultStore(QString path, QString connectionName);
