@@ -16,5 +16,7 @@ int runList(const Args& args);
 int runShow(const Args& args);
 int runReport(const Args& args);
 int runCompare(const Args& args);
+int runStat(const Args& args);
+int runSet(const Args& args);
 
 }  // namespace smclab::cli

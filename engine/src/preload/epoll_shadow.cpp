@@ -135,6 +135,7 @@ int epollCtl(int epfd, int op, int fd, epoll_event* event) {
     if (!conn || conn->ownerPid != currentPid()) return real().epoll_ctl(epfd, op, fd, event);
     std::shared_ptr<Shadow> s = op == EPOLL_CTL_ADD ? shadowFor(epfd) : findShadow(epfd);
     if (!s) {
+        logLine("epoll_ctl " + std::to_string(op) + " fd " + std::to_string(fd) + ": no shadow for epoll fd " + std::to_string(epfd));
         if (op == EPOLL_CTL_ADD) {
             errno = ENOMEM;
             return -1;
@@ -147,6 +148,7 @@ int epollCtl(int epfd, int op, int fd, epoll_event* event) {
     switch (op) {
         case EPOLL_CTL_ADD: {
             if (it != s->regs.end()) {
+                logLine("epoll_ctl add fd " + std::to_string(fd) + ": already in the set");
                 errno = EEXIST;
                 return -1;
             }
@@ -159,7 +161,8 @@ int epollCtl(int epfd, int op, int fd, epoll_event* event) {
             r.events = event->events;
             r.data = event->data;
             r.conn = conn;
-            if (!s->poller->add(conn->sock, pollerInterest(r), userDataOf(fd))) {
+            if (auto added = s->poller->add(conn->sock, pollerInterest(r), userDataOf(fd)); !added) {
+                logLine("epoll_ctl add fd " + std::to_string(fd) + ": " + added.error().toString());
                 errno = EEXIST;  // the same connection under another fd (dup)
                 return -1;
             }

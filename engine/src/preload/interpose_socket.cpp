@@ -12,6 +12,7 @@
 #include <cstdarg>
 
 #include "config.h"
+#include "control.h"
 #include "epoll_shadow.h"
 #include "fd_table.h"
 #include "process.h"
@@ -48,7 +49,10 @@ __attribute__((constructor)) void preloadInit() {
     }
 }
 
-__attribute__((destructor)) void preloadFini() { writeStatsFile(); }
+__attribute__((destructor)) void preloadFini() {
+    writeStatsFile();
+    removeControl();
+}
 
 // After a call that made newFd: whatever stale entry the number had is gone
 // (its old fd was closed behind our back, e.g. by close_range).
@@ -62,7 +66,10 @@ SMCR_EXPORT int socket(int domain, int type, int protocol) {
     const int fd = real().socket(domain, type, protocol);
     if (fd < 0) return fd;
     fresh(fd);
-    if (isTcpSocket(domain, type, protocol)) fdTable().setKind(fd, FdKind::candidate);
+    if (isTcpSocket(domain, type, protocol)) {
+        fdTable().setKind(fd, FdKind::candidate);
+        ensureControl();
+    }
     return fd;
 }
 

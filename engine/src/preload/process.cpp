@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <map>
+#include <vector>
 #include <mutex>
 #include <sstream>
 
@@ -24,6 +25,9 @@ std::mutex g_engineMutex;
 // parent's engine (the threads are gone), and exit must not wait for it.
 std::shared_ptr<Engine>* g_engine = nullptr;
 pid_t g_engineOwner = 0;
+
+// Settings changed from outside (`smclab set`) before or after the engine.
+std::vector<std::pair<std::string, std::string>>* g_overrides = new std::vector<std::pair<std::string, std::string>>;
 
 std::mutex g_reasonMutex;
 std::map<std::string, uint64_t> g_tcpReasons;
@@ -61,11 +65,26 @@ Result<std::shared_ptr<Engine>> processEngine() {
     for (const auto& [name, value] : config().engineEnv) {
         if (std::getenv(name.c_str()) == nullptr) ::setenv(name.c_str(), value.c_str(), 0);
     }
-    auto made = Engine::create(config().settings);
+    std::vector<std::pair<std::string, std::string>> settings = config().settings;
+    settings.insert(settings.end(), g_overrides->begin(), g_overrides->end());
+    auto made = Engine::create(settings);
     if (!made) return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());
     g_engineOwner = currentPid();
     return *g_engine;
+}
+
+Status applySetting(const std::string& name, const std::string& value) {
+    Settings check;
+    if (Status s = check.set(name, value); !s) return s;
+    std::shared_ptr<Engine> engine;
+    {
+        std::lock_guard lock(g_engineMutex);
+        g_overrides->emplace_back(name, value);
+        if (g_engine != nullptr && g_engineOwner == currentPid()) engine = *g_engine;
+    }
+    if (engine) return engine->settings().set(name, value);
+    return {};
 }
 
 std::shared_ptr<Engine> existingEngine() {
@@ -154,6 +173,17 @@ std::string statsJson() {
             out << (first ? "" : ",") << "\n    ";
             jsonString(out, name);
             out << ": " << value;
+            first = false;
+        }
+    }
+    out << "\n  },\n  \"settings\": {";
+    if (auto engine = existingEngine()) {
+        bool first = true;
+        for (const SettingValue& v : engine->settings().list()) {
+            out << (first ? "" : ",") << "\n    ";
+            jsonString(out, v.name);
+            out << ": ";
+            jsonString(out, v.value);
             first = false;
         }
     }

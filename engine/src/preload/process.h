@@ -35,6 +35,10 @@ struct Counters {
 };
 Counters& counters();
 
+// A live setting change (`smclab set`): on the engine when there is one,
+// and for engines this process makes later. Checked against the table.
+Status applySetting(const std::string& name, const std::string& value);
+
 // Counts a TCP connection under its reason (a decline name, or the
 // preload's own: "not_libsmcr_peer", "remote_address", "tcp_port",
 // "engine_error", "plain_client").

@@ -14,8 +14,19 @@ std::string runUsage() {
            "  --set NAME=VALUE          any libsmcr setting, kernel sysctl names (repeatable)\n"
            "  --stats DIR               each process writes DIR/smcr-<pid>.json at exit\n"
            "  -v, --verbose             one stderr line per connection: SMC-R or TCP, and why\n"
-           "  -h, --help                this text\n"
-           "See `smclab settings` for the settings and their values.\n";
+           "  --list-settings           the settings, their values and when a change applies\n"
+           "  -h, --help                this text\n";
+}
+
+std::string settingsListing() {
+    Settings defaults;
+    std::string out;
+    for (const SettingInfo& info : allSettings()) {
+        auto value = defaults.get(info.name);
+        out += std::string(info.name) + " = " + (value ? value.value() : std::string("?")) + "  (" +
+               settingValuesText(info) + "; " + settingScopeName(info.scope) + ")\n    " + info.help + "\n";
+    }
+    return out;
 }
 
 Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
@@ -47,6 +58,10 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
         if (a.empty() || a[0] != '-') break;
         if (a == "-h" || a == "--help") {
             o.help = true;
+            return o;
+        }
+        if (a == "--list-settings") {
+            o.listSettings = true;
             return o;
         }
         if (a == "-v" || a == "--verbose") {

@@ -83,6 +83,10 @@ int main(int argc, char** argv) {
         std::cout << smcr::preload::runUsage();
         return 0;
     }
+    if (options.value().listSettings) {
+        std::cout << smcr::preload::settingsListing();
+        return 0;
+    }
     const std::string library = findLibrary();
     if (library.empty()) {
         std::cerr << "smcr_run: libsmcr-preload.so not found beside " << selfDir() << " (set SMCR_PRELOAD_LIB)\n";

@@ -4,14 +4,17 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <string>
 
 #include <smcr/wire/decline_reasons.h>
 
 #include "config.h"
+#include "control.h"
 #include "epoll_shadow.h"
 #include "process.h"
 #include "real_calls.h"
@@ -61,6 +64,22 @@ bool bindEphemeral(int fd, int family) {
         len = sizeof *a;
     }
     return ::bind(fd, reinterpret_cast<sockaddr*>(&any), len) == 0;
+}
+
+// libsmcr's own fd of each connection is taken from the top of the fd
+// range: programs size tables by the fds they expect (wrk's event loop holds
+// 10 + 3 x connections), and one extra low fd per connection overflows them.
+int dupForEngine(int fd) {
+    static const int floor = [] {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 512;
+        const auto soft = static_cast<long>(lim.rlim_cur);
+        return static_cast<int>(soft > 4096 ? soft - 2048 : soft / 2);
+    }();
+    int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (mine < 0) mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    return mine;
 }
 
 void stayTcp(int fd, bool client, const std::string& peer, const std::string& reason) {
@@ -149,13 +168,13 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
         const int err = errno;
         unmarkClient(myPort);
         fdTable().setKind(fd, FdKind::tcp);
+        logLine("connect " + peer + " fd " + std::to_string(fd) + ": " + std::strerror(err));
         errno = err;
         return -1;
     }
     // libsmcr gets its own fd of the connection: it may close it long after
     // the program closed (and reused) the carrier's number.
-    const int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    const int mine = dupForEngine(fd);
     if (mine < 0) {
         unmarkClient(myPort);
         stayTcp(fd, true, peer, "dup_failed");
@@ -178,6 +197,7 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
 
 int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     (void)listenFd;
+    ensureControl();
     if (std::shared_ptr<Conn> stale = fdTable().take(newFd)) release(std::move(stale));
     sockaddr_storage peerAddr{};
     socklen_t len = sizeof peerAddr;
@@ -192,8 +212,7 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
         return newFd;
     }
     auto engine = processEngine();
-    const int mine = engine ? real().fcntl(newFd, F_DUPFD_CLOEXEC, 0) : -1;
-    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    const int mine = engine ? dupForEngine(newFd) : -1;
     if (mine < 0) {
         // Its Proposal is on the way: handing the connection to the program
         // would put CLC bytes into its stream. The client sees the reset.
@@ -220,6 +239,7 @@ void listened(int fd) {
     const FdKind k = fdTable().kind(fd);
     if (k != FdKind::candidate && k != FdKind::listener) return;
     if (k == FdKind::listener) return;
+    ensureControl();
     const uint16_t port = localPort(fd);
     fdTable().setListener(fd, ListenerInfo{port, currentPid()});
     if (port != 0) registerListener(port);
