@@ -213,8 +213,14 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
     std::shared_ptr<Shadow> s = findShadow(epfd);
     if (!s || maxEvents <= 0) return real().epoll_pwait(epfd, events, maxEvents, timeoutMs, mask);
     const uint64_t deadline = timeoutMs < 0 ? 0 : nowMs() + static_cast<uint64_t>(timeoutMs);
+    bool spun = timeoutMs == 0;
     for (;;) {
-        const int n = harvest(*s, events, maxEvents);
+        int n = harvest(*s, events, maxEvents);
+        if (n == 0 && !spun) {
+            // Like libsmcr's own waits: poll a while before sleeping.
+            spun = true;
+            (void)spinUntilReady([&] { return (n = harvest(*s, events, maxEvents)) > 0; });
+        }
         int waitMs = 0;
         if (n == 0 && timeoutMs != 0) {
             if (timeoutMs < 0) {

@@ -114,6 +114,23 @@ const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {
     return &ts;
 }
 
+bool spinUntilReady(const std::function<bool()>& ready) {
+    auto engine = existingEngine();
+    if (!engine) return false;
+    const uint64_t spinUs = engine->settings().get(SettingId::busyPollUs);
+    if (spinUs == 0) return false;
+    timespec start{};
+    ::clock_gettime(CLOCK_MONOTONIC, &start);
+    const uint64_t startNs = uint64_t(start.tv_sec) * 1000000000ull + uint64_t(start.tv_nsec);
+    for (;;) {
+        if (ready()) return true;
+        timespec now{};
+        ::clock_gettime(CLOCK_MONOTONIC, &now);
+        const uint64_t nowNs = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+        if (nowNs - startNs >= spinUs * 1000) return false;
+    }
+}
+
 Counters& counters() {
     static Counters* c = new Counters;
     return *c;

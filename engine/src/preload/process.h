@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,6 +50,11 @@ void countTcp(bool client, const std::string& reason);
 // Fills ts and returns it, or null for no bound; *bounded is set when the
 // fabric's time cut it (the sleep ending then is no timeout).
 const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded);
+
+// lab.busy_poll_us, as libsmcr's own waits do it: calls ready() until it
+// says yes or the time is up (true: ready). Waking a sleeper costs tens of
+// microseconds here, and much more on a loaded host.
+bool spinUntilReady(const std::function<bool()>& ready);
 
 // -v: one line on stderr (never stdout).
 void logLine(const std::string& line);

@@ -52,6 +52,13 @@ Poller* threadPoller() {
 
 // Sleeps until conn is ready for events; 0 ready, -1 with errno (EINTR).
 int waitFor(Conn& conn, short events) {
+    const uint32_t wanted = static_cast<uint32_t>(events) | POLLERR | POLLHUP;
+    if (spinUntilReady([&] {
+            auto r = conn.sock.waitReady(static_cast<uint32_t>(events), 0);
+            return r && (r.value() & wanted) != 0;
+        })) {
+        return 0;
+    }
     {
         pollfd p{-1, events, 0};
         Poller* poller = threadPoller();
