@@ -329,6 +329,35 @@ void serverDies(int fd) {
     std::_Exit(0);
 }
 
+sockaddr_in g_serverAddr{};
+
+// asio's order: the socket joins the epoll set when it is opened, before
+// connect(); the upgrade moves it so SMC data still wakes the set.
+void clientEpollBeforeConnect(int) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    const int ep = ::epoll_create1(0);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
+    ev.data.u64 = 77;
+    CHECK(::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0);
+    const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&g_serverAddr), sizeof g_serverAddr);
+    CHECK(rc == 0 || errno == EINPROGRESS);
+    epoll_event out[4];
+    CHECK(::epoll_wait(ep, out, 4, 5000) == 1);
+    CHECK(out[0].data.u64 == 77 && (out[0].events & EPOLLOUT) != 0);
+    writeAll(fd, "n", 1);
+    bool got = false;
+    for (int i = 0; i < 10 && !got; ++i) {
+        CHECK(::epoll_wait(ep, out, 4, 5000) >= 1);
+        got = (out[0].events & EPOLLIN) != 0;
+    }
+    CHECK(got);
+    uint8_t b = 0;
+    CHECK(::recv(fd, &b, 1, 0) == 1 && b == 'm');
+    ::close(ep);
+    ::close(fd);
+}
+
 struct Scenario {
     const char* name;
     void (*server)(int);
@@ -348,6 +377,7 @@ const Scenario kScenarios[] = {
     {"fork", serverEchoesM, clientForkChild},
     {"cancel", serverWaitsByte, clientCancel},
     {"peer_killed", serverDies, clientPeerKilled},
+    {"epoll_before_connect", serverEchoesM, clientEpollBeforeConnect},
 };
 
 }  // namespace
@@ -385,10 +415,15 @@ int main(int argc, char** argv) {
         std::exit(0);
     }
     ::close(lfd);
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    CHECK(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    s->client(fd);
-    ::close(fd);
+    g_serverAddr = a;
+    if (s->client == clientEpollBeforeConnect) {
+        s->client(-1);  // makes and connects its own socket
+    } else {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        s->client(fd);
+        ::close(fd);
+    }
     int status = 0;
     CHECK(::waitpid(server, &status, 0) == server);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -12,7 +12,8 @@ private slots:
     void scenario_data() {
         QTest::addColumn<QString>("name");
         for (const char* n : {"peek_waitall", "dup", "sendfile", "shutdown", "eintr", "nonblocking", "select",
-                              "epoll_oneshot", "epoll_et", "fork", "cancel", "peer_killed"}) {
+                              "epoll_oneshot", "epoll_et", "fork", "cancel", "peer_killed",
+                              "epoll_before_connect"}) {
             QTest::newRow(n) << QString(n);
         }
     }

@@ -1,12 +1,14 @@
 #include "epoll_shadow.h"
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <ctime>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -128,7 +130,52 @@ int harvest(Shadow& s, epoll_event* out, int maxEvents) {
     return k;
 }
 
+std::mutex g_candidateMutex;
+// fd -> (epfd -> the program's registration)
+auto* g_candidateRegs = new std::unordered_map<int, std::map<int, epoll_event>>;
+
+// Still the epoll set it was (not closed and reused since).
+bool isEpollFd(int fd) {
+    char link[64] = {};
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t n = ::readlink(path.c_str(), link, sizeof link - 1);
+    return n > 0 && std::string(link, static_cast<size_t>(n)) == "anon_inode:[eventpoll]";
+}
+
 }  // namespace
+
+void noteCandidateCtl(int epfd, int op, int fd, const epoll_event* event) {
+    std::lock_guard lock(g_candidateMutex);
+    if (op == EPOLL_CTL_DEL) {
+        auto it = g_candidateRegs->find(fd);
+        if (it != g_candidateRegs->end()) it->second.erase(epfd);
+        return;
+    }
+    if (event != nullptr) (*g_candidateRegs)[fd][epfd] = *event;
+}
+
+void candidateGone(int fd) {
+    std::lock_guard lock(g_candidateMutex);
+    g_candidateRegs->erase(fd);
+}
+
+void candidateBecameSmc(int fd) {
+    std::map<int, epoll_event> regs;
+    {
+        std::lock_guard lock(g_candidateMutex);
+        auto it = g_candidateRegs->find(fd);
+        if (it == g_candidateRegs->end()) return;
+        regs = std::move(it->second);
+        g_candidateRegs->erase(it);
+    }
+    for (auto& [epfd, ev] : regs) {
+        if (!isEpollFd(epfd)) continue;
+        // The carrier leaves the kernel set (it would say writable forever
+        // and never readable); the connection joins the shadow instead.
+        (void)real().epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
+        if (epollCtl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) logLine("epoll: fd " + std::to_string(fd) + " lost from its epoll set");
+    }
+}
 
 int epollCtl(int epfd, int op, int fd, epoll_event* event) {
     std::shared_ptr<Conn> conn = fdTable().conn(fd);

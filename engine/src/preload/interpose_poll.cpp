@@ -105,8 +105,11 @@ SMCR_EXPORT int pselect(int nfds, fd_set* r, fd_set* w, fd_set* e, const timespe
 }
 
 SMCR_EXPORT int epoll_ctl(int epfd, int op, int fd, epoll_event* event) {
-    if (fdTable().kind(fd) != FdKind::smc) return real().epoll_ctl(epfd, op, fd, event);
-    return epollCtl(epfd, op, fd, event);
+    const FdKind kind = fdTable().kind(fd);
+    if (kind == FdKind::smc) return epollCtl(epfd, op, fd, event);
+    const int rc = real().epoll_ctl(epfd, op, fd, event);
+    if (rc == 0 && kind == FdKind::candidate) noteCandidateCtl(epfd, op, fd, event);
+    return rc;
 }
 
 SMCR_EXPORT int epoll_wait(int epfd, epoll_event* events, int maxEvents, int timeoutMs) {

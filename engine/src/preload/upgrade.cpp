@@ -84,6 +84,7 @@ int dupForEngine(int fd) {
 
 void stayTcp(int fd, bool client, const std::string& peer, const std::string& reason) {
     fdTable().setKind(fd, FdKind::tcp);
+    candidateGone(fd);
     countTcp(client, reason);
     logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": TCP (" +
             reason + ")");
@@ -102,6 +103,7 @@ void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::st
     conn->nonBlocking = nonBlocking;
     conn->peer = peer;
     fdTable().setConn(fd, std::move(conn));
+    candidateBecameSmc(fd);
     (client ? counters().smcClient : counters().smcServer).fetch_add(1, std::memory_order_relaxed);
     logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": SMC-R");
 }
@@ -168,6 +170,7 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
         const int err = errno;
         unmarkClient(myPort);
         fdTable().setKind(fd, FdKind::tcp);
+        candidateGone(fd);
         logLine("connect " + peer + " fd " + std::to_string(fd) + ": " + std::strerror(err));
         errno = err;
         return -1;
@@ -239,6 +242,7 @@ void listened(int fd) {
     const FdKind k = fdTable().kind(fd);
     if (k != FdKind::candidate && k != FdKind::listener) return;
     if (k == FdKind::listener) return;
+    candidateGone(fd);  // a listener stays in the program's epoll sets as it is
     ensureControl();
     const uint16_t port = localPort(fd);
     fdTable().setListener(fd, ListenerInfo{port, currentPid()});
@@ -280,6 +284,10 @@ void forget(int fd) {
             release(std::move(conn));
             return;
         }
+        case FdKind::candidate:
+            (void)fdTable().take(fd);
+            candidateGone(fd);
+            return;
         default:
             (void)fdTable().take(fd);
             return;
