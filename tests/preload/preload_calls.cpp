@@ -4,6 +4,14 @@
 // the server side, the parent connects and plays the client side, so both
 // ends are preloaded and the connection is SMC-R. Prints "ok" and exits 0,
 // or names the failed check and exits 1. Every wait is bounded.
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -18,30 +26,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
-
 namespace {
 
-#define CHECK(cond)                                                                       \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
+#define CHECK(cond)                                                                                      \
+    do {                                                                                                 \
+        if (!(cond)) {                                                                                   \
             std::printf("FAIL %s:%d: %s (errno %s)\n", __FILE__, __LINE__, #cond, std::strerror(errno)); \
-            std::fflush(stdout);                                                          \
-            std::_Exit(1);                                                                \
-        }                                                                                 \
+            std::fflush(stdout);                                                                         \
+            std::_Exit(1);                                                                               \
+        }                                                                                                \
     } while (0)
 
-uint8_t byteAt(size_t i) { return static_cast<uint8_t>((i * 131 + 7) & 0xff); }
+uint8_t byteAt(size_t i) {
+    return static_cast<uint8_t>((i * 131 + 7) & 0xff);
+}
 
 std::vector<uint8_t> pattern(size_t n, size_t from = 0) {
     std::vector<uint8_t> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = byteAt(from + i);
+    for (size_t i = 0; i < n; ++i)
+        v[i] = byteAt(from + i);
     return v;
 }
 
@@ -389,7 +392,8 @@ int main(int argc, char** argv) {
     }
     const Scenario* s = nullptr;
     for (const Scenario& c : kScenarios) {
-        if (std::strcmp(c.name, argv[1]) == 0) s = &c;
+        if (std::strcmp(c.name, argv[1]) == 0)
+            s = &c;
     }
     if (s == nullptr) {
         std::fprintf(stderr, "unknown scenario %s\n", argv[1]);

@@ -26,8 +26,8 @@ private slots:
         const QString pid = QString::number(server->processId());
         QString out;
         QString err;
-        QCOMPARE(h.runClient(true, PreloadHarness::testBin("preload_peer"), {"client", QString::number(port), "200000", "5"},
-                             &out),
+        QCOMPARE(h.runClient(true, PreloadHarness::testBin("preload_peer"),
+                             {"client", QString::number(port), "200000", "5"}, &out),
                  0);
 
         QCOMPARE(runSmclab(h, {"stat", pid}, &out, &err), 0);

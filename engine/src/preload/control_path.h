@@ -5,10 +5,10 @@
 //   "set NAME VALUE\n"    -> "ok NAME=VALUE\n" or "error MESSAGE\n"
 #pragma once
 
-#include <sys/types.h>
-
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <smcr/result.h>
 

@@ -13,9 +13,9 @@
 //   - EPOLLEXCLUSIVE concerns listeners, which are kernel fds here.
 #pragma once
 
-#include <sys/epoll.h>
-
 #include <csignal>
+
+#include <sys/epoll.h>
 
 #include "fd_table.h"
 

@@ -5,8 +5,6 @@
 // Calls on fds the table does not track cost one relaxed atomic load.
 #pragma once
 
-#include <sys/types.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -15,6 +13,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <smcr/socket.h>
 
@@ -31,8 +31,8 @@ enum class FdKind : uint8_t {
 
 // One SMC connection, shared by every fd that dup() made of the carrier.
 struct Conn {
-    smcr::Socket sock;      // non-blocking; the preload does the blocking (smc_io.h)
-    pid_t ownerPid = 0;     // a forked child inherits the fd but not the engine
+    smcr::Socket sock;                     // non-blocking; the preload does the blocking (smc_io.h)
+    pid_t ownerPid = 0;                    // a forked child inherits the fd but not the engine
     std::atomic<bool> nonBlocking{false};  // the carrier's O_NONBLOCK, mirrored
     std::atomic<int> fdRefs{1};            // fds naming it; the last close ends it
     // Bumped by every recv/send call: an edge-triggered epoll reports a
@@ -54,7 +54,8 @@ public:
     static constexpr int kMaxFd = 1 << 20;
 
     FdKind kind(int fd) const {
-        if (fd < 0 || fd >= kMaxFd) return FdKind::none;
+        if (fd < 0 || fd >= kMaxFd)
+            return FdKind::none;
         return static_cast<FdKind>(m_kinds[fd].load(std::memory_order_acquire));
     }
     void setKind(int fd, FdKind kind);

@@ -3,15 +3,15 @@
 // and the counters file written at exit.
 #pragma once
 
-#include <signal.h>
-#include <time.h>
-#include <sys/types.h>
-
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include <smcr/engine.h>
 #include <smcr/result.h>
@@ -32,7 +32,7 @@ struct Counters {
     std::atomic<uint64_t> smcRxBytes{0};
     std::atomic<uint64_t> tcpTxBytes{0};  // application bytes over TCP (tracked sockets)
     std::atomic<uint64_t> tcpRxBytes{0};
-    std::atomic<uint64_t> inheritedIo{0}; // I/O on an SMC fd a forked child inherited (EIO)
+    std::atomic<uint64_t> inheritedIo{0};  // I/O on an SMC fd a forked child inherited (EIO)
 };
 Counters& counters();
 

@@ -1,15 +1,15 @@
 #include "upgrade.h"
 
+#include <cerrno>
+#include <cstring>
+#include <string>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <string>
 
 #include <smcr/wire/decline_reasons.h>
 
@@ -42,14 +42,16 @@ std::string addressText(const sockaddr* addr) {
 uint16_t localPort(int fd) {
     sockaddr_storage local{};
     socklen_t len = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return 0;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0)
+        return 0;
     return portOf(reinterpret_cast<sockaddr*>(&local));
 }
 
 // The ephemeral port must be known before the SYN so the client's marker
 // is there when the server accepts (registry.h).
 bool bindEphemeral(int fd, int family) {
-    if (localPort(fd) != 0) return true;
+    if (localPort(fd) != 0)
+        return true;
     sockaddr_storage any{};
     socklen_t len = 0;
     if (family == AF_INET6) {
@@ -72,13 +74,16 @@ bool bindEphemeral(int fd, int family) {
 int dupForEngine(int fd) {
     static const int floor = [] {
         rlimit lim{};
-        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 512;
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+            return 512;
         const auto soft = static_cast<long>(lim.rlim_cur);
         return static_cast<int>(soft > 4096 ? soft - 2048 : soft / 2);
     }();
     int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, floor);
-    if (mine < 0) mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    if (mine < 0)
+        mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine >= 0 && fdTable().kind(mine) != FdKind::none)
+        forget(mine);  // a stale entry
     return mine;
 }
 
@@ -111,8 +116,10 @@ void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::st
 // The TCP connect of an SMC candidate, blocking even for a non-blocking
 // socket (bounded); 0 or -1 with errno as connect() would end.
 int connectNow(int fd, const sockaddr* addr, socklen_t len) {
-    if (real().connect(fd, addr, len) == 0) return 0;
-    if (errno != EINPROGRESS) return -1;
+    if (real().connect(fd, addr, len) == 0)
+        return 0;
+    if (errno != EINPROGRESS)
+        return -1;
     pollfd p{fd, POLLOUT, 0};
     int r = 0;
     do {
@@ -158,7 +165,8 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
             logLine("engine: " + made.error().toString());
         }
     }
-    if (reason.empty() && !bindEphemeral(fd, addr->sa_family)) reason = "bind_failed";
+    if (reason.empty() && !bindEphemeral(fd, addr->sa_family))
+        reason = "bind_failed";
     if (!reason.empty()) {
         stayTcp(fd, true, peer, reason);
         return real().connect(fd, addr, len);
@@ -201,7 +209,8 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
 int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     (void)listenFd;
     ensureControl();
-    if (std::shared_ptr<Conn> stale = fdTable().take(newFd)) release(std::move(stale));
+    if (std::shared_ptr<Conn> stale = fdTable().take(newFd))
+        release(std::move(stale));
     sockaddr_storage peerAddr{};
     socklen_t len = sizeof peerAddr;
     if (::getpeername(newFd, reinterpret_cast<sockaddr*>(&peerAddr), &len) != 0) {
@@ -240,19 +249,24 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
 
 void listened(int fd) {
     const FdKind k = fdTable().kind(fd);
-    if (k != FdKind::candidate && k != FdKind::listener) return;
-    if (k == FdKind::listener) return;
+    if (k != FdKind::candidate && k != FdKind::listener)
+        return;
+    if (k == FdKind::listener)
+        return;
     candidateGone(fd);  // a listener stays in the program's epoll sets as it is
     ensureControl();
     const uint16_t port = localPort(fd);
     fdTable().setListener(fd, ListenerInfo{port, currentPid()});
-    if (port != 0) registerListener(port);
+    if (port != 0)
+        registerListener(port);
     logLine("listen port " + std::to_string(port) + " fd " + std::to_string(fd));
 }
 
 void release(std::shared_ptr<Conn> conn) {
-    if (!conn) return;
-    if (conn->fdRefs.fetch_sub(1) != 1) return;
+    if (!conn)
+        return;
+    if (conn->fdRefs.fetch_sub(1) != 1)
+        return;
     if (conn->ownerPid != currentPid()) {
         // A forked child's copy: its parent's engine is not ours to touch,
         // not even to destroy the handle (it would take a lock a parent's
@@ -271,7 +285,8 @@ void forget(int fd) {
         case FdKind::listener: {
             const ListenerInfo info = fdTable().listener(fd);
             (void)fdTable().take(fd);
-            if (info.port != 0) unregisterListener(info.port);
+            if (info.port != 0)
+                unregisterListener(info.port);
             return;
         }
         case FdKind::epoll:
@@ -280,7 +295,8 @@ void forget(int fd) {
             return;
         case FdKind::smc: {
             std::shared_ptr<Conn> conn = fdTable().take(fd);
-            if (conn) epollRemoveFd(*conn, fd);
+            if (conn)
+                epollRemoveFd(*conn, fd);
             release(std::move(conn));
             return;
         }
