@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <smcr/stats.h>
@@ -76,7 +77,15 @@ Result<std::shared_ptr<Engine>> processEngine() {
     }
     std::vector<std::pair<std::string, std::string>> settings = config().settings;
     settings.insert(settings.end(), g_overrides->begin(), g_overrides->end());
+    // libsmcr's threads start with every signal blocked (they inherit this
+    // mask): the program's signals go to its own threads, so a blocked recv
+    // gets its EINTR and handlers never run inside the engine.
+    sigset_t all;
+    sigset_t old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     auto made = Engine::create(settings);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (!made)
         return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());
