@@ -169,6 +169,20 @@ private slots:
             QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "get", "k"}, &out),
                      0);
             QCOMPARE(out.trimmed(), value);
+            // BGSAVE forks a child that inherits the SMC-R client fds; the
+            // server carries on and the child's save succeeds.
+            QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "bgsave"}, &out), 0);
+            bool saved = false;
+            for (int i = 0; i < 50 && !saved; ++i) {
+                QTest::qWait(100);
+                QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "info", "persistence"},
+                                     &out),
+                         0);
+                saved = out.contains("rdb_bgsave_in_progress:0") && out.contains("rdb_last_bgsave_status:ok");
+            }
+            QVERIFY2(saved, qPrintable(out));
+            QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "get", "k"}, &out), 0);
+            QCOMPARE(out.trimmed(), value);
         }
         const Totals bench = totalsOf(h, "redis-benchmark");
         QCOMPARE(bench.files, 2);
