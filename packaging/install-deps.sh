@@ -18,7 +18,7 @@ packages=(
     tshark iproute2 procps psmisc
     # tests: throwaway TLS certificates for the agent's wss:// test
     openssl
-    qperf redis-server redis-tools wrk nginx-light curl
+    qperf redis-server redis-tools wrk nginx-light curl python3
     # packaging checks
     dpkg-dev fakeroot file
 )

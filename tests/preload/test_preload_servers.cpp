@@ -191,6 +191,36 @@ private slots:
                  qPrintable(QString("%1 of %2").arg(bench.smcTx).arg(bench.appTx)));
     }
 
+    // Python's http.server: a thread per connection, serve_forever's poll
+    // loop on the listener, socket.sendfile (os.sendfile) for the body.
+    void pythonHttpServer() {
+        requireProgram("/usr/bin/python3");
+        requireProgram("/usr/bin/curl");
+        PreloadHarness h;
+        QDir().mkpath(h.path("www"));
+        QByteArray body(333333, Qt::Uninitialized);
+        QRandomGenerator gen(3);
+        for (char& c : body) c = static_cast<char>(gen.generate() & 0xff);
+        QFile f(h.path("www/r.bin"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(body);
+        f.close();
+        const int port = PreloadHarness::freePort();
+        h.startServer(true, "/usr/bin/python3",
+                      {"-m", "http.server", QString::number(port), "--bind", "127.0.0.1", "--directory", h.path("www")},
+                      port);
+        const QString out1 = h.path("got.bin");
+        QString out;
+        QString err;
+        QCOMPARE(h.runClient(true, "/usr/bin/curl", {"-sS", "-o", out1, QString("http://127.0.0.1:%1/r.bin").arg(port)},
+                             &out, 20000, {}, &err),
+                 0);
+        QVERIFY2(err.contains("SMC-R"), qPrintable(err));
+        QFile got(out1);
+        QVERIFY(got.open(QIODevice::ReadOnly));
+        QCOMPARE(sha256(got.readAll()), sha256(body));
+    }
+
     void nginxSendfileOn() { nginxServes(true); }
     void nginxSendfileOff() { nginxServes(false); }
 };
