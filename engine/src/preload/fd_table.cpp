@@ -1,11 +1,22 @@
 #include "fd_table.h"
 
+#include <cstdlib>
+
+#include <sys/mman.h>
+
 namespace smcr::preload {
 
 FdTable& fdTable() {
     // Never destroyed: calls keep arriving from other threads during exit.
     static FdTable* table = new FdTable;
     return *table;
+}
+
+FdTable::FdTable() {
+    void* pages = ::mmap(nullptr, kMaxFd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (pages == MAP_FAILED)
+        std::abort();  // at load: nothing sensible to fall back to
+    m_kinds = static_cast<std::atomic<uint8_t>*>(pages);
 }
 
 void FdTable::setKind(int fd, FdKind kind) {

@@ -53,6 +53,8 @@ class FdTable {
 public:
     static constexpr int kMaxFd = 1 << 20;
 
+    FdTable();
+
     FdKind kind(int fd) const {
         if (fd < 0 || fd >= kMaxFd)
             return FdKind::none;
@@ -76,7 +78,9 @@ public:
     std::mutex& mutex() { return m_mutex; }
 
 private:
-    std::atomic<uint8_t> m_kinds[kMaxFd] = {};
+    // kMaxFd bytes of zero pages (mmap): only the pages of fds in use are
+    // ever touched, so a process pays for the fds it has, not for the table.
+    std::atomic<uint8_t>* m_kinds = nullptr;
     std::mutex m_mutex;
     std::unordered_map<int, std::shared_ptr<Conn>> m_conns;
     std::unordered_map<int, ListenerInfo> m_listeners;
