@@ -90,6 +90,20 @@ private slots:
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
     }
 
+    // exec keeps the preload and its settings (LD_PRELOAD and SMCR_* stay in
+    // the environment): a shell that execs the client still speaks SMC-R.
+    void execKeepsPreload() {
+        PreloadHarness h;
+        const int port = PreloadHarness::freePort();
+        h.startServer(true, peer(), {"serve-threads", QString::number(port)}, port, "listening");
+        QString out;
+        QString err;
+        const QString command = QString("exec %1 client %2 100000 21").arg(peer()).arg(port);
+        QCOMPARE(h.runClient(true, "/bin/sh", {"-c", command}, &out, 20000, {}, &err), 0);
+        QCOMPARE(out.trimmed(), QString("ok 100000"));
+        QVERIFY2(err.contains("preload_peer]: connect") && err.contains("SMC-R"), qPrintable(err));
+    }
+
     // qperf's control connection stays TCP (SMCR_TCP_PORTS: it crosses the
     // server's fork); the test's data connection goes over SMC-R; SIGALRM ends it.
     void qperfBothEnds() {

@@ -108,6 +108,12 @@ int main(int argc, char** argv) {
         std::cerr << "smcr_run: " << error << "\n";
         return error.find("not executable") != std::string::npos ? 126 : 127;
     }
+    struct stat programStat {};
+    if (::stat(program.c_str(), &programStat) == 0 && (programStat.st_mode & (S_ISUID | S_ISGID)) != 0 &&
+        ::geteuid() != programStat.st_uid) {
+        std::cerr << "smcr_run: warning: " << program
+                  << " is setuid/setgid: the loader ignores LD_PRELOAD, its connections stay TCP\n";
+    }
     if (!options.value().statsDir.empty()) {
         // Made open to every user: servers drop privileges in their workers
         // (nginx's run as nobody) and each process writes its own file.
