@@ -18,6 +18,7 @@
 #include "process.h"
 #include "real_calls.h"
 #include "registry.h"
+#include "signals.h"
 #include "upgrade.h"
 
 using namespace smcr::preload;
@@ -241,8 +242,5 @@ SMCR_EXPORT pid_t fork() {
 }
 
 SMCR_EXPORT int sigaction(int signo, const struct sigaction* act, struct sigaction* old) {
-    const int rc = real().sigaction(signo, act, old);
-    if (rc == 0)
-        noteSigaction(signo, act);
-    return rc;
+    return interposedSigaction(signo, act, old);
 }

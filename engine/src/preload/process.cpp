@@ -35,7 +35,6 @@ std::mutex g_reasonMutex;
 std::map<std::string, uint64_t> g_tcpReasons;
 
 std::atomic<pid_t> g_pid{0};
-std::atomic<uint64_t> g_noRestartSignals{0};  // bit n: signal n's handler lacks SA_RESTART
 
 void jsonString(std::ostringstream& out, const std::string& s) {
     out << '"';
@@ -176,22 +175,6 @@ void logLine(const std::string& line) {
     const std::string text =
         "smcr[" + std::to_string(currentPid()) + " " + config().program + "]: " + line + "\n";
     (void)real().write(STDERR_FILENO, text.data(), text.size());
-}
-
-void noteSigaction(int signo, const struct sigaction* act) {
-    if (act == nullptr || signo <= 0 || signo >= 64)
-        return;
-    const uint64_t bit = uint64_t{1} << signo;
-    const bool handler = act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
-    if (handler && (act->sa_flags & SA_RESTART) == 0) {
-        g_noRestartSignals.fetch_or(bit);
-    } else {
-        g_noRestartSignals.fetch_and(~bit);
-    }
-}
-
-bool restartAfterSignal() {
-    return g_noRestartSignals.load(std::memory_order_relaxed) == 0;
 }
 
 std::string statsJson() {

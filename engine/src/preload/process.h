@@ -64,11 +64,6 @@ void logLine(const std::string& line);
 pid_t currentPid();
 void refreshPid();
 
-// SA_RESTART bookkeeping: an SMC wait interrupted by a signal returns EINTR
-// unless every handler the program installed asked for SA_RESTART.
-void noteSigaction(int signo, const struct sigaction* act);
-bool restartAfterSignal();
-
 // <SMCR_STATS_DIR>/smcr-<pid>.json now (at exit, and for `smclab stat`).
 std::string statsJson();
 void writeStatsFile();

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 
 #include "process.h"
 #include "real_calls.h"
+#include "signals.h"
 
 namespace smcr::preload {
 
@@ -53,47 +55,31 @@ Poller* threadPoller() {
 }
 
 // Sleeps until conn is ready for events; 0 ready, -1 with errno (EINTR).
+// A blocking call's wait: libsmcr's own (it spins lab.busy_poll_us, then
+// sleeps on the completion channel: one wake-up), in slices, so that a
+// signal without SA_RESTART ends it with EINTR and pthread_cancel is seen
+// between slices (cancellation stays off inside libsmcr, whose locks and
+// waiter counts must not be unwound).
 int waitFor(Conn& conn, short events) {
+    constexpr int kSliceMs = 20;
     const uint32_t wanted = static_cast<uint32_t>(events) | POLLERR | POLLHUP;
-    if (spinUntilReady([&] {
-            auto r = conn.sock.waitReady(static_cast<uint32_t>(events), 0);
-            return r && (r.value() & wanted) != 0;
-        })) {
-        return 0;
-    }
-    {
-        pollfd p{-1, events, 0};
-        Poller* poller = threadPoller();
-        if (poller == nullptr) {
+    for (;;) {
+        const uint64_t signals = interruptingSignals();
+        int cancelState = 0;
+        ::pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
+        auto r = conn.sock.waitReady(static_cast<uint32_t>(events), kSliceMs);
+        ::pthread_setcancelstate(cancelState, nullptr);
+        if (!r) {
             errno = EIO;
             return -1;
         }
-        if (!poller->add(conn.sock, static_cast<uint32_t>(events), &conn)) {
-            errno = EIO;
+        if ((r.value() & wanted) != 0)
+            return 0;
+        if (interruptingSignals() != signals) {
+            errno = EINTR;
             return -1;
         }
-        PollEvent ev;
-        int rc = 0;
-        for (;;) {
-            auto n = poller->wait(std::span<PollEvent>(&ev, 1), 0);
-            if (!n) {
-                errno = EIO;
-                rc = -1;
-                break;
-            }
-            if (n.value() > 0)
-                break;
-            p = pollfd{poller->fd(), POLLIN, 0};
-            timespec ts{};
-            bool bounded = false;
-            const int r = real().ppoll(&p, 1, boundedSleep(-1, ts, &bounded), nullptr);
-            if (r < 0 && errno == EINTR && !restartAfterSignal()) {
-                rc = -1;
-                break;
-            }
-        }
-        (void)poller->remove(conn.sock);
-        return rc;
+        ::pthread_testcancel();
     }
 }
 
