@@ -18,15 +18,11 @@ packages=(
     tshark iproute2 procps psmisc
     # tests: throwaway TLS certificates for the agent's wss:// test
     openssl
-<<<<<<< HEAD
-    qperf redis-server redis-tools wrk nginx-light
+    qperf redis-server redis-tools wrk nginx-light curl python3
     # tests: a throwaway PostgreSQL server for the store's postgresql tests
     postgresql
     # tests: promtool checks the agent's --metrics page (Debian prometheus)
     prometheus
-=======
-    qperf redis-server redis-tools wrk nginx-light curl
->>>>>>> h-preload
     # packaging checks
     dpkg-dev fakeroot file
 )
@@ -54,7 +50,7 @@ $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 # The reference servers are started by the tests that need them, on their own
 # ports; the distribution's default instances are not used.
-for svc in redis-server nginx; do
+for svc in redis-server nginx postgresql prometheus; do
     if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
         $SUDO systemctl stop "$svc" || true
     fi

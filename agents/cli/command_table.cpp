@@ -20,6 +20,8 @@ const Command kCommands[] = {
     {"decode", "decode CLC/LLC/CDC bytes like a protocol analyser", runDecode},
     {"serve", "one server side of a workload (tcp, http, kv) for real tools or smclab load", runServe},
     {"load", "one client side of a workload (tcp_bw, tcp_lat, http, kv), tool-style output", runLoad},
+    {"stat", "live counters of a program running under smcr_run (PID or --all)", runStat},
+    {"set", "change a libsmcr setting live in a program running under smcr_run", runSet},
 };
 
 }  // namespace

@@ -17,5 +17,7 @@ int runShow(const Args& args);
 int runReport(const Args& args);
 int runCompare(const Args& args);
 int runDb(const Args& args);
+int runStat(const Args& args);
+int runSet(const Args& args);
 
 }  // namespace smclab::cli

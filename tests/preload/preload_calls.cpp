@@ -4,6 +4,14 @@
 // the server side, the parent connects and plays the client side, so both
 // ends are preloaded and the connection is SMC-R. Prints "ok" and exits 0,
 // or names the failed check and exits 1. Every wait is bounded.
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -18,30 +26,25 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
-
 namespace {
 
-#define CHECK(cond)                                                                       \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
+#define CHECK(cond)                                                                                      \
+    do {                                                                                                 \
+        if (!(cond)) {                                                                                   \
             std::printf("FAIL %s:%d: %s (errno %s)\n", __FILE__, __LINE__, #cond, std::strerror(errno)); \
-            std::fflush(stdout);                                                          \
-            std::_Exit(1);                                                                \
-        }                                                                                 \
+            std::fflush(stdout);                                                                         \
+            std::_Exit(1);                                                                               \
+        }                                                                                                \
     } while (0)
 
-uint8_t byteAt(size_t i) { return static_cast<uint8_t>((i * 131 + 7) & 0xff); }
+uint8_t byteAt(size_t i) {
+    return static_cast<uint8_t>((i * 131 + 7) & 0xff);
+}
 
 std::vector<uint8_t> pattern(size_t n, size_t from = 0) {
     std::vector<uint8_t> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = byteAt(from + i);
+    for (size_t i = 0; i < n; ++i)
+        v[i] = byteAt(from + i);
     return v;
 }
 
@@ -329,6 +332,35 @@ void serverDies(int fd) {
     std::_Exit(0);
 }
 
+sockaddr_in g_serverAddr{};
+
+// asio's order: the socket joins the epoll set when it is opened, before
+// connect(); the upgrade moves it so SMC data still wakes the set.
+void clientEpollBeforeConnect(int) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    const int ep = ::epoll_create1(0);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
+    ev.data.u64 = 77;
+    CHECK(::epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0);
+    const int rc = ::connect(fd, reinterpret_cast<sockaddr*>(&g_serverAddr), sizeof g_serverAddr);
+    CHECK(rc == 0 || errno == EINPROGRESS);
+    epoll_event out[4];
+    CHECK(::epoll_wait(ep, out, 4, 5000) == 1);
+    CHECK(out[0].data.u64 == 77 && (out[0].events & EPOLLOUT) != 0);
+    writeAll(fd, "n", 1);
+    bool got = false;
+    for (int i = 0; i < 10 && !got; ++i) {
+        CHECK(::epoll_wait(ep, out, 4, 5000) >= 1);
+        got = (out[0].events & EPOLLIN) != 0;
+    }
+    CHECK(got);
+    uint8_t b = 0;
+    CHECK(::recv(fd, &b, 1, 0) == 1 && b == 'm');
+    ::close(ep);
+    ::close(fd);
+}
+
 struct Scenario {
     const char* name;
     void (*server)(int);
@@ -348,6 +380,7 @@ const Scenario kScenarios[] = {
     {"fork", serverEchoesM, clientForkChild},
     {"cancel", serverWaitsByte, clientCancel},
     {"peer_killed", serverDies, clientPeerKilled},
+    {"epoll_before_connect", serverEchoesM, clientEpollBeforeConnect},
 };
 
 }  // namespace
@@ -359,7 +392,8 @@ int main(int argc, char** argv) {
     }
     const Scenario* s = nullptr;
     for (const Scenario& c : kScenarios) {
-        if (std::strcmp(c.name, argv[1]) == 0) s = &c;
+        if (std::strcmp(c.name, argv[1]) == 0)
+            s = &c;
     }
     if (s == nullptr) {
         std::fprintf(stderr, "unknown scenario %s\n", argv[1]);
@@ -385,10 +419,15 @@ int main(int argc, char** argv) {
         std::exit(0);
     }
     ::close(lfd);
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    CHECK(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    s->client(fd);
-    ::close(fd);
+    g_serverAddr = a;
+    if (s->client == clientEpollBeforeConnect) {
+        s->client(-1);  // makes and connects its own socket
+    } else {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+        s->client(fd);
+        ::close(fd);
+    }
     int status = 0;
     CHECK(::waitpid(server, &status, 0) == server);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -4,14 +4,14 @@
 // reads the counters files.
 #pragma once
 
+#include <memory>
+#include <vector>
+
 #include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
-
-#include <memory>
-#include <vector>
 
 class PreloadHarness {
 public:

@@ -13,15 +13,20 @@ namespace {
 
 constexpr const char* kStreamBytes = "3000000";
 
-QString peer() { return PreloadHarness::testBin("preload_peer"); }
+QString peer() {
+    return PreloadHarness::testBin("preload_peer");
+}
 
-double num(const QJsonObject& o, const char* key) { return o.value(key).toDouble(); }
+double num(const QJsonObject& o, const char* key) {
+    return o.value(key).toDouble();
+}
 
 // The file of the process that made the client connection (the only one with smc_client).
 QJsonObject clientStats(const PreloadHarness& h) {
     for (const QJsonObject& o : h.stats()) {
         if (num(o, "smc_client") > 0 || num(o, "tcp_connections") > 0) {
-            if (o.value("fallbacks").toObject().keys().filter("server.").isEmpty()) return o;
+            if (o.value("fallbacks").toObject().keys().filter("server.").isEmpty())
+                return o;
         }
     }
     return {};
@@ -39,15 +44,16 @@ private:
         h.startServer(true, peer(), {serverMode, QString::number(port)}, port, "listening");
         QString out;
         QString err;
-        const int rc = h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "11"}, &out, 30000,
-                                   {}, &err);
+        const int rc = h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "11"}, &out,
+                                   30000, {}, &err);
         QVERIFY2(rc == 0, qPrintable(out + err));
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
         QVERIFY2(err.contains("SMC-R"), qPrintable(err));
         const QJsonObject c = clientStats(h);
         QCOMPARE(num(c, "smc_client"), 1.0);
         // Every application byte went over SMC-R (>= 90%: the rule of the issue).
-        QVERIFY2(num(c, "smc_tx_bytes") >= 0.9 * num(c, "app_tx_bytes"), qPrintable(QString::number(num(c, "smc_tx_bytes"))));
+        QVERIFY2(num(c, "smc_tx_bytes") >= 0.9 * num(c, "app_tx_bytes"),
+                 qPrintable(QString::number(num(c, "smc_tx_bytes"))));
         QVERIFY(num(c, "app_tx_bytes") >= 3000000);
         QVERIFY(c.value("engine").toObject().value("smcr.rdma_writes").toDouble() > 0);
     }
@@ -64,7 +70,9 @@ private slots:
         h.startServer(false, peer(), {"serve-threads", QString::number(port)}, port, "listening");
         QString out;
         QString err;
-        QCOMPARE(h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "12"}, &out, 30000, {}, &err), 0);
+        QCOMPARE(h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "12"}, &out, 30000,
+                             {}, &err),
+                 0);
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
         const QJsonObject c = clientStats(h);
         QCOMPARE(num(c, "smc_connections"), 0.0);
@@ -82,6 +90,20 @@ private slots:
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
     }
 
+    // exec keeps the preload and its settings (LD_PRELOAD and SMCR_* stay in
+    // the environment): a shell that execs the client still speaks SMC-R.
+    void execKeepsPreload() {
+        PreloadHarness h;
+        const int port = PreloadHarness::freePort();
+        h.startServer(true, peer(), {"serve-threads", QString::number(port)}, port, "listening");
+        QString out;
+        QString err;
+        const QString command = QString("exec %1 client %2 100000 21").arg(peer()).arg(port);
+        QCOMPARE(h.runClient(true, "/bin/sh", {"-c", command}, &out, 20000, {}, &err), 0);
+        QCOMPARE(out.trimmed(), QString("ok 100000"));
+        QVERIFY2(err.contains("preload_peer]: connect") && err.contains("SMC-R"), qPrintable(err));
+    }
+
     // qperf's control connection stays TCP (SMCR_TCP_PORTS: it crosses the
     // server's fork); the test's data connection goes over SMC-R; SIGALRM ends it.
     void qperfBothEnds() {
@@ -91,9 +113,10 @@ private slots:
         h.startServer(true, "/usr/bin/qperf", {"-lp", QString::number(port)}, port, {}, env);
         QString out;
         QString err;
-        const int rc = h.runClient(true, "/usr/bin/qperf",
-                                   {"-lp", QString::number(port), "-t", "1", "127.0.0.1", "tcp_bw", "tcp_lat"}, &out,
-                                   30000, env, &err);
+        const int rc =
+            h.runClient(true, "/usr/bin/qperf",
+                        {"-lp", QString::number(port), "-t", "1", "127.0.0.1", "tcp_bw", "tcp_lat"}, &out,
+                        30000, env, &err);
         QVERIFY2(rc == 0, qPrintable(out + err));
         QVERIFY2(out.contains("bw") && out.contains("latency"), qPrintable(out));
         h.stopServers();
@@ -104,7 +127,8 @@ private slots:
         double bwApp = 0;
         double bwSmc = 0;
         for (const QJsonObject& o : h.stats()) {
-            if (num(o, "smc_server") < 1) continue;
+            if (num(o, "smc_server") < 1)
+                continue;
             ++smcChildren;
             const double app = num(o, "app_rx_bytes") + num(o, "app_tx_bytes");
             if (app > bwApp) {

@@ -13,9 +13,9 @@
 //   - EPOLLEXCLUSIVE concerns listeners, which are kernel fds here.
 #pragma once
 
-#include <sys/epoll.h>
-
 #include <csignal>
+
+#include <sys/epoll.h>
 
 #include "fd_table.h"
 
@@ -23,6 +23,13 @@ namespace smcr::preload {
 
 int epollCtl(int epfd, int op, int fd, epoll_event* event);
 int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const sigset_t* mask);
+
+// A socket still deciding (FdKind::candidate) in kernel epoll sets: its
+// registrations are remembered, and moved into the shadow when it becomes
+// SMC (asio registers sockets when it opens them, before connect()).
+void noteCandidateCtl(int epfd, int op, int fd, const epoll_event* event);
+void candidateGone(int fd);  // closed, or stayed TCP (its kernel registrations stand)
+void candidateBecameSmc(int fd);
 
 // fd (a carrier of conn) is closing: out of every shadow that holds it.
 void epollRemoveFd(Conn& conn, int fd);

@@ -5,8 +5,6 @@
 // Calls on fds the table does not track cost one relaxed atomic load.
 #pragma once
 
-#include <sys/types.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -15,6 +13,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <smcr/socket.h>
 
@@ -31,8 +31,8 @@ enum class FdKind : uint8_t {
 
 // One SMC connection, shared by every fd that dup() made of the carrier.
 struct Conn {
-    smcr::Socket sock;      // non-blocking; the preload does the blocking (smc_io.h)
-    pid_t ownerPid = 0;     // a forked child inherits the fd but not the engine
+    smcr::Socket sock;                     // non-blocking; the preload does the blocking (smc_io.h)
+    pid_t ownerPid = 0;                    // a forked child inherits the fd but not the engine
     std::atomic<bool> nonBlocking{false};  // the carrier's O_NONBLOCK, mirrored
     std::atomic<int> fdRefs{1};            // fds naming it; the last close ends it
     // Bumped by every recv/send call: an edge-triggered epoll reports a
@@ -53,8 +53,11 @@ class FdTable {
 public:
     static constexpr int kMaxFd = 1 << 20;
 
+    FdTable();
+
     FdKind kind(int fd) const {
-        if (fd < 0 || fd >= kMaxFd) return FdKind::none;
+        if (fd < 0 || fd >= kMaxFd)
+            return FdKind::none;
         return static_cast<FdKind>(m_kinds[fd].load(std::memory_order_acquire));
     }
     void setKind(int fd, FdKind kind);
@@ -75,7 +78,9 @@ public:
     std::mutex& mutex() { return m_mutex; }
 
 private:
-    std::atomic<uint8_t> m_kinds[kMaxFd] = {};
+    // kMaxFd bytes of zero pages (mmap): only the pages of fds in use are
+    // ever touched, so a process pays for the fds it has, not for the table.
+    std::atomic<uint8_t>* m_kinds = nullptr;
     std::mutex m_mutex;
     std::unordered_map<int, std::shared_ptr<Conn>> m_conns;
     std::unordered_map<int, ListenerInfo> m_listeners;

@@ -1,10 +1,10 @@
 // Interposed data calls. SMC carriers go to libsmcr (smc_io.h); tracked TCP
 // sockets are counted; every other fd passes through after one atomic load.
+#include <cerrno>
+
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 #include "fd_table.h"
 #include "process.h"
@@ -30,11 +30,13 @@ std::shared_ptr<Conn> smcConn(int fd, bool* inherited) {
 }
 
 ssize_t countTcpRx(ssize_t n, int fd) {
-    if (n > 0 && fdTable().kind(fd) == FdKind::tcp) counters().tcpRxBytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    if (n > 0 && fdTable().kind(fd) == FdKind::tcp)
+        counters().tcpRxBytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
     return n;
 }
 ssize_t countTcpTx(ssize_t n, int fd) {
-    if (n > 0 && fdTable().kind(fd) == FdKind::tcp) counters().tcpTxBytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
+    if (n > 0 && fdTable().kind(fd) == FdKind::tcp)
+        counters().tcpTxBytes.fetch_add(static_cast<uint64_t>(n), std::memory_order_relaxed);
     return n;
 }
 
@@ -45,14 +47,16 @@ ssize_t eio() {
 
 }  // namespace
 
-#define SMC_OR_PASS(fd, smcCall, passCall, count)              \
-    do {                                                        \
-        if (fdTable().kind(fd) == FdKind::smc) {                \
-            bool inherited = false;                             \
-            if (auto conn = smcConn(fd, &inherited)) return smcCall; \
-            if (inherited) return eio();                        \
-        }                                                       \
-        return count(passCall, fd);                             \
+#define SMC_OR_PASS(fd, smcCall, passCall, count)    \
+    do {                                             \
+        if (fdTable().kind(fd) == FdKind::smc) {     \
+            bool inherited = false;                  \
+            if (auto conn = smcConn(fd, &inherited)) \
+                return smcCall;                      \
+            if (inherited)                           \
+                return eio();                        \
+        }                                            \
+        return count(passCall, fd);                  \
     } while (0)
 
 SMCR_EXPORT ssize_t read(int fd, void* buf, size_t len) {
@@ -101,13 +105,16 @@ SMCR_EXPORT ssize_t __recvfrom_chk(int fd, void* buf, size_t len, size_t buflen,
     return recvfrom(fd, buf, len, flags, from, fromLen);
 }
 
-SMCR_EXPORT ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* to, socklen_t toLen) {
-    SMC_OR_PASS(fd, smcSend(*conn, buf, len, flags), real().sendto(fd, buf, len, flags, to, toLen), countTcpTx);
+SMCR_EXPORT ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* to,
+                           socklen_t toLen) {
+    SMC_OR_PASS(fd, smcSend(*conn, buf, len, flags), real().sendto(fd, buf, len, flags, to, toLen),
+                countTcpTx);
 }
 
 SMCR_EXPORT ssize_t recvmsg(int fd, msghdr* msg, int flags) {
-    SMC_OR_PASS(fd, (msg->msg_namelen = 0, msg->msg_controllen = 0, msg->msg_flags = 0,
-                     smcRecvIov(*conn, msg->msg_iov, static_cast<int>(msg->msg_iovlen), flags)),
+    SMC_OR_PASS(fd,
+                (msg->msg_namelen = 0, msg->msg_controllen = 0, msg->msg_flags = 0,
+                 smcRecvIov(*conn, msg->msg_iov, static_cast<int>(msg->msg_iovlen), flags)),
                 real().recvmsg(fd, msg, flags), countTcpRx);
 }
 

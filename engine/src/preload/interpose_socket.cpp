@@ -1,6 +1,9 @@
 // Interposed socket lifecycle calls: socket, connect, listen, accept, close,
 // shutdown, dup, fcntl, ioctl, setsockopt, sigaction; the library's
 // constructor and destructor. Untracked fds pass straight to the C library.
+#include <cerrno>
+#include <cstdarg>
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -8,15 +11,14 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdarg>
-
 #include "config.h"
+#include "control.h"
 #include "epoll_shadow.h"
 #include "fd_table.h"
 #include "process.h"
-#include "registry.h"
 #include "real_calls.h"
+#include "registry.h"
+#include "signals.h"
 #include "upgrade.h"
 
 using namespace smcr::preload;
@@ -30,8 +32,12 @@ bool isTcpSocket(int domain, int type, int protocol) {
            (protocol == 0 || protocol == IPPROTO_TCP);
 }
 
-void forkPrepare() { fdTable().mutex().lock(); }
-void forkParent() { fdTable().mutex().unlock(); }
+void forkPrepare() {
+    fdTable().mutex().lock();
+}
+void forkParent() {
+    fdTable().mutex().unlock();
+}
 void forkChild() {
     fdTable().mutex().unlock();
     refreshPid();
@@ -43,37 +49,48 @@ __attribute__((constructor)) void preloadInit() {
     refreshPid();
     ::pthread_atfork(forkPrepare, forkParent, forkChild);
     if (!config().settingsError.empty()) {
-        const std::string text = "smcr: " + config().settingsError + "; SMC-R is off, every connection stays TCP\n";
+        const std::string text =
+            "smcr: " + config().settingsError + "; SMC-R is off, every connection stays TCP\n";
         (void)real().write(STDERR_FILENO, text.data(), text.size());
     }
 }
 
-__attribute__((destructor)) void preloadFini() { writeStatsFile(); }
+__attribute__((destructor)) void preloadFini() {
+    writeStatsFile();
+    removeControl();
+}
 
 // After a call that made newFd: whatever stale entry the number had is gone
 // (its old fd was closed behind our back, e.g. by close_range).
 void fresh(int newFd) {
-    if (newFd >= 0 && fdTable().kind(newFd) != FdKind::none) forget(newFd);
+    if (newFd >= 0 && fdTable().kind(newFd) != FdKind::none)
+        forget(newFd);
 }
 
 }  // namespace
 
 SMCR_EXPORT int socket(int domain, int type, int protocol) {
     const int fd = real().socket(domain, type, protocol);
-    if (fd < 0) return fd;
+    if (fd < 0)
+        return fd;
     fresh(fd);
-    if (isTcpSocket(domain, type, protocol)) fdTable().setKind(fd, FdKind::candidate);
+    if (isTcpSocket(domain, type, protocol)) {
+        fdTable().setKind(fd, FdKind::candidate);
+        ensureControl();
+    }
     return fd;
 }
 
 SMCR_EXPORT int connect(int fd, const sockaddr* addr, socklen_t len) {
-    if (fdTable().kind(fd) != FdKind::candidate) return real().connect(fd, addr, len);
+    if (fdTable().kind(fd) != FdKind::candidate)
+        return real().connect(fd, addr, len);
     return connectUpgrading(fd, addr, len);
 }
 
 SMCR_EXPORT int listen(int fd, int backlog) {
     const int rc = real().listen(fd, backlog);
-    if (rc == 0) listened(fd);
+    if (rc == 0)
+        listened(fd);
     return rc;
 }
 
@@ -96,14 +113,17 @@ SMCR_EXPORT int accept(int fd, sockaddr* addr, socklen_t* len) {
 }
 
 SMCR_EXPORT int close(int fd) {
-    if (fdTable().kind(fd) != FdKind::none) forget(fd);
+    if (fdTable().kind(fd) != FdKind::none)
+        forget(fd);
     return real().close(fd);
 }
 
 SMCR_EXPORT int shutdown(int fd, int how) {
-    if (fdTable().kind(fd) != FdKind::smc) return real().shutdown(fd, how);
+    if (fdTable().kind(fd) != FdKind::smc)
+        return real().shutdown(fd, how);
     auto conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid()) return real().shutdown(fd, how);
+    if (!conn || conn->ownerPid != currentPid())
+        return real().shutdown(fd, how);
     if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
         errno = EINVAL;
         return -1;
@@ -118,16 +138,20 @@ SMCR_EXPORT int shutdown(int fd, int how) {
 
 SMCR_EXPORT int dup(int fd) {
     const int newFd = real().dup(fd);
-    if (newFd >= 0) release(fdTable().copy(fd, newFd));
+    if (newFd >= 0)
+        release(fdTable().copy(fd, newFd));
     return newFd;
 }
 
 SMCR_EXPORT int dup2(int fd, int newFd) {
-    if (fd == newFd) return real().dup2(fd, newFd);
+    if (fd == newFd)
+        return real().dup2(fd, newFd);
     const FdKind was = fdTable().kind(newFd);
     const int rc = real().dup2(fd, newFd);
-    if (rc < 0) return rc;
-    if (was != FdKind::none) forget(newFd);
+    if (rc < 0)
+        return rc;
+    if (was != FdKind::none)
+        forget(newFd);
     release(fdTable().copy(fd, newFd));
     return rc;
 }
@@ -135,8 +159,10 @@ SMCR_EXPORT int dup2(int fd, int newFd) {
 SMCR_EXPORT int dup3(int fd, int newFd, int flags) {
     const FdKind was = fdTable().kind(newFd);
     const int rc = real().dup3(fd, newFd, flags);
-    if (rc < 0) return rc;
-    if (was != FdKind::none) forget(newFd);
+    if (rc < 0)
+        return rc;
+    if (was != FdKind::none)
+        forget(newFd);
     release(fdTable().copy(fd, newFd));
     return rc;
 }
@@ -148,11 +174,13 @@ SMCR_EXPORT int fcntl(int fd, int cmd, ...) {
     const long arg = va_arg(ap, long);
     va_end(ap);
     const int rc = real().fcntl(fd, cmd, arg);
-    if (rc < 0 || fdTable().kind(fd) == FdKind::none) return rc;
+    if (rc < 0 || fdTable().kind(fd) == FdKind::none)
+        return rc;
     if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
         release(fdTable().copy(fd, rc));
     } else if (cmd == F_SETFL && fdTable().kind(fd) == FdKind::smc) {
-        if (auto conn = fdTable().conn(fd)) conn->nonBlocking = (arg & O_NONBLOCK) != 0;
+        if (auto conn = fdTable().conn(fd))
+            conn->nonBlocking = (arg & O_NONBLOCK) != 0;
     }
     return rc;
 }
@@ -177,7 +205,8 @@ SMCR_EXPORT int ioctl(int fd, unsigned long request, ...) {
                 *static_cast<int*>(arg) = static_cast<int>(conn->sock.readableBytes());
                 return 0;
             }
-            if (request == FIONBIO && arg != nullptr) conn->nonBlocking = *static_cast<int*>(arg) != 0;
+            if (request == FIONBIO && arg != nullptr)
+                conn->nonBlocking = *static_cast<int*>(arg) != 0;
         }
     }
     return real().ioctl(fd, request, arg);
@@ -185,13 +214,18 @@ SMCR_EXPORT int ioctl(int fd, unsigned long request, ...) {
 
 SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, socklen_t len) {
     const int rc = real().setsockopt(fd, level, name, value, len);
-    if (rc != 0 || level != IPPROTO_TCP || fdTable().kind(fd) != FdKind::smc) return rc;
-    if (value == nullptr || len < static_cast<socklen_t>(sizeof(int))) return rc;
+    if (rc != 0 || level != IPPROTO_TCP || fdTable().kind(fd) != FdKind::smc)
+        return rc;
+    if (value == nullptr || len < static_cast<socklen_t>(sizeof(int)))
+        return rc;
     auto conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid()) return rc;
+    if (!conn || conn->ownerPid != currentPid())
+        return rc;
     const bool on = *static_cast<const int*>(value) != 0;
-    if (name == TCP_NODELAY) (void)conn->sock.setNoDelay(on);
-    if (name == TCP_CORK) (void)conn->sock.setCork(on);
+    if (name == TCP_NODELAY)
+        (void)conn->sock.setNoDelay(on);
+    if (name == TCP_CORK)
+        (void)conn->sock.setCork(on);
     return rc;
 }
 
@@ -201,13 +235,12 @@ SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, sockl
 SMCR_EXPORT pid_t fork() {
     const pid_t pid = real().fork();
     if (pid > 0) {
-        for (const uint16_t port : fdTable().listenerPorts()) registerListener(port, pid);
+        for (const uint16_t port : fdTable().listenerPorts())
+            registerListener(port, pid);
     }
     return pid;
 }
 
 SMCR_EXPORT int sigaction(int signo, const struct sigaction* act, struct sigaction* old) {
-    const int rc = real().sigaction(signo, act, old);
-    if (rc == 0) noteSigaction(signo, act);
-    return rc;
+    return interposedSigaction(signo, act, old);
 }

@@ -1,13 +1,15 @@
 #include "process.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <csignal>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <vector>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include <smcr/stats.h>
 #include <smcr/wire/decline_reasons.h>
@@ -25,18 +27,24 @@ std::mutex g_engineMutex;
 std::shared_ptr<Engine>* g_engine = nullptr;
 pid_t g_engineOwner = 0;
 
+// Settings changed from outside (`smclab set`) before or after the engine.
+std::vector<std::pair<std::string, std::string>>* g_overrides =
+    new std::vector<std::pair<std::string, std::string>>;
+
 std::mutex g_reasonMutex;
 std::map<std::string, uint64_t> g_tcpReasons;
 
 std::atomic<pid_t> g_pid{0};
-std::atomic<uint64_t> g_noRestartSignals{0};  // bit n: signal n's handler lacks SA_RESTART
 
 void jsonString(std::ostringstream& out, const std::string& s) {
     out << '"';
     for (const char c : s) {
-        if (c == '"' || c == '\\') out << '\\' << c;
-        else if (static_cast<unsigned char>(c) < 0x20) out << ' ';
-        else out << c;
+        if (c == '"' || c == '\\')
+            out << '\\' << c;
+        else if (static_cast<unsigned char>(c) < 0x20)
+            out << ' ';
+        else
+            out << c;
     }
     out << '"';
 }
@@ -52,25 +60,58 @@ pid_t currentPid() {
     return p;
 }
 
-void refreshPid() { g_pid.store(::getpid(), std::memory_order_relaxed); }
+void refreshPid() {
+    g_pid.store(::getpid(), std::memory_order_relaxed);
+}
 
 Result<std::shared_ptr<Engine>> processEngine() {
     std::lock_guard lock(g_engineMutex);
-    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
-    if (!config().settingsError.empty()) return fail(Errc::invalidArgument, config().settingsError);
+    if (g_engine != nullptr && g_engineOwner == currentPid())
+        return *g_engine;
+    if (!config().settingsError.empty())
+        return fail(Errc::invalidArgument, config().settingsError);
     for (const auto& [name, value] : config().engineEnv) {
-        if (std::getenv(name.c_str()) == nullptr) ::setenv(name.c_str(), value.c_str(), 0);
+        if (std::getenv(name.c_str()) == nullptr)
+            ::setenv(name.c_str(), value.c_str(), 0);
     }
-    auto made = Engine::create(config().settings);
-    if (!made) return fail(made.error());
+    std::vector<std::pair<std::string, std::string>> settings = config().settings;
+    settings.insert(settings.end(), g_overrides->begin(), g_overrides->end());
+    // libsmcr's threads start with every signal blocked (they inherit this
+    // mask): the program's signals go to its own threads, so a blocked recv
+    // gets its EINTR and handlers never run inside the engine.
+    sigset_t all;
+    sigset_t old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    auto made = Engine::create(settings);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (!made)
+        return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());
     g_engineOwner = currentPid();
     return *g_engine;
 }
 
+Status applySetting(const std::string& name, const std::string& value) {
+    Settings check;
+    if (Status s = check.set(name, value); !s)
+        return s;
+    std::shared_ptr<Engine> engine;
+    {
+        std::lock_guard lock(g_engineMutex);
+        g_overrides->emplace_back(name, value);
+        if (g_engine != nullptr && g_engineOwner == currentPid())
+            engine = *g_engine;
+    }
+    if (engine)
+        return engine->settings().set(name, value);
+    return {};
+}
+
 std::shared_ptr<Engine> existingEngine() {
     std::lock_guard lock(g_engineMutex);
-    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
+    if (g_engine != nullptr && g_engineOwner == currentPid())
+        return *g_engine;
     return nullptr;
 }
 
@@ -89,10 +130,32 @@ const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {
             }
         }
     }
-    if (sleepNs == UINT64_MAX) return nullptr;
+    if (sleepNs == UINT64_MAX)
+        return nullptr;
     ts.tv_sec = static_cast<time_t>(sleepNs / 1000000000ull);
     ts.tv_nsec = static_cast<long>(sleepNs % 1000000000ull);
     return &ts;
+}
+
+bool spinUntilReady(const std::function<bool()>& ready) {
+    auto engine = existingEngine();
+    if (!engine)
+        return false;
+    const uint64_t spinUs = engine->settings().get(SettingId::busyPollUs);
+    if (spinUs == 0)
+        return false;
+    timespec start{};
+    ::clock_gettime(CLOCK_MONOTONIC, &start);
+    const uint64_t startNs = uint64_t(start.tv_sec) * 1000000000ull + uint64_t(start.tv_nsec);
+    for (;;) {
+        if (ready())
+            return true;
+        timespec now{};
+        ::clock_gettime(CLOCK_MONOTONIC, &now);
+        const uint64_t nowNs = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+        if (nowNs - startNs >= spinUs * 1000)
+            return false;
+    }
 }
 
 Counters& counters() {
@@ -107,36 +170,26 @@ void countTcp(bool client, const std::string& reason) {
 }
 
 void logLine(const std::string& line) {
-    if (!config().verbose) return;
-    const std::string text = "smcr[" + std::to_string(currentPid()) + " " + config().program + "]: " + line + "\n";
+    if (!config().verbose)
+        return;
+    const std::string text =
+        "smcr[" + std::to_string(currentPid()) + " " + config().program + "]: " + line + "\n";
     (void)real().write(STDERR_FILENO, text.data(), text.size());
 }
-
-void noteSigaction(int signo, const struct sigaction* act) {
-    if (act == nullptr || signo <= 0 || signo >= 64) return;
-    const uint64_t bit = uint64_t{1} << signo;
-    const bool handler = act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
-    if (handler && (act->sa_flags & SA_RESTART) == 0) {
-        g_noRestartSignals.fetch_or(bit);
-    } else {
-        g_noRestartSignals.fetch_and(~bit);
-    }
-}
-
-bool restartAfterSignal() { return g_noRestartSignals.load(std::memory_order_relaxed) == 0; }
 
 std::string statsJson() {
     std::ostringstream out;
     const Counters& c = counters();
     out << "{\n  \"pid\": " << currentPid() << ",\n  \"program\": ";
     jsonString(out, config().program);
-    out << ",\n  \"smc_connections\": " << (c.smcClient + c.smcServer) << ",\n  \"smc_client\": " << c.smcClient
-        << ",\n  \"smc_server\": " << c.smcServer << ",\n  \"tcp_connections\": " << (c.tcpClient + c.tcpServer)
+    out << ",\n  \"smc_connections\": " << (c.smcClient + c.smcServer)
+        << ",\n  \"smc_client\": " << c.smcClient << ",\n  \"smc_server\": " << c.smcServer
+        << ",\n  \"tcp_connections\": " << (c.tcpClient + c.tcpServer)
         << ",\n  \"app_tx_bytes\": " << (c.smcTxBytes + c.tcpTxBytes)
-        << ",\n  \"app_rx_bytes\": " << (c.smcRxBytes + c.tcpRxBytes) << ",\n  \"smc_tx_bytes\": " << c.smcTxBytes
-        << ",\n  \"smc_rx_bytes\": " << c.smcRxBytes << ",\n  \"tcp_tx_bytes\": " << c.tcpTxBytes
-        << ",\n  \"tcp_rx_bytes\": " << c.tcpRxBytes << ",\n  \"inherited_io\": " << c.inheritedIo
-        << ",\n  \"fallbacks\": {";
+        << ",\n  \"app_rx_bytes\": " << (c.smcRxBytes + c.tcpRxBytes)
+        << ",\n  \"smc_tx_bytes\": " << c.smcTxBytes << ",\n  \"smc_rx_bytes\": " << c.smcRxBytes
+        << ",\n  \"tcp_tx_bytes\": " << c.tcpTxBytes << ",\n  \"tcp_rx_bytes\": " << c.tcpRxBytes
+        << ",\n  \"inherited_io\": " << c.inheritedIo << ",\n  \"fallbacks\": {";
     {
         std::lock_guard lock(g_reasonMutex);
         bool first = true;
@@ -157,21 +210,35 @@ std::string statsJson() {
             first = false;
         }
     }
+    out << "\n  },\n  \"settings\": {";
+    if (auto engine = existingEngine()) {
+        bool first = true;
+        for (const SettingValue& v : engine->settings().list()) {
+            out << (first ? "" : ",") << "\n    ";
+            jsonString(out, v.name);
+            out << ": ";
+            jsonString(out, v.value);
+            first = false;
+        }
+    }
     out << "\n  }\n}\n";
     return out.str();
 }
 
 void writeStatsFile() {
     const std::string& dir = config().statsDir;
-    if (dir.empty()) return;
+    if (dir.empty())
+        return;
     const std::string text = statsJson();
     const std::string path = dir + "/smcr-" + std::to_string(currentPid()) + ".json";
     const std::string tmp = path + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return;
+    if (fd < 0)
+        return;
     const bool ok = real().write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     real().close(fd);
-    if (ok) ::rename(tmp.c_str(), path.c_str());
+    if (ok)
+        ::rename(tmp.c_str(), path.c_str());
 }
 
 }  // namespace smcr::preload

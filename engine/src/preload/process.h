@@ -3,14 +3,15 @@
 // and the counters file written at exit.
 #pragma once
 
-#include <signal.h>
-#include <time.h>
-#include <sys/types.h>
-
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+
+#include <signal.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include <smcr/engine.h>
 #include <smcr/result.h>
@@ -31,9 +32,13 @@ struct Counters {
     std::atomic<uint64_t> smcRxBytes{0};
     std::atomic<uint64_t> tcpTxBytes{0};  // application bytes over TCP (tracked sockets)
     std::atomic<uint64_t> tcpRxBytes{0};
-    std::atomic<uint64_t> inheritedIo{0}; // I/O on an SMC fd a forked child inherited (EIO)
+    std::atomic<uint64_t> inheritedIo{0};  // I/O on an SMC fd a forked child inherited (EIO)
 };
 Counters& counters();
+
+// A live setting change (`smclab set`): on the engine when there is one,
+// and for engines this process makes later. Checked against the table.
+Status applySetting(const std::string& name, const std::string& value);
 
 // Counts a TCP connection under its reason (a decline name, or the
 // preload's own: "not_libsmcr_peer", "remote_address", "tcp_port",
@@ -46,6 +51,11 @@ void countTcp(bool client, const std::string& reason);
 // fabric's time cut it (the sleep ending then is no timeout).
 const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded);
 
+// lab.busy_poll_us, as libsmcr's own waits do it: calls ready() until it
+// says yes or the time is up (true: ready). Waking a sleeper costs tens of
+// microseconds here, and much more on a loaded host.
+bool spinUntilReady(const std::function<bool()>& ready);
+
 // -v: one line on stderr (never stdout).
 void logLine(const std::string& line);
 
@@ -53,11 +63,6 @@ void logLine(const std::string& line);
 // on every I/O otherwise).
 pid_t currentPid();
 void refreshPid();
-
-// SA_RESTART bookkeeping: an SMC wait interrupted by a signal returns EINTR
-// unless every handler the program installed asked for SA_RESTART.
-void noteSigaction(int signo, const struct sigaction* act);
-bool restartAfterSignal();
 
 // <SMCR_STATS_DIR>/smcr-<pid>.json now (at exit, and for `smclab stat`).
 std::string statsJson();

@@ -1,9 +1,9 @@
 #include "real_calls.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <mutex>
+
+#include <dlfcn.h>
 
 namespace smcr::preload {
 

@@ -3,14 +3,14 @@
 // ::recv or ::poll land in our interposers first) ends in one of these.
 #pragma once
 
+#include <csignal>
+
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
-
-#include <csignal>
 
 namespace smcr::preload {
 

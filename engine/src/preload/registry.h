@@ -15,11 +15,11 @@
 //             first) never waits for a detection timeout.
 #pragma once
 
-#include <sys/socket.h>
-#include <sys/types.h>
-
 #include <cstdint>
 #include <string>
+
+#include <sys/socket.h>
+#include <sys/types.h>
 
 namespace smcr::preload {
 

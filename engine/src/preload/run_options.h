@@ -17,10 +17,13 @@ struct RunOptions {
     bool verbose = false;
     std::vector<std::string> command;  // PROGRAM ARGS...
     bool help = false;
+    bool listSettings = false;
 };
 
 Result<RunOptions> parseRunOptions(const std::vector<std::string>& args);
 std::string runUsage();
+// Every libsmcr setting: name, values, default, when it applies, help.
+std::string settingsListing();
 
 // The environment smcr_run passes on (config.h): name, value.
 std::vector<std::pair<std::string, std::string>> runEnvironment(const RunOptions& options);

@@ -1,8 +1,5 @@
 #include "smc_io.h"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -10,10 +7,15 @@
 #include <optional>
 #include <vector>
 
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <smcr/poller.h>
 
 #include "process.h"
 #include "real_calls.h"
+#include "signals.h"
 
 namespace smcr::preload {
 
@@ -35,14 +37,16 @@ thread_local ThreadPoller t_poller;
 
 Poller* threadPoller() {
     auto engine = existingEngine();
-    if (!engine) return nullptr;
+    if (!engine)
+        return nullptr;
     if (!t_poller.poller || t_poller.pid != currentPid() || t_poller.engine != engine.get()) {
         if (t_poller.pid != currentPid()) {
             // The parent's poller belongs to an engine this child cannot use.
             new (&t_poller.poller) std::optional<Poller>();
         }
         auto made = Poller::create(engine);
-        if (!made) return nullptr;
+        if (!made)
+            return nullptr;
         t_poller.poller = std::move(made.value());
         t_poller.pid = currentPid();
         t_poller.engine = engine.get();
@@ -51,39 +55,31 @@ Poller* threadPoller() {
 }
 
 // Sleeps until conn is ready for events; 0 ready, -1 with errno (EINTR).
+// A blocking call's wait: libsmcr's own (it spins lab.busy_poll_us, then
+// sleeps on the completion channel: one wake-up), in slices, so that a
+// signal without SA_RESTART ends it with EINTR and pthread_cancel is seen
+// between slices (cancellation stays off inside libsmcr, whose locks and
+// waiter counts must not be unwound).
 int waitFor(Conn& conn, short events) {
-    {
-        pollfd p{-1, events, 0};
-        Poller* poller = threadPoller();
-        if (poller == nullptr) {
+    constexpr int kSliceMs = 20;
+    const uint32_t wanted = static_cast<uint32_t>(events) | POLLERR | POLLHUP;
+    for (;;) {
+        const uint64_t signals = interruptingSignals();
+        int cancelState = 0;
+        ::pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
+        auto r = conn.sock.waitReady(static_cast<uint32_t>(events), kSliceMs);
+        ::pthread_setcancelstate(cancelState, nullptr);
+        if (!r) {
             errno = EIO;
             return -1;
         }
-        if (!poller->add(conn.sock, static_cast<uint32_t>(events), &conn)) {
-            errno = EIO;
+        if ((r.value() & wanted) != 0)
+            return 0;
+        if (interruptingSignals() != signals) {
+            errno = EINTR;
             return -1;
         }
-        PollEvent ev;
-        int rc = 0;
-        for (;;) {
-            auto n = poller->wait(std::span<PollEvent>(&ev, 1), 0);
-            if (!n) {
-                errno = EIO;
-                rc = -1;
-                break;
-            }
-            if (n.value() > 0) break;
-            p = pollfd{poller->fd(), POLLIN, 0};
-            timespec ts{};
-            bool bounded = false;
-            const int r = real().ppoll(&p, 1, boundedSleep(-1, ts, &bounded), nullptr);
-            if (r < 0 && errno == EINTR && !restartAfterSignal()) {
-                rc = -1;
-                break;
-            }
-        }
-        (void)poller->remove(conn.sock);
-        return rc;
+        ::pthread_testcancel();
     }
 }
 
@@ -95,16 +91,26 @@ bool dontWait(const Conn& conn, int flags) {
 
 int errnoOf(const Error& error, bool sending) {
     switch (error.code) {
-        case Errc::wouldBlock: return EAGAIN;
-        case Errc::timedOut: return sending ? EAGAIN : EAGAIN;
-        case Errc::connectionRefused: return ECONNREFUSED;
-        case Errc::connectionReset: return sending ? EPIPE : ECONNRESET;
-        case Errc::connectionAborted: return ECONNABORTED;
-        case Errc::closed: return sending ? EPIPE : 0;
-        case Errc::invalidArgument: return EINVAL;
-        case Errc::outOfResources: return ENOBUFS;
-        case Errc::systemError: return error.sysErrno != 0 ? error.sysErrno : EIO;
-        default: return EIO;
+        case Errc::wouldBlock:
+            return EAGAIN;
+        case Errc::timedOut:
+            return sending ? EAGAIN : EAGAIN;
+        case Errc::connectionRefused:
+            return ECONNREFUSED;
+        case Errc::connectionReset:
+            return sending ? EPIPE : ECONNRESET;
+        case Errc::connectionAborted:
+            return ECONNABORTED;
+        case Errc::closed:
+            return sending ? EPIPE : 0;
+        case Errc::invalidArgument:
+            return EINVAL;
+        case Errc::outOfResources:
+            return ENOBUFS;
+        case Errc::systemError:
+            return error.sysErrno != 0 ? error.sysErrno : EIO;
+        default:
+            return EIO;
     }
 }
 
@@ -117,30 +123,38 @@ ssize_t smcRecv(Conn& conn, void* data, size_t len, int flags) {
     for (;;) {
         auto r = conn.sock.recv(bytes + got, len - got, peek ? MSG_PEEK : 0);
         if (r) {
-            if (r.value() == 0) break;  // end of stream
+            if (r.value() == 0)
+                break;  // end of stream
             got += r.value();
-            if (!waitAll || got == len) break;
+            if (!waitAll || got == len)
+                break;
             continue;
         }
         if (r.error().code != Errc::wouldBlock) {
-            if (got > 0) break;
+            if (got > 0)
+                break;
             const int err = errnoOf(r.error(), false);
-            if (err == 0) return 0;  // after shutdown(SHUT_RD): end of stream
+            if (err == 0)
+                return 0;  // after shutdown(SHUT_RD): end of stream
             errno = err;
             return -1;
         }
-        if (got > 0 && !waitAll) break;
+        if (got > 0 && !waitAll)
+            break;
         if (dontWait(conn, flags)) {
-            if (got > 0) break;
+            if (got > 0)
+                break;
             errno = EAGAIN;
             return -1;
         }
         if (waitFor(conn, POLLIN) != 0) {
-            if (got > 0) break;
+            if (got > 0)
+                break;
             return -1;
         }
     }
-    if (!peek) counters().smcRxBytes.fetch_add(got, std::memory_order_relaxed);
+    if (!peek)
+        counters().smcRxBytes.fetch_add(got, std::memory_order_relaxed);
     return static_cast<ssize_t>(got);
 }
 
@@ -153,23 +167,28 @@ ssize_t smcSend(Conn& conn, const void* data, size_t len, int flags) {
         auto r = conn.sock.send(bytes + sent, len - sent, passFlags);
         if (r) {
             sent += r.value();
-            if (len == 0 || sent == len) break;
+            if (len == 0 || sent == len)
+                break;
             continue;
         }
         if (r.error().code != Errc::wouldBlock) {
-            if (sent > 0) break;
+            if (sent > 0)
+                break;
             const int err = errnoOf(r.error(), true);
-            if (err == EPIPE && (flags & MSG_NOSIGNAL) == 0) ::raise(SIGPIPE);
+            if (err == EPIPE && (flags & MSG_NOSIGNAL) == 0)
+                ::raise(SIGPIPE);
             errno = err;
             return -1;
         }
         if (dontWait(conn, flags)) {
-            if (sent > 0) break;
+            if (sent > 0)
+                break;
             errno = EAGAIN;
             return -1;
         }
         if (waitFor(conn, POLLOUT) != 0) {
-            if (sent > 0) break;
+            if (sent > 0)
+                break;
             return -1;
         }
     }
@@ -178,14 +197,17 @@ ssize_t smcSend(Conn& conn, const void* data, size_t len, int flags) {
 }
 
 ssize_t smcRecvIov(Conn& conn, const iovec* iov, int iovcnt, int flags) {
-    if (iovcnt == 1) return smcRecv(conn, iov[0].iov_base, iov[0].iov_len, flags);
+    if (iovcnt == 1)
+        return smcRecv(conn, iov[0].iov_base, iov[0].iov_len, flags);
     size_t total = 0;
-    for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+    for (int i = 0; i < iovcnt; ++i)
+        total += iov[i].iov_len;
     // One recv into a bounce buffer, then scattered: a peek of several
     // buffers must see one consistent prefix of the stream.
     std::vector<uint8_t> buffer(std::min<size_t>(total, 1 << 20));
     const ssize_t n = smcRecv(conn, buffer.data(), buffer.size(), flags);
-    if (n <= 0) return n;
+    if (n <= 0)
+        return n;
     size_t at = 0;
     for (int i = 0; i < iovcnt && at < static_cast<size_t>(n); ++i) {
         const size_t piece = std::min(iov[i].iov_len, static_cast<size_t>(n) - at);
@@ -196,9 +218,11 @@ ssize_t smcRecvIov(Conn& conn, const iovec* iov, int iovcnt, int flags) {
 }
 
 ssize_t smcSendIov(Conn& conn, const iovec* iov, int iovcnt, int flags) {
-    if (iovcnt == 1) return smcSend(conn, iov[0].iov_base, iov[0].iov_len, flags);
+    if (iovcnt == 1)
+        return smcSend(conn, iov[0].iov_base, iov[0].iov_len, flags);
     size_t total = 0;
-    for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
+    for (int i = 0; i < iovcnt; ++i)
+        total += iov[i].iov_len;
     // Gathered into one send: headers and body leave as one push, as the
     // kernel's tcp_sendmsg copies all iovecs before it pushes.
     std::vector<uint8_t> buffer;
@@ -217,30 +241,36 @@ ssize_t smcSendfile(Conn& conn, int inFd, off_t* offset, size_t count) {
         at = *offset;
     } else {
         at = ::lseek(inFd, 0, SEEK_CUR);
-        if (at < 0) return -1;
+        if (at < 0)
+            return -1;
     }
     size_t done = 0;
     while (done < count) {
         auto r = conn.sock.sendfile(inFd, at + static_cast<off_t>(done), count - done);
         if (r) {
-            if (r.value() == 0) break;  // end of file
+            if (r.value() == 0)
+                break;  // end of file
             done += r.value();
             continue;
         }
         if (r.error().code != Errc::wouldBlock) {
-            if (done > 0) break;
+            if (done > 0)
+                break;
             const int err = errnoOf(r.error(), true);
-            if (err == EPIPE) ::raise(SIGPIPE);
+            if (err == EPIPE)
+                ::raise(SIGPIPE);
             errno = err;
             return -1;
         }
         if (done > 0 || conn.nonBlocking.load(std::memory_order_relaxed)) {
-            if (done > 0) break;
+            if (done > 0)
+                break;
             errno = EAGAIN;
             return -1;
         }
         if (waitFor(conn, POLLOUT) != 0) {
-            if (done > 0) break;
+            if (done > 0)
+                break;
             return -1;
         }
     }
@@ -255,24 +285,29 @@ ssize_t smcSendfile(Conn& conn, int inFd, off_t* offset, size_t count) {
 
 bool anySmc(const pollfd* fds, nfds_t nfds) {
     for (nfds_t i = 0; i < nfds; ++i) {
-        if (fdTable().kind(fds[i].fd) == FdKind::smc) return true;
+        if (fdTable().kind(fds[i].fd) == FdKind::smc)
+            return true;
     }
     return false;
 }
 
 int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     Poller* poller = threadPoller();
-    if (poller == nullptr) return mask ? real().ppoll(fds, nfds, nullptr, mask) : real().poll(fds, nfds, timeoutMs);
+    if (poller == nullptr)
+        return mask ? real().ppoll(fds, nfds, nullptr, mask) : real().poll(fds, nfds, timeoutMs);
     std::vector<std::shared_ptr<Conn>> conns(nfds);
     std::vector<pollfd> kernel(fds, fds + nfds);
     size_t smcCount = 0;
     for (nfds_t i = 0; i < nfds; ++i) {
-        if (fdTable().kind(fds[i].fd) != FdKind::smc) continue;
+        if (fdTable().kind(fds[i].fd) != FdKind::smc)
+            continue;
         auto c = fdTable().conn(fds[i].fd);
-        if (!c || c->ownerPid != currentPid()) continue;
+        if (!c || c->ownerPid != currentPid())
+            continue;
         // The same connection twice (dup'ed fds) is watched once.
         const uint32_t want = static_cast<uint32_t>(fds[i].events) & (POLLIN | POLLOUT);
-        if (!poller->add(c->sock, want, reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1))) continue;
+        if (!poller->add(c->sock, want, reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1)))
+            continue;
         conns[i] = std::move(c);
         kernel[i].fd = -1;  // the kernel ignores it
         ++smcCount;
@@ -283,14 +318,16 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     int result = 0;
     for (;;) {
         int ready = 0;
-        for (nfds_t i = 0; i < nfds; ++i) fds[i].revents = 0;
+        for (nfds_t i = 0; i < nfds; ++i)
+            fds[i].revents = 0;
         auto n = poller->wait(events, 0);
         if (n) {
             for (size_t k = 0; k < n.value(); ++k) {
                 const size_t i = reinterpret_cast<uintptr_t>(events[k].userData) - 1;
                 const uint32_t asked = static_cast<uint32_t>(fds[i].events) | POLLERR | POLLHUP | POLLNVAL;
                 fds[i].revents = static_cast<short>(events[k].events & asked);
-                if (fds[i].revents != 0) ++ready;
+                if (fds[i].revents != 0)
+                    ++ready;
             }
         }
         int waitMs = 0;
@@ -314,9 +351,11 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
             break;
         }
         for (nfds_t i = 0; i < nfds; ++i) {
-            if (conns[i]) continue;
+            if (conns[i])
+                continue;
             fds[i].revents = kernel[i].revents;
-            if (fds[i].revents != 0) ++ready;
+            if (fds[i].revents != 0)
+                ++ready;
         }
         if (ready > 0) {
             result = ready;
@@ -329,7 +368,8 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     }
     const int saved = errno;
     for (nfds_t i = 0; i < nfds; ++i) {
-        if (conns[i]) (void)poller->remove(conns[i]->sock);
+        if (conns[i])
+            (void)poller->remove(conns[i]->sock);
     }
     errno = saved;
     return result;

@@ -5,11 +5,11 @@
 // pthread_cancel finds a cancellation point.
 #pragma once
 
+#include <csignal>
+
 #include <poll.h>
 #include <sys/types.h>
 #include <sys/uio.h>
-
-#include <csignal>
 
 #include <smcr/result.h>
 

@@ -1,17 +1,20 @@
 #include "upgrade.h"
 
+#include <cerrno>
+#include <cstring>
+#include <string>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <string>
 
 #include <smcr/wire/decline_reasons.h>
 
 #include "config.h"
+#include "control.h"
 #include "epoll_shadow.h"
 #include "process.h"
 #include "real_calls.h"
@@ -39,14 +42,16 @@ std::string addressText(const sockaddr* addr) {
 uint16_t localPort(int fd) {
     sockaddr_storage local{};
     socklen_t len = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return 0;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0)
+        return 0;
     return portOf(reinterpret_cast<sockaddr*>(&local));
 }
 
 // The ephemeral port must be known before the SYN so the client's marker
 // is there when the server accepts (registry.h).
 bool bindEphemeral(int fd, int family) {
-    if (localPort(fd) != 0) return true;
+    if (localPort(fd) != 0)
+        return true;
     sockaddr_storage any{};
     socklen_t len = 0;
     if (family == AF_INET6) {
@@ -63,8 +68,28 @@ bool bindEphemeral(int fd, int family) {
     return ::bind(fd, reinterpret_cast<sockaddr*>(&any), len) == 0;
 }
 
+// libsmcr's own fd of each connection is taken from the top of the fd
+// range: programs size tables by the fds they expect (wrk's event loop holds
+// 10 + 3 x connections), and one extra low fd per connection overflows them.
+int dupForEngine(int fd) {
+    static const int floor = [] {
+        rlimit lim{};
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+            return 512;
+        const auto soft = static_cast<long>(lim.rlim_cur);
+        return static_cast<int>(soft > 4096 ? soft - 2048 : soft / 2);
+    }();
+    int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, floor);
+    if (mine < 0)
+        mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine >= 0 && fdTable().kind(mine) != FdKind::none)
+        forget(mine);  // a stale entry
+    return mine;
+}
+
 void stayTcp(int fd, bool client, const std::string& peer, const std::string& reason) {
     fdTable().setKind(fd, FdKind::tcp);
+    candidateGone(fd);
     countTcp(client, reason);
     logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": TCP (" +
             reason + ")");
@@ -83,6 +108,7 @@ void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::st
     conn->nonBlocking = nonBlocking;
     conn->peer = peer;
     fdTable().setConn(fd, std::move(conn));
+    candidateBecameSmc(fd);
     (client ? counters().smcClient : counters().smcServer).fetch_add(1, std::memory_order_relaxed);
     logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": SMC-R");
 }
@@ -90,8 +116,10 @@ void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::st
 // The TCP connect of an SMC candidate, blocking even for a non-blocking
 // socket (bounded); 0 or -1 with errno as connect() would end.
 int connectNow(int fd, const sockaddr* addr, socklen_t len) {
-    if (real().connect(fd, addr, len) == 0) return 0;
-    if (errno != EINPROGRESS) return -1;
+    if (real().connect(fd, addr, len) == 0)
+        return 0;
+    if (errno != EINPROGRESS)
+        return -1;
     pollfd p{fd, POLLOUT, 0};
     int r = 0;
     do {
@@ -137,7 +165,8 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
             logLine("engine: " + made.error().toString());
         }
     }
-    if (reason.empty() && !bindEphemeral(fd, addr->sa_family)) reason = "bind_failed";
+    if (reason.empty() && !bindEphemeral(fd, addr->sa_family))
+        reason = "bind_failed";
     if (!reason.empty()) {
         stayTcp(fd, true, peer, reason);
         return real().connect(fd, addr, len);
@@ -149,13 +178,14 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
         const int err = errno;
         unmarkClient(myPort);
         fdTable().setKind(fd, FdKind::tcp);
+        candidateGone(fd);
+        logLine("connect " + peer + " fd " + std::to_string(fd) + ": " + std::strerror(err));
         errno = err;
         return -1;
     }
     // libsmcr gets its own fd of the connection: it may close it long after
     // the program closed (and reused) the carrier's number.
-    const int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    const int mine = dupForEngine(fd);
     if (mine < 0) {
         unmarkClient(myPort);
         stayTcp(fd, true, peer, "dup_failed");
@@ -178,7 +208,9 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
 
 int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     (void)listenFd;
-    if (std::shared_ptr<Conn> stale = fdTable().take(newFd)) release(std::move(stale));
+    ensureControl();
+    if (std::shared_ptr<Conn> stale = fdTable().take(newFd))
+        release(std::move(stale));
     sockaddr_storage peerAddr{};
     socklen_t len = sizeof peerAddr;
     if (::getpeername(newFd, reinterpret_cast<sockaddr*>(&peerAddr), &len) != 0) {
@@ -192,8 +224,7 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
         return newFd;
     }
     auto engine = processEngine();
-    const int mine = engine ? real().fcntl(newFd, F_DUPFD_CLOEXEC, 0) : -1;
-    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
+    const int mine = engine ? dupForEngine(newFd) : -1;
     if (mine < 0) {
         // Its Proposal is on the way: handing the connection to the program
         // would put CLC bytes into its stream. The client sees the reset.
@@ -218,17 +249,24 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
 
 void listened(int fd) {
     const FdKind k = fdTable().kind(fd);
-    if (k != FdKind::candidate && k != FdKind::listener) return;
-    if (k == FdKind::listener) return;
+    if (k != FdKind::candidate && k != FdKind::listener)
+        return;
+    if (k == FdKind::listener)
+        return;
+    candidateGone(fd);  // a listener stays in the program's epoll sets as it is
+    ensureControl();
     const uint16_t port = localPort(fd);
     fdTable().setListener(fd, ListenerInfo{port, currentPid()});
-    if (port != 0) registerListener(port);
+    if (port != 0)
+        registerListener(port);
     logLine("listen port " + std::to_string(port) + " fd " + std::to_string(fd));
 }
 
 void release(std::shared_ptr<Conn> conn) {
-    if (!conn) return;
-    if (conn->fdRefs.fetch_sub(1) != 1) return;
+    if (!conn)
+        return;
+    if (conn->fdRefs.fetch_sub(1) != 1)
+        return;
     if (conn->ownerPid != currentPid()) {
         // A forked child's copy: its parent's engine is not ours to touch,
         // not even to destroy the handle (it would take a lock a parent's
@@ -247,7 +285,8 @@ void forget(int fd) {
         case FdKind::listener: {
             const ListenerInfo info = fdTable().listener(fd);
             (void)fdTable().take(fd);
-            if (info.port != 0) unregisterListener(info.port);
+            if (info.port != 0)
+                unregisterListener(info.port);
             return;
         }
         case FdKind::epoll:
@@ -256,10 +295,15 @@ void forget(int fd) {
             return;
         case FdKind::smc: {
             std::shared_ptr<Conn> conn = fdTable().take(fd);
-            if (conn) epollRemoveFd(*conn, fd);
+            if (conn)
+                epollRemoveFd(*conn, fd);
             release(std::move(conn));
             return;
         }
+        case FdKind::candidate:
+            (void)fdTable().take(fd);
+            candidateGone(fd);
+            return;
         default:
             (void)fdTable().take(fd);
             return;

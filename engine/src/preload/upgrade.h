@@ -7,9 +7,9 @@
 // half-made one.
 #pragma once
 
-#include <sys/socket.h>
-
 #include <memory>
+
+#include <sys/socket.h>
 
 #include "fd_table.h"
 
