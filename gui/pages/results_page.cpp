@@ -340,6 +340,8 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
     if (const auto live = campaignLiveChanges(*store, campaignId)) {
         flagLiveChanges(comparison.document, live.value());
         comparison.notice = liveChangesSummary(live.value());
+        for (const RunLiveChanges& run : live.value())
+            comparison.flagValue(run.cell.workload, run.cell.column, run.cell.msgSize);
         if (QTreeWidgetItem* item = campaignItem(campaignId))
             markLiveChanges(item, live.value());
     }

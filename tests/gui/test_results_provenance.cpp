@@ -144,6 +144,10 @@ void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
     QVERIFY(m_page->showCampaign(m_liveCampaign));
     const QString notice = m_page->comparisonView()->noticeText();
     QVERIFY2(notice.contains(QStringLiteral("changed settings live (column(s) SMC)")), qPrintable(notice));
+    // The value that mixes configurations carries the flag in the table.
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    QVERIFY(model->data(model->index(0, 1)).toString().startsWith(QStringLiteral("\u2691 ")));
+    QVERIFY(!model->data(model->index(0, 2)).toString().startsWith(QStringLiteral("\u2691 ")));
 
     ExportPage exporter(m_lab);
     exporter.setSource(m_page->comparisonView());
@@ -189,7 +193,7 @@ void TestResultsProvenance::repetitionsGiveErrorBars() {
     QCOMPARE(plot->errorBarCount(), 1);  // SMC at 64 B: two repetitions, 100 and 120 MB/s
     const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
     const QString text = model->data(model->index(0, 1)).toString();
-    QCOMPARE(text, QStringLiteral("110.000 \u00b114.1"));
+    QCOMPARE(text, QStringLiteral("\u2691 110.000 \u00b114.1"));
     QVERIFY(model->data(model->index(0, 1), Qt::ToolTipRole).toString().contains(QStringLiteral("sd over 2 runs")));
 }
 
