@@ -40,8 +40,11 @@ QString capabilitiesHtml(const QString& address, const protocol::Hello& hello) {
                                           .toHtmlEscaped());
     out += row(QObject::tr("Transports"), availabilityList(caps.transports));
     out += row(QObject::tr("Fabrics"), availabilityList(caps.fabrics));
-    out += row(QObject::tr("Kernel SMC"), caps.ksmc.available ? QObject::tr("available")
-                                                              : QObject::tr("unavailable: %1").arg(caps.ksmc.reason.toHtmlEscaped()));
+    if (caps.ksmc.available || !caps.ksmc.reason.isEmpty()) {
+        out += row(QObject::tr("Kernel SMC"), caps.ksmc.available
+                                                  ? QObject::tr("available")
+                                                  : QObject::tr("unavailable: %1").arg(caps.ksmc.reason.toHtmlEscaped()));
+    }
     QStringList devices;
     for (const protocol::RdmaDevice& d : caps.rdmaDevices) {
         devices.append(QStringLiteral("<b>%1</b>%2 %3")

@@ -365,8 +365,13 @@ bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
     Comparison comparison = Comparison::fromDocument(document.value());
     QList<RunLiveChanges> live;
     for (const qint64 id : {campaignA, campaignB}) {
-        if (const auto runs = campaignLiveChanges(*store, id))
+        if (const auto runs = campaignLiveChanges(*store, id)) {
             live += runs.value();
+            // Columns of a two-campaign comparison are "#id label" (db/ compareReport()).
+            for (const RunLiveChanges& run : runs.value())
+                comparison.flagValue(run.cell.workload, QStringLiteral("#%1 %2").arg(id).arg(run.cell.column),
+                                     run.cell.msgSize);
+        }
     }
     flagLiveChanges(comparison.document, live);
     comparison.notice = liveChangesSummary(live);

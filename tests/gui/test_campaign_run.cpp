@@ -16,6 +16,7 @@
 #include "app/lab_context.h"
 #include "orchestrator/campaign_json.h"
 #include "models/comparison_table_model.h"
+#include "models/counter_table_model.h"
 #include "models/host_table_model.h"
 #include "pages/campaign_page.h"
 #include "pages/hosts_page.h"
@@ -339,6 +340,7 @@ void TestCampaignRun::tcpRunGreysTheSettingsOutAndPauseShows() {
     QCOMPARE(m_run->stateText(), QStringLiteral("finished"));
     QVERIFY(panel->unavailableReason().isEmpty());
     QVERIFY2(m_run->plot()->caption().contains(QStringLiteral("nothing runs now")), qPrintable(m_run->plot()->caption()));
+    QVERIFY(m_run->counters()->isFrozen());
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
 }
 

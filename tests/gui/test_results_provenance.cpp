@@ -37,6 +37,7 @@ private slots:
     void campaignWithoutRunnerIsInterrupted();
     void repetitionsGiveErrorBars();
     void runOpensInTheSingleRunView();
+    void twoCampaignComparisonKeepsTheFlags();
     void compareWithOneCheckedSaysWhy();
     void cleanupTestCase() { delete m_page; }
 
@@ -47,6 +48,7 @@ private:
     ResultsPage* m_page = nullptr;
     qint64 m_liveCampaign = 0;
     qint64 m_interrupted = 0;
+    qint64 m_other = 0;
     qint64 m_changedRun = 0;
     qint64 m_failedRun = 0;
 };
@@ -120,6 +122,22 @@ void TestResultsProvenance::initTestCase() {
         QVERIFY(orphanId);
         m_interrupted = orphanId.value();
         QVERIFY(store.updateCampaignStatus(m_interrupted, db::CampaignStatus::running));
+
+        // A second finished campaign to compare with.
+        db::NewCampaign other;
+        other.name = QStringLiteral("other");
+        other.cells = {cell(QStringLiteral("smcr"), QStringLiteral("SMC"), 0)};
+        auto otherId = store.createCampaign(other);
+        QVERIFY(otherId);
+        m_other = otherId.value();
+        db::RunRecord record;
+        record.campaignId = m_other;
+        record.cell = other.cells.front();
+        record.startedAt = QDateTime::currentDateTimeUtc();
+        record.finishedAt = record.startedAt;
+        record.results.insert(QStringLiteral("bw_mbps"), 90.0);
+        QVERIFY(store.recordRun(record));
+        QVERIFY(store.updateCampaignStatus(m_other, db::CampaignStatus::done));
     }
     m_lab = new LabContext(this);
     m_lab->setDatabasePath(m_db);
@@ -230,6 +248,19 @@ void TestResultsProvenance::runOpensInTheSingleRunView() {
     // Back to the campaign: the comparison again.
     m_page->campaignTree()->setCurrentItem(item->parent());
     QVERIFY(!m_page->runViewShown());
+}
+
+void TestResultsProvenance::twoCampaignComparisonKeepsTheFlags() {
+    QVERIFY(m_page->showComparison(m_liveCampaign, m_other));
+    QVERIFY(!m_page->comparisonView()->noticeText().isEmpty());
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    QVERIFY(model != nullptr);
+    bool flagged = false;
+    for (int c = 1; c < model->columnCount(); ++c) {
+        if (model->headerData(c, Qt::Horizontal).toString().startsWith(QStringLiteral("#%1 SMC").arg(m_liveCampaign)))
+            flagged = model->data(model->index(0, c)).toString().startsWith(QStringLiteral("\u2691 "));
+    }
+    QVERIFY(flagged);
 }
 
 void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
