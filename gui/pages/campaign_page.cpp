@@ -77,10 +77,10 @@ namespace {
 
 // "Edited from preset datapath: sizes 64,4K, 2 s per cell after 0 s warm-up, 1 repetition(s), a sample
 // every 1000 ms; percentages against SMC-NoCork"
-QString describeEdited(const orchestrator::CampaignSpec& spec, const QString& preset) {
+QString describeEdited(const orchestrator::CampaignSpec& spec, const QString& preset, const QString& sizesText) {
     return QObject::tr("%1sizes %2, %3 per cell after %4 warm-up, %5 repetition(s), a sample every %6 ms%7")
         .arg(preset.isEmpty() ? QString() : QObject::tr("Edited from preset %1: ").arg(preset))
-        .arg(sizesToText(spec.sizes))
+        .arg(sizesText)
         .arg(orchestrator::formatDurationMs(spec.durationMs))
         .arg(orchestrator::formatDurationMs(spec.warmupMs))
         .arg(spec.repetitions)
@@ -431,7 +431,8 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
     if (describedByBase && !spec.description.isEmpty() &&
         (spec.sizes != m_base.sizes || spec.durationMs != m_base.durationMs || spec.warmupMs != m_base.warmupMs ||
          spec.repetitions != m_base.repetitions || spec.sampleIntervalMs != m_base.sampleIntervalMs)) {
-        spec.description = describeEdited(spec, m_base.preset);
+        // The sizes as the user wrote them ("64,4K", "1:64K:*2").
+        spec.description = describeEdited(spec, m_base.preset, m_sizes->text().trimmed());
     }
     return spec;
 }
@@ -472,6 +473,14 @@ void CampaignPage::updateWidgets() {
     }
     QString error;
     const orchestrator::CampaignSpec spec = campaign(&error);
+    if (error.isEmpty() && m_description->text().trimmed() == m_base.description &&
+        spec.description != m_base.description) {
+        // The field shows what the notes will say (campaign() rewrote a
+        // preset's description that no longer fits); later edits rewrite it again.
+        m_base.description = spec.description;
+        const QSignalBlocker blocker(m_description);
+        m_description->setText(spec.description);
+    }
     if (error.isEmpty()) {
         const auto cells = orchestrator::expandCells(spec);
         const qint64 ms = orchestrator::estimateCampaignMs(spec, static_cast<int>(cells.size()));

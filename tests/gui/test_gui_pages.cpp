@@ -106,6 +106,10 @@ void TestGuiPages::campaignEditorValidates() {
     const QString notes = page->campaignJson().value(QStringLiteral("description")).toString();
     QVERIFY2(!notes.contains(QStringLiteral("1:64K")) && notes.contains(QStringLiteral("Edited from preset datapath")),
              qPrintable(notes));
+    page->sizesEdit()->setText(QStringLiteral("64,4K,64K"));
+    QVERIFY2(page->campaignJson().value(QStringLiteral("description")).toString().contains(QStringLiteral("64,4K,64K")),
+             qPrintable(page->campaignJson().value(QStringLiteral("description")).toString()));
+    page->sizesEdit()->setText(QStringLiteral("64,4K"));
     page->columnsTable()->item(1, 3)->setText(QStringLiteral("autocorking_size"));
     QVERIFY(!page->isValid());
     QVERIFY2(page->hintText().contains(QStringLiteral("columns[1].settings")), qPrintable(page->hintText()));
