@@ -39,6 +39,24 @@ int ComparisonSection::repetitionCount(int column, int row) const {
     return repetitions[column][row];
 }
 
+bool ComparisonSection::isFlagged(int column, int row) const {
+    return column >= 0 && column < flagged.size() && row >= 0 && row < flagged[column].size() &&
+           flagged[column][row];
+}
+
+void Comparison::flagValue(const QString& workload, const QString& column, qint64 sizeBytes) {
+    for (ComparisonSection& section : sections) {
+        const qsizetype c = section.columns.indexOf(column);
+        const qsizetype r = section.sizesBytes.indexOf(sizeBytes);
+        if (section.workload != workload || c < 0 || r < 0)
+            continue;
+        if (section.flagged.size() != section.columns.size()) {
+            section.flagged = QList<QList<bool>>(section.columns.size(), QList<bool>(section.sizesBytes.size(), false));
+        }
+        section.flagged[c][r] = true;
+    }
+}
+
 bool ComparisonSection::prefersLogScale() const {
     if (metric != Metric::bandwidth || sizesBytes.isEmpty())
         return false;
@@ -80,6 +98,7 @@ ComparisonSection sectionFromTable(const report::ComparisonTable& table) {
     section.title = table.title;
     section.unit = table.unit;
     section.lowerIsBetter = table.lowerIsBetter;
+    section.workload = table.workload;
     section.columns = table.columns;
     section.values.resize(table.columns.size());
     section.errors.resize(table.columns.size());

@@ -27,6 +27,9 @@ struct ComparisonSection {
     // values; 0 where there is one repetition or none.
     QList<QList<double>> errors;
     QList<QList<int>> repetitions;  // runs behind each value
+    QString workload;               // "tcp_bw": which runs a value comes from
+    // Values with a run whose settings were changed live: flagged[column][row].
+    QList<QList<bool>> flagged;
 
     int rowCount() const { return static_cast<int>(sizesBytes.size()); }
     int columnCount() const { return static_cast<int>(columns.size()); }
@@ -35,6 +38,7 @@ struct ComparisonSection {
     double percent(int column, int row, int baselineColumn) const;
     double error(int column, int row) const;
     int repetitionCount(int column, int row) const;
+    bool isFlagged(int column, int row) const;
     // A log y axis reads bandwidth over a 1 B..64 KiB sweep (values span
     // four decades); true for bandwidth over sizes spanning at least 1 KiB : 1.
     bool prefersLogScale() const;
@@ -53,6 +57,8 @@ struct Comparison {
 
     // One section per table, columns in the tables' order.
     static Comparison fromDocument(const report::ReportDocument& document);
+    // Marks the value of `column` at `sizeBytes` in the sections of `workload`.
+    void flagValue(const QString& workload, const QString& column, qint64 sizeBytes);
 
     bool isEmpty() const { return sections.isEmpty(); }
     const ComparisonSection* section(Metric metric) const;

@@ -11,10 +11,11 @@ namespace smclab::gui {
 namespace {
 
 int metricRank(const QString& metric) {
-    static const QStringList kOrder = {QStringLiteral("throughput_mbps"), QStringLiteral("server_throughput_mbps"),
-                                       QStringLiteral("ops_per_sec"),     QStringLiteral("latency_mean_us"),
-                                       QStringLiteral("latency_p50_us"),  QStringLiteral("latency_p99_us"),
-                                       QStringLiteral("cpu_client_pct"),  QStringLiteral("cpu_server_pct")};
+    static const QStringList kOrder = {
+        QStringLiteral("throughput_mbps"), QStringLiteral("server_throughput_mbps"),
+        QStringLiteral("ops_per_sec"),     QStringLiteral("latency_mean_us"),
+        QStringLiteral("latency_p50_us"),  QStringLiteral("latency_p99_us"),
+        QStringLiteral("cpu_client_pct"),  QStringLiteral("cpu_server_pct")};
     const qsizetype index = kOrder.indexOf(metric);
     return index < 0 ? static_cast<int>(kOrder.size()) : static_cast<int>(index);
 }
@@ -44,13 +45,14 @@ smcr::Result<RunDetail> RunDetail::load(db::ResultStore& store, qint64 runId) {
         return smcr::fail(counters.error());
     detail.counters = counters.value();
     // The report lists ~60 counters, mostly zeros: the ones that moved come first.
-    std::stable_sort(detail.counters.begin(), detail.counters.end(), [](const db::Counter& a, const db::Counter& b) {
-        if ((a.value != 0) != (b.value != 0))
-            return a.value != 0;
-        if (a.side != b.side)
-            return a.side < b.side;
-        return a.name < b.name;
-    });
+    std::stable_sort(detail.counters.begin(), detail.counters.end(),
+                     [](const db::Counter& a, const db::Counter& b) {
+                         if ((a.value != 0) != (b.value != 0))
+                             return a.value != 0;
+                         if (a.side != b.side)
+                             return a.side < b.side;
+                         return a.name < b.name;
+                     });
     auto results = store.results(runId);
     if (!results)
         return smcr::fail(results.error());
@@ -103,8 +105,8 @@ QString RunDetail::samplesCsv() const {
 }
 
 int RunDetail::nonZeroCounterCount() const {
-    return static_cast<int>(std::count_if(counters.begin(), counters.end(),
-                                          [](const db::Counter& c) { return c.value != 0; }));
+    return static_cast<int>(
+        std::count_if(counters.begin(), counters.end(), [](const db::Counter& c) { return c.value != 0; }));
 }
 
 }  // namespace smclab::gui

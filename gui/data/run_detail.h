@@ -23,7 +23,7 @@ struct RunDetail {
     db::Run run;
     QList<db::Sample> samples;  // by time
     QList<db::SettingChange> changes;
-    QString acknowledgedBy;     // the client agent, which acknowledged the live changes
+    QString acknowledgedBy;  // the client agent, which acknowledged the live changes
     QMap<QString, QString> settings;
     QList<db::Counter> counters;  // non-zero first, then by side and name
     QMap<QString, double> results;

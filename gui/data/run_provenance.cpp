@@ -27,9 +27,10 @@ smcr::Result<QList<RunLiveChanges>> campaignLiveChanges(db::ResultStore& store, 
         RunLiveChanges entry;
         entry.runId = run.id;
         entry.cell = run.cell;
-        entry.acknowledgedBy = run.clientAgentId ? agentAddress.value(*run.clientAgentId,
-                                                                      QObject::tr("agent %1").arg(*run.clientAgentId))
-                                                 : QObject::tr("the client agent");
+        entry.acknowledgedBy =
+            run.clientAgentId
+                ? agentAddress.value(*run.clientAgentId, QObject::tr("agent %1").arg(*run.clientAgentId))
+                : QObject::tr("the client agent");
         entry.changes = changes.value();
         out.append(entry);
     }
@@ -61,9 +62,10 @@ QString liveChangesSummary(const QList<RunLiveChanges>& runs) {
         if (!columns.contains(run.cell.column))
             columns.append(run.cell.column);
     }
-    return QObject::tr("%n run(s) changed settings live (column(s) %1): their values mix configurations; "
-                       "see each run for what changed when.",
-                       nullptr, static_cast<int>(runs.size()))
+    return QObject::tr(
+               "%n run(s) changed settings live (column(s) %1): their values mix configurations; "
+               "see each run for what changed when.",
+               nullptr, static_cast<int>(runs.size()))
         .arg(columns.join(QStringLiteral(", ")));
 }
 
@@ -74,9 +76,9 @@ void flagLiveChanges(report::ReportDocument& document, const QList<RunLiveChange
     section.title = QObject::tr("Live setting changes");
     section.entries.append({QObject::tr("Summary"), liveChangesSummary(runs)});
     for (const RunLiveChanges& run : runs) {
-        section.entries.append({QObject::tr("Run %1: %2").arg(run.runId).arg(runCellText(run.cell)),
-                                QObject::tr("%1 (acknowledged by %2)")
-                                    .arg(liveChangesText(run.changes), run.acknowledgedBy)});
+        section.entries.append(
+            {QObject::tr("Run %1: %2").arg(run.runId).arg(runCellText(run.cell)),
+             QObject::tr("%1 (acknowledged by %2)").arg(liveChangesText(run.changes), run.acknowledgedBy)});
     }
     document.provenance.prepend(section);
     for (report::DetailTable& table : document.details) {

@@ -44,6 +44,8 @@ QString ComparisonTableModel::cellText(int dataColumn, int row) const {
         return QStringLiteral("-");
     // The unit is in the header: cells stay narrow enough for 1280 px.
     QString text = QString::number(x, 'f', 3);
+    if (m_section.isFlagged(dataColumn, row))
+        text.prepend(QStringLiteral("\u2691 "));
     if (const double e = m_section.error(dataColumn, row); e > 0.0)
         text += QStringLiteral(" \u00b1%1").arg(e, 0, 'f', e >= 10.0 ? 1 : 2);
     if (dataColumn != m_baseline) {
@@ -109,6 +111,8 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
                            .arg(errorName())
                            .arg(m_section.repetitionCount(column, row));
             }
+            if (m_section.isFlagged(column, row))
+                tip += tr("\nA run behind this value had settings changed live (see the run in the list).");
             if (column != m_baseline) {
                 tip += tr("\nvs %1: %2")
                            .arg(m_section.columns[m_baseline])

@@ -9,10 +9,18 @@ CounterTableModel::CounterTableModel(QObject* parent) : QAbstractTableModel(pare
 void CounterTableModel::clear() {
     beginResetModel();
     m_rows.clear();
+    m_frozen = false;
     endResetModel();
 }
 
+void CounterTableModel::freeze() {
+    m_frozen = true;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, 2), index(rowCount() - 1, 2));
+}
+
 void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
+    m_frozen = false;
     const double seconds = intervalMs > 0 ? static_cast<double>(intervalMs) / 1000.0 : 0.0;
     bool sameRows = m_rows.size() == counters.size();
     for (int i = 0; sameRows && i < m_rows.size(); ++i)
@@ -72,7 +80,7 @@ QVariant CounterTableModel::data(const QModelIndex& index, int role) const {
         case 1:
             return locale.toString(row.value, 'f', 0);
         case 2:
-            return locale.toString(row.perSec, 'f', row.perSec < 10.0 ? 1 : 0);
+            return m_frozen ? QStringLiteral("-") : locale.toString(row.perSec, 'f', row.perSec < 10.0 ? 1 : 0);
         default:
             return {};
     }

@@ -17,6 +17,9 @@ public:
     // Cumulative counters at the end of an interval of `intervalMs`.
     void update(const QJsonObject& counters, qint64 intervalMs);
     void clear();
+    // The run ended: totals stay, rates show "-" (no interval is running).
+    void freeze();
+    bool isFrozen() const { return m_frozen; }
     double value(const QString& name) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -31,6 +34,7 @@ private:
         double perSec = 0.0;
     };
     QList<Row> m_rows;
+    bool m_frozen = false;
 };
 
 }  // namespace smclab::gui

@@ -73,6 +73,23 @@ QStringList knownTransports() {
 
 }  // namespace
 
+namespace {
+
+// "Edited from preset datapath: sizes 64,4K, 2 s per cell after 0 s warm-up, 1 repetition(s), a sample
+// every 1000 ms; percentages against SMC-NoCork"
+QString describeEdited(const orchestrator::CampaignSpec& spec, const QString& preset, const QString& sizesText) {
+    return QObject::tr("%1sizes %2, %3 per cell after %4 warm-up, %5 repetition(s), a sample every %6 ms%7")
+        .arg(preset.isEmpty() ? QString() : QObject::tr("Edited from preset %1: ").arg(preset))
+        .arg(sizesText)
+        .arg(orchestrator::formatDurationMs(spec.durationMs))
+        .arg(orchestrator::formatDurationMs(spec.warmupMs))
+        .arg(spec.repetitions)
+        .arg(spec.sampleIntervalMs)
+        .arg(spec.baseline.isEmpty() ? QString() : QObject::tr("; percentages against %1").arg(spec.baseline));
+}
+
+}  // namespace
+
 CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab) {
     auto* layout = new QVBoxLayout(this);
 
@@ -337,6 +354,7 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
     QStringList problems;
     spec.name = m_name->text().trimmed();
     spec.description = m_description->text().trimmed();
+    const bool describedByBase = spec.description == m_base.description;
     spec.workloads.clear();
     for (int row = 0; row < m_workloads->rowCount(); ++row) {
         orchestrator::WorkloadSpec workload;
@@ -407,6 +425,15 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
         problems.append(e.toString());
     if (error)
         *error = problems.isEmpty() ? QString() : problems.front();
+    // A preset's description names its sizes and times ("-oo msg_size:1:64K:*2
+    // -t 30"); once those are edited it would describe another campaign, and
+    // it goes into the notes and reports. Then the notes say what will run.
+    if (describedByBase && !spec.description.isEmpty() &&
+        (spec.sizes != m_base.sizes || spec.durationMs != m_base.durationMs || spec.warmupMs != m_base.warmupMs ||
+         spec.repetitions != m_base.repetitions || spec.sampleIntervalMs != m_base.sampleIntervalMs)) {
+        // The sizes as the user wrote them ("64,4K", "1:64K:*2").
+        spec.description = describeEdited(spec, m_base.preset, m_sizes->text().trimmed());
+    }
     return spec;
 }
 
@@ -446,6 +473,14 @@ void CampaignPage::updateWidgets() {
     }
     QString error;
     const orchestrator::CampaignSpec spec = campaign(&error);
+    if (error.isEmpty() && m_description->text().trimmed() == m_base.description &&
+        spec.description != m_base.description) {
+        // The field shows what the notes will say (campaign() rewrote a
+        // preset's description that no longer fits); later edits rewrite it again.
+        m_base.description = spec.description;
+        const QSignalBlocker blocker(m_description);
+        m_description->setText(spec.description);
+    }
     if (error.isEmpty()) {
         const auto cells = orchestrator::expandCells(spec);
         const qint64 ms = orchestrator::estimateCampaignMs(spec, static_cast<int>(cells.size()));

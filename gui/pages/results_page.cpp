@@ -340,6 +340,8 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
     if (const auto live = campaignLiveChanges(*store, campaignId)) {
         flagLiveChanges(comparison.document, live.value());
         comparison.notice = liveChangesSummary(live.value());
+        for (const RunLiveChanges& run : live.value())
+            comparison.flagValue(run.cell.workload, run.cell.column, run.cell.msgSize);
         if (QTreeWidgetItem* item = campaignItem(campaignId))
             markLiveChanges(item, live.value());
     }
@@ -363,8 +365,13 @@ bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
     Comparison comparison = Comparison::fromDocument(document.value());
     QList<RunLiveChanges> live;
     for (const qint64 id : {campaignA, campaignB}) {
-        if (const auto runs = campaignLiveChanges(*store, id))
+        if (const auto runs = campaignLiveChanges(*store, id)) {
             live += runs.value();
+            // Columns of a two-campaign comparison are "#id label" (db/ compareReport()).
+            for (const RunLiveChanges& run : runs.value())
+                comparison.flagValue(run.cell.workload, QStringLiteral("#%1 %2").arg(id).arg(run.cell.column),
+                                     run.cell.msgSize);
+        }
     }
     flagLiveChanges(comparison.document, live);
     comparison.notice = liveChangesSummary(live);

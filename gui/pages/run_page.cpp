@@ -457,6 +457,7 @@ void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
     if (m_plot->sampleCount() > 0)
         m_plot->setCaption(tr("Last run of the campaign (%1; nothing runs now)").arg(name));
     m_countersBox->setTitle(tr("Engine counters (last run, ended)"));
+    m_counters->freeze();
     if (campaignId > 0)
         emit campaignFinished(campaignId);
 }

@@ -124,19 +124,19 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
 void RunView::setDetail(const RunDetail& detail) {
     m_detail = detail;
     const db::Run& run = detail.run;
-    m_title->setText(run.id > 0 ? tr("Run %1: %2 (%3)")
-                                      .arg(run.id)
-                                      .arg(runCellText(run.cell), db::statusName(run.status))
-                                : tr("No run selected"));
+    m_title->setText(
+        run.id > 0 ? tr("Run %1: %2 (%3)").arg(run.id).arg(runCellText(run.cell), db::statusName(run.status))
+                   : tr("No run selected"));
     const bool failed = run.status == db::RunStatus::failed;
     m_error->setText(failed ? tr("Failed: %1").arg(run.error.isEmpty() ? tr("no reason recorded") : run.error)
                             : QString());
     m_error->setVisible(failed);
     m_changes->setText(detail.changes.isEmpty()
                            ? QString()
-                           : QStringLiteral("\u2691 ") + tr("Settings changed live during this run: %1 "
-                                                            "(acknowledged by %2). Its numbers mix configurations.")
-                                                             .arg(liveChangesText(detail.changes), detail.acknowledgedBy));
+                           : QStringLiteral("\u2691 ") +
+                                 tr("Settings changed live during this run: %1 "
+                                    "(acknowledged by %2). Its numbers mix configurations.")
+                                     .arg(liveChangesText(detail.changes), detail.acknowledgedBy));
     m_changes->setVisible(!detail.changes.isEmpty());
     m_exportButton->setEnabled(!detail.samples.isEmpty());
     rebuildPlot();
@@ -157,7 +157,7 @@ void RunView::rebuildPlot() {
     QCPAxisRect* rect = m_plot->axisRect();
     // The CPU axis is created once and reused.
     QCPAxis* cpuAxis = rect->axisCount(QCPAxis::atRight) > 1 ? rect->axis(QCPAxis::atRight, 1)
-                                                              : rect->addAxis(QCPAxis::atRight);
+                                                             : rect->addAxis(QCPAxis::atRight);
     QCPAxis* axes[] = {m_plot->yAxis, m_plot->yAxis2, cpuAxis};
     m_plot->xAxis->setLabel(tr("time since the run's start (s)"));
     m_plot->yAxis->setLabel(tr("throughput (MB/s)"));
@@ -239,9 +239,9 @@ void RunView::fillTables() {
         m_counters->setItem(r, 1, name);
         m_counters->setItem(r, 2, value);
     }
-    m_tabs->setTabText(0, tr("Counters (%1 non-zero of %2)")
-                              .arg(m_detail.nonZeroCounterCount())
-                              .arg(m_detail.counters.size()));
+    m_tabs->setTabText(
+        0,
+        tr("Counters (%1 non-zero of %2)").arg(m_detail.nonZeroCounterCount()).arg(m_detail.counters.size()));
     m_settings->setRowCount(static_cast<int>(m_detail.settings.size()));
     int row = 0;
     for (auto it = m_detail.settings.begin(); it != m_detail.settings.end(); ++it, ++row) {

@@ -9,12 +9,14 @@
 
 #include <QComboBox>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/lab_context.h"
 #include "orchestrator/campaign_json.h"
 #include "models/comparison_table_model.h"
+#include "models/counter_table_model.h"
 #include "models/host_table_model.h"
 #include "pages/campaign_page.h"
 #include "pages/hosts_page.h"
@@ -35,6 +37,7 @@ class TestCampaignRun : public QObject {
 private slots:
     void initTestCase();
     void localLabConnects();
+    void hostsShowRolesAndReadableCapabilities();
     void campaignRunsAndIsStored();
     void stopThenResumeRunsTheRest();
     void liveToggleDuringCampaign();
@@ -83,6 +86,29 @@ void TestCampaignRun::localLabConnects() {
     QVERIFY(row.hello.capabilities.transportAvailable(QStringLiteral("tcp")));
     QCOMPARE(m_hosts->model()->data(m_hosts->model()->index(0, HostTableModel::stateColumn)).toString(),
              QStringLiteral("connected"));
+}
+
+void TestCampaignRun::hostsShowRolesAndReadableCapabilities() {
+    HostTableModel* model = m_hosts->model();
+    QCOMPARE(model->data(model->index(0, HostTableModel::roleColumn)).toString(), QStringLiteral("server (pair 1)"));
+    QCOMPARE(model->data(model->index(1, HostTableModel::roleColumn)).toString(), QStringLiteral("client (pair 1)"));
+    m_hosts->table()->selectRow(0);
+    const QString form = m_hosts->capabilitiesText();
+    QVERIFY2(form.contains(QStringLiteral("Transports")) && form.contains(QStringLiteral("tcp available")), qPrintable(form));
+    QVERIFY(!m_hosts->jsonShown());
+    m_hosts->setJsonShown(true);
+    QVERIFY(m_hosts->jsonShown());
+    m_hosts->setJsonShown(false);
+
+    const QList<AgentEndpoint> before = m_hosts->connectedAgents();
+    m_hosts->swapSelectedRoles();
+    const QList<AgentEndpoint> after = m_hosts->connectedAgents();
+    QCOMPARE(after.size(), 2);
+    QCOMPARE(after[0].address, before[1].address);  // the campaigns' server is now the other agent
+    QCOMPARE(after[1].address, before[0].address);
+    QCOMPARE(model->roleText(model->findAddress(before[0].address)), QStringLiteral("client (pair 1)"));
+    m_hosts->swapSelectedRoles();  // back, for the tests below
+    QCOMPARE(m_hosts->connectedAgents()[0].address, before[0].address);
 }
 
 void TestCampaignRun::campaignRunsAndIsStored() {
@@ -314,6 +340,7 @@ void TestCampaignRun::tcpRunGreysTheSettingsOutAndPauseShows() {
     QCOMPARE(m_run->stateText(), QStringLiteral("finished"));
     QVERIFY(panel->unavailableReason().isEmpty());
     QVERIFY2(m_run->plot()->caption().contains(QStringLiteral("nothing runs now")), qPrintable(m_run->plot()->caption()));
+    QVERIFY(m_run->counters()->isFrozen());
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
 }
 

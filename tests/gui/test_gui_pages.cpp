@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "protocol/hello.h"
+
 #include "app/app_settings.h"
 #include "app/lab_context.h"
 #include "app/main_window.h"
@@ -99,6 +101,15 @@ void TestGuiPages::campaignEditorValidates() {
     page->sizesEdit()->setText(QStringLiteral("64,4K"));
     QVERIFY(page->isValid());
     QVERIFY2(page->estimateText().startsWith(QStringLiteral("16 runs")), qPrintable(page->estimateText()));
+    QVERIFY2(page->estimateText().contains(QStringLiteral("x 2 sizes x")), qPrintable(page->estimateText()));
+    // The preset's description named its 1:64K sweep; the notes now say what will run.
+    const QString notes = page->campaignJson().value(QStringLiteral("description")).toString();
+    QVERIFY2(!notes.contains(QStringLiteral("1:64K")) && notes.contains(QStringLiteral("Edited from preset datapath")),
+             qPrintable(notes));
+    page->sizesEdit()->setText(QStringLiteral("64,4K,64K"));
+    QVERIFY2(page->campaignJson().value(QStringLiteral("description")).toString().contains(QStringLiteral("64,4K,64K")),
+             qPrintable(page->campaignJson().value(QStringLiteral("description")).toString()));
+    page->sizesEdit()->setText(QStringLiteral("64,4K"));
     page->columnsTable()->item(1, 3)->setText(QStringLiteral("autocorking_size"));
     QVERIFY(!page->isValid());
     QVERIFY2(page->hintText().contains(QStringLiteral("columns[1].settings")), qPrintable(page->hintText()));
@@ -226,6 +237,31 @@ void TestGuiPages::pagesRenderToPng() {
                                                         {QStringLiteral("smcr.cq_wakeups"), 11200}},
                                             1000);
 
+    // The Hosts page's capabilities form, from a hello as an agent sends it.
+    {
+        smclab::protocol::Hello hello;
+        hello.protocolVersion = QStringLiteral("1.0");
+        hello.agentVersion = QStringLiteral("0.9.0");
+        hello.capabilities.host = {QStringLiteral("labhost-a"), QStringLiteral("Intel Xeon Gold 6338"), 2,
+                                   QStringLiteral("Linux"), QStringLiteral("6.1.0-18-amd64"), QString(),
+                                   QStringLiteral("x86_64")};
+        hello.capabilities.transports = {{QStringLiteral("tcp"), true, {}},
+                                         {QStringLiteral("smcr"), true, {}},
+                                         {QStringLiteral("ksmc"), false,
+                                          QStringLiteral("kernel SMC not available: Address family not supported")}};
+        hello.capabilities.fabrics = {{QStringLiteral("sim"), true, {}},
+                                      {QStringLiteral("verbs"), false, QStringLiteral("no RDMA device")}};
+        hello.capabilities.workloads = {QStringLiteral("tcp_bw"), QStringLiteral("tcp_lat"), QStringLiteral("http"),
+                                        QStringLiteral("kv")};
+        hello.capabilities.nics = {{QStringLiteral("eth0"), QStringLiteral("52:54:00:12:34:56"), 1500, true,
+                                    {QStringLiteral("10.0.0.5/24")}}};
+        hello.capabilities.limits = {4, 3600000, 100};
+        m_window->hostsPage()->model()->setHello(0, hello);
+        m_window->hostsPage()->table()->clearSelection();
+        m_window->hostsPage()->table()->selectRow(0);
+        const QString form = m_window->hostsPage()->capabilitiesText();
+        QVERIFY2(form.contains(QStringLiteral("ksmc unavailable: kernel SMC not available")), qPrintable(form));
+    }
     // Earlier tests' notes would otherwise sit in the status bar of every shot.
     m_window->statusBar()->clearMessage();
     const QStringList names = {QStringLiteral("hosts"), QStringLiteral("campaign"), QStringLiteral("run"),

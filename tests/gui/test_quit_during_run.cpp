@@ -96,20 +96,22 @@ void TestQuitDuringRun::killedRunnerShowsInterrupted() {
     const QString campaignFile = m_dir.filePath(QStringLiteral("long.json"));
     QFile file(campaignFile);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QJsonDocument(orchestrator::campaignToJson(longCampaign(QStringLiteral("cli-killed")))).toJson());
+    file.write(
+        QJsonDocument(orchestrator::campaignToJson(longCampaign(QStringLiteral("cli-killed")))).toJson());
     file.close();
 
     QProcess cli;
     cli.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     cli.start(QFileInfo(LocalLab::agentProgram()).dir().filePath(QStringLiteral("smclab")),
               {QStringLiteral("run"), campaignFile, QStringLiteral("--agents"),
-               agents[0].address + QLatin1Char(',') + agents[1].address, QStringLiteral("--token-file"), tokenFile,
-               QStringLiteral("--db"), m_db});
+               agents[0].address + QLatin1Char(',') + agents[1].address, QStringLiteral("--token-file"),
+               tokenFile, QStringLiteral("--db"), m_db});
     QVERIFY(cli.waitForStarted(5000));
     ResultsPage* results = m_window->resultsPage();
     qint64 id = 0;
     QTRY_VERIFY_WITH_TIMEOUT((id = newestCampaign()) > 0, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT((results->refresh(), results->statusText(id) == QStringLiteral("running")), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT((results->refresh(), results->statusText(id) == QStringLiteral("running")),
+                             10000);
 
     // The runner dies without a word: no status update reaches the store.
     ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);

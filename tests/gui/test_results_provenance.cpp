@@ -37,6 +37,7 @@ private slots:
     void campaignWithoutRunnerIsInterrupted();
     void repetitionsGiveErrorBars();
     void runOpensInTheSingleRunView();
+    void twoCampaignComparisonKeepsTheFlags();
     void compareWithOneCheckedSaysWhy();
     void cleanupTestCase() { delete m_page; }
 
@@ -47,6 +48,7 @@ private:
     ResultsPage* m_page = nullptr;
     qint64 m_liveCampaign = 0;
     qint64 m_interrupted = 0;
+    qint64 m_other = 0;
     qint64 m_changedRun = 0;
     qint64 m_failedRun = 0;
 };
@@ -107,7 +109,8 @@ void TestResultsProvenance::initTestCase() {
             if (i == 0)
                 m_changedRun = run.value();
         }
-        auto failed = store.markRunFailed(m_liveCampaign, cells[3], QStringLiteral("agent 127.0.0.1:7601 lost: connection reset by peer"));
+        auto failed = store.markRunFailed(
+            m_liveCampaign, cells[3], QStringLiteral("agent 127.0.0.1:7601 lost: connection reset by peer"));
         QVERIFY(failed);
         m_failedRun = failed.value();
         QVERIFY(store.updateCampaignStatus(m_liveCampaign, db::CampaignStatus::done));
@@ -120,10 +123,27 @@ void TestResultsProvenance::initTestCase() {
         QVERIFY(orphanId);
         m_interrupted = orphanId.value();
         QVERIFY(store.updateCampaignStatus(m_interrupted, db::CampaignStatus::running));
+
+        // A second finished campaign to compare with.
+        db::NewCampaign other;
+        other.name = QStringLiteral("other");
+        other.cells = {cell(QStringLiteral("smcr"), QStringLiteral("SMC"), 0)};
+        auto otherId = store.createCampaign(other);
+        QVERIFY(otherId);
+        m_other = otherId.value();
+        db::RunRecord record;
+        record.campaignId = m_other;
+        record.cell = other.cells.front();
+        record.startedAt = QDateTime::currentDateTimeUtc();
+        record.finishedAt = record.startedAt;
+        record.results.insert(QStringLiteral("bw_mbps"), 90.0);
+        QVERIFY(store.recordRun(record));
+        QVERIFY(store.updateCampaignStatus(m_other, db::CampaignStatus::done));
     }
     m_lab = new LabContext(this);
     m_lab->setDatabasePath(m_db);
-    connect(m_lab, &LabContext::errorReported, this, [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
+    connect(m_lab, &LabContext::errorReported, this,
+            [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
     m_page = new ResultsPage(m_lab);
     m_page->resize(1160, 760);
     m_page->show();
@@ -144,6 +164,10 @@ void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
     QVERIFY(m_page->showCampaign(m_liveCampaign));
     const QString notice = m_page->comparisonView()->noticeText();
     QVERIFY2(notice.contains(QStringLiteral("changed settings live (column(s) SMC)")), qPrintable(notice));
+    // The value that mixes configurations carries the flag in the table.
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    QVERIFY(model->data(model->index(0, 1)).toString().startsWith(QStringLiteral("\u2691 ")));
+    QVERIFY(!model->data(model->index(0, 2)).toString().startsWith(QStringLiteral("\u2691 ")));
 
     ExportPage exporter(m_lab);
     exporter.setSource(m_page->comparisonView());
@@ -152,7 +176,8 @@ void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(file.readAll());
-    QVERIFY2(html.contains(QStringLiteral("Live setting changes")), "no live-change section in the HTML report");
+    QVERIFY2(html.contains(QStringLiteral("Live setting changes")),
+             "no live-change section in the HTML report");
     QVERIFY(html.contains(QStringLiteral("autocorking_size=0 at 0.55 s")));
     QVERIFY(html.contains(QStringLiteral("changed settings live")));
 }
@@ -189,8 +214,10 @@ void TestResultsProvenance::repetitionsGiveErrorBars() {
     QCOMPARE(plot->errorBarCount(), 1);  // SMC at 64 B: two repetitions, 100 and 120 MB/s
     const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
     const QString text = model->data(model->index(0, 1)).toString();
-    QCOMPARE(text, QStringLiteral("110.000 \u00b114.1"));
-    QVERIFY(model->data(model->index(0, 1), Qt::ToolTipRole).toString().contains(QStringLiteral("sd over 2 runs")));
+    QCOMPARE(text, QStringLiteral("\u2691 110.000 \u00b114.1"));
+    QVERIFY(model->data(model->index(0, 1), Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("sd over 2 runs")));
 }
 
 void TestResultsProvenance::runOpensInTheSingleRunView() {
@@ -217,15 +244,32 @@ void TestResultsProvenance::runOpensInTheSingleRunView() {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 11);
-    QCOMPARE(lines.front(), QStringLiteral("t_ms,throughput_mbps,latency_mean_us,latency_p99_us,cpu_client_pct"));
+    QCOMPARE(lines.front(),
+             QStringLiteral("t_ms,throughput_mbps,latency_mean_us,latency_p99_us,cpu_client_pct"));
     QCOMPARE(lines.at(1), QStringLiteral("100,120,10,20,50"));
 
     // A failed run: its reason, in the view too.
     m_page->campaignTree()->setCurrentItem(m_page->runItem(m_liveCampaign, m_failedRun));
-    QVERIFY2(view->errorText().contains(QStringLiteral("connection reset by peer")), qPrintable(view->errorText()));
+    QVERIFY2(view->errorText().contains(QStringLiteral("connection reset by peer")),
+             qPrintable(view->errorText()));
     // Back to the campaign: the comparison again.
     m_page->campaignTree()->setCurrentItem(item->parent());
     QVERIFY(!m_page->runViewShown());
+}
+
+void TestResultsProvenance::twoCampaignComparisonKeepsTheFlags() {
+    QVERIFY(m_page->showComparison(m_liveCampaign, m_other));
+    QVERIFY(!m_page->comparisonView()->noticeText().isEmpty());
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    QVERIFY(model != nullptr);
+    bool flagged = false;
+    for (int c = 1; c < model->columnCount(); ++c) {
+        if (model->headerData(c, Qt::Horizontal)
+                .toString()
+                .startsWith(QStringLiteral("#%1 SMC").arg(m_liveCampaign)))
+            flagged = model->data(model->index(0, c)).toString().startsWith(QStringLiteral("\u2691 "));
+    }
+    QVERIFY(flagged);
 }
 
 void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
@@ -243,7 +287,8 @@ void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
     QCOMPARE(infos.count(), 1);
     QVERIFY2(infos.front().front().toString().contains(QStringLiteral("tick exactly two")),
              qPrintable(infos.front().front().toString()));
-    QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")), qPrintable(m_page->hintText()));
+    QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")),
+             qPrintable(m_page->hintText()));
 }
 
 QTEST_MAIN(TestResultsProvenance)
