@@ -109,7 +109,7 @@ report::ReportDocument ExportPage::document() const {
 }
 
 QString ExportPage::coverLetterText() const {
-    return report::formatText(document().tables);
+    return report::formatTextWithConfidence(document().tables);
 }
 
 void ExportPage::copyToClipboard() {
