@@ -62,8 +62,18 @@ bool isBusy(const QSqlError& error) {
 
 bool isConnectionLost(const QSqlError& error) {
     const QString native = error.nativeErrorCode();
-    return error.type() == QSqlError::ConnectionError || native.startsWith(QLatin1String("08")) ||
-           native.startsWith(QLatin1String("57P0"));
+    if (error.type() == QSqlError::ConnectionError || native.startsWith(QLatin1String("08")) ||
+        native.startsWith(QLatin1String("57P0"))) {
+        return true;
+    }
+    // A connection that died between statements reports no SQLSTATE, only
+    // libpq's text (fe-misc.c / fe-exec.c wording).
+    const QString text = error.databaseText() + QLatin1Char(' ') + error.driverText();
+    for (const char* phrase : {"server closed the connection unexpectedly", "no connection to the server",
+                               "connection to server was lost", "terminating connection"}) {
+        if (text.contains(QLatin1String(phrase), Qt::CaseInsensitive)) return true;
+    }
+    return false;
 }
 
 }  // namespace smclab::db::dialect

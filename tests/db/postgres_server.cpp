@@ -114,20 +114,30 @@ bool PostgresServer::start(QString* why) {
     // A port free now may be taken by the time the server binds it: retry.
     for (int attempt = 0; attempt < 3; ++attempt) {
         m_port = freeLoopbackPort();
-        const QString options = QStringLiteral("-c listen_addresses=127.0.0.1 -p %1 -k %2 -c fsync=off "
-                                               "-c max_connections=40 -c shared_buffers=16MB")
-                                    .arg(m_port)
-                                    .arg(m_root);
-        if (run({m_bin + QStringLiteral("/pg_ctl"), QStringLiteral("-D"), m_root + QStringLiteral("/data"),
-                 QStringLiteral("-l"), m_root + QStringLiteral("/log"), QStringLiteral("-w"), QStringLiteral("-t"),
-                 QStringLiteral("30"), QStringLiteral("-o"), options, QStringLiteral("start")},
-                why)) {
-            m_running = true;
-            return true;
-        }
+        if (launch(why)) return true;
         *why += log();
     }
     return false;
+}
+
+bool PostgresServer::launch(QString* why) {
+    const QString options = QStringLiteral("-c listen_addresses=127.0.0.1 -p %1 -k %2 -c fsync=off "
+                                           "-c max_connections=40 -c shared_buffers=16MB")
+                                .arg(m_port)
+                                .arg(m_root);
+    if (!run({m_bin + QStringLiteral("/pg_ctl"), QStringLiteral("-D"), m_root + QStringLiteral("/data"),
+              QStringLiteral("-l"), m_root + QStringLiteral("/log"), QStringLiteral("-w"), QStringLiteral("-t"),
+              QStringLiteral("30"), QStringLiteral("-o"), options, QStringLiteral("start")},
+             why)) {
+        return false;
+    }
+    m_running = true;
+    return true;
+}
+
+bool PostgresServer::restart(QString* why) {
+    stop();
+    return launch(why);
 }
 
 void PostgresServer::stop() {

@@ -3,8 +3,10 @@
 // processes at once (ids never collide, each campaign complete), a database
 // of a newer schema refused, a wrong password, an unreachable server and a
 // URL carrying a password each refused with a message naming the server,
-// and the password taken from a ~/.pgpass-style file. Skips only when the
-// PostgreSQL binaries are not installed.
+// the password taken from a ~/.pgpass-style file, and a server that goes
+// away mid-campaign (the run in flight fails naming the server; reopened,
+// the campaign resumes with exactly the runs not committed). Skips only
+// when the PostgreSQL binaries are not installed.
 #include <QFile>
 #include <QProcess>
 #include <QSet>
@@ -197,6 +199,33 @@ private slots:
         EnvOverride passFile("PGPASSFILE", file.toUtf8());
         auto store = ResultStore::open(url);
         QVERIFY2(store, store ? "" : store.error().message.c_str());
+    }
+
+    // Last: it stops the shared server (and brings it back).
+    void droppedConnectionLosesAtMostTheRunInFlight() {
+        const QString url = freshDatabase(QStringLiteral("dropped"));
+        const QList<RunCell> cells{dbtest::cell(QStringLiteral("TCP"), 1), dbtest::cell(QStringLiteral("TCP"), 2),
+                                   dbtest::cell(QStringLiteral("TCP"), 3)};
+        qint64 id = 0;
+        {
+            auto store = ResultStore::open(url);
+            QVERIFY(store);
+            id = (*store)->createCampaign({QStringLiteral("dropped"), {}, {}, {}, cells}).valueOr(0);
+            QVERIFY((*store)->recordRun(dbtest::fullRecord(id, cells[0], 1.0)).ok());
+            m_server->stop();
+            auto lost = (*store)->recordRun(dbtest::fullRecord(id, cells[1], 2.0));
+            QVERIFY(!lost);
+            const QString text = message(lost.error());
+            QVERIFY2(text.contains(QStringLiteral("127.0.0.1:%1").arg(m_server->port())), qPrintable(text));
+            QVERIFY2(lost.error().code == smcr::Errc::connectionReset, qPrintable(text));
+            QString why;
+            QVERIFY2(m_server->restart(&why), qPrintable(why));
+        }
+        auto store = ResultStore::open(url);
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        QCOMPARE((*store)->pendingCells(id).valueOr({}), (QList<RunCell>{cells[1], cells[2]}));
+        for (const RunCell& cell : {cells[1], cells[2]}) QVERIFY((*store)->recordRun(dbtest::fullRecord(id, cell, 3.0)).ok());
+        QCOMPARE((*store)->campaign(id)->runsDone, 3);
     }
 
     void urlsAreParsedStrictly() {
