@@ -17,5 +17,6 @@ int runShow(const Args& args);
 int runReport(const Args& args);
 int runCompare(const Args& args);
 int runDb(const Args& args);
+int runLab(const Args& args);
 
 }  // namespace smclab::cli
