@@ -11,6 +11,7 @@
 
 namespace smclab::cli {
 
-smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, const QString& token, int timeoutMs = 10'000);
+smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, const QString& token,
+                                         int timeoutMs = 10'000);
 
 }  // namespace smclab::cli

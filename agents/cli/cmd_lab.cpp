@@ -60,8 +60,10 @@ struct LabOptions {
 
 QString remoteDirExpr(const QString& dir) {
     // A relative folder is under the remote home; "$HOME" must expand there, not here.
-    if (dir.isEmpty()) return QStringLiteral("\"$HOME\"/") + QString::fromLatin1(kDefaultRemoteDir);
-    if (dir.startsWith(QLatin1Char('/'))) return shellQuote(dir);
+    if (dir.isEmpty())
+        return QStringLiteral("\"$HOME\"/") + QString::fromLatin1(kDefaultRemoteDir);
+    if (dir.startsWith(QLatin1Char('/')))
+        return shellQuote(dir);
     return QStringLiteral("\"$HOME\"/") + shellQuote(dir);
 }
 
@@ -75,7 +77,8 @@ SshTarget targetFor(const LabOptions& options, const LabHost& host) {
 
 QString readToken(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return {};
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
     return QString::fromUtf8(file.readAll()).trimmed();
 }
 
@@ -116,17 +119,19 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
 
     std::printf("%s: copying %s\n", qPrintable(hostName), qPrintable(options.agentBinary));
     std::fflush(stdout);
-    auto copied = runRemote(target,
-                            QStringLiteral("umask 077 && mkdir -p %1 && cat > %1/smclab-agent.new && "
-                                           "chmod 700 %1/smclab-agent.new && mv -f %1/smclab-agent.new %1/smclab-agent")
-                                .arg(dir),
-                            binary.readAll(), 300'000);
+    auto copied =
+        runRemote(target,
+                  QStringLiteral("umask 077 && mkdir -p %1 && cat > %1/smclab-agent.new && "
+                                 "chmod 700 %1/smclab-agent.new && mv -f %1/smclab-agent.new %1/smclab-agent")
+                      .arg(dir),
+                  binary.readAll(), 300'000);
     if (!copied) {
         std::fprintf(stderr, "smclab lab deploy: %s\n", copied.error().message.c_str());
         return kExitFailure;
     }
     QStringList agentArgs;
-    for (const QString& arg : options.agentArgs) agentArgs << shellQuote(arg);
+    for (const QString& arg : options.agentArgs)
+        agentArgs << shellQuote(arg);
     // Stop an agent an earlier deploy started, write the new token, start
     // detached (nohup, no terminal), and wait for its "listening on" line.
     const QString start =
@@ -139,25 +144,29 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
             "> \"$d/agent.out\" 2> \"$d/agent.log\" < /dev/null & echo $! > \"$d/agent.pid\"; "
             "i=0; while [ $i -lt 50 ]; do grep -q 'listening on' \"$d/agent.out\" && break; "
             "kill -0 \"$(cat \"$d/agent.pid\")\" 2>/dev/null || break; sleep 0.2; i=$((i+1)); done; "
-            "if grep -q 'listening on' \"$d/agent.out\"; then cat \"$d/agent.out\"; else tail -5 \"$d/agent.log\" >&2; exit 3; fi")
+            "if grep -q 'listening on' \"$d/agent.out\"; then cat \"$d/agent.out\"; else tail -5 "
+            "\"$d/agent.log\" >&2; exit 3; fi")
             .arg(dir)
             .arg(host.agentPort)
             .arg(agentArgs.join(QLatin1Char(' ')));
     auto started = runRemote(target, start, token + '\n');
     if (!started) {
-        std::fprintf(stderr, "smclab lab deploy: the agent did not start: %s\n", started.error().message.c_str());
+        std::fprintf(stderr, "smclab lab deploy: the agent did not start: %s\n",
+                     started.error().message.c_str());
         return kExitFailure;
     }
     QFile local(host.tokenFile);
     if (!local.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) || local.write(token + '\n') < 0) {
+        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
+        local.write(token + '\n') < 0) {
         std::fprintf(stderr, "smclab lab deploy: cannot write %s\n", qPrintable(host.tokenFile));
         return kExitFailure;
     }
     local.close();
     auto hello = fetchHello(hostName, host.agentPort, QString::fromUtf8(token));
     if (!hello) {
-        std::fprintf(stderr, "smclab lab deploy: the agent started but does not answer: %s\n", hello.error().message.c_str());
+        std::fprintf(stderr, "smclab lab deploy: the agent started but does not answer: %s\n",
+                     hello.error().message.c_str());
         return kExitFailure;
     }
     lab->upsert(host);
@@ -169,18 +178,20 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
 int status(const LabOptions& options, const LabFile& lab) {
     int down = 0;
     for (const LabHost& host : lab.hosts) {
-        if (!options.hosts.isEmpty() && !options.hosts.contains(host.host)) continue;
+        if (!options.hosts.isEmpty() && !options.hosts.contains(host.host))
+            continue;
         auto hello = fetchHello(host.host, host.agentPort, readToken(host.tokenFile), 5000);
         if (hello) {
-            std::printf("%-24s up    %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host), host.agentPort,
-                        qPrintable(describe(*hello)));
+            std::printf("%-24s up    %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
+                        host.agentPort, qPrintable(describe(*hello)));
         } else {
             ++down;
-            std::printf("%-24s down  %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host), host.agentPort,
-                        hello.error().message.c_str());
+            std::printf("%-24s down  %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
+                        host.agentPort, hello.error().message.c_str());
         }
     }
-    if (lab.hosts.isEmpty()) std::printf("no hosts in %s (smclab lab deploy HOST adds one)\n", qPrintable(options.labPath));
+    if (lab.hosts.isEmpty())
+        std::printf("no hosts in %s (smclab lab deploy HOST adds one)\n", qPrintable(options.labPath));
     return down == 0 ? kExitOk : kExitFailure;
 }
 
@@ -189,14 +200,16 @@ int stop(const LabOptions& options, const LabFile& lab) {
     for (const QString& name : options.hosts) {
         const LabHost* host = lab.find(name);
         if (host == nullptr) {
-            std::fprintf(stderr, "smclab lab stop: %s is not in %s\n", qPrintable(name), qPrintable(options.labPath));
+            std::fprintf(stderr, "smclab lab stop: %s is not in %s\n", qPrintable(name),
+                         qPrintable(options.labPath));
             ++failed;
             continue;
         }
         const QString script =
-            QStringLiteral("d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
-                           "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
-                           "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
+            QStringLiteral(
+                "d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
+                "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
+                "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
                 .arg(remoteDirExpr(host->remoteDir));
         auto stopped = runRemote(targetFor(options, *host), script);
         if (!stopped) {
@@ -226,46 +239,63 @@ int runLab(const Args& args) {
             printLabHelp();
             return kExitOk;
         }
-        if (auto v = cursor.takeValue("--lab")) labArg = QString::fromStdString(*v);
-        else if (auto u = cursor.takeValue("--user")) options.ssh.user = QString::fromStdString(*u);
-        else if (auto p = cursor.takeValue("--port")) options.ssh.port = QString::fromStdString(*p).toInt();
-        else if (auto c = cursor.takeValue("--ssh-config")) options.ssh.configFile = QString::fromStdString(*c);
-        else if (auto a = cursor.takeValue("--agent-port")) options.agentPort = static_cast<quint16>(QString::fromStdString(*a).toUInt());
-        else if (auto x = cursor.takeValue("--agent-arg")) options.agentArgs << QString::fromStdString(*x);
-        else if (auto b = cursor.takeValue("--agent-binary")) options.agentBinary = QString::fromStdString(*b);
-        else if (auto r = cursor.takeValue("--remote-dir")) options.remoteDir = QString::fromStdString(*r);
-        else if (!cursor.peek().empty() && cursor.peek()[0] == '-') cursor.setError("unknown option '" + cursor.peek() + "'");
-        else options.hosts << QString::fromStdString(cursor.next());
-        if (!cursor.error().empty()) break;
+        if (auto v = cursor.takeValue("--lab"))
+            labArg = QString::fromStdString(*v);
+        else if (auto u = cursor.takeValue("--user"))
+            options.ssh.user = QString::fromStdString(*u);
+        else if (auto p = cursor.takeValue("--port"))
+            options.ssh.port = QString::fromStdString(*p).toInt();
+        else if (auto c = cursor.takeValue("--ssh-config"))
+            options.ssh.configFile = QString::fromStdString(*c);
+        else if (auto a = cursor.takeValue("--agent-port"))
+            options.agentPort = static_cast<quint16>(QString::fromStdString(*a).toUInt());
+        else if (auto x = cursor.takeValue("--agent-arg"))
+            options.agentArgs << QString::fromStdString(*x);
+        else if (auto b = cursor.takeValue("--agent-binary"))
+            options.agentBinary = QString::fromStdString(*b);
+        else if (auto r = cursor.takeValue("--remote-dir"))
+            options.remoteDir = QString::fromStdString(*r);
+        else if (!cursor.peek().empty() && cursor.peek()[0] == '-')
+            cursor.setError("unknown option '" + cursor.peek() + "'");
+        else
+            options.hosts << QString::fromStdString(cursor.next());
+        if (!cursor.error().empty())
+            break;
     }
-    if (cursor.error().empty() && (options.ssh.port < 0 || options.ssh.port > 65535 || options.agentPort == 0)) {
+    if (cursor.error().empty() &&
+        (options.ssh.port < 0 || options.ssh.port > 65535 || options.agentPort == 0)) {
         cursor.setError("--port and --agent-port must be 1..65535");
     }
     if (cursor.error().empty() && (sub == "deploy" || sub == "stop") && options.hosts.isEmpty()) {
         cursor.setError(sub + " needs at least one HOST");
     }
     if (!cursor.error().empty()) {
-        std::fprintf(stderr, "smclab lab %s: %s\n(see smclab lab --help)\n", sub.c_str(), cursor.error().c_str());
+        std::fprintf(stderr, "smclab lab %s: %s\n(see smclab lab --help)\n", sub.c_str(),
+                     cursor.error().c_str());
         return kExitUsage;
     }
     ensureCoreApplication();
     options.labPath = resolveLabPath(labArg);
-    if (options.agentBinary.isEmpty()) options.agentBinary = QCoreApplication::applicationDirPath() + QStringLiteral("/smclab-agent");
+    if (options.agentBinary.isEmpty())
+        options.agentBinary = QCoreApplication::applicationDirPath() + QStringLiteral("/smclab-agent");
     QString why;
     auto lab = loadLab(options.labPath, &why);
     if (!lab) {
         std::fprintf(stderr, "smclab lab %s: %s\n", sub.c_str(), qPrintable(why));
         return kExitFailure;
     }
-    if (sub == "status") return status(options, *lab);
-    if (sub == "stop") return stop(options, *lab);
+    if (sub == "status")
+        return status(options, *lab);
+    if (sub == "stop")
+        return stop(options, *lab);
     if (sub != "deploy") {
         std::fprintf(stderr, "smclab lab: unknown subcommand '%s'\n(see smclab lab --help)\n", sub.c_str());
         return kExitUsage;
     }
     int failed = 0;
     for (const QString& host : options.hosts) {
-        if (deployOne(options, &*lab, host) != kExitOk) ++failed;
+        if (deployOne(options, &*lab, host) != kExitOk)
+            ++failed;
         if (!saveLab(options.labPath, *lab, &why)) {
             std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
             return kExitFailure;

@@ -23,13 +23,15 @@ QStringList allowedFamilies(const QString& unitText, QString* problem) {
     QStringList families;
     for (const QString& raw : unitText.split('\n')) {
         const QString line = raw.trimmed();
-        if (!line.startsWith(QLatin1String("RestrictAddressFamilies="))) continue;
+        if (!line.startsWith(QLatin1String("RestrictAddressFamilies=")))
+            continue;
         const QString value = line.section('=', 1).trimmed();
         if (value.isEmpty()) {
             families.clear();
             continue;
         }
-        if (value.startsWith('~')) *problem = QStringLiteral("a deny-list RestrictAddressFamilies=%1").arg(value);
+        if (value.startsWith('~'))
+            *problem = QStringLiteral("a deny-list RestrictAddressFamilies=%1").arg(value);
         families += value.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
     }
     return families;
@@ -39,7 +41,8 @@ QStringList allowedFamilies(const QString& unitText, QString* problem) {
 QString missingFamilies(const QStringList& allowed, const QStringList& names) {
     QStringList missing;
     for (const QString& family : daemon::agentBaseAddressFamilies()) {
-        if (!allowed.contains(family)) missing << QStringLiteral("%1 (the agent itself)").arg(family);
+        if (!allowed.contains(family))
+            missing << QStringLiteral("%1 (the agent itself)").arg(family);
     }
     for (const QString& name : names) {
         const auto needed = daemon::requiredAddressFamilies(name);
@@ -48,7 +51,8 @@ QString missingFamilies(const QStringList& allowed, const QStringList& names) {
             continue;
         }
         for (const QString& family : *needed) {
-            if (!allowed.contains(family)) missing << QStringLiteral("%1 (for %2)").arg(family, name);
+            if (!allowed.contains(family))
+                missing << QStringLiteral("%1 (for %2)").arg(family, name);
         }
     }
     return missing.join(QStringLiteral(", "));
@@ -61,7 +65,8 @@ class TestAgentUnitFamilies : public QObject {
 
 private slots:
     void unitAllowsEveryReportedTransportAndFabric() {
-        QFile unit(qEnvironmentVariable("SMCLAB_SOURCE_DIR") + QStringLiteral("/packaging/systemd/smclab-agent.service"));
+        QFile unit(qEnvironmentVariable("SMCLAB_SOURCE_DIR") +
+                   QStringLiteral("/packaging/systemd/smclab-agent.service"));
         QVERIFY2(unit.open(QIODevice::ReadOnly), qPrintable(unit.fileName()));
         QString problem;
         const QStringList allowed = allowedFamilies(QString::fromUtf8(unit.readAll()), &problem);
@@ -77,25 +82,30 @@ private slots:
         QStringList names;
         // Every name the agent offers, available here or not: the unit ships
         // to hosts where the unavailable ones work.
-        for (const protocol::Availability& a : caps.transports) names << a.name;
-        for (const protocol::Availability& a : caps.fabrics) names << a.name;
+        for (const protocol::Availability& a : caps.transports)
+            names << a.name;
+        for (const protocol::Availability& a : caps.fabrics)
+            names << a.name;
         QVERIFY(names.contains(QStringLiteral("ksmc")) && names.contains(QStringLiteral("tcp")));
         const QString missing = missingFamilies(allowed, names);
-        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("the unit's RestrictAddressFamilies= lacks ") + missing));
+        QVERIFY2(missing.isEmpty(),
+                 qPrintable(QStringLiteral("the unit's RestrictAddressFamilies= lacks ") + missing));
         QCOMPARE(agent.terminate(), 0);
     }
 
     void theCheckCatchesTheUnitWithoutAfSmc() {
         QString problem;
         const QStringList old = allowedFamilies(
-            QStringLiteral("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK\n"), &problem);
+            QStringLiteral("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK\n"),
+            &problem);
         QCOMPARE(missingFamilies(old, {QStringLiteral("tcp"), QStringLiteral("ksmc")}),
                  QStringLiteral("AF_SMC (for ksmc)"));
         QVERIFY(missingFamilies(old, {QStringLiteral("quic")}).contains(QStringLiteral("no entry")));
         // Lines add up; an empty assignment resets.
-        const QStringList reset = allowedFamilies(
-            QStringLiteral("RestrictAddressFamilies=AF_UNIX\nRestrictAddressFamilies=\nRestrictAddressFamilies=AF_INET\n"),
-            &problem);
+        const QStringList reset =
+            allowedFamilies(QStringLiteral("RestrictAddressFamilies=AF_UNIX\nRestrictAddressFamilies="
+                                           "\nRestrictAddressFamilies=AF_INET\n"),
+                            &problem);
         QCOMPARE(reset, QStringList{QStringLiteral("AF_INET")});
     }
 };

@@ -50,13 +50,15 @@ bool run(const QString& program, const QStringList& args, QString* output = null
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(program, args);
     const bool ok = p.waitForFinished(20'000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-    if (output) *output = QString::fromLocal8Bit(p.readAll());
+    if (output)
+        *output = QString::fromLocal8Bit(p.readAll());
     return ok;
 }
 
 int modeOf(const QString& path) {
     struct stat st {};
-    if (::stat(QFile::encodeName(path).constData(), &st) != 0) return -1;
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return -1;
     return static_cast<int>(st.st_mode & 0777);
 }
 
@@ -86,14 +88,17 @@ private:
     QString path(const QString& name) const { return m_dir.filePath(name); }
 
     QStringList common() const {
-        return {QStringLiteral("--lab"), path(QStringLiteral("lab.json")), QStringLiteral("--ssh-config"),
-                path(QStringLiteral("ssh_config")), QStringLiteral("--remote-dir"), path(QStringLiteral("remote"))};
+        return {QStringLiteral("--lab"),        path(QStringLiteral("lab.json")),
+                QStringLiteral("--ssh-config"), path(QStringLiteral("ssh_config")),
+                QStringLiteral("--remote-dir"), path(QStringLiteral("remote"))};
     }
 
 private slots:
     void initTestCase() {
-        if (::geteuid() != 0) QSKIP("needs root (ip netns add, sshd)");
-        if (!QFile::exists(QStringLiteral("/usr/sbin/sshd"))) QSKIP("sshd not installed (Debian openssh-server)");
+        if (::geteuid() != 0)
+            QSKIP("needs root (ip netns add, sshd)");
+        if (!QFile::exists(QStringLiteral("/usr/sbin/sshd")))
+            QSKIP("sshd not installed (Debian openssh-server)");
         const int pid = static_cast<int>(::getpid());
         m_ns = QStringLiteral("smclab-lab-%1").arg(pid);
         m_hostSide = QStringLiteral("sl%1h").arg(pid);
@@ -114,36 +119,41 @@ private slots:
             {"-n", m_ns, "link", "set", "lab0", "up"},
             {"-n", m_ns, "link", "set", "lo", "up"},
         };
-        for (const QStringList& step : steps) QVERIFY2(run(QStringLiteral("ip"), step, &out), qPrintable(step.join(' ') + ": " + out));
+        for (const QStringList& step : steps)
+            QVERIFY2(run(QStringLiteral("ip"), step, &out), qPrintable(step.join(' ') + ": " + out));
 
         for (const char* key : {"host_key", "id"}) {
-            QVERIFY2(run(QStringLiteral("ssh-keygen"), {"-q", "-t", "ed25519", "-N", "", "-C", "smclab-test", "-f", path(key)}, &out),
+            QVERIFY2(run(QStringLiteral("ssh-keygen"),
+                         {"-q", "-t", "ed25519", "-N", "", "-C", "smclab-test", "-f", path(key)}, &out),
                      qPrintable(out));
         }
         QVERIFY(QFile::copy(path(QStringLiteral("id.pub")), path(QStringLiteral("authorized_keys"))));
         QVERIFY(writeFile(path(QStringLiteral("known_hosts")),
                           m_nsAddress + QLatin1Char(' ') + readFile(path(QStringLiteral("host_key.pub")))));
-        QVERIFY(writeFile(path(QStringLiteral("sshd_config")),
-                          QStringLiteral("ListenAddress %1\nPort 22\nHostKey %2\nAuthorizedKeysFile %3\n"
-                                         "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-                                         "StrictModes no\nPermitRootLogin prohibit-password\nPidFile %4\n")
-                              .arg(m_nsAddress, path(QStringLiteral("host_key")), path(QStringLiteral("authorized_keys")),
-                                   path(QStringLiteral("sshd.pid")))));
-        QVERIFY(writeFile(path(QStringLiteral("ssh_config")),
-                          QStringLiteral("Host *\n  User root\n  IdentityFile %1\n  IdentitiesOnly yes\n"
-                                         "  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
-                              .arg(path(QStringLiteral("id")), path(QStringLiteral("known_hosts")))));
+        QVERIFY(
+            writeFile(path(QStringLiteral("sshd_config")),
+                      QStringLiteral("ListenAddress %1\nPort 22\nHostKey %2\nAuthorizedKeysFile %3\n"
+                                     "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+                                     "StrictModes no\nPermitRootLogin prohibit-password\nPidFile %4\n")
+                          .arg(m_nsAddress, path(QStringLiteral("host_key")),
+                               path(QStringLiteral("authorized_keys")), path(QStringLiteral("sshd.pid")))));
+        QVERIFY(writeFile(
+            path(QStringLiteral("ssh_config")),
+            QStringLiteral("Host *\n  User root\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                           "  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
+                .arg(path(QStringLiteral("id")), path(QStringLiteral("known_hosts")))));
         QDir().mkpath(QStringLiteral("/run/sshd"));  // sshd's privilege separation directory
         m_sshd.setProcessChannelMode(QProcess::MergedChannels);
-        m_sshd.start(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("exec"), m_ns, QStringLiteral("/usr/sbin/sshd"),
-                                            QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
-                                            path(QStringLiteral("sshd_config"))});
+        m_sshd.start(QStringLiteral("ip"),
+                     {QStringLiteral("netns"), QStringLiteral("exec"), m_ns, QStringLiteral("/usr/sbin/sshd"),
+                      QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+                      path(QStringLiteral("sshd_config"))});
         QVERIFY(m_sshd.waitForStarted(5000));
         // Ready when a login works.
         QVERIFY2(QTest::qWaitFor(
                      [&] {
-                         return run(QStringLiteral("ssh"), {"-F", path(QStringLiteral("ssh_config")), "-o", "BatchMode=yes",
-                                                            m_nsAddress, "true"});
+                         return run(QStringLiteral("ssh"), {"-F", path(QStringLiteral("ssh_config")), "-o",
+                                                            "BatchMode=yes", m_nsAddress, "true"});
                      },
                      10'000),
                  m_sshd.readAll().constData());
@@ -152,12 +162,14 @@ private slots:
     void cleanupTestCase() {
         // The agent a failed test may have left (its pid file is ours).
         const QString pid = readFile(path(QStringLiteral("remote/agent.pid"))).trimmed();
-        if (!pid.isEmpty()) run(QStringLiteral("kill"), {pid});
+        if (!pid.isEmpty())
+            run(QStringLiteral("kill"), {pid});
         if (m_sshd.state() != QProcess::NotRunning) {
             m_sshd.kill();
             m_sshd.waitForFinished(5000);
         }
-        if (m_nsCreated) run(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("del"), m_ns});
+        if (m_nsCreated)
+            run(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("del"), m_ns});
     }
 
     void deployStatusStop() {
@@ -167,10 +179,12 @@ private slots:
                                                QStringLiteral("--agent-binary"), agentBinary(), m_nsAddress};
         const Outcome first = runSmclab(deploy);
         QVERIFY2(first.exitCode == 0, qPrintable(first.out + first.err));
-        QVERIFY2(first.out.contains(QStringLiteral("agent up on %1:%2").arg(m_nsAddress).arg(agentPort)), qPrintable(first.out));
+        QVERIFY2(first.out.contains(QStringLiteral("agent up on %1:%2").arg(m_nsAddress).arg(agentPort)),
+                 qPrintable(first.out));
 
         // The lab file names the host, port and a token file; tokens are 0600 on both ends.
-        const QJsonObject lab = QJsonDocument::fromJson(readFile(path(QStringLiteral("lab.json"))).toUtf8()).object();
+        const QJsonObject lab =
+            QJsonDocument::fromJson(readFile(path(QStringLiteral("lab.json"))).toUtf8()).object();
         const QJsonObject host = lab.value(QStringLiteral("hosts")).toArray().first().toObject();
         QCOMPARE(host.value(QStringLiteral("host")).toString(), m_nsAddress);
         QCOMPARE(host.value(QStringLiteral("agent_port")).toInt(), int(agentPort));
@@ -185,7 +199,8 @@ private slots:
         const QStringList status = QStringList{QStringLiteral("lab"), QStringLiteral("status")} + common();
         Outcome up = runSmclab(status);
         QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
-        QVERIFY2(up.out.contains(QStringLiteral(" up ")) && up.out.contains(QStringLiteral("smclab-agent ")) &&
+        QVERIFY2(up.out.contains(QStringLiteral(" up ")) &&
+                     up.out.contains(QStringLiteral("smclab-agent ")) &&
                      up.out.contains(QStringLiteral("tcp")),
                  qPrintable(up.out));
 
@@ -196,18 +211,22 @@ private slots:
         up = runSmclab(status);
         QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
 
-        const Outcome stopped = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} + common() + QStringList{m_nsAddress});
-        QVERIFY2(stopped.exitCode == 0 && stopped.out.contains(QStringLiteral("stopped")), qPrintable(stopped.out + stopped.err));
+        const Outcome stopped = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} +
+                                          common() + QStringList{m_nsAddress});
+        QVERIFY2(stopped.exitCode == 0 && stopped.out.contains(QStringLiteral("stopped")),
+                 qPrintable(stopped.out + stopped.err));
         const Outcome down = runSmclab(status);
         QCOMPARE(down.exitCode, 1);
         QVERIFY2(down.out.contains(QStringLiteral(" down ")), qPrintable(down.out));
     }
 
     void unreachableHostFailsWithSshsMessage() {
-        const Outcome o = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
-                                    QStringList{QStringLiteral("--agent-binary"), agentBinary(), m_missingAddress});
+        const Outcome o =
+            runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
+                      QStringList{QStringLiteral("--agent-binary"), agentBinary(), m_missingAddress});
         QCOMPARE(o.exitCode, 1);
-        QVERIFY2(o.err.contains(QStringLiteral("ssh failed")) && o.err.contains(m_missingAddress), qPrintable(o.err));
+        QVERIFY2(o.err.contains(QStringLiteral("ssh failed")) && o.err.contains(m_missingAddress),
+                 qPrintable(o.err));
         QCOMPARE(runSmclab({QStringLiteral("lab"), QStringLiteral("deploy")}).exitCode, 2);
         QCOMPARE(runSmclab({QStringLiteral("lab"), QStringLiteral("frobnicate")}).exitCode, 2);
     }
