@@ -44,7 +44,9 @@ void printLabHelp() {
         "  --agent-port N      the agent's control port (default 7600); it listens on 0.0.0.0\n"
         "  --agent-arg ARG     an extra smclab-agent argument (repeatable), e.g. --allow-peer=10.0.0.0/24\n"
         "  --agent-binary F    the smclab-agent to copy (default: the one beside this smclab)\n"
-        "  --remote-dir DIR    the agent's folder on the host (default ~/%s)\n",
+        "  --remote-dir DIR    the agent's folder on the host (default ~/%s)\n"
+        "  --token-file F      give every host the token in F instead of a fresh random one each\n"
+        "                      (then `smclab run --token-file F` drives them all)\n",
         kDefaultRemoteDir);
 }
 
@@ -55,6 +57,7 @@ struct LabOptions {
     QStringList agentArgs;
     QString agentBinary;
     QString remoteDir;
+    QString sharedTokenFile;  // --token-file: one token for every host
     QStringList hosts;
 };
 
@@ -110,10 +113,20 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
                      qPrintable(binary.errorString()));
         return kExitFailure;
     }
-    // 32 random bytes, base64: the agent's bearer token.
-    QByteArray raw(32, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
-    const QByteArray token = raw.toBase64();
+    // 32 random bytes, base64: the agent's bearer token (or the shared one).
+    QByteArray token;
+    if (options.sharedTokenFile.isEmpty()) {
+        QByteArray raw(32, Qt::Uninitialized);
+        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
+        token = raw.toBase64();
+    } else {
+        token = readToken(options.sharedTokenFile).toUtf8();
+        if (token.size() < 8) {
+            std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",
+                         qPrintable(options.sharedTokenFile));
+            return kExitFailure;
+        }
+    }
     const SshTarget target = targetFor(options, host);
     const QString dir = remoteDirExpr(host.remoteDir);
 
@@ -253,6 +266,8 @@ int runLab(const Args& args) {
             options.agentArgs << QString::fromStdString(*x);
         else if (auto b = cursor.takeValue("--agent-binary"))
             options.agentBinary = QString::fromStdString(*b);
+        else if (auto t = cursor.takeValue("--token-file"))
+            options.sharedTokenFile = QString::fromStdString(*t);
         else if (auto r = cursor.takeValue("--remote-dir"))
             options.remoteDir = QString::fromStdString(*r);
         else if (!cursor.peek().empty() && cursor.peek()[0] == '-')

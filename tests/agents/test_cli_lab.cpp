@@ -211,6 +211,16 @@ private slots:
         up = runSmclab(status);
         QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
 
+        // One shared token instead (what `smclab run --token-file F` needs): the agent takes it.
+        QVERIFY(
+            writeFile(path(QStringLiteral("shared.token")), QStringLiteral("shared-lab-token-0123456789\n")));
+        const Outcome shared = runSmclab(
+            deploy + QStringList{QStringLiteral("--token-file"), path(QStringLiteral("shared.token"))});
+        QVERIFY2(shared.exitCode == 0, qPrintable(shared.out + shared.err));
+        QCOMPARE(readFile(path(QStringLiteral("remote/agent.token"))).trimmed(),
+                 QStringLiteral("shared-lab-token-0123456789"));
+        QVERIFY(runSmclab(status).exitCode == 0);
+
         const Outcome stopped = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} +
                                           common() + QStringList{m_nsAddress});
         QVERIFY2(stopped.exitCode == 0 && stopped.out.contains(QStringLiteral("stopped")),
