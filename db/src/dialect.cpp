@@ -20,6 +20,11 @@ QString schemaStatement(const QSqlDatabase& db, const QString& sqliteStatement) 
     out.replace(real, QStringLiteral("DOUBLE PRECISION"));
     out.replace(blob, QStringLiteral("BYTEA"));
     out.remove(QLatin1String(" WITHOUT ROWID"));
+    // Text compares and sorts byte-wise, as in SQLite, whatever the
+    // server's locale: reports list metrics, settings and columns in the
+    // same order from either store.
+    static const QRegularExpression text(QStringLiteral("\\bTEXT\\b"));
+    out.replace(text, QStringLiteral("TEXT COLLATE \"C\""));
     return out;
 }
 

@@ -143,6 +143,28 @@ private slots:
         QCOMPARE((*store)->results(runId)->value(QStringLiteral("bw_mbps")), 1.5);
     }
 
+    void textSortsByteWiseWhateverTheServerLocale() {
+        // An ICU English default collation sorts "alpha" before "Zeta"; the
+        // store's columns sort byte-wise ("Zeta" first), as SQLite does.
+        QString why;
+        if (!m_server->psql(QStringLiteral("CREATE DATABASE english TEMPLATE template0 LOCALE_PROVIDER icu "
+                                           "ICU_LOCALE 'en-US' LOCALE 'C'"),
+                            &why)) {
+            QSKIP(qPrintable(QStringLiteral("this PostgreSQL has no ICU collations: ") + why));
+        }
+        auto store = ResultStore::open(m_server->url(QStringLiteral("english")));
+        QVERIFY(store);
+        const RunCell c = dbtest::cell(QStringLiteral("TCP"), 1);
+        const qint64 id = (*store)->createCampaign({QStringLiteral("order"), {}, {}, {}, {c}}).valueOr(0);
+        RunRecord record = dbtest::fullRecord(id, c, 1.0);
+        record.results = {{QStringLiteral("alpha"), 1.0}, {QStringLiteral("Zeta"), 2.0}};
+        QVERIFY((*store)->recordRun(record).ok());
+        QStringList metrics;
+        for (const ResultValue& v : (*store)->campaignResults(id).valueOr({}))
+            metrics << v.metric;
+        QCOMPARE(metrics, (QStringList{QStringLiteral("Zeta"), QStringLiteral("alpha")}));
+    }
+
     void newerSchemaIsRefused() {
         const QString name = QStringLiteral("newer");
         const QString url = freshDatabase(name);
