@@ -93,6 +93,35 @@ private slots:
         QCOMPARE(agent.terminate(), 0);
     }
 
+    // Under a seccomp filter refusing AF_SMC (what the unit did), the hello's
+    // ksmc reason names the agent's own sandbox; without one it does not.
+    void helloSaysWhenItsSandboxBlocksKsmc() {
+        if (!QFile::exists(QStringLiteral(SMCLAB_SECCOMP_EXEC)))
+            QSKIP("seccomp_exec is not built (x86-64 only)");
+        TokenFile token;
+        for (const bool sandboxed : {false, true}) {
+            AgentProcess agent;
+            const QStringList prefix =
+                sandboxed ? QStringList{QStringLiteral(SMCLAB_SECCOMP_EXEC)} : QStringList{};
+            QVERIFY2(agent.start(token, {}, QStringLiteral("127.0.0.1:0"), prefix),
+                     qPrintable(agent.error()));
+            TestController controller;
+            QVERIFY(controller.connectTo("127.0.0.1", agent.port(), token.token()));
+            const protocol::Availability ksmc = controller.client.hello().capabilities.ksmc;
+            if (!sandboxed && ksmc.available) {
+                // This host has kernel SMC: the sandboxed agent must lose it and say why.
+            } else if (!sandboxed) {
+                QVERIFY2(!ksmc.reason.contains(QStringLiteral("sandbox")), qPrintable(ksmc.reason));
+            } else {
+                QVERIFY(!ksmc.available);
+                QVERIFY2(ksmc.reason.contains(QStringLiteral("sandbox")) &&
+                             ksmc.reason.contains(QStringLiteral("RestrictAddressFamilies")),
+                         qPrintable(ksmc.reason));
+            }
+            QCOMPARE(agent.terminate(), 0);
+        }
+    }
+
     void theCheckCatchesTheUnitWithoutAfSmc() {
         QString problem;
         const QStringList old = allowedFamilies(
