@@ -21,6 +21,8 @@ packages=(
     qperf redis-server redis-tools wrk nginx-light curl python3
     # tests: a throwaway PostgreSQL server for the store's postgresql tests
     postgresql
+    # smclab lab deploy uses the user's OpenSSH client; its test runs a real sshd
+    openssh-client openssh-server
     # tests: promtool checks the agent's --metrics page (Debian prometheus)
     prometheus
     # packaging checks

@@ -16,6 +16,7 @@ const Command kCommands[] = {
     {"show", "show one campaign: matrix, settings per column, runs", runShow},
     {"report", "a campaign's tables: cover-letter text, md, csv, json or html", runReport},
     {"compare", "two campaigns' tables side by side", runCompare},
+    {"lab", "agents on lab hosts over SSH: deploy, status, stop", runLab},
     {"db", "copy campaigns between results databases (SQLite files, PostgreSQL)", runDb},
     {"decode", "decode CLC/LLC/CDC bytes like a protocol analyser", runDecode},
     {"serve", "one server side of a workload (tcp, http, kv) for real tools or smclab load", runServe},

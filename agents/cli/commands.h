@@ -19,5 +19,6 @@ int runCompare(const Args& args);
 int runDb(const Args& args);
 int runStat(const Args& args);
 int runSet(const Args& args);
+int runLab(const Args& args);
 
 }  // namespace smclab::cli

@@ -14,16 +14,17 @@ namespace {
 using protocol::RunState;
 
 void addAgentFamilies(const Agent& agent, MetricsPage* page) {
-    page->add(QStringLiteral("smclab_agent_up"), MetricType::gauge, QStringLiteral("1 while the agent serves controllers"),
-              {}, agent.isShuttingDown() ? 0 : 1);
-    page->add(QStringLiteral("smclab_agent_info"), MetricType::gauge, QStringLiteral("agent and control protocol version"),
+    page->add(QStringLiteral("smclab_agent_up"), MetricType::gauge,
+              QStringLiteral("1 while the agent serves controllers"), {}, agent.isShuttingDown() ? 0 : 1);
+    page->add(QStringLiteral("smclab_agent_info"), MetricType::gauge,
+              QStringLiteral("agent and control protocol version"),
               {{QStringLiteral("version"), QString::fromLatin1(smcr::versionString())},
                {QStringLiteral("protocol"), QString::fromLatin1(protocol::kProtocolVersion)}},
               1);
     page->add(QStringLiteral("smclab_agent_sessions"), MetricType::gauge,
               QStringLiteral("controller sessions connected now"), {}, agent.sessionCount());
-    page->add(QStringLiteral("smclab_agent_runs_max"), MetricType::gauge, QStringLiteral("most runs the agent takes at once"),
-              {}, agent.options().maxRuns);
+    page->add(QStringLiteral("smclab_agent_runs_max"), MetricType::gauge,
+              QStringLiteral("most runs the agent takes at once"), {}, agent.options().maxRuns);
 
     // Every non-terminal state is listed, zeros included, so a dashboard's
     // series do not appear and vanish with the runs.
@@ -31,12 +32,15 @@ void addAgentFamilies(const Agent& agent, MetricsPage* page) {
                              RunState::stopping};
     for (const RunState state : live) {
         qsizetype count = 0;
-        for (const Run* run : agent.runs()) count += run->state() == state ? 1 : 0;
-        page->add(QStringLiteral("smclab_agent_runs"), MetricType::gauge, QStringLiteral("runs now, by state"),
+        for (const Run* run : agent.runs())
+            count += run->state() == state ? 1 : 0;
+        page->add(QStringLiteral("smclab_agent_runs"), MetricType::gauge,
+                  QStringLiteral("runs now, by state"),
                   {{QStringLiteral("state"), protocol::runStateName(state)}}, static_cast<double>(count));
     }
     page->add(QStringLiteral("smclab_agent_runs_started_total"), MetricType::counter,
-              QStringLiteral("runs accepted since the agent started"), {}, static_cast<double>(agent.runsStarted()));
+              QStringLiteral("runs accepted since the agent started"), {},
+              static_cast<double>(agent.runsStarted()));
     for (const RunState state : {RunState::finished, RunState::stopped, RunState::failed}) {
         page->add(QStringLiteral("smclab_agent_runs_ended_total"), MetricType::counter,
                   QStringLiteral("runs ended since the agent started, by final state"),
@@ -51,7 +55,8 @@ void addEngineFamilies(const Run& run, MetricsPage* page) {
                                  {QStringLiteral("workload"), run.spec().workload}};
     for (const transports::Counter& counter : run.transport()->counters()) {
         EngineMetric metric = engineMetric(counter.name);
-        if (metric.name.isEmpty()) continue;
+        if (metric.name.isEmpty())
+            continue;
         MetricLabels labels = runLabels;
         labels.append(metric.labels);
         page->add(metric.name, metric.type, metric.help, labels, static_cast<double>(counter.value));
@@ -66,7 +71,8 @@ MetricsPage agentMetrics(const Agent& agent) {
     for (const Run* run : agent.runs()) {
         // libsmcr runs only: tcp and ksmc counters are the kernel's, which
         // node_exporter already serves.
-        if (run->isActive() && run->transport() && run->transport()->name() == "smcr") addEngineFamilies(*run, &page);
+        if (run->isActive() && run->transport() && run->transport()->name() == "smcr")
+            addEngineFamilies(*run, &page);
     }
     return page;
 }

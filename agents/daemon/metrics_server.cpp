@@ -16,8 +16,10 @@ constexpr int kMaxOpenConnections = 16;
 
 QByteArray reply(const QByteArray& status, const QByteArray& contentType, const QByteArray& body, bool head) {
     QByteArray out = "HTTP/1.1 " + status + "\r\nContent-Type: " + contentType +
-                     "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n";
-    if (!head) out += body;
+                     "\r\nContent-Length: " + QByteArray::number(body.size()) +
+                     "\r\nConnection: close\r\n\r\n";
+    if (!head)
+        out += body;
     return out;
 }
 
@@ -30,13 +32,16 @@ MetricsServer::MetricsServer(const PeerPolicy& peers, PageSource page, QObject* 
 
 bool MetricsServer::listen(const protocol::Endpoint& endpoint, QString* why) {
     if (!m_server.listen(endpoint.address, endpoint.port)) {
-        *why = QStringLiteral("--metrics: cannot listen on %1: %2").arg(endpoint.toString(), m_server.errorString());
+        *why = QStringLiteral("--metrics: cannot listen on %1: %2")
+                   .arg(endpoint.toString(), m_server.errorString());
         return false;
     }
     return true;
 }
 
-protocol::Endpoint MetricsServer::endpoint() const { return {m_server.serverAddress(), m_server.serverPort()}; }
+protocol::Endpoint MetricsServer::endpoint() const {
+    return {m_server.serverAddress(), m_server.serverPort()};
+}
 
 void MetricsServer::onNewConnection() {
     while (QTcpSocket* socket = m_server.nextPendingConnection()) {
@@ -68,8 +73,10 @@ void MetricsServer::serve(QTcpSocket* socket) {
         QByteArray request = socket->property("request").toByteArray() + socket->readAll();
         const qsizetype end = request.indexOf("\r\n\r\n");
         if (end < 0) {
-            if (request.size() > kMaxRequestBytes) socket->abort();
-            else socket->setProperty("request", request);
+            if (request.size() > kMaxRequestBytes)
+                socket->abort();
+            else
+                socket->setProperty("request", request);
             return;
         }
         const QList<QByteArray> line = request.left(request.indexOf("\r\n")).split(' ');

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <string>
 
 #include "kernel_transport.h"
 #include "transport_factories.h"
@@ -39,6 +41,33 @@ SysctlSettings ksmcSysctls(const std::string& directory) {
     return SysctlSettings::fromDirectory(directory, ksmcSettingScope);
 }
 
+namespace {
+
+// A seccomp filter (systemd's RestrictAddressFamilies= is one) makes
+// socket(AF_SMC) fail with EAFNOSUPPORT, exactly like a kernel without SMC;
+// the hello must say when the agent's own sandbox, not the host, is the cause.
+bool underSeccompFilter() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("Seccomp:", 0) == 0) return line.find('2') != std::string::npos;  // 2 = filter mode
+    }
+    return false;
+}
+
+std::string sandboxNote(int err) {
+    if (err != EAFNOSUPPORT || !underSeccompFilter()) return {};
+    const bool kernelHasSmc = ::access("/proc/sys/net/smc", F_OK) == 0 || ::access("/sys/module/smc", F_OK) == 0;
+    if (kernelHasSmc) {
+        return "; the host kernel has SMC, so this agent's own sandbox refuses it (a seccomp filter is active: "
+               "a systemd unit's RestrictAddressFamilies= without AF_SMC does this)";
+    }
+    return "; this agent runs under a seccomp filter, so its sandbox may be the cause (RestrictAddressFamilies= "
+           "without AF_SMC, or ProtectKernelModules= keeping the smc module from loading: load it at boot)";
+}
+
+}  // namespace
+
 Availability probeKsmc() {
     int fd = ::socket(kAfSmc, SOCK_STREAM | SOCK_CLOEXEC, kSmcProtoV4);
     if (fd >= 0) {
@@ -51,7 +80,7 @@ Availability probeKsmc() {
         ::close(fd);
         return {true, {}};
     }
-    return {false, "kernel SMC not available: " + errnoText(afSmcErr)};
+    return {false, "kernel SMC not available: " + errnoText(afSmcErr) + sandboxNote(afSmcErr)};
 }
 
 Result<std::unique_ptr<Transport>> createKsmc(const TransportOptions& options) {

@@ -19,7 +19,8 @@ StoreBackend backendOf(const QSqlDatabase& db);
 // A schema statement written for SQLite (the released v1/v2 text) as this
 // backend takes it. PostgreSQL: INTEGER PRIMARY KEY ids become BIGSERIAL (a
 // sequence: two writers never get one id), INTEGER BIGINT (engine counters
-// are 64-bit), REAL DOUBLE PRECISION, BLOB BYTEA, no WITHOUT ROWID.
+// are 64-bit), REAL DOUBLE PRECISION, BLOB BYTEA, TEXT with the byte-wise
+// "C" collation (the order SQLite gives), no WITHOUT ROWID.
 QString schemaStatement(const QSqlDatabase& db, const QString& sqliteStatement);
 
 // Starts a write transaction. SQLite: BEGIN IMMEDIATE (takes the write lock

@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
     }
     NewCampaign nc{QString::fromLocal8Bit(argv[2]), QStringLiteral("datapath"), {}, {}, {}};
     const int cells = QByteArray(argv[3]).toInt();
-    for (int i = 0; i < cells; ++i) nc.cells.append(dbtest::cell(i % 2 == 0 ? QStringLiteral("TCP") : QStringLiteral("SMC"), i + 1));
+    for (int i = 0; i < cells; ++i)
+        nc.cells.append(dbtest::cell(i % 2 == 0 ? QStringLiteral("TCP") : QStringLiteral("SMC"), i + 1));
     auto created = (*store)->createCampaign(nc);
     if (!created) {
         std::fprintf(stderr, "create: %s\n", created.error().message.c_str());
@@ -31,13 +32,15 @@ int main(int argc, char** argv) {
     }
     std::printf("campaign %lld\n", static_cast<long long>(*created));
     for (const RunCell& cell : nc.cells) {
-        auto recorded = (*store)->recordRun(dbtest::fullRecord(*created, cell, static_cast<double>(cell.msgSize), 20));
+        auto recorded =
+            (*store)->recordRun(dbtest::fullRecord(*created, cell, static_cast<double>(cell.msgSize), 20));
         if (!recorded) {
             std::fprintf(stderr, "record: %s\n", recorded.error().message.c_str());
             return 1;
         }
         std::printf("run %lld\n", static_cast<long long>(*recorded));
     }
-    if (auto done = (*store)->updateCampaignStatus(*created, CampaignStatus::done); !done) return 1;
+    if (auto done = (*store)->updateCampaignStatus(*created, CampaignStatus::done); !done)
+        return 1;
     return 0;
 }

@@ -23,7 +23,10 @@ public:
     static QString binDir();
 
     bool start(QString* why);
+    // pg_ctl stop -m immediate: every connection drops at once, as when a
+    // server crashes or the network goes; restart() brings it back on the same port.
     void stop();
+    bool restart(QString* why);
 
     quint16 port() const { return m_port; }
     static QString user() { return QStringLiteral("smclab_test"); }
@@ -31,12 +34,16 @@ public:
     // postgresql://smclab_test@127.0.0.1:PORT/DBNAME
     QString url(const QString& database) const;
     // CREATE DATABASE through psql; false with *why on failure.
-    bool createDatabase(const QString& name, QString* why) const { return psql("CREATE DATABASE " + name, why); }
-    bool psql(const QString& statement, QString* why, const QString& database = QStringLiteral("postgres")) const;
+    bool createDatabase(const QString& name, QString* why) const {
+        return psql("CREATE DATABASE " + name, why);
+    }
+    bool psql(const QString& statement, QString* why,
+              const QString& database = QStringLiteral("postgres")) const;
     QString log() const;
 
 private:
     bool run(const QStringList& command, QString* why, int timeoutMs = 60'000) const;
+    bool launch(QString* why);
 
     QTemporaryDir m_dir;
     QString m_root;  // m_dir/pg, owned by the server's user

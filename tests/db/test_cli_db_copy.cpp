@@ -30,7 +30,8 @@ Outcome runSmclab(const QStringList& args) {
     QProcess p;
     p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
     Outcome o;
-    if (!p.waitForFinished(60'000)) return o;
+    if (!p.waitForFinished(60'000))
+        return o;
     o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     o.out = QString::fromUtf8(p.readAllStandardOutput());
     o.err = QString::fromUtf8(p.readAllStandardError());
@@ -39,13 +40,18 @@ Outcome runSmclab(const QStringList& args) {
 
 template <typename T>
 T must(smcr::Result<T> result) {
-    if (!result) qWarning("%s", result.error().message.c_str());
+    if (!result)
+        qWarning("%s", result.error().message.c_str());
     return result ? std::move(result).value() : T{};
 }
 
 // Everything stored about a campaign except ids, in a comparable text.
 QString dump(ResultStore& store, const Campaign& c) {
-    QStringList out{c.name, c.preset, c.notes, statusName(c.status), c.createdAt.toString(Qt::ISODateWithMs),
+    QStringList out{c.name,
+                    c.preset,
+                    c.notes,
+                    statusName(c.status),
+                    c.createdAt.toString(Qt::ISODateWithMs),
                     c.finishedAt.toString(Qt::ISODateWithMs),
                     QString::fromUtf8(QJsonDocument(c.spec).toJson(QJsonDocument::Compact))};
     for (const Run& run : must(store.runs(c.id))) {
@@ -54,18 +60,27 @@ QString dump(ResultStore& store, const Campaign& c) {
                    .arg(run.cell.msgSize)
                    .arg(run.cell.repetition)
                    .arg(statusName(run.status), run.error, run.startedAt.toString(Qt::ISODateWithMs),
-                        run.status == RunStatus::failed ? QString() : run.finishedAt.toString(Qt::ISODateWithMs));
+                        run.status == RunStatus::failed ? QString()
+                                                        : run.finishedAt.toString(Qt::ISODateWithMs));
         const auto settings = must(store.settings(run.id));
-        for (auto it = settings.begin(); it != settings.end(); ++it) out << "  setting " + it.key() + "=" + it.value();
+        for (auto it = settings.begin(); it != settings.end(); ++it)
+            out << "  setting " + it.key() + "=" + it.value();
         const RunFacts facts = must(store.hostFacts(run.id));
-        for (auto it = facts.client.begin(); it != facts.client.end(); ++it) out << "  client " + it.key() + "=" + it.value();
-        for (auto it = facts.server.begin(); it != facts.server.end(); ++it) out << "  server " + it.key() + "=" + it.value();
+        for (auto it = facts.client.begin(); it != facts.client.end(); ++it)
+            out << "  client " + it.key() + "=" + it.value();
+        for (auto it = facts.server.begin(); it != facts.server.end(); ++it)
+            out << "  server " + it.key() + "=" + it.value();
         const auto results = must(store.results(run.id));
-        for (auto it = results.begin(); it != results.end(); ++it) out << "  result " + it.key() + "=" + QString::number(it.value(), 'g', 17);
-        for (const Histogram& h : must(store.histograms(run.id))) out << "  histogram " + h.metric + " " + h.encoding + " " + h.data.toHex();
-        for (const Sample& s : must(store.samples(run.id))) out << QStringLiteral("  sample %1 %2 %3").arg(s.tMs).arg(s.metric).arg(s.value, 0, 'g', 17);
-        for (const Counter& k : must(store.counters(run.id))) out << QStringLiteral("  counter %1 %2 %3").arg(sideName(k.side), k.name).arg(k.value);
-        for (const SettingChange& ch : must(store.settingChanges(run.id))) out << QStringLiteral("  change %1 %2=%3").arg(ch.tMs).arg(ch.name, ch.value);
+        for (auto it = results.begin(); it != results.end(); ++it)
+            out << "  result " + it.key() + "=" + QString::number(it.value(), 'g', 17);
+        for (const Histogram& h : must(store.histograms(run.id)))
+            out << "  histogram " + h.metric + " " + h.encoding + " " + h.data.toHex();
+        for (const Sample& s : must(store.samples(run.id)))
+            out << QStringLiteral("  sample %1 %2 %3").arg(s.tMs).arg(s.metric).arg(s.value, 0, 'g', 17);
+        for (const Counter& k : must(store.counters(run.id)))
+            out << QStringLiteral("  counter %1 %2 %3").arg(sideName(k.side), k.name).arg(k.value);
+        for (const SettingChange& ch : must(store.settingChanges(run.id)))
+            out << QStringLiteral("  change %1 %2=%3").arg(ch.tMs).arg(ch.name, ch.value);
     }
     return out.join('\n');
 }
@@ -73,21 +88,25 @@ QString dump(ResultStore& store, const Campaign& c) {
 // Campaign dumps oldest first.
 QStringList dumpAll(const QString& location) {
     auto store = ResultStore::open(location);
-    if (!store) return {QString::fromStdString(store.error().message)};
+    if (!store)
+        return {QString::fromStdString(store.error().message)};
     QList<Campaign> campaigns = must((*store)->listCampaigns());
     std::reverse(campaigns.begin(), campaigns.end());
     QStringList out;
-    for (const Campaign& c : campaigns) out << dump(**store, c);
+    for (const Campaign& c : campaigns)
+        out << dump(**store, c);
     return out;
 }
 
-const QRegularExpression kCounts(QStringLiteral("copied (\\d+) campaign\\(s\\), (\\d+) run\\(s\\), (\\d+) sample\\(s\\) .*; "
-                                                "(\\d+) campaign\\(s\\) completed with new runs, (\\d+) already there"));
+const QRegularExpression kCounts(
+    QStringLiteral("copied (\\d+) campaign\\(s\\), (\\d+) run\\(s\\), (\\d+) sample\\(s\\) .*; "
+                   "(\\d+) campaign\\(s\\) completed with new runs, (\\d+) already there"));
 
 // {campaigns copied, runs, updated, present} from the summary line.
 QList<int> countsOf(const Outcome& o) {
     const auto m = kCounts.match(o.out);
-    if (!m.hasMatch()) return {};
+    if (!m.hasMatch())
+        return {};
     return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(4).toInt(), m.captured(5).toInt()};
 }
 
@@ -112,7 +131,8 @@ private:
         const RunCell a = dbtest::cell(QStringLiteral("TCP"), 1024);
         const RunCell b = dbtest::cell(QStringLiteral("SMC"), 1024);
         m_pendingCell = dbtest::cell(QStringLiteral("SMC"), 4096);
-        m_partial = must((*store)->createCampaign({QStringLiteral("partial"), {}, {}, {}, {a, b, m_pendingCell}}));
+        m_partial =
+            must((*store)->createCampaign({QStringLiteral("partial"), {}, {}, {}, {a, b, m_pendingCell}}));
         QVERIFY(m_partial > 0);
         QVERIFY((*store)->recordRun(dbtest::fullRecord(m_partial, a, 10.0)).ok());
         QVERIFY((*store)->markRunFailed(m_partial, b, QStringLiteral("agent lost")).ok());
@@ -121,7 +141,8 @@ private:
 
 private slots:
     void initTestCase() {
-        if (qEnvironmentVariable("SMCLAB_BIN_DIR").isEmpty()) QSKIP("SMCLAB_BIN_DIR is not set (run through ctest)");
+        if (qEnvironmentVariable("SMCLAB_BIN_DIR").isEmpty())
+            QSKIP("SMCLAB_BIN_DIR is not set (run through ctest)");
         m_sqlite = m_dir.filePath(QStringLiteral("desk.db"));
         seed(m_sqlite);
     }
@@ -154,7 +175,8 @@ private slots:
         QVERIFY(up.out.contains(team));
         QCOMPARE(dumpAll(team), dumpAll(m_sqlite));
         // The report reads the copy as it read the original.
-        const Outcome report = runSmclab({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), team});
+        const Outcome report =
+            runSmclab({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), team});
         QVERIFY2(report.exitCode == 0, qPrintable(report.err));
         QCOMPARE(report.out, fixtures::readGolden(QStringLiteral("seed000_tables.txt")));
 
@@ -184,12 +206,14 @@ private slots:
         QVERIFY2(down.exitCode == 0, qPrintable(down.err));
         QCOMPARE(countsOf(down), (QList<int>{3, 2 * 102 + 3, 0, 0}));
         QCOMPARE(dumpAll(back), dumpAll(team));
-        QCOMPARE(countsOf(runSmclab({QStringLiteral("db"), QStringLiteral("copy"), team, back})), (QList<int>{0, 0, 0, 3}));
+        QCOMPARE(countsOf(runSmclab({QStringLiteral("db"), QStringLiteral("copy"), team, back})),
+                 (QList<int>{0, 0, 0, 3}));
     }
 
     void errorsAreClear() {
-        const Outcome missing = runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_dir.filePath(QStringLiteral("none.db")),
-                                        m_dir.filePath(QStringLiteral("x.db"))});
+        const Outcome missing =
+            runSmclab({QStringLiteral("db"), QStringLiteral("copy"),
+                       m_dir.filePath(QStringLiteral("none.db")), m_dir.filePath(QStringLiteral("x.db"))});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY2(missing.err.contains(QStringLiteral("no results database")), qPrintable(missing.err));
 
@@ -198,14 +222,16 @@ private slots:
         QVERIFY2(self.err.contains(QStringLiteral("same database")), qPrintable(self.err));
 
         const Outcome secret = runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_sqlite,
-                                       QStringLiteral("postgresql://lab:hunter2@127.0.0.1/team")});
+                                          QStringLiteral("postgresql://lab:hunter2@127.0.0.1/team")});
         QCOMPARE(secret.exitCode, 2);
-        QVERIFY(secret.err.contains(QStringLiteral("pgpass")) && !secret.err.contains(QStringLiteral("hunter2")));
+        QVERIFY(secret.err.contains(QStringLiteral("pgpass")) &&
+                !secret.err.contains(QStringLiteral("hunter2")));
 
         const Outcome away = runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_sqlite,
-                                     QStringLiteral("postgresql://lab@127.0.0.1:1/team")});
+                                        QStringLiteral("postgresql://lab@127.0.0.1:1/team")});
         QCOMPARE(away.exitCode, 1);
-        QVERIFY2(away.err.contains(QStringLiteral("postgresql://lab@127.0.0.1:1/team")), qPrintable(away.err));
+        QVERIFY2(away.err.contains(QStringLiteral("postgresql://lab@127.0.0.1:1/team")),
+                 qPrintable(away.err));
 
         QCOMPARE(runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_sqlite}).exitCode, 2);
         QCOMPARE(runSmclab({QStringLiteral("db"), QStringLiteral("move")}).exitCode, 2);

@@ -1,0 +1,322 @@
+// smclab lab deploy|status|stop: agents on lab hosts over the user's own
+// OpenSSH (ssh_remote.h). deploy copies the smclab-agent binary into a
+// folder of the remote user's (user mode: no root, no package), gives it a
+// fresh random token (mode 0600 on both ends), starts it detached, checks
+// its hello and records the host in the lab file (lab_file.h); status says
+// each agent's state, version and transports; stop ends them.
+#include <cstdio>
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QRandomGenerator>
+
+#include "agent_hello.h"
+#include "args.h"
+#include "campaign_console.h"
+#include "commands.h"
+#include "lab_file.h"
+#include "ssh_remote.h"
+
+namespace smclab::cli {
+
+namespace {
+
+constexpr quint16 kDefaultAgentPort = 7600;
+const char kDefaultRemoteDir[] = ".local/share/smclab-agent";  // relative: under the remote user's home
+
+void printLabHelp() {
+    std::printf(
+        "usage: smclab lab deploy [--user U] [--port P] [--agent-port N] [--agent-arg ARG]... HOST...\n"
+        "       smclab lab status [HOST...]\n"
+        "       smclab lab stop HOST...\n"
+        "\n"
+        "Agents on lab hosts over your own OpenSSH client, its keys, agent, ~/.ssh/config\n"
+        "and known_hosts (BatchMode: a host that would prompt fails instead). deploy copies\n"
+        "smclab-agent to the host (into ~/.local/share/smclab-agent of the remote user),\n"
+        "gives it a fresh random token (0600 on both ends), starts it, checks its hello and\n"
+        "records host, port and token in the lab file; status shows each agent's state,\n"
+        "version and transports; stop stops them.\n"
+        "\n"
+        "options:\n"
+        "  --lab FILE          lab file (default: $SMCLAB_LAB, else ~/.config/smclab/lab.json)\n"
+        "  --user U            ssh login user            --port P   ssh port\n"
+        "  --ssh-config FILE   ssh -F FILE instead of ~/.ssh/config\n"
+        "  --agent-port N      the agent's control port (default 7600); it listens on 0.0.0.0\n"
+        "  --agent-arg ARG     an extra smclab-agent argument (repeatable), e.g. --allow-peer=10.0.0.0/24\n"
+        "  --agent-binary F    the smclab-agent to copy (default: the one beside this smclab)\n"
+        "  --remote-dir DIR    the agent's folder on the host (default ~/%s)\n"
+        "  --token-file F      give every host the token in F instead of a fresh random one each\n"
+        "                      (then `smclab run --token-file F` drives them all)\n",
+        kDefaultRemoteDir);
+}
+
+struct LabOptions {
+    QString labPath;
+    SshTarget ssh;
+    quint16 agentPort = kDefaultAgentPort;
+    QStringList agentArgs;
+    QString agentBinary;
+    QString remoteDir;
+    QString sharedTokenFile;  // --token-file: one token for every host
+    QStringList hosts;
+};
+
+QString remoteDirExpr(const QString& dir) {
+    // A relative folder is under the remote home; "$HOME" must expand there, not here.
+    if (dir.isEmpty())
+        return QStringLiteral("\"$HOME\"/") + QString::fromLatin1(kDefaultRemoteDir);
+    if (dir.startsWith(QLatin1Char('/')))
+        return shellQuote(dir);
+    return QStringLiteral("\"$HOME\"/") + shellQuote(dir);
+}
+
+SshTarget targetFor(const LabOptions& options, const LabHost& host) {
+    SshTarget t = options.ssh;
+    t.host = host.host;
+    t.user = host.sshUser;
+    t.port = host.sshPort;
+    return t;
+}
+
+QString readToken(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.readAll()).trimmed();
+}
+
+QString describe(const protocol::Hello& hello) {
+    QStringList transports;
+    for (const protocol::Availability& t : hello.capabilities.transports) {
+        transports << (t.available ? t.name : t.name + QStringLiteral("(unavailable)"));
+    }
+    return QStringLiteral("smclab-agent %1, protocol %2, transports %3")
+        .arg(hello.agentVersion, hello.protocolVersion, transports.join(QLatin1Char(' ')));
+}
+
+int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) {
+    LabHost host;
+    host.host = hostName;
+    host.sshUser = options.ssh.user;
+    host.sshPort = options.ssh.port;
+    host.remoteDir = options.remoteDir;
+    host.agentPort = options.agentPort;
+    QString why;
+    host.tokenFile = tokenPathFor(options.labPath, hostName, &why);
+    if (host.tokenFile.isEmpty()) {
+        std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
+        return kExitFailure;
+    }
+    QFile binary(options.agentBinary);
+    if (!binary.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "smclab lab deploy: cannot read %s: %s\n", qPrintable(options.agentBinary),
+                     qPrintable(binary.errorString()));
+        return kExitFailure;
+    }
+    // 32 random bytes, base64: the agent's bearer token (or the shared one).
+    QByteArray token;
+    if (options.sharedTokenFile.isEmpty()) {
+        QByteArray raw(32, Qt::Uninitialized);
+        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
+        token = raw.toBase64();
+    } else {
+        token = readToken(options.sharedTokenFile).toUtf8();
+        if (token.size() < 8) {
+            std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",
+                         qPrintable(options.sharedTokenFile));
+            return kExitFailure;
+        }
+    }
+    const SshTarget target = targetFor(options, host);
+    const QString dir = remoteDirExpr(host.remoteDir);
+
+    std::printf("%s: copying %s\n", qPrintable(hostName), qPrintable(options.agentBinary));
+    std::fflush(stdout);
+    auto copied =
+        runRemote(target,
+                  QStringLiteral("umask 077 && mkdir -p %1 && cat > %1/smclab-agent.new && "
+                                 "chmod 700 %1/smclab-agent.new && mv -f %1/smclab-agent.new %1/smclab-agent")
+                      .arg(dir),
+                  binary.readAll(), 300'000);
+    if (!copied) {
+        std::fprintf(stderr, "smclab lab deploy: %s\n", copied.error().message.c_str());
+        return kExitFailure;
+    }
+    QStringList agentArgs;
+    for (const QString& arg : options.agentArgs)
+        agentArgs << shellQuote(arg);
+    // Stop an agent an earlier deploy started, write the new token, start
+    // detached (nohup, no terminal), and wait for its "listening on" line.
+    const QString start =
+        QStringLiteral(
+            "umask 077 && d=%1 && "
+            "if [ -f \"$d/agent.pid\" ]; then kill \"$(cat \"$d/agent.pid\")\" 2>/dev/null; sleep 0.5; fi; "
+            // Its own list: a trailing '&' would put cat in the background, reading /dev/null.
+            "{ cat > \"$d/agent.token\" && chmod 600 \"$d/agent.token\"; } || exit 4; "
+            "nohup \"$d/smclab-agent\" --listen 0.0.0.0:%2 --token-file \"$d/agent.token\" %3 "
+            "> \"$d/agent.out\" 2> \"$d/agent.log\" < /dev/null & echo $! > \"$d/agent.pid\"; "
+            "i=0; while [ $i -lt 50 ]; do grep -q 'listening on' \"$d/agent.out\" && break; "
+            "kill -0 \"$(cat \"$d/agent.pid\")\" 2>/dev/null || break; sleep 0.2; i=$((i+1)); done; "
+            "if grep -q 'listening on' \"$d/agent.out\"; then cat \"$d/agent.out\"; else tail -5 "
+            "\"$d/agent.log\" >&2; exit 3; fi")
+            .arg(dir)
+            .arg(host.agentPort)
+            .arg(agentArgs.join(QLatin1Char(' ')));
+    auto started = runRemote(target, start, token + '\n');
+    if (!started) {
+        std::fprintf(stderr, "smclab lab deploy: the agent did not start: %s\n",
+                     started.error().message.c_str());
+        return kExitFailure;
+    }
+    QFile local(host.tokenFile);
+    if (!local.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
+        local.write(token + '\n') < 0) {
+        std::fprintf(stderr, "smclab lab deploy: cannot write %s\n", qPrintable(host.tokenFile));
+        return kExitFailure;
+    }
+    local.close();
+    auto hello = fetchHello(hostName, host.agentPort, QString::fromUtf8(token));
+    if (!hello) {
+        std::fprintf(stderr, "smclab lab deploy: the agent started but does not answer: %s\n",
+                     hello.error().message.c_str());
+        return kExitFailure;
+    }
+    lab->upsert(host);
+    std::printf("%s: agent up on %s:%u (%s)\n", qPrintable(hostName), qPrintable(hostName), host.agentPort,
+                qPrintable(describe(*hello)));
+    return kExitOk;
+}
+
+int status(const LabOptions& options, const LabFile& lab) {
+    int down = 0;
+    for (const LabHost& host : lab.hosts) {
+        if (!options.hosts.isEmpty() && !options.hosts.contains(host.host))
+            continue;
+        auto hello = fetchHello(host.host, host.agentPort, readToken(host.tokenFile), 5000);
+        if (hello) {
+            std::printf("%-24s up    %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
+                        host.agentPort, qPrintable(describe(*hello)));
+        } else {
+            ++down;
+            std::printf("%-24s down  %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
+                        host.agentPort, hello.error().message.c_str());
+        }
+    }
+    if (lab.hosts.isEmpty())
+        std::printf("no hosts in %s (smclab lab deploy HOST adds one)\n", qPrintable(options.labPath));
+    return down == 0 ? kExitOk : kExitFailure;
+}
+
+int stop(const LabOptions& options, const LabFile& lab) {
+    int failed = 0;
+    for (const QString& name : options.hosts) {
+        const LabHost* host = lab.find(name);
+        if (host == nullptr) {
+            std::fprintf(stderr, "smclab lab stop: %s is not in %s\n", qPrintable(name),
+                         qPrintable(options.labPath));
+            ++failed;
+            continue;
+        }
+        const QString script =
+            QStringLiteral(
+                "d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
+                "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
+                "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
+                .arg(remoteDirExpr(host->remoteDir));
+        auto stopped = runRemote(targetFor(options, *host), script);
+        if (!stopped) {
+            std::fprintf(stderr, "smclab lab stop: %s\n", stopped.error().message.c_str());
+            ++failed;
+            continue;
+        }
+        std::printf("%s: %s\n", qPrintable(name), qPrintable(stopped->trimmed()));
+    }
+    return failed == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+int runLab(const Args& args) {
+    if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+        printLabHelp();
+        return args.empty() ? kExitUsage : kExitOk;
+    }
+    const std::string sub = args[0];
+    const Args rest(args.begin() + 1, args.end());
+    ArgCursor cursor(rest);
+    LabOptions options;
+    QString labArg;
+    while (!cursor.done()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            printLabHelp();
+            return kExitOk;
+        }
+        if (auto v = cursor.takeValue("--lab"))
+            labArg = QString::fromStdString(*v);
+        else if (auto u = cursor.takeValue("--user"))
+            options.ssh.user = QString::fromStdString(*u);
+        else if (auto p = cursor.takeValue("--port"))
+            options.ssh.port = QString::fromStdString(*p).toInt();
+        else if (auto c = cursor.takeValue("--ssh-config"))
+            options.ssh.configFile = QString::fromStdString(*c);
+        else if (auto a = cursor.takeValue("--agent-port"))
+            options.agentPort = static_cast<quint16>(QString::fromStdString(*a).toUInt());
+        else if (auto x = cursor.takeValue("--agent-arg"))
+            options.agentArgs << QString::fromStdString(*x);
+        else if (auto b = cursor.takeValue("--agent-binary"))
+            options.agentBinary = QString::fromStdString(*b);
+        else if (auto t = cursor.takeValue("--token-file"))
+            options.sharedTokenFile = QString::fromStdString(*t);
+        else if (auto r = cursor.takeValue("--remote-dir"))
+            options.remoteDir = QString::fromStdString(*r);
+        else if (!cursor.peek().empty() && cursor.peek()[0] == '-')
+            cursor.setError("unknown option '" + cursor.peek() + "'");
+        else
+            options.hosts << QString::fromStdString(cursor.next());
+        if (!cursor.error().empty())
+            break;
+    }
+    if (cursor.error().empty() &&
+        (options.ssh.port < 0 || options.ssh.port > 65535 || options.agentPort == 0)) {
+        cursor.setError("--port and --agent-port must be 1..65535");
+    }
+    if (cursor.error().empty() && (sub == "deploy" || sub == "stop") && options.hosts.isEmpty()) {
+        cursor.setError(sub + " needs at least one HOST");
+    }
+    if (!cursor.error().empty()) {
+        std::fprintf(stderr, "smclab lab %s: %s\n(see smclab lab --help)\n", sub.c_str(),
+                     cursor.error().c_str());
+        return kExitUsage;
+    }
+    ensureCoreApplication();
+    options.labPath = resolveLabPath(labArg);
+    if (options.agentBinary.isEmpty())
+        options.agentBinary = QCoreApplication::applicationDirPath() + QStringLiteral("/smclab-agent");
+    QString why;
+    auto lab = loadLab(options.labPath, &why);
+    if (!lab) {
+        std::fprintf(stderr, "smclab lab %s: %s\n", sub.c_str(), qPrintable(why));
+        return kExitFailure;
+    }
+    if (sub == "status")
+        return status(options, *lab);
+    if (sub == "stop")
+        return stop(options, *lab);
+    if (sub != "deploy") {
+        std::fprintf(stderr, "smclab lab: unknown subcommand '%s'\n(see smclab lab --help)\n", sub.c_str());
+        return kExitUsage;
+    }
+    int failed = 0;
+    for (const QString& host : options.hosts) {
+        if (deployOne(options, &*lab, host) != kExitOk)
+            ++failed;
+        if (!saveLab(options.labPath, *lab, &why)) {
+            std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
+            return kExitFailure;
+        }
+    }
+    return failed == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace smclab::cli

@@ -1,0 +1,40 @@
+// The lab file: the hosts `smclab lab deploy` brought agents up on, shared
+// by the CLI (--lab FILE) and the GUI. JSON, written atomically with mode
+// 0600; each host's agent token is a file of its own beside it
+// (FILE.tokens/HOST.token, mode 0600 in a 0700 folder), never inside it.
+#pragma once
+
+#include <optional>
+
+#include <QList>
+#include <QString>
+
+namespace smclab::cli {
+
+struct LabHost {
+    QString host;           // as given to ssh (a name from ~/.ssh/config, or an address)
+    QString sshUser;        // "" = ssh's own choice (config, then the local user)
+    int sshPort = 0;        // 0 = ssh's own choice
+    QString remoteDir;      // where the agent, its token, pid and logs live on the host
+    quint16 agentPort = 0;  // the agent's control port
+    QString tokenFile;      // local copy of the agent's token
+};
+
+struct LabFile {
+    QList<LabHost> hosts;
+
+    const LabHost* find(const QString& host) const;
+    void upsert(const LabHost& host);
+};
+
+// --lab FILE, else $SMCLAB_LAB, else ~/.config/smclab/lab.json.
+QString resolveLabPath(const QString& explicitPath);
+
+// A missing file is an empty lab; a malformed one is an error (*why).
+std::optional<LabFile> loadLab(const QString& path, QString* why);
+bool saveLab(const QString& path, const LabFile& lab, QString* why);
+
+// Where HOST's token lives for the lab file at `labPath` (the folder is made, 0700).
+QString tokenPathFor(const QString& labPath, const QString& host, QString* why);
+
+}  // namespace smclab::cli

@@ -1,0 +1,246 @@
+// smclab lab deploy|status|stop against a real sshd (Debian openssh-server)
+// that the test runs in a network namespace of its own, with a host key and
+// a client key generated for the test and an ssh config naming them (no
+// prompt is possible: BatchMode). deploy copies the agent, starts it with a
+// fresh token (0600 on both ends), checks its hello and writes the lab
+// file; status reports it up; a second deploy replaces it with a new token;
+// stop ends it and status says down; a host without sshd fails with ssh's
+// message. Skips without root, network namespaces or sshd.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "agent_process.h"
+
+using namespace smclab::test;
+
+namespace {
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Outcome runSmclab(const QStringList& args, int timeoutMs = 60'000) {
+    QProcess p;
+    p.start(smclabBinary(), args);
+    Outcome o;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(1000);
+        return o;
+    }
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    o.out = QString::fromUtf8(p.readAllStandardOutput());
+    o.err = QString::fromUtf8(p.readAllStandardError());
+    return o;
+}
+
+bool run(const QString& program, const QStringList& args, QString* output = nullptr) {
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    const bool ok = p.waitForFinished(20'000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+    if (output)
+        *output = QString::fromLocal8Bit(p.readAll());
+    return ok;
+}
+
+int modeOf(const QString& path) {
+    struct stat st {};
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
+        return -1;
+    return static_cast<int>(st.st_mode & 0777);
+}
+
+QString readFile(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+bool writeFile(const QString& path, const QString& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text.toUtf8()) >= 0;
+}
+
+}  // namespace
+
+class TestCliLab : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_ns;
+    QString m_hostSide;
+    QString m_nsAddress;
+    QString m_missingAddress;
+    QProcess m_sshd;
+    bool m_nsCreated = false;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    QStringList common() const {
+        return {QStringLiteral("--lab"),        path(QStringLiteral("lab.json")),
+                QStringLiteral("--ssh-config"), path(QStringLiteral("ssh_config")),
+                QStringLiteral("--remote-dir"), path(QStringLiteral("remote"))};
+    }
+
+private slots:
+    void initTestCase() {
+        if (::geteuid() != 0)
+            QSKIP("needs root (ip netns add, sshd)");
+        if (!QFile::exists(QStringLiteral("/usr/sbin/sshd")))
+            QSKIP("sshd not installed (Debian openssh-server)");
+        const int pid = static_cast<int>(::getpid());
+        m_ns = QStringLiteral("smclab-lab-%1").arg(pid);
+        m_hostSide = QStringLiteral("sl%1h").arg(pid);
+        const QString base = QStringLiteral("10.%1.%2.").arg(200 + (pid >> 8) % 50).arg(pid & 0xff);
+        const QString hostAddress = base + QStringLiteral("1");
+        m_nsAddress = base + QStringLiteral("2");
+        m_missingAddress = base + QStringLiteral("3");
+        QString out;
+        if (!run(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("add"), m_ns}, &out)) {
+            QSKIP(qPrintable(QStringLiteral("network namespaces unavailable: ") + out));
+        }
+        m_nsCreated = true;
+        const QList<QStringList> steps{
+            {"link", "add", m_hostSide, "type", "veth", "peer", "name", "lab0", "netns", m_ns},
+            {"addr", "add", hostAddress + "/29", "dev", m_hostSide},
+            {"link", "set", m_hostSide, "up"},
+            {"-n", m_ns, "addr", "add", m_nsAddress + "/29", "dev", "lab0"},
+            {"-n", m_ns, "link", "set", "lab0", "up"},
+            {"-n", m_ns, "link", "set", "lo", "up"},
+        };
+        for (const QStringList& step : steps)
+            QVERIFY2(run(QStringLiteral("ip"), step, &out), qPrintable(step.join(' ') + ": " + out));
+
+        for (const char* key : {"host_key", "id"}) {
+            QVERIFY2(run(QStringLiteral("ssh-keygen"),
+                         {"-q", "-t", "ed25519", "-N", "", "-C", "smclab-test", "-f", path(key)}, &out),
+                     qPrintable(out));
+        }
+        QVERIFY(QFile::copy(path(QStringLiteral("id.pub")), path(QStringLiteral("authorized_keys"))));
+        QVERIFY(writeFile(path(QStringLiteral("known_hosts")),
+                          m_nsAddress + QLatin1Char(' ') + readFile(path(QStringLiteral("host_key.pub")))));
+        QVERIFY(
+            writeFile(path(QStringLiteral("sshd_config")),
+                      QStringLiteral("ListenAddress %1\nPort 22\nHostKey %2\nAuthorizedKeysFile %3\n"
+                                     "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+                                     "StrictModes no\nPermitRootLogin prohibit-password\nPidFile %4\n")
+                          .arg(m_nsAddress, path(QStringLiteral("host_key")),
+                               path(QStringLiteral("authorized_keys")), path(QStringLiteral("sshd.pid")))));
+        QVERIFY(writeFile(
+            path(QStringLiteral("ssh_config")),
+            QStringLiteral("Host *\n  User root\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                           "  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
+                .arg(path(QStringLiteral("id")), path(QStringLiteral("known_hosts")))));
+        QDir().mkpath(QStringLiteral("/run/sshd"));  // sshd's privilege separation directory
+        m_sshd.setProcessChannelMode(QProcess::MergedChannels);
+        m_sshd.start(QStringLiteral("ip"),
+                     {QStringLiteral("netns"), QStringLiteral("exec"), m_ns, QStringLiteral("/usr/sbin/sshd"),
+                      QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
+                      path(QStringLiteral("sshd_config"))});
+        QVERIFY(m_sshd.waitForStarted(5000));
+        // Ready when a login works.
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+                         return run(QStringLiteral("ssh"), {"-F", path(QStringLiteral("ssh_config")), "-o",
+                                                            "BatchMode=yes", m_nsAddress, "true"});
+                     },
+                     10'000),
+                 m_sshd.readAll().constData());
+    }
+
+    void cleanupTestCase() {
+        // The agent a failed test may have left (its pid file is ours).
+        const QString pid = readFile(path(QStringLiteral("remote/agent.pid"))).trimmed();
+        if (!pid.isEmpty())
+            run(QStringLiteral("kill"), {pid});
+        if (m_sshd.state() != QProcess::NotRunning) {
+            m_sshd.kill();
+            m_sshd.waitForFinished(5000);
+        }
+        if (m_nsCreated)
+            run(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("del"), m_ns});
+    }
+
+    void deployStatusStop() {
+        const quint16 agentPort = 7601;
+        const QStringList deploy = QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
+                                   QStringList{QStringLiteral("--agent-port"), QString::number(agentPort),
+                                               QStringLiteral("--agent-binary"), agentBinary(), m_nsAddress};
+        const Outcome first = runSmclab(deploy);
+        QVERIFY2(first.exitCode == 0, qPrintable(first.out + first.err));
+        QVERIFY2(first.out.contains(QStringLiteral("agent up on %1:%2").arg(m_nsAddress).arg(agentPort)),
+                 qPrintable(first.out));
+
+        // The lab file names the host, port and a token file; tokens are 0600 on both ends.
+        const QJsonObject lab =
+            QJsonDocument::fromJson(readFile(path(QStringLiteral("lab.json"))).toUtf8()).object();
+        const QJsonObject host = lab.value(QStringLiteral("hosts")).toArray().first().toObject();
+        QCOMPARE(host.value(QStringLiteral("host")).toString(), m_nsAddress);
+        QCOMPARE(host.value(QStringLiteral("agent_port")).toInt(), int(agentPort));
+        const QString tokenFile = host.value(QStringLiteral("token_file")).toString();
+        QCOMPARE(modeOf(path(QStringLiteral("lab.json"))), 0600);
+        QCOMPARE(modeOf(tokenFile), 0600);
+        QCOMPARE(modeOf(path(QStringLiteral("remote/agent.token"))), 0600);
+        const QString token = readFile(tokenFile).trimmed();
+        QVERIFY(token.size() >= 40);
+        QCOMPARE(readFile(path(QStringLiteral("remote/agent.token"))).trimmed(), token);
+
+        const QStringList status = QStringList{QStringLiteral("lab"), QStringLiteral("status")} + common();
+        Outcome up = runSmclab(status);
+        QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
+        QVERIFY2(up.out.contains(QStringLiteral(" up ")) &&
+                     up.out.contains(QStringLiteral("smclab-agent ")) &&
+                     up.out.contains(QStringLiteral("tcp")),
+                 qPrintable(up.out));
+
+        // Deploying again replaces the agent (same port) with a new token.
+        const Outcome second = runSmclab(deploy);
+        QVERIFY2(second.exitCode == 0, qPrintable(second.out + second.err));
+        QVERIFY(readFile(tokenFile).trimmed() != token);
+        up = runSmclab(status);
+        QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
+
+        // One shared token instead (what `smclab run --token-file F` needs): the agent takes it.
+        QVERIFY(
+            writeFile(path(QStringLiteral("shared.token")), QStringLiteral("shared-lab-token-0123456789\n")));
+        const Outcome shared = runSmclab(
+            deploy + QStringList{QStringLiteral("--token-file"), path(QStringLiteral("shared.token"))});
+        QVERIFY2(shared.exitCode == 0, qPrintable(shared.out + shared.err));
+        QCOMPARE(readFile(path(QStringLiteral("remote/agent.token"))).trimmed(),
+                 QStringLiteral("shared-lab-token-0123456789"));
+        QVERIFY(runSmclab(status).exitCode == 0);
+
+        const Outcome stopped = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} +
+                                          common() + QStringList{m_nsAddress});
+        QVERIFY2(stopped.exitCode == 0 && stopped.out.contains(QStringLiteral("stopped")),
+                 qPrintable(stopped.out + stopped.err));
+        const Outcome down = runSmclab(status);
+        QCOMPARE(down.exitCode, 1);
+        QVERIFY2(down.out.contains(QStringLiteral(" down ")), qPrintable(down.out));
+    }
+
+    void unreachableHostFailsWithSshsMessage() {
+        const Outcome o =
+            runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
+                      QStringList{QStringLiteral("--agent-binary"), agentBinary(), m_missingAddress});
+        QCOMPARE(o.exitCode, 1);
+        QVERIFY2(o.err.contains(QStringLiteral("ssh failed")) && o.err.contains(m_missingAddress),
+                 qPrintable(o.err));
+        QCOMPARE(runSmclab({QStringLiteral("lab"), QStringLiteral("deploy")}).exitCode, 2);
+        QCOMPARE(runSmclab({QStringLiteral("lab"), QStringLiteral("frobnicate")}).exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliLab)
+#include "test_cli_lab.moc"
