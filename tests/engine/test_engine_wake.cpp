@@ -177,8 +177,14 @@ private slots:
         // its first poll, pushes B at once and never sleeps on it. Left
         // unarmed, the reader sleeps twice in every corked round (woken by
         // the background thread's look, not the completion) with no arm.
+        // A few sleeps have other causes (a wake-up the background thread's
+        // timer look causes; an ASan run saw 14 extra sleeps against 5 arms
+        // in 300 rounds): up to a tenth of the rounds is allowed for them,
+        // far below the ~300 extra sleeps and 0 arms of a reader that never
+        // arms.
         const uint64_t extraSleeps = sleeps > uint64_t{kRounds} ? sleeps - kRounds : 0;
-        QVERIFY2(sendArms * 2 >= extraSleeps, "the reader slept on corked data without arming the send CQ");
+        QVERIFY2(sendArms * 2 + uint64_t{kRounds} / 10 >= extraSleeps,
+                 "the reader slept on corked data without arming the send CQ");
     }
 };
 
