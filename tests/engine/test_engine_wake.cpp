@@ -177,7 +177,7 @@ private slots:
         // its first poll, pushes B at once and never sleeps on it. Left
         // unarmed, the reader sleeps twice in every corked round (woken by
         // the background thread's look, not the completion) with no arm.
-        // A few sleeps have other causes (a wake-up the background thread's
+        // A few sleeps have other causes (such as a wake-up the background thread's
         // timer look causes; an ASan run saw 14 extra sleeps against 5 arms
         // in 300 rounds): up to a tenth of the rounds is allowed for them,
         // far below the ~300 extra sleeps and 0 arms of a reader that never
