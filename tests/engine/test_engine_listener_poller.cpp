@@ -52,6 +52,16 @@ struct Waiter {
     }
 };
 
+// An engine with a listener and a poller that watches only it (an accept loop).
+struct AcceptLoop {
+    std::shared_ptr<smcr::Engine> engine = newEngine();
+    smcr::Result<smcr::Listener> listener = smcr::Listener::listen("127.0.0.1", 0, 16, engine);
+    smcr::Result<smcr::Poller> poller = smcr::Poller::create(engine);
+    int tag = 0;
+
+    bool open() { return listener.ok() && poller.ok() && poller->add(listener.value(), POLLIN, &tag).ok(); }
+};
+
 }  // namespace
 
 class TestEngineListenerPoller : public QObject {
@@ -64,13 +74,11 @@ private slots:
         PeerProcess peer;
         std::string error;
         QVERIFY2(peer.start("smcr_test_peer", {"echo", "1"}, &error), error.c_str());
-        auto engine = newEngine();
-        auto listener = smcr::Listener::listen("127.0.0.1", 0, 16, engine);
-        QVERIFY(listener.ok());
-        auto poller = smcr::Poller::create(engine);
-        QVERIFY(poller.ok());
-        int tag = 0;
-        QVERIFY(poller->add(listener.value(), POLLIN, &tag).ok());
+        AcceptLoop loop;
+        QVERIFY(loop.open());
+        auto& engine = loop.engine;
+        auto& listener = loop.listener;
+        auto& poller = loop.poller;
 
         smcr::Socket sock = connectTo(engine, peer.port());
         QVERIFY2(!sock.fellBack(), fallbackText(sock).c_str());
@@ -102,13 +110,11 @@ private slots:
     // Asleep outside the engine, it still sees a connection queued for the
     // listener, and the listener's close (POLLNVAL).
     void listenerOnlyWaitSeesConnectionAndClose() {
-        auto engine = newEngine();
-        auto listener = smcr::Listener::listen("127.0.0.1", 0, 16, engine);
-        QVERIFY(listener.ok());
-        auto poller = smcr::Poller::create(engine);
-        QVERIFY(poller.ok());
-        int tag = 0;
-        QVERIFY(poller->add(listener.value(), POLLIN, &tag).ok());
+        AcceptLoop loop;
+        QVERIFY(loop.open());
+        auto& listener = loop.listener;
+        auto& poller = loop.poller;
+        int& tag = loop.tag;
         Waiter first;
         first.start(poller.value(), 20000);
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // let it fall asleep
@@ -141,13 +147,12 @@ private slots:
         PeerProcess peer;
         std::string error;
         QVERIFY2(peer.start("smcr_test_peer", {"echo", "1"}, &error), error.c_str());
-        auto engine = newEngine();
-        auto listener = smcr::Listener::listen("127.0.0.1", 0, 16, engine);
-        QVERIFY(listener.ok());
-        auto poller = smcr::Poller::create(engine);
-        QVERIFY(poller.ok());
-        int listenerTag = 0, sockTag = 0;
-        QVERIFY(poller->add(listener.value(), POLLIN, &listenerTag).ok());
+        AcceptLoop loop;
+        QVERIFY(loop.open());
+        auto& engine = loop.engine;
+        auto& listener = loop.listener;
+        auto& poller = loop.poller;
+        int sockTag = 0;
         smcr::Socket sock = connectTo(engine, peer.port());
         QVERIFY2(!sock.fellBack(), fallbackText(sock).c_str());
         Waiter waiter;
