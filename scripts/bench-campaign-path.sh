@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # The campaign path beside the direct path, in one run: SMC tcp_bw and
-# tcp_lat measured three ways on the same sim link, interleaved per
-# repetition so that load and drift hit all three alike:
-#   direct    `smclab bench stream`: the engine between two processes, the
-#             bench's own blocking sockets (no workload, transport or agent)
-#   tool      `smclab serve tcp` + `smclab load tcp_bw|tcp_lat`: the agents'
-#             workloads and smcr transport, no agent daemon (taskset to
-#             CPUs 1 and 0, as bench stream pins its server and client)
-#   campaign  two local smclab-agent processes (--cpu 1 and --cpu 0, as the
-#             local lab starts them) and `smclab run` with a one-column
-#             campaign file: what demo, GUI and reports measure
-# Prints the median of each (and min..max) and the ratios tool/direct and
-# campaign/direct per size. Bandwidth is MB/s at the receiver (higher is
-# better), latency one-way mean us (lower is better).
+# tcp_lat measured two ways on the same sim link, interleaved per
+# repetition so that load and drift hit both alike:
+#   tool      `smclab serve tcp` + `smclab load tcp_bw|tcp_lat`: the
+#             workloads straight on the engine, no agent, orchestrator or
+#             store (taskset to CPUs 1 and 0, as the local lab pins its
+#             server and client agents)
+#   campaign  `smclab bench stream`: two local smclab-agent processes (the
+#             local lab, --cpu 1 and --cpu 0), the orchestrator and the
+#             results store: what demo, GUI, benches and reports measure
+# Prints the median of each (and min..max) and the ratio campaign/tool per
+# size. Bandwidth is MB/s at the receiver (higher is better), latency
+# one-way mean us (lower is better).
 #
 #   usage: scripts/bench-campaign-path.sh [-b BIN_DIR] [-l ideal|cx4-25g]
 #          [-p BUSY_POLL_US] [-t SECONDS] [-r REPS] [-s SIZES]
@@ -65,21 +64,10 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 # The same engine settings for every path.
 topts=(--transport-opt "link=$link")
 bench_busy=()
-settings_json="{}"
 if [ -n "$busy" ]; then
     topts+=(--transport-opt "lab.busy_poll_us=$busy")
     bench_busy=(--busy-poll-us "$busy")
-    settings_json="{\"lab.busy_poll_us\": $busy}"
 fi
-
-# Two local agents for the campaign path.
-head -c 32 /dev/urandom | base64 >"$work/token"
-aport1=$(free_port)
-aport2=$(free_port)
-"$agent" --listen "127.0.0.1:$aport1" --token-file "$work/token" --cpu 1 >"$work/agent1.log" 2>&1 &
-pids+=($!)
-"$agent" --listen "127.0.0.1:$aport2" --token-file "$work/token" --cpu 0 >"$work/agent2.log" 2>&1 &
-pids+=($!)
 
 # tool path server (one, kept for the whole run)
 sport=$(free_port)
@@ -88,17 +76,6 @@ pids+=($!)
 sleep 1
 
 record() { echo "$1 $2 $3 $4" >>"$work/values"; }  # path test size value
-
-run_direct() {
-    local test=$1 size=$2 out
-    out=$("$smclab" bench stream --test "$test" -oo "msg_size:$size:$size:*2" -t "$secs" --link "$link" \
-        "${bench_busy[@]}" 2>/dev/null)
-    if [ "$test" = tcp_bw ]; then
-        record direct "$test" "$size" "$(awk '/bw *=/ {print $3; exit}' <<<"$out")"
-    else
-        record direct "$test" "$size" "$(awk '/latency *=/ {print $3; exit}' <<<"$out")"
-    fi
-}
 
 run_tool() {
     local test=$1 size=$2 out
@@ -112,36 +89,25 @@ run_tool() {
 }
 
 run_campaign() {
-    local test=$1 size=$2 out label
-    label=$([ "$test" = tcp_bw ] && echo Bandwidth || echo Latency)
-    cat >"$work/campaign.json" <<EOF
-{
-  "name": "campaign-path",
-  "workloads": [{"workload": "$test", "label": "$label"}],
-  "columns": [{"label": "SMC", "transport": "smcr", "settings": $settings_json}],
-  "sizes": "$(bytes_of "$size")",
-  "repetitions": 1,
-  "duration": "${secs}s",
-  "warmup": "200ms",
-  "transportOptions": {"fabric": "sim", "link": "$link"}
-}
-EOF
-    out=$("$smclab" run "$work/campaign.json" --agents "127.0.0.1:$aport1,127.0.0.1:$aport2" \
-        --token-file "$work/token" --db "$work/results.db" 2>/dev/null || true)
-    # The cover-letter table's one row: "   SIZE   VALUE MB/s|us"
-    record campaign "$test" "$size" "$(awk -v want="$(bytes_of "$size")" \
-        '$1 == want && ($3 == "MB/s" || $3 == "us") {print $2; exit}' <<<"$out")"
+    local test=$1 size=$2 out
+    out=$("$smclab" bench stream --test "$test" -oo "msg_size:$size:$size:*2" -t "$secs" --link "$link" \
+        "${bench_busy[@]}" --db "$work/results.db" 2>/dev/null || true)
+    if [ "$test" = tcp_bw ]; then
+        record campaign "$test" "$size" "$(awk '/bw *=/ {print $3; exit}' <<<"$out")"
+    else
+        record campaign "$test" "$size" "$(awk '/latency *=/ {print $3; exit}' <<<"$out")"
+    fi
 }
 
 : >"$work/values"
-total=$(( reps * ${#size_list[@]} * 2 * 3 ))
+total=$(( reps * ${#size_list[@]} * 2 * 2 ))
 step=0
 for ((r = 1; r <= reps; r++)); do
     for size in "${size_list[@]}"; do
         for test in tcp_bw tcp_lat; do
             # The order rotates per repetition: no path always runs first.
-            paths=(direct tool campaign)
-            rot=$(( (r - 1) % 3 ))
+            paths=(tool campaign)
+            rot=$(( (r - 1) % 2 ))
             paths=("${paths[@]:$rot}" "${paths[@]:0:$rot}")
             for p in "${paths[@]}"; do
                 step=$((step + 1))
@@ -165,11 +131,11 @@ END {
     split("tcp_bw tcp_lat", tests, " ")
     for (t = 1; t <= 2; t++) {
         printf "==== %s (%s) ====\n", tests[t], tests[t] == "tcp_bw" ? "MB/s" : "us"
-        printf "%8s %22s %22s %22s %10s %10s\n", "MsgSize", "direct", "tool", "campaign", "tool/dir", "camp/dir"
+        printf "%8s %22s %22s %10s\n", "MsgSize", "tool", "campaign", "camp/tool"
         for (s = 1; s <= ns; s++) {
             line = sprintf("%8s", sz[s])
-            split("direct tool campaign", paths, " ")
-            for (p = 1; p <= 3; p++) {
+            split("tool campaign", paths, " ")
+            for (p = 1; p <= 2; p++) {
                 key = paths[p] SUBSEP tests[t] SUBSEP sz[s]
                 m[p] = 0
                 if (n[key] == 0) { line = line sprintf(" %22s", "-"); continue }
@@ -178,7 +144,7 @@ END {
                 m[p] = median(a, n[key])
                 line = line sprintf(" %9.2f (%5.4g..%-5.4g)", m[p], lo, hi)
             }
-            line = line sprintf(" %9.2fx %9.2fx", m[1] ? m[2] / m[1] : 0, m[1] ? m[3] / m[1] : 0)
+            line = line sprintf(" %9.2fx", m[1] ? m[2] / m[1] : 0)
             print line
         }
     }

@@ -9,11 +9,14 @@
 #include <QDateTime>
 #include <QSaveFile>
 
-#include "bench_progress.h"
 #include "command.h"
 #include "datapath_columns.h"
 #include "datapath_shapes.h"
+#include "orchestrator/datapath_columns.h"
+#include "smclab/db/comparison_query.h"
+#include "smclab/db/result_store.h"
 #include "smclab/report/format_text.h"
+#include "stream_campaign.h"
 
 namespace smclab::cli {
 
@@ -39,79 +42,11 @@ const CounterTable kCounterTables[] = {
     {"smcr.push_deferred", "Pushes deferred to the owner per 1000 messages (tcp_bw)"},
 };
 
-// One column while the benchmark runs: its server process and the client's engine.
-struct LiveColumn {
-    DatapathColumn spec;
-    std::unique_ptr<ServerProcess> server;
-    std::shared_ptr<smcr::Engine> engine;  // smcr only
-    std::string error;                     // why the column cannot run
-};
-
 SettingList columnSettings(const DatapathColumn& column, const DatapathOptions& options) {
     SettingList s = {{"lab.link", options.link}};
     s.insert(s.end(), column.settings.begin(), column.settings.end());
     s.insert(s.end(), options.extraSettings.begin(), options.extraSettings.end());
     return s;
-}
-
-void startColumn(LiveColumn& c, const DatapathOptions& options) {
-    std::vector<std::string> args = {"--transport", c.spec.transport};
-    if (c.spec.transport == "smcr") {
-        const SettingList settings = columnSettings(c.spec, options);
-        // The client's engine first: an unknown or bad setting is reported
-        // here with the engine's own message, before any process starts.
-        c.engine = makeBenchEngine(settings, (std::string(kWho) + ": column " + c.spec.label).c_str(), &c.error);
-        if (!c.engine) return;
-        const auto words = settingArgs(settings);
-        args.insert(args.end(), words.begin(), words.end());
-    }
-    if (!options.pin) args.push_back("--no-pin");
-    c.server = std::make_unique<ServerProcess>();
-    if (!c.server->start("stream", args)) {
-        c.error = "the server did not start";
-        std::fprintf(stderr, "%s: column %s: %s\n", kWho, c.spec.label.c_str(), c.error.c_str());
-        c.server.reset();
-    }
-}
-
-std::string sizeLabel(uint64_t size) {
-    if (size >= 1024 && size % 1024 == 0) return std::to_string(size / 1024) + " KiB";
-    return std::to_string(size) + " B";
-}
-
-std::string outcomeText(StreamTest test, const StreamResult& r) {
-    if (!r.ok) return "failed";
-    char buf[64];
-    if (test == StreamTest::bw) std::snprintf(buf, sizeof buf, "%.3f MB/s", r.bwMBs);
-    else std::snprintf(buf, sizeof buf, "%.3f us", r.latMeanUs);
-    return buf;
-}
-
-report::ComparisonTable makeTable(const DatapathRun& run, StreamTest test) {
-    report::ComparisonTable t;
-    const bool bw = test == StreamTest::bw;
-    const report::MetricInfo info = report::metricInfo(bw ? QStringLiteral("bw_mbps") : QStringLiteral("latency_us"));
-    t.title = info.title;
-    t.metric = info.metric;
-    t.unit = info.unit;
-    t.lowerIsBetter = info.lowerIsBetter;
-    t.workload = QString::fromLatin1(streamTestName(test));
-    for (const DatapathColumn& c : run.columns) t.columns << QString::fromStdString(c.label);
-    const auto& results = bw ? run.bw : run.lat;
-    for (size_t i = 0; i < run.sizes.size(); ++i) {
-        report::Row row;
-        row.msgSize = static_cast<qint64>(run.sizes[i]);
-        for (const StreamResult& r : results[i]) {
-            report::Cell cell;
-            if (r.ok) {
-                cell.value = bw ? r.bwMBs : r.latMeanUs;
-                cell.repetitions = 1;
-            }
-            row.cells.append(cell);
-        }
-        t.rows.append(row);
-    }
-    return t;
 }
 
 report::ComparisonTable counterTable(const DatapathRun& run, const CounterTable& spec) {
@@ -150,13 +85,18 @@ bool anyColumnHas(const DatapathRun& run, const char* counter) {
 // How the run was made, in the spirit of the cover letter's "Test
 // environment notes": the waiting mode of the SMC columns above all, since
 // it decides what the CQ and push changes can show.
-std::string notesText(const DatapathRun& run, const DatapathOptions& options) {
+std::string notesText(const DatapathRun& run, const DatapathOptions& options, const StreamCampaignRun& ran) {
     std::string out = "==== Notes ====\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "link %s (sim), %.3g s per size and test, %s\n", run.link.c_str(),
-                  static_cast<double>(options.durationMs) / 1000.0,
-                  options.pin ? "client pinned to CPU 0, server to CPU 1" : "not pinned");
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "campaign %lld in %s: two local agents (%s), %.3g s per cell, %d repetition%s in interleaved "
+                  "rounds\n",
+                  static_cast<long long>(ran.campaignId), qPrintable(ran.storePath),
+                  options.pin ? "client on CPU 0, server on CPU 1" : "not pinned",
+                  static_cast<double>(options.durationMs) / 1000.0, options.repetitions,
+                  options.repetitions == 1 ? "" : "s");
     out += line;
+    out += "wire: " + ran.wireNote.toStdString() + "\n";
     std::vector<std::string> polls;
     for (const DatapathColumn& c : run.columns) {
         if (c.transport != "smcr") continue;
@@ -194,7 +134,7 @@ std::string shapesText(const std::vector<ShapeResult>& shapes, const DatapathRun
 
 report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOptions& options,
                                     const QList<report::ComparisonTable>& tables,
-                                    const std::vector<ShapeResult>& shapes) {
+                                    const std::vector<ShapeResult>& shapes, const StreamCampaignRun& ran) {
     report::ReportDocument doc;
     doc.title = QStringLiteral("smclab bench stream --preset datapath");
     doc.generatedAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
@@ -237,11 +177,14 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
     prov.title = QStringLiteral("Run");
     utsname u{};
     ::uname(&u);
-    prov.entries = {{QStringLiteral("link"), QString::fromStdString(run.link)},
+    prov.entries = {{QStringLiteral("campaign"), QString::number(ran.campaignId)},
+                    {QStringLiteral("wire"), ran.wireNote},
+                    {QStringLiteral("repetitions"), QString::number(options.repetitions)},
+                    {QStringLiteral("link"), QString::fromStdString(run.link)},
                     {QStringLiteral("seconds per size"), QString::number(static_cast<double>(options.durationMs) / 1000.0)},
                     {QStringLiteral("host"), QString::fromLocal8Bit(u.nodename)},
                     {QStringLiteral("kernel"), QString::fromLocal8Bit(u.release)},
-                    {QStringLiteral("pinned"), options.pin ? QStringLiteral("client CPU 0, server CPU 1")
+                    {QStringLiteral("pinned"), options.pin ? QStringLiteral("client agent CPU 0, server agent CPU 1")
                                                            : QStringLiteral("no")}};
     doc.provenance.append(prov);
     return doc;
@@ -250,62 +193,67 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
 }  // namespace
 
 int runDatapathBench(const DatapathOptions& options) {
-    std::vector<LiveColumn> live;
+    StreamCampaign campaign;
+    campaign.name = QStringLiteral("bench stream datapath");
+    campaign.preset = QStringLiteral("datapath");
+    campaign.tests = options.tests;
+    campaign.sizes = options.sizes;
+    campaign.durationMs = options.durationMs;
+    campaign.repetitions = options.repetitions;
+    campaign.link = QString::fromStdString(options.link);
+    campaign.pin = options.pin;
+    DatapathRun run;
+    run.link = options.link;
+    run.sizes = options.sizes;
     for (const std::string& key : options.columnKeys) {
         auto spec = findDatapathColumn(key);
         if (!spec) {
             std::fprintf(stderr, "%s: unknown column '%s'\n", kWho, key.c_str());
             return kExitUsage;
         }
-        live.push_back({*spec, nullptr, nullptr, {}});
+        run.columns.push_back(*spec);
+        campaign.columns.push_back({QString::fromStdString(spec->label), QString::fromStdString(spec->transport), {},
+                                    spec->transport == "smcr" ? settingsObject(columnSettings(*spec, options)) : QJsonObject{},
+                                    {}, {}});
     }
-    for (LiveColumn& c : live) startColumn(c, options);
-    if (options.pin) pinToCpu(0);
+    campaign.description =
+        QStringLiteral("smclab bench stream --preset datapath: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions in "
+                       "interleaved rounds, two local agents; %6")
+            .arg(options.sizes.size())
+            .arg(options.sizes.front())
+            .arg(options.sizes.back())
+            .arg(static_cast<double>(options.durationMs) / 1000.0)
+            .arg(options.repetitions)
+            .arg(QLatin1String(orchestrator::kDatapathWaitingNote));
 
-    DatapathRun run;
-    run.link = options.link;
-    run.sizes = options.sizes;
-    for (const LiveColumn& c : live) run.columns.push_back(c.spec);
-    const size_t runsPerTest = options.sizes.size() * live.size();
-    BenchProgress progress(static_cast<int>(runsPerTest * options.tests.size()), options.durationMs + 50);
-    bool allOk = true;
-    for (const LiveColumn& c : live) allOk = allOk && c.error.empty();
-    for (StreamTest test : options.tests) {
-        auto& results = test == StreamTest::bw ? run.bw : run.lat;
-        results.assign(options.sizes.size(), std::vector<StreamResult>(live.size()));
-        for (size_t i = 0; i < options.sizes.size(); ++i) {
-            for (size_t col = 0; col < live.size(); ++col) {
-                LiveColumn& c = live[col];
-                progress.begin(std::string(streamTestName(test)) + " " + c.spec.label + " " + sizeLabel(options.sizes[i]));
-                if (!c.server) {
-                    progress.end("skipped (" + c.error + ")");
-                    continue;
-                }
-                StreamResult r;
-                if (auto conn = connectBench(c.spec.transport, c.server->port(), c.engine, kWho)) {
-                    if (conn->fellBack()) progress.note(std::string(kWho) + ": warning: " + c.spec.label +
-                                                        " fell back to TCP");
-                    r = runStreamTest(*conn, c.engine.get(), test, static_cast<uint32_t>(options.sizes[i]),
-                                      options.durationMs);
-                }
-                allOk = allOk && r.ok;
-                progress.end(outcomeText(test, r));
-                results[i][col] = std::move(r);
-            }
-        }
+    auto store = openBenchStore(options.dbPath, kWho);
+    if (!store) return kExitFailure;
+    auto ran = runStreamCampaign(campaign, *store);
+    if (!ran) {
+        std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
+        return kExitFailure;
     }
-    progress.finish();
+    run.bw = std::move(ran->grid.bw);
+    run.lat = std::move(ran->grid.lat);
+    run.bwSamples = std::move(ran->grid.bwSamples);
+    run.latSamples = std::move(ran->grid.latSamples);
+    bool allOk = ran->console.failedCells == 0;
+    printColumnFailures(ran->console, kWho);
 
-    QList<report::ComparisonTable> tables;
-    if (!run.bw.empty()) tables.append(makeTable(run, StreamTest::bw));
-    if (!run.lat.empty()) tables.append(makeTable(run, StreamTest::lat));
+    // The cover-letter tables come from the store, as `smclab report` builds them.
+    auto stored = db::comparisonTables(*store, ran->campaignId);
+    if (!stored) {
+        std::fprintf(stderr, "%s: %s\n", kWho, stored.error().message.c_str());
+        return kExitFailure;
+    }
+    QList<report::ComparisonTable> tables = *stored;
     if (options.counterTables && !run.bw.empty()) {
         for (const CounterTable& spec : kCounterTables) {
             if (anyColumnHas(run, spec.counter)) tables.append(counterTable(run, spec));
         }
     }
     const std::vector<ShapeResult> shapes = evaluateShapes(run);
-    const report::ReportDocument doc = makeDocument(run, options, tables, shapes);
+    const report::ReportDocument doc = makeDocument(run, options, tables, shapes, *ran);
     if (!options.jsonOutPath.empty()) {
         QSaveFile file(QString::fromStdString(options.jsonOutPath));
         const QByteArray json = report::formatJson(doc).toUtf8();
@@ -317,7 +265,8 @@ int runDatapathBench(const DatapathOptions& options) {
     }
     QString out;
     if (options.format == report::Format::text) {
-        out = report::formatText(tables) + QString::fromStdString(notesText(run, options) + shapesText(shapes, run));
+        out = report::formatTextWithConfidence(tables) +
+              QString::fromStdString(notesText(run, options, *ran) + shapesText(shapes, run));
     } else if (options.format == report::Format::csv) {
         out = report::formatCsv(tables);
     } else {

@@ -1,8 +1,9 @@
-// `smclab bench stream --preset datapath`: tcp_bw and tcp_lat over a size
-// sweep for each settings column (datapath_columns.h), run interleaved (per
-// test and size, every column in turn, so a change in host load hits all
-// columns alike), printed as the cover letter's tables plus the shapes
-// (datapath_shapes.h) with PASS/MISS.
+// `smclab bench stream --preset datapath`: the datapath campaign preset's
+// columns (orchestrator/datapath_columns.h) with the bench's sizes, time
+// and repetitions, run on the local lab by the orchestrator like any
+// campaign (local_campaign.h: interleaved rounds, results in the store),
+// printed as the cover letter's tables with their intervals plus the
+// shapes (datapath_shapes.h) with PASS, MISS or INCONCLUSIVE.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 #include "bench_local.h"
 #include "smclab/report/formats.h"
-#include "stream_test.h"
+#include "stream_results.h"
 
 namespace smclab::cli {
 
@@ -23,9 +24,11 @@ struct DatapathOptions {
     std::vector<std::string> columnKeys;  // resolved keys, table order
     report::Format format = report::Format::text;
     bool pin = true;
+    int repetitions = 3;         // interleaved rounds (the preset's kPresetRepetitions)
     bool counterTables = false;  // also per-message counter tables (tcp_bw)
     SettingList extraSettings;   // applied to every SMC column (e.g. lab.busy_poll_us)
     std::string jsonOutPath;     // also write the JSON document here (any format on stdout)
+    std::string dbPath;          // results store; empty: $SMCLAB_DB or the default file
 };
 
 int runDatapathBench(const DatapathOptions& options);

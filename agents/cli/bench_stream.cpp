@@ -1,13 +1,13 @@
 // smclab bench stream: qperf-style tcp_bw / tcp_lat between two local
-// processes, over libsmcr (SMC-R on the sim fabric) or kernel TCP.
+// agents, over libsmcr (SMC-R on the sim fabric) or kernel TCP.
 //   default            one transport, qperf-like blocks per size
 //   --compare          smcr and tcp side by side with the SMC/TCP ratio
 //   --preset datapath  the patch series' columns in the cover-letter tables
 //                      with the shapes check (bench_datapath.h)
 //
-// The server is this program re-executed with --serve (hidden), so client
-// and server are separate processes with their own engines; the test
-// protocol is in stream_test.h.
+// Every mode is a campaign of the agents' tcp_bw / tcp_lat workloads on the
+// local lab, stored like any other (stream_campaign.h): the numbers come
+// from the same pipeline as `smclab run` and the demo.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -23,39 +23,14 @@
 #include "bench_local.h"
 #include "datapath_columns.h"
 #include "orchestrator/datapath_columns.h"
-#include "stream_test.h"
+#include "orchestrator/campaign_spec.h"
+#include "stream_campaign.h"
 
 namespace smclab::cli {
 
 namespace {
 
 constexpr const char* kWho = "smclab bench stream";
-
-struct Result {
-    bool ok = false;
-    double bwMBs = 0;
-    double latMeanUs = 0;
-    double latP50Us = 0;
-    double latP99Us = 0;
-};
-
-int runServer(const std::string& transport, const SettingList& settings, bool pin) {
-    if (pin) pinToCpu(1);
-    std::shared_ptr<smcr::Engine> engine;
-    if (transport == "smcr") {
-        engine = makeBenchEngine(settings, kWho);
-        if (!engine) return kExitFailure;
-    }
-    auto listener = listenBench(transport, engine, kWho);
-    if (!listener) return kExitFailure;
-    std::printf("PORT %u\n", listener->port());
-    std::fflush(stdout);
-    for (;;) {
-        auto conn = listener->accept();
-        if (!conn) return kExitFailure;
-        serveStreamConnection(*conn, engine.get());
-    }
-}
 
 std::string sizeText(uint64_t size) {
     if (size >= 1024 && size % 1024 == 0) return std::to_string(size / 1024) + "K";
@@ -72,36 +47,51 @@ void printHelp() {
     std::printf(
         "usage: smclab bench stream [--transport smcr|tcp] [--test tcp_bw|tcp_lat[,..]]\n"
         "                           [-oo msg_size:1:64K:*2] [-t SECONDS] [--link ideal|cx4-25g|cx4lx-vf]\n"
-        "                           [--compare] [--busy-poll-us N] [--no-pin]\n"
+        "                           [--compare] [--reps N] [--busy-poll-us N] [--set NAME=VALUE]\n"
+        "                           [--no-pin] [--db PATH]\n"
         "       smclab bench stream --preset datapath [--link ideal|cx4-25g|cx4lx-vf] [-t SECONDS]\n"
-        "                           [-oo msg_size:1:64K:*2] [--columns LIST] [--isolate]\n"
+        "                           [-oo msg_size:1:64K:*2] [--columns LIST] [--isolate] [--reps N]\n"
         "                           [--counters] [--format text|csv|json|markdown|html]\n"
-        "                           [--json-out FILE]\n"
+        "                           [--json-out FILE] [--db PATH]\n"
         "\n"
-        "qperf-style stream tests between two local processes (client and server),\n"
-        "over libsmcr on the sim fabric (smcr) or kernel TCP (tcp):\n"
+        "qperf-style stream tests between two local smclab-agent processes (the\n"
+        "local lab of `smclab demo`: the server agent in a network namespace behind\n"
+        "a veth shaped like the link model where the host allows it, so TCP crosses\n"
+        "the same modelled wire as SMC), over libsmcr on the sim fabric (smcr) or\n"
+        "kernel TCP (tcp):\n"
         "  tcp_bw   bandwidth at the receiver, MB/sec (10^6 bytes)\n"
         "  tcp_lat  one-way latency = round trip / 2: mean, p50, p99\n"
+        "Each run is a campaign in the results store (`smclab show ID`, `smclab report\n"
+        "ID`, the GUI's Results page); the figures are medians of the repetitions.\n"
         "\n"
         "options:\n"
         "  --transport T     smcr (default) or tcp\n"
         "  --test LIST       tcp_bw, tcp_lat or both (default tcp_bw,tcp_lat)\n"
         "  -oo LOOP          message sizes, qperf loop syntax (default msg_size:1:64K:*2)\n"
-        "  -t SECONDS        time per size and test (default 2; 500ms works)\n"
-        "  --link NAME       sim link model for smcr: ideal (default), cx4-25g (two hosts, 25 GbE)\n"
-        "                    or cx4lx-vf (two VFs of one adapter; --preset datapath's default)\n"
+        "  -t SECONDS        measured time per cell (default 2; 100ms..1h), after a\n"
+        "                    fifth of it as warm-up\n"
+        "  --link NAME       sim link model: ideal (default: SMC and TCP unshaped), cx4-25g\n"
+        "                    (two hosts, 25 GbE) or cx4lx-vf (two VFs of one adapter;\n"
+        "                    --preset datapath's default)\n"
         "  --compare         run smcr and tcp and print one table with SMC/TCP per size\n"
-        "  --busy-poll-us N  libsmcr lab.busy_poll_us in both processes (default: the engine's)\n"
-        "  --no-pin          do not pin client and server to CPUs 0 and 1\n"
+        "  --reps N          repetitions of every cell in interleaved rounds (default 1;\n"
+        "                    --preset datapath: 3, the fewest that give intervals)\n"
+        "  --busy-poll-us N  libsmcr lab.busy_poll_us of every SMC column (default: the\n"
+        "                    engine's; --preset datapath: 0)\n"
+        "  --set NAME=VALUE  any libsmcr setting for every SMC column (repeatable)\n"
+        "  --no-pin          do not pin the client and server agents to CPUs 0 and 1\n"
+        "  --db PATH         results database, a file or postgresql://USER@HOST[:PORT]/DB\n"
+        "                    (default: $SMCLAB_DB or the default file)\n"
         "\n"
         "--preset datapath: the datapath patch series (\"net/smc: some datapath\n"
-        "performance optimizations\") reproduced: every test, size and column in turn,\n"
-        "printed as the cover letter's ==== Bandwidth ==== and ==== Latency ==== tables\n"
-        "(percentages against the first column, from unrounded values), then a\n"
+        "performance optimizations\") reproduced: the datapath campaign preset's columns\n"
+        "with this command's sizes, time and repetitions, printed as the cover letter's\n"
+        "==== Bandwidth ==== and ==== Latency ==== tables (percentages against the first\n"
+        "column, from unrounded medians) and their ==== Confidence ==== intervals, then a\n"
         "==== Shapes ==== section: each effect the series claims, PASS, MISS or\n"
-        "INCONCLUSIVE (one run per cell cannot tell a difference from noise) on this\n"
-        "run's numbers and engine counters (client + server, per message, geometric\n"
-        "mean over sizes). Progress goes to stderr (a bar on a terminal).\n"
+        "INCONCLUSIVE (the intervals cannot tell a difference from noise; always with\n"
+        "--reps 1) on this run's numbers and engine counters (client + server, per\n"
+        "message, geometric mean over sizes). Progress goes to stderr.\n"
         "The SMC columns wait like the kernel's SMC, which never busy-polls:\n"
         "lab.busy_poll_us 0, a waiting thread arms the CQs and sleeps on the\n"
         "completion channel (--busy-poll-us N overrides it for every SMC column).\n"
@@ -123,54 +113,47 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-// The single-transport and --compare modes.
+// The single-transport and --compare modes: one column per transport.
 int runClassic(const std::vector<std::string>& transports, const std::string& link, const SettingList& extra,
                const std::vector<StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
-               bool pin) {
+               int repetitions, bool pin, const std::string& dbPath) {
     const bool compare = transports.size() > 1;
-    SettingList settings = {{"lab.link", link}};
-    settings.insert(settings.end(), extra.begin(), extra.end());
-    std::vector<std::unique_ptr<ServerProcess>> servers;
+    StreamCampaign campaign;
+    campaign.name = compare ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
+    campaign.tests = tests;
+    campaign.sizes = sizes;
+    campaign.durationMs = durationMs;
+    campaign.repetitions = repetitions;
+    campaign.link = QString::fromStdString(link);
+    campaign.pin = pin;
     for (const std::string& tr : transports) {
-        std::vector<std::string> serverArgs = {"--transport", tr};
-        if (tr == "smcr") {
-            const auto words = settingArgs(settings);
-            serverArgs.insert(serverArgs.end(), words.begin(), words.end());
-        }
-        if (!pin) serverArgs.push_back("--no-pin");
-        auto p = std::make_unique<ServerProcess>();
-        if (!p->start("stream", serverArgs)) {
-            std::fprintf(stderr, "%s: the %s server did not start\n", kWho, tr.c_str());
-            return kExitFailure;
-        }
-        servers.push_back(std::move(p));
+        const bool smcr = tr == "smcr";
+        campaign.columns.push_back({smcr ? QStringLiteral("SMC-R") : QStringLiteral("TCP"), QString::fromStdString(tr),
+                                    {}, smcr ? settingsObject(extra) : QJsonObject{}, {}, {}});
     }
-    if (pin) pinToCpu(0);
-    std::shared_ptr<smcr::Engine> engine = makeBenchEngine(settings, kWho);
-    if (!engine) return kExitFailure;
-
-    bool allOk = true;
+    campaign.description = QStringLiteral("smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
+                                          "local agents")
+                               .arg(sizes.size())
+                               .arg(sizes.front())
+                               .arg(sizes.back())
+                               .arg(static_cast<double>(durationMs) / 1000.0)
+                               .arg(repetitions);
+    auto store = openBenchStore(dbPath, kWho);
+    if (!store) return kExitFailure;
+    auto ran = runStreamCampaign(campaign, *store);
+    if (!ran) {
+        std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
+        return kExitFailure;
+    }
+    printColumnFailures(ran->console, kWho);
+    const std::string wire = ran->wireNote.toStdString();
     for (StreamTest test : tests) {
         const char* name = streamTestName(test);
-        // results[size][transport]
-        std::vector<std::vector<Result>> results(sizes.size(), std::vector<Result>(transports.size()));
-        for (size_t t = 0; t < transports.size(); ++t) {
-            if (!compare) {
-                std::printf("%s (%s%s):\n", name, transports[t].c_str(),
-                            transports[t] == "smcr" ? (", link " + link).c_str() : "");
-            }
+        const auto& results = test == StreamTest::bw ? ran->grid.bw : ran->grid.lat;
+        if (!compare) {
+            std::printf("%s (%s, %s):\n", name, transports[0].c_str(), wire.c_str());
             for (size_t i = 0; i < sizes.size(); ++i) {
-                Result r;
-                const std::shared_ptr<smcr::Engine> connEngine = transports[t] == "smcr" ? engine : nullptr;
-                if (auto c = connectBench(transports[t], servers[t]->port(), connEngine, kWho)) {
-                    if (c->fellBack()) std::fprintf(stderr, "%s: warning: the smcr connection fell back to TCP\n", kWho);
-                    const StreamResult s = runStreamTest(*c, connEngine.get(), test, static_cast<uint32_t>(sizes[i]),
-                                                         durationMs);
-                    r = {s.ok, s.bwMBs, s.latMeanUs, s.latP50Us, s.latP99Us};
-                }
-                results[i][t] = r;
-                allOk = allOk && r.ok;
-                if (compare) continue;
+                const StreamResult& r = results[i][0];
                 std::printf("    msg_size  =  %8s bytes\n", sizeText(sizes[i]).c_str());
                 if (!r.ok) {
                     std::printf("    failed\n");
@@ -180,13 +163,12 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
                     std::printf("    latency   =  %10.2f us   (p50 %.2f us, p99 %.2f us)\n", r.latMeanUs, r.latP50Us,
                                 r.latP99Us);
                 }
-                std::fflush(stdout);
             }
+            continue;
         }
-        if (!compare) continue;
-        std::printf("==== %s: %s, link %s, %.1f s per size ====\n", name,
+        std::printf("==== %s: %s, %.1f s per size, median of %d ====\n", name,
                     test == StreamTest::bw ? "bandwidth MB/sec at the receiver" : "one-way latency us (mean, p50, p99)",
-                    link.c_str(), static_cast<double>(durationMs) / 1000.0);
+                    static_cast<double>(durationMs) / 1000.0, repetitions);
         if (test == StreamTest::bw) {
             std::printf("%-8s %12s %12s %9s\n", "MsgSize", "SMC-R", "TCP", "SMC/TCP");
         } else {
@@ -194,20 +176,22 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
                         "SMC/TCP");
         }
         for (size_t i = 0; i < sizes.size(); ++i) {
-            const Result& s = results[i][0];
-            const Result& k = results[i][1];
+            const StreamResult& m = results[i][0];
+            const StreamResult& k = results[i][1];
             if (test == StreamTest::bw) {
-                std::printf("%-8s %12.2f %12.2f %8.2fx\n", sizeText(sizes[i]).c_str(), s.bwMBs, k.bwMBs,
-                            k.bwMBs > 0 ? s.bwMBs / k.bwMBs : 0.0);
+                std::printf("%-8s %12.2f %12.2f %8.2fx\n", sizeText(sizes[i]).c_str(), m.bwMBs, k.bwMBs,
+                            k.bwMBs > 0 ? m.bwMBs / k.bwMBs : 0.0);
             } else {
                 std::printf("%-8s %10.2f %8.2f %8.2f %10.2f %8.2f %8.2f %8.2fx\n", sizeText(sizes[i]).c_str(),
-                            s.latMeanUs, s.latP50Us, s.latP99Us, k.latMeanUs, k.latP50Us, k.latP99Us,
-                            k.latMeanUs > 0 ? s.latMeanUs / k.latMeanUs : 0.0);
+                            m.latMeanUs, m.latP50Us, m.latP99Us, k.latMeanUs, k.latP50Us, k.latP99Us,
+                            k.latMeanUs > 0 ? m.latMeanUs / k.latMeanUs : 0.0);
             }
         }
-        std::fflush(stdout);
     }
-    return allOk ? kExitOk : kExitFailure;
+    if (compare) std::printf("wire: %s\ncampaign %lld in %s\n", wire.c_str(), static_cast<long long>(ran->campaignId),
+                             qPrintable(store->path()));
+    std::fflush(stdout);
+    return ran->console.failedCells == 0 ? kExitOk : kExitRunsFailed;
 }
 
 }  // namespace
@@ -217,7 +201,6 @@ int runBenchStream(const Args& args) {
     std::optional<std::string> link;  // default: ideal, or the preset's
     std::string preset;
     SettingList extra;
-    SettingList serverSettings;
     std::vector<StreamTest> tests = {StreamTest::bw, StreamTest::lat};
     SizeLoop loop;
     loop.first = 1;
@@ -226,7 +209,8 @@ int runBenchStream(const Args& args) {
     loop.multiply = true;
     uint64_t durationMs = 2000;
     bool compare = false;
-    bool serve = false;
+    int repetitions = 0;  // 0: the mode's default
+    std::string dbPath;
     bool pin = true;
     bool isolate = false;
     bool counters = false;
@@ -256,7 +240,7 @@ int runBenchStream(const Args& args) {
             loop = *parsed;
         } else if (auto d = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*d);
-            if (!ms || *ms < 10 || *ms > 3600000) return usage("-t needs a duration 10ms..1h");
+            if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
             durationMs = *ms;
         } else if (auto l = cursor.takeValue("--link")) {
             if (auto model = smcr::fabric::sim::linkPreset(*l); !model) return usage("--link: " + model.error().message);
@@ -285,15 +269,19 @@ int runBenchStream(const Args& args) {
         } else if (auto j = cursor.takeValue("--json-out")) {
             jsonOut = *j;
         } else if (auto s = cursor.takeValue("--set")) {
-            if (!parseSettingArg(*s, &serverSettings)) return usage("--set expects NAME=VALUE");
+            if (!parseSettingArg(*s, &extra)) return usage("--set expects NAME=VALUE");
+        } else if (auto r = cursor.takeValue("--reps")) {
+            auto n = parseInt(*r);
+            if (!n || *n < 1 || *n > orchestrator::kMaxRepetitions) return usage("--reps needs 1..1000");
+            repetitions = static_cast<int>(*n);
+        } else if (auto db = cursor.takeValue("--db")) {
+            dbPath = *db;
         } else if (cursor.takeFlag("--isolate")) {
             isolate = true;
         } else if (cursor.takeFlag("--counters")) {
             counters = true;
         } else if (cursor.takeFlag("--compare")) {
             compare = true;
-        } else if (cursor.takeFlag("--serve")) {
-            serve = true;
         } else if (cursor.takeFlag("--no-pin")) {
             pin = false;
         } else if (!cursor.error().empty()) {
@@ -303,7 +291,6 @@ int runBenchStream(const Args& args) {
         }
     }
     if (!cursor.error().empty()) return usage(cursor.error());
-    if (serve) return runServer(transport, serverSettings, pin);
     if (loop.variable != "msg_size") return usage("-oo loops over msg_size only");
     const std::vector<uint64_t> sizes = loop.values();
     if (sizes.empty() || sizes.front() < 1 || sizes.back() > (16u << 20)) return usage("message sizes must be 1..16M");
@@ -315,7 +302,8 @@ int runBenchStream(const Args& args) {
         }
         const std::vector<std::string> transports = compare ? std::vector<std::string>{"smcr", "tcp"}
                                                             : std::vector<std::string>{transport};
-        return runClassic(transports, link.value_or("ideal"), extra, tests, sizes, durationMs, pin);
+        return runClassic(transports, link.value_or("ideal"), extra, tests, sizes, durationMs,
+                          repetitions > 0 ? repetitions : 1, pin, dbPath);
     }
     if (compare) return usage("--compare and --preset are different modes; pick one");
     DatapathOptions o;
@@ -335,6 +323,8 @@ int runBenchStream(const Args& args) {
     o.counterTables = counters;
     o.extraSettings = extra;
     o.jsonOutPath = jsonOut;
+    o.repetitions = repetitions > 0 ? repetitions : orchestrator::kPresetRepetitions;
+    o.dbPath = dbPath;
     return runDatapathBench(o);
 }
 

@@ -184,6 +184,19 @@ QString fallbackBaseline(const QList<report::ComparisonTable>& tables) {
     return {};
 }
 
+void printColumnFailures(const ConsoleResult& result, const char* who) {
+    if (result.failedCells == 0) return;
+    // Degrade gracefully: name each failing column once with the agent's reason.
+    QStringList seen;
+    for (const auto& [column, error] : result.failuresByColumn) {
+        if (seen.contains(column)) continue;
+        seen << column;
+        std::fprintf(stderr, "%s: note: column '%s' did not run: %s\n", who, qPrintable(column), qPrintable(error));
+    }
+    std::fprintf(stderr, "%s: note: %d cells failed; their columns show '-' in the tables.\n", who, result.failedCells);
+    std::fflush(stderr);
+}
+
 bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
     auto tables = db::comparisonTables(store, campaignId);
     if (!tables) {

@@ -50,6 +50,10 @@ struct ConsoleResult {
 // Ctrl-C stops the orchestrator; a second Ctrl-C gives up waiting.
 ConsoleResult runCampaignOnConsole(orchestrator::Orchestrator& o, const std::function<smcr::Status()>& start);
 
+// After a campaign with failed cells: each failing column once, with the
+// agent's reason (typically: a transport the agents lack), to stderr.
+void printColumnFailures(const ConsoleResult& result, const char* who);
+
 // The label of the first column with results when the tables' baseline
 // column has none at all (empty when the baseline is fine).
 QString fallbackBaseline(const QList<report::ComparisonTable>& tables);

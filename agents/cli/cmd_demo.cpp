@@ -17,7 +17,7 @@
 #include "args.h"
 #include "campaign_console.h"
 #include "commands.h"
-#include "local_lab.h"
+#include "local_campaign.h"
 #include "orchestrator/campaign_json.h"
 #include "orchestrator/datapath_columns.h"
 #include "orchestrator/presets.h"
@@ -138,30 +138,14 @@ int runDemo(const Args& args) {
                  smcr::versionString(), expandCells(spec).size(), durationMs / 1000.0,
                  qPrintable(formatDurationMs(estimateCampaignMs(spec, static_cast<int>(expandCells(spec).size()),
                                                                 kEstimatedCellOverheadMs))));
-    locallab::LocalLab lab;
-    const QString link = spec.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
-    if (smcr::Status s = lab.start(link, 2); !s) {
-        std::fprintf(stderr, "smclab demo: %s\n", s.error().message.c_str());
+    LocalCampaignOptions labOptions;
+    labOptions.who = "smclab demo";
+    auto ran = runLocalCampaign(spec, **store, labOptions);
+    if (!ran) {
+        std::fprintf(stderr, "smclab demo: %s\n", ran.error().message.c_str());
         return kExitFailure;
     }
-    const locallab::LocalAgents& agents = lab.agents();
-    spec.agents = {{agents.addresses().at(0), agents.addresses().at(1)}};
-    // What every column ran over, in the notes the tables and reports print.
-    spec.description += QStringLiteral(". Wire: ") + lab.wire().note;
-    std::fprintf(stderr, "agents: server %s, client %s (token in a private temp file)\nwire: %s\n",
-                 qPrintable(agents.addresses().at(0)), qPrintable(agents.addresses().at(1)),
-                 qPrintable(lab.wire().note));
-
-    Orchestrator orchestrator(**store);
-    AgentConnectOptions options;
-    options.token = agents.token();
-    orchestrator.setConnectOptions(options);
-    orchestrator.setWire(lab.wire().toJson());
-    // The orchestrator says up front which transports the agents lack
-    // (e.g. smcr before libsmcr is there); those columns fail with the
-    // agent's reason and the TCP column still runs.
-    const ConsoleResult result = runCampaignOnConsole(orchestrator, [&] { return orchestrator.start(spec); });
-    lab.stop();
+    const ConsoleResult& result = ran->result;
 
     if (result.state != RunnerState::finished) {
         if (result.state == RunnerState::stopped)
@@ -173,21 +157,11 @@ int runDemo(const Args& args) {
         return result.state == RunnerState::stopped ? 130 : kExitFailure;
     }
 
-    const Progress progress = orchestrator.progress();
+    const int totalCells = static_cast<int>(expandCells(spec).size());
     std::fprintf(stderr, "campaign %lld: %d of %d cells ran in %s; database %s\n",
-                 static_cast<long long>(result.campaignId), progress.doneCells, progress.totalCells,
+                 static_cast<long long>(result.campaignId), totalCells - result.failedCells, totalCells,
                  qPrintable(formatDurationMs(clock.elapsed())), qPrintable((*store)->path()));
-    if (result.failedCells > 0) {
-        // Degrade gracefully: name each failing column once with the agent's
-        // reason (typically: the smcr transport is not available yet).
-        QStringList seen;
-        for (const auto& [column, error] : result.failuresByColumn) {
-            if (seen.contains(column)) continue;
-            seen << column;
-            std::fprintf(stderr, "note: column '%s' did not run: %s\n", qPrintable(column), qPrintable(error));
-        }
-        std::fprintf(stderr, "note: %d cells failed; their columns show '-' in the tables.\n", result.failedCells);
-    }
+    printColumnFailures(result, "smclab demo");
     std::fflush(stderr);
 
     if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
@@ -200,7 +174,7 @@ int runDemo(const Args& args) {
     std::printf("\nHTML report: %s\n", qPrintable(absolute));
     std::fflush(stdout);
     if (result.failedCells > 0) {
-        std::fprintf(stderr, "smclab demo: %s\n", qPrintable(failedRunsText(result.failedCells, progress.totalCells)));
+        std::fprintf(stderr, "smclab demo: %s\n", qPrintable(failedRunsText(result.failedCells, totalCells)));
         return kExitRunsFailed;
     }
     return kExitOk;

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "datapath_columns.h"
-#include "stream_test.h"
+#include "stream_results.h"
 
 namespace smclab::cli {
 

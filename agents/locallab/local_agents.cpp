@@ -102,7 +102,7 @@ smcr::Status LocalAgents::start(int count, const QString& program, const Namespa
         if (wire != nullptr) arguments << QStringLiteral("--allow-peer") << wire->subnet();
         // One CPU per end, as `smclab bench` pins its two processes: agents
         // are listed server first, and the server takes the second CPU.
-        if (cpus.size() >= 2) {
+        if (m_pinned && cpus.size() >= 2) {
             arguments << QStringLiteral("--cpu") << QString::number(cpus[static_cast<size_t>(i + 1) % cpus.size()]);
         }
         auto process = std::make_unique<QProcess>();

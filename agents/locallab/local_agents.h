@@ -39,6 +39,8 @@ public:
     // until each accepts connections. `wire` (may be null) must outlive them.
     smcr::Status start(int count, const QString& program = findAgentProgram(), const NamespaceWire* wire = nullptr);
     void stopAll();
+    // Off: the agents run on any CPU (`smclab bench --no-pin`). Before start().
+    void setPinned(bool pinned) { m_pinned = pinned; }
 
     QString token() const { return m_token; }
     QString tokenFile() const { return m_tokenFile; }
@@ -51,6 +53,7 @@ private:
     QString m_tokenFile;
     QStringList m_addresses;
     std::vector<std::unique_ptr<QProcess>> m_processes;
+    bool m_pinned = true;
 };
 
 }  // namespace smclab::locallab

@@ -29,6 +29,8 @@ public:
     smcr::Status start(const QString& linkModel, int agentCount = 2,
                        const QString& agentProgram = LocalAgents::findAgentProgram());
     void stop();
+    // Off: the agents are not pinned to CPUs (LocalAgents::setPinned). Before start().
+    void setPinned(bool pinned) { m_agents.setPinned(pinned); }
 
     const LocalAgents& agents() const { return m_agents; }
     const WireRecord& wire() const { return m_record; }

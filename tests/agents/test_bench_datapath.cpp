@@ -1,11 +1,13 @@
 // Smoke runs of `smclab bench stream --preset datapath` and `smclab bench
 // sendfile`: a few short runs that check the table shape (sections, header
 // labels in order, one row per size with a value and percentage per column),
-// the Shapes section, the machine formats and option errors. Never the
-// numbers themselves: the host is shared and they are what the benchmark is for.
+// the Shapes section, the machine formats, the campaign a bench stream run
+// leaves in the store, and option errors. Never the numbers themselves: the
+// host is shared and they are what the benchmark is for.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "tool_process.h"
@@ -64,11 +66,16 @@ void checkRow(const QString& row, qint64 size, int columns, const QString& unit)
 
 class TestBenchDatapath : public QObject {
     Q_OBJECT
+    QTemporaryDir m_dir;
+    // Every bench run writes its campaign here, not into the user's store.
+    QStringList db() const { return {"--db", m_dir.filePath("bench.db")}; }
+
 private slots:
     void presetPrintsCoverLetterTablesAndShapes() {
-        RunOutput r = runProgram(smclabProgram(), {"bench", "stream", "--preset", "datapath", "-oo",
-                                                   "msg_size:1:4K:*64", "-t", "100ms", "--no-pin"},
-                                 60000);
+        RunOutput r = runProgram(smclabProgram(), QStringList{"bench", "stream", "--preset", "datapath", "-oo",
+                                                              "msg_size:1:4K:*64", "-t", "100ms", "--reps", "1",
+                                                              "--no-pin"} + db(),
+                                 90000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.startsWith("==== Bandwidth ====\n"), qPrintable(r.out));
         const QStringList bw = section(r.out, "Bandwidth");
@@ -91,13 +98,25 @@ private slots:
         }
         QVERIFY(r.out.contains("needs column SMC-WndLimit (--isolate)"));
         QVERIFY(!shapes[0].startsWith("--"));  // autocorking vs no-cork is in the default columns
+
+        // The run is a campaign in the store like any other: 3 sizes x 2
+        // tests x 4 columns, every run done, the wire in its notes.
+        const QRegularExpression campaignLine("campaign (\\d+) in ");
+        const auto match = campaignLine.match(r.out);
+        QVERIFY2(match.hasMatch(), qPrintable(r.out));
+        RunOutput show = runProgram(smclabProgram(), QStringList{"show", match.captured(1)} + db());
+        QVERIFY2(show.exitCode == 0, qPrintable(show.err));
+        QVERIFY2(show.out.contains("preset    datapath"), qPrintable(show.out));
+        QVERIFY2(show.out.contains("(24 of 24 runs done, 0 failed)"), qPrintable(show.out));
+        QVERIFY2(show.out.contains("Wire: link cx4lx-vf"), qPrintable(show.out));
     }
 
     void isolationColumnsAndCounters() {
-        RunOutput r = runProgram(smclabProgram(), {"bench", "stream", "--preset", "datapath", "--test", "tcp_bw",
-                                                   "--columns", "nocork,patches", "--isolate", "--counters", "-oo",
-                                                   "msg_size:2K:2K:*2", "-t", "100ms", "--no-pin"},
-                                 60000);
+        RunOutput r = runProgram(smclabProgram(), QStringList{"bench", "stream", "--preset", "datapath", "--test",
+                                                              "tcp_bw", "--columns", "nocork,patches", "--isolate",
+                                                              "--counters", "-oo", "msg_size:2K:2K:*2", "-t", "100ms",
+                                                              "--reps", "1", "--no-pin"} + db(),
+                                 90000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList bw = section(r.out, "Bandwidth");
         QCOMPARE(bw.size(), 2);
@@ -121,8 +140,8 @@ private slots:
     }
 
     void machineFormats() {
-        const QStringList base = {"bench", "stream", "--preset", "datapath", "-oo", "msg_size:64:64:*2", "-t",
-                                  "50ms", "--no-pin"};
+        const QStringList base = QStringList{"bench", "stream", "--preset", "datapath", "-oo", "msg_size:64:64:*2",
+                                             "-t", "100ms", "--reps", "1", "--no-pin"} + db();
         RunOutput csv = runProgram(smclabProgram(), base + QStringList{"--format", "csv"}, 60000);
         QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
         const QStringList lines = csv.out.split('\n', Qt::SkipEmptyParts);
@@ -174,6 +193,8 @@ private slots:
             {{"bench", "stream", "--preset", "datapath", "--format", "xml"}, "--format must be"},
             {{"bench", "stream", "--isolate"}, "go with --preset datapath"},
             {{"bench", "stream", "--preset", "datapath", "--compare"}, "pick one"},
+            {{"bench", "stream", "-t", "50ms"}, "-t needs a duration 100ms..1h"},
+            {{"bench", "stream", "--reps", "0"}, "--reps needs 1..1000"},
             {{"bench", "sendfile", "-c", "0"}, "-c needs 1..64"},
             {{"bench", "sendfile", "--columns", "nginx"}, "unknown column 'nginx'"},
             {{"bench", "sendfile", "--file-size", "lots"}, "--file-size: bad size 'lots'"},

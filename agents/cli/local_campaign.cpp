@@ -1,0 +1,48 @@
+#include "local_campaign.h"
+
+#include <QElapsedTimer>
+
+#include <cstdio>
+
+#include "local_lab.h"
+#include "orchestrator/orchestrator.h"
+#include "smclab/db/result_store.h"
+
+namespace smclab::cli {
+
+using namespace smclab::orchestrator;
+
+smcr::Result<LocalCampaign> runLocalCampaign(CampaignSpec spec, db::ResultStore& store,
+                                             const LocalCampaignOptions& options) {
+    ensureCoreApplication();
+    QElapsedTimer clock;
+    clock.start();
+    locallab::LocalLab lab;
+    lab.setPinned(options.pin);
+    const QString link = spec.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
+    if (smcr::Status s = lab.start(link, 2); !s) return smcr::fail(s.error());
+    const locallab::LocalAgents& agents = lab.agents();
+    spec.agents = {{agents.addresses().at(0), agents.addresses().at(1)}};
+    // What every column ran over, in the notes the tables and reports print.
+    spec.description += QStringLiteral(". Wire: ") + lab.wire().note;
+    std::fprintf(stderr, "%s: agents: server %s, client %s (token in a private temp file)\n%s: wire: %s\n",
+                 options.who, qPrintable(agents.addresses().at(0)), qPrintable(agents.addresses().at(1)), options.who,
+                 qPrintable(lab.wire().note));
+    std::fflush(stderr);
+
+    Orchestrator orchestrator(store);
+    AgentConnectOptions connect;
+    connect.token = agents.token();
+    orchestrator.setConnectOptions(connect);
+    orchestrator.setWire(lab.wire().toJson());
+    // The orchestrator says up front which transports the agents lack; those
+    // columns fail with the agent's reason and the others still run.
+    LocalCampaign out;
+    out.result = runCampaignOnConsole(orchestrator, [&] { return orchestrator.start(spec); });
+    out.wireNote = lab.wire().note;
+    lab.stop();
+    out.elapsedMs = clock.elapsed();
+    return out;
+}
+
+}  // namespace smclab::cli

@@ -1,0 +1,40 @@
+// One campaign on the local lab, the shared runner of `smclab demo` and the
+// `smclab bench` commands: the lab for the spec's link model (locallab/: two
+// agents on their own CPUs, TCP over a veth shaped like the model where the
+// host allows it), the campaign through the orchestrator into the store
+// with console progress, and everything stopped again. What the wire was
+// goes into the campaign's notes and every run's facts, so a bench run in
+// the store reads like any other campaign.
+#pragma once
+
+#include <QString>
+
+#include <smcr/result.h>
+
+#include "campaign_console.h"
+#include "orchestrator/campaign_spec.h"
+
+namespace smclab::db {
+class ResultStore;
+}
+
+namespace smclab::cli {
+
+struct LocalCampaignOptions {
+    const char* who = "smclab";  // prefix of the lines on stderr
+    bool pin = true;             // one CPU per agent (smclab-agent --cpu)
+};
+
+struct LocalCampaign {
+    ConsoleResult result;
+    QString wireNote;  // what TCP and SMC ran over (WireRecord::note)
+    qint64 elapsedMs = 0;
+};
+
+// `spec` without agents; its transportOptions "link" names the model
+// ("ideal" when absent). An error only when the lab cannot start; a
+// campaign that stops or fails comes back in `result`.
+smcr::Result<LocalCampaign> runLocalCampaign(orchestrator::CampaignSpec spec, db::ResultStore& store,
+                                             const LocalCampaignOptions& options);
+
+}  // namespace smclab::cli

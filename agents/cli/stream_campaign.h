@@ -1,0 +1,59 @@
+// The campaign behind every mode of `smclab bench stream`: tcp_bw and/or
+// tcp_lat over a size sweep for a set of columns, on the local lab, into
+// the results store (local_campaign.h), read back as grids of medians and
+// repetitions (stream_results.h). The bench is a quick local runner of the
+// same workloads, transports and orchestrator as `smclab run`; its
+// campaigns open in `smclab show`, `smclab report` and the GUI.
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <smcr/result.h>
+
+#include "bench_local.h"
+#include "campaign_console.h"
+#include "orchestrator/campaign_spec.h"
+#include "smclab/db/result_store.h"
+#include "stream_results.h"
+
+namespace smclab::cli {
+
+struct StreamCampaign {
+    QString name;         // the campaign's name in the store
+    QString preset;       // "datapath" when it is that preset, else empty
+    QString description;  // the notes: what ran (the wire is added)
+    std::vector<orchestrator::ColumnSpec> columns;
+    std::vector<StreamTest> tests;
+    std::vector<uint64_t> sizes;
+    uint64_t durationMs = 2000;
+    int repetitions = 1;
+    QString link = QStringLiteral("ideal");  // sim link model, and the veth's shaping
+    bool pin = true;
+    const char* who = "smclab bench stream";
+};
+
+struct StreamCampaignRun {
+    qint64 campaignId = 0;
+    ConsoleResult console;  // failedCells, failuresByColumn
+    QString wireNote;
+    QString storePath;      // where the campaign is (ResultStore::path)
+    StreamGrid grid;        // [size][column], columns in StreamCampaign order
+};
+
+// An error when the lab cannot start or the campaign did not finish
+// (stopped, agents lost); failed cells come back in console.
+smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign, db::ResultStore& store);
+
+// The store a bench writes into: `dbPath`, else $SMCLAB_DB or the default
+// file; null after printing why.
+std::unique_ptr<db::ResultStore> openBenchStore(const std::string& dbPath, const char* who);
+
+// SettingList values as campaign settings (integers as numbers).
+QJsonObject settingsObject(const SettingList& settings);
+
+}  // namespace smclab::cli
