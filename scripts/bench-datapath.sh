@@ -39,9 +39,9 @@ for link in $LINKS; do
     echo "bench-datapath: stream, link $link" >&2
     # One run gives both files: the text tables for people, JSON for machines.
     "$SMCLAB" bench stream --preset datapath --isolate --counters --link "$link" -t "$T" \
-        --json-out "$OUT/stream-$link.json" >"$OUT/stream-$link.txt" 2>"$OUT/stream-$link.log" || status=1
+        --json-out "$OUT/stream-$link.json" --db "$OUT/results.db" >"$OUT/stream-$link.txt" 2>"$OUT/stream-$link.log" || status=1
     echo "bench-datapath: sendfile, link $link" >&2
-    "$SMCLAB" bench sendfile --counters --link "$link" -t "$TS" -c "$C" \
+    "$SMCLAB" bench sendfile --counters --link "$link" -t "$TS" -c "$C" --db "$OUT/results.db" \
         >"$OUT/sendfile-$link.txt" 2>"$OUT/sendfile-$link.log" || status=1
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/README.txt"

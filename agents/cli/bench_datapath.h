@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_local.h"
+#include "bench_settings.h"
 #include "smclab/report/formats.h"
 #include "stream_results.h"
 

@@ -20,7 +20,7 @@
 #include "args.h"
 #include "bench_commands.h"
 #include "bench_datapath.h"
-#include "bench_local.h"
+#include "bench_settings.h"
 #include "datapath_columns.h"
 #include "orchestrator/datapath_columns.h"
 #include "orchestrator/campaign_spec.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_local.h"
+#include "bench_settings.h"
 
 namespace smclab::cli {
 

@@ -15,7 +15,7 @@
 
 #include <smcr/result.h>
 
-#include "bench_local.h"
+#include "bench_settings.h"
 #include "campaign_console.h"
 #include "orchestrator/campaign_spec.h"
 #include "smclab/db/result_store.h"

@@ -15,7 +15,7 @@
 
 #include <smcr/result.h>
 
-#include "bench_local.h"
+#include "bench_settings.h"
 
 namespace smclab::db {
 class ResultStore;

@@ -138,9 +138,19 @@ CampaignSpec credits() {
         {QStringLiteral("SET"), QStringLiteral("kv"), kv("set"), {}, {10}},
         {QStringLiteral("GET"), QStringLiteral("kv"), kv("get"), {}, {10}},
     };
+    // Every SMC column runs the condition that makes RNR happen (the seed's
+    // single port: one link per link group carries every connection; a
+    // small receive queue; a slow receive path: lab.rx_repost_delay_us
+    // handles each CDC and refills its WQE that late, a late rx tasklet
+    // that costs no CPU). Without it no column ever meets RNR and the
+    // three SMC columns measure the same thing. `smclab bench kv --preset
+    // credits` overrides the two numbers (--recv-wr, --repost-delay-us).
     auto smc = [](bool credit, bool backlog) {
         return QJsonObject{{QStringLiteral("lab.rq_credits"), credit ? QStringLiteral("on") : QStringLiteral("off")},
-                           {QStringLiteral("lab.rx_backlog"), backlog ? QStringLiteral("on") : QStringLiteral("off")}};
+                           {QStringLiteral("lab.rx_backlog"), backlog ? QStringLiteral("on") : QStringLiteral("off")},
+                           {QStringLiteral("smcr_max_links_per_lgr"), 1},
+                           {QString::fromLatin1(kCreditsRecvWrSetting), kCreditsRecvWr},
+                           {QString::fromLatin1(kCreditsRepostDelaySetting), kCreditsRepostDelayUs}};
     };
     spec.columns = {
         {QStringLiteral("SMC credits off"), QStringLiteral("smcr"), {}, smc(false, false), {}, {}},

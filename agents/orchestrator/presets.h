@@ -18,6 +18,12 @@ struct PresetInfo {
     const char* summary;
 };
 
+// The credits preset's RNR-triggering receive side (every SMC column).
+inline constexpr const char* kCreditsRecvWrSetting = "smcr_max_recv_wr";
+inline constexpr int kCreditsRecvWr = 16;
+inline constexpr const char* kCreditsRepostDelaySetting = "lab.rx_repost_delay_us";
+inline constexpr int kCreditsRepostDelayUs = 20;
+
 // datapath, sendfile-cork, fallback, credits.
 std::span<const PresetInfo> presetList();
 QStringList presetNames();

@@ -167,6 +167,13 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
     if (!outcome.client.histogram.isEmpty()) {
         record.histograms.append({QStringLiteral("latency_us"), QStringLiteral("smclab-histogram-json-v1"),
                                   QJsonDocument(outcome.client.histogram).toJson(QJsonDocument::Compact)});
+        // Workloads whose summary has no percentiles (http, as wrk prints them
+        // only with --latency) still get them as results, from the histogram.
+        for (const char* p : {"p50", "p90", "p99", "p999"}) {
+            const QString metric = QLatin1String(p) + QStringLiteral("_us");
+            const QJsonValue v = outcome.client.histogram.value(QLatin1String(p));
+            if (!record.results.contains(metric) && v.isDouble()) record.results.insert(metric, v.toDouble());
+        }
     }
     record.samples = sampleSeries(outcome.clientSamples, outcome.serverSamples);
     for (auto it = outcome.client.counters.begin(); it != outcome.client.counters.end(); ++it) {

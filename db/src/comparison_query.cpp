@@ -155,6 +155,13 @@ smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store
     return tables;
 }
 
+smcr::Result<report::ComparisonTable> metricTable(ResultStore& store, qint64 campaignId, const QString& workload,
+                                                  const QString& metric) {
+    auto values = loadValues(store, campaignId);
+    if (!values) return smcr::fail(values.error());
+    return buildTable({workload, metric}, {{&*values, QString()}});
+}
+
 smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB) {
     auto a = loadValues(store, campaignA);
     if (!a) return smcr::fail(a.error());

@@ -29,6 +29,11 @@ smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store
 smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA,
                                                               qint64 campaignB);
 
+// One table of any stored metric of one workload ("kv:SET", "p99_us"), built
+// like the headline tables (titles and units from report::metricInfo).
+smcr::Result<report::ComparisonTable> metricTable(ResultStore& store, qint64 campaignId, const QString& workload,
+                                                  const QString& metric);
+
 // The full report of one campaign: tables, engine counters per column,
 // settings per column, provenance (campaign, hosts of both ends, dates).
 // `generatedAt` is printed as the report date.

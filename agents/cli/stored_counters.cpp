@@ -1,0 +1,60 @@
+#include "stored_counters.h"
+
+#include <map>
+#include <set>
+#include <utility>
+
+namespace smclab::cli {
+
+smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, qint64 campaignId,
+                                                        const orchestrator::CampaignSpec& spec,
+                                                        const CounterPerOp& what) {
+    auto runs = store.runs(campaignId);
+    if (!runs) return smcr::fail(runs.error());
+    struct Sum {
+        double counter = 0;
+        double ops = 0;
+        bool seen = false;  // the counter exists on this cell's runs
+    };
+    std::map<std::pair<qint64, int>, Sum> sums;  // (size, column) -> sums
+    std::set<qint64> sizes;
+    for (const db::Run& run : *runs) {
+        const int column = spec.columnIndex(run.cell.column);
+        if (run.status != db::RunStatus::done || column < 0 || run.cell.workload != what.workload) continue;
+        auto results = store.results(run.id);
+        if (!results) return smcr::fail(results.error());
+        auto counters = store.counters(run.id);
+        if (!counters) return smcr::fail(counters.error());
+        Sum& sum = sums[{run.cell.msgSize, column}];
+        sizes.insert(run.cell.msgSize);
+        sum.ops += results->value(what.opsMetric);
+        for (const db::Counter& c : *counters) {
+            if (c.side != what.side || c.name != what.counter) continue;
+            sum.counter += static_cast<double>(c.value);
+            sum.seen = true;
+        }
+    }
+    report::ComparisonTable t;
+    t.title = what.title;
+    t.metric = what.counter;
+    t.lowerIsBetter = true;
+    t.workload = what.workload;
+    for (const orchestrator::ColumnSpec& c : spec.columns) t.columns << c.label;
+    for (qint64 size : sizes) {
+        report::Row row;
+        row.msgSize = size;
+        for (int column = 0; column < static_cast<int>(spec.columns.size()); ++column) {
+            report::Cell cell;
+            const auto it = sums.find({size, column});
+            if (it != sums.end() && it->second.seen && it->second.ops > 0) {
+                cell.value = it->second.counter / it->second.ops;
+                cell.repetitions = 1;
+            }
+            row.cells.append(cell);
+        }
+        t.rows.append(row);
+    }
+    return t;
+}
+
+}  // namespace smclab::cli

@@ -1,0 +1,31 @@
+// Engine counters per operation from a stored campaign, as a comparison
+// table: for each size and column of one workload, the sum of a counter
+// over the done runs divided by the sum of an operation count the runs
+// stored ("requests", "ops"). The bench commands print these next to the
+// cover-letter tables (CDC messages per request, RDMA writes per request).
+#pragma once
+
+#include <QString>
+
+#include <smcr/result.h>
+
+#include "orchestrator/campaign_spec.h"
+#include "smclab/db/result_store.h"
+#include "smclab/report/comparison_table.h"
+
+namespace smclab::cli {
+
+struct CounterPerOp {
+    QString workload;  // stored name ("http", "kv:SET")
+    db::Side side = db::Side::server;
+    QString counter;   // "smcr.cdc_sent"
+    QString opsMetric; // "requests"
+    QString title;     // the table's title
+};
+
+// Columns in spec order; a column without the counter (TCP) shows '-'.
+smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, qint64 campaignId,
+                                                        const orchestrator::CampaignSpec& spec,
+                                                        const CounterPerOp& what);
+
+}  // namespace smclab::cli
