@@ -1,5 +1,6 @@
 // smclab show ID: one campaign in detail: its matrix, the settings that
 // tell its columns apart, and every run with its status.
+#include <algorithm>
 #include <cstdio>
 
 #include <QMap>
@@ -175,14 +176,34 @@ int runShow(const Args& args) {
     printMatrix(*runs);
     if (!printSettings(*store, *runs, *columns, allSettings)) return kExitFailure;
 
+    // What the runs crossed and how loaded the host was, from each run's facts.
+    auto wires = store->campaignRunFact(*id, db::Side::client, QStringLiteral("wire"));
+    if (!wires) return reportError("smclab show", wires.error());
+    auto busy = store->campaignRunFact(*id, db::Side::client, QStringLiteral("host_state.busy"));
+    if (!busy) return reportError("smclab show", busy.error());
+    QMap<QString, int> wireRuns;
+    for (const QString& wire : *wires) ++wireRuns[wire];
+    if (!wireRuns.isEmpty()) {
+        std::printf("wire (from the runs' facts):\n");
+        for (auto it = wireRuns.cbegin(); it != wireRuns.cend(); ++it)
+            std::printf("  %s (%d run%s)\n", qPrintable(it.key()), it.value(), it.value() == 1 ? "" : "s");
+    }
+    const auto busyRuns = std::count(busy->cbegin(), busy->cend(), QStringLiteral("yes"));
+    if (!busy->isEmpty()) {
+        std::printf("host load: %lld of %lld runs ran on a busy host (other processes or steal; LOAD busy below)\n",
+                    static_cast<long long>(busyRuns), static_cast<long long>(busy->size()));
+    }
+
     std::printf("runs:\n");
-    std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-19s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN", "SIZE", "REP",
-                "STATUS", "FINISHED (UTC)", "ERROR");
+    std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-4s %-19s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN", "SIZE",
+                "REP", "STATUS", "LOAD", "FINISHED (UTC)", "ERROR");
     for (const db::Run& r : *runs) {
-        const QString line = QString::asprintf("  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-19s %s", static_cast<long long>(r.id),
-                                               qPrintable(r.cell.workload), qPrintable(r.cell.transport),
-                                               qPrintable(r.cell.column), static_cast<long long>(r.cell.msgSize),
-                                               r.cell.repetition, qPrintable(db::statusName(r.status)),
+        const QString load = busy->value(r.id) == QLatin1String("yes") ? QStringLiteral("busy") : QString();
+        const QString line = QString::asprintf("  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-4s %-19s %s",
+                                               static_cast<long long>(r.id), qPrintable(r.cell.workload),
+                                               qPrintable(r.cell.transport), qPrintable(r.cell.column),
+                                               static_cast<long long>(r.cell.msgSize), r.cell.repetition,
+                                               qPrintable(db::statusName(r.status)), qPrintable(load),
                                                qPrintable(date(r.finishedAt)), qPrintable(r.error));
         std::printf("%s\n", qPrintable(trimRight(line)));
     }

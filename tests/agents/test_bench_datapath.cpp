@@ -109,6 +109,10 @@ private slots:
         QVERIFY2(show.out.contains("preset    datapath"), qPrintable(show.out));
         QVERIFY2(show.out.contains("(24 of 24 runs done, 0 failed)"), qPrintable(show.out));
         QVERIFY2(show.out.contains("Wire: link cx4lx-vf"), qPrintable(show.out));
+        // Every run's own facts: the wire it crossed and the host's load.
+        QVERIFY2(show.out.contains(QRegularExpression("wire \\(from the runs' facts\\):\n  link cx4lx-vf: .* \\(24 runs\\)\n")),
+                 qPrintable(show.out));
+        QVERIFY2(show.out.contains(QRegularExpression("host load: \\d+ of 24 runs ran on a busy host")), qPrintable(show.out));
     }
 
     void isolationColumnsAndCounters() {
