@@ -140,8 +140,7 @@ private slots:
     }
 
     void http() {
-        if (!m_workloads.contains("http"))
-            QSKIP("http is not in this agent's workload registry");
+        QVERIFY2(m_workloads.contains("http"), "http is built in but missing from the agent's workload registry");
         const auto [server, client] = runPair("http", {}, {{"threads", 1}, {"connections", 2}}, 800, true);
         QVERIFY(client && server);
         QCOMPARE(runStateName(client->state), QString("finished"));
@@ -152,8 +151,7 @@ private slots:
     }
 
     void kv() {
-        if (!m_workloads.contains("kv"))
-            QSKIP("kv is not in this agent's workload registry");
+        QVERIFY2(m_workloads.contains("kv"), "kv is built in but missing from the agent's workload registry");
         const auto [server, client] =
             runPair("kv", {}, {{"clients", 2}, {"requests", 2000}, {"tests", QJsonArray{"set", "get"}}},
                     10'000, true);
@@ -165,9 +163,7 @@ private slots:
     }
 
     void tcpBwOverSmcrSim() {
-        if (!m_server->client.hello().capabilities.transportAvailable("smcr")) {
-            QSKIP("the smcr transport is not available in this build");
-        }
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
         StartRun server = serverRun("smcr-s", "tcp_bw", 15'000, {{"max_tests", 1}});
         server.transport = "smcr";
         server.transportOptions = {{"fabric", "sim"}};
@@ -203,9 +199,7 @@ private slots:
     // compare throughput before and after the change (the GUI draws a marker
     // there). The ratio is printed; the engine decides how large it is.
     void liveAutocorkingOverSmcrSplitsTheSamples() {
-        if (!m_server->client.hello().capabilities.transportAvailable("smcr")) {
-            QSKIP("the smcr transport is not available in this build");
-        }
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
         StartRun server = serverRun("cork-s", "tcp_bw", 15'000, {{"max_tests", 1}});
         server.transport = "smcr";
         server.transportOptions = {{"fabric", "sim"}};
@@ -255,9 +249,7 @@ private slots:
     // autocorking, 2022 datapath series patches 2/3). Skips until the
     // engine reports autocorking counters.
     void autocorkingOnCutsCdcsPerSend() {
-        if (!m_server->client.hello().capabilities.transportAvailable("smcr")) {
-            QSKIP("the smcr transport is not available in this build");
-        }
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
         StartRun server = serverRun("ac-s", "tcp_bw", 15'000, {{"max_tests", 1}});
         server.transport = "smcr";
         server.transportOptions = {{"fabric", "sim"}, {"link", "cx4-25g"}};
@@ -284,8 +276,7 @@ private slots:
         bool engineCorks = false;
         for (const QString& name : result->counters.keys())
             engineCorks |= name.contains("autocork") || name.contains("corked_push");
-        if (!engineCorks)
-            QSKIP("the engine has no autocorking counters yet");
+        QVERIFY2(engineCorks, "the engine reports no autocorking counters");
 
         const QList<Samples> samples = m_client->samplesOf("ac-c");
         QVERIFY(samples.size() >= 6);
@@ -340,8 +331,7 @@ private slots:
         // The current value of tcp_autocorking, from the end-of-run snapshot of the earlier run.
         const auto earlier = m_client->waitForResult("tcp_bw-cli", 1);
         const QString current = earlier ? earlier->settings.value("tcp_autocorking").toString() : QString();
-        if (current.isEmpty())
-            QSKIP("tcp transport lists no tcp_autocorking setting here");
+        QVERIFY2(!current.isEmpty(), "the tcp transport lists no tcp_autocorking setting");
         const qint64 before = QDateTime::currentMSecsSinceEpoch();
         const QJsonObject applied = m_server->request([&](auto h) {
             return m_server->client.setSettings("live", {{"tcp_autocorking", current.toInt()}}, h);

@@ -89,8 +89,7 @@ class TestAgentLossResume : public QObject {
     Q_OBJECT
 private slots:
     void agentKilledThenCliResumes() {
-        if (!QFile::exists(binary("smclab")) || !QFile::exists(binary("smclab-agent")))
-            QSKIP("smclab or smclab-agent is not built");
+        QVERIFY2(QFile::exists(binary("smclab")) && QFile::exists(binary("smclab-agent")), "smclab or smclab-agent is not built");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString tokenFile = dir.filePath("token");

@@ -65,8 +65,7 @@ private:
 
 private slots:
     void initTestCase() {
-        if (!QFile::exists(test::agentBinary()) || !QFile::exists(test::smclabBinary()))
-            QSKIP("smclab or smclab-agent is not built");
+        QVERIFY2(QFile::exists(test::agentBinary()) && QFile::exists(test::smclabBinary()), "smclab or smclab-agent is not built");
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }

@@ -57,8 +57,7 @@ private slots:
         if (dbtest::PostgresServer::binDir().isEmpty()) {
             QSKIP("PostgreSQL server binaries (initdb, pg_ctl) are not installed; install postgresql");
         }
-        if (!QFile::exists(test::agentBinary()) || !QFile::exists(test::smclabBinary()))
-            QSKIP("smclab or smclab-agent is not built");
+        QVERIFY2(QFile::exists(test::agentBinary()) && QFile::exists(test::smclabBinary()), "smclab or smclab-agent is not built");
         QString why;
         m_server = dbtest::sharedPostgres(&why);
         QVERIFY2(m_server, qPrintable(why));

@@ -68,7 +68,7 @@ private:
 
 private slots:
     void initTestCase() {
-        if (!QFile::exists(test::agentBinary())) QSKIP("smclab-agent is not built");
+        QVERIFY2(QFile::exists(test::agentBinary()), "smclab-agent is not built");
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }

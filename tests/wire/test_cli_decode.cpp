@@ -42,8 +42,7 @@ class TestCliDecode : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        if (!QFile::exists(program()))
-            QSKIP("smclab is not built");
+        QVERIFY2(QFile::exists(program()), "smclab is not built");
     }
 
     void proposalV1() {
