@@ -3,10 +3,45 @@
 #
 # One executable per test file, registered with CTest under its labels.
 # QT links Qt::Test (a Qt Test program); without it the program is a plain
-# executable that returns non-zero on failure. Labels in use: unit, wire,
-# fabric, engine, integration, gui, rnic, fuzz.
+# executable that returns non-zero on failure.
+#
+# Labels: every test has exactly one kind, so that `ctest -L unit`,
+# `-L integration` and `-L gui` together run everything:
+#   unit         one process, no programs, no sockets to other processes
+#   integration  real processes (agents, peers, nginx, postgres ...) or devices
+#   gui          the Qt desktop (offscreen or Xvfb)
+#   sanitize     the ci preset's ASan+UBSan re-run of the other tests
+# plus the module it tests, which is its folder under tests/ (added here:
+# wire, fabric, engine, agents, db, orchestrator, ...) and optional topic
+# labels (rnic, fuzz). smclab_check_test_labels() checks a plain add_test.
+set(SMCLAB_TEST_KINDS unit integration gui sanitize)
+
+function(smclab_check_test_labels name labels)
+    set(_kinds 0)
+    foreach(kind IN LISTS SMCLAB_TEST_KINDS)
+        if(kind IN_LIST labels)
+            math(EXPR _kinds "${_kinds} + 1")
+        endif()
+    endforeach()
+    if(NOT _kinds EQUAL 1)
+        message(FATAL_ERROR "test ${name}: labels '${labels}' need exactly one of: ${SMCLAB_TEST_KINDS}")
+    endif()
+endfunction()
+
+# The module label of the tests defined in the current folder (tests/<module>).
+function(smclab_test_labels out)
+    get_filename_component(_module ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+    set(_labels ${ARGN})
+    if(NOT _module IN_LIST _labels)
+        list(APPEND _labels ${_module})
+    endif()
+    smclab_check_test_labels("${CMAKE_CURRENT_SOURCE_DIR}" "${_labels}")
+    set(${out} "${_labels}" PARENT_SCOPE)
+endfunction()
+
 function(smclab_add_test)
     cmake_parse_arguments(T "QT" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ARGS;ENV" ${ARGN})
+    smclab_test_labels(T_LABELS ${T_LABELS})
     if(NOT T_TIMEOUT)
         set(T_TIMEOUT 120)
     endif()
