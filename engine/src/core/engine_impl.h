@@ -136,7 +136,6 @@ public:
     // when none is free.
     void flushLocked(Connection& conn);
     // Copies up to len bytes into the sndbuf and pushes. Returns bytes taken.
-    uint32_t appendLocked(Connection& conn, const uint8_t* data, uint32_t len);
 
     // ---- push decisions (engine_push.cpp, rules in cork_policy.h) -------------
     // send(): copies up to len bytes (large copies with the engine unlocked
@@ -181,7 +180,6 @@ public:
     fabric::Device& device() { return *m_device; }
 
 private:
-    friend class HandshakeDriver;
     EngineImpl() = default;
     Status init();
 

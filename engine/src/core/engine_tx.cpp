@@ -129,21 +129,6 @@ void EngineImpl::flushLocked(Connection& conn) {
     }
 }
 
-uint32_t EngineImpl::appendLocked(Connection& conn, const uint8_t* data, uint32_t len) {
-    ConnTx& tx = conn.core->tx();
-    const uint32_t n = std::min(len, tx.sndbufFreeBytes());
-    if (n == 0) return 0;
-    const RingSpans spans = tx.reserve(n);
-    uint32_t done = 0;
-    for (uint8_t i = 0; i < spans.count; ++i) {
-        std::memcpy(conn.sndbuf->data() + spans.spans[i].offset, data + done, spans.spans[i].lengthBytes);
-        done += spans.spans[i].lengthBytes;
-    }
-    tx.commit(n);
-    flushLocked(conn);
-    return n;
-}
-
 uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
     ConnRx& rx = conn.core->rx();
     const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));

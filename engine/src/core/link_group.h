@@ -1,6 +1,6 @@
-// The shell's objects around the functional core: a link group (one RC QP
-// today, room for a second link later) and the connections on it. They are
-// plain holders; EngineImpl drives them under its mutex.
+// The shell's objects around the functional core: a link group (its first
+// link's QP held inline, the second in a LinkPath) and the connections on
+// it. They are plain holders; EngineImpl drives them under its mutex.
 #pragma once
 
 #include <array>
