@@ -10,7 +10,9 @@
 // lab.fast_fallback off and on; connections/s and connect + request
 // latency, in percent of the TCP listener. On the demo's local lab, stored
 // like any campaign (local_campaign.h).
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include <QJsonObject>
@@ -25,6 +27,7 @@
 #include "orchestrator/run_record.h"
 #include "smclab/db/comparison_query.h"
 #include "smclab/report/format_text.h"
+#include "stored_counters.h"
 #include "stream_campaign.h"
 
 namespace smclab::cli {
@@ -66,9 +69,7 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-}  // namespace
-
-int runBenchAccept(const Args& args) {
+struct Options {
     uint64_t durationMs = 2000;
     // One client by default: several clients also measure head-of-line
     // blocking in the server, not the cost of the accept path.
@@ -78,6 +79,10 @@ int runBenchAccept(const Args& args) {
     bool pin = true;
     std::string dbPath;
     SettingList settings;
+};
+
+// nullopt: go on; a value: exit with it (help printed, or a usage error).
+std::optional<int> parseOptions(const Args& args, Options* o) {
     ArgCursor cursor(args);
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
@@ -87,25 +92,25 @@ int runBenchAccept(const Args& args) {
         if (auto d = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*d);
             if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
-            durationMs = *ms;
+            o->durationMs = *ms;
         } else if (auto c = cursor.takeValue("--clients")) {
             auto n = parseInt(*c);
             if (!n || *n < 1 || *n > 256) return usage("--clients needs 1..256");
-            clients = static_cast<int>(*n);
+            o->clients = static_cast<int>(*n);
         } else if (auto q = cursor.takeValue("--request")) {
             auto n = parseSize(*q);
             if (!n || *n < 1 || *n > kMaxRequestBytes) return usage("--request needs 1..1M bytes");
-            requestBytes = *n;
+            o->requestBytes = *n;
         } else if (auto rp = cursor.takeValue("--reps")) {
             auto n = parseInt(*rp);
             if (!n || *n < 1 || *n > 100) return usage("--reps needs 1..100");
-            reps = static_cast<int>(*n);
-        } else if (auto s = cursor.takeValue("--set")) {
-            if (!parseSettingArg(*s, &settings)) return usage("--set needs NAME=VALUE");
+            o->reps = static_cast<int>(*n);
+        } else if (auto st = cursor.takeValue("--set")) {
+            if (!parseSettingArg(*st, &o->settings)) return usage("--set needs NAME=VALUE");
         } else if (auto db = cursor.takeValue("--db")) {
-            dbPath = *db;
+            o->dbPath = *db;
         } else if (cursor.takeFlag("--no-pin")) {
-            pin = false;
+            o->pin = false;
         } else if (!cursor.error().empty()) {
             return usage(cursor.error());
         } else {
@@ -114,63 +119,58 @@ int runBenchAccept(const Args& args) {
     }
     if (!cursor.error().empty()) return usage(cursor.error());
     // A bad setting is a usage error here, not a failed column later.
-    if (!settings.empty()) {
-        smcr::Settings probe;
-        for (const auto& [name, value] : settings) {
-            if (auto st = probe.set(name, value); !st) return usage("--set: " + st.error().toString());
-        }
+    smcr::Settings probe;
+    for (const auto& [name, value] : o->settings) {
+        if (auto set = probe.set(name, value); !set) return usage("--set: " + set.error().toString());
     }
+    return std::nullopt;
+}
 
+// The fallback preset with the bench's clients, reply size, time and settings.
+CampaignSpec benchSpec(const Options& o) {
     CampaignSpec spec = *presetCampaign(QStringLiteral("fallback"));
     spec.name = QStringLiteral("bench accept");
-    spec.durationMs = static_cast<int>(durationMs);
+    spec.durationMs = static_cast<int>(o.durationMs);
     spec.warmupMs = spec.durationMs / 5;
-    spec.repetitions = reps;
-    spec.sizes = {requestBytes};
+    spec.repetitions = o.reps;
+    spec.sizes = {o.requestBytes};
     for (WorkloadSpec& w : spec.workloads) {
-        w.sizes = {requestBytes};
-        w.params.insert(QStringLiteral("connections"), clients);
-        w.params.insert(QStringLiteral("threads"), std::min(2, clients));
+        w.sizes = {o.requestBytes};
+        w.params.insert(QStringLiteral("connections"), o.clients);
+        w.params.insert(QStringLiteral("threads"), std::min(2, o.clients));
     }
-    const QJsonObject extra = settingsObject(settings);
+    const QJsonObject extra = settingsObject(o.settings);
     for (ColumnSpec& c : spec.columns) {
         if (c.transport != QLatin1String("smcr")) continue;
         for (auto it = extra.begin(); it != extra.end(); ++it) c.settings.insert(it.key(), it.value());
     }
     spec.description = QStringLiteral("smclab bench accept: the fallback preset, %1 connection(s), %2 B replies, "
                                       "%3 s per cell, %4 repetition(s)")
-                           .arg(clients)
-                           .arg(requestBytes)
-                           .arg(static_cast<double>(durationMs) / 1000.0)
-                           .arg(reps);
+                           .arg(o.clients)
+                           .arg(o.requestBytes)
+                           .arg(static_cast<double>(o.durationMs) / 1000.0)
+                           .arg(o.reps);
+    return spec;
+}
 
-    auto store = openBenchStore(dbPath, kWho);
+}  // namespace
+
+int runBenchAccept(const Args& args) {
+    Options o;
+    if (auto exit = parseOptions(args, &o)) return *exit;
+    const CampaignSpec spec = benchSpec(o);
+    auto store = openBenchStore(o.dbPath, kWho);
     if (!store) return kExitFailure;
     LocalCampaignOptions labOptions;
     labOptions.who = kWho;
-    labOptions.pin = pin;
-    auto ran = runLocalCampaign(spec, *store, labOptions);
-    if (!ran) {
-        std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
-        return kExitFailure;
-    }
-    if (ran->result.state != RunnerState::finished) {
-        std::fprintf(stderr, "%s: %s\n", kWho,
-                     qPrintable(ran->result.error.isEmpty() ? QStringLiteral("the campaign did not finish")
-                                                            : ran->result.error));
-        return kExitFailure;
-    }
-    printColumnFailures(ran->result, kWho);
+    labOptions.pin = o.pin;
+    const auto ran = runBenchCampaign(spec, *store, labOptions);
+    if (!ran) return kExitFailure;
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
-    QList<report::ComparisonTable> latency;
-    for (const char* metric : {"p50_us", "p99_us"}) {
-        auto table = db::metricTable(*store, id, storedWorkloadName(spec, 0), QString::fromLatin1(metric));
-        if (!table) continue;
-        table->title = QStringLiteral("Connect + request latency %1").arg(QString::fromLatin1(metric).section('_', 0, 0));
-        latency.append(*table);
-    }
-    std::printf("%s", qPrintable(report::formatText(latency)));
+    const QString latency =
+        report::formatText(percentileTables(*store, id, spec, QStringLiteral("Connect + request latency %2")));
+    std::printf("%s", qPrintable(latency));
     std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
                 qPrintable(store->path()));
     std::fflush(stdout);

@@ -27,6 +27,7 @@
 #include "orchestrator/run_record.h"
 #include "smclab/db/comparison_query.h"
 #include "smclab/report/format_text.h"
+#include "stored_counters.h"
 #include "stream_campaign.h"
 
 namespace smclab::cli {
@@ -239,33 +240,12 @@ int runBenchKv(const Args& args) {
     LocalCampaignOptions labOptions;
     labOptions.who = kWho;
     labOptions.pin = o.pin;
-    auto ran = runLocalCampaign(spec, *store, labOptions);
-    if (!ran) {
-        std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
-        return kExitFailure;
-    }
-    if (ran->result.state != RunnerState::finished) {
-        std::fprintf(stderr, "%s: %s\n", kWho,
-                     qPrintable(ran->result.error.isEmpty() ? QStringLiteral("the campaign did not finish")
-                                                            : ran->result.error));
-        return kExitFailure;
-    }
-    printColumnFailures(ran->result, kWho);
+    const auto ran = runBenchCampaign(spec, *store, labOptions);
+    if (!ran) return kExitFailure;
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
     // Latency percentiles of each test, as redis-benchmark prints them.
-    QList<report::ComparisonTable> latency;
-    for (int w = 0; w < static_cast<int>(spec.workloads.size()); ++w) {
-        const QString workload = storedWorkloadName(spec, w);
-        for (const char* metric : {"p50_us", "p99_us"}) {
-            auto table = db::metricTable(*store, id, workload, QString::fromLatin1(metric));
-            if (!table) continue;
-            table->title = QStringLiteral("%1 %2 latency").arg(spec.workloads[static_cast<size_t>(w)].label,
-                                                              QString::fromLatin1(metric).section(QLatin1Char('_'), 0, 0));
-            latency.append(*table);
-        }
-    }
-    std::printf("%s", qPrintable(report::formatText(latency)));
+    std::printf("%s", qPrintable(report::formatText(percentileTables(*store, id, spec, QStringLiteral("%1 %2 latency")))));
     printCounters(*store, id, spec);
     std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
                 qPrintable(store->path()));

@@ -213,18 +213,8 @@ int runBenchSendfile(const Args& args) {
     LocalCampaignOptions labOptions;
     labOptions.who = kWho;
     labOptions.pin = o.pin;
-    auto ran = runLocalCampaign(spec, *store, labOptions);
-    if (!ran) {
-        std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
-        return kExitFailure;
-    }
-    if (ran->result.state != RunnerState::finished) {
-        std::fprintf(stderr, "%s: %s\n", kWho,
-                     qPrintable(ran->result.error.isEmpty() ? QStringLiteral("the campaign did not finish")
-                                                            : ran->result.error));
-        return kExitFailure;
-    }
-    printColumnFailures(ran->result, kWho);
+    const auto ran = runBenchCampaign(spec, *store, labOptions);
+    if (!ran) return kExitFailure;
     const qint64 id = ran->result.campaignId;
     auto document = db::campaignReport(*store, id, QDateTime::currentDateTimeUtc());
     if (!document) {

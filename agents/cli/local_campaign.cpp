@@ -45,4 +45,21 @@ smcr::Result<LocalCampaign> runLocalCampaign(CampaignSpec spec, db::ResultStore&
     return out;
 }
 
+std::optional<LocalCampaign> runBenchCampaign(const CampaignSpec& spec, db::ResultStore& store,
+                                              const LocalCampaignOptions& options) {
+    auto ran = runLocalCampaign(spec, store, options);
+    if (!ran) {
+        std::fprintf(stderr, "%s: %s\n", options.who, ran.error().message.c_str());
+        return std::nullopt;
+    }
+    if (ran->result.state != RunnerState::finished) {
+        std::fprintf(stderr, "%s: %s\n", options.who,
+                     qPrintable(ran->result.error.isEmpty() ? QStringLiteral("the campaign did not finish")
+                                                            : ran->result.error));
+        return std::nullopt;
+    }
+    printColumnFailures(ran->result, options.who);
+    return std::move(ran).value();
+}
+
 }  // namespace smclab::cli

@@ -9,6 +9,8 @@
 
 #include <QString>
 
+#include <optional>
+
 #include <smcr/result.h>
 
 #include "campaign_console.h"
@@ -36,5 +38,11 @@ struct LocalCampaign {
 // campaign that stops or fails comes back in `result`.
 smcr::Result<LocalCampaign> runLocalCampaign(orchestrator::CampaignSpec spec, db::ResultStore& store,
                                              const LocalCampaignOptions& options);
+
+// The bench commands' use of it: runs `spec`, prints why on stderr (prefixed
+// with options.who) when the lab cannot start or the campaign did not
+// finish and returns nullopt then, and names each failed column once.
+std::optional<LocalCampaign> runBenchCampaign(const orchestrator::CampaignSpec& spec, db::ResultStore& store,
+                                              const LocalCampaignOptions& options);
 
 }  // namespace smclab::cli

@@ -4,7 +4,28 @@
 #include <set>
 #include <utility>
 
+#include "orchestrator/run_record.h"
+#include "smclab/db/comparison_query.h"
+
 namespace smclab::cli {
+
+QList<report::ComparisonTable> percentileTables(db::ResultStore& store, qint64 campaignId,
+                                                const orchestrator::CampaignSpec& spec, const QString& titleFormat) {
+    QList<report::ComparisonTable> out;
+    for (int w = 0; w < static_cast<int>(spec.workloads.size()); ++w) {
+        const QString workload = orchestrator::storedWorkloadName(spec, w);
+        for (const char* percentile : {"p50", "p99"}) {
+            auto table = db::metricTable(store, campaignId, workload, QLatin1String(percentile) + QStringLiteral("_us"));
+            if (!table) continue;
+            // Either placeholder may be absent, so no QString::arg.
+            table->title = QString(titleFormat)
+                               .replace(QStringLiteral("%1"), spec.workloads[static_cast<size_t>(w)].label)
+                               .replace(QStringLiteral("%2"), QLatin1String(percentile));
+            out.append(*table);
+        }
+    }
+    return out;
+}
 
 smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, qint64 campaignId,
                                                         const orchestrator::CampaignSpec& spec,

@@ -1,4 +1,5 @@
-// Engine counters per operation from a stored campaign, as a comparison
+// Engine counters per operation and latency percentiles from a stored
+// campaign, as comparison tables. Counters:
 // table: for each size and column of one workload, the sum of a counter
 // over the done runs divided by the sum of an operation count the runs
 // stored ("requests", "ops"). The bench commands print these next to the
@@ -22,6 +23,12 @@ struct CounterPerOp {
     QString opsMetric; // "requests"
     QString title;     // the table's title
 };
+
+// The p50 and p99 latency tables (results p50_us, p99_us) of every workload
+// of `spec`, in workload order, titled by `titleFormat` with %1 the
+// workload's label and %2 the percentile ("%1 %2 latency": "SET p50 latency").
+QList<report::ComparisonTable> percentileTables(db::ResultStore& store, qint64 campaignId,
+                                                const orchestrator::CampaignSpec& spec, const QString& titleFormat);
 
 // Columns in spec order; a column without the counter (TCP) shows '-'.
 smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, qint64 campaignId,
