@@ -73,7 +73,9 @@ smcr::Status Orchestrator::prepare(const CampaignSpec& spec, const std::vector<A
     QMap<QString, AgentLink*> byAddress;
     auto linkFor = [&](const QString& address) {
         if (AgentLink* existing = byAddress.value(address)) return existing;
-        auto* link = new AgentLink(address, m_connectOptions, this);
+        AgentConnectOptions options = m_connectOptions;
+        if (auto token = m_tokenByAddress.constFind(address); token != m_tokenByAddress.cend()) options.token = *token;
+        auto* link = new AgentLink(address, options, this);
         byAddress.insert(address, link);
         m_links.push_back(link);
         return link;

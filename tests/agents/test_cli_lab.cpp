@@ -5,7 +5,9 @@
 // fresh token (0600 on both ends), checks its hello and writes the lab
 // file; status reports it up; a second deploy replaces it with a new token;
 // stop ends it and status says down; a host without sshd fails with ssh's
-// message. Skips without root, network namespaces or sshd.
+// message. `smclab run --lab` drives a campaign on the deployed agent with
+// no address or token typed, and its errors name the host. Skips without
+// root, network namespaces or sshd.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -176,7 +178,10 @@ private slots:
         const quint16 agentPort = 7601;
         const QStringList deploy = QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
                                    QStringList{QStringLiteral("--agent-port"), QString::number(agentPort),
-                                               QStringLiteral("--agent-binary"), agentBinary(), m_nsAddress};
+                                               QStringLiteral("--agent-binary"), agentBinary(),
+                                               // The workloads' peer is the host's own lab address.
+                                               QStringLiteral("--agent-arg=--allow-peer=%1/32").arg(m_nsAddress),
+                                               m_nsAddress};
         const Outcome first = runSmclab(deploy);
         QVERIFY2(first.exitCode == 0, qPrintable(first.out + first.err));
         QVERIFY2(first.out.contains(QStringLiteral("agent up on %1:%2").arg(m_nsAddress).arg(agentPort)),
@@ -195,6 +200,22 @@ private slots:
         const QString token = readFile(tokenFile).trimmed();
         QVERIFY(token.size() >= 40);
         QCOMPARE(readFile(path(QStringLiteral("remote/agent.token"))).trimmed(), token);
+
+        // The deployed lab runs a campaign as is: its one host serves both sides, its token from the lab.
+        QVERIFY(writeFile(path(QStringLiteral("campaign.json")),
+                          QStringLiteral(R"({"name": "lab", "workloads": [{"workload": "tcp_lat", "label": "Latency"}],
+                              "columns": [{"label": "TCP", "transport": "tcp"}], "sizes": [64], "durationMs": 300,
+                              "sampleIntervalMs": 100})")));
+        const QStringList labRun{QStringLiteral("run"), path(QStringLiteral("campaign.json")), QStringLiteral("--lab"),
+                                 path(QStringLiteral("lab.json")), QStringLiteral("--db"),
+                                 path(QStringLiteral("results.db"))};
+        const Outcome ran = runSmclab(labRun);
+        QVERIFY2(ran.exitCode == 0 && ran.out.contains(QStringLiteral("Latency")), qPrintable(ran.out + ran.err));
+        const Outcome named = runSmclab(labRun + QStringList{QStringLiteral("--agents"), m_nsAddress + QLatin1Char(',') +
+                                                                                         m_missingAddress});
+        QCOMPARE(named.exitCode, 1);
+        QVERIFY2(named.err.contains(QStringLiteral("host %1 is not in the lab file").arg(m_missingAddress)),
+                 qPrintable(named.err));
 
         const QStringList status = QStringList{QStringLiteral("lab"), QStringLiteral("status")} + common();
         Outcome up = runSmclab(status);
@@ -228,6 +249,12 @@ private slots:
         const Outcome down = runSmclab(status);
         QCOMPARE(down.exitCode, 1);
         QVERIFY2(down.out.contains(QStringLiteral(" down ")), qPrintable(down.out));
+        const Outcome gone = runSmclab({QStringLiteral("run"), path(QStringLiteral("campaign.json")), QStringLiteral("--lab"),
+                                        path(QStringLiteral("lab.json")), QStringLiteral("--db"),
+                                        path(QStringLiteral("results.db")), QStringLiteral("--connect-timeout"),
+                                        QStringLiteral("2")});
+        QCOMPARE(gone.exitCode, 1);
+        QVERIFY2(gone.err.contains(QStringLiteral("%1:%2").arg(m_nsAddress).arg(agentPort)), qPrintable(gone.err));
     }
 
     void unreachableHostFailsWithSshsMessage() {
