@@ -232,12 +232,24 @@ private slots:
         up = runSmclab(status);
         QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
 
-        // One shared token instead (what `smclab run --token-file F` needs): the agent takes it.
+        // One shared token instead (what `smclab run --token-file F` needs): the agent takes it. And
+        // --system (package mode) on a host without a running systemd, as this namespace is: a note
+        // that says why, then the user mode.
         QVERIFY(
             writeFile(path(QStringLiteral("shared.token")), QStringLiteral("shared-lab-token-0123456789\n")));
-        const Outcome shared = runSmclab(
-            deploy + QStringList{QStringLiteral("--token-file"), path(QStringLiteral("shared.token"))});
+        const Outcome shared = runSmclab(deploy + QStringList{QStringLiteral("--token-file"),
+                                                              path(QStringLiteral("shared.token")),
+                                                              QStringLiteral("--system")});
         QVERIFY2(shared.exitCode == 0, qPrintable(shared.out + shared.err));
+        if (!QFile::exists(QStringLiteral("/run/systemd/system"))) {
+            QVERIFY2(shared.out.contains(QStringLiteral("systemd is not running")) &&
+                         shared.out.contains(QStringLiteral("user mode instead")),
+                     qPrintable(shared.out));
+            const QJsonObject relab =
+                QJsonDocument::fromJson(readFile(path(QStringLiteral("lab.json"))).toUtf8()).object();
+            QCOMPARE(relab.value(QStringLiteral("hosts")).toArray().first().toObject().value(QStringLiteral("mode")).toString(),
+                     QStringLiteral("user"));
+        }
         QCOMPARE(readFile(path(QStringLiteral("remote/agent.token"))).trimmed(),
                  QStringLiteral("shared-lab-token-0123456789"));
         QVERIFY(runSmclab(status).exitCode == 0);
