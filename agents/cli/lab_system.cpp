@@ -60,7 +60,7 @@ smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe
     // apt resolves the package's dependencies (Qt) where dpkg alone would stop.
     const QString install =
         QStringLiteral("cd %1 && if command -v apt-get >/dev/null 2>&1; then "
-                       "DEBIAN_FRONTEND=noninteractive %2apt-get install -y --no-install-recommends ./smclab-agent.deb; "
+                       "%2env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ./smclab-agent.deb; "
                        "else %2dpkg -i smclab-agent.deb; fi; s=$?; rm -rf %1; exit $s")
             .arg(tmp, root);
     auto installed = runRemote(target, install, {}, 300'000);
