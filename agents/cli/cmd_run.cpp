@@ -195,6 +195,7 @@ int runRun(const Args& args) {
     if (useLab) reachArgs << QStringLiteral("--lab") << labPath;
     if (!agentsText.isEmpty()) reachArgs << QStringLiteral("--agents") << agentsText;
     if (!tokenFile.isEmpty()) reachArgs << QStringLiteral("--token-file") << tokenFile;
+    if (!dbPath.isEmpty()) reachArgs << QStringLiteral("--db") << dbPath;
     const QString reach = reachArgs.join(QLatin1Char(' '));
 
     ensureCoreApplication();
@@ -298,8 +299,12 @@ int runRun(const Args& args) {
         default:
             std::fprintf(stderr, "smclab run: %s\n", qPrintable(result.error.isEmpty() ? QStringLiteral("failed") : result.error));
             if (result.campaignId > 0)
-                std::fprintf(stderr, "smclab run: campaign %lld can be resumed with --resume %lld\n",
-                             static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId));
+                // A database that went away (server restarted, network) keeps the
+                // runs it committed; the same command line picks up the rest.
+                std::fprintf(stderr, "smclab run: campaign %lld keeps its finished runs; once the cause is fixed, resume with:\n"
+                                     "  smclab run --resume %lld %s\n",
+                             static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
+                             qPrintable(reach));
             return kExitFailure;
     }
 }

@@ -307,6 +307,10 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     if (smcr::Status s = m_store.markRunStarted(m_campaignId, toRunCell(m_spec, cell), pair.client->storeAgentId,
                                                pair.server->storeAgentId);
         !s) {
+        // A lost database connection would lose this run too: end here
+        // (the finished runs are committed; resume runs the rest).
+        if (s.error().code == smcr::Errc::connectionReset)
+            return fatal(QStringLiteral("cannot start the run: %1").arg(statusText(s.error())));
         emit message(QStringLiteral("database: %1").arg(statusText(s.error())));
     }
     auto* runner = new CellRunner(pair.server, pair.client, serverRun, clientRun, this);
