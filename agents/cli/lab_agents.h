@@ -9,12 +9,12 @@
 // both sides of every cell.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include <QHash>
 #include <QString>
 #include <QStringList>
-
-#include <optional>
-#include <vector>
 
 #include "lab_file.h"
 #include "orchestrator/campaign_spec.h"

@@ -22,8 +22,8 @@
 namespace smclab::cli {
 
 struct HostProbe {
-    bool root = false;     // the login is uid 0
-    bool sudo = false;     // `sudo -n true` works (passwordless)
+    bool root = false;  // the login is uid 0
+    bool sudo = false;  // `sudo -n true` works (passwordless)
     bool dpkg = false;
     bool systemd = false;  // /run/systemd/system exists: systemd is PID 1 and running (sd_booted)
 
@@ -39,16 +39,17 @@ smcr::Result<HostProbe> probeHost(const SshTarget& target);
 QString findAgentPackage(const QString& explicitPath);
 
 struct SystemDeploy {
-    QByteArray package;    // the .deb's bytes
-    QByteArray token;      // the agent's fresh token
+    QByteArray package;  // the .deb's bytes
+    QByteArray token;    // the agent's fresh token
     quint16 agentPort = 0;
-    QStringList agentArgs; // extra smclab-agent arguments
+    QStringList agentArgs;  // extra smclab-agent arguments
 };
 
 // Copies and installs the package, writes the token and the deploy's
 // settings, enables and (re)starts the unit and waits until it is active.
 // Returns the unit's status lines; errors carry the host's output.
-smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy);
+smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe,
+                                        const SystemDeploy& deploy);
 
 // systemctl disable --now smclab-agent; "stopped".
 smcr::Result<QString> stopSystemAgent(const SshTarget& target);
