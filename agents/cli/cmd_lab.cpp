@@ -107,6 +107,18 @@ QString describe(const protocol::Hello& hello) {
         .arg(hello.agentVersion, hello.protocolVersion, transports.join(QLatin1Char(' ')));
 }
 
+// Ends the agent a deploy brought up on `host`, in the mode it was deployed in.
+smcr::Result<QString> stopHostAgent(const LabOptions& options, const LabHost& host) {
+    if (host.mode == QLatin1String("system")) return stopSystemAgent(targetFor(options, host));
+    const QString script =
+        QStringLiteral(
+            "d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
+            "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
+            "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
+            .arg(remoteDirExpr(host.remoteDir));
+    return runRemote(targetFor(options, host), script);
+}
+
 bool startUserAgent(const LabOptions& options, const SshTarget& target, const LabHost& host, const QByteArray& token) {
     QFile binary(options.agentBinary);
     if (!binary.open(QIODevice::ReadOnly)) {
@@ -234,6 +246,13 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
                     "`cpack -G DEB` in the build tree); deploying the binary in user mode\n",
                     qPrintable(hostName));
     }
+    // A host that changes mode keeps no agent of the other mode on its port.
+    if (const LabHost* previous = lab->find(hostName); previous != nullptr && previous->mode != host.mode) {
+        if (auto stopped = stopHostAgent(options, *previous); !stopped) {
+            std::printf("%s: note: could not stop the %s-mode agent deployed before: %s\n", qPrintable(hostName),
+                        qPrintable(previous->mode), stopped.error().message.c_str());
+        }
+    }
     const bool started = host.mode == QLatin1String("system")
                              ? startSystemAgent(options, target, *probe, package, host, token)
                              : startUserAgent(options, target, host, token);
@@ -288,23 +307,7 @@ int stop(const LabOptions& options, const LabFile& lab) {
             ++failed;
             continue;
         }
-        if (host->mode == QLatin1String("system")) {
-            auto stopped = stopSystemAgent(targetFor(options, *host));
-            if (!stopped) {
-                std::fprintf(stderr, "smclab lab stop: %s\n", stopped.error().message.c_str());
-                ++failed;
-            } else {
-                std::printf("%s: %s\n", qPrintable(name), qPrintable(*stopped));
-            }
-            continue;
-        }
-        const QString script =
-            QStringLiteral(
-                "d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
-                "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
-                "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
-                .arg(remoteDirExpr(host->remoteDir));
-        auto stopped = runRemote(targetFor(options, *host), script);
+        auto stopped = stopHostAgent(options, *host);
         if (!stopped) {
             std::fprintf(stderr, "smclab lab stop: %s\n", stopped.error().message.c_str());
             ++failed;
