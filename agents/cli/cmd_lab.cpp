@@ -9,6 +9,7 @@
 // (lab_file.h); status says each agent's state, version and transports;
 // stop ends them.
 #include <cstdio>
+#include <optional>
 
 #include <QCoreApplication>
 #include <QFile>
@@ -168,29 +169,54 @@ bool startUserAgent(const LabOptions& options, const SshTarget& target, const La
     return true;
 }
 
-bool startSystemAgent(const LabOptions& options, const SshTarget& target, const HostProbe& probe,
-                      const QString& packagePath, const LabHost& host, const QByteArray& token) {
+// What package mode sends to a host: the .deb, the token, the agent's port and arguments.
+std::optional<SystemDeploy> systemDeployFor(const LabOptions& options, const QString& packagePath,
+                                            const LabHost& host, const QByteArray& token) {
     QFile package(packagePath);
     if (!package.open(QIODevice::ReadOnly)) {
         std::fprintf(stderr, "smclab lab deploy: cannot read the package %s: %s\n", qPrintable(packagePath),
                      qPrintable(package.errorString()));
-        return false;
+        return std::nullopt;
     }
-    std::printf("%s: installing %s and enabling smclab-agent.service (package mode)\n", qPrintable(host.host),
-                qPrintable(packagePath));
-    std::fflush(stdout);
     SystemDeploy deploy;
     deploy.package = package.readAll();
     deploy.token = token;
     deploy.agentPort = host.agentPort;
     deploy.agentArgs = options.agentArgs;
-    auto status = deploySystemAgent(target, probe, deploy);
+    return deploy;
+}
+
+bool startSystemAgent(const LabOptions& options, const SshTarget& target, const HostProbe& probe,
+                      const QString& packagePath, const LabHost& host, const QByteArray& token) {
+    std::printf("%s: installing %s and enabling smclab-agent.service (package mode)\n", qPrintable(host.host),
+                qPrintable(packagePath));
+    std::fflush(stdout);
+    const auto deploy = systemDeployFor(options, packagePath, host, token);
+    if (!deploy)
+        return false;
+    auto status = deploySystemAgent(target, probe, *deploy);
     if (!status) {
         std::fprintf(stderr, "smclab lab deploy: the packaged agent did not start: %s\n",
                      status.error().message.c_str());
         return false;
     }
     std::printf("%s", qPrintable(*status));
+    return true;
+}
+
+bool installPackageOnly(const LabOptions& options, const SshTarget& target, const HostProbe& probe,
+                        const QString& packagePath, const LabHost& host, const QByteArray& token) {
+    std::printf("%s: installing %s (package mode, without systemd)\n", qPrintable(host.host),
+                qPrintable(packagePath));
+    std::fflush(stdout);
+    const auto deploy = systemDeployFor(options, packagePath, host, token);
+    if (!deploy)
+        return false;
+    if (auto installed = installAgentPackage(target, probe, *deploy); !installed) {
+        std::fprintf(stderr, "smclab lab deploy: the package did not install: %s\n",
+                     installed.error().message.c_str());
+        return false;
+    }
     return true;
 }
 
@@ -229,7 +255,18 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
     }
     const QString package = findAgentPackage(options.packagePath);
     if (options.system || (probe->root && !package.isEmpty())) {
-        if (const QString blocker = probe->packageModeBlocker(); !blocker.isEmpty()) {
+        const QString blocker = probe->packageModeBlocker();
+        if (!blocker.isEmpty() && options.system && probe->canInstall() && !package.isEmpty()) {
+            // Asked for the package on a host whose systemd is not running
+            // (a container being prepared, a namespace): install it all but
+            // the unit, which starts once systemd runs there; until then the
+            // user-mode agent serves.
+            if (!installPackageOnly(options, target, *probe, package, host, token))
+                return kExitFailure;
+            std::printf("%s: note: %s; the package is installed and configured but its unit is not enabled; "
+                        "deploying the agent in user mode for now\n",
+                        qPrintable(hostName), qPrintable(blocker));
+        } else if (!blocker.isEmpty()) {
             std::printf("%s: note: no package mode on this host: %s; deploying the agent in user mode instead\n",
                         qPrintable(hostName), qPrintable(blocker));
         } else if (package.isEmpty()) {

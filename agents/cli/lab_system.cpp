@@ -64,28 +64,8 @@ QString findAgentPackage(const QString& explicitPath) {
     return debs.isEmpty() ? QString() : debs.front().absoluteFilePath();
 }
 
-smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe,
-                                        const SystemDeploy& deploy) {
-    const QString root = asRoot(probe);
-    auto dir = runRemote(target, QStringLiteral("umask 077 && mktemp -d /tmp/smclab-deploy.XXXXXX"));
-    if (!dir)
-        return smcr::fail(dir.error());
-    const QString tmp = shellQuote(dir->trimmed());
-    auto copied =
-        runRemote(target, QStringLiteral("cat > %1/smclab-agent.deb").arg(tmp), deploy.package, 300'000);
-    if (!copied)
-        return smcr::fail(copied.error());
-    // apt resolves the package's dependencies (Qt) where dpkg alone would stop.
-    const QString install = QStringLiteral(
-                                "cd %1 && if command -v apt-get >/dev/null 2>&1; then "
-                                "%2env DEBIAN_FRONTEND=noninteractive apt-get install -y "
-                                "--no-install-recommends ./smclab-agent.deb; "
-                                "else %2dpkg -i smclab-agent.deb; fi; s=$?; rm -rf %1; exit $s")
-                                .arg(tmp, root);
-    auto installed = runRemote(target, install, {}, 300'000);
-    if (!installed)
-        return smcr::fail(installed.error());
-
+smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe,
+                                          const SystemDeploy& deploy) {
     QStringList args;
     for (const QString& arg : deploy.agentArgs)
         args << arg;
@@ -96,26 +76,45 @@ smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe
                                  "SMCLAB_AGENT_LISTEN=0.0.0.0:%1\nSMCLAB_AGENT_ARGS=%2\n")
                                  .arg(deploy.agentPort)
                                  .arg(args.join(QLatin1Char(' ')));
-    const QString configure =
+    // One session: stdin is the token's line, then the package. The token
+    // never goes on a command line (ps would show it); printf is a builtin.
+    // apt resolves the package's dependencies (Qt) where dpkg alone would stop.
+    const QString script =
         QStringLiteral(
-            "set -e; umask 077; "
+            "set -e; umask 077; d=$(mktemp -d /tmp/smclab-deploy.XXXXXX); trap 'rm -rf \"$d\"' EXIT; "
+            "IFS= read -r token; cat > \"$d/smclab-agent.deb\"; cd \"$d\"; "
+            "if command -v apt-get >/dev/null 2>&1; then "
+            "%1env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ./smclab-agent.deb >&2; "
+            "else %1dpkg -i smclab-agent.deb >&2; fi; "
             // The token: 0600, the unit's user owns it, replaced atomically.
-            "t=$(%1mktemp /etc/smclab/.agent.token.XXXXXX); head -n 1 | %1tee \"$t\" >/dev/null; "
+            "t=$(%1mktemp /etc/smclab/.agent.token.XXXXXX); printf '%s\\n' \"$token\" | %1tee \"$t\" >/dev/null; "
             "%1chown smclab:smclab \"$t\"; %1chmod 600 \"$t\"; %1mv -f \"$t\" /etc/smclab/agent.token; "
-            "printf '%s' %2 | %1tee /etc/smclab/lab-deploy.conf >/dev/null; %1chmod 644 "
-            "/etc/smclab/lab-deploy.conf; "
+            "printf '%s' %2 | %1tee /etc/smclab/lab-deploy.conf >/dev/null; "
+            "%1chmod 644 /etc/smclab/lab-deploy.conf; "
             "%1mkdir -p /etc/systemd/system/smclab-agent.service.d; "
             "printf '[Service]\\nEnvironmentFile=/etc/smclab/lab-deploy.conf\\n' | "
             "%1tee /etc/systemd/system/smclab-agent.service.d/lab-deploy.conf >/dev/null; "
-            "%1systemctl daemon-reload; %1systemctl enable smclab-agent.service; %1systemctl restart "
+            "echo installed")
+            .arg(asRoot(probe), shellQuote(settings));
+    return runRemote(target, script, deploy.token + '\n' + deploy.package, 300'000);
+}
+
+smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe,
+                                        const SystemDeploy& deploy) {
+    if (auto installed = installAgentPackage(target, probe, deploy); !installed)
+        return installed;
+    const QString root = asRoot(probe);
+    const QString enable =
+        QStringLiteral(
+            "set -e; %1systemctl daemon-reload; %1systemctl enable smclab-agent.service; %1systemctl restart "
             "smclab-agent.service; "
             "i=0; while [ $i -lt 50 ] && ! %1systemctl is-active --quiet smclab-agent.service; do sleep 0.2; "
             "i=$((i+1)); done; "
             "%1systemctl is-active --quiet smclab-agent.service || "
             "{ %1systemctl status --no-pager smclab-agent.service >&2; exit 3; }; "
             "%1systemctl status --no-pager --lines=0 smclab-agent.service | head -3")
-            .arg(root, shellQuote(settings));
-    return runRemote(target, configure, deploy.token + '\n');
+            .arg(root);
+    return runRemote(target, enable);
 }
 
 smcr::Result<QString> stopSystemAgent(const SshTarget& target) {

@@ -27,6 +27,8 @@ struct HostProbe {
     bool dpkg = false;
     bool systemd = false;  // /run/systemd/system exists: systemd is PID 1 and running (sd_booted)
 
+    // Root (either way) and dpkg: the package can be installed, systemd or not.
+    bool canInstall() const { return (root || sudo) && dpkg; }
     // Why package mode cannot run there, or "" when it can.
     QString packageModeBlocker() const;
 };
@@ -45,9 +47,13 @@ struct SystemDeploy {
     QStringList agentArgs;  // extra smclab-agent arguments
 };
 
-// Copies and installs the package, writes the token and the deploy's
-// settings, enables and (re)starts the unit and waits until it is active.
-// Returns the unit's status lines; errors carry the host's output.
+// Copies and installs the package (apt-get, else dpkg), writes the token
+// and the deploy's settings and the unit's drop-in: everything but systemd.
+smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe,
+                                          const SystemDeploy& deploy);
+
+// installAgentPackage, then enables and (re)starts the unit and waits until
+// it is active. Returns the unit's status lines; errors carry the host's output.
 smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe,
                                         const SystemDeploy& deploy);
 
