@@ -191,9 +191,9 @@ private slots:
                 }
             }
         }
-        QVERIFY2(campaignId > 0, "the campaign never got two runs in");
-        QVERIFY(run.waitForFinished(30'000));
+        const bool ended = run.waitForFinished(30'000);
         const QString err = QString::fromUtf8(run.readAllStandardError());
+        QVERIFY2(ended && campaignId > 0, qPrintable("the campaign never got two runs in, or did not end: " + err));
         QVERIFY2(m_server->restart(&why), qPrintable(why));
         QCOMPARE(run.exitCode(), 1);
         QVERIFY2(err.contains(QStringLiteral("127.0.0.1:%1").arg(m_server->port())), qPrintable(err));
