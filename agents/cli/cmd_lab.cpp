@@ -1,10 +1,15 @@
 // smclab lab deploy|status|stop: agents on lab hosts over the user's own
-// OpenSSH (ssh_remote.h). deploy copies the smclab-agent binary into a
-// folder of the remote user's (user mode: no root, no package), gives it a
-// fresh random token (mode 0600 on both ends), starts it detached, checks
-// its hello and records the host in the lab file (lab_file.h); status says
-// each agent's state, version and transports; stop ends them.
+// OpenSSH (ssh_remote.h). deploy gives each agent a fresh random token
+// (mode 0600 on both ends) and brings it up in one of two modes: package
+// mode (as root, or --system) installs the smclab-agent .deb and enables
+// its systemd unit (lab_system.h); user mode copies the binary into a
+// folder of the remote user's and starts it detached. A host where package
+// mode cannot run (no systemd, no dpkg, no root) gets user mode with a
+// note. deploy then checks the hello and records the host in the lab file
+// (lab_file.h); status says each agent's state, version and transports;
+// stop ends them.
 #include <cstdio>
+#include <optional>
 
 #include <QCoreApplication>
 #include <QFile>
@@ -15,6 +20,7 @@
 #include "campaign_console.h"
 #include "commands.h"
 #include "lab_file.h"
+#include "lab_system.h"
 #include "ssh_remote.h"
 
 namespace smclab::cli {
@@ -26,14 +32,18 @@ const char kDefaultRemoteDir[] = ".local/share/smclab-agent";  // relative: unde
 
 void printLabHelp() {
     std::printf(
-        "usage: smclab lab deploy [--user U] [--port P] [--agent-port N] [--agent-arg ARG]... HOST...\n"
+        "usage: smclab lab deploy [--user U] [--port P] [--agent-port N] [--agent-arg ARG]... [--system] HOST...\n"
         "       smclab lab status [HOST...]\n"
         "       smclab lab stop HOST...\n"
         "\n"
         "Agents on lab hosts over your own OpenSSH client, its keys, agent, ~/.ssh/config\n"
         "and known_hosts (BatchMode: a host that would prompt fails instead). deploy copies\n"
         "smclab-agent to the host (into ~/.local/share/smclab-agent of the remote user),\n"
-        "gives it a fresh random token (0600 on both ends), starts it, checks its hello and\n"
+        "or, logged in as root with a package at hand or with --system, installs the\n"
+        "smclab-agent .deb and enables its systemd unit (a host without a running systemd\n"
+        "gets the user mode, with a note; with --system the package is still installed\n"
+        "there, unit left alone); gives the agent a fresh random token (0600 on\n"
+        "both ends), starts it, checks its hello and\n"
         "records host, port and token in the lab file; status shows each agent's state,\n"
         "version and transports; stop stops them.\n"
         "\n"
@@ -44,6 +54,9 @@ void printLabHelp() {
         "  --agent-port N      the agent's control port (default 7600); it listens on 0.0.0.0\n"
         "  --agent-arg ARG     an extra smclab-agent argument (repeatable), e.g. --allow-peer=10.0.0.0/24\n"
         "  --agent-binary F    the smclab-agent to copy (default: the one beside this smclab)\n"
+        "  --system            package mode: install the .deb and its systemd unit (root or sudo -n)\n"
+        "  --package F.deb     the smclab-agent package (default: the newest smclab-agent_*.deb\n"
+        "                      in the build tree, as `cpack` writes it)\n"
         "  --remote-dir DIR    the agent's folder on the host (default ~/%s)\n"
         "  --token-file F      give every host the token in F instead of a fresh random one each\n"
         "                      (then `smclab run --token-file F` drives them all)\n",
@@ -58,6 +71,8 @@ struct LabOptions {
     QString agentBinary;
     QString remoteDir;
     QString sharedTokenFile;  // --token-file: one token for every host
+    bool system = false;      // --system: package mode or fail
+    QString packagePath;      // --package
     QStringList hosts;
 };
 
@@ -94,43 +109,27 @@ QString describe(const protocol::Hello& hello) {
         .arg(hello.agentVersion, hello.protocolVersion, transports.join(QLatin1Char(' ')));
 }
 
-int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) {
-    LabHost host;
-    host.host = hostName;
-    host.sshUser = options.ssh.user;
-    host.sshPort = options.ssh.port;
-    host.remoteDir = options.remoteDir;
-    host.agentPort = options.agentPort;
-    QString why;
-    host.tokenFile = tokenPathFor(options.labPath, hostName, &why);
-    if (host.tokenFile.isEmpty()) {
-        std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
-        return kExitFailure;
-    }
+// Ends the agent a deploy brought up on `host`, in the mode it was deployed in.
+smcr::Result<QString> stopHostAgent(const LabOptions& options, const LabHost& host) {
+    if (host.mode == QLatin1String("system")) return stopSystemAgent(targetFor(options, host));
+    const QString script =
+        QStringLiteral(
+            "d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
+            "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
+            "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
+            .arg(remoteDirExpr(host.remoteDir));
+    return runRemote(targetFor(options, host), script);
+}
+
+bool startUserAgent(const LabOptions& options, const SshTarget& target, const LabHost& host, const QByteArray& token) {
     QFile binary(options.agentBinary);
     if (!binary.open(QIODevice::ReadOnly)) {
         std::fprintf(stderr, "smclab lab deploy: cannot read %s: %s\n", qPrintable(options.agentBinary),
                      qPrintable(binary.errorString()));
-        return kExitFailure;
+        return false;
     }
-    // 32 random bytes, base64: the agent's bearer token (or the shared one).
-    QByteArray token;
-    if (options.sharedTokenFile.isEmpty()) {
-        QByteArray raw(32, Qt::Uninitialized);
-        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
-        token = raw.toBase64();
-    } else {
-        token = readToken(options.sharedTokenFile).toUtf8();
-        if (token.size() < 8) {
-            std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",
-                         qPrintable(options.sharedTokenFile));
-            return kExitFailure;
-        }
-    }
-    const SshTarget target = targetFor(options, host);
     const QString dir = remoteDirExpr(host.remoteDir);
-
-    std::printf("%s: copying %s\n", qPrintable(hostName), qPrintable(options.agentBinary));
+    std::printf("%s: copying %s (user mode)\n", qPrintable(host.host), qPrintable(options.agentBinary));
     std::fflush(stdout);
     auto copied =
         runRemote(target,
@@ -140,7 +139,7 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
                   binary.readAll(), 300'000);
     if (!copied) {
         std::fprintf(stderr, "smclab lab deploy: %s\n", copied.error().message.c_str());
-        return kExitFailure;
+        return false;
     }
     QStringList agentArgs;
     for (const QString& arg : options.agentArgs)
@@ -166,8 +165,136 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
     if (!started) {
         std::fprintf(stderr, "smclab lab deploy: the agent did not start: %s\n",
                      started.error().message.c_str());
+        return false;
+    }
+    return true;
+}
+
+// What package mode sends to a host: the .deb, the token, the agent's port and arguments.
+std::optional<SystemDeploy> systemDeployFor(const LabOptions& options, const QString& packagePath,
+                                            const LabHost& host, const QByteArray& token) {
+    QFile package(packagePath);
+    if (!package.open(QIODevice::ReadOnly)) {
+        std::fprintf(stderr, "smclab lab deploy: cannot read the package %s: %s\n", qPrintable(packagePath),
+                     qPrintable(package.errorString()));
+        return std::nullopt;
+    }
+    SystemDeploy deploy;
+    deploy.package = package.readAll();
+    deploy.token = token;
+    deploy.agentPort = host.agentPort;
+    deploy.agentArgs = options.agentArgs;
+    return deploy;
+}
+
+bool startSystemAgent(const LabOptions& options, const SshTarget& target, const HostProbe& probe,
+                      const QString& packagePath, const LabHost& host, const QByteArray& token) {
+    std::printf("%s: installing %s and enabling smclab-agent.service (package mode)\n", qPrintable(host.host),
+                qPrintable(packagePath));
+    std::fflush(stdout);
+    const auto deploy = systemDeployFor(options, packagePath, host, token);
+    if (!deploy)
+        return false;
+    auto status = deploySystemAgent(target, probe, *deploy);
+    if (!status) {
+        std::fprintf(stderr, "smclab lab deploy: the packaged agent did not start: %s\n",
+                     status.error().message.c_str());
+        return false;
+    }
+    std::printf("%s", qPrintable(*status));
+    return true;
+}
+
+bool installPackageOnly(const LabOptions& options, const SshTarget& target, const HostProbe& probe,
+                        const QString& packagePath, const LabHost& host, const QByteArray& token) {
+    std::printf("%s: installing %s (package mode, without systemd)\n", qPrintable(host.host),
+                qPrintable(packagePath));
+    std::fflush(stdout);
+    const auto deploy = systemDeployFor(options, packagePath, host, token);
+    if (!deploy)
+        return false;
+    if (auto installed = installAgentPackage(target, probe, *deploy); !installed) {
+        std::fprintf(stderr, "smclab lab deploy: the package did not install: %s\n",
+                     installed.error().message.c_str());
+        return false;
+    }
+    return true;
+}
+
+int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) {
+    LabHost host;
+    host.host = hostName;
+    host.sshUser = options.ssh.user;
+    host.sshPort = options.ssh.port;
+    host.remoteDir = options.remoteDir;
+    host.agentPort = options.agentPort;
+    QString why;
+    host.tokenFile = tokenPathFor(options.labPath, hostName, &why);
+    if (host.tokenFile.isEmpty()) {
+        std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
         return kExitFailure;
     }
+    // 32 random bytes, base64: the agent's bearer token (or the shared one).
+    QByteArray token;
+    if (options.sharedTokenFile.isEmpty()) {
+        QByteArray raw(32, Qt::Uninitialized);
+        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
+        token = raw.toBase64();
+    } else {
+        token = readToken(options.sharedTokenFile).toUtf8();
+        if (token.size() < 8) {
+            std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",
+                         qPrintable(options.sharedTokenFile));
+            return kExitFailure;
+        }
+    }
+    const SshTarget target = targetFor(options, host);
+    auto probe = probeHost(target);
+    if (!probe) {
+        std::fprintf(stderr, "smclab lab deploy: %s\n", probe.error().message.c_str());
+        return kExitFailure;
+    }
+    const QString package = findAgentPackage(options.packagePath);
+    if (options.system || (probe->root && !package.isEmpty())) {
+        const QString blocker = probe->packageModeBlocker();
+        if (!blocker.isEmpty() && options.system && probe->canInstall() && !package.isEmpty()) {
+            // Asked for the package on a host whose systemd is not running
+            // (a container being prepared, a namespace): install it all but
+            // the unit, which starts once systemd runs there; until then the
+            // user-mode agent serves.
+            if (!installPackageOnly(options, target, *probe, package, host, token))
+                return kExitFailure;
+            std::printf("%s: note: %s; the package is installed and configured but its unit is not enabled; "
+                        "deploying the agent in user mode for now\n",
+                        qPrintable(hostName), qPrintable(blocker));
+        } else if (!blocker.isEmpty()) {
+            std::printf("%s: note: no package mode on this host: %s; deploying the agent in user mode instead\n",
+                        qPrintable(hostName), qPrintable(blocker));
+        } else if (package.isEmpty()) {
+            std::fprintf(stderr, "smclab lab deploy: %s: --system needs the smclab-agent package: build it with "
+                                 "`cpack -G DEB` in the build tree, or give --package FILE.deb\n",
+                         qPrintable(hostName));
+            return kExitFailure;
+        } else {
+            host.mode = QStringLiteral("system");
+            host.remoteDir.clear();
+        }
+    } else if (probe->root) {
+        std::printf("%s: note: logged in as root but no smclab-agent package at hand (--package FILE.deb, or "
+                    "`cpack -G DEB` in the build tree); deploying the binary in user mode\n",
+                    qPrintable(hostName));
+    }
+    // A host that changes mode keeps no agent of the other mode on its port.
+    if (const LabHost* previous = lab->find(hostName); previous != nullptr && previous->mode != host.mode) {
+        if (auto stopped = stopHostAgent(options, *previous); !stopped) {
+            std::printf("%s: note: could not stop the %s-mode agent deployed before: %s\n", qPrintable(hostName),
+                        qPrintable(previous->mode), stopped.error().message.c_str());
+        }
+    }
+    const bool started = host.mode == QLatin1String("system")
+                             ? startSystemAgent(options, target, *probe, package, host, token)
+                             : startUserAgent(options, target, host, token);
+    if (!started) return kExitFailure;
     QFile local(host.tokenFile);
     if (!local.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
         !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
@@ -195,8 +322,8 @@ int status(const LabOptions& options, const LabFile& lab) {
             continue;
         auto hello = fetchHello(host.host, host.agentPort, readToken(host.tokenFile), 5000);
         if (hello) {
-            std::printf("%-24s up    %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
-                        host.agentPort, qPrintable(describe(*hello)));
+            std::printf("%-24s up    %s:%u  %s (%s mode)\n", qPrintable(host.host), qPrintable(host.host),
+                        host.agentPort, qPrintable(describe(*hello)), qPrintable(host.mode));
         } else {
             ++down;
             std::printf("%-24s down  %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
@@ -218,13 +345,7 @@ int stop(const LabOptions& options, const LabFile& lab) {
             ++failed;
             continue;
         }
-        const QString script =
-            QStringLiteral(
-                "d=%1; if [ -f \"$d/agent.pid\" ]; then p=$(cat \"$d/agent.pid\"); kill \"$p\" 2>/dev/null; "
-                "i=0; while kill -0 \"$p\" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.2; i=$((i+1)); done; "
-                "rm -f \"$d/agent.pid\"; echo stopped; else echo 'not running'; fi")
-                .arg(remoteDirExpr(host->remoteDir));
-        auto stopped = runRemote(targetFor(options, *host), script);
+        auto stopped = stopHostAgent(options, *host);
         if (!stopped) {
             std::fprintf(stderr, "smclab lab stop: %s\n", stopped.error().message.c_str());
             ++failed;
@@ -268,6 +389,10 @@ int runLab(const Args& args) {
             options.agentBinary = QString::fromStdString(*b);
         else if (auto t = cursor.takeValue("--token-file"))
             options.sharedTokenFile = QString::fromStdString(*t);
+        else if (cursor.takeFlag("--system"))
+            options.system = true;
+        else if (auto k = cursor.takeValue("--package"))
+            options.packagePath = QString::fromStdString(*k);
         else if (auto r = cursor.takeValue("--remote-dir"))
             options.remoteDir = QString::fromStdString(*r);
         else if (!cursor.peek().empty() && cursor.peek()[0] == '-')

@@ -9,6 +9,8 @@
 #include "args.h"
 #include "campaign_console.h"
 #include "commands.h"
+#include "lab_agents.h"
+#include "lab_file.h"
 #include "orchestrator/campaign_json.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/size_text.h"
@@ -26,11 +28,17 @@ constexpr int kExitInterrupted = 130;
 void printRunHelp() {
     std::printf(
         "usage: smclab run PRESET|FILE --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
+        "       smclab run PRESET|FILE [--lab FILE] [--agents HOST,HOST]  (agents of a deployed lab)\n"
         "       smclab run --resume ID --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
         "\n"
         "Runs a campaign on agent pairs (server agent first, then client agent; more\n"
         "pairs may follow), stores every run in the results database, and prints the\n"
         "comparison tables in the cover-letter layout.\n"
+        "\n"
+        "With --lab (or with neither --agents nor --token-file, when the default lab\n"
+        "file exists) the agents come from the lab file `smclab lab deploy` wrote: its\n"
+        "hosts paired in file order (one host serves both sides), or the lab hosts that\n"
+        "--agents names; each agent's port and token come from the lab.\n"
         "\n"
         "presets:\n");
     for (const PresetInfo& preset : presetList()) std::printf("  %-14s %s\n", preset.name, preset.summary);
@@ -39,6 +47,7 @@ void printRunHelp() {
         "options:\n"
         "  --agents LIST          server,client[,server,client...] agent addresses\n"
         "  --token-file F         file holding the agents' bearer token\n"
+        "  --lab FILE             lab file (default: $SMCLAB_LAB, else ~/.config/smclab/lab.json)\n"
         "  --resume ID            run the cells of campaign ID that are not done yet\n"
         "  --db PATH              results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $SMCLAB_DB or %s)\n"
         "  -t SECONDS             measured time per cell (e.g. 2, 0.5, 500ms)\n"
@@ -76,7 +85,7 @@ int usage(const std::string& message) {
 
 int runRun(const Args& args) {
     ArgCursor cursor(args);
-    QString target, agentsText, tokenFile, dbPath, sizesText, name, caCert, policyText;
+    QString target, agentsText, tokenFile, dbPath, sizesText, name, caCert, policyText, labArg;
     std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions, repeatBusy, quietWaitMs;
     int connectTimeoutMs = 10'000;
     bool tls = false;
@@ -89,6 +98,8 @@ int runRun(const Args& args) {
             agentsText = QString::fromStdString(*v1);
         } else if (auto v2 = cursor.takeValue("--token-file")) {
             tokenFile = QString::fromStdString(*v2);
+        } else if (auto vl = cursor.takeValue("--lab")) {
+            labArg = QString::fromStdString(*vl);
         } else if (auto v3 = cursor.takeValue("--db")) {
             dbPath = QString::fromStdString(*v3);
         } else if (auto v4 = cursor.takeValue("--resume")) {
@@ -138,27 +149,54 @@ int runRun(const Args& args) {
     if (!cursor.error().empty()) return usage(cursor.error());
     if (target.isEmpty() && !resumeId) return usage("name a preset or a campaign file (or --resume ID)");
     if (!target.isEmpty() && resumeId) return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
-    if (agentsText.isEmpty()) return usage("--agents is required (server and client HOST:PORT)");
-    if (tokenFile.isEmpty()) return usage("--token-file is required");
+    // A deployed lab (smclab lab deploy) stands in for --agents and --token-file.
+    const QString labPath = resolveLabPath(labArg);
+    const bool useLab = !labArg.isEmpty() || (agentsText.isEmpty() && tokenFile.isEmpty() && QFileInfo::exists(labPath));
+    if (!useLab && agentsText.isEmpty()) return usage("--agents is required (server and client HOST:PORT), or --lab FILE");
+    if (!useLab && tokenFile.isEmpty()) return usage("--token-file is required");
 
     std::vector<AgentPair> agents;
     const QStringList agentList = agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
-    if (agentList.size() < 2 || agentList.size() % 2 != 0)
-        return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
-    for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
-    if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
+    if (!useLab) {
+        if (agentList.size() < 2 || agentList.size() % 2 != 0)
+            return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
+        for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
+        if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
+    }
 
-    QFile tokenSource(tokenFile);
-    if (!tokenSource.open(QIODevice::ReadOnly)) {
-        std::fprintf(stderr, "smclab run: cannot read token file %s: %s\n", qPrintable(tokenFile),
-                     qPrintable(tokenSource.errorString()));
-        return kExitFailure;
+    QString token;
+    if (!tokenFile.isEmpty()) {
+        QString why;
+        token = readTokenFile(tokenFile, QStringLiteral("--token-file"), &why);
+        if (token.isEmpty()) {
+            std::fprintf(stderr, "smclab run: %s\n", qPrintable(why));
+            return kExitFailure;
+        }
     }
-    const QString token = QString::fromUtf8(tokenSource.readAll()).trimmed();
-    if (token.isEmpty()) {
-        std::fprintf(stderr, "smclab run: token file %s is empty\n", qPrintable(tokenFile));
-        return kExitFailure;
+    QHash<QString, QString> tokenByAddress;
+    if (useLab) {
+        QString why;
+        const auto lab = loadLab(labPath, &why);
+        if (!lab) {
+            std::fprintf(stderr, "smclab run: %s\n", qPrintable(why));
+            return kExitFailure;
+        }
+        auto resolved = resolveCampaignAgents(*lab, labPath, agentList, token, &why);
+        if (!resolved) {
+            std::fprintf(stderr, "smclab run: %s\n", qPrintable(why));
+            return kExitFailure;
+        }
+        agents = resolved->pairs;
+        tokenByAddress = resolved->tokenByAddress;
+        if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
     }
+    // What a resume needs to reach the same agents, for the hints below.
+    QStringList reachArgs;
+    if (useLab) reachArgs << QStringLiteral("--lab") << labPath;
+    if (!agentsText.isEmpty()) reachArgs << QStringLiteral("--agents") << agentsText;
+    if (!tokenFile.isEmpty()) reachArgs << QStringLiteral("--token-file") << tokenFile;
+    if (!dbPath.isEmpty()) reachArgs << QStringLiteral("--db") << dbPath;
+    const QString reach = reachArgs.join(QLatin1Char(' '));
 
     ensureCoreApplication();
     CampaignSpec spec;
@@ -220,6 +258,7 @@ int runRun(const Args& args) {
     options.caCertFile = caCert;
     options.connectTimeoutMs = connectTimeoutMs;
     orchestrator.setConnectOptions(options);
+    orchestrator.setAgentTokens(tokenByAddress);
     const ConsoleResult result = runCampaignOnConsole(orchestrator, [&]() -> smcr::Status {
         if (resumeId) return orchestrator.resume(*resumeId, agents);
         return orchestrator.start(spec);
@@ -240,28 +279,32 @@ int runRun(const Args& args) {
             if (result.failedCells == 0) return kExitOk;
             // A campaign with holes is not a success: scripts that chain
             // `run` and `report` must see it (the tables show '-').
-            std::fprintf(stderr, "smclab run: %s; re-run them with:\n  smclab run --resume %lld --agents %s --token-file %s\n",
+            std::fprintf(stderr, "smclab run: %s; re-run them with:\n  smclab run --resume %lld %s\n",
                          qPrintable(failedRunsText(result.failedCells, progress.totalCells)),
-                         static_cast<long long>(result.campaignId), qPrintable(agentsText), qPrintable(tokenFile));
+                         static_cast<long long>(result.campaignId), qPrintable(reach));
             return kExitRunsFailed;
         }
         case RunnerState::stopped:
             std::fprintf(stderr, "smclab run: stopped; campaign %lld keeps its finished runs. Resume with:\n"
-                                 "  smclab run --resume %lld --agents %s --token-file %s\n",
+                                 "  smclab run --resume %lld %s\n",
                          static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
-                         qPrintable(agentsText), qPrintable(tokenFile));
+                         qPrintable(reach));
             return kExitInterrupted;
         case RunnerState::paused:
             std::fprintf(stderr, "smclab run: an agent was lost; campaign %lld paused (onAgentLoss: pause). Resume with:\n"
-                                 "  smclab run --resume %lld --agents %s --token-file %s\n",
+                                 "  smclab run --resume %lld %s\n",
                          static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
-                         qPrintable(agentsText), qPrintable(tokenFile));
+                         qPrintable(reach));
             return kExitFailure;
         default:
             std::fprintf(stderr, "smclab run: %s\n", qPrintable(result.error.isEmpty() ? QStringLiteral("failed") : result.error));
             if (result.campaignId > 0)
-                std::fprintf(stderr, "smclab run: campaign %lld can be resumed with --resume %lld\n",
-                             static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId));
+                // A database that went away (server restarted, network) keeps the
+                // runs it committed; the same command line picks up the rest.
+                std::fprintf(stderr, "smclab run: campaign %lld keeps its finished runs; once the cause is fixed, resume with:\n"
+                                     "  smclab run --resume %lld %s\n",
+                             static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
+                             qPrintable(reach));
             return kExitFailure;
     }
 }

@@ -67,6 +67,7 @@ std::optional<LabFile> loadLab(const QString& path, QString* why) {
         h.remoteDir = o.value(QStringLiteral("remote_dir")).toString();
         h.agentPort = static_cast<quint16>(o.value(QStringLiteral("agent_port")).toInt());
         h.tokenFile = o.value(QStringLiteral("token_file")).toString();
+        h.mode = o.value(QStringLiteral("mode")).toString(QStringLiteral("user"));
         if (h.host.isEmpty() || h.agentPort == 0) {
             *why = QStringLiteral("the lab file %1 has a host without a name or agent port").arg(path);
             return std::nullopt;
@@ -84,7 +85,8 @@ bool saveLab(const QString& path, const LabFile& lab, QString* why) {
                                  {"ssh_port", h.sshPort},
                                  {"remote_dir", h.remoteDir},
                                  {"agent_port", h.agentPort},
-                                 {"token_file", h.tokenFile}});
+                                 {"token_file", h.tokenFile},
+                                 {"mode", h.mode}});
     }
     QDir().mkpath(QFileInfo(path).absolutePath());
     QSaveFile file(path);

@@ -18,6 +18,7 @@ struct LabHost {
     QString remoteDir;      // where the agent, its token, pid and logs live on the host
     quint16 agentPort = 0;  // the agent's control port
     QString tokenFile;      // local copy of the agent's token
+    QString mode = QStringLiteral("user");  // "user": the binary in remoteDir; "system": the package's systemd unit
 };
 
 struct LabFile {

@@ -4,6 +4,7 @@
 
 #include "agent.h"
 #include "engine_metric_names.h"
+#include "preload_metrics.h"
 #include "protocol/version.h"
 #include "run.h"
 
@@ -74,6 +75,7 @@ MetricsPage agentMetrics(const Agent& agent) {
         if (run->isActive() && run->transport() && run->transport()->name() == "smcr")
             addEngineFamilies(*run, &page);
     }
+    addPreloadFamilies(&page);
     return page;
 }
 

@@ -73,7 +73,9 @@ smcr::Status Orchestrator::prepare(const CampaignSpec& spec, const std::vector<A
     QMap<QString, AgentLink*> byAddress;
     auto linkFor = [&](const QString& address) {
         if (AgentLink* existing = byAddress.value(address)) return existing;
-        auto* link = new AgentLink(address, m_connectOptions, this);
+        AgentConnectOptions options = m_connectOptions;
+        if (auto token = m_tokenByAddress.constFind(address); token != m_tokenByAddress.cend()) options.token = *token;
+        auto* link = new AgentLink(address, options, this);
         byAddress.insert(address, link);
         m_links.push_back(link);
         return link;
@@ -305,6 +307,10 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     if (smcr::Status s = m_store.markRunStarted(m_campaignId, toRunCell(m_spec, cell), pair.client->storeAgentId,
                                                pair.server->storeAgentId);
         !s) {
+        // A lost database connection would lose this run too: end here
+        // (the finished runs are committed; resume runs the rest).
+        if (s.error().code == smcr::Errc::connectionReset)
+            return fatal(QStringLiteral("cannot start the run: %1").arg(statusText(s.error())));
         emit message(QStringLiteral("database: %1").arg(statusText(s.error())));
     }
     auto* runner = new CellRunner(pair.server, pair.client, serverRun, clientRun, this);

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <QDateTime>
+#include <QHash>
 #include <QElapsedTimer>
 #include <QJsonObject>
 #include <QObject>
@@ -96,6 +97,10 @@ public:
 
     // Token and TLS options used for every agent.
     void setConnectOptions(const AgentConnectOptions& options) { m_connectOptions = options; }
+    // Tokens by agent address ("HOST:PORT", as in the agent pairs) that
+    // replace the options' token for those agents: a lab where every agent
+    // has a token of its own (smclab lab deploy).
+    void setAgentTokens(const QHash<QString, QString>& tokenByAddress) { m_tokenByAddress = tokenByAddress; }
     // The wire between the agents when smclab made it (a local lab's
     // locallab::WireRecord as JSON); every run records it in its facts.
     // Empty: the agents' own network, which smclab neither made nor shaped.
@@ -185,6 +190,7 @@ private:
 
     db::ResultStore& m_store;
     AgentConnectOptions m_connectOptions;
+    QHash<QString, QString> m_tokenByAddress;
     QJsonObject m_wire;
     CampaignSpec m_spec;
     std::vector<Cell> m_cells;

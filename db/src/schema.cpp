@@ -84,20 +84,30 @@ const QList<Migration>& migrations() {
 }  // namespace
 
 smcr::Result<int> readVersion(const QSqlDatabase& db, const QString& path) {
-    auto meta = sql::exec(db, path, dialect::tableExistsQuery(db), {QStringLiteral("meta")});
+    auto hasMeta = [&]() -> smcr::Result<bool> {
+        auto meta = sql::exec(db, path, dialect::tableExistsQuery(db), {QStringLiteral("meta")});
+        if (!meta) return smcr::fail(meta.error());
+        meta->next();
+        return meta->value(0).toInt() != 0;
+    };
+    auto meta = hasMeta();
     if (!meta) return smcr::fail(meta.error());
-    meta->next();
-    if (meta->value(0).toInt() == 0) {
+    if (!*meta) {
         auto tables = sql::exec(db, path, dialect::userTablesQuery(db));
         if (!tables) return smcr::fail(tables.error());
         tables->next();
-        if (tables->value(0).toInt() > 0) {
+        // Outside a transaction every statement sees its own snapshot: another
+        // process's first migration (tables and meta in one transaction) may
+        // have committed between the two looks. Meta is there now, then.
+        auto metaNow = tables->value(0).toInt() > 0 ? hasMeta() : smcr::Result<bool>(false);
+        if (!metaNow) return smcr::fail(metaNow.error());
+        if (tables->value(0).toInt() > 0 && !*metaNow) {
             return smcr::fail(smcr::Errc::notSupported,
                               QStringLiteral("%1 is not an smclab database (it has tables but no meta table)")
                                   .arg(path)
                                   .toStdString());
         }
-        return 0;
+        if (!*metaNow) return 0;
     }
     auto version = sql::exec(db, path, QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'"));
     if (!version) return smcr::fail(version.error());

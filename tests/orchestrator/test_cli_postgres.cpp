@@ -2,7 +2,9 @@
 // controllers, each with its own agent pair, write campaigns into one
 // database at once (both finish, ids distinct, every run stored), and a
 // runner killed mid-campaign is completed by `--resume` from another
-// process (another machine's controller): only the missing cells run.
+// process (another machine's controller): only the missing cells run; a
+// server that goes away mid-campaign ends the runner with an error naming
+// it, and --resume after the restart completes the campaign.
 // Skips only when the PostgreSQL binaries are not installed.
 #include <signal.h>
 
@@ -155,6 +157,61 @@ private slots:
         const db::Campaign campaign = (*store)->campaign(campaignId).value();
         QCOMPARE(campaign.runsDone, kCells);
         QCOMPARE(campaign.status, db::CampaignStatus::done);
+    }
+
+    // Last: it stops the shared server (and brings it back). The server goes
+    // away mid-campaign (pg_ctl stop -m immediate, as a crash or a restart
+    // does): the runner ends with an error naming the server, the runs
+    // already stored stay, and --resume after the restart completes the campaign.
+    void droppedDatabaseEndsTheRunnerAndResumeCompletes() {
+        QString why;
+        QVERIFY2(m_server->createDatabase(QStringLiteral("dropped"), &why), qPrintable(why));
+        const QString url = m_server->url(QStringLiteral("dropped"));
+        constexpr int kCells = 8;
+        QProcess run;
+        run.start(test::smclabBinary(), {"run", writeCampaign("dropped", kCells), "--agents", m_first.addresses(),
+                                         "--token-file", m_first.token().path(), "--db", url});
+        QVERIFY(run.waitForStarted());
+        qint64 campaignId = 0;
+        int doneAtStop = 0;
+        {
+            auto watcher = db::ResultStore::open(url);
+            QVERIFY(watcher);
+            QElapsedTimer timer;
+            timer.start();
+            while (timer.elapsed() < 30'000 && run.state() == QProcess::Running) {
+                QTest::qWait(50);
+                const auto campaigns = (*watcher)->listCampaigns().valueOr({});
+                if (!campaigns.isEmpty() && campaigns.front().runsDone >= 2) {
+                    campaignId = campaigns.front().id;
+                    doneAtStop = campaigns.front().runsDone;
+                    m_server->stop();
+                    break;
+                }
+            }
+        }
+        const bool ended = run.waitForFinished(30'000);
+        const QString err = QString::fromUtf8(run.readAllStandardError());
+        QVERIFY2(ended && campaignId > 0, qPrintable("the campaign never got two runs in, or did not end: " + err));
+        QVERIFY2(m_server->restart(&why), qPrintable(why));
+        QCOMPARE(run.exitCode(), 1);
+        QVERIFY2(err.contains(QStringLiteral("127.0.0.1:%1").arg(m_server->port())), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("--resume %1").arg(campaignId)), qPrintable(err));
+        {
+            auto store = db::ResultStore::open(url);
+            QVERIFY(store);
+            const int kept = (*store)->campaign(campaignId)->runsDone;
+            QVERIFY2(kept >= doneAtStop && kept < kCells, qPrintable(QString::number(kept)));
+        }
+        QProcess resume;
+        resume.start(test::smclabBinary(), {"run", "--resume", QString::number(campaignId), "--agents",
+                                            m_first.addresses(), "--token-file", m_first.token().path(), "--db", url});
+        QVERIFY(resume.waitForFinished(60'000));
+        QVERIFY2(resume.exitCode() == 0, resume.readAllStandardError().constData());
+        auto store = db::ResultStore::open(url);
+        QVERIFY(store);
+        QCOMPARE((*store)->campaign(campaignId)->runsDone, kCells);
+        QCOMPARE((*store)->campaign(campaignId)->status, db::CampaignStatus::done);
     }
 };
 
