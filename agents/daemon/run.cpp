@@ -98,6 +98,10 @@ workloads::RunContext Run::makeContext() {
     const protocol::Endpoint& endpoint = m_spec.role == protocol::Role::server ? m_spec.listen : m_spec.peer;
     ctx.host = endpoint.address.toString().toStdString();
     ctx.port = endpoint.port;
+    for (auto it = m_spec.settings.begin(); it != m_spec.settings.end(); ++it)
+        ctx.settings.emplace_back(it.key().toStdString(), settingText(it.value()));
+    for (auto it = m_spec.transportOptions.begin(); it != m_spec.transportOptions.end(); ++it)
+        ctx.transportOptions.emplace_back(it.key().toStdString(), settingText(it.value()));
     ctx.stop = &m_stop;
     ctx.sampleIntervalMs = static_cast<int>(m_spec.sampleIntervalMs);
     // Callbacks run on the worker thread; they only post to the event loop.

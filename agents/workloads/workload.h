@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <QJsonObject>
@@ -137,6 +138,10 @@ struct RunContext {
     // Client: the peer to connect to.
     std::string host;
     uint16_t port = 0;
+    // The run's settings and transport options as text (start_run
+    // `settings`, `transport_options`): tool workloads hand them to smcr_run.
+    std::vector<std::pair<std::string, std::string>> settings;
+    std::vector<std::pair<std::string, std::string>> transportOptions;
     const std::atomic<bool>* stop = nullptr;  // set true to end the run early (optional)
     int sampleIntervalMs = 1000;             // 0 = no samples
     std::function<void(const Sample&)> onSample;
