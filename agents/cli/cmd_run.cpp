@@ -3,6 +3,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -10,7 +12,10 @@
 #include "campaign_console.h"
 #include "commands.h"
 #include "orchestrator/campaign_json.h"
+#include "locallab/local_lab.h"
+#include "orchestrator/preset_scaling.h"
 #include "orchestrator/presets.h"
+#include "orchestrator/tool_presets.h"
 #include "orchestrator/size_text.h"
 #include "smclab/db/database_path.h"
 #include "smclab/db/result_store.h"
@@ -26,6 +31,7 @@ constexpr int kExitInterrupted = 130;
 void printRunHelp() {
     std::printf(
         "usage: smclab run PRESET|FILE --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
+        "       smclab run PRESET|FILE [options]   (two local agents: the local lab)\n"
         "       smclab run --resume ID --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
         "\n"
         "Runs a campaign on agent pairs (server agent first, then client agent; more\n"
@@ -50,6 +56,9 @@ void printRunHelp() {
         "                         host (other processes or steal; the quietest run counts)\n"
         "  --quiet-wait SECONDS   pause this long before running a busy cell again\n"
         "  --name NAME            campaign name (default: the preset's or file's)\n"
+        "  --quick                the seed presets at their smallest (1 s cells, 3 sizes, 1 repetition,\n"
+        "                         small request counts); on 2 CPUs they scale down by themselves,\n"
+        "                         and the notes say what was scaled\n"
         "  --tls                  connect with wss:// ; --ca-cert F trusts a PEM CA\n"
         "  --connect-timeout S    wait this long for each agent (default 10)\n"
         "\n"
@@ -80,6 +89,7 @@ int runRun(const Args& args) {
     std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions, repeatBusy, quietWaitMs;
     int connectTimeoutMs = 10'000;
     bool tls = false;
+    bool quick = false;
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printRunHelp();
@@ -126,6 +136,8 @@ int runRun(const Args& args) {
             connectTimeoutMs = static_cast<int>(*ms);
         } else if (cursor.takeFlag("--tls")) {
             tls = true;
+        } else if (cursor.takeFlag("--quick")) {
+            quick = true;
         } else if (!cursor.peek().empty() && cursor.peek()[0] == '-') {
             return usage("unknown option '" + cursor.peek() + "'");
         } else if (target.isEmpty()) {
@@ -138,26 +150,31 @@ int runRun(const Args& args) {
     if (!cursor.error().empty()) return usage(cursor.error());
     if (target.isEmpty() && !resumeId) return usage("name a preset or a campaign file (or --resume ID)");
     if (!target.isEmpty() && resumeId) return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
-    if (agentsText.isEmpty()) return usage("--agents is required (server and client HOST:PORT)");
-    if (tokenFile.isEmpty()) return usage("--token-file is required");
+    // Without --agents: the local lab (two agents on this host), as smclab demo.
+    const bool localLab = agentsText.isEmpty() && !resumeId;
+    if (agentsText.isEmpty() && resumeId) return usage("--resume needs --agents (server and client HOST:PORT)");
+    if (!localLab && tokenFile.isEmpty()) return usage("--token-file is required");
 
     std::vector<AgentPair> agents;
-    const QStringList agentList = agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
-    if (agentList.size() < 2 || agentList.size() % 2 != 0)
-        return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
-    for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
-    if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
+    QString token;
+    if (!localLab) {
+        const QStringList agentList = agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (agentList.size() < 2 || agentList.size() % 2 != 0)
+            return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
+        for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
+        if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
 
-    QFile tokenSource(tokenFile);
-    if (!tokenSource.open(QIODevice::ReadOnly)) {
-        std::fprintf(stderr, "smclab run: cannot read token file %s: %s\n", qPrintable(tokenFile),
-                     qPrintable(tokenSource.errorString()));
-        return kExitFailure;
-    }
-    const QString token = QString::fromUtf8(tokenSource.readAll()).trimmed();
-    if (token.isEmpty()) {
-        std::fprintf(stderr, "smclab run: token file %s is empty\n", qPrintable(tokenFile));
-        return kExitFailure;
+        QFile tokenSource(tokenFile);
+        if (!tokenSource.open(QIODevice::ReadOnly)) {
+            std::fprintf(stderr, "smclab run: cannot read token file %s: %s\n", qPrintable(tokenFile),
+                         qPrintable(tokenSource.errorString()));
+            return kExitFailure;
+        }
+        token = QString::fromUtf8(tokenSource.readAll()).trimmed();
+        if (token.isEmpty()) {
+            std::fprintf(stderr, "smclab run: token file %s is empty\n", qPrintable(tokenFile));
+            return kExitFailure;
+        }
     }
 
     ensureCoreApplication();
@@ -198,7 +215,19 @@ int runRun(const Args& args) {
             else if (policyText == QLatin1String("pause")) spec.onAgentLoss = AgentLossPolicy::pause;
             else return usage("--on-agent-loss: must be continue or pause");
         }
-        spec.agents = agents;
+        if (!localLab) spec.agents = agents;
+        if (isToolPreset(spec.preset)) {
+            bool oneHost = localLab;
+            for (const AgentPair& pair : spec.agents) {
+                oneHost = oneHost || pair.server.section(QLatin1Char(':'), 0, -2) == pair.client.section(QLatin1Char(':'), 0, -2);
+            }
+            const HostScale host{static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), quick, oneHost};
+            for (const QString& note : scaleToolPreset(spec, host))
+                std::fprintf(stderr, "scaled: %s\n", qPrintable(note));
+        } else if (quick) {
+            return usage("--quick applies to the seed presets (seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis)");
+        }
+        if (localLab) spec.agents = {{QStringLiteral("127.0.0.1:1"), QStringLiteral("127.0.0.1:2")}};  // replaced below
         if (const auto errors = validateCampaign(spec); !errors.empty()) {
             std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
             return kExitUsage;
@@ -213,7 +242,26 @@ int runRun(const Args& args) {
         return kExitFailure;
     }
 
+    locallab::LocalLab lab;
+    if (localLab) {
+        const QString link = spec.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
+        if (smcr::Status s = lab.start(link, 2); !s) {
+            std::fprintf(stderr, "smclab run: the local lab did not start: %s\n", s.error().message.c_str());
+            return kExitFailure;
+        }
+        spec.agents = {{lab.agents().addresses().at(0), lab.agents().addresses().at(1)}};
+        agents = spec.agents;
+        agentsText = lab.agents().addresses().join(QLatin1Char(','));
+        tokenFile = lab.agents().tokenFile();
+        token = lab.agents().token();
+        spec.description += QStringLiteral(". Wire: ") + lab.wire().note;
+        std::fprintf(stderr, "local lab: server agent %s, client agent %s; wire: %s\n",
+                     qPrintable(lab.agents().addresses().at(0)), qPrintable(lab.agents().addresses().at(1)),
+                     qPrintable(lab.wire().note));
+    }
+
     Orchestrator orchestrator(**store);
+    if (localLab) orchestrator.setWire(lab.wire().toJson());
     AgentConnectOptions options;
     options.token = token;
     options.tls = tls;

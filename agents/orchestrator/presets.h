@@ -18,7 +18,9 @@ struct PresetInfo {
     const char* summary;
 };
 
-// datapath, sendfile-cork, fallback, credits.
+// datapath, sendfile-cork, fallback, credits (the look-alike workloads), then
+// seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis (the
+// letters' own tools, tool_presets.h).
 std::span<const PresetInfo> presetList();
 QStringList presetNames();
 // Without agents (the caller adds them); nullopt for an unknown name.
