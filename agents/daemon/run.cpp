@@ -228,6 +228,14 @@ void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>
         result.cpu = full.value("cpu").toObject();
         result.params = full.value("params").toObject();
         result.state = m_endCause == EndCause::request ? RunState::stopped : RunState::finished;
+    } else if (m_endCause == EndCause::duration && m_spec.role == protocol::Role::client) {
+        // A client that counts requests (kv, redis) and ran into its time
+        // limit before it could report: no figures, and it says so.
+        result.state = RunState::failed;
+        result.error = QString("stopped at its time limit (duration_ms %1) before it finished: %2")
+                           .arg(m_spec.durationMs)
+                           .arg(QString::fromStdString(outcome->error().message));
+        emit failedToRun(id(), result.error);
     } else if (m_endCause == EndCause::request || m_endCause == EndCause::duration) {
         // Ended by our own stop: the workload's complaint is a consequence, not the cause.
         result.state = m_endCause == EndCause::request ? RunState::stopped : RunState::finished;
