@@ -6,6 +6,7 @@
 #include <QMetaObject>
 
 #include "settings_bridge.h"
+#include "tool_settings.h"
 
 namespace smclab::daemon {
 
@@ -124,6 +125,7 @@ workloads::RunContext Run::makeContext() {
         QMetaObject::invokeMethod(
             this, [this, port] { onListening(port); }, Qt::QueuedConnection);
     };
+    ctx.onToolProcess = [this](int processGroup) { m_toolGroup.store(processGroup); };
     ctx.onLog = [runId](const std::string& line) { qInfo("run %s: %s", qPrintable(runId), line.c_str()); };
     return ctx;
 }
@@ -174,6 +176,15 @@ protocol::ProtocolError Run::applyLiveSettings(const QJsonObject& settings, prot
     out->runId = id();
     const protocol::ProtocolError error =
         applySettings(*m_transport, settings, &m_previousSettings, &out->applied);
+    // A tool under smcr_run: the same (validated) settings into its engines.
+    if (!error.isError() && m_transport->name() == "smcr" && m_toolGroup.load() > 0) {
+        for (auto it = out->applied.begin(); it != out->applied.end(); ++it) {
+            const std::string value = settingText(it.value());
+            const ToolSettingOutcome done = setInToolProcesses(m_toolGroup.load(), it.key().toStdString(), value);
+            qInfo("run %s: %s=%s set in %d preloaded process(es)%s%s", qPrintable(id()), qPrintable(it.key()),
+                  value.c_str(), done.processes, done.errors.empty() ? "" : "; not in ", done.errors.c_str());
+        }
+    }
     // Taken after the last change returned: from here on the transport runs with it.
     out->atMs = elapsedMs();
     out->atWallMs = QDateTime::currentMSecsSinceEpoch();

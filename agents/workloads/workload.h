@@ -147,6 +147,9 @@ struct RunContext {
     std::function<void(const Sample&)> onSample;
     // Server: called once listening, with the bound port.
     std::function<void(uint16_t port)> onListening;
+    // Tool workloads: the process group of the program they started (0 once
+    // it ended), so live settings can reach a preloaded program's engines.
+    std::function<void(int processGroup)> onToolProcess;
     // Human-readable progress or notices (e.g. a per-size block of an -oo loop).
     std::function<void(const std::string& line)> onLog;
 

@@ -7,11 +7,14 @@
 // no SMC, and an agent whose configured program does not exist.
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "agent_harness.h"
 #include "agent_process.h"
 #include "smclab/db/result_store.h"
 
@@ -144,6 +147,30 @@ private slots:
         QVERIFY2(r.err.contains("params.cpu:"), qPrintable(r.err));
         // No AF_SMC in this kernel: the ksmc column says so (or, with SMC, smc_run's absence).
         QVERIFY2(r.err.contains("ksmc"), qPrintable(r.err));
+    }
+
+    void liveSettingsReachThePreloadedProgram() {
+        // A set_settings during a run goes into the preloaded program's own
+        // engines (nginx under smcr_run), as `smclab set PID` would.
+        TestController server;
+        QVERIFY(server.connectTo("127.0.0.1", m_server.port(), m_token.token()));
+        protocol::StartRun run = serverRun("live-srv", "nginx-wrk", 10'000, {{"workers", 1}});
+        run.transport = "smcr";
+        run.transportOptions = {{"fabric", "sim"}};
+        QCOMPARE(server.startRun(run).value("type").toString(), QString("run_accepted"));
+        QVERIFY(server.waitForReady("live-srv"));
+        const QJsonObject applied = server.request([&](auto h) {
+            return server.client.setSettings("live-srv", {{"lab.cork_timer_ms", 5}}, h);
+        });
+        QVERIFY2(applied.value("type").toString() == "settings_applied",
+                 qPrintable(QJsonDocument(applied).toJson()));
+        server.request([&](auto h) { return server.client.stopRun("live-srv", h); });
+        QVERIFY(server.waitForResult("live-srv"));
+        const QString log = m_server.log();
+        QVERIFY2(QRegularExpression("lab.cork_timer_ms=5 set in [1-9][0-9]* preloaded process")
+                     .match(log)
+                     .hasMatch(),
+                 qPrintable(log.right(2000)));
     }
 
     void missingProgramSaysWhich() {

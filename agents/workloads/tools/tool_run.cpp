@@ -290,6 +290,8 @@ smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& work
         return smcr::fail(started.error());
     }
     ToolProcess& process = *started.value();
+    if (ctx.onToolProcess)
+        ctx.onToolProcess(process.pid());
     if (ctx.onLog)
         ctx.onLog("started " + commandText(launch.command.argv) + " (pid " + std::to_string(process.pid()) +
                   ")");
@@ -319,6 +321,8 @@ smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& work
     if (ctx.onListening)
         ctx.onListening(port);
     const ToolExit exit = process.wait(ctx.stop, -1);
+    if (ctx.onToolProcess)
+        ctx.onToolProcess(0);
     RunResult result = baseResult(ctx, workload, launch, exit);
     removeTree(launch.statsDir);
     if (!exit.stoppedByUs)
@@ -339,7 +343,11 @@ smcr::Result<RunResult> runClientTool(const RunContext& ctx, const std::string& 
     }
     if (ctx.onLog)
         ctx.onLog("running " + commandText(launch.command.argv));
+    if (ctx.onToolProcess)
+        ctx.onToolProcess(started.value()->pid());
     const ToolExit exit = started.value()->wait(ctx.stop, -1);
+    if (ctx.onToolProcess)
+        ctx.onToolProcess(0);
     RunResult result = baseResult(ctx, workload, launch, exit);
     removeTree(launch.statsDir);
     if (exit.stoppedByUs)
