@@ -18,7 +18,7 @@ packages=(
     tshark iproute2 procps psmisc
     # tests: throwaway TLS certificates for the agent's wss:// test
     openssl
-    qperf redis-server redis-tools wrk nginx-light curl python3
+    qperf redis-server redis-tools wrk nginx-light iperf3 curl python3
     # tests: a throwaway PostgreSQL server for the store's postgresql tests
     postgresql
     # smclab lab deploy uses the user's OpenSSH client; its test runs a real sshd

@@ -3,6 +3,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -12,7 +14,11 @@
 #include "lab_agents.h"
 #include "lab_file.h"
 #include "orchestrator/campaign_json.h"
+#include "local_campaign.h"
+#include "locallab/local_lab.h"
+#include "orchestrator/preset_scaling.h"
 #include "orchestrator/presets.h"
+#include "orchestrator/tool_presets.h"
 #include "orchestrator/size_text.h"
 #include "smclab/db/database_path.h"
 #include "smclab/db/result_store.h"
@@ -29,6 +35,7 @@ void printRunHelp() {
     std::printf(
         "usage: smclab run PRESET|FILE --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
         "       smclab run PRESET|FILE [--lab FILE] [--agents HOST,HOST]  (agents of a deployed lab)\n"
+        "       smclab run PRESET|FILE [options]   (no lab file: two local agents, the local lab)\n"
         "       smclab run --resume ID --agents HOST:PORT,HOST:PORT --token-file F [options]\n"
         "\n"
         "Runs a campaign on agent pairs (server agent first, then client agent; more\n"
@@ -59,6 +66,9 @@ void printRunHelp() {
         "                         host (other processes or steal; the quietest run counts)\n"
         "  --quiet-wait SECONDS   pause this long before running a busy cell again\n"
         "  --name NAME            campaign name (default: the preset's or file's)\n"
+        "  --quick                the seed presets at their smallest (1 s cells, 3 sizes, 1 repetition,\n"
+        "                         small request counts); on 2 CPUs they scale down by themselves,\n"
+        "                         and the notes say what was scaled\n"
         "  --tls                  connect with wss:// ; --ca-cert F trusts a PEM CA\n"
         "  --connect-timeout S    wait this long for each agent (default 10)\n"
         "\n"
@@ -89,6 +99,7 @@ int runRun(const Args& args) {
     std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions, repeatBusy, quietWaitMs;
     int connectTimeoutMs = 10'000;
     bool tls = false;
+    bool quick = false;
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printRunHelp();
@@ -137,6 +148,8 @@ int runRun(const Args& args) {
             connectTimeoutMs = static_cast<int>(*ms);
         } else if (cursor.takeFlag("--tls")) {
             tls = true;
+        } else if (cursor.takeFlag("--quick")) {
+            quick = true;
         } else if (!cursor.peek().empty() && cursor.peek()[0] == '-') {
             return usage("unknown option '" + cursor.peek() + "'");
         } else if (target.isEmpty()) {
@@ -149,15 +162,18 @@ int runRun(const Args& args) {
     if (!cursor.error().empty()) return usage(cursor.error());
     if (target.isEmpty() && !resumeId) return usage("name a preset or a campaign file (or --resume ID)");
     if (!target.isEmpty() && resumeId) return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
-    // A deployed lab (smclab lab deploy) stands in for --agents and --token-file.
+    // A deployed lab (smclab lab deploy) stands in for --agents and --token-file;
+    // with neither and no lab file, the local lab (two agents on this host), as smclab demo.
     const QString labPath = resolveLabPath(labArg);
     const bool useLab = !labArg.isEmpty() || (agentsText.isEmpty() && tokenFile.isEmpty() && QFileInfo::exists(labPath));
-    if (!useLab && agentsText.isEmpty()) return usage("--agents is required (server and client HOST:PORT), or --lab FILE");
-    if (!useLab && tokenFile.isEmpty()) return usage("--token-file is required");
+    const bool localLab = !useLab && agentsText.isEmpty() && !resumeId;
+    if (!useLab && !localLab && agentsText.isEmpty())
+        return usage("--resume needs --agents (server and client HOST:PORT) or --lab FILE");
+    if (!useLab && !localLab && tokenFile.isEmpty()) return usage("--token-file is required");
 
     std::vector<AgentPair> agents;
     const QStringList agentList = agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
-    if (!useLab) {
+    if (!useLab && !localLab) {
         if (agentList.size() < 2 || agentList.size() % 2 != 0)
             return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
         for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
@@ -236,7 +252,19 @@ int runRun(const Args& args) {
             else if (policyText == QLatin1String("pause")) spec.onAgentLoss = AgentLossPolicy::pause;
             else return usage("--on-agent-loss: must be continue or pause");
         }
-        spec.agents = agents;
+        if (!localLab) spec.agents = agents;
+        if (isToolPreset(spec.preset)) {
+            bool oneHost = localLab;
+            for (const AgentPair& pair : spec.agents) {
+                oneHost = oneHost || pair.server.section(QLatin1Char(':'), 0, -2) == pair.client.section(QLatin1Char(':'), 0, -2);
+            }
+            const HostScale host{static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), quick, oneHost};
+            for (const QString& note : scaleToolPreset(spec, host))
+                std::fprintf(stderr, "scaled: %s\n", qPrintable(note));
+        } else if (quick) {
+            return usage("--quick applies to the seed presets (seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis)");
+        }
+        if (localLab) spec.agents = {{QStringLiteral("127.0.0.1:1"), QStringLiteral("127.0.0.1:2")}};  // replaced below
         if (const auto errors = validateCampaign(spec); !errors.empty()) {
             std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
             return kExitUsage;
@@ -251,7 +279,18 @@ int runRun(const Args& args) {
         return kExitFailure;
     }
 
+    locallab::LocalLab lab;
+    if (localLab) {
+        if (smcr::Status s = startLocalLab(lab, spec, "smclab run"); !s) {
+            std::fprintf(stderr, "smclab run: the local lab did not start: %s\n", s.error().message.c_str());
+            return kExitFailure;
+        }
+        agents = spec.agents;
+        token = lab.agents().token();
+    }
+
     Orchestrator orchestrator(**store);
+    if (localLab) orchestrator.setWire(lab.wire().toJson());
     AgentConnectOptions options;
     options.token = token;
     options.tls = tls;

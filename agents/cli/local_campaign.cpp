@@ -12,6 +12,20 @@ namespace smclab::cli {
 
 using namespace smclab::orchestrator;
 
+smcr::Status startLocalLab(locallab::LocalLab& lab, CampaignSpec& spec, const char* who) {
+    const QString link = spec.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
+    if (smcr::Status s = lab.start(link, 2); !s) return s;
+    const locallab::LocalAgents& agents = lab.agents();
+    spec.agents = {{agents.addresses().at(0), agents.addresses().at(1)}};
+    // What every column ran over, in the notes the tables and reports print.
+    spec.description += QStringLiteral(". Wire: ") + lab.wire().note;
+    std::fprintf(stderr, "%s: agents: server %s, client %s (token in a private temp file)\n%s: wire: %s\n", who,
+                 qPrintable(agents.addresses().at(0)), qPrintable(agents.addresses().at(1)), who,
+                 qPrintable(lab.wire().note));
+    std::fflush(stderr);
+    return {};
+}
+
 smcr::Result<LocalCampaign> runLocalCampaign(CampaignSpec spec, db::ResultStore& store,
                                              const LocalCampaignOptions& options) {
     ensureCoreApplication();
@@ -19,16 +33,8 @@ smcr::Result<LocalCampaign> runLocalCampaign(CampaignSpec spec, db::ResultStore&
     clock.start();
     locallab::LocalLab lab;
     lab.setPinned(options.pin);
-    const QString link = spec.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
-    if (smcr::Status s = lab.start(link, 2); !s) return smcr::fail(s.error());
+    if (smcr::Status s = startLocalLab(lab, spec, options.who); !s) return smcr::fail(s.error());
     const locallab::LocalAgents& agents = lab.agents();
-    spec.agents = {{agents.addresses().at(0), agents.addresses().at(1)}};
-    // What every column ran over, in the notes the tables and reports print.
-    spec.description += QStringLiteral(". Wire: ") + lab.wire().note;
-    std::fprintf(stderr, "%s: agents: server %s, client %s (token in a private temp file)\n%s: wire: %s\n",
-                 options.who, qPrintable(agents.addresses().at(0)), qPrintable(agents.addresses().at(1)), options.who,
-                 qPrintable(lab.wire().note));
-    std::fflush(stderr);
 
     Orchestrator orchestrator(store);
     AgentConnectOptions connect;

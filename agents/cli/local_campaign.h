@@ -19,6 +19,9 @@
 namespace smclab::db {
 class ResultStore;
 }
+namespace smclab::locallab {
+class LocalLab;
+}
 
 namespace smclab::cli {
 
@@ -32,6 +35,11 @@ struct LocalCampaign {
     QString wireNote;  // what TCP and SMC ran over (WireRecord::note)
     qint64 elapsedMs = 0;
 };
+
+// Starts `lab` for the link model of spec's transportOptions "link"
+// ("ideal" when absent), points spec's agents at it, adds the wire to its
+// notes and says on stderr where the agents are.
+smcr::Status startLocalLab(locallab::LocalLab& lab, orchestrator::CampaignSpec& spec, const char* who);
 
 // `spec` without agents; its transportOptions "link" names the model
 // ("ideal" when absent). An error only when the lab cannot start; a

@@ -22,6 +22,7 @@
 #include "protocol/version.h"
 #include "signal_watcher.h"
 #include "token_auth.h"
+#include "tool_programs.h"
 
 int main(int argc, char** argv) {
     using namespace smclab::daemon;
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
             return 2;
         case ParseOutcome::run:
             break;
+    }
+    if (const smcr::Status tools = smclab::workloads::setToolPaths(options.toolPaths); !tools.ok()) {
+        std::fprintf(stderr, "smclab-agent: %s\n", tools.error().message.c_str());
+        return 2;
     }
     QString why;
     const auto token = loadToken(options.tokenFile, &why);

@@ -61,8 +61,13 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
         "loopback and --allow-peer scrapers. Off by default.",
         "ADDR:PORT");
     const QCommandLineOption cpu("cpu", "Run on CPU N only, like taskset -c N (default: not pinned).", "N");
+    const QCommandLineOption tool(
+        "tool",
+        "Run the tool program NAME (qperf, nginx, wrk, redis-server, redis-benchmark, "
+        "iperf3, smcr_run, smc_run) from PATH instead of looking on $PATH (repeatable).",
+        "NAME=PATH");
     parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
-                       maxDuration, grace, httpRoot, metrics, cpu});
+                       maxDuration, grace, httpRoot, metrics, cpu, tool});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());
@@ -132,6 +137,14 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
             usageError("--cpu must be a CPU number (0.." + QString::number(CPU_SETSIZE - 1) + ")");
             return ParseOutcome::exitUsage;
         }
+    }
+    for (const QString& entry : parser.values(tool)) {
+        const qsizetype eq = entry.indexOf('=');
+        if (eq <= 0) {
+            usageError("--tool takes NAME=PATH, got '" + entry + "'");
+            return ParseOutcome::exitUsage;
+        }
+        options->toolPaths[entry.left(eq).toStdString()] = entry.mid(eq + 1).toStdString();
     }
     return ParseOutcome::run;
 }

@@ -1,7 +1,9 @@
 // smclab-agent's command line.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <string>
 
 #include <QString>
 #include <QStringList>
@@ -29,6 +31,9 @@ struct DaemonOptions {
     // where each spins away the time its peer needs (tcp_lat 1 B 1.5 us
     // pinned, 60 us unpinned beside a build).
     int cpu = -1;
+    // --tool NAME=PATH: where the tool workloads find qperf, nginx, wrk,
+    // redis-server, redis-benchmark, iperf3, smcr_run, smc_run instead of PATH.
+    std::map<std::string, std::string> toolPaths;
 };
 
 enum class ParseOutcome { invalid = 0, run, exitOk, exitUsage };

@@ -6,6 +6,7 @@
 #include <QMetaObject>
 
 #include "settings_bridge.h"
+#include "tool_settings.h"
 
 namespace smclab::daemon {
 
@@ -98,6 +99,10 @@ workloads::RunContext Run::makeContext() {
     const protocol::Endpoint& endpoint = m_spec.role == protocol::Role::server ? m_spec.listen : m_spec.peer;
     ctx.host = endpoint.address.toString().toStdString();
     ctx.port = endpoint.port;
+    for (auto it = m_spec.settings.begin(); it != m_spec.settings.end(); ++it)
+        ctx.settings.emplace_back(it.key().toStdString(), settingText(it.value()));
+    for (auto it = m_spec.transportOptions.begin(); it != m_spec.transportOptions.end(); ++it)
+        ctx.transportOptions.emplace_back(it.key().toStdString(), settingText(it.value()));
     ctx.stop = &m_stop;
     ctx.sampleIntervalMs = static_cast<int>(m_spec.sampleIntervalMs);
     // Callbacks run on the worker thread; they only post to the event loop.
@@ -120,6 +125,7 @@ workloads::RunContext Run::makeContext() {
         QMetaObject::invokeMethod(
             this, [this, port] { onListening(port); }, Qt::QueuedConnection);
     };
+    ctx.onToolProcess = [this](int processGroup) { m_toolGroup.store(processGroup); };
     ctx.onLog = [runId](const std::string& line) { qInfo("run %s: %s", qPrintable(runId), line.c_str()); };
     return ctx;
 }
@@ -170,6 +176,15 @@ protocol::ProtocolError Run::applyLiveSettings(const QJsonObject& settings, prot
     out->runId = id();
     const protocol::ProtocolError error =
         applySettings(*m_transport, settings, &m_previousSettings, &out->applied);
+    // A tool under smcr_run: the same (validated) settings into its engines.
+    if (!error.isError() && m_transport->name() == "smcr" && m_toolGroup.load() > 0) {
+        for (auto it = out->applied.begin(); it != out->applied.end(); ++it) {
+            const std::string value = settingText(it.value());
+            const ToolSettingOutcome done = setInToolProcesses(m_toolGroup.load(), it.key().toStdString(), value);
+            qInfo("run %s: %s=%s set in %d preloaded process(es)%s%s", qPrintable(id()), qPrintable(it.key()),
+                  value.c_str(), done.processes, done.errors.empty() ? "" : "; not in ", done.errors.c_str());
+        }
+    }
     // Taken after the last change returned: from here on the transport runs with it.
     out->atMs = elapsedMs();
     out->atWallMs = QDateTime::currentMSecsSinceEpoch();
@@ -224,6 +239,14 @@ void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>
         result.cpu = full.value("cpu").toObject();
         result.params = full.value("params").toObject();
         result.state = m_endCause == EndCause::request ? RunState::stopped : RunState::finished;
+    } else if (m_endCause == EndCause::duration && m_spec.role == protocol::Role::client) {
+        // A client that counts requests (kv, redis) and ran into its time
+        // limit before it could report: no figures, and it says so.
+        result.state = RunState::failed;
+        result.error = QString("stopped at its time limit (duration_ms %1) before it finished: %2")
+                           .arg(m_spec.durationMs)
+                           .arg(QString::fromStdString(outcome->error().message));
+        emit failedToRun(id(), result.error);
     } else if (m_endCause == EndCause::request || m_endCause == EndCause::duration) {
         // Ended by our own stop: the workload's complaint is a consequence, not the cause.
         result.state = m_endCause == EndCause::request ? RunState::stopped : RunState::finished;

@@ -73,6 +73,7 @@ private:
     EndCause m_endCause = EndCause::none;
     bool m_boundedByAgent = false;  // duration_ms enforced by the agent's timer, not the workload
     std::atomic<bool> m_stop{false};
+    std::atomic<int> m_toolGroup{0};  // a tool workload's program (process group), 0 = none
     std::thread m_thread;
     QTimer m_deadline;
     QElapsedTimer m_clock;

@@ -29,7 +29,7 @@ enum class AgentLossPolicy {
 // for kv; see workload_params.h).
 struct WorkloadSpec {
     QString label;
-    QString workload;  // tcp_bw | tcp_lat | http | kv
+    QString workload;  // tcp_bw | tcp_lat | http | kv | qperf | nginx-wrk | redis | iperf3
     QJsonObject params;
     QJsonObject serverParams;
     std::vector<uint64_t> sizes;
@@ -105,7 +105,8 @@ const char* agentLossPolicyName(AgentLossPolicy policy);
 
 // Names the campaign format knows; the agents have the final word (a
 // transport missing on an agent fails its runs with the agent's error).
-inline constexpr const char* kKnownWorkloads[] = {"tcp_bw", "tcp_lat", "http", "kv"};
+// The tool workloads (qperf, nginx-wrk, redis, iperf3) run the real programs.
+inline constexpr const char* kKnownWorkloads[] = {"tcp_bw", "tcp_lat", "http", "kv", "qperf", "nginx-wrk", "redis", "iperf3"};
 inline constexpr const char* kKnownTransports[] = {"tcp", "smcr", "ksmc"};
 bool isKnownWorkload(const QString& name);
 bool isKnownTransport(const QString& name);

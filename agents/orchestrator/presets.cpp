@@ -4,6 +4,7 @@
 
 #include "datapath_columns.h"
 #include "size_text.h"
+#include "tool_presets.h"
 
 namespace smclab::orchestrator {
 
@@ -18,6 +19,13 @@ const PresetInfo kPresets[] = {
                  "listener vs libsmcr listener with fast fallback off and on"},
     {"credits", "redis-benchmark-style SET and GET, 200 connections, -d 10, -P 1: SMC credits off, credits on, "
                 "rx_backlog, TCP"},
+    {"seed000-qperf", "the real qperf, -oo msg_size:1:64K:*2 -t 30 tcp_bw and tcp_lat, taskset -c 1: Origin SMC, "
+                      "TCP, SMC with patches (the datapath letter's tables)"},
+    {"seed002-nginx", "the real nginx and wrk -c 100 -t 2 -d 30, 4 KiB file: sendfile off, on (orig), on (this)"},
+    {"seed003-shortconn", "the real wrk -H 'Connection: Close' --latency against nginx from plain TCP clients: TCP, "
+                          "original fallback path, fast fallback"},
+    {"seed004-redis", "the real redis-server --io-threads 7 and redis-benchmark -q -t set,get -P 1 --threads 7: "
+                      "Before / After (credits)"},
 };
 
 QJsonObject simFabric() {
@@ -180,6 +188,10 @@ std::optional<CampaignSpec> presetCampaign(const QString& name) {
     if (name == QLatin1String("sendfile-cork")) spec = sendfileCork();
     if (name == QLatin1String("fallback")) spec = fallback();
     if (name == QLatin1String("credits")) spec = credits();
+    if (name == QLatin1String("seed000-qperf")) spec = seed000QperfPreset();
+    if (name == QLatin1String("seed002-nginx")) spec = seed002NginxPreset();
+    if (name == QLatin1String("seed003-shortconn")) spec = seed003ShortconnPreset();
+    if (name == QLatin1String("seed004-redis")) spec = seed004RedisPreset();
     // Every preset runs its cells as interleaved repetitions, so its tables
     // carry a median with an interval rather than one run's number.
     if (spec) spec->repetitions = kPresetRepetitions;

@@ -32,6 +32,21 @@ void addNumbers(const QJsonObject& object, const QString& prefix, QMap<QString, 
     }
 }
 
+// Tool workloads (summary "tool"): what each side ran, exactly, as facts
+// tool.command / tool.version / tool.program / tool.output, and the server
+// program's CPU time beside the client's (cpu_sec is the client's).
+void addToolRecord(const QJsonObject& client, const QJsonObject& server, db::RunRecord& record) {
+    for (const auto& [summary, facts] : {std::pair{&client, &record.clientFacts}, std::pair{&server, &record.serverFacts}}) {
+        const QJsonObject tool = summary->value(QLatin1String("tool")).toObject();
+        for (auto it = tool.begin(); it != tool.end(); ++it) facts->insert(QStringLiteral("tool.") + it.key(), it.value().toString());
+    }
+    if (!server.contains(QLatin1String("tool"))) return;
+    for (const char* key : {"cpu_sec", "cpu_user_sec", "cpu_system_sec"}) {
+        const QJsonValue v = server.value(QLatin1String(key));
+        if (v.isDouble()) record.results.insert(QStringLiteral("server_") + QLatin1String(key), v.toDouble());
+    }
+}
+
 }  // namespace
 
 QString storedWorkloadName(const CampaignSpec& spec, int workloadIndex) {
@@ -164,6 +179,7 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
     record.settings.insert(QStringLiteral("client_transport"), column.effectiveClientTransport());
 
     record.results = resultMetrics(outcome.client.summary);
+    addToolRecord(outcome.client.summary, outcome.server.summary, record);
     if (!outcome.client.histogram.isEmpty()) {
         record.histograms.append({QStringLiteral("latency_us"), QStringLiteral("smclab-histogram-json-v1"),
                                   QJsonDocument(outcome.client.histogram).toJson(QJsonDocument::Compact)});

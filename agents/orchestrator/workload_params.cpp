@@ -16,6 +16,12 @@ SizeParam sizeParamFor(const QString& workload) {
         return {ParamSide::client, "msg_size"};
     if (workload == QLatin1String("http")) return {ParamSide::server, "page_size"};
     if (workload == QLatin1String("kv")) return {ParamSide::client, "data_size"};
+    // The tool workloads: qperf -m, the file nginx serves, redis-benchmark
+    // -d, iperf3 -l.
+    if (workload == QLatin1String("qperf")) return {ParamSide::client, "msg_size"};
+    if (workload == QLatin1String("nginx-wrk")) return {ParamSide::server, "file_size"};
+    if (workload == QLatin1String("redis")) return {ParamSide::client, "data_size"};
+    if (workload == QLatin1String("iperf3")) return {ParamSide::client, "length"};
     return {};
 }
 

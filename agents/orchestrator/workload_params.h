@@ -21,7 +21,8 @@ struct SizeParam {
 
 // tcp_bw / tcp_lat: client msg_size (qperf -m); http: server page_size (the
 // body of the page the server generates and serves); kv: client data_size
-// (redis-benchmark -d).
+// (redis-benchmark -d); qperf: client msg_size; nginx-wrk: server file_size;
+// redis: client data_size; iperf3: client length (-l).
 SizeParam sizeParamFor(const QString& workload);
 
 QJsonObject clientParams(const WorkloadSpec& workload, const ColumnSpec& column, uint64_t sizeBytes);

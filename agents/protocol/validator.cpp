@@ -15,8 +15,9 @@ const QRegularExpression& runIdPattern() {
     return pattern;
 }
 
+// A hyphen inside, for the tool workload nginx-wrk.
 const QRegularExpression& workloadPattern() {
-    static const QRegularExpression pattern("^[a-z][a-z0-9_]{0,31}$");
+    static const QRegularExpression pattern("^[a-z][a-z0-9_-]{0,31}$");
     return pattern;
 }
 

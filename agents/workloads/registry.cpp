@@ -1,16 +1,20 @@
+#include "tool_workloads.h"
 #include "workload.h"
 #include "workload_list.h"
 
 namespace smclab::workloads {
 
 std::span<const Workload* const> workloadRegistry() {
-    static const std::vector<const Workload*> kWorkloads = {&tcpBwWorkload(), &tcpLatWorkload(), &httpWorkload(), &kvWorkload()};
+    static const std::vector<const Workload*> kWorkloads = {
+        &tcpBwWorkload(),     &tcpLatWorkload(),       &httpWorkload(),      &kvWorkload(),
+        &qperfToolWorkload(), &nginxWrkToolWorkload(), &redisToolWorkload(), &iperf3ToolWorkload()};
     return kWorkloads;
 }
 
 const Workload* findWorkload(std::string_view name) {
     for (const Workload* w : workloadRegistry()) {
-        if (w->name() == name) return w;
+        if (w->name() == name)
+            return w;
     }
     return nullptr;
 }

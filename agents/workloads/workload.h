@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <QJsonObject>
@@ -137,11 +138,18 @@ struct RunContext {
     // Client: the peer to connect to.
     std::string host;
     uint16_t port = 0;
+    // The run's settings and transport options as text (start_run
+    // `settings`, `transport_options`): tool workloads hand them to smcr_run.
+    std::vector<std::pair<std::string, std::string>> settings;
+    std::vector<std::pair<std::string, std::string>> transportOptions;
     const std::atomic<bool>* stop = nullptr;  // set true to end the run early (optional)
     int sampleIntervalMs = 1000;             // 0 = no samples
     std::function<void(const Sample&)> onSample;
     // Server: called once listening, with the bound port.
     std::function<void(uint16_t port)> onListening;
+    // Tool workloads: the process group of the program they started (0 once
+    // it ended), so live settings can reach a preloaded program's engines.
+    std::function<void(int processGroup)> onToolProcess;
     // Human-readable progress or notices (e.g. a per-size block of an -oo loop).
     std::function<void(const std::string& line)> onLog;
 

@@ -146,6 +146,8 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
             // One run's host state says nothing about the campaign; the
             // "host load" entry above sums them up.
             if (it.key().startsWith(QLatin1String("host_state."))) continue;
+            // A tool's verbatim output is kept with the run (smclab show), not in every report.
+            if (it.key() == QLatin1String("tool.output")) continue;
             section.entries.append({it.key(), it.value()});
         }
         doc.provenance.append(section);

@@ -49,7 +49,16 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     for (const QString& workload : workloads) {
         QStringList metrics = headlineMetrics(workload);
         const QStringList stored = storedMetrics.value(workload);
-        if (baseWorkload(workload) == QLatin1String("kv") && !stored.isEmpty() && !stored.contains(metrics.value(0))) {
+        // qperf names two headlines (tcp_bw's, tcp_lat's): a table for the one its runs made.
+        if (metrics.size() > 1 && !stored.isEmpty()) {
+            QStringList present;
+            for (const QString& metric : metrics) {
+                if (stored.contains(metric)) present << metric;
+            }
+            if (!present.isEmpty()) metrics = present;
+        }
+        const bool perTestWorkload = baseWorkload(workload) == QLatin1String("kv") || baseWorkload(workload) == QLatin1String("redis");
+        if (perTestWorkload && !stored.isEmpty() && !stored.contains(metrics.value(0))) {
             // A kv entry running several tests stores set_rps, get_rps ...
             // (one table each) instead of one rps.
             QStringList perTest;
@@ -143,6 +152,12 @@ QStringList headlineMetrics(const QString& storedName) {
     if (workload == QLatin1String("tcp_lat")) return {QStringLiteral("latency_us")};
     if (workload == QLatin1String("http")) return {QStringLiteral("rps")};
     if (workload == QLatin1String("kv")) return {QStringLiteral("rps")};
+    // The tool workloads (agents/workloads/tools): the same figures as the
+    // built-in look-alikes, from the tools' own output.
+    if (workload == QLatin1String("qperf")) return {QStringLiteral("bw_mbps"), QStringLiteral("latency_us")};
+    if (workload == QLatin1String("nginx-wrk")) return {QStringLiteral("rps")};
+    if (workload == QLatin1String("redis")) return {QStringLiteral("rps")};
+    if (workload == QLatin1String("iperf3")) return {QStringLiteral("bw_mbps")};
     return {};
 }
 

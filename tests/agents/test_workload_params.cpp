@@ -74,10 +74,10 @@ private slots:
         QCOMPARE(r.error().code, smcr::Errc::invalidArgument);
     }
 
-    void registryHasTheFourWorkloads() {
+    void registryHasTheWorkloads() {
         QStringList names;
         for (const Workload* w : workloadRegistry()) names << QString::fromStdString(w->name());
-        QCOMPARE(names, (QStringList{"tcp_bw", "tcp_lat", "http", "kv"}));
+        QCOMPARE(names, (QStringList{"tcp_bw", "tcp_lat", "http", "kv", "qperf", "nginx-wrk", "redis", "iperf3"}));
         QVERIFY(findWorkload("kv") != nullptr);
         QVERIFY(findWorkload("nope") == nullptr);
         for (const Workload* w : workloadRegistry()) {
@@ -106,6 +106,18 @@ private slots:
             {"kv", Role::client, {{"pipeline", 0}}, "pipeline:"},
             {"kv", Role::client, {{"tests", "set,flush"}}, "tests:"},
             {"kv", Role::server, {{"threads", "many"}}, "threads:"},
+            // The tool workloads refuse before any program starts; a
+            // controller cannot name a program or pass free-form arguments.
+            {"nginx-wrk", Role::client, {{"threads", 1000}}, "threads:"},
+            {"nginx-wrk", Role::client, {{"threads", 4}, {"connections", 2}}, "connections:"},
+            {"nginx-wrk", Role::server, {{"file_size", "2G"}}, "file_size:"},
+            {"redis", Role::client, {{"program", "/bin/sh"}}, "program: unknown parameter"},
+            {"redis", Role::client, {{"tests", "set,flushall"}}, "tests:"},
+            {"redis", Role::server, {{"io_threads", 0}}, "io_threads:"},
+            {"qperf", Role::client, {{"test", "rds_bw"}}, "test:"},
+            {"qperf", Role::client, {{"cpu", 4096}}, "cpu:"},
+            {"iperf3", Role::client, {{"streams", 129}}, "streams:"},
+            {"iperf3", Role::client, {{"reverse", true}, {"bidir", true}}, "bidir:"},
         };
         for (const Case& c : cases) {
             RunContext ctx;

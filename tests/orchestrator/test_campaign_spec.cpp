@@ -8,6 +8,7 @@
 
 #include "orchestrator/campaign_json.h"
 #include "orchestrator/cell_matrix.h"
+#include "orchestrator/preset_scaling.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/size_text.h"
 
@@ -40,6 +41,32 @@ QString errorOf(const QByteArray& text) {
 class TestCampaignSpec : public QObject {
     Q_OBJECT
 private slots:
+    void toolPresetsScaleToTheHost() {
+        // The letter's scale on a 2-CPU host running both agents, --quick:
+        // every reduction is in the notes; nothing is scaled on a big host.
+        CampaignSpec redis = *presetCampaign(QStringLiteral("seed004-redis"));
+        const QStringList notes = scaleToolPreset(redis, {2, true, true});
+        QVERIFY2(notes.contains(QStringLiteral("redis-benchmark --threads 7 -> 1")), qPrintable(notes.join("; ")));
+        QVERIFY(notes.contains(QStringLiteral("redis-benchmark -n 2000000 -> 20000")));
+        QVERIFY(notes.contains(QStringLiteral("redis-server --io-threads 7 -> 1")));
+        QCOMPARE(redis.workloads[0].params.value("requests").toInteger(), 20000);
+        QCOMPARE(redis.repetitions, 1);
+        QVERIFY(redis.description.contains(QStringLiteral("Scaled for this host (--quick)")));
+        QVERIFY(validateCampaign(redis).empty());
+
+        CampaignSpec qperf = *presetCampaign(QStringLiteral("seed000-qperf"));
+        const QStringList qperfNotes = scaleToolPreset(qperf, {2, false, true});
+        QCOMPARE(qperf.durationMs, 5000);
+        QCOMPARE(qperf.sizes.size(), size_t(17));
+        QCOMPARE(qperf.workloads[0].serverParams.value("cpu").toInteger(), 0);
+        QCOMPARE(qperf.workloads[0].params.value("cpu").toInteger(), 1);
+        QVERIFY2(qperfNotes.join("; ").contains(QStringLiteral("duration 30 s -> 5 s")), qPrintable(qperfNotes.join("; ")));
+
+        CampaignSpec big = *presetCampaign(QStringLiteral("seed003-shortconn"));
+        QVERIFY(scaleToolPreset(big, {32, false, false}).isEmpty());
+        QCOMPARE(big.workloads[0].params.value("connections").toInteger(), 1600);
+    }
+
     void parsesAMinimalCampaign() {
         auto spec = campaignFromJsonText(minimalCampaign());
         QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
@@ -189,6 +216,11 @@ private slots:
         QTest::newRow("sendfile-cork") << "sendfile-cork" << 3 * 3;
         QTest::newRow("fallback") << "fallback" << 3 * 3;
         QTest::newRow("credits") << "credits" << 3 * 8;
+        // The letters' own tools: 2 x 3 x 17, 3, 3, 2 cells.
+        QTest::newRow("seed000-qperf") << "seed000-qperf" << 3 * 102;
+        QTest::newRow("seed002-nginx") << "seed002-nginx" << 3 * 3;
+        QTest::newRow("seed003-shortconn") << "seed003-shortconn" << 3 * 3;
+        QTest::newRow("seed004-redis") << "seed004-redis" << 3 * 2;
     }
     void everyPresetIsValid() {
         QFETCH(QString, name);
