@@ -115,6 +115,15 @@ public:
     void removePersistentWatcherLocked(int eventFd);
     void rearmPersistentWatcherLocked(int eventFd);
     int channelFd() const;
+    // A thread of a foreign event loop waits on a poller's fd(), which holds
+    // the completion channel (PollerImpl::beginForeignWait, engine_wake.cpp):
+    // while one does, and for the channel's grace after the last left, the
+    // channel is the waiters' and the background thread does not wake for
+    // its events.
+    void foreignWaitBeginLocked();
+    void foreignWaitEndLocked();
+    // Takes the channel's events: its fd stays readable until they are taken.
+    void consumeChannelEventsLocked();
     // The fabric's next due time (monotonic ns; 0 = none), for sleepers outside waitUntil.
     uint64_t nextDueNsLocked() { return sleepUntilNsLocked(0); }
     // Arms the receive CQ (solicited) and, with armSend, the send CQ for its
@@ -311,7 +320,6 @@ private:
     void watchTcpLocked(Connection& conn);
     void unwatchTcpLocked(Connection& conn);
     void timersLocked(uint64_t nowMs);
-    void consumeChannelEventsLocked();
     // The sleep of a thread about to block: until deadlineNs (0 = none) or
     // the fabric's next due time, whichever is first; 0 = no bound.
     uint64_t sleepUntilNsLocked(uint64_t deadlineNs);
@@ -353,6 +361,10 @@ private:
     uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
     uint32_t m_appWaiters = 0;
     uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)
+    uint32_t m_foreignWaiters = 0;    // foreignWaitBeginLocked() not yet ended
+    // The background thread sleeps without a check-back timer while only
+    // foreign waiters wait: the last of them to leave kicks it.
+    bool m_bgAwaitsForeignExit = false;
 
     // Background thread.
     std::thread m_background;

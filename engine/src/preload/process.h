@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <smcr/engine.h>
+#include <smcr/poller.h>
 #include <smcr/result.h>
 
 namespace smcr::preload {
@@ -55,6 +56,19 @@ const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded);
 // says yes or the time is up (true: ready). Waking a sleeper costs tens of
 // microseconds here, and much more on a loaded host.
 bool spinUntilReady(const std::function<bool()>& ready);
+
+// A wait of the program's own (epoll_wait, poll, select) with a Poller's fd
+// among its kernel fds, for its whole duration: spinning and sleeping.
+class ForeignWait {
+public:
+    explicit ForeignWait(Poller& poller) : m_poller(poller) { m_poller.beginForeignWait(); }
+    ~ForeignWait() { m_poller.endForeignWait(); }
+    ForeignWait(const ForeignWait&) = delete;
+    ForeignWait& operator=(const ForeignWait&) = delete;
+
+private:
+    Poller& m_poller;
+};
 
 // -v: one line on stderr (never stdout).
 void logLine(const std::string& line);
