@@ -41,10 +41,16 @@ Counters& counters();
 // and for engines this process makes later. Checked against the table.
 Status applySetting(const std::string& name, const std::string& value);
 
-// Counts a TCP connection under its reason (a decline name, or the
-// preload's own: "not_libsmcr_peer", "remote_address", "tcp_port",
-// "engine_error", "plain_client").
+// Counts a TCP connection under its reason (a decline name such as
+// "PEERNOSMC", or the preload's own: "not_libsmcr_peer", "remote_address",
+// "tcp_port", "engine_error").
 void countTcp(bool client, const std::string& reason);
+// A plain TCP client taken by a listener of this process, counted in the
+// engine's server fallback counters (and smcr.fast_fallback_accepts for
+// fastPath), as libsmcr's own listener counts it; there may be no engine.
+void countAcceptFallback(uint32_t reason, bool fastPath);
+// A libsmcr setting: the engine's, or the value an engine would start with.
+uint64_t settingValue(SettingId id);
 
 // The sleep of a thread about to block in the kernel for libsmcr's sake:
 // waitMs (-1 = forever) cut at the fabric's next due time (Engine::nextDueNs).
