@@ -13,7 +13,8 @@ private slots:
         QTest::addColumn<QString>("name");
         for (const char* n :
              {"peek_waitall", "dup", "sendfile", "shutdown", "eintr", "nonblocking", "select",
-              "epoll_oneshot", "epoll_et", "fork", "cancel", "peer_killed", "epoll_before_connect"}) {
+              "epoll_oneshot", "epoll_et", "fork", "cancel", "peer_killed", "epoll_before_connect", "vfork",
+              "close_range", "syscall", "nested_epoll"}) {
             QTest::newRow(n) << QString(n);
         }
     }
