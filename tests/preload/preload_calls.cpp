@@ -453,6 +453,51 @@ void clientNestedEpoll(int fd) {
     ::close(pipefd[1]);
 }
 
+// limit_smc_hs (the program re-execs itself with it on): three clients
+// connect before the server accepts; the first two accepted have others
+// queued behind them and are declined (plain TCP, PEERNOSMC), the last one
+// is SMC-R. Every connection still echoes.
+int limitSmcHs(int lfd, const sockaddr_in& addr) {
+    constexpr int kClients = 3;
+    pid_t clients[kClients];
+    for (pid_t& c : clients) {
+        c = ::fork();
+        CHECK(c >= 0);
+        if (c == 0) {
+            const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+            CHECK(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+            writeAll(fd, "n", 1);
+            uint8_t b = 0;
+            readAll(fd, &b, 1);
+            CHECK(b == 'm');
+            ::close(fd);
+            std::_Exit(0);
+        }
+    }
+    // All three in the accept queue (their connect() waits for the answer
+    // to its Proposal meanwhile).
+    for (int i = 0; i < 500; ++i) {
+        tcp_info info{};
+        socklen_t len = sizeof info;
+        CHECK(::getsockopt(lfd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0);
+        if (info.tcpi_unacked >= kClients)
+            break;
+        ::usleep(10000);
+    }
+    for (int i = 0; i < kClients; ++i) {
+        const int fd = ::accept(lfd, nullptr, nullptr);
+        CHECK(fd >= 0);
+        serverEchoesM(fd);
+        ::close(fd);
+    }
+    for (const pid_t c : clients) {
+        int status = 0;
+        CHECK(::waitpid(c, &status, 0) == c);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    return 0;
+}
+
 struct Scenario {
     const char* name;
     void (*server)(int);
@@ -477,6 +522,7 @@ const Scenario kScenarios[] = {
     {"close_range", serverEchoesM, clientCloseRange},
     {"syscall", serverEchoesM, clientSyscall},
     {"nested_epoll", serverEchoesM, clientNestedEpoll},
+    {"limit_smc_hs", nullptr, nullptr},  // limitSmcHs()
 };
 
 }  // namespace
@@ -495,6 +541,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "unknown scenario %s\n", argv[1]);
         return 2;
     }
+    if (std::strcmp(s->name, "limit_smc_hs") == 0 && std::getenv("SMCR_SETTINGS") == nullptr) {
+        // The preload reads its settings when it loads: once more with the setting.
+        ::setenv("SMCR_SETTINGS", "limit_smc_hs=1", 1);
+        ::execl("/proc/self/exe", argv[0], argv[1], static_cast<char*>(nullptr));
+        CHECK(false);
+    }
     const int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -504,6 +556,11 @@ int main(int argc, char** argv) {
     socklen_t len = sizeof a;
     CHECK(::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
     std::fflush(stdout);
+    if (s->server == nullptr) {
+        const int rc = limitSmcHs(lfd, a);
+        std::printf("ok %s\n", s->name);
+        return rc;
+    }
     const pid_t server = ::fork();
     CHECK(server >= 0);
     if (server == 0) {

@@ -23,6 +23,8 @@
 //   application threads are waiting, and for kChannelGraceMs after the last
 //   one left, it leaves the channel to them (checking back on a timer), so a
 //   busy-polling benchmark does not pay for a second woken thread per message.
+//   A foreign loop's thread waiting on a Poller's fd() (the preload's
+//   epoll_wait and poll: Poller::beginForeignWait) counts as such a waiter.
 #pragma once
 
 #include <sys/types.h>
@@ -135,6 +137,10 @@ public:
     Result<std::shared_ptr<SocketImpl>> clientHandshake(int tcpFd, const std::string& peerName);
     // Server side for an accepted TCP socket whose first bytes are a CLC Proposal.
     // prefix: the client's first bytes, already read by the listener's sort.
+    // limit_smc_hs under congestion for an accepted socket whose client
+    // proposes next (the preload's accept path): its Proposal is read and
+    // declined, PEERNOSMC (listener_acceptor.cpp continueDecline does the same).
+    std::shared_ptr<SocketImpl> serverDeclineCongested(int tcpFd, const std::string& peerName);
     std::shared_ptr<SocketImpl> serverHandshake(int tcpFd, const std::string& peerName,
                                                 std::vector<uint8_t> prefix = {});
     // Counts a fallback of a socket that never started the handshake.

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -234,8 +235,22 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
     return 0;
 }
 
+// limit_smc_hs: the listener declines SMC clients while a handshake already
+// waits for its worker (listener_impl.h hsCongested). Here the handshakes
+// run one after the other in the accepting thread, so the ones that wait
+// are the connections queued behind this one in the kernel's accept queue
+// (TCP_INFO of a listening socket: tcpi_unacked is the queue's length).
+bool handshakesCongested(int listenFd) {
+    if (settingValue(SettingId::limitSmcHs) == 0)
+        return false;
+    tcp_info info{};
+    socklen_t len = sizeof info;
+    if (::getsockopt(listenFd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
+        return false;
+    return info.tcpi_unacked >= 1;
+}
+
 int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
-    (void)listenFd;
     ensureControl();
     if (std::shared_ptr<Conn> stale = fdTable().take(newFd))
         release(std::move(stale));
@@ -261,7 +276,8 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
         errno = ECONNABORTED;
         return -1;
     }
-    auto sock = Socket::handshakeAsServer(mine, peer, engine.value());
+    auto sock = handshakesCongested(listenFd) ? Socket::declineAsServer(mine, peer, engine.value())
+                                              : Socket::handshakeAsServer(mine, peer, engine.value());
     if (!sock) {
         real().close(mine);
         stayTcp(newFd, false, peer, "handshake_error");
