@@ -104,6 +104,19 @@ QStringList backgroundThreads() {
     return tids;
 }
 
+// The background thread of an engine made after `known` was taken: a
+// thread names itself once it runs, so this waits for it (up to 1 s).
+QStringList newBackgroundThread(const QStringList& known) {
+    QStringList fresh;
+    for (int i = 0; i < 1000; ++i) {
+        fresh = backgroundThreads();
+        for (const QString& tid : known) fresh.removeAll(tid);
+        if (!fresh.isEmpty()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return fresh;
+}
+
 // Context switches so far of these threads.
 uint64_t switchesOf(const QStringList& tids) {
     uint64_t total = 0;
@@ -203,15 +216,11 @@ private slots:
         // The preload's default link, no busy polling: every wait sleeps.
         const SettingList settings = {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}};
         const int kRounds = 600;
+        QStringList known = backgroundThreads();
         EchoServer server(settings, kRounds, 1);
-        const QStringList others = backgroundThreads();
+        known += newBackgroundThread(known);  // the server engine's
         auto engine = newEngine(settings);
-        QStringList mine;  // the client engine's (it names itself once started)
-        for (int i = 0; i < 1000 && mine.isEmpty(); ++i) {
-            mine = backgroundThreads();
-            for (const QString& tid : others) mine.removeAll(tid);
-            if (mine.isEmpty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        }
+        const QStringList mine = newBackgroundThread(known);  // the client engine's
         QCOMPARE(mine.size(), 1);
         smcr::Socket s = connectTo(engine, server.port());
         QVERIFY(!s.fellBack());

@@ -79,7 +79,7 @@ int serveThreads(int port) {
 volatile sig_atomic_t g_stop = 0;
 
 int serveEpoll(int port) {
-    struct sigaction stop{};
+    struct sigaction stop {};
     stop.sa_handler = [](int) { g_stop = 1; };  // no SA_RESTART: epoll_wait returns EINTR
     ::sigaction(SIGTERM, &stop, nullptr);
     const int lfd = listenOn(port);

@@ -79,26 +79,40 @@ SMCR_EXPORT long syscall(long number, ...) {
     if (!tracked)
         return kernel(number, a[0], a[1], a[2], a[3], a[4], a[5]);
     switch (number) {
-        case SYS_close: return ::close(fd);
+        case SYS_close:
+            return ::close(fd);
         case SYS_close_range:
-            return ::close_range(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]), static_cast<int>(a[2]));
-        case SYS_read: return ::read(fd, ptr<void>(a[1]), len);
-        case SYS_write: return ::write(fd, ptr<const void>(a[1]), len);
-        case SYS_readv: return ::readv(fd, ptr<const iovec>(a[1]), static_cast<int>(a[2]));
-        case SYS_writev: return ::writev(fd, ptr<const iovec>(a[1]), static_cast<int>(a[2]));
+            return ::close_range(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]),
+                                 static_cast<int>(a[2]));
+        case SYS_read:
+            return ::read(fd, ptr<void>(a[1]), len);
+        case SYS_write:
+            return ::write(fd, ptr<const void>(a[1]), len);
+        case SYS_readv:
+            return ::readv(fd, ptr<const iovec>(a[1]), static_cast<int>(a[2]));
+        case SYS_writev:
+            return ::writev(fd, ptr<const iovec>(a[1]), static_cast<int>(a[2]));
         case SYS_recvfrom:
             return ::recvfrom(fd, ptr<void>(a[1]), len, static_cast<int>(a[3]), ptr<sockaddr>(a[4]),
                               ptr<socklen_t>(a[5]));
         case SYS_sendto:
             return ::sendto(fd, ptr<const void>(a[1]), len, static_cast<int>(a[3]), ptr<const sockaddr>(a[4]),
                             static_cast<socklen_t>(a[5]));
-        case SYS_recvmsg: return ::recvmsg(fd, ptr<msghdr>(a[1]), static_cast<int>(a[2]));
-        case SYS_sendmsg: return ::sendmsg(fd, ptr<const msghdr>(a[1]), static_cast<int>(a[2]));
-        case SYS_connect: return ::connect(fd, ptr<const sockaddr>(a[1]), static_cast<socklen_t>(a[2]));
-        case SYS_accept4: return ::accept4(fd, ptr<sockaddr>(a[1]), ptr<socklen_t>(a[2]), static_cast<int>(a[3]));
-        case SYS_shutdown: return ::shutdown(fd, static_cast<int>(a[1]));
-        case SYS_dup: return ::dup(fd);
-        case SYS_dup3: return ::dup3(fd, static_cast<int>(a[1]), static_cast<int>(a[2]));
-        default: return kernel(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+        case SYS_recvmsg:
+            return ::recvmsg(fd, ptr<msghdr>(a[1]), static_cast<int>(a[2]));
+        case SYS_sendmsg:
+            return ::sendmsg(fd, ptr<const msghdr>(a[1]), static_cast<int>(a[2]));
+        case SYS_connect:
+            return ::connect(fd, ptr<const sockaddr>(a[1]), static_cast<socklen_t>(a[2]));
+        case SYS_accept4:
+            return ::accept4(fd, ptr<sockaddr>(a[1]), ptr<socklen_t>(a[2]), static_cast<int>(a[3]));
+        case SYS_shutdown:
+            return ::shutdown(fd, static_cast<int>(a[1]));
+        case SYS_dup:
+            return ::dup(fd);
+        case SYS_dup3:
+            return ::dup3(fd, static_cast<int>(a[1]), static_cast<int>(a[2]));
+        default:
+            return kernel(number, a[0], a[1], a[2], a[3], a[4], a[5]);
     }
 }

@@ -156,7 +156,8 @@ int connectNow(int fd, const sockaddr* addr, socklen_t len) {
 void acceptPlain(int fd, const std::string& peer) {
     const bool fast = settingValue(SettingId::fastFallback) != 0;
     if (!fast) {
-        const auto waitMs = static_cast<int>(std::min<uint64_t>(settingValue(SettingId::clcDetectMs), 600000));
+        const auto waitMs =
+            static_cast<int>(std::min<uint64_t>(settingValue(SettingId::clcDetectMs), 600000));
         pollfd p{fd, POLLIN, 0};
         int r = 0;
         do {
