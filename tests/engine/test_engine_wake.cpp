@@ -262,9 +262,9 @@ private slots:
         QVERIFY(server.join());
         // The client engine's background thread looks back on its timer at
         // most every few ms (once per 2 ms allowed, with the time this run
-        // took: a loaded or sanitizer host runs slower); a relay would add
-        // about one switch per round.
-        const uint64_t allowed = uint64_t{kRounds} / 4 + uint64_t(elapsedMs) / 2 + 10;
+        // took: a loaded or sanitizer host runs slower); a relay adds more
+        // than one switch per round (~1.3 measured: 784 in 600 rounds).
+        const uint64_t allowed = uint64_t{kRounds} / 2 + uint64_t(elapsedMs) / 2 + 10;
         qInfo("%d round trips in %lld ms: %llu background-thread context switches (allowed %llu); "
               "300 ms idle: %llu",
               kRounds, static_cast<long long>(elapsedMs), u(switches), u(allowed), u(idleSwitches));
