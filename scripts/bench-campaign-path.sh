@@ -17,49 +17,16 @@
 #          [-p BUSY_POLL_US] [-t SECONDS] [-r REPS] [-s SIZES]
 #   SIZES: comma-separated list, e.g. 1,64,4K,16K,64K (default)
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-bin=$here/build/bin
-link=ideal
-busy=""
-secs=1
-reps=3
-sizes=1,64,4K,16K,64K
-while getopts "b:l:p:t:r:s:h" opt; do
-    case $opt in
-        b) bin=$OPTARG ;;
-        l) link=$OPTARG ;;
-        p) busy=$OPTARG ;;
-        t) secs=$OPTARG ;;
-        r) reps=$OPTARG ;;
-        s) sizes=$OPTARG ;;
-        *) sed -n 's/^#   usage: //p;s/^#          //p' "$0" >&2; exit 2 ;;
-    esac
-done
+source "$(dirname "$0")/bench-common.sh"
+BENCH_DEFAULT_SIZES=1,64,4K,16K,64K bench_options "$@"
+bin=$bench_bin link=$bench_link busy=$bench_busy secs=$bench_secs reps=$bench_reps sizes=$bench_sizes
+size_list=("${bench_size_list[@]}")
 smclab=$bin/smclab
 agent=$bin/smclab-agent
 for p in "$smclab" "$agent"; do
     [ -x "$p" ] || { echo "bench-campaign-path: $p not built" >&2; exit 1; }
 done
-IFS=, read -r -a size_list <<<"$sizes"
-
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-bytes_of() {  # 4K -> 4096
-    local s=$1
-    case $s in
-        *K) echo $(( ${s%K} * 1024 )) ;;
-        *M) echo $(( ${s%M} * 1048576 )) ;;
-        *) echo "$s" ;;
-    esac
-}
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+work=$bench_work
 
 # The same engine settings for every path.
 topts=(--transport-opt "link=$link")
@@ -72,7 +39,7 @@ fi
 # tool path server (one, kept for the whole run)
 sport=$(free_port)
 taskset -c 1 "$smclab" serve tcp --transport smcr "${topts[@]}" --listen "127.0.0.1:$sport" >"$work/serve.log" 2>&1 &
-pids+=($!)
+bench_pids+=($!)
 sleep 1
 
 record() { echo "$1 $2 $3 $4" >>"$work/values"; }  # path test size value

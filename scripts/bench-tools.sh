@@ -12,6 +12,7 @@
 # usage: scripts/bench-tools.sh [BIN_DIR]   (default build/bin; use a Release build)
 # env:   SECONDS_PER_RUN (default 2), REPS (default 3), KV_REQUESTS (default 100000)
 set -euo pipefail
+source "$(dirname "$0")/bench-common.sh"  # ports, cleanup, median, ratio
 
 BIN=${1:-build/bin}
 SMCLAB="$BIN/smclab"
@@ -26,24 +27,8 @@ for tool in "$SMCLAB" qperf redis-server redis-benchmark wrk nginx jq; do
 done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
-WORK=$(mktemp -d /tmp/smclab-bench-tools.XXXXXX)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+WORK=$bench_work
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {
-    for _ in $(seq 100); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "bench-tools: nothing listens on port $1" >&2
-    return 1
-}
 # start_serve VAR ARGS...: starts `smclab serve ARGS` in this shell (so cleanup
 # sees its pid), sets VAR to its port from the "listening on" line, VAR_PID to its pid.
 start_serve() {
@@ -52,7 +37,7 @@ start_serve() {
     local log="$WORK/serve.$var.log"
     "$SMCLAB" serve "$@" --listen 127.0.0.1:0 >"$log" 2>&1 &
     local pid=$!
-    PIDS+=("$pid")
+    bench_pids+=("$pid")
     printf -v "${var}_PID" '%s' "$pid"
     for _ in $(seq 100); do
         if grep -q 'listening on' "$log"; then
@@ -87,9 +72,6 @@ settled_cpu_sec() {
 }
 # MB/s per receiving core: bw / (receiver CPU seconds / wall seconds of the run).
 per_core() { awk -v bw="$1" -v c="$2" -v w="$3" 'BEGIN { f = w > 0 ? c / w : 0; if (f > 0) printf "%.1f", bw / f; else print 0 }'; }
-median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print 0; else print a[int((NR + 1) / 2)]}'; }
-median_of() { printf '%s\n' "$@" | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 verdict() {  # ratio, tolerance (0.10 = 10 %): both sides must agree
     awk -v r="$1" -v t="$2" 'BEGIN { d = r - 1; if (d < 0) d = -d; print (r != "n/a" && d <= t) ? "ok" : "MISSED" }'
 }
@@ -100,12 +82,6 @@ speed_verdict() {
         else if (r > 1 + t) print "ok, ours faster (above the band)"; else print "ok" }'
 }
 
-# qperf prints e.g. "bw  =  2.39 GB/sec"; convert to MB/sec.
-qperf_bw_mbps() {
-    awk '/bw *=/ { v = $3; u = $4; gsub(",", "", v);
-        if (u == "GB/sec") v *= 1000; else if (u == "KB/sec") v /= 1000; else if (u == "bytes/sec") v /= 1e6;
-        print v }'
-}
 
 echo "bench-tools: $(date -u +%FT%TZ), $(uname -r), $(nproc) CPUs, load $(cut -d" " -f1-3 /proc/loadavg), $T s per run, $REPS back-to-back pairs, median ratio"
 echo
@@ -114,7 +90,7 @@ echo
 QPERF_PORT=$(free_port)
 qperf -lp "$QPERF_PORT" >/dev/null 2>&1 &
 QPERF_PID=$!
-PIDS+=("$QPERF_PID")
+bench_pids+=("$QPERF_PID")
 wait_port "$QPERF_PORT"
 start_serve TCP_PORT tcp
 echo "tcp_bw: qperf -lp PORT 127.0.0.1 -t $T -m SIZE tcp_bw   vs   smclab load tcp_bw --connect 127.0.0.1:PORT -t $T -m SIZE --json"
@@ -147,7 +123,7 @@ echo
 # ---- kv ----------------------------------------------------------------------
 REDIS_PORT=$(free_port)
 redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" >/dev/null 2>&1 &
-PIDS+=($!)
+bench_pids+=($!)
 wait_port "$REDIS_PORT"
 echo "kv: redis-benchmark -p PORT -t set,get -n $KV_N -c 50 --csv   vs   smclab load kv --connect 127.0.0.1:PORT -t set,get -n $KV_N -c 50 --csv"
 printf "%-24s %14s %14s %8s  %-22s %s\n" "redis-server $(redis-server --version | grep -o 'v=[0-9.]*')" \
@@ -213,7 +189,7 @@ http {
 }
 EOF
 "$NGINX" -p "$WORK" -e "$WORK/nginx-error.log" -c "$WORK/nginx.conf" &
-PIDS+=($!)
+bench_pids+=($!)
 wait_port "$NGINX_PORT"
 start_serve HTTP_PORT http
 wrk_rps() { wrk -t2 -c10 -d"${T}s" "http://127.0.0.1:$1/4k.html" | awk '/^Requests\/sec:/ { print $2 }'; }

@@ -9,11 +9,20 @@
 // completion-channel events (smcr.cq_events), no timing.
 #include <smcr/engine.h>
 #include <smcr/listener.h>
+#include <smcr/poller.h>
 #include <smcr/socket.h>
 
+#include <poll.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <QDir>
+#include <QFile>
 #include <QTest>
 
 #include <atomic>
+#include <chrono>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -85,6 +94,73 @@ private:
     std::thread m_thread;
 };
 
+// This process's engine background threads (tids).
+QStringList backgroundThreads() {
+    QStringList tids;
+    for (const QString& tid : QDir("/proc/self/task").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm("/proc/self/task/" + tid + "/comm");
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().trimmed() == "smcr-bg") tids << tid;
+    }
+    return tids;
+}
+
+// The background thread of an engine made after `known` was taken: a
+// thread names itself once it runs, so this waits for it (up to 1 s).
+QStringList newBackgroundThread(const QStringList& known) {
+    QStringList fresh;
+    for (int i = 0; i < 1000; ++i) {
+        fresh = backgroundThreads();
+        for (const QString& tid : known) fresh.removeAll(tid);
+        if (!fresh.isEmpty()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return fresh;
+}
+
+// Context switches so far of these threads.
+uint64_t switchesOf(const QStringList& tids) {
+    uint64_t total = 0;
+    for (const QString& tid : tids) {
+        QFile status("/proc/self/task/" + tid + "/status");
+        if (!status.open(QIODevice::ReadOnly)) continue;
+        for (const QByteArray& line : status.readAll().split('\n')) {
+            if (line.contains("ctxt_switches:")) total += line.split('\t').last().trimmed().toULongLong();
+        }
+    }
+    return total;
+}
+
+// One wait of a foreign event loop (libsmcr-preload.so's epoll_wait) for
+// the poller: the poller's fd in the loop's own epoll set, the sleep cut at
+// the sim's next due time. False after timeoutMs.
+bool foreignWait(smcr::Engine& engine, smcr::Poller& poller, int epfd, int timeoutMs = 10000) {
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    poller.beginForeignWait();
+    bool ready = false;
+    while (!ready && std::chrono::steady_clock::now() < giveUp) {
+        smcr::PollEvent ev[1];
+        if (poller.wait(ev, 0).valueOr(0) > 0) {
+            ready = true;
+            break;
+        }
+        timespec ts{0, 10'000'000};
+        if (const uint64_t due = engine.nextDueNs(); due != 0) {
+            timespec now{};
+            ::clock_gettime(CLOCK_MONOTONIC, &now);
+            const uint64_t nowNs = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
+            const uint64_t left = due > nowNs ? due - nowNs : 0;
+            ts = timespec{time_t(left / 1000000000ull), long(left % 1000000000ull)};
+        }
+        pollfd p{epfd, POLLIN, 0};
+        if (::ppoll(&p, 1, &ts, nullptr) > 0) {
+            epoll_event events[4];
+            if (::epoll_wait(epfd, events, 4, 0) > 0) poller.fdReadable();
+        }
+    }
+    poller.endForeignWait();
+    return ready;
+}
+
 const SettingList kSettings = {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"autocorking_size", "65536"}};
 
 }  // namespace
@@ -127,6 +203,75 @@ private slots:
         // One answer per round arrives on the receive CQ; it may come before
         // the reader sleeps (fewer events), never as a second event.
         QVERIFY2(events <= uint64_t{kRounds} * 5 / 4, "the reader is woken by more than its answers");
+    }
+
+    void foreignLoopIsWokenWithoutBackgroundThread() {
+        // A foreign event loop (the preloaded program's epoll_wait) sleeps on
+        // the poller's fd and is woken by the answer's completion directly.
+        // Before Poller::beginForeignWait the background thread held the
+        // channel too: it woke for every answer (and wrote the poller's
+        // eventfd, a second wake-up of the loop), so its context switches
+        // grew with the rounds. Now it only looks back on its timer (every
+        // few ms, kChannelGraceMs) while the loop is between waits.
+        // The preload's default link, no busy polling: every wait sleeps.
+        const SettingList settings = {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}};
+        const int kRounds = 600;
+        QStringList known = backgroundThreads();
+        EchoServer server(settings, kRounds, 1);
+        known += newBackgroundThread(known);  // the server engine's
+        auto engine = newEngine(settings);
+        const QStringList mine = newBackgroundThread(known);  // the client engine's
+        QCOMPARE(mine.size(), 1);
+        smcr::Socket s = connectTo(engine, server.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setNonBlocking(true).ok());
+        auto made = smcr::Poller::create(engine);
+        QVERIFY(made.ok());
+        smcr::Poller poller = std::move(made.value());
+        QVERIFY(poller.add(s, POLLIN, &s).ok());
+        const int epfd = ::epoll_create1(EPOLL_CLOEXEC);
+        QVERIFY(epfd >= 0);
+        epoll_event ev{};
+        ev.events = EPOLLIN;
+        QCOMPARE(::epoll_ctl(epfd, EPOLL_CTL_ADD, poller.fd(), &ev), 0);
+        const uint64_t switches0 = switchesOf(mine);
+        const auto t0 = std::chrono::steady_clock::now();
+        bool ok = true;
+        for (int i = 0; i < kRounds && ok; ++i) {
+            uint8_t out = 0;
+            fillPattern(603, uint64_t(i), &out, 1);
+            uint8_t in = 0;
+            ok = s.send(&out, 1).valueOr(0) == 1 && foreignWait(*engine, poller, epfd) &&
+                 s.recv(&in, 1).valueOr(0) == 1 && in == out;
+        }
+        const auto elapsedMs =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        const uint64_t switches = switchesOf(mine) - switches0;
+        // An idle loop (a server between requests) holds the channel as long
+        // as it sleeps, and the background thread sleeps too instead of
+        // looking back every few ms (foreignWaitEndLocked kicks it when the
+        // loop leaves): 300 ms of it would otherwise cost ~60 wake-ups.
+        // The server waits for the close meanwhile: nothing arrives.
+        const uint64_t idle0 = switchesOf(mine);
+        const bool idleReady = foreignWait(*engine, poller, epfd, 300);
+        const uint64_t idleSwitches = switchesOf(mine) - idle0;
+        ::close(epfd);
+        (void)poller.remove(s);
+        s.close();
+        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
+        QVERIFY(server.join());
+        // The client engine's background thread looks back on its timer at
+        // most every few ms (once per 2 ms allowed, with the time this run
+        // took: a loaded or sanitizer host runs slower); a relay adds more
+        // than one switch per round (~1.3 measured: 784 in 600 rounds).
+        const uint64_t allowed = uint64_t{kRounds} / 2 + uint64_t(elapsedMs) / 2 + 10;
+        qInfo("%d round trips in %lld ms: %llu background-thread context switches (allowed %llu); "
+              "300 ms idle: %llu",
+              kRounds, static_cast<long long>(elapsedMs), u(switches), u(allowed), u(idleSwitches));
+        QVERIFY2(switches <= allowed, "the background thread woke for the foreign loop's completions");
+        QVERIFY2(!idleReady, "a readiness came from nowhere");
+        QVERIFY2(idleSwitches <= 15, "the background thread kept looking back while the foreign loop slept");
+
     }
 
     void corkedSendStillWakesOnItsCompletion() {

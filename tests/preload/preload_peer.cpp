@@ -6,7 +6,8 @@
 //                                          BYTES pseudo-random bytes (writev, MSG_MORE) while
 //                                          reading the echo (poll, FIONREAD, MSG_PEEK) and
 //                                          compares every byte; prints "ok BYTES" or "mismatch"
-// Servers print "listening PORT" once ready and run until killed.
+// Servers print "listening PORT" once ready and run until killed; serve-epoll
+// returns from main on SIGTERM (so the preload writes its counters file).
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -74,7 +76,12 @@ int serveThreads(int port) {
     }
 }
 
+volatile sig_atomic_t g_stop = 0;
+
 int serveEpoll(int port) {
+    struct sigaction stop {};
+    stop.sa_handler = [](int) { g_stop = 1; };  // no SA_RESTART: epoll_wait returns EINTR
+    ::sigaction(SIGTERM, &stop, nullptr);
     const int lfd = listenOn(port);
     const int ep = ::epoll_create1(EPOLL_CLOEXEC);
     epoll_event ev{};
@@ -86,6 +93,8 @@ int serveEpoll(int port) {
     for (;;) {
         epoll_event events[64];
         const int n = ::epoll_wait(ep, events, 64, -1);
+        if (g_stop != 0)
+            return 0;
         for (int i = 0; i < n; ++i) {
             const int fd = events[i].data.fd;
             if (fd == lfd) {

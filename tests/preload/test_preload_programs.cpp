@@ -80,14 +80,37 @@ private slots:
         QCOMPARE(num(c, "tcp_tx_bytes"), 3000000.0);
     }
 
-    // A plain client of a preloaded server is taken as TCP at accept, at once.
+    // A plain client of a preloaded server is taken as TCP at accept, by
+    // libsmcr's listener rules: a server fallback with the kernel's reason
+    // (PEERNOSMC) in the counters, through the fast path unless
+    // lab.fast_fallback is off.
+    void plainClientPreloadedServer_data() {
+        QTest::addColumn<bool>("fastFallback");
+        QTest::newRow("fast_fallback on") << true;
+        QTest::newRow("fast_fallback off") << false;
+    }
     void plainClientPreloadedServer() {
+        QFETCH(bool, fastFallback);
         PreloadHarness h;
         const int port = PreloadHarness::freePort();
-        h.startServer(true, peer(), {"serve-epoll", QString::number(port)}, port, "listening");
+        const QStringList env{QString("SMCR_SETTINGS=lab.fast_fallback=%1").arg(fastFallback ? 1 : 0)};
+        h.startServer(true, peer(), {"serve-epoll", QString::number(port)}, port, "listening", env);
         QString out;
         QCOMPARE(h.runClient(false, peer(), {"client", QString::number(port), kStreamBytes, "13"}, &out), 0);
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
+        h.stopServers();  // serve-epoll returns on SIGTERM: its counters file
+        QJsonObject server;
+        for (const QJsonObject& o : h.stats()) {
+            if (o.value("program").toString() == "preload_peer")
+                server = o;
+        }
+        QVERIFY2(!server.isEmpty(), "the server wrote no counters file");
+        QCOMPARE(num(server, "tcp_connections"), 1.0);
+        QCOMPARE(server.value("fallbacks").toObject().value("server.PEERNOSMC").toDouble(), 1.0);
+        const QJsonObject engine = server.value("engine").toObject();
+        QCOMPARE(engine.value("smcr.srv_fallbacks").toDouble(), 1.0);
+        QCOMPARE(engine.value("smcr.fallback.server.PEERNOSMC").toDouble(), 1.0);
+        QCOMPARE(engine.value("smcr.fast_fallback_accepts").toDouble(), fastFallback ? 1.0 : 0.0);
     }
 
     // exec keeps the preload and its settings (LD_PRELOAD and SMCR_* stay in

@@ -45,6 +45,18 @@ public:
     void wakeup();  // thread-safe
     int fd() const;
 
+    // A foreign loop that sleeps on fd() itself (libsmcr-preload.so's
+    // epoll_wait and poll) brackets each of its waits, spinning and sleep,
+    // with beginForeignWait() and endForeignWait() (thread-safe). Meanwhile
+    // the engine leaves its completion channel to the waiting threads, as to
+    // wait()'s: a completion wakes the sleeper through fd() directly, not
+    // through a background thread that then writes fd() (two thread switches
+    // per message). A loop that saw fd() readable calls fdReadable() before
+    // wait(…, 0): it takes the channel's events, which keep fd() readable.
+    void beginForeignWait();
+    void endForeignWait();
+    void fdReadable();
+
 private:
     explicit Poller(std::shared_ptr<core::PollerImpl> impl) : m_impl(std::move(impl)) {}
     std::shared_ptr<core::PollerImpl> m_impl;

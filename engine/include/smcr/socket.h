@@ -53,6 +53,12 @@ public:
                                             std::shared_ptr<Engine> engine = nullptr);
     static Result<Socket> handshakeAsServer(int tcpFd, const std::string& peerName,
                                             std::shared_ptr<Engine> engine = nullptr);
+    // limit_smc_hs for such a server while its handshakes are congested:
+    // takes the client's Proposal off tcpFd and declines it (PEERNOSMC,
+    // counted in smcr.limit_hs_fallbacks), as libsmcr's listener does; the
+    // socket is a fallback one, owning tcpFd.
+    static Result<Socket> declineAsServer(int tcpFd, const std::string& peerName,
+                                          std::shared_ptr<Engine> engine = nullptr);
 
     bool valid() const { return m_impl != nullptr; }
 

@@ -57,6 +57,16 @@ void Poller::wakeup() {
     if (m_impl) m_impl->wakeup();
 }
 
+void Poller::beginForeignWait() {
+    if (m_impl) m_impl->beginForeignWait();
+}
+void Poller::endForeignWait() {
+    if (m_impl) m_impl->endForeignWait();
+}
+void Poller::fdReadable() {
+    if (m_impl) m_impl->fdReadable();
+}
+
 int Poller::fd() const { return m_impl ? m_impl->fd() : -1; }
 
 }  // namespace smcr

@@ -105,6 +105,15 @@ Result<Socket> Socket::handshakeAsServer(int tcpFd, const std::string& peerName,
     return Socket(engine->impl().serverHandshake(tcpFd, peerName));
 }
 
+Result<Socket> Socket::declineAsServer(int tcpFd, const std::string& peerName, std::shared_ptr<Engine> engine) {
+    if (!engine) {
+        auto shared = Engine::shared();
+        if (!shared) return fail(shared.error());
+        engine = shared.value();
+    }
+    return Socket(engine->impl().serverDeclineCongested(tcpFd, peerName));
+}
+
 size_t Socket::readableBytes() const {
     if (!m_impl) return 0;
     if (!m_impl->smc()) {

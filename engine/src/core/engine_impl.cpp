@@ -456,8 +456,10 @@ void EngineImpl::backgroundLoop() {
         nextMs = std::min(nextMs, txWatchdogDeadlineMsLocked(nowMs));
         int timeoutMs = static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
 
-        const bool inGrace = m_appWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
+        const bool inGrace =
+            m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
         const bool watchChannel = !inGrace;
+        m_bgAwaitsForeignExit = false;
         if (watchChannel) {
             serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
             // The fabric's timed work runs only inside our calls: wake for it
@@ -467,6 +469,13 @@ void EngineImpl::backgroundLoop() {
                 const uint64_t dueMs = dueNs > nowNs ? (dueNs - nowNs + 999999) / 1000000 : 0;
                 timeoutMs = std::min(timeoutMs, static_cast<int>(std::min<uint64_t>(dueMs, 60000)));
             }
+        } else if (m_appWaiters == 0 && nowMs >= m_lastWaiterExitMs + kChannelGraceMs) {
+            // Only foreign loops wait on the channel (through their pollers'
+            // fds), and none left for a grace: an idle server, for hours
+            // maybe. No check-back timer; the last of them to leave kicks
+            // (engine_wake.cpp). A busy loop that leaves and re-enters all
+            // the time keeps the timer, and no waiter's exit costs a kick.
+            m_bgAwaitsForeignExit = true;
         } else {
             const uint64_t graceLeftMs = m_appWaiters > 0 ? kChannelGraceMs : m_lastWaiterExitMs + kChannelGraceMs - nowMs;
             timeoutMs = std::min(timeoutMs, static_cast<int>(std::max<uint64_t>(graceLeftMs, 1)));

@@ -23,6 +23,8 @@
 //   application threads are waiting, and for kChannelGraceMs after the last
 //   one left, it leaves the channel to them (checking back on a timer), so a
 //   busy-polling benchmark does not pay for a second woken thread per message.
+//   A foreign loop's thread waiting on a Poller's fd() (the preload's
+//   epoll_wait and poll: Poller::beginForeignWait) counts as such a waiter.
 #pragma once
 
 #include <sys/types.h>
@@ -115,6 +117,15 @@ public:
     void removePersistentWatcherLocked(int eventFd);
     void rearmPersistentWatcherLocked(int eventFd);
     int channelFd() const;
+    // A thread of a foreign event loop waits on a poller's fd(), which holds
+    // the completion channel (PollerImpl::beginForeignWait, engine_wake.cpp):
+    // while one does, and for the channel's grace after the last left, the
+    // channel is the waiters' and the background thread does not wake for
+    // its events.
+    void foreignWaitBeginLocked();
+    void foreignWaitEndLocked();
+    // Takes the channel's events: its fd stays readable until they are taken.
+    void consumeChannelEventsLocked();
     // The fabric's next due time (monotonic ns; 0 = none), for sleepers outside waitUntil.
     uint64_t nextDueNsLocked() { return sleepUntilNsLocked(0); }
     // Arms the receive CQ (solicited) and, with armSend, the send CQ for its
@@ -126,6 +137,10 @@ public:
     Result<std::shared_ptr<SocketImpl>> clientHandshake(int tcpFd, const std::string& peerName);
     // Server side for an accepted TCP socket whose first bytes are a CLC Proposal.
     // prefix: the client's first bytes, already read by the listener's sort.
+    // limit_smc_hs under congestion for an accepted socket whose client
+    // proposes next (the preload's accept path): its Proposal is read and
+    // declined, PEERNOSMC (listener_acceptor.cpp continueDecline does the same).
+    std::shared_ptr<SocketImpl> serverDeclineCongested(int tcpFd, const std::string& peerName);
     std::shared_ptr<SocketImpl> serverHandshake(int tcpFd, const std::string& peerName,
                                                 std::vector<uint8_t> prefix = {});
     // Counts a fallback of a socket that never started the handshake.
@@ -309,7 +324,6 @@ private:
     void watchTcpLocked(Connection& conn);
     void unwatchTcpLocked(Connection& conn);
     void timersLocked(uint64_t nowMs);
-    void consumeChannelEventsLocked();
     // The sleep of a thread about to block: until deadlineNs (0 = none) or
     // the fabric's next due time, whichever is first; 0 = no bound.
     uint64_t sleepUntilNsLocked(uint64_t deadlineNs);
@@ -351,6 +365,10 @@ private:
     uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
     uint32_t m_appWaiters = 0;
     uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)
+    uint32_t m_foreignWaiters = 0;    // foreignWaitBeginLocked() not yet ended
+    // The background thread sleeps without a check-back timer while only
+    // foreign waiters wait: the last of them to leave kicks it.
+    bool m_bgAwaitsForeignExit = false;
 
     // Background thread.
     std::thread m_background;

@@ -20,6 +20,15 @@
 //   latency and timer slack on the lab's VMs. Work due that soon is now
 //   waited for on the CPU (spinToFabricDueLocked): the spin stands in for
 //   the RNIC's own processing, which costs a real host no CPU time.
+// - A foreign event loop (libsmcr-preload.so's epoll_wait and poll in the
+//   program's own threads) sleeps on a Poller's fd(), which holds the
+//   completion channel, but outside waitUntil, so the background thread
+//   kept the channel too: each CDC woke it, it processed the completion and
+//   wrote the poller's eventfd, and the program's thread woke second (two
+//   thread switches per message, on a 2-core host one of them a preemption
+//   of the program). A foreign waiter now counts like waitUntil's waiters:
+//   the channel is its, a completion wakes it directly, and the background
+//   thread checks back only after the last one left (foreignWaitEndLocked).
 #include <algorithm>
 #include <thread>
 
@@ -61,6 +70,21 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
         }
     }
     return false;
+}
+
+void EngineImpl::foreignWaitBeginLocked() { ++m_foreignWaiters; }
+
+void EngineImpl::foreignWaitEndLocked() {
+    if (m_foreignWaiters > 0) --m_foreignWaiters;
+    m_lastWaiterExitMs = monotonicMs();
+    // The background thread sleeps without a timer while foreign waiters
+    // hold the channel; with the last gone it must take the channel back
+    // after the grace. One kick per such sleep: it then sleeps out the grace
+    // on its timer, and a loop that re-enters meanwhile costs nothing more.
+    if (m_foreignWaiters == 0 && m_appWaiters == 0 && m_bgAwaitsForeignExit) {
+        m_bgAwaitsForeignExit = false;
+        kickBackgroundLocked();
+    }
 }
 
 bool EngineImpl::spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs, DueSpin& spin) {

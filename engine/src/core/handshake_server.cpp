@@ -10,6 +10,27 @@
 
 namespace smcr::core {
 
+std::shared_ptr<SocketImpl> EngineImpl::serverDeclineCongested(int fd, const std::string& peerName) {
+    // The kernel stops echoing the SYN option under congestion, so its
+    // client never proposes; this one has, and waits for the answer. Reason
+    // PEERNOSMC on both counts, as the listener's decline.
+    // Taken off the socket (nothing of it may reach the application); anything
+    // but a Proposal (the preload's marked clients always send one) is
+    // declined the same way, the client falls back either way.
+    std::vector<uint8_t> prefix;
+    (void)receiveClc(fd, static_cast<int>(m_settings.get(SettingId::clcWaitMs)), &prefix);
+    const auto reason = wire::DeclineReason::peerNoSmc;
+    (void)sendDecline(fd, m_systemId, reason, false);  // best effort, as in the handshake
+    countFallback(HandshakeRole::server, static_cast<uint32_t>(reason), 0, false);
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_stats.limitHsFallbacks;
+    }
+    auto sock = std::make_shared<SocketImpl>(shared_from_this(), fd, peerName, static_cast<uint32_t>(reason), 0);
+    if (!prefix.empty()) sock->setPrefix(std::move(prefix));
+    return sock;
+}
+
 std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::string& peerName,
                                                         std::vector<uint8_t> prefix) {
     std::lock_guard pending(m_serverLgrPending);

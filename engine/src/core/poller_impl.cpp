@@ -290,6 +290,21 @@ std::optional<size_t> PollerImpl::waitOutsideEngineLocked(std::unique_lock<std::
     }
 }
 
+void PollerImpl::beginForeignWait() {
+    std::lock_guard lock(m_engine->mutex());
+    m_engine->foreignWaitBeginLocked();
+}
+
+void PollerImpl::endForeignWait() {
+    std::lock_guard lock(m_engine->mutex());
+    m_engine->foreignWaitEndLocked();
+}
+
+void PollerImpl::fdReadable() {
+    std::lock_guard lock(m_engine->mutex());
+    m_engine->consumeChannelEventsLocked();
+}
+
 void PollerImpl::wakeup() {
     std::lock_guard lock(m_engine->mutex());
     m_wakeup = true;

@@ -39,6 +39,10 @@ public:
     // For foreign event loops (epoll, Qt's QSocketNotifier): readable when a
     // wait(…, 0) may report something. wait(…, 0) re-arms the engine.
     int fd() const { return m_foreignEpollFd; }
+    // A foreign loop's wait on fd() (smcr::Poller::beginForeignWait).
+    void beginForeignWait();
+    void endForeignWait();
+    void fdReadable();
 
 private:
     PollerImpl() = default;

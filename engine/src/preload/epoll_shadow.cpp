@@ -284,6 +284,9 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
     std::shared_ptr<Shadow> s = findShadow(epfd);
     if (!s || maxEvents <= 0)
         return real().epoll_pwait(epfd, events, maxEvents, timeoutMs, mask);
+    // The completion channel is this thread's while it is in here
+    // (Poller::beginForeignWait): a CDC wakes it, not a background thread first.
+    ForeignWait foreignWait(*s->poller);
     const uint64_t deadline = timeoutMs < 0 ? 0 : nowMs() + static_cast<uint64_t>(timeoutMs);
     bool spun = timeoutMs == 0;
     for (;;) {
@@ -330,6 +333,8 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
             }
             events[k++] = events[i];
         }
+        if (tagged)
+            s->poller->fdReadable();
         if (k > 0)
             return k;
         if (!tagged && waitMs >= 0 && !bounded)

@@ -6,10 +6,22 @@
 
 namespace smcr::preload {
 
+namespace {
+std::atomic<FdTable*> g_table{nullptr};
+}  // namespace
+
 FdTable& fdTable() {
     // Never destroyed: calls keep arriving from other threads during exit.
-    static FdTable* table = new FdTable;
+    static FdTable* table = [] {
+        auto* made = new FdTable;
+        g_table.store(made, std::memory_order_release);
+        return made;
+    }();
     return *table;
+}
+
+FdTable* existingFdTable() {
+    return g_table.load(std::memory_order_acquire);
 }
 
 FdTable::FdTable() {

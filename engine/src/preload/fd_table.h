@@ -87,5 +87,8 @@ private:
 };
 
 FdTable& fdTable();
+// The table if something made it already, else null; never allocates (for
+// calls that may come from inside the program's allocator).
+FdTable* existingFdTable();
 
 }  // namespace smcr::preload

@@ -1,6 +1,7 @@
 // Interposed socket lifecycle calls: socket, connect, listen, accept, close,
 // shutdown, dup, fcntl, ioctl, setsockopt, sigaction; the library's
 // constructor and destructor. Untracked fds pass straight to the C library.
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 
@@ -9,6 +10,8 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -26,6 +29,8 @@ using namespace smcr::preload;
 #define SMCR_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
+
+constexpr int kCloseRangeCloexec = 1 << 2;  // CLOSE_RANGE_CLOEXEC (linux/close_range.h)
 
 bool isTcpSocket(int domain, int type, int protocol) {
     return (domain == AF_INET || domain == AF_INET6) && (type & 0xf) == SOCK_STREAM &&
@@ -239,6 +244,37 @@ SMCR_EXPORT pid_t fork() {
             registerListener(port, pid);
     }
     return pid;
+}
+
+// vfork's child borrows its parent's memory until it execs or exits, and the
+// calls it makes meanwhile (close, dup2: a spawn's fd shuffle) would run the
+// preload's bookkeeping on the parent's own tables and pid: closing an
+// inherited SMC fd there would end the parent's connection. It is a fork
+// here, as in other preload stacks (libvma); programs may only exec or
+// _exit after vfork anyway.
+SMCR_EXPORT pid_t vfork() {
+    return fork();
+}
+
+// Every fd in the range that the preload tracks is forgotten first, as by
+// close() (a number the kernel hands out again must not look like an SMC
+// fd). The engine's own fds close too if they are in the range, as they
+// would in a loop of close() calls: done before exec, or in a forked child,
+// whose engine is its parent's anyway.
+SMCR_EXPORT int close_range(unsigned first, unsigned last, int flags) {
+    if ((flags & kCloseRangeCloexec) == 0) {
+        rlimit lim{};
+        unsigned top = FdTable::kMaxFd - 1;
+        if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur <= top)
+            top = static_cast<unsigned>(lim.rlim_cur > 0 ? lim.rlim_cur - 1 : 0);
+        for (unsigned fd = first; fd <= std::min(last, top); ++fd) {
+            if (fdTable().kind(static_cast<int>(fd)) != FdKind::none)
+                forget(static_cast<int>(fd));
+        }
+    }
+    if (real().close_range != nullptr)
+        return real().close_range(first, last, flags);
+    return static_cast<int>(real().syscall(SYS_close_range, first, last, flags));
 }
 
 SMCR_EXPORT int sigaction(int signo, const struct sigaction* act, struct sigaction* old) {

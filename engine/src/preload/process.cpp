@@ -33,6 +33,30 @@ std::vector<std::pair<std::string, std::string>>* g_overrides =
 
 std::mutex g_reasonMutex;
 std::map<std::string, uint64_t> g_tcpReasons;
+// Plain TCP clients of this process's listeners, counted as libsmcr's
+// listener counts them (listener_acceptor.cpp queuePlain), merged into the
+// engine's counters in statsJson(): a server that only ever saw plain
+// clients has no engine.
+struct AcceptFallbacks {
+    uint64_t total = 0;
+    uint64_t fastPath = 0;
+    std::map<uint32_t, uint64_t> reasons;
+};
+AcceptFallbacks g_acceptFallbacks;  // under g_reasonMutex
+
+// The settings an engine of this process starts with (SMCR_SETTINGS, then
+// `smclab set`), for decisions made without one. Under g_engineMutex.
+Settings* g_noEngineSettings = nullptr;
+Settings& noEngineSettingsLocked() {
+    if (g_noEngineSettings == nullptr) {
+        g_noEngineSettings = new Settings;
+        for (const auto& [name, value] : config().settings)
+            (void)g_noEngineSettings->set(name, value);
+        for (const auto& [name, value] : *g_overrides)
+            (void)g_noEngineSettings->set(name, value);
+    }
+    return *g_noEngineSettings;
+}
 
 std::atomic<pid_t> g_pid{0};
 
@@ -100,12 +124,28 @@ Status applySetting(const std::string& name, const std::string& value) {
     {
         std::lock_guard lock(g_engineMutex);
         g_overrides->emplace_back(name, value);
+        (void)noEngineSettingsLocked().set(name, value);
         if (g_engine != nullptr && g_engineOwner == currentPid())
             engine = *g_engine;
     }
     if (engine)
         return engine->settings().set(name, value);
     return {};
+}
+
+uint64_t settingValue(SettingId id) {
+    if (auto engine = existingEngine())
+        return engine->settings().get(id);
+    std::lock_guard lock(g_engineMutex);
+    return noEngineSettingsLocked().get(id);
+}
+
+void countAcceptFallback(uint32_t reason, bool fastPath) {
+    std::lock_guard lock(g_reasonMutex);
+    ++g_acceptFallbacks.total;
+    ++g_acceptFallbacks.reasons[reason];
+    if (fastPath)
+        ++g_acceptFallbacks.fastPath;
 }
 
 std::shared_ptr<Engine> existingEngine() {
@@ -201,9 +241,20 @@ std::string statsJson() {
         }
     }
     out << "\n  },\n  \"engine\": {";
-    if (auto engine = existingEngine()) {
+    const auto engine = existingEngine();
+    EngineStats stats = engine ? engine->stats() : EngineStats{};
+    bool acceptFallbacks = false;
+    {
+        std::lock_guard lock(g_reasonMutex);
+        acceptFallbacks = g_acceptFallbacks.total > 0;
+        stats.serverFallbacks += g_acceptFallbacks.total;
+        stats.fastFallbackAccepts += g_acceptFallbacks.fastPath;
+        for (const auto& [reason, n] : g_acceptFallbacks.reasons)
+            stats.serverFallbackReasons[reason] += n;
+    }
+    if (engine || acceptFallbacks) {
         bool first = true;
-        for (const auto& [name, value] : engine->stats().flatten()) {
+        for (const auto& [name, value] : stats.flatten()) {
             out << (first ? "" : ",") << "\n    ";
             jsonString(out, name);
             out << ": " << value;
@@ -211,7 +262,7 @@ std::string statsJson() {
         }
     }
     out << "\n  },\n  \"settings\": {";
-    if (auto engine = existingEngine()) {
+    if (engine) {
         bool first = true;
         for (const SettingValue& v : engine->settings().list()) {
             out << (first ? "" : ",") << "\n    ";

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <smcr/engine.h>
+#include <smcr/poller.h>
 #include <smcr/result.h>
 
 namespace smcr::preload {
@@ -40,10 +41,16 @@ Counters& counters();
 // and for engines this process makes later. Checked against the table.
 Status applySetting(const std::string& name, const std::string& value);
 
-// Counts a TCP connection under its reason (a decline name, or the
-// preload's own: "not_libsmcr_peer", "remote_address", "tcp_port",
-// "engine_error", "plain_client").
+// Counts a TCP connection under its reason (a decline name such as
+// "PEERNOSMC", or the preload's own: "not_libsmcr_peer", "remote_address",
+// "tcp_port", "engine_error").
 void countTcp(bool client, const std::string& reason);
+// A plain TCP client taken by a listener of this process, counted in the
+// engine's server fallback counters (and smcr.fast_fallback_accepts for
+// fastPath), as libsmcr's own listener counts it; there may be no engine.
+void countAcceptFallback(uint32_t reason, bool fastPath);
+// A libsmcr setting: the engine's, or the value an engine would start with.
+uint64_t settingValue(SettingId id);
 
 // The sleep of a thread about to block in the kernel for libsmcr's sake:
 // waitMs (-1 = forever) cut at the fabric's next due time (Engine::nextDueNs).
@@ -55,6 +62,19 @@ const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded);
 // says yes or the time is up (true: ready). Waking a sleeper costs tens of
 // microseconds here, and much more on a loaded host.
 bool spinUntilReady(const std::function<bool()>& ready);
+
+// A wait of the program's own (epoll_wait, poll, select) with a Poller's fd
+// among its kernel fds, for its whole duration: spinning and sleeping.
+class ForeignWait {
+public:
+    explicit ForeignWait(Poller& poller) : m_poller(poller) { m_poller.beginForeignWait(); }
+    ~ForeignWait() { m_poller.endForeignWait(); }
+    ForeignWait(const ForeignWait&) = delete;
+    ForeignWait& operator=(const ForeignWait&) = delete;
+
+private:
+    Poller& m_poller;
+};
 
 // -v: one line on stderr (never stdout).
 void logLine(const std::string& line);

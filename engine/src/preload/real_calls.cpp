@@ -51,6 +51,8 @@ void resolveAll() {
     resolve(g_real.epoll_pwait, "epoll_pwait");
     resolve(g_real.epoll_pwait2, "epoll_pwait2");
     resolve(g_real.fork, "fork");
+    resolve(g_real.close_range, "close_range");
+    resolve(g_real.syscall, "syscall");
     resolve(g_real.sigaction, "sigaction");
 }
 

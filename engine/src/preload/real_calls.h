@@ -48,6 +48,8 @@ struct RealCalls {
     int (*epoll_pwait)(int, epoll_event*, int, int, const sigset_t*);
     int (*epoll_pwait2)(int, epoll_event*, int, const timespec*, const sigset_t*);
     pid_t (*fork)();
+    int (*close_range)(unsigned, unsigned, int);  // null before glibc 2.34
+    long (*syscall)(long, ...);
     int (*sigaction)(int, const struct sigaction*, struct sigaction*);
 };
 

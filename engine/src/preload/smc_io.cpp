@@ -316,6 +316,7 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     std::vector<PollEvent> events(std::max<size_t>(smcCount, 1));
     const uint64_t deadline = timeoutMs < 0 ? 0 : nowMs() + static_cast<uint64_t>(timeoutMs);
     int result = 0;
+    ForeignWait foreignWait(*poller);  // the completion channel is ours meanwhile
     for (;;) {
         int ready = 0;
         for (nfds_t i = 0; i < nfds; ++i)
@@ -342,6 +343,8 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
         timespec ts{};
         bool bounded = false;
         const int r = real().ppoll(kernel.data(), kernel.size(), boundedSleep(waitMs, ts, &bounded), mask);
+        if (r > 0 && kernel.back().revents != 0)
+            poller->fdReadable();
         if (r < 0) {
             if (ready > 0) {
                 result = ready;

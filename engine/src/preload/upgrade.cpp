@@ -1,5 +1,6 @@
 #include "upgrade.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -7,6 +8,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -139,6 +141,34 @@ int connectNow(int fd, const sockaddr* addr, socklen_t len) {
     return 0;
 }
 
+// A plain TCP client of a preloaded server goes by libsmcr's listener rules
+// (listener_acceptor.cpp), with the client's marker (registry.h) standing in
+// for the sort on its first bytes: counted as a server fallback with the
+// kernel's reason for a client that did not offer SMC (PEERNOSMC), and with
+// lab.fast_fallback on (the default) handed to the program at once, as the
+// listener's fast path does (smcr.fast_fallback_accepts). With it off the
+// listener sends every connection through the handshake, which waits for
+// the client's first bytes (at most lab.clc_detect_ms) before it sees they
+// are no CLC; here that wait is a peek (nothing is taken), so the
+// short-connection fallback benchmark (seed 003: wrk against a preloaded
+// nginx) compares the same two paths. It blocks the accepting thread, as
+// accept() under the listener without fast fallback does.
+void acceptPlain(int fd, const std::string& peer) {
+    const bool fast = settingValue(SettingId::fastFallback) != 0;
+    if (!fast) {
+        const auto waitMs =
+            static_cast<int>(std::min<uint64_t>(settingValue(SettingId::clcDetectMs), 600000));
+        pollfd p{fd, POLLIN, 0};
+        int r = 0;
+        do {
+            r = real().poll(&p, 1, waitMs);
+        } while (r < 0 && errno == EINTR);
+    }
+    const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
+    countAcceptFallback(reason, fast);
+    stayTcp(fd, false, peer, wire::declineReasonName(reason));
+}
+
 }  // namespace
 
 int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
@@ -206,8 +236,22 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
     return 0;
 }
 
+// limit_smc_hs: the listener declines SMC clients while a handshake already
+// waits for its worker (listener_impl.h hsCongested). Here the handshakes
+// run one after the other in the accepting thread, so the ones that wait
+// are the connections queued behind this one in the kernel's accept queue
+// (TCP_INFO of a listening socket: tcpi_unacked is the queue's length).
+bool handshakesCongested(int listenFd) {
+    if (settingValue(SettingId::limitSmcHs) == 0)
+        return false;
+    tcp_info info{};
+    socklen_t len = sizeof info;
+    if (::getsockopt(listenFd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
+        return false;
+    return info.tcpi_unacked >= 1;
+}
+
 int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
-    (void)listenFd;
     ensureControl();
     if (std::shared_ptr<Conn> stale = fdTable().take(newFd))
         release(std::move(stale));
@@ -220,7 +264,7 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     const auto* addr = reinterpret_cast<const sockaddr*>(&peerAddr);
     const std::string peer = addressText(addr);
     if (!isLocalAddress(addr, len) || !clientMarked(portOf(addr))) {
-        stayTcp(newFd, false, peer, "plain_client");
+        acceptPlain(newFd, peer);
         return newFd;
     }
     auto engine = processEngine();
@@ -233,7 +277,8 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
         errno = ECONNABORTED;
         return -1;
     }
-    auto sock = Socket::handshakeAsServer(mine, peer, engine.value());
+    auto sock = handshakesCongested(listenFd) ? Socket::declineAsServer(mine, peer, engine.value())
+                                              : Socket::handshakeAsServer(mine, peer, engine.value());
     if (!sock) {
         real().close(mine);
         stayTcp(newFd, false, peer, "handshake_error");
