@@ -1,5 +1,6 @@
 // Hosts: the agents of the lab with their live connection state and the
-// capabilities from their hello; "Local lab" starts two agents on loopback.
+// capabilities from their hello; "Local lab" starts two agents on this host
+// through the CLI demo's launcher, on a wire shaped to the chosen link model.
 // The hosts (not their typed tokens) are remembered across sessions.
 #pragma once
 
@@ -8,6 +9,7 @@
 
 #include "data/agent_endpoint.h"
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableView;
@@ -37,6 +39,11 @@ public:
     void disconnectHost(int row);
     void removeHost(int row);
     void startLocalLab();
+    // The link model "Start local lab" shapes the wire to.
+    QString localLinkModel() const;
+    void setLocalLinkModel(const QString& model);
+    // What the running local lab's TCP and SMC cross (empty when none runs).
+    QString localWireText() const;
     void saveHosts() const;
     void restoreHosts();
 
@@ -73,6 +80,8 @@ private:
     QPushButton* m_disconnectButton = nullptr;
     QPushButton* m_removeButton = nullptr;
     QPushButton* m_localButton = nullptr;
+    QComboBox* m_linkBox = nullptr;
+    QLabel* m_wireLabel = nullptr;
     QLabel* m_hint = nullptr;
 };
 

@@ -15,6 +15,7 @@
 
 #include "app/lab_context.h"
 #include "data/comparison.h"
+#include "data/run_environment.h"
 #include "data/run_provenance.h"
 #include "orchestrator/runner_lock.h"
 #include "smclab/db/comparison_query.h"
@@ -198,6 +199,8 @@ void ResultsPage::refresh() {
         item->setCheckState(0, Qt::Unchecked);
         // A placeholder child so the item can be expanded; runs load on demand.
         new QTreeWidgetItem(item, {tr("loading...")});
+        if (const auto live = campaignLiveChanges(*store, c.id))
+            markLiveChanges(item, live.value());
         if (c.id == selected)
             m_tree->setCurrentItem(item);
     }
@@ -224,6 +227,7 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
         for (const RunLiveChanges& entry : live.value())
             liveByRun.insert(entry.runId, entry);
     }
+    const auto environment = CampaignEnvironment::load(*store, campaignId);
     const QSignalBlocker blocker(m_tree);
     qDeleteAll(campaignItem->takeChildren());
     for (const db::Run& run : runs.value()) {
@@ -246,6 +250,11 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
             notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
             child->setToolTip(kNotesColumn, tr("%1\nacknowledged by %2").arg(text, entry.acknowledgedBy));
         }
+        if (environment && environment->busyReasonByRun.contains(run.id)) {
+            const QString reason = environment->busyReasonByRun.value(run.id);
+            const QString text = reason.isEmpty() ? tr("busy host") : tr("busy host: %1").arg(reason);
+            notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
+        }
         child->setText(kNotesColumn, notes);
     }
     campaignItem->setData(0, kLoadedRole, true);
@@ -255,13 +264,23 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
 
 void ResultsPage::markLiveChanges(QTreeWidgetItem* campaignItem, const QList<RunLiveChanges>& runs) {
     const QSignalBlocker blocker(m_tree);
-    if (runs.isEmpty()) {
-        campaignItem->setText(kNotesColumn, QString());
-        return;
+    QStringList notes;
+    QStringList tips;
+    if (!runs.isEmpty()) {
+        notes << kLiveFlag + tr("%n run(s) with live setting changes", nullptr, static_cast<int>(runs.size()));
+        tips << liveChangesSummary(runs);
     }
-    campaignItem->setText(kNotesColumn, kLiveFlag + tr("%n run(s) with live setting changes", nullptr,
-                                                       static_cast<int>(runs.size())));
-    campaignItem->setToolTip(kNotesColumn, liveChangesSummary(runs));
+    // The wire the runs crossed and the runs measured on a busy host.
+    if (db::ResultStore* store = m_lab->store()) {
+        if (const auto environment = CampaignEnvironment::load(*store, campaignItem->data(0, kIdRole).toLongLong())) {
+            if (const QString summary = environment->summary(); !summary.isEmpty())
+                notes << summary;
+            if (const QString tip = environment->toolTip(); !tip.isEmpty())
+                tips << tip;
+        }
+    }
+    campaignItem->setText(kNotesColumn, notes.join(QStringLiteral("; ")));
+    campaignItem->setToolTip(kNotesColumn, tips.join(QLatin1Char('\n')));
 }
 
 QTreeWidgetItem* ResultsPage::campaignItem(qint64 campaignId) const {
