@@ -214,10 +214,11 @@ void TestResultsProvenance::repetitionsGiveErrorBars() {
     QCOMPARE(plot->errorBarCount(), 1);  // SMC at 64 B: two repetitions, 100 and 120 MB/s
     const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
     const QString text = model->data(model->index(0, 1)).toString();
-    QCOMPARE(text, QStringLiteral("\u2691 110.000 \u00b114.1"));
-    QVERIFY(model->data(model->index(0, 1), Qt::ToolTipRole)
-                .toString()
-                .contains(QStringLiteral("sd over 2 runs")));
+    // The order-statistic interval of the median of two runs is [min, max]
+    // at 50% confidence, not the spread.
+    QCOMPARE(text, QStringLiteral("\u2691 110.000 [100.0, 120.0]"));
+    const QString tip = model->data(model->index(0, 1), Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("CI of the median [100.0, 120.0] over 2 runs, 50.0% confidence")), qPrintable(tip));
 }
 
 void TestResultsProvenance::runOpensInTheSingleRunView() {
