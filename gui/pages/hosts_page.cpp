@@ -19,6 +19,8 @@
 #include "app/lab_context.h"
 #include "data/capabilities_text.h"
 #include "dialogs/add_host_dialog.h"
+#include "dialogs/deploy_dialog.h"
+#include "lab_file.h"
 #include "models/host_table_model.h"
 #include "orchestrator/campaign_json.h"
 #include "protocol/agent_client.h"
@@ -46,9 +48,12 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_linkBox->setToolTip(tr("The sim link model of the local lab's wire: cx4lx-vf (two VFs of one ConnectX-4 Lx, "
                              "the datapath series' setup), cx4-25g (two hosts over 25 GbE), ideal (unshaped: "
                              "TCP over loopback, the sim without delay)"));
+    auto* deployButton = new QPushButton(tr("D&eploy agent..."), this);
+    deployButton->setToolTip(tr("Bring an agent up on a lab host over SSH (smclab lab deploy); the host is "
+                                "recorded in the lab file the CLI shares"));
     m_swapButton = new QPushButton(tr("S&wap server/client"), this);
     m_swapButton->setToolTip(tr("Exchange the selected agent with its pair partner: the server becomes the client"));
-    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
+    for (QPushButton* b : {addButton, deployButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
         buttons->addWidget(b);
     buttons->addStretch();
     buttons->addWidget(new QLabel(tr("Lin&k:"), this));
@@ -118,6 +123,7 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
             [this, selectedRow] { disconnectHost(selectedRow()); });
     connect(m_removeButton, &QPushButton::clicked, this, [this, selectedRow] { removeHost(selectedRow()); });
     connect(m_localButton, &QPushButton::clicked, this, &HostsPage::startLocalLab);
+    connect(deployButton, &QPushButton::clicked, this, &HostsPage::deployAgent);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         showDetails();
         updateWidgets();
@@ -267,6 +273,38 @@ QString HostsPage::localWireText() const {
     if (!m_localLab->isRunning())
         return {};
     return m_localLab->wire().note;
+}
+
+void HostsPage::deployAgent() {
+    auto* dialog = new DeployDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &DeployDialog::deployed, this, [this](const QString& host, const QString& labFile) {
+        if (addLabFileHosts(labFile, {host}) > 0)
+            m_lab->reportInfo(tr("Deployed an agent on %1").arg(host));
+    });
+    dialog->show();
+}
+
+int HostsPage::addLabFileHosts(const QString& labFile, const QStringList& only) {
+    QString why;
+    const std::optional<cli::LabFile> lab = cli::loadLab(labFile, &why);
+    if (!lab) {
+        m_lab->reportError(tr("Cannot read the lab file %1: %2").arg(labFile, why));
+        return 0;
+    }
+    int added = 0;
+    for (const cli::LabHost& host : lab->hosts) {
+        if (!only.isEmpty() && !only.contains(host.host))
+            continue;
+        // A redeployed host replaces its row: the agent has a new token.
+        HostRow row;
+        row.address = QStringLiteral("%1:%2").arg(host.host).arg(host.agentPort);
+        row.tokenFile = host.tokenFile;
+        addHost(row);
+        ++added;
+    }
+    saveHosts();
+    return added;
 }
 
 void HostsPage::saveHosts() const {

@@ -26,6 +26,7 @@ class LabContext;
 class HostTableModel;
 struct HostRow;
 class LocalLab;
+class DeployDialog;
 
 class HostsPage : public QWidget {
     Q_OBJECT
@@ -46,6 +47,11 @@ public:
     QString localWireText() const;
     void saveHosts() const;
     void restoreHosts();
+    // "Deploy agent...": `smclab lab deploy` in a dialog (dialogs/deploy_dialog.h).
+    void deployAgent();
+    // Adds the lab file's hosts (smclab lab deploy's) that the list lacks,
+    // each with its token file; the ones given connect. Returns how many were added.
+    int addLabFileHosts(const QString& labFile, const QStringList& only = {});
 
     QList<AgentEndpoint> connectedAgents() const;
     HostTableModel* model() const { return m_model; }

@@ -13,7 +13,10 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "app/app_settings.h"
 #include "app/lab_context.h"
+#include "dialogs/database_dialog.h"
+#include "smclab/db/database_location.h"
 #include "data/comparison.h"
 #include "data/run_environment.h"
 #include "data/run_provenance.h"
@@ -104,7 +107,14 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     buttons->addWidget(compareButton);
     buttons->addWidget(m_resumeButton);
     buttons->addWidget(m_hint, 1);
+    auto* databaseButton = new QPushButton(tr("&Database..."), top);
+    databaseButton->setToolTip(tr("The results database: an SQLite file, or a team's PostgreSQL server"));
+    m_database = new QLabel(top);
+    m_database->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    buttons->addWidget(m_database);
+    buttons->addWidget(databaseButton);
     topLayout->addLayout(buttons);
+    connect(databaseButton, &QPushButton::clicked, this, &ResultsPage::chooseDatabase);
     m_tree = new QTreeWidget(top);
     m_tree->setColumnCount(kColumnCount);
     m_tree->setHeaderLabels({tr("Campaign / run"), tr("Status"), tr("Runs"), tr("Created"), tr("Notes")});
@@ -160,7 +170,27 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     refresh();
 }
 
+void ResultsPage::setDatabase(const QString& location) {
+    AppSettings::setDatabasePath(location);
+    m_lab->setDatabasePath(location);  // databaseChanged refreshes the list
+    m_lab->reportInfo(tr("Results database: %1").arg(databaseText()));
+}
+
+void ResultsPage::chooseDatabase() {
+    DatabaseDialog dialog(this);
+    dialog.setLocation(m_lab->databasePath());
+    if (dialog.exec() == QDialog::Accepted)
+        setDatabase(dialog.location());
+}
+
+QString ResultsPage::databaseText() const {
+    const QString path = m_lab->databasePath();
+    const auto location = db::parseDatabaseLocation(path);
+    return location ? location->display() : path;
+}
+
 void ResultsPage::refresh() {
+    m_database->setText(databaseText());
     db::ResultStore* store = m_lab->store();
     const qint64 selected = m_tree->currentItem() ? m_tree->currentItem()->data(0, kIdRole).toLongLong() : 0;
     const QSignalBlocker blocker(m_tree);
@@ -179,7 +209,7 @@ void ResultsPage::refresh() {
     for (const db::Campaign& c : campaigns.value()) {
         auto* item = new QTreeWidgetItem(m_tree);
         item->setText(0, QStringLiteral("#%1 %2").arg(c.id).arg(c.name));
-        const auto runner = orchestrator::campaignRunnerPresence(m_lab->databasePath(), c.id);
+        const auto runner = orchestrator::campaignRunnerPresence(*store, c.id);
         item->setText(1, campaignStatusText(c.status, runner));
         if (c.status == db::CampaignStatus::running && runner == orchestrator::RunnerPresence::none) {
             item->setToolTip(1, tr("Its runner went away before the campaign ended (the program quit or "

@@ -250,7 +250,9 @@ void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
     QVERIFY(m_page->canResumeSelected());
     {
         // A live runner (this process holds the lock, as the orchestrator does): running, not resumable.
-        const auto lock = orchestrator::takeRunnerLock(m_db, m_interrupted);
+        auto runnerStore = db::ResultStore::open(m_db);
+        QVERIFY(runnerStore);
+        const auto lock = orchestrator::takeRunnerLock(**runnerStore, m_interrupted);
         QVERIFY(lock != nullptr);
         m_page->refresh();
         QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("running"));
@@ -258,7 +260,7 @@ void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
     }
     m_page->refresh();
     QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("interrupted"));
-    QCOMPARE(orchestrator::campaignRunnerPresence(m_db, m_interrupted), orchestrator::RunnerPresence::none);
+    QCOMPARE(orchestrator::campaignRunnerPresence(*m_lab->store(), m_interrupted), orchestrator::RunnerPresence::none);
 }
 
 void TestResultsProvenance::repetitionsGiveErrorBars() {
