@@ -20,6 +20,7 @@
 #include "dialogs/deploy_dialog.h"
 #include "lab_file.h"
 #include "models/host_table_model.h"
+#include "orchestrator/runner_lock.h"
 #include "pages/hosts_page.h"
 #include "pages/results_page.h"
 #include "postgres_server.h"
@@ -95,14 +96,15 @@ void TestLabDialogs::resultsOnAPostgresServer() {
     const QString url = server.url(QStringLiteral("gui_results"));
     // The password comes from the environment, as libpq reads it; it is in no setting.
     qputenv("PGPASSWORD", dbtest::PostgresServer::password().toUtf8());
-    {
-        auto store = db::ResultStore::open(url);
-        QVERIFY2(store, store ? "" : store.error().message.c_str());
-        db::NewCampaign campaign;
-        campaign.name = QStringLiteral("on the team server");
-        campaign.cells = {{QStringLiteral("tcp_bw"), QStringLiteral("tcp"), QStringLiteral("TCP"), 64, 0}};
-        QVERIFY((*store)->createCampaign(campaign));
-    }
+    // Another controller's store: it created the campaign and says it runs it.
+    auto runner = db::ResultStore::open(url);
+    QVERIFY2(runner, runner ? "" : runner.error().message.c_str());
+    db::NewCampaign campaign;
+    campaign.name = QStringLiteral("on the team server");
+    campaign.cells = {{QStringLiteral("tcp_bw"), QStringLiteral("tcp"), QStringLiteral("TCP"), 64, 0}};
+    const qint64 id = (*runner)->createCampaign(campaign).valueOr(0);
+    QVERIFY(id > 0);
+    QVERIFY((*runner)->updateCampaignStatus(id, db::CampaignStatus::running));
     DatabaseDialog dialog;
     dialog.setPostgres(dbtest::PostgresServer::user(), QStringLiteral("127.0.0.1"), server.port(),
                        QStringLiteral("gui_results"));
@@ -117,6 +119,19 @@ void TestLabDialogs::resultsOnAPostgresServer() {
     QVERIFY(page.campaignTree()->topLevelItem(0)->text(0).contains(QStringLiteral("on the team server")));
     QVERIFY2(page.databaseText().startsWith(QStringLiteral("postgresql://")),
              qPrintable(page.databaseText()));
+    // No file is shared with the other controller: the runner's advisory lock
+    // on the server tells whether the campaign still has a runner.
+    QCOMPARE(page.statusText(id), QStringLiteral("interrupted"));
+    {
+        const auto lock = orchestrator::takeRunnerLock(**runner, id);
+        QVERIFY(lock != nullptr);
+        QVERIFY(orchestrator::takeRunnerLock(*m_lab->store(), id) == nullptr);  // a second runner is refused
+        page.refresh();
+        QCOMPARE(page.statusText(id), QStringLiteral("running"));
+    }
+    page.refresh();
+    QCOMPARE(page.statusText(id), QStringLiteral("interrupted"));
+    runner->reset();
     // Back to a file before the server goes.
     page.setDatabase(m_dir.filePath(QStringLiteral("first.db")));
     qunsetenv("PGPASSWORD");
