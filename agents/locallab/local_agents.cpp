@@ -62,6 +62,14 @@ QString LocalAgents::logFile(int index) const {
     return m_dir ? m_dir->filePath(QStringLiteral("agent%1.log").arg(index)) : QString();
 }
 
+QList<qint64> LocalAgents::processIds() const {
+    QList<qint64> pids;
+    for (const auto& process : m_processes) {
+        if (process->state() != QProcess::NotRunning && process->processId() > 0) pids.append(process->processId());
+    }
+    return pids;
+}
+
 std::vector<int> LocalAgents::allowedCpus() {
     std::vector<int> cpus;
     cpu_set_t set;

@@ -46,6 +46,8 @@ public:
     QString tokenFile() const { return m_tokenFile; }
     QStringList addresses() const { return m_addresses; }  // "HOST:PORT" each, in start order
     QString logFile(int index) const;
+    // The running agents' process ids (the agent itself, also behind `ip netns exec`).
+    QList<qint64> processIds() const;
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;

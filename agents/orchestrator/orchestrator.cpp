@@ -1,6 +1,5 @@
 #include "orchestrator.h"
 
-#include <QLockFile>
 #include <QMap>
 #include <QRandomGenerator>
 
@@ -195,14 +194,14 @@ void Orchestrator::beginRunning() {
         if (!id) return fatal(statusText(id.error()));
         m_campaignId = *id;
     }
-    m_runnerLock = takeRunnerLock(m_store.path(), m_campaignId);
-    if (!m_runnerLock && campaignRunnerPresence(m_store.path(), m_campaignId) == RunnerPresence::alive) {
+    m_runnerLock = takeRunnerLock(m_store, m_campaignId);
+    if (!m_runnerLock && campaignRunnerPresence(m_store, m_campaignId) == RunnerPresence::alive) {
         // Another live process runs it: leave its status alone.
         const qint64 busy = m_campaignId;
         m_campaignId = 0;
         return fatal(QStringLiteral("campaign %1 is being run by another process (%2)")
                          .arg(busy)
-                         .arg(runnerLockPath(m_store.path(), busy)));
+                         .arg(runnerLockName(m_store, busy)));
     }
     if (smcr::Status s = m_store.updateCampaignStatus(m_campaignId, db::CampaignStatus::running); !s)
         return fatal(statusText(s.error()));

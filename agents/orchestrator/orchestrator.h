@@ -45,8 +45,7 @@
 #include "cell_matrix.h"
 #include "cell_runner.h"
 #include "protocol/agent_client.h"
-
-class QLockFile;
+#include "runner_lock.h"
 
 namespace smclab::db {
 class ResultStore;
@@ -213,7 +212,7 @@ private:
     QTimer m_progressTimer;
     // Held while this runner has the campaign (runner_lock.h): readers tell a
     // running campaign from one whose runner went away.
-    std::unique_ptr<QLockFile> m_runnerLock;
+    std::unique_ptr<RunnerLock> m_runnerLock;
 };
 
 }  // namespace smclab::orchestrator

@@ -21,6 +21,7 @@ struct CampaignValues {
     QStringList columns;     // plan order
     QMap<QString, QMap<qint64, QList<double>>> cells;  // key(workload, metric, column) -> size -> values
     QMap<QString, QMap<qint64, int>> busy;             // key(workload, metric, column) -> size -> busy runs
+    QMap<QString, QMap<qint64, int>> liveChanged;      // key(workload, metric, column) -> size -> runs changed live
     QMap<QString, QSet<qint64>> sizes;                 // key(workload, metric) -> sizes
     QMap<QString, QStringList> tableColumns;           // key(workload, metric) -> columns with runs
 };
@@ -79,10 +80,19 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     // in agents/orchestrator writes it on the client side).
     auto busy = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy"));
     if (!busy) return smcr::fail(busy.error());
+    // The runs during which a setting was changed live (the orchestrator
+    // records each acknowledged change with the run).
+    QSet<qint64> changedLive;
+    for (const Run& r : *runs) {
+        auto changes = store.settingChanges(r.id);
+        if (!changes) return smcr::fail(changes.error());
+        if (!changes->isEmpty()) changedLive.insert(r.id);
+    }
     for (const ResultValue& v : *values) {
         const QString k = key({v.cell.workload, v.metric, v.cell.column});
         out.cells[k][v.cell.msgSize].append(v.value);
         if (busy->value(v.runId) == QLatin1String("yes")) ++out.busy[k][v.cell.msgSize];
+        if (changedLive.contains(v.runId)) ++out.liveChanged[k][v.cell.msgSize];
     }
     return out;
 }
@@ -117,6 +127,7 @@ report::ComparisonTable buildTable(const TableKey& table, const QList<std::pair<
             const QString k = key({table.workload, table.metric, source.column});
             report::Cell cell = report::cellFromRepetitions(source.values->cells.value(k).value(size));
             cell.busyRepetitions = source.values->busy.value(k).value(size);
+            cell.liveChangedRepetitions = source.values->liveChanged.value(k).value(size);
             row.cells.append(cell);
         }
         out.rows.append(row);

@@ -39,6 +39,35 @@ QString migrationLock(const QSqlDatabase& db) {
                                                  : QStringLiteral("SELECT pg_advisory_xact_lock(1936548716)");
 }
 
+namespace {
+// The lock's first key, "smcr" in ASCII (the migration lock is "smcl"); the
+// second is the campaign id.
+constexpr const char* kRunnerLockClass = "1936548722";
+}  // namespace
+
+QString runnerTryLock(const QSqlDatabase& db) {
+    return backendOf(db) == StoreBackend::sqlite
+               ? QString()
+               : QStringLiteral("SELECT pg_try_advisory_lock(%1, CAST(? AS integer))").arg(QLatin1String(kRunnerLockClass));
+}
+
+QString runnerUnlock(const QSqlDatabase& db) {
+    return backendOf(db) == StoreBackend::sqlite
+               ? QString()
+               : QStringLiteral("SELECT pg_advisory_unlock(%1, CAST(? AS integer))").arg(QLatin1String(kRunnerLockClass));
+}
+
+QString runnerHolders(const QSqlDatabase& db) {
+    // The two-key form shows in pg_locks as classid, objid and objsubid 2.
+    return backendOf(db) == StoreBackend::sqlite
+               ? QString()
+               : QStringLiteral(
+                     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 "
+                     "AND classid = %1 AND objid = CAST(? AS integer) "
+                     "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+                     .arg(QLatin1String(kRunnerLockClass));
+}
+
 QString tableExistsQuery(const QSqlDatabase& db) {
     return backendOf(db) == StoreBackend::sqlite
                ? QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")

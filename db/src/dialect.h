@@ -34,6 +34,16 @@ QString beginWrite(const QSqlDatabase& db);
 // PostgreSQL: a transaction-scoped advisory lock.
 QString migrationLock(const QSqlDatabase& db);
 
+// The campaign-runner lock (ResultStore::tryLockCampaignRunner): a
+// session-level advisory lock on (kRunnerLockClass, campaign id), which the
+// server releases when the holder's connection ends, however it ends.
+// Empty for SQLite (the orchestrator keeps a lock file beside the file).
+// Each takes the campaign id as its one '?'.
+QString runnerTryLock(const QSqlDatabase& db);
+QString runnerUnlock(const QSqlDatabase& db);
+// count(*) of granted holders of the lock, in any session of this database.
+QString runnerHolders(const QSqlDatabase& db);
+
 // count(*) of the table named ? in the store's namespace / of all user tables.
 QString tableExistsQuery(const QSqlDatabase& db);
 QString userTablesQuery(const QSqlDatabase& db);

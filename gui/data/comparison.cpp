@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <QObject>
+
 namespace smclab::gui {
 
 namespace {
@@ -27,16 +29,42 @@ double ComparisonSection::percent(int column, int row, int baselineColumn) const
     return (x / base - 1.0) * 100.0;
 }
 
-double ComparisonSection::error(int column, int row) const {
-    if (column < 0 || column >= errors.size() || row < 0 || row >= errors[column].size())
-        return 0.0;
-    return errors[column][row];
+namespace {
+
+const report::Cell* cellAt(const ComparisonSection& section, int column, int row) {
+    if (column < 0 || column >= section.cells.size() || row < 0 || row >= section.cells[column].size())
+        return nullptr;
+    return &section.cells[column][row];
+}
+
+int decimalsFor(double magnitude) {
+    magnitude = std::abs(magnitude);
+    return magnitude >= 1000.0 ? 0 : magnitude >= 100.0 ? 1 : magnitude >= 10.0 ? 2 : 3;
+}
+
+}  // namespace
+
+std::optional<report::Interval> ComparisonSection::interval(int column, int row) const {
+    const report::Cell* cell = cellAt(*this, column, row);
+    return cell != nullptr && cell->value ? cell->interval : std::nullopt;
+}
+
+std::optional<report::Change> ComparisonSection::change(int column, int row, int baselineColumn) const {
+    const report::Cell* cell = cellAt(*this, column, row);
+    const report::Cell* base = cellAt(*this, baselineColumn, row);
+    if (cell == nullptr || base == nullptr)
+        return std::nullopt;
+    return report::changeVsBaseline(*cell, *base);
 }
 
 int ComparisonSection::repetitionCount(int column, int row) const {
-    if (column < 0 || column >= repetitions.size() || row < 0 || row >= repetitions[column].size())
-        return 0;
-    return repetitions[column][row];
+    const report::Cell* cell = cellAt(*this, column, row);
+    return cell != nullptr && cell->value ? cell->repetitions : 0;
+}
+
+int ComparisonSection::busyRepetitions(int column, int row) const {
+    const report::Cell* cell = cellAt(*this, column, row);
+    return cell != nullptr && cell->value ? cell->busyRepetitions : 0;
 }
 
 bool ComparisonSection::isFlagged(int column, int row) const {
@@ -101,24 +129,20 @@ ComparisonSection sectionFromTable(const report::ComparisonTable& table) {
     section.workload = table.workload;
     section.columns = table.columns;
     section.values.resize(table.columns.size());
-    section.errors.resize(table.columns.size());
-    section.repetitions.resize(table.columns.size());
+    section.cells.resize(table.columns.size());
     for (const report::Row& row : table.rows) {
         section.sizesBytes.append(row.msgSize);
         for (int c = 0; c < table.columns.size(); ++c) {
             // A plain double, not a copied optional: GCC -O3 misreads the
             // copy as maybe-uninitialized.
             double v = kNaN;
-            double e = 0.0;
-            int n = 0;
+            report::Cell cell;
             if (c < row.cells.size() && row.cells[c].value.has_value()) {
                 v = *row.cells[c].value;
-                e = errorHalfWidth(row.cells[c]);
-                n = row.cells[c].repetitions;
+                cell = row.cells[c];
             }
             section.values[c].append(v);
-            section.errors[c].append(e);
-            section.repetitions[c].append(n);
+            section.cells[c].append(cell);
         }
     }
     return section;
@@ -147,12 +171,32 @@ QString metricName(Metric metric) {
     return QStringLiteral("?");
 }
 
-double errorHalfWidth(const report::Cell& cell) {
-    return cell.repetitions > 1 ? cell.spread : 0.0;
+QString intervalBrackets(const report::Interval& interval) {
+    const int decimals = decimalsFor(std::max(std::abs(interval.low), std::abs(interval.high)));
+    return QStringLiteral("[%1, %2]").arg(interval.low, 0, 'f', decimals).arg(interval.high, 0, 'f', decimals);
 }
 
-QString errorName() {
-    return QStringLiteral("sd");
+QString intervalToolTip(const report::Interval& interval, int repetitions) {
+    // Few repetitions cannot give 95 %: the interval is [min, max] with the
+    // coverage it really has (statistics.h).
+    return interval.reachesTarget()
+               ? QObject::tr("95% CI of the median %1 over %2 runs").arg(intervalBrackets(interval)).arg(repetitions)
+               : QObject::tr("CI of the median %1 over %2 runs, %3% confidence (more runs give 95%)")
+                     .arg(intervalBrackets(interval))
+                     .arg(repetitions)
+                     .arg(interval.confidencePct, 0, 'f', 1);
+}
+
+QString changeToolTip(const report::Change& change) {
+    if (!change.interval)
+        return QObject::tr("change %1 (no interval: fewer than 2 runs on a side)").arg(signedPercent(change.pct));
+    const report::Interval& i = *change.interval;
+    return QObject::tr("change %1, %2% CI [%3, %4] %: %5")
+        .arg(signedPercent(change.pct))
+        .arg(i.confidencePct, 0, 'f', 1)
+        .arg(signedPercent(i.low))
+        .arg(signedPercent(i.high))
+        .arg(QString::fromLatin1(report::noiseName(change.noise)));
 }
 
 QString sizeLabel(qint64 sizeBytes) {

@@ -3,11 +3,14 @@
 // baseline column as in the patch cover letters (bench-anchors.md section 7).
 #pragma once
 
+#include <optional>
+
 #include <QList>
 #include <QString>
 #include <QStringList>
 
 #include "smclab/report/report_document.h"
+#include "smclab/report/statistics.h"
 
 namespace smclab::gui {
 
@@ -23,10 +26,9 @@ struct ComparisonSection {
     QList<qint64> sizesBytes;     // one row per message size
     QStringList columns;          // "SMC-NoCork", "TCP", ...
     QList<QList<double>> values;  // values[column][row]; NaN where a run is missing
-    // Half-width of each value's error bar (errorHalfWidth()), same shape as
-    // values; 0 where there is one repetition or none.
-    QList<QList<double>> errors;
-    QList<QList<int>> repetitions;  // runs behind each value
+    // The report's cells, same shape as values: each value's repetitions,
+    // the 95% interval of its median (statistics.h) and its busy-host runs.
+    QList<QList<report::Cell>> cells;
     QString workload;               // "tcp_bw": which runs a value comes from
     // Values with a run whose settings were changed live: flagged[column][row].
     QList<QList<bool>> flagged;
@@ -36,8 +38,14 @@ struct ComparisonSection {
     double value(int column, int row) const;
     // (x / base - 1) * 100 from the unrounded values; NaN when either is missing.
     double percent(int column, int row, int baselineColumn) const;
-    double error(int column, int row) const;
+    // The order-statistic confidence interval of the median; nullopt under
+    // two repetitions (the error bars and the table's brackets).
+    std::optional<report::Interval> interval(int column, int row) const;
+    // The change against the baseline column with its interval, from the
+    // repetitions of both (report::changeOf); nullopt when a side is missing.
+    std::optional<report::Change> change(int column, int row, int baselineColumn) const;
     int repetitionCount(int column, int row) const;
+    int busyRepetitions(int column, int row) const;
     bool isFlagged(int column, int row) const;
     // A log y axis reads bandwidth over a 1 B..64 KiB sweep (values span
     // four decades); true for bandwidth over sizes spanning at least 1 KiB : 1.
@@ -66,12 +74,14 @@ struct Comparison {
 };
 
 QString metricName(Metric metric);
-// The error bar of one cell: today the sample standard deviation over its
-// repetitions (report::Cell::spread). The one place to switch to a
-// confidence interval when the report's model carries one.
-double errorHalfWidth(const report::Cell& cell);
-// What errorHalfWidth() is, for tooltips and the table: "sd".
-QString errorName();
+// "[100.0, 120.0]": an interval with as many decimals as its size needs.
+QString intervalBrackets(const report::Interval& interval);
+// The tooltip line of a value's interval: "95% CI of the median [..] over 5
+// runs", or what confidence the repetitions allow ("50.0% with 2 runs").
+QString intervalToolTip(const report::Interval& interval, int repetitions);
+// The tooltip line of a change's interval: "change +3.50%, 95% CI [..] %:
+// within noise" (its interval contains 0 %).
+QString changeToolTip(const report::Change& change);
 ComparisonSection sectionFromTable(const report::ComparisonTable& table);
 // "64K" for 65536, "512" for 512: the labels of the log2 size axis.
 QString sizeLabel(qint64 sizeBytes);

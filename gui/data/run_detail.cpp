@@ -57,6 +57,10 @@ smcr::Result<RunDetail> RunDetail::load(db::ResultStore& store, qint64 runId) {
     if (!results)
         return smcr::fail(results.error());
     detail.results = results.value();
+    auto facts = store.hostFacts(runId);
+    if (!facts)
+        return smcr::fail(facts.error());
+    detail.clientFacts = facts->client;
     detail.acknowledgedBy = QObject::tr("the client agent");
     if (detail.run.clientAgentId) {
         if (const auto agents = store.agents()) {

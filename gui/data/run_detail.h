@@ -1,7 +1,7 @@
 // Everything stored about one run, as the single-run view shows it: the
 // cell and its outcome (error of a failed run), its samples over time, live
 // setting changes, settings snapshot, engine counters (non-zero ones first)
-// and results. Loaded through the store's public read API.
+// results, the wire it ran over and the host's load. Loaded through the store's public read API.
 #pragma once
 
 #include <smcr/result.h>
@@ -27,6 +27,7 @@ struct RunDetail {
     QMap<QString, QString> settings;
     QList<db::Counter> counters;  // non-zero first, then by side and name
     QMap<QString, double> results;
+    db::HostFacts clientFacts;  // the wire ("wire.*") and host load ("host_state.*") among them
 
     static smcr::Result<RunDetail> load(db::ResultStore& store, qint64 runId);
 

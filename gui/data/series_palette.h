@@ -1,25 +1,17 @@
-// The colours of a comparison's columns, shared by the app and the HTML
-// report so that a column looks the same in both: the Okabe-Ito palette
-// (colour-blind safe) in the order agents/report/src/svg_plot.cpp's
-// seriesColour() uses, indexed by the column's position in the report's
-// table (baseline first). Header-only and free of GUI types so the report can
-// include this very file (the lead moves it next to the report's headers).
+// The colours of a comparison's columns: the report's palette
+// (smclab/report/series_palette.h), so a column looks the same in the app
+// and in the HTML report, as QColor for the plots.
 #pragma once
-
-#include <array>
 
 #include <QColor>
 #include <QString>
 
+#include "smclab/report/series_palette.h"
+
 namespace smclab::gui {
 
-inline constexpr std::array<const char*, 8> kSeriesPalette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                                              "#E69F00", "#56B4E9", "#000000", "#F0E442"};
-
-// "#0072B2" for column 0; any index wraps around.
 inline QString seriesColourName(int index) {
-    constexpr int kCount = static_cast<int>(kSeriesPalette.size());
-    return QString::fromLatin1(kSeriesPalette[static_cast<size_t>(((index % kCount) + kCount) % kCount)]);
+    return report::seriesColour(index);
 }
 
 inline QColor seriesColor(int index) {

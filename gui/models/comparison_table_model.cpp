@@ -46,8 +46,11 @@ QString ComparisonTableModel::cellText(int dataColumn, int row) const {
     QString text = QString::number(x, 'f', 3);
     if (m_section.isFlagged(dataColumn, row))
         text.prepend(QStringLiteral("\u2691 "));
-    if (const double e = m_section.error(dataColumn, row); e > 0.0)
-        text += QStringLiteral(" \u00b1%1").arg(e, 0, 'f', e >= 10.0 ? 1 : 2);
+    // The 95% interval of the median (statistics.h), not the spread.
+    if (const auto interval = m_section.interval(dataColumn, row))
+        text += QLatin1Char(' ') + intervalBrackets(*interval);
+    if (m_section.busyRepetitions(dataColumn, row) > 0)
+        text += QStringLiteral(" busy");
     if (dataColumn != m_baseline) {
         const double pct = m_section.percent(dataColumn, row, m_baseline);
         if (!std::isnan(pct))
@@ -62,6 +65,10 @@ QVariant ComparisonTableModel::foreground(int dataColumn, int row) const {
     const double pct = m_section.percent(dataColumn, row, m_baseline);
     if (std::isnan(pct) || std::abs(pct) < kNeutralPercent)
         return {};
+    // A change whose interval contains 0 % is noise, whatever its size.
+    if (const auto change = m_section.change(dataColumn, row, m_baseline);
+        change && change->noise == report::Noise::within)
+        return QBrush(QColor(0x77, 0x77, 0x77));
     // The printed sign is never flipped (a slower latency shows +x%); only the
     // colour knows that lower is better for latency.
     const bool better = m_section.lowerIsBetter ? pct < 0 : pct > 0;
@@ -105,10 +112,11 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
                               .arg(m_section.sizesBytes[row])
                               .arg(x, 0, 'f', 6)
                               .arg(m_section.unit);
-            if (const double e = m_section.error(column, row); e > 0.0) {
-                tip += tr(" \u00b1 %1 (%2 over %3 runs)")
-                           .arg(e, 0, 'f', 6)
-                           .arg(errorName())
+            if (const auto interval = m_section.interval(column, row))
+                tip += QLatin1Char('\n') + intervalToolTip(*interval, m_section.repetitionCount(column, row));
+            if (const int busy = m_section.busyRepetitions(column, row); busy > 0) {
+                tip += tr("\n%1 of %2 runs ran on a busy host (other processes or the hypervisor took the CPUs)")
+                           .arg(busy)
                            .arg(m_section.repetitionCount(column, row));
             }
             if (m_section.isFlagged(column, row))
@@ -117,6 +125,8 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
                 tip += tr("\nvs %1: %2")
                            .arg(m_section.columns[m_baseline])
                            .arg(signedPercent(m_section.percent(column, row, m_baseline), 4));
+                if (const auto change = m_section.change(column, row, m_baseline); change && change->interval)
+                    tip += QStringLiteral(" (%1)").arg(changeToolTip(*change));
             }
             return tip;
         }

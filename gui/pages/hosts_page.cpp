@@ -1,5 +1,7 @@
 #include "pages/hosts_page.h"
 
+#include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -17,6 +19,8 @@
 #include "app/lab_context.h"
 #include "data/capabilities_text.h"
 #include "dialogs/add_host_dialog.h"
+#include "dialogs/deploy_dialog.h"
+#include "lab_file.h"
 #include "models/host_table_model.h"
 #include "orchestrator/campaign_json.h"
 #include "protocol/agent_client.h"
@@ -35,12 +39,25 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_disconnectButton = new QPushButton(tr("&Disconnect"), this);
     m_removeButton = new QPushButton(tr("&Remove"), this);
     m_localButton = new QPushButton(tr("Start &local lab"), this);
-    m_localButton->setToolTip(tr("Two smclab-agent processes on 127.0.0.1 with a generated token (Ctrl+L)"));
+    m_localButton->setToolTip(tr("Two smclab-agent processes on this host with a generated token (Ctrl+L): the "
+                                 "server in a network namespace behind a veth shaped to the link model, where "
+                                 "the host allows it, so TCP crosses the same modelled link as SMC"));
+    m_linkBox = new QComboBox(this);
+    m_linkBox->addItems(LocalLab::linkModels());
+    m_linkBox->setCurrentText(LocalLab::defaultLinkModel());
+    m_linkBox->setToolTip(tr("The sim link model of the local lab's wire: cx4lx-vf (two VFs of one ConnectX-4 Lx, "
+                             "the datapath series' setup), cx4-25g (two hosts over 25 GbE), ideal (unshaped: "
+                             "TCP over loopback, the sim without delay)"));
+    auto* deployButton = new QPushButton(tr("D&eploy agent..."), this);
+    deployButton->setToolTip(tr("Bring an agent up on a lab host over SSH (smclab lab deploy); the host is "
+                                "recorded in the lab file the CLI shares"));
     m_swapButton = new QPushButton(tr("S&wap server/client"), this);
     m_swapButton->setToolTip(tr("Exchange the selected agent with its pair partner: the server becomes the client"));
-    for (QPushButton* b : {addButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
+    for (QPushButton* b : {addButton, deployButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
         buttons->addWidget(b);
     buttons->addStretch();
+    buttons->addWidget(new QLabel(tr("Lin&k:"), this));
+    buttons->addWidget(m_linkBox);
     buttons->addWidget(m_localButton);
     layout->addLayout(buttons);
 
@@ -77,6 +94,10 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     splitter->setStretchFactor(0, 2);
     splitter->setStretchFactor(1, 3);
     layout->addWidget(splitter, 1);
+    m_wireLabel = new QLabel(this);
+    m_wireLabel->setWordWrap(true);
+    m_wireLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_wireLabel);
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     layout->addWidget(m_hint);
@@ -102,6 +123,7 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
             [this, selectedRow] { disconnectHost(selectedRow()); });
     connect(m_removeButton, &QPushButton::clicked, this, [this, selectedRow] { removeHost(selectedRow()); });
     connect(m_localButton, &QPushButton::clicked, this, &HostsPage::startLocalLab);
+    connect(deployButton, &QPushButton::clicked, this, &HostsPage::deployAgent);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         showDetails();
         updateWidgets();
@@ -118,6 +140,10 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
         addHost(row);
     });
     connect(m_localLab, &LocalLab::failed, m_lab, &LabContext::reportError);
+    connect(m_localLab, &LocalLab::allStarted, this, [this] {
+        updateWidgets();
+        m_lab->reportInfo(tr("Local lab: %1").arg(localWireText()));
+    });
     restoreHosts();
     updateWidgets();
 }
@@ -228,8 +254,57 @@ void HostsPage::startLocalLab() {
         if (m_model->host(r).local)
             removeHost(r);
     }
-    if (m_localLab->start(2))
-        m_lab->reportInfo(tr("Starting two local agents (%1)").arg(LocalLab::agentProgram()));
+    // Setting up the namespace and waiting for the agents takes a moment.
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    m_localLab->start(localLinkModel(), 2);
+    QApplication::restoreOverrideCursor();
+    updateWidgets();
+}
+
+QString HostsPage::localLinkModel() const {
+    return m_linkBox->currentText();
+}
+
+void HostsPage::setLocalLinkModel(const QString& model) {
+    m_linkBox->setCurrentText(model);
+}
+
+QString HostsPage::localWireText() const {
+    if (!m_localLab->isRunning())
+        return {};
+    return m_localLab->wire().note;
+}
+
+void HostsPage::deployAgent() {
+    auto* dialog = new DeployDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &DeployDialog::deployed, this, [this](const QString& host, const QString& labFile) {
+        if (addLabFileHosts(labFile, {host}) > 0)
+            m_lab->reportInfo(tr("Deployed an agent on %1").arg(host));
+    });
+    dialog->show();
+}
+
+int HostsPage::addLabFileHosts(const QString& labFile, const QStringList& only) {
+    QString why;
+    const std::optional<cli::LabFile> lab = cli::loadLab(labFile, &why);
+    if (!lab) {
+        m_lab->reportError(tr("Cannot read the lab file %1: %2").arg(labFile, why));
+        return 0;
+    }
+    int added = 0;
+    for (const cli::LabHost& host : lab->hosts) {
+        if (!only.isEmpty() && !only.contains(host.host))
+            continue;
+        // A redeployed host replaces its row: the agent has a new token.
+        HostRow row;
+        row.address = QStringLiteral("%1:%2").arg(host.host).arg(host.agentPort);
+        row.tokenFile = host.tokenFile;
+        addHost(row);
+        ++added;
+    }
+    saveHosts();
+    return added;
 }
 
 void HostsPage::saveHosts() const {
@@ -261,7 +336,8 @@ QList<AgentEndpoint> HostsPage::connectedAgents() const {
         if (row.state != HostState::connected)
             continue;
         QString error;
-        out.append({row.address, tokenFor(row, &error), row.tls});
+        out.append({row.address, tokenFor(row, &error), row.tls,
+                    row.local ? m_localLab->wireJson() : QJsonObject()});
     }
     return out;
 }
@@ -314,6 +390,13 @@ void HostsPage::swapSelectedRoles() {
         m_lab->reportInfo(tr("%1 has no partner: it plays both roles.").arg(m_model->host(row).address));
         return;
     }
+    if (m_model->host(row).local && m_localLab->inNamespace()) {
+        // The server agent listens inside the wire's namespace and the client
+        // on this host's loopback, which a namespace cannot reach.
+        m_lab->reportInfo(tr("The local lab's server agent lives in the wire's network namespace: start the "
+                             "local lab again to change roles, or pick the ideal link (no namespace)."));
+        return;
+    }
     const QString address = m_model->host(row).address;
     m_model->swapRows(row, partner);
     m_table->selectRow(m_model->findAddress(address));
@@ -328,7 +411,10 @@ void HostsPage::updateWidgets() {
     m_connectButton->setEnabled(row >= 0 && state != HostState::connected && state != HostState::connecting);
     m_disconnectButton->setEnabled(state == HostState::connected || state == HostState::connecting);
     m_removeButton->setEnabled(row >= 0);
-    m_swapButton->setEnabled(row >= 0 && m_model->partnerRow(row) >= 0);
+    m_swapButton->setEnabled(row >= 0 && m_model->partnerRow(row) >= 0 &&
+                             !(m_model->host(row).local && m_localLab->inNamespace()));
+    m_wireLabel->setText(m_localLab->isRunning() ? tr("Local lab wire: %1").arg(localWireText()) : QString());
+    m_wireLabel->setVisible(m_localLab->isRunning());
     const int connected = static_cast<int>(connectedAgents().size());
     if (m_model->rowCount() == 0) {
         m_hint->setText(

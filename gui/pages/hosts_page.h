@@ -1,5 +1,6 @@
 // Hosts: the agents of the lab with their live connection state and the
-// capabilities from their hello; "Local lab" starts two agents on loopback.
+// capabilities from their hello; "Local lab" starts two agents on this host
+// through the CLI demo's launcher, on a wire shaped to the chosen link model.
 // The hosts (not their typed tokens) are remembered across sessions.
 #pragma once
 
@@ -8,6 +9,7 @@
 
 #include "data/agent_endpoint.h"
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableView;
@@ -24,6 +26,7 @@ class LabContext;
 class HostTableModel;
 struct HostRow;
 class LocalLab;
+class DeployDialog;
 
 class HostsPage : public QWidget {
     Q_OBJECT
@@ -37,8 +40,18 @@ public:
     void disconnectHost(int row);
     void removeHost(int row);
     void startLocalLab();
+    // The link model "Start local lab" shapes the wire to.
+    QString localLinkModel() const;
+    void setLocalLinkModel(const QString& model);
+    // What the running local lab's TCP and SMC cross (empty when none runs).
+    QString localWireText() const;
     void saveHosts() const;
     void restoreHosts();
+    // "Deploy agent...": `smclab lab deploy` in a dialog (dialogs/deploy_dialog.h).
+    void deployAgent();
+    // Adds the lab file's hosts (smclab lab deploy's) that the list lacks,
+    // each with its token file; the ones given connect. Returns how many were added.
+    int addLabFileHosts(const QString& labFile, const QStringList& only = {});
 
     QList<AgentEndpoint> connectedAgents() const;
     HostTableModel* model() const { return m_model; }
@@ -73,6 +86,8 @@ private:
     QPushButton* m_disconnectButton = nullptr;
     QPushButton* m_removeButton = nullptr;
     QPushButton* m_localButton = nullptr;
+    QComboBox* m_linkBox = nullptr;
+    QLabel* m_wireLabel = nullptr;
     QLabel* m_hint = nullptr;
 };
 

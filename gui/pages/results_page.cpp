@@ -13,8 +13,12 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "app/app_settings.h"
 #include "app/lab_context.h"
+#include "dialogs/database_dialog.h"
+#include "smclab/db/database_location.h"
 #include "data/comparison.h"
+#include "data/run_environment.h"
 #include "data/run_provenance.h"
 #include "orchestrator/runner_lock.h"
 #include "smclab/db/comparison_query.h"
@@ -103,7 +107,14 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     buttons->addWidget(compareButton);
     buttons->addWidget(m_resumeButton);
     buttons->addWidget(m_hint, 1);
+    auto* databaseButton = new QPushButton(tr("&Database..."), top);
+    databaseButton->setToolTip(tr("The results database: an SQLite file, or a team's PostgreSQL server"));
+    m_database = new QLabel(top);
+    m_database->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    buttons->addWidget(m_database);
+    buttons->addWidget(databaseButton);
     topLayout->addLayout(buttons);
+    connect(databaseButton, &QPushButton::clicked, this, &ResultsPage::chooseDatabase);
     m_tree = new QTreeWidget(top);
     m_tree->setColumnCount(kColumnCount);
     m_tree->setHeaderLabels({tr("Campaign / run"), tr("Status"), tr("Runs"), tr("Created"), tr("Notes")});
@@ -159,7 +170,27 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     refresh();
 }
 
+void ResultsPage::setDatabase(const QString& location) {
+    AppSettings::setDatabasePath(location);
+    m_lab->setDatabasePath(location);  // databaseChanged refreshes the list
+    m_lab->reportInfo(tr("Results database: %1").arg(databaseText()));
+}
+
+void ResultsPage::chooseDatabase() {
+    DatabaseDialog dialog(this);
+    dialog.setLocation(m_lab->databasePath());
+    if (dialog.exec() == QDialog::Accepted)
+        setDatabase(dialog.location());
+}
+
+QString ResultsPage::databaseText() const {
+    const QString path = m_lab->databasePath();
+    const auto location = db::parseDatabaseLocation(path);
+    return location ? location->display() : path;
+}
+
 void ResultsPage::refresh() {
+    m_database->setText(databaseText());
     db::ResultStore* store = m_lab->store();
     const qint64 selected = m_tree->currentItem() ? m_tree->currentItem()->data(0, kIdRole).toLongLong() : 0;
     const QSignalBlocker blocker(m_tree);
@@ -178,7 +209,7 @@ void ResultsPage::refresh() {
     for (const db::Campaign& c : campaigns.value()) {
         auto* item = new QTreeWidgetItem(m_tree);
         item->setText(0, QStringLiteral("#%1 %2").arg(c.id).arg(c.name));
-        const auto runner = orchestrator::campaignRunnerPresence(m_lab->databasePath(), c.id);
+        const auto runner = orchestrator::campaignRunnerPresence(*store, c.id);
         item->setText(1, campaignStatusText(c.status, runner));
         if (c.status == db::CampaignStatus::running && runner == orchestrator::RunnerPresence::none) {
             item->setToolTip(1, tr("Its runner went away before the campaign ended (the program quit or "
@@ -198,6 +229,9 @@ void ResultsPage::refresh() {
         item->setCheckState(0, Qt::Unchecked);
         // A placeholder child so the item can be expanded; runs load on demand.
         new QTreeWidgetItem(item, {tr("loading...")});
+        // The wire and busy-host runs (a few campaign-wide queries); the live
+        // changes, which take a query per run, come when the campaign is opened.
+        markLiveChanges(item, {});
         if (c.id == selected)
             m_tree->setCurrentItem(item);
     }
@@ -224,6 +258,7 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
         for (const RunLiveChanges& entry : live.value())
             liveByRun.insert(entry.runId, entry);
     }
+    const auto environment = CampaignEnvironment::load(*store, campaignId);
     const QSignalBlocker blocker(m_tree);
     qDeleteAll(campaignItem->takeChildren());
     for (const db::Run& run : runs.value()) {
@@ -246,6 +281,11 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
             notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
             child->setToolTip(kNotesColumn, tr("%1\nacknowledged by %2").arg(text, entry.acknowledgedBy));
         }
+        if (environment && environment->busyReasonByRun.contains(run.id)) {
+            const QString reason = environment->busyReasonByRun.value(run.id);
+            const QString text = reason.isEmpty() ? tr("busy host") : tr("busy host: %1").arg(reason);
+            notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
+        }
         child->setText(kNotesColumn, notes);
     }
     campaignItem->setData(0, kLoadedRole, true);
@@ -255,13 +295,23 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
 
 void ResultsPage::markLiveChanges(QTreeWidgetItem* campaignItem, const QList<RunLiveChanges>& runs) {
     const QSignalBlocker blocker(m_tree);
-    if (runs.isEmpty()) {
-        campaignItem->setText(kNotesColumn, QString());
-        return;
+    QStringList notes;
+    QStringList tips;
+    if (!runs.isEmpty()) {
+        notes << kLiveFlag + tr("%n run(s) with live setting changes", nullptr, static_cast<int>(runs.size()));
+        tips << liveChangesSummary(runs);
     }
-    campaignItem->setText(kNotesColumn, kLiveFlag + tr("%n run(s) with live setting changes", nullptr,
-                                                       static_cast<int>(runs.size())));
-    campaignItem->setToolTip(kNotesColumn, liveChangesSummary(runs));
+    // The wire the runs crossed and the runs measured on a busy host.
+    if (db::ResultStore* store = m_lab->store()) {
+        if (const auto environment = CampaignEnvironment::load(*store, campaignItem->data(0, kIdRole).toLongLong())) {
+            if (const QString summary = environment->summary(); !summary.isEmpty())
+                notes << summary;
+            if (const QString tip = environment->toolTip(); !tip.isEmpty())
+                tips << tip;
+        }
+    }
+    campaignItem->setText(kNotesColumn, notes.join(QStringLiteral("; ")));
+    campaignItem->setToolTip(kNotesColumn, tips.join(QLatin1Char('\n')));
 }
 
 QTreeWidgetItem* ResultsPage::campaignItem(qint64 campaignId) const {

@@ -29,6 +29,11 @@ public:
     explicit ResultsPage(LabContext* lab, QWidget* parent = nullptr);
 
     void refresh();
+    // Switches the results database (an SQLite file or a postgresql:// URL),
+    // remembered in the app settings; "Database..." asks for it in a dialog.
+    void setDatabase(const QString& location);
+    void chooseDatabase();
+    QString databaseText() const;
     // Shows one campaign, or two side by side; false (error reported) if the store cannot.
     bool showCampaign(qint64 campaignId);
     bool showComparison(qint64 campaignA, qint64 campaignB);
@@ -72,6 +77,7 @@ private:
     LabContext* m_lab = nullptr;
     QTreeWidget* m_tree = nullptr;
     QLabel* m_hint = nullptr;
+    QLabel* m_database = nullptr;
     QPushButton* m_resumeButton = nullptr;
     ComparisonView* m_view = nullptr;
     RunView* m_runView = nullptr;

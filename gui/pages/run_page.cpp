@@ -1,5 +1,6 @@
 #include "pages/run_page.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -141,7 +142,14 @@ bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
     options.token = agents.front().token;
     options.tls = agents.front().tls;
     options.ignoreSslErrors = agents.front().tls;  // lab certificates are self-signed
-    m_worker = std::make_unique<CampaignWorker>(m_lab->databasePath(), options);
+    // The wire is the local lab's when every agent of the campaign is one of
+    // its agents; a mix records no lab wire (TCP then crosses the hosts' network).
+    QJsonObject wire = agents.front().wire;
+    for (const AgentEndpoint& agent : agents) {
+        if (agent.wire != wire)
+            wire = QJsonObject();
+    }
+    m_worker = std::make_unique<CampaignWorker>(m_lab->databasePath(), options, wire);
     connect(m_worker.get(), &CampaignWorker::stateChanged, this, &RunPage::setRunnerState);
     connect(m_worker.get(), &CampaignWorker::campaignStarted, this, [this](qint64 id) { m_campaignId = id; });
     connect(m_worker.get(), &CampaignWorker::progressChanged, this, &RunPage::onProgress);
@@ -183,6 +191,22 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
     run.agents = agentPairs(agents);
     if (!prepareWorker(agents))
         return;
+    const QJsonObject wire = agents.front().wire;
+    if (!wire.isEmpty()) {
+        // The notes and reports say what TCP crossed, as the demo's do.
+        const QString note = wire.value(QLatin1String("note")).toString();
+        run.description += (run.description.isEmpty() ? QString() : QStringLiteral(". ")) + tr("Wire: %1").arg(note);
+        const QString link = run.transportOptions.value(QLatin1String("link")).toString(QStringLiteral("ideal"));
+        const QString labLink = wire.value(QLatin1String("model")).toString();
+        const bool smcColumns = std::any_of(run.columns.begin(), run.columns.end(), [](const auto& column) {
+            return column.transport == QLatin1String("smcr");
+        });
+        if (smcColumns && link != labLink) {
+            m_lab->reportInfo(tr("The local lab's wire models %1 but the campaign's SMC link is %2: restart the "
+                                 "local lab with %2 so that TCP and SMC cross the same link.")
+                                  .arg(labLink, link));
+        }
+    }
     m_columnSettings.clear();
     for (const orchestrator::ColumnSpec& column : run.columns)
         m_columnSettings.insert(column.label, column.settings);

@@ -8,8 +8,8 @@ namespace smclab::gui {
 
 class CampaignWorker::Core : public QObject {
 public:
-    Core(CampaignWorker* owner, QString path, AgentConnectOptions options)
-        : m_owner(owner), m_path(std::move(path)), m_options(std::move(options)) {}
+    Core(CampaignWorker* owner, QString path, AgentConnectOptions options, QJsonObject wire)
+        : m_owner(owner), m_path(std::move(path)), m_options(std::move(options)), m_wire(std::move(wire)) {}
 
     // `go` starts or resumes the orchestrator once its signals are wired.
     void begin(const std::function<smcr::Status(orchestrator::Orchestrator&)>& go) {
@@ -28,6 +28,7 @@ public:
         }
         m_orchestrator = std::make_unique<orchestrator::Orchestrator>(*m_store);
         m_orchestrator->setConnectOptions(m_options);
+        m_orchestrator->setWire(m_wire);
         auto* o = m_orchestrator.get();
         CampaignWorker* w = m_owner;
         // Direct connections: these run in the worker thread and re-emit the
@@ -74,17 +75,19 @@ private:
     CampaignWorker* m_owner;
     QString m_path;
     AgentConnectOptions m_options;
+    QJsonObject m_wire;
     std::unique_ptr<db::ResultStore> m_store;
     std::unique_ptr<orchestrator::Orchestrator> m_orchestrator;
 };
 
-CampaignWorker::CampaignWorker(const QString& databasePath, const AgentConnectOptions& options) {
+CampaignWorker::CampaignWorker(const QString& databasePath, const AgentConnectOptions& options,
+                               const QJsonObject& wire) {
     qRegisterMetaType<orchestrator::RunnerState>();
     qRegisterMetaType<orchestrator::Progress>();
     qRegisterMetaType<orchestrator::CellInfo>();
     qRegisterMetaType<protocol::Samples>();
     m_thread.setObjectName(QStringLiteral("smclab-campaign"));
-    m_core = new Core(this, databasePath, options);
+    m_core = new Core(this, databasePath, options, wire);
     m_core->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_core, &QObject::deleteLater);
     m_thread.start();

@@ -17,7 +17,10 @@ namespace smclab::gui {
 class CampaignWorker : public QObject {
     Q_OBJECT
 public:
-    CampaignWorker(const QString& databasePath, const AgentConnectOptions& options);
+    // `wire`: the local lab's record of what TCP and SMC cross
+    // (Orchestrator::setWire); empty for agents on lab hosts.
+    CampaignWorker(const QString& databasePath, const AgentConnectOptions& options,
+                   const QJsonObject& wire = {});
     ~CampaignWorker() override;
 
     // Each call is queued to the worker thread.

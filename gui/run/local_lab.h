@@ -1,19 +1,27 @@
-// "Local lab": two smclab-agent processes on loopback with a freshly
-// generated token, so one machine can try everything (the agents' smcr
-// transport uses the sim fabric). The agents live as long as this object
-// and never longer than the application: they are stopped when this object
-// is destroyed (with its page or window), when the application quits
-// (aboutToQuit), and, should the GUI die without either, by the kernel
-// (PR_SET_PDEATHSIG).
+// "Local lab" for the desktop: the one local-lab launcher of the CLI demo
+// (agents/locallab: a server agent in a network namespace behind a veth
+// shaped to the link model where the host allows it, loopback with the
+// reason otherwise) as a QObject with the page's signals. The agents live
+// as long as this object and never longer than the application: stopped
+// when it is destroyed (with its page or window), when the application
+// quits (aboutToQuit), and, should the GUI die without either, by the
+// kernel (PR_SET_PDEATHSIG, set by locallab).
+//
+// The launcher is synchronous (namespace, veth, tc, then the agents up to
+// accepting connections: well under a second here); it runs on the GUI
+// thread because the kernel's parent-death signal follows the thread that
+// started the agents. The signals are queued so callers connect first.
 #pragma once
 
 #include <memory>
 
+#include <QJsonObject>
 #include <QObject>
 #include <QStringList>
-#include <QTemporaryDir>
 
-class QProcess;
+// agents/locallab/local_lab.h; angle brackets so that this file (same name)
+// is not found first.
+#include <local_lab.h>
 
 namespace smclab::gui {
 
@@ -23,19 +31,33 @@ public:
     explicit LocalLab(QObject* parent = nullptr);
     ~LocalLab() override;
 
-    // The agent program: SMCLAB_BIN_DIR, else next to this executable.
+    // The agent program: next to this executable, else in SMCLAB_BIN_DIR.
     static QString agentProgram();
+    // The sim link models the lab can put on its wire, and the default
+    // (the datapath preset's).
+    static QStringList linkModels();
+    static QString defaultLinkModel();
 
-    // Starts `count` agents on 127.0.0.1, port 0 each; agentStarted()
-    // reports each address once it listens.
-    bool start(int count = 2);
+    // The wire for `linkModel`, then `count` agents (server, client, ...);
+    // agentStarted() reports each address, then allStarted(), both queued.
+    // false (and failed()) when the model is unknown or an agent does not
+    // start; a wire the host cannot shape is not a failure (wire().note).
+    bool start(const QString& linkModel, int count = 2);
     void shutdown();
-    bool isRunning() const { return !m_processes.isEmpty(); }
-    QString token() const { return m_token; }
+    bool isRunning() const { return !m_addresses.isEmpty(); }
+    QString token() const;
     QString tokenFile() const;
     QStringList addresses() const { return m_addresses; }
     // The agents' process ids (tests check that none outlives the lab).
     QList<qint64> processIds() const;
+
+    // What TCP and SMC cross between the agents (empty before start()).
+    const locallab::WireRecord& wire() const { return m_lab->wire(); }
+    // The record as Orchestrator::setWire takes it.
+    QJsonObject wireJson() const { return isRunning() ? m_lab->wire().toJson() : QJsonObject(); }
+    // The server agents run in a namespace: they cannot trade roles with the
+    // clients, which stay on this host's loopback.
+    bool inNamespace() const { return isRunning() && m_lab->shaped(); }
 
 signals:
     void agentStarted(const QString& address);
@@ -43,13 +65,8 @@ signals:
     void failed(const QString& error);
 
 private:
-    void onOutput(QProcess* process);
-
-    std::unique_ptr<QTemporaryDir> m_dir;
-    QString m_token;
-    QList<QProcess*> m_processes;
+    std::unique_ptr<locallab::LocalLab> m_lab;
     QStringList m_addresses;
-    int m_expected = 0;
 };
 
 }  // namespace smclab::gui

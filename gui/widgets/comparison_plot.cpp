@@ -74,30 +74,35 @@ void ComparisonPlot::rebuild() {
         pen.setWidthF(c == m_baseline ? 2.5 : 1.6);
         g->setPen(pen);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
-        QVector<double> errors;
-        bool anyError = false;
+        // Error bars from the 95% interval of each median (asymmetric).
+        QVector<double> below;
+        QVector<double> above;
+        int withInterval = 0;
         for (int r = 0; r < m_section.rowCount(); ++r) {
             const double v = m_section.value(c, r);
             if (std::isnan(v))
                 continue;
             g->addData(static_cast<double>(m_section.sizesBytes[r]), v);
-            const double e = m_section.error(c, r);
-            errors.append(e);
-            anyError = anyError || e > 0.0;
-            yMax = std::max(yMax, v + e);
-            if (v - e > 0.0)
-                yMinPositive = std::min(yMinPositive, v - e);
+            const auto interval = m_section.interval(c, r);
+            const double low = interval ? std::min(interval->low, v) : v;
+            const double high = interval ? std::max(interval->high, v) : v;
+            below.append(v - low);
+            above.append(high - v);
+            withInterval += interval ? 1 : 0;
+            yMax = std::max(yMax, high);
+            if (low > 0.0)
+                yMinPositive = std::min(yMinPositive, low);
             else if (v > 0.0)
                 yMinPositive = std::min(yMinPositive, v);
         }
-        if (anyError) {
+        if (withInterval > 0) {
             auto* bars = new QCPErrorBars(xAxis, yAxis);
             bars->removeFromLegend();
             bars->setDataPlottable(g);
-            bars->setData(errors);
+            bars->setData(below, above);
             bars->setPen(QPen(seriesColor(c), 1.0));
             bars->setWhiskerWidth(6);
-            m_errorBarCount += static_cast<int>(std::count_if(errors.begin(), errors.end(), [](double e) { return e > 0.0; }));
+            m_errorBarCount += withInterval;
         }
     }
     if (m_log) {
@@ -142,16 +147,14 @@ QString ComparisonPlot::tooltipAt(const QPointF& pos) const {
                        .arg(m_section.sizesBytes[bestRow])
                        .arg(m_section.value(bestColumn, bestRow), 0, 'f', 3)
                        .arg(m_section.unit);
-    if (const double e = m_section.error(bestColumn, bestRow); e > 0.0) {
-        text += tr(" \u00b1 %1 (%2 over %3 runs)")
-                    .arg(e, 0, 'f', 3)
-                    .arg(errorName())
-                    .arg(m_section.repetitionCount(bestColumn, bestRow));
-    }
+    if (const auto interval = m_section.interval(bestColumn, bestRow))
+        text += QLatin1Char('\n') + intervalToolTip(*interval, m_section.repetitionCount(bestColumn, bestRow));
     if (bestColumn != m_baseline) {
         text += tr("\n%1 vs %2")
                     .arg(signedPercent(m_section.percent(bestColumn, bestRow, m_baseline)))
                     .arg(m_section.columns[m_baseline]);
+        if (const auto change = m_section.change(bestColumn, bestRow, m_baseline); change && change->interval)
+            text += QLatin1Char('\n') + changeToolTip(*change);
     }
     return text;
 }

@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
+#include "data/run_environment.h"
 #include "data/run_provenance.h"
 #include "data/series_palette.h"
 
@@ -78,6 +79,11 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_changes->setWordWrap(true);
     m_changes->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }"));
     layout->addWidget(m_changes);
+    m_environment = new QLabel(this);
+    m_environment->setObjectName(QStringLiteral("runEnvironment"));
+    m_environment->setWordWrap(true);
+    m_environment->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_environment);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_plot = new QCustomPlot(splitter);
@@ -138,6 +144,16 @@ void RunView::setDetail(const RunDetail& detail) {
                                     "(acknowledged by %2). Its numbers mix configurations.")
                                      .arg(liveChangesText(detail.changes), detail.acknowledgedBy));
     m_changes->setVisible(!detail.changes.isEmpty());
+    QStringList environment;
+    if (const QString wire = wireText(detail.clientFacts); !wire.isEmpty())
+        environment << tr("Wire: %1").arg(wire);
+    if (const QString load = hostLoadText(detail.clientFacts); !load.isEmpty())
+        environment << (hostBusy(detail.clientFacts) ? QStringLiteral("\u2691 ") : QString()) + tr("Host: %1").arg(load);
+    m_environment->setText(environment.join(QLatin1Char('\n')));
+    m_environment->setStyleSheet(hostBusy(detail.clientFacts)
+                                     ? QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }")
+                                     : QString());
+    m_environment->setVisible(!environment.isEmpty());
     m_exportButton->setEnabled(!detail.samples.isEmpty());
     rebuildPlot();
     fillTables();
@@ -145,6 +161,10 @@ void RunView::setDetail(const RunDetail& detail) {
 
 QString RunView::errorText() const {
     return m_error->isVisibleTo(this) ? m_error->text() : QString();
+}
+
+QString RunView::environmentText() const {
+    return m_environment->isVisibleTo(this) ? m_environment->text() : QString();
 }
 
 QString RunView::titleText() const {

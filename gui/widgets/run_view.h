@@ -29,6 +29,8 @@ public:
     QTableWidget* settingsTable() const { return m_settings; }
     QString errorText() const;
     QString titleText() const;
+    // The wire and host-load lines ("Wire: ...\nHost: ..."); empty when hidden.
+    QString environmentText() const;
     int markerCount() const { return static_cast<int>(m_detail.changes.size()); }
     // Writes samplesCsv() to `path`; false (with *error) when it cannot.
     bool saveCsv(const QString& path, QString* error) const;
@@ -45,6 +47,7 @@ private:
     QLabel* m_title = nullptr;
     QLabel* m_error = nullptr;
     QLabel* m_changes = nullptr;
+    QLabel* m_environment = nullptr;  // wire and host load
     QCustomPlot* m_plot = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTableWidget* m_counters = nullptr;

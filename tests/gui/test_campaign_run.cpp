@@ -4,6 +4,8 @@
 // and the Results page shows what was stored. The agents must not outlive
 // the window that started them, nor the application (checked by pid).
 // Skips (77) without the agent.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 
@@ -27,6 +29,7 @@
 #include "smclab/db/result_store.h"
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
+#include "widgets/run_view.h"
 #include "widgets/settings_panel.h"
 
 using namespace smclab;
@@ -86,6 +89,22 @@ void TestCampaignRun::localLabConnects() {
     QVERIFY(row.hello.capabilities.transportAvailable(QStringLiteral("tcp")));
     QCOMPARE(m_hosts->model()->data(m_hosts->model()->index(0, HostTableModel::stateColumn)).toString(),
              QStringLiteral("connected"));
+    // The CLI demo's local lab: the wire of the chosen link model, said on
+    // the page and carried by both agents to the campaigns.
+    QCOMPARE(m_hosts->localLinkModel(), LocalLab::defaultLinkModel());
+    const QString wire = m_hosts->localWireText();
+    QVERIFY2(wire.contains(LocalLab::defaultLinkModel()), qPrintable(wire));
+    const QList<AgentEndpoint> agents = m_hosts->connectedAgents();
+    QCOMPARE(agents[0].wire, agents[1].wire);
+    QCOMPARE(agents[0].wire.value(QLatin1String("model")).toString(), LocalLab::defaultLinkModel());
+    if (::geteuid() == 0) {
+        // Root may make namespaces: the server agent is behind the shaped veth.
+        QCOMPARE(agents[0].wire.value(QLatin1String("tcp_path")).toString(),
+                 QStringLiteral("veth between network namespaces"));
+        QVERIFY2(!agents[0].address.startsWith(QStringLiteral("127.")), qPrintable(agents[0].address));
+    } else {
+        QCOMPARE(agents[0].wire.value(QLatin1String("tcp_path")).toString(), QStringLiteral("loopback"));
+    }
 }
 
 void TestCampaignRun::hostsShowRolesAndReadableCapabilities() {
@@ -101,14 +120,29 @@ void TestCampaignRun::hostsShowRolesAndReadableCapabilities() {
     m_hosts->setJsonShown(false);
 
     const QList<AgentEndpoint> before = m_hosts->connectedAgents();
+    if (before[0].wire.value(QLatin1String("tcp_path")).toString().contains(QStringLiteral("namespaces"))) {
+        // The server agent lives in the wire's namespace: its role is fixed.
+        m_hosts->swapSelectedRoles();
+        QCOMPARE(m_hosts->connectedAgents()[0].address, before[0].address);
+    }
+    // Swapping a pair of lab hosts (stand-ins marked connected; nothing listens).
+    for (const char* address : {"192.0.2.1:7600", "192.0.2.2:7600"}) {
+        HostRow row;
+        row.address = QLatin1String(address);
+        model->setState(model->addHost(row), HostState::connected);
+    }
+    m_hosts->table()->selectRow(model->findAddress(QStringLiteral("192.0.2.1:7600")));
     m_hosts->swapSelectedRoles();
     const QList<AgentEndpoint> after = m_hosts->connectedAgents();
-    QCOMPARE(after.size(), 2);
-    QCOMPARE(after[0].address, before[1].address);  // the campaigns' server is now the other agent
-    QCOMPARE(after[1].address, before[0].address);
-    QCOMPARE(model->roleText(model->findAddress(before[0].address)), QStringLiteral("client (pair 1)"));
-    m_hosts->swapSelectedRoles();  // back, for the tests below
-    QCOMPARE(m_hosts->connectedAgents()[0].address, before[0].address);
+    QCOMPARE(after.size(), 4);
+    QCOMPARE(after[0].address, before[0].address);  // the local pair stays
+    QCOMPARE(after[2].address, QStringLiteral("192.0.2.2:7600"));  // the campaigns' server is now the other host
+    QCOMPARE(after[3].address, QStringLiteral("192.0.2.1:7600"));
+    QCOMPARE(model->roleText(model->findAddress(QStringLiteral("192.0.2.1:7600"))), QStringLiteral("client (pair 2)"));
+    QVERIFY(after[2].wire.isEmpty());  // lab hosts carry no local wire
+    model->removeHost(model->findAddress(QStringLiteral("192.0.2.1:7600")));
+    model->removeHost(model->findAddress(QStringLiteral("192.0.2.2:7600")));
+    QCOMPARE(m_hosts->connectedAgents().size(), 2);
 }
 
 void TestCampaignRun::campaignRunsAndIsStored() {
@@ -144,6 +178,26 @@ void TestCampaignRun::campaignRunsAndIsStored() {
     QCOMPARE(model->columnCount(), 3);
     QVERIFY(model->data(model->index(0, 1), ComparisonTableModel::valueRole).toDouble() > 0.0);
     QVERIFY(model->data(model->index(1, 2), ComparisonTableModel::valueRole).toDouble() > 0.0);
+
+    // Every run records the local lab's wire; the single-run view and the
+    // campaign's notes say it, with the host-load verdict.
+    const auto runs = m_lab->store()->runs(id);
+    QVERIFY(runs && !runs->isEmpty());
+    const auto facts = m_lab->store()->hostFacts(runs->front().id);
+    QVERIFY(facts.ok());
+    QCOMPARE(facts->client.value(QStringLiteral("wire.model")), LocalLab::defaultLinkModel());
+    QCOMPARE(facts->client.value(QStringLiteral("wire")), m_hosts->connectedAgents()[0].wire.value(QLatin1String("note")).toString());
+    QVERIFY(m_results->showRun(runs->front().id));
+    const QString environment = m_results->runView()->environmentText();
+    QVERIFY2(environment.contains(QStringLiteral("Wire: SMC link %1").arg(LocalLab::defaultLinkModel())),
+             qPrintable(environment));
+    QVERIFY2(environment.contains(facts->client.value(QStringLiteral("wire.tcp_path"))), qPrintable(environment));
+    if (facts->client.contains(QStringLiteral("host_state.busy")))
+        QVERIFY2(environment.contains(QStringLiteral("Host: ")), qPrintable(environment));
+    const QString notes = m_results->notesText(id);
+    QVERIFY2(notes.contains(QStringLiteral("wire %1").arg(LocalLab::defaultLinkModel())), qPrintable(notes));
+    const auto campaign = m_lab->store()->campaign(id);
+    QVERIFY2(campaign->notes.contains(QStringLiteral("Wire: ")), qPrintable(campaign->notes));
 }
 
 void TestCampaignRun::stopThenResumeRunsTheRest() {
@@ -370,7 +424,7 @@ void TestCampaignRun::quittingStopsLocalAgents() {
     // stack): quitting the application stops its agents.
     auto* lab = new LocalLab(qApp);
     QSignalSpy started(lab, &LocalLab::allStarted);
-    QVERIFY(lab->start(2));
+    QVERIFY(lab->start(LocalLab::defaultLinkModel(), 2));
     QVERIFY(started.wait(10000));
     const QList<qint64> pids = lab->processIds();
     QCOMPARE(pids.size(), 2);

@@ -6,7 +6,9 @@
 #include <QCheckBox>
 #include <QtTest>
 
+#include "data/series_palette.h"
 #include "models/comparison_table_model.h"
+#include "smclab/report/formats.h"
 #include "seed_comparison.h"
 #include "widgets/comparison_plot.h"
 #include "widgets/comparison_view.h"
@@ -23,6 +25,8 @@ private slots:
     void bandwidthSweepDefaultsToLogAxis();
     void hoverTextNamesValueAndPercent();
     void viewSharesBaselineAcrossMetrics();
+    void intervalsMakeErrorBarsAndNoise();
+    void paletteIsTheReports();
 };
 
 void TestComparisonWidgets::modelShowsCoverLetterCells() {
@@ -143,6 +147,82 @@ void TestComparisonWidgets::viewSharesBaselineAcrossMetrics() {
     QCOMPARE(view.tableModel(Metric::bandwidth)->baselineColumn(), 2);
     QCOMPARE(view.tableModel(Metric::latency)->baselineColumn(), 2);
     QCOMPARE(view.plot(Metric::latency)->graph(2)->name(), QStringLiteral("SMC with patches (base)"));
+}
+
+namespace {
+
+// Bandwidth of two columns at two sizes from repetitions: at 64 B the
+// columns overlap (a change inside the noise), at 1024 B they do not.
+smclab::report::ComparisonTable repeatedTable() {
+    using smclab::report::cellFromRepetitions;
+    smclab::report::ComparisonTable table;
+    table.title = QStringLiteral("Bandwidth");
+    table.metric = QStringLiteral("bw_mbps");
+    table.unit = QStringLiteral("MB/s");
+    table.columns = {QStringLiteral("TCP"), QStringLiteral("SMC")};
+    table.rows.append({64, {cellFromRepetitions({10, 11, 12, 13, 14}), cellFromRepetitions({10.5, 11.5, 12.5, 13.5, 14.5})}});
+    table.rows.append({1024, {cellFromRepetitions({100, 101, 102, 103, 104}), cellFromRepetitions({200, 201, 202, 203, 204})}});
+    return table;
+}
+
+}  // namespace
+
+void TestComparisonWidgets::intervalsMakeErrorBarsAndNoise() {
+    const ComparisonSection section = sectionFromTable(repeatedTable());
+    const auto interval = section.interval(1, 1);
+    QVERIFY(interval.has_value());
+    QCOMPARE(interval->low, 200.0);  // five runs: [min, max] is the order-statistic interval
+    QCOMPARE(interval->high, 204.0);
+
+    ComparisonTableModel model;
+    model.setSection(section);
+    // The table shows the interval of the median, not the spread.
+    QCOMPARE(model.data(model.index(1, 2)).toString(), QStringLiteral("202.000 [200.0, 204.0] (+98.04%)"));
+    QVERIFY(model.data(model.index(1, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("over 5 runs")));
+    QVERIFY2(model.data(model.index(1, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("higher")),
+             qPrintable(model.data(model.index(1, 2), Qt::ToolTipRole).toString()));
+    // +4.17% at 64 B, but its interval contains 0 %: grey, said in the tooltip.
+    const QColor noise = model.data(model.index(0, 2), Qt::ForegroundRole).value<QBrush>().color();
+    QCOMPARE(noise, QColor(0x77, 0x77, 0x77));
+    QVERIFY(model.data(model.index(0, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("within noise")));
+    // A value measured partly on a busy host says so.
+    smclab::report::ComparisonTable busy = repeatedTable();
+    busy.rows[0].cells[0].busyRepetitions = 2;
+    model.setSection(sectionFromTable(busy));
+    QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("12.000 [10.00, 14.00] busy"));
+    QVERIFY(model.data(model.index(0, 1), Qt::ToolTipRole).toString().contains(QStringLiteral("2 of 5 runs ran on a busy host")));
+    model.setSection(section);
+
+    // Error bars from the interval, asymmetric around the median.
+    ComparisonPlot plot;
+    plot.resize(800, 500);
+    plot.setSection(section, 0);
+    QCOMPARE(plot.errorBarCount(), 4);
+    QCPErrorBars* bars = nullptr;
+    for (int i = 0; i < plot.plottableCount(); ++i) {
+        if (auto* b = qobject_cast<QCPErrorBars*>(plot.plottable(i)); b && b->dataPlottable() == plot.graph(1))
+            bars = b;
+    }
+    QVERIFY(bars != nullptr);
+    QCOMPARE(bars->data()->at(1).errorMinus, 2.0);
+    QCOMPARE(bars->data()->at(1).errorPlus, 2.0);
+    const QPointF point(plot.xAxis->coordToPixel(1024), plot.yAxis->coordToPixel(202));
+    QVERIFY2(plot.tooltipAt(point).contains(QStringLiteral("[200.0, 204.0]")), qPrintable(plot.tooltipAt(point)));
+}
+
+void TestComparisonWidgets::paletteIsTheReports() {
+    // One palette: each column's pen in the app is its colour in the HTML report.
+    smclab::report::ReportDocument document;
+    document.title = QStringLiteral("palette");
+    document.tables = {repeatedTable()};
+    const QString html = smclab::report::formatHtml(document);
+    ComparisonPlot plot;
+    plot.setSection(sectionFromTable(repeatedTable()), 0);
+    for (int c = 0; c < 2; ++c) {
+        const QString name = plot.graph(c)->pen().color().name(QColor::HexRgb);
+        QCOMPARE(name, seriesColourName(c).toLower());
+        QVERIFY2(html.contains(seriesColourName(c), Qt::CaseInsensitive), qPrintable(name));
+    }
 }
 
 QTEST_MAIN(TestComparisonWidgets)

@@ -34,6 +34,7 @@ private slots:
     void initTestCase();
     void failedRunShowsItsReason();
     void liveChangeIsFlaggedInResultsAndReport();
+    void wireAndHostLoadAreShown();
     void campaignWithoutRunnerIsInterrupted();
     void repetitionsGiveErrorBars();
     void runOpensInTheSingleRunView();
@@ -103,6 +104,17 @@ void TestResultsProvenance::initTestCase() {
                                    {db::Side::client, QStringLiteral("rdma_writes"), 4200},
                                    {db::Side::server, QStringLiteral("cdc_msgs_sent"), 17}};
                 record.settingChanges = {{550, QStringLiteral("autocorking_size"), QStringLiteral("0")}};
+            }
+            if (i == 1) {
+                // What the orchestrator records: the local lab's wire, the host-load verdict.
+                record.clientFacts = {{QStringLiteral("wire.model"), QStringLiteral("cx4-25g")},
+                                      {QStringLiteral("wire.bandwidth_gbps"), QStringLiteral("25")},
+                                      {QStringLiteral("wire.latency_ns"), QStringLiteral("1500")},
+                                      {QStringLiteral("wire.tcp_path"), QStringLiteral("loopback")},
+                                      {QStringLiteral("wire.tcp_rate"), QStringLiteral("unshaped")},
+                                      {QStringLiteral("wire"), QStringLiteral("TCP over loopback, unshaped: not root")},
+                                      {QStringLiteral("host_state.busy"), QStringLiteral("yes")},
+                                      {QStringLiteral("host_state.busy_reason"), QStringLiteral("other processes took 80% of a core")}};
             }
             auto run = store.recordRun(record);
             QVERIFY(run);
@@ -180,6 +192,48 @@ void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
              "no live-change section in the HTML report");
     QVERIFY(html.contains(QStringLiteral("autocorking_size=0 at 0.55 s")));
     QVERIFY(html.contains(QStringLiteral("changed settings live")));
+
+    // The CSV and text exports flag the value too.
+    const QString csvPath = m_dir.filePath(QStringLiteral("report.csv"));
+    QVERIFY(exporter.saveCsv(csvPath));
+    QFile csvFile(csvPath);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csvFile.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY2(lines.front().endsWith(QStringLiteral(",live_changed_repetitions")), qPrintable(lines.front()));
+    int flaggedRows = 0;
+    for (const QString& line : lines.mid(1)) {
+        if (line.endsWith(QStringLiteral(",1"))) {
+            ++flaggedRows;
+            QVERIFY2(line.contains(QStringLiteral(",SMC,64,")), qPrintable(line));
+        }
+    }
+    QCOMPARE(flaggedRows, 1);
+    const QString text = exporter.coverLetterText();
+    QVERIFY2(text.contains(QStringLiteral("live change 1/2")), qPrintable(text));
+}
+
+void TestResultsProvenance::wireAndHostLoadAreShown() {
+    m_page->refresh();
+    const QString notes = m_page->notesText(m_liveCampaign);
+    QVERIFY2(notes.contains(QStringLiteral("wire cx4-25g")), qPrintable(notes));
+    QVERIFY2(notes.contains(QStringLiteral("1 of 1 runs on a busy host")), qPrintable(notes));
+    m_page->expandCampaign(m_liveCampaign);
+    QTreeWidgetItem* busyRun = m_page->campaignTree()->topLevelItem(0);
+    for (int i = 0; i < m_page->campaignTree()->topLevelItemCount(); ++i) {
+        if (m_page->campaignTree()->topLevelItem(i)->text(0).contains(QStringLiteral("live toggles")))
+            busyRun = m_page->campaignTree()->topLevelItem(i)->child(1);
+    }
+    QVERIFY(busyRun != nullptr);
+    QVERIFY2(busyRun->text(4).contains(QStringLiteral("busy host: other processes took 80% of a core")),
+             qPrintable(busyRun->text(4)));
+    m_page->campaignTree()->setCurrentItem(busyRun);
+    QVERIFY(m_page->runViewShown());
+    const QString environment = m_page->runView()->environmentText();
+    QVERIFY2(environment.contains(QStringLiteral("Wire: SMC link cx4-25g (25 Gbit/s, 1500 ns one way); TCP over "
+                                                 "loopback, unshaped")),
+             qPrintable(environment));
+    QVERIFY2(environment.contains(QStringLiteral("Host: busy host: other processes took 80% of a core")),
+             qPrintable(environment));
 }
 
 void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
@@ -196,7 +250,9 @@ void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
     QVERIFY(m_page->canResumeSelected());
     {
         // A live runner (this process holds the lock, as the orchestrator does): running, not resumable.
-        const auto lock = orchestrator::takeRunnerLock(m_db, m_interrupted);
+        auto runnerStore = db::ResultStore::open(m_db);
+        QVERIFY(runnerStore);
+        const auto lock = orchestrator::takeRunnerLock(**runnerStore, m_interrupted);
         QVERIFY(lock != nullptr);
         m_page->refresh();
         QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("running"));
@@ -204,7 +260,7 @@ void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
     }
     m_page->refresh();
     QCOMPARE(m_page->statusText(m_interrupted), QStringLiteral("interrupted"));
-    QCOMPARE(orchestrator::campaignRunnerPresence(m_db, m_interrupted), orchestrator::RunnerPresence::none);
+    QCOMPARE(orchestrator::campaignRunnerPresence(*m_lab->store(), m_interrupted), orchestrator::RunnerPresence::none);
 }
 
 void TestResultsProvenance::repetitionsGiveErrorBars() {
@@ -214,10 +270,11 @@ void TestResultsProvenance::repetitionsGiveErrorBars() {
     QCOMPARE(plot->errorBarCount(), 1);  // SMC at 64 B: two repetitions, 100 and 120 MB/s
     const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
     const QString text = model->data(model->index(0, 1)).toString();
-    QCOMPARE(text, QStringLiteral("\u2691 110.000 \u00b114.1"));
-    QVERIFY(model->data(model->index(0, 1), Qt::ToolTipRole)
-                .toString()
-                .contains(QStringLiteral("sd over 2 runs")));
+    // The order-statistic interval of the median of two runs is [min, max]
+    // at 50% confidence, not the spread.
+    QCOMPARE(text, QStringLiteral("\u2691 110.000 [100.0, 120.0] busy"));  // rep 1 ran on a busy host
+    const QString tip = model->data(model->index(0, 1), Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("CI of the median [100.0, 120.0] over 2 runs, 50.0% confidence")), qPrintable(tip));
 }
 
 void TestResultsProvenance::runOpensInTheSingleRunView() {

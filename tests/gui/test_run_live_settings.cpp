@@ -74,7 +74,7 @@ void TestRunLiveSettings::initTestCase() {
     m_localLab = new LocalLab(this);
     QSignalSpy started(m_localLab, &LocalLab::allStarted);
     QSignalSpy failed(m_localLab, &LocalLab::failed);
-    QVERIFY(m_localLab->start(1));
+    QVERIFY(m_localLab->start(QStringLiteral("ideal"), 1));
     QVERIFY2(started.wait(kWaitMs),
              failed.isEmpty() ? "no address" : qPrintable(failed.front().front().toString()));
     const QString address = m_localLab->addresses().front();

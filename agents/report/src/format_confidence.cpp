@@ -3,7 +3,7 @@
 // one line per size and column with the fields
 //
 //   MsgSize  Column  n  median  interval of the median  change
-//   interval of the change  verdict  host
+//   interval of the change  verdict  notes
 //
 // e.g. "1  TCP  3  2.392  [2.300, 2.400] 75.0%  +313.84%
 // [+290.12%, +320.55%] 90.0%  higher  busy 1/3" (the baseline's line ends
@@ -73,7 +73,7 @@ QString tableSection(const ComparisonTable& table) {
     QList<QStringList> lines{{QStringLiteral("MsgSize"), QStringLiteral("Column"), QStringLiteral("n"),
                               QStringLiteral("median"), QStringLiteral("interval of the median"),
                               QStringLiteral("change"), QStringLiteral("interval of the change"),
-                              QStringLiteral("verdict"), QStringLiteral("host")}};
+                              QStringLiteral("verdict"), QStringLiteral("notes")}};
     for (const Row& row : table.rows) {
         const Cell base = row.cells.value(0);
         for (qsizetype c = 0; c < table.columns.size(); ++c) {
@@ -86,9 +86,12 @@ QString tableSection(const ComparisonTable& table) {
             fields << (change ? signedPercent(change->pct) : QString());
             fields << (change && change->interval ? changeIntervalText(*change->interval) : QString());
             fields << (change ? verdictText(*change) : QString());
-            fields << (cell.busyRepetitions > 0
-                           ? QStringLiteral("busy %1/%2").arg(cell.busyRepetitions).arg(cell.repetitions)
-                           : QString());
+            QStringList notes;
+            if (cell.busyRepetitions > 0)
+                notes << QStringLiteral("busy %1/%2").arg(cell.busyRepetitions).arg(cell.repetitions);
+            if (cell.liveChangedRepetitions > 0)
+                notes << QStringLiteral("live change %1/%2").arg(cell.liveChangedRepetitions).arg(cell.repetitions);
+            fields << notes.join(QStringLiteral(", "));
             lines.append(fields);
         }
     }
@@ -116,7 +119,8 @@ QString formatConfidence(const QList<ComparisonTable>& tables) {
                "for a\n"
                "change). \"within noise\": the change's interval contains 0%. \"busy\": repetitions that ran "
                "on a\n"
-               "busy host.\n");
+               "busy host. \"live change\": repetitions during which a setting was changed live (their values\n"
+               "mix configurations).\n");
 }
 
 QString formatTextWithConfidence(const QList<ComparisonTable>& tables) {

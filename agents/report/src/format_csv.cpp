@@ -16,7 +16,11 @@ const QStringList kHeader = {
     // baseline, and the repetitions' values separated by ';'.
     QStringLiteral("median_low"), QStringLiteral("median_high"), QStringLiteral("median_confidence_pct"),
     QStringLiteral("pct_low"), QStringLiteral("pct_high"), QStringLiteral("pct_confidence_pct"),
-    QStringLiteral("noise"), QStringLiteral("busy_repetitions"), QStringLiteral("samples")};
+    QStringLiteral("noise"), QStringLiteral("busy_repetitions"), QStringLiteral("samples"),
+    // Runs of the cell during which a setting was changed live: the value
+    // mixes configurations. Last, so files written before it still read.
+    QStringLiteral("live_changed_repetitions")};
+const qsizetype kFieldsBeforeLiveChanges = 21;
 
 // 17 significant digits: a double survives the round trip exactly.
 QString exact(double value) { return QString::number(value, 'g', 17); }
@@ -52,7 +56,8 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
                                   changeInterval ? exact(changeInterval->high) : QString(),
                                   changeInterval ? exact(changeInterval->confidencePct) : QString(),
                                   change ? QString::fromLatin1(noiseName(change->noise)) : QString(),
-                                  QString::number(cell.busyRepetitions), samples.join(QLatin1Char(';'))});
+                                  QString::number(cell.busyRepetitions), samples.join(QLatin1Char(';')),
+                                  QString::number(cell.liveChangedRepetitions)});
             }
         }
     }
@@ -62,12 +67,14 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
 smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
     QList<QStringList> records;
     if (!csv::parse(text, &records)) return bad(records.size() + 1, QStringLiteral("unterminated quote"));
-    if (records.isEmpty() || records[0] != kHeader) return bad(1, QStringLiteral("not an smclab report header"));
+    if (records.isEmpty() || (records[0] != kHeader && records[0] != kHeader.first(kFieldsBeforeLiveChanges)))
+        return bad(1, QStringLiteral("not an smclab report header"));
+    const qsizetype fields = records[0].size();
     QList<ComparisonTable> tables;
     QHash<QString, qsizetype> tableIndex;
     for (qsizetype i = 1; i < records.size(); ++i) {
         const QStringList& f = records[i];
-        if (f.size() != kHeader.size()) return bad(i + 1, QStringLiteral("expected %1 fields").arg(kHeader.size()));
+        if (f.size() != fields) return bad(i + 1, QStringLiteral("expected %1 fields").arg(fields));
         bool ok = true;
         const qsizetype column = f[5].toLongLong(&ok);
         if (!ok || column < 0) return bad(i + 1, QStringLiteral("bad column_index"));
@@ -89,6 +96,10 @@ smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
         }
         cell.busyRepetitions = f[19].toInt(&ok);
         if (!ok) return bad(i + 1, QStringLiteral("bad busy_repetitions"));
+        if (fields > kFieldsBeforeLiveChanges) {
+            cell.liveChangedRepetitions = f[21].toInt(&ok);
+            if (!ok) return bad(i + 1, QStringLiteral("bad live_changed_repetitions"));
+        }
         if (!f[20].isEmpty()) {
             for (const QString& v : f[20].split(QLatin1Char(';'))) {
                 cell.samples.append(v.toDouble(&ok));

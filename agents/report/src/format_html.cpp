@@ -90,6 +90,11 @@ QString comparisonHtml(const ComparisonTable& table) {
             if (cell.busyRepetitions > 0) {
                 out += QStringLiteral("<span class=\"busy\">busy host: %1 of %2 runs</span>").arg(cell.busyRepetitions).arg(cell.repetitions);
             }
+            if (cell.liveChangedRepetitions > 0) {
+                out += QStringLiteral("<span class=\"busy\">settings changed live: %1 of %2 runs</span>")
+                           .arg(cell.liveChangedRepetitions)
+                           .arg(cell.repetitions);
+            }
             out += QStringLiteral("</td>");
         }
         out += QStringLiteral("</tr>\n");

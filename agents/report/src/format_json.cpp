@@ -53,6 +53,8 @@ QJsonObject tableJson(const ComparisonTable& table) {
             }
             if (cell.interval) o.insert(QStringLiteral("interval"), intervalJson(*cell.interval));
             if (cell.busyRepetitions > 0) o.insert(QStringLiteral("busyRepetitions"), cell.busyRepetitions);
+            if (cell.liveChangedRepetitions > 0)
+                o.insert(QStringLiteral("liveChangedRepetitions"), cell.liveChangedRepetitions);
             if (c > 0) {
                 const auto pct = percentVsBaseline(cell.value, base);
                 o.insert(QStringLiteral("pctVsBaseline"), pct ? QJsonValue(*pct) : QJsonValue());
@@ -99,6 +101,7 @@ ComparisonTable tableFromJson(const QJsonObject& o) {
             for (const QJsonValue& sv : co.value(QStringLiteral("samples")).toArray()) cell.samples.append(sv.toDouble());
             cell.interval = intervalFromJson(co.value(QStringLiteral("interval")));
             cell.busyRepetitions = co.value(QStringLiteral("busyRepetitions")).toInt();
+            cell.liveChangedRepetitions = co.value(QStringLiteral("liveChangedRepetitions")).toInt();
             row.cells.append(cell);
         }
         table.rows.append(row);

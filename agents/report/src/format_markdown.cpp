@@ -25,6 +25,8 @@ QString valueCell(const Row& row, qsizetype column) {
         }
     }
     if (cell.busyRepetitions > 0) text += QStringLiteral(" (busy host: %1/%2)").arg(cell.busyRepetitions).arg(cell.repetitions);
+    if (cell.liveChangedRepetitions > 0)
+        text += QStringLiteral(" (live change: %1/%2)").arg(cell.liveChangedRepetitions).arg(cell.repetitions);
     return text;
 }
 

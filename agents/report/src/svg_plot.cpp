@@ -35,13 +35,6 @@ QString tickLabel(double value, double step) {
 
 }  // namespace
 
-QString seriesColour(qsizetype index) {
-    // Okabe-Ito palette.
-    static const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                           "#E69F00", "#56B4E9", "#000000", "#F0E442"};
-    return QString::fromLatin1(kColours[index % 8]);
-}
-
 QString sizeLabel(qint64 bytes) {
     if (bytes >= (1LL << 30) && bytes % (1LL << 30) == 0) return QString::number(bytes >> 30) + QLatin1Char('G');
     if (bytes >= (1LL << 20) && bytes % (1LL << 20) == 0) return QString::number(bytes >> 20) + QLatin1Char('M');

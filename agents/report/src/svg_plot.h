@@ -7,6 +7,7 @@
 #include <QString>
 
 #include "smclab/report/comparison_table.h"
+#include "smclab/report/series_palette.h"  // seriesColour(): plots and tables
 
 namespace smclab::report {
 
@@ -16,9 +17,6 @@ struct PlotSize {
 };
 
 QString svgPlot(const ComparisonTable& table, PlotSize size = {});
-
-// Colour of column `index` in plots and tables (a colour-blind-safe palette).
-QString seriesColour(qsizetype index);
 
 // "64K", "1M", "512": message sizes as the tools print them.
 QString sizeLabel(qint64 bytes);

@@ -152,6 +152,20 @@ public:
     // absent), e.g. "host_state.busy" on the client side.
     smcr::Result<QMap<qint64, QString>> campaignRunFact(qint64 campaignId, Side side, const QString& name);
 
+    // --- campaign runners (result_store_runners.cpp) --------------------
+    // Whether the store itself can tell who runs a campaign. PostgreSQL: a
+    // session-level advisory lock held by the runner's connection, freed by
+    // the server when that connection ends (a killed runner, a lost
+    // network), seen by every controller of the database. SQLite: no (the
+    // orchestrator's lock file beside the database file does it); the calls
+    // below then fail with Errc::notSupported.
+    bool hasRunnerLocks() const;
+    // true when taken by this store's connection, false when another holds it.
+    smcr::Result<bool> tryLockCampaignRunner(qint64 campaignId);
+    smcr::Status unlockCampaignRunner(qint64 campaignId);
+    // Whether any connection holds the lock (this one included).
+    smcr::Result<bool> campaignRunnerHeld(qint64 campaignId);
+
 private:
     ResultStore(QString path, QString connectionName);
     QSqlDatabase database() const;

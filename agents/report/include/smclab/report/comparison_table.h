@@ -29,6 +29,7 @@ struct Cell {
     QList<double> samples;        // each repetition's value, in run order; empty for one repetition
     std::optional<Interval> interval;  // of the median; nullopt under 2 repetitions
     int busyRepetitions = 0;      // repetitions that ran while the host was busy (host_state.h)
+    int liveChangedRepetitions = 0;  // repetitions during which a setting was changed live
 
     Cell() = default;
     // One value without its repetitions (tables typed in, single runs).

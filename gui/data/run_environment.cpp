@@ -1,0 +1,125 @@
+#include "data/run_environment.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include "orchestrator/host_load.h"
+#include "smclab/db/result_store.h"
+
+namespace smclab::gui {
+
+QString wireText(const db::HostFacts& facts) {
+    const QString model = facts.value(QStringLiteral("wire.model"));
+    if (model.isEmpty())
+        return {};
+    QString link = model;
+    const double gbps = facts.value(QStringLiteral("wire.bandwidth_gbps")).toDouble();
+    const double latencyNs = facts.value(QStringLiteral("wire.latency_ns")).toDouble();
+    if (gbps > 0 || latencyNs > 0) {
+        link += QObject::tr(" (%1, %2 ns one way)")
+                    .arg(gbps > 0 ? QObject::tr("%1 Gbit/s").arg(gbps) : QObject::tr("unlimited rate"))
+                    .arg(latencyNs);
+    }
+    QStringList tcp;
+    for (const char* key : {"wire.tcp_path", "wire.tcp_rate"}) {
+        const QString value = facts.value(QLatin1String(key));
+        if (!value.isEmpty())
+            tcp << value;
+    }
+    const QString delay = facts.value(QStringLiteral("wire.tcp_delay"));
+    if (!delay.isEmpty())
+        tcp << QObject::tr("delay %1").arg(delay);
+    return tcp.isEmpty() ? QObject::tr("SMC link %1").arg(link)
+                         : QObject::tr("SMC link %1; TCP over %2").arg(link, tcp.join(QStringLiteral(", ")));
+}
+
+QString wireNote(const db::HostFacts& facts) {
+    return facts.value(QStringLiteral("wire"));
+}
+
+bool hostBusy(const db::HostFacts& facts) {
+    return facts.value(QLatin1String(orchestrator::kHostBusyFact)) == QLatin1String("yes");
+}
+
+QString hostLoadText(const db::HostFacts& facts) {
+    const QString verdict = facts.value(QLatin1String(orchestrator::kHostBusyFact));
+    if (verdict.isEmpty())
+        return {};
+    if (verdict == QLatin1String("yes")) {
+        const QString reason = facts.value(QLatin1String(orchestrator::kHostBusyReasonFact));
+        return reason.isEmpty() ? QObject::tr("busy host") : QObject::tr("busy host: %1").arg(reason);
+    }
+    const QString other = facts.value(QLatin1String(orchestrator::kHostOtherCpuFact));
+    return other.isEmpty() ? QObject::tr("quiet host")
+                           : QObject::tr("quiet host (other processes %1% of a core)").arg(other);
+}
+
+}  // namespace smclab::gui
+
+namespace smclab::gui {
+
+smcr::Result<CampaignEnvironment> CampaignEnvironment::load(db::ResultStore& store, qint64 campaignId) {
+    CampaignEnvironment out;
+    const auto fact = [&](const char* name) {
+        return store.campaignRunFact(campaignId, db::Side::client, QLatin1String(name));
+    };
+    auto busy = fact(orchestrator::kHostBusyFact);
+    if (!busy)
+        return smcr::fail(busy.error());
+    auto reasons = fact(orchestrator::kHostBusyReasonFact);
+    if (!reasons)
+        return smcr::fail(reasons.error());
+    auto wires = fact("wire");
+    if (!wires)
+        return smcr::fail(wires.error());
+    auto models = fact("wire.model");
+    if (!models)
+        return smcr::fail(models.error());
+    out.judgedRuns = static_cast<int>(busy->size());
+    for (auto it = busy->begin(); it != busy->end(); ++it) {
+        if (it.value() == QLatin1String("yes"))
+            out.busyReasonByRun.insert(it.key(), reasons->value(it.key()));
+    }
+    for (const QString& wire : wires->values()) {
+        if (!wire.isEmpty() && !out.wires.contains(wire))
+            out.wires << wire;
+    }
+    for (const QString& model : models->values()) {
+        if (!model.isEmpty() && !out.wireModels.contains(model))
+            out.wireModels << model;
+    }
+    return out;
+}
+
+QString CampaignEnvironment::summary() const {
+    QStringList parts;
+    if (!wireModels.isEmpty())
+        parts << QObject::tr("wire %1").arg(wireModels.join(QStringLiteral(", ")));
+    if (!busyReasonByRun.isEmpty()) {
+        parts << QStringLiteral("\u2691 ") +
+                     QObject::tr("%1 of %2 runs on a busy host").arg(busyReasonByRun.size()).arg(judgedRuns);
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
+QString CampaignEnvironment::toolTip() const {
+    QStringList lines;
+    for (const QString& wire : wires)
+        lines << QObject::tr("Wire: %1").arg(wire);
+    if (!busyReasonByRun.isEmpty()) {
+        QStringList reasons;
+        for (const QString& reason : busyReasonByRun) {
+            if (!reason.isEmpty() && !reasons.contains(reason) && reasons.size() < 3)
+                reasons << reason;
+        }
+        lines << QObject::tr("%1 of %2 runs ran on a busy host%3: their numbers may be low.")
+                     .arg(busyReasonByRun.size())
+                     .arg(judgedRuns)
+                     .arg(reasons.isEmpty()
+                              ? QString()
+                              : QStringLiteral(" (%1)").arg(reasons.join(QStringLiteral("; "))));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace smclab::gui

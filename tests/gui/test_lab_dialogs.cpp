@@ -1,0 +1,209 @@
+// A lab for a team from the desktop: the Results page's database dialog
+// (an SQLite file, or a PostgreSQL server with the password from
+// PGPASSWORD/~/.pgpass, never stored) remembered in the app settings and
+// used for the list; and the Hosts page's "Deploy agent..." running the
+// real `smclab lab deploy` with its output shown, and adding what the shared
+// lab file records. The PostgreSQL case runs on a server this test starts
+// (tests/db/postgres_server.h) and is skipped, saying so, without the
+// PostgreSQL binaries.
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QPushButton>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include "app/app_settings.h"
+#include "app/lab_context.h"
+#include "dialogs/database_dialog.h"
+#include "dialogs/deploy_dialog.h"
+#include "lab_file.h"
+#include "models/host_table_model.h"
+#include "orchestrator/runner_lock.h"
+#include "pages/hosts_page.h"
+#include "pages/results_page.h"
+#include "postgres_server.h"
+#include "seed_store.h"
+#include "smclab/db/result_store.h"
+
+using namespace smclab;
+using namespace smclab::gui;
+
+class TestLabDialogs : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void databaseDialogComposesWhatTheCliTakes();
+    void resultsSwitchToAnotherSqliteFile();
+    void resultsOnAPostgresServer();
+    void deployRunsTheCliAndShowsItsOutput();
+    void deployedHostsComeFromTheLabFile();
+
+private:
+    QTemporaryDir m_dir;
+    LabContext* m_lab = nullptr;
+    QStringList m_errors;
+};
+
+void TestLabDialogs::initTestCase() {
+    QVERIFY(m_dir.isValid());
+    testing::isolateSettings(m_dir.filePath(QStringLiteral("settings")));
+    m_lab = new LabContext(this);
+    m_lab->setDatabasePath(m_dir.filePath(QStringLiteral("first.db")));
+    connect(m_lab, &LabContext::errorReported, this, [this](const QString& text) { m_errors << text; });
+}
+
+void TestLabDialogs::databaseDialogComposesWhatTheCliTakes() {
+    DatabaseDialog dialog;
+    dialog.setPostgres(QStringLiteral("lab"), QStringLiteral("db.example"), 5432, QStringLiteral("results"));
+    QCOMPARE(dialog.location(), QStringLiteral("postgresql://lab@db.example/results"));
+    QVERIFY2(dialog.hintText().contains(QStringLiteral("db.example")), qPrintable(dialog.hintText()));
+    dialog.setPostgres(QStringLiteral("lab"), QStringLiteral("::1"), 6543, QStringLiteral("results"));
+    QCOMPARE(dialog.location(), QStringLiteral("postgresql://lab@[::1]:6543/results"));
+    // What --db refuses, the dialog refuses, with the parser's reason.
+    dialog.setPostgres(QString(), QStringLiteral("db.example"), 5432, QStringLiteral("results"));
+    QVERIFY(!dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    QVERIFY(!dialog.hintText().isEmpty());
+    // A URL read back fills the fields; a file stays a file.
+    dialog.setLocation(QStringLiteral("postgresql://me@10.0.0.5:5433/team"));
+    QVERIFY(dialog.isPostgres());
+    QCOMPARE(dialog.location(), QStringLiteral("postgresql://me@10.0.0.5:5433/team"));
+    dialog.setLocation(m_dir.filePath(QStringLiteral("x.db")));
+    QVERIFY(!dialog.isPostgres());
+    QCOMPARE(dialog.location(), m_dir.filePath(QStringLiteral("x.db")));
+}
+
+void TestLabDialogs::resultsSwitchToAnotherSqliteFile() {
+    const QString second = m_dir.filePath(QStringLiteral("second.db"));
+    QVERIFY(testing::seedStore(second, QStringLiteral("in the second file")) > 0);
+    ResultsPage page(m_lab);
+    QCOMPARE(page.campaignTree()->topLevelItemCount(), 0);
+    page.setDatabase(second);
+    QCOMPARE(AppSettings::databasePath(), second);  // remembered for the next start
+    QCOMPARE(page.campaignTree()->topLevelItemCount(), 1);
+    QVERIFY(page.campaignTree()->topLevelItem(0)->text(0).contains(QStringLiteral("in the second file")));
+    QCOMPARE(page.databaseText(), second);
+}
+
+void TestLabDialogs::resultsOnAPostgresServer() {
+    if (dbtest::PostgresServer::binDir().isEmpty())
+        QSKIP("PostgreSQL is not installed (packaging/install-deps.sh installs it)");
+    dbtest::PostgresServer server;
+    QString why;
+    QVERIFY2(server.start(&why), qPrintable(why));
+    QVERIFY2(server.createDatabase(QStringLiteral("gui_results"), &why), qPrintable(why));
+    const QString url = server.url(QStringLiteral("gui_results"));
+    // The password comes from the environment, as libpq reads it; it is in no setting.
+    qputenv("PGPASSWORD", dbtest::PostgresServer::password().toUtf8());
+    // Another controller's store: it created the campaign and says it runs it.
+    auto runner = db::ResultStore::open(url);
+    QVERIFY2(runner, runner ? "" : runner.error().message.c_str());
+    db::NewCampaign campaign;
+    campaign.name = QStringLiteral("on the team server");
+    campaign.cells = {{QStringLiteral("tcp_bw"), QStringLiteral("tcp"), QStringLiteral("TCP"), 64, 0}};
+    const qint64 id = (*runner)->createCampaign(campaign).valueOr(0);
+    QVERIFY(id > 0);
+    QVERIFY((*runner)->updateCampaignStatus(id, db::CampaignStatus::running));
+    DatabaseDialog dialog;
+    dialog.setPostgres(dbtest::PostgresServer::user(), QStringLiteral("127.0.0.1"), server.port(),
+                       QStringLiteral("gui_results"));
+    QCOMPARE(dialog.location(), url);
+    ResultsPage page(m_lab);
+    page.setDatabase(dialog.location());
+    QCOMPARE(AppSettings::databasePath(), url);
+    QVERIFY2(!AppSettings::databasePath().contains(dbtest::PostgresServer::password()),
+             "a password was stored");
+    QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
+    QCOMPARE(page.campaignTree()->topLevelItemCount(), 1);
+    QVERIFY(page.campaignTree()->topLevelItem(0)->text(0).contains(QStringLiteral("on the team server")));
+    QVERIFY2(page.databaseText().startsWith(QStringLiteral("postgresql://")),
+             qPrintable(page.databaseText()));
+    // No file is shared with the other controller: the runner's advisory lock
+    // on the server tells whether the campaign still has a runner.
+    QCOMPARE(page.statusText(id), QStringLiteral("interrupted"));
+    {
+        const auto lock = orchestrator::takeRunnerLock(**runner, id);
+        QVERIFY(lock != nullptr);
+        QVERIFY(orchestrator::takeRunnerLock(*m_lab->store(), id) == nullptr);  // a second runner is refused
+        page.refresh();
+        QCOMPARE(page.statusText(id), QStringLiteral("running"));
+    }
+    page.refresh();
+    QCOMPARE(page.statusText(id), QStringLiteral("interrupted"));
+    runner->reset();
+    // Back to a file before the server goes.
+    page.setDatabase(m_dir.filePath(QStringLiteral("first.db")));
+    qunsetenv("PGPASSWORD");
+}
+
+void TestLabDialogs::deployRunsTheCliAndShowsItsOutput() {
+    if (DeployDialog::cliProgram().isEmpty())
+        QSKIP("the smclab CLI is not built");
+    // A loopback port nothing listens on: ssh fails at once, and the dialog
+    // shows the real deploy's words and its failure.
+    quint16 closed = 0;
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        closed = probe.serverPort();
+    }
+    const QString labFile = m_dir.filePath(QStringLiteral("lab.json"));
+    DeployDialog dialog;
+    dialog.setHost(QStringLiteral("127.0.0.1"));
+    dialog.setSshPort(closed);
+    dialog.setAgentPort(7611);
+    dialog.setLabFile(labFile);
+    QCOMPARE(dialog.arguments(),
+             (QStringList{QStringLiteral("lab"), QStringLiteral("deploy"), QStringLiteral("--lab"), labFile,
+                          QStringLiteral("--port"), QString::number(closed), QStringLiteral("--agent-port"),
+                          QStringLiteral("7611"), QStringLiteral("127.0.0.1")}));
+    QSignalSpy finished(&dialog, &DeployDialog::finished);
+    QSignalSpy deployed(&dialog, &DeployDialog::deployed);
+    QVERIFY(dialog.deploy());
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.front().front().toBool(), false);
+    QCOMPARE(deployed.count(), 0);
+    const QString output = dialog.outputText();
+    QVERIFY2(output.startsWith(QStringLiteral("$ smclab lab deploy --lab ")), qPrintable(output));
+    QVERIFY2(output.contains(QStringLiteral("smclab lab deploy:")), qPrintable(output));
+    QVERIFY2(dialog.statusText().contains(QStringLiteral("failed")), qPrintable(dialog.statusText()));
+    QString why;
+    const auto lab = cli::loadLab(labFile, &why);
+    QVERIFY2(lab && lab->hosts.isEmpty(), qPrintable(why));  // nothing recorded
+}
+
+void TestLabDialogs::deployedHostsComeFromTheLabFile() {
+    // What a successful deploy leaves: the host in the lab file (written by
+    // the CLI's own lab_file code), its token in a file beside it.
+    const QString labFile = m_dir.filePath(QStringLiteral("deployed.json"));
+    QString why;
+    cli::LabHost host;
+    host.host = QStringLiteral("127.0.0.1");
+    host.agentPort = 7612;
+    host.remoteDir = QStringLiteral(".local/share/smclab-agent");
+    host.tokenFile = cli::tokenPathFor(labFile, host.host, &why);
+    QVERIFY2(!host.tokenFile.isEmpty(), qPrintable(why));
+    QFile token(host.tokenFile);
+    QVERIFY(token.open(QIODevice::WriteOnly));
+    token.write("0123456789abcdef");
+    token.close();
+    cli::LabFile lab;
+    lab.upsert(host);
+    QVERIFY2(cli::saveLab(labFile, lab, &why), qPrintable(why));
+
+    HostsPage page(m_lab);
+    QCOMPARE(page.addLabFileHosts(labFile, {QStringLiteral("127.0.0.1")}), 1);
+    const int row = page.model()->findAddress(QStringLiteral("127.0.0.1:7612"));
+    QVERIFY(row >= 0);
+    QCOMPARE(page.model()->host(row).tokenFile, host.tokenFile);
+    // Remembered like any host with a token file (it reconnects at start).
+    bool saved = false;
+    for (const SavedHost& s : AppSettings::hosts())
+        saved = saved || (s.address == QStringLiteral("127.0.0.1:7612") && s.tokenFile == host.tokenFile);
+    QVERIFY(saved);
+    QCOMPARE(page.addLabFileHosts(labFile, {QStringLiteral("elsewhere")}), 0);
+}
+
+QTEST_MAIN(TestLabDialogs)
+#include "test_lab_dialogs.moc"
