@@ -166,9 +166,12 @@ int runRun(const Args& args) {
     // with neither and no lab file, the local lab (two agents on this host), as smclab demo.
     const QString labPath = resolveLabPath(labArg);
     const bool useLab = !labArg.isEmpty() || (agentsText.isEmpty() && tokenFile.isEmpty() && QFileInfo::exists(labPath));
-    const bool localLab = !useLab && agentsText.isEmpty() && !resumeId;
-    if (!useLab && !localLab && agentsText.isEmpty())
-        return usage("--resume needs --agents (server and client HOST:PORT) or --lab FILE");
+    const bool localLab = !useLab && agentsText.isEmpty() && tokenFile.isEmpty() && !resumeId;
+    if (!useLab && !localLab && agentsText.isEmpty()) {
+        return usage(resumeId ? "--resume needs --agents (server and client HOST:PORT) or --lab FILE"
+                              : "--agents is required with --token-file (server and client HOST:PORT); "
+                                "without both, the campaign runs on the local lab");
+    }
     if (!useLab && !localLab && tokenFile.isEmpty()) return usage("--token-file is required");
 
     std::vector<AgentPair> agents;

@@ -300,9 +300,13 @@ private slots:
         const double cdcPerSendOff = delta(first, lastOff, "smcr.cdc_sent") / sendsOff;
         const double cdcPerSendOn = delta(firstOn, last, "smcr.cdc_sent") / sendsOn;
         qInfo("smcr tcp_bw 64 B: CDCs per send call %.3f with autocorking off, %.3f on", cdcPerSendOff, cdcPerSendOn);
-        // Off, no send is autocorked; on, many are.
+        // Off, no send is autocorked; on, some are. How many depends on the
+        // timing: a send that finds the peer's RMB full waits for the window
+        // (smcr.buf_full_peer) instead, and on a fast receiver that share
+        // moved between 83% and 95% of the sends from run to run.
         QCOMPARE(delta(first, lastOff, "smcr.autocorked_sends"), 0.0);
-        QVERIFY(delta(firstOn, last, "smcr.autocorked_sends") > 0.1 * sendsOn);
+        QVERIFY2(delta(firstOn, last, "smcr.autocorked_sends") > 0,
+                 qPrintable(QString("no send of %1 was autocorked").arg(sendsOn)));
         QVERIFY2(cdcPerSendOn < 0.8 * cdcPerSendOff,
                  qPrintable(QString("CDCs per send: off %1, on %2").arg(cdcPerSendOff).arg(cdcPerSendOn)));
     }
