@@ -23,7 +23,7 @@ fi
 # clang-format names each file that differs in its
 # "file:line:col: error: code should be clang-formatted" lines.
 bad=$(printf '%s\0' "${files[@]}" | { xargs -0 -n 40 "$fmt" --dry-run --Werror 2>&1 || true; } |
-    grep -oE '(engine|agents|db|gui|tests)/[^: ]+\.(h|cpp):[0-9]+:[0-9]+: error: code should be clang-formatted' |
+    { grep -oE '(engine|agents|db|gui|tests)/[^: ]+\.(h|cpp):[0-9]+:[0-9]+: error: code should be clang-formatted' || true; } |
     cut -d: -f1 | sort -u)
 if [ -n "$bad" ]; then
     sed 's/^/not formatted: /' <<<"$bad"

@@ -8,8 +8,7 @@
 
 namespace smclab::cli {
 
-smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, const QString& token,
-                                         int timeoutMs) {
+smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, const QString& token, int timeoutMs) {
     ensureCoreApplication();
     AgentClient client;
     QEventLoop loop;

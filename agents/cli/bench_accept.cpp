@@ -15,9 +15,9 @@
 #include <optional>
 #include <string>
 
-#include <QJsonObject>
-
 #include <smcr/settings.h>
+
+#include <QJsonObject>
 
 #include "args.h"
 #include "bench_commands.h"
@@ -144,8 +144,9 @@ CampaignSpec benchSpec(const Options& o) {
         if (c.transport != QLatin1String("smcr")) continue;
         for (auto it = extra.begin(); it != extra.end(); ++it) c.settings.insert(it.key(), it.value());
     }
-    spec.description = QStringLiteral("smclab bench accept: the fallback preset, %1 connection(s), %2 B replies, "
-                                      "%3 s per cell, %4 repetition(s)")
+    spec.description = QStringLiteral(
+                           "smclab bench accept: the fallback preset, %1 connection(s), %2 B replies, "
+                           "%3 s per cell, %4 repetition(s)")
                            .arg(o.clients)
                            .arg(o.requestBytes)
                            .arg(static_cast<double>(o.durationMs) / 1000.0)

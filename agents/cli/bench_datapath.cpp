@@ -1,10 +1,10 @@
 #include "bench_datapath.h"
 
-#include <sys/utsname.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+
+#include <sys/utsname.h>
 
 #include <QDateTime>
 #include <QSaveFile>
@@ -107,16 +107,18 @@ std::string notesText(const DatapathRun& run, const DatapathOptions& options, co
         if (std::find(polls.begin(), polls.end(), value) == polls.end()) polls.push_back(value);
     }
     if (polls.size() == 1 && polls.front() == "0") {
-        out += "SMC columns: lab.busy_poll_us 0, interrupt-driven waiting as in the kernel (arm the CQs, sleep on "
-               "the completion channel; no busy polling)\n";
+        out +=
+            "SMC columns: lab.busy_poll_us 0, interrupt-driven waiting as in the kernel (arm the CQs, sleep on "
+            "the completion channel; no busy polling)\n";
     } else if (!polls.empty()) {
         std::string list;
         for (const std::string& p : polls) list += (list.empty() ? "" : ", ") + p;
         out += "SMC columns: lab.busy_poll_us " + list + " (the kernel never busy-polls; 0 is its behaviour)\n";
     }
-    out += "SMC-NoCork is the pre-2022 kernel: every send pushes (a send that finds all CDC slots busy waits for "
-           "one, so one CDC per send), window limit min, CQ armed after the first poll, pushes in completion "
-           "context\n";
+    out +=
+        "SMC-NoCork is the pre-2022 kernel: every send pushes (a send that finds all CDC slots busy waits for "
+        "one, so one CDC per send), window limit min, CQ armed after the first poll, pushes in completion "
+        "context\n";
     return out;
 }
 
@@ -177,15 +179,16 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
     prov.title = QStringLiteral("Run");
     utsname u{};
     ::uname(&u);
-    prov.entries = {{QStringLiteral("campaign"), QString::number(ran.campaignId)},
-                    {QStringLiteral("wire"), ran.wireNote},
-                    {QStringLiteral("repetitions"), QString::number(options.repetitions)},
-                    {QStringLiteral("link"), QString::fromStdString(run.link)},
-                    {QStringLiteral("seconds per size"), QString::number(static_cast<double>(options.durationMs) / 1000.0)},
-                    {QStringLiteral("host"), QString::fromLocal8Bit(u.nodename)},
-                    {QStringLiteral("kernel"), QString::fromLocal8Bit(u.release)},
-                    {QStringLiteral("pinned"), options.pin ? QStringLiteral("client agent CPU 0, server agent CPU 1")
-                                                           : QStringLiteral("no")}};
+    prov.entries = {
+        {QStringLiteral("campaign"), QString::number(ran.campaignId)},
+        {QStringLiteral("wire"), ran.wireNote},
+        {QStringLiteral("repetitions"), QString::number(options.repetitions)},
+        {QStringLiteral("link"), QString::fromStdString(run.link)},
+        {QStringLiteral("seconds per size"), QString::number(static_cast<double>(options.durationMs) / 1000.0)},
+        {QStringLiteral("host"), QString::fromLocal8Bit(u.nodename)},
+        {QStringLiteral("kernel"), QString::fromLocal8Bit(u.release)},
+        {QStringLiteral("pinned"),
+         options.pin ? QStringLiteral("client agent CPU 0, server agent CPU 1") : QStringLiteral("no")}};
     doc.provenance.append(prov);
     return doc;
 }
@@ -212,13 +215,18 @@ int runDatapathBench(const DatapathOptions& options) {
             return kExitUsage;
         }
         run.columns.push_back(*spec);
-        campaign.columns.push_back({QString::fromStdString(spec->label), QString::fromStdString(spec->transport), {},
-                                    spec->transport == "smcr" ? settingsObject(columnSettings(*spec, options)) : QJsonObject{},
-                                    {}, {}});
+        campaign.columns.push_back(
+            {QString::fromStdString(spec->label),
+             QString::fromStdString(spec->transport),
+             {},
+             spec->transport == "smcr" ? settingsObject(columnSettings(*spec, options)) : QJsonObject{},
+             {},
+             {}});
     }
     campaign.description =
-        QStringLiteral("smclab bench stream --preset datapath: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions in "
-                       "interleaved rounds, two local agents; %6")
+        QStringLiteral(
+            "smclab bench stream --preset datapath: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions in "
+            "interleaved rounds, two local agents; %6")
             .arg(options.sizes.size())
             .arg(options.sizes.front())
             .arg(options.sizes.back())

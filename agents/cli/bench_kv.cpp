@@ -62,9 +62,9 @@ std::optional<size_t> columnIndex(const std::string& key) {
 
 // Counters of the client engine that say where the credits went, summed over
 // a column's runs (gauges: their largest value).
-constexpr const char* kCounters[] = {"smcr.rnr_naks_received",   "smcr.rnr_naks_sent",        "smcr.credit_waits",
-                                     "smcr.credits_announced_cdc", "smcr.credits_announced_llc", "smcr.credit_announce_llcs",
-                                     "smcr.rx_backlog_max",      "smcr.credit_links"};
+constexpr const char* kCounters[] = {
+    "smcr.rnr_naks_received",     "smcr.rnr_naks_sent",        "smcr.credit_waits",   "smcr.credits_announced_cdc",
+    "smcr.credits_announced_llc", "smcr.credit_announce_llcs", "smcr.rx_backlog_max", "smcr.credit_links"};
 
 bool isGauge(const QString& name) {
     return name == QLatin1String("smcr.rx_backlog_max") || name == QLatin1String("smcr.credit_links");
@@ -166,9 +166,10 @@ CampaignSpec benchSpec(const Options& o) {
         }
         spec.columns.push_back(column);
     }
-    spec.description = QStringLiteral("smclab bench kv --preset credits: SET and GET, %1 connections, value %2 B, "
-                                      "pipeline 1, %3 requests per test, %4 repetition(s); every SMC column: one link "
-                                      "per link group, smcr_max_recv_wr %5, lab.rx_repost_delay_us %6")
+    spec.description = QStringLiteral(
+                           "smclab bench kv --preset credits: SET and GET, %1 connections, value %2 B, "
+                           "pipeline 1, %3 requests per test, %4 repetition(s); every SMC column: one link "
+                           "per link group, smcr_max_recv_wr %5, lab.rx_repost_delay_us %6")
                            .arg(o.clients)
                            .arg(o.dataSize)
                            .arg(o.requests)
@@ -198,16 +199,28 @@ int runBenchKv(const Args& args) {
             printHelp();
             return kExitOk;
         }
-        if (auto v = cursor.takeValue("--preset")) { preset = *v; continue; }
-        if (auto v = cursor.takeValue("-c")) { o.clients = static_cast<int>(number("-c", *v, 1, 10000)); continue; }
-        if (auto v = cursor.takeValue("-n")) { o.requests = static_cast<uint64_t>(number("-n", *v, 1, 1000000000)); continue; }
+        if (auto v = cursor.takeValue("--preset")) {
+            preset = *v;
+            continue;
+        }
+        if (auto v = cursor.takeValue("-c")) {
+            o.clients = static_cast<int>(number("-c", *v, 1, 10000));
+            continue;
+        }
+        if (auto v = cursor.takeValue("-n")) {
+            o.requests = static_cast<uint64_t>(number("-n", *v, 1, 1000000000));
+            continue;
+        }
         if (auto v = cursor.takeValue("-d")) {
             auto size = parseSize(*v);
             if (!size || *size == 0) return usage("-d: bad size '" + *v + "'");
             o.dataSize = *size;
             continue;
         }
-        if (auto v = cursor.takeValue("--recv-wr")) { o.recvWr = static_cast<int>(number("--recv-wr", *v, 2, 2048)); continue; }
+        if (auto v = cursor.takeValue("--recv-wr")) {
+            o.recvWr = static_cast<int>(number("--recv-wr", *v, 2, 2048));
+            continue;
+        }
         if (auto v = cursor.takeValue("--repost-delay-us")) {
             o.repostDelayUs = static_cast<int>(number("--repost-delay-us", *v, 0, 100000));
             continue;
@@ -216,8 +229,14 @@ int runBenchKv(const Args& args) {
             o.repetitions = static_cast<int>(number("--reps", *v, 1, kMaxRepetitions));
             continue;
         }
-        if (auto v = cursor.takeValue("--db")) { o.dbPath = *v; continue; }
-        if (cursor.takeFlag("--no-pin")) { o.pin = false; continue; }
+        if (auto v = cursor.takeValue("--db")) {
+            o.dbPath = *v;
+            continue;
+        }
+        if (cursor.takeFlag("--no-pin")) {
+            o.pin = false;
+            continue;
+        }
         if (auto v = cursor.takeValue("--columns")) {
             o.columns = splitList(*v);
             continue;
@@ -245,7 +264,8 @@ int runBenchKv(const Args& args) {
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
     // Latency percentiles of each test, as redis-benchmark prints them.
-    std::printf("%s", qPrintable(report::formatText(percentileTables(*store, id, spec, QStringLiteral("%1 %2 latency")))));
+    std::printf("%s",
+                qPrintable(report::formatText(percentileTables(*store, id, spec, QStringLiteral("%1 %2 latency")))));
     printCounters(*store, id, spec);
     std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
                 qPrintable(store->path()));

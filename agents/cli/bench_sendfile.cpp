@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <smcr/fabric_sim.h>
+
 #include <QDateTime>
 #include <QJsonObject>
-
-#include <smcr/fabric_sim.h>
 
 #include "args.h"
 #include "bench_commands.h"
@@ -123,16 +123,22 @@ CampaignSpec benchSpec(const Options& o) {
     spec.columns.clear();
     for (const ColumnKey* key : o.columns) {
         if (key->presetIndex < 0) {
-            spec.columns.push_back({QStringLiteral("TCP sendfile"), QStringLiteral("tcp"), {}, {}, {},
+            spec.columns.push_back({QStringLiteral("TCP sendfile"),
+                                    QStringLiteral("tcp"),
+                                    {},
+                                    {},
+                                    {},
                                     QJsonObject{{QStringLiteral("sendfile"), true}}});
             continue;
         }
         ColumnSpec column = preset.columns.at(static_cast<size_t>(key->presetIndex));
-        if (std::string(key->key) == "timer") column.settings.insert(QStringLiteral("lab.cork_timer_ms"), o.corkTimerMs);
+        if (std::string(key->key) == "timer")
+            column.settings.insert(QStringLiteral("lab.cork_timer_ms"), o.corkTimerMs);
         spec.columns.push_back(column);
     }
-    spec.description = QStringLiteral("smclab bench sendfile: the sendfile-cork preset, %1 connections, %2 s per cell, "
-                                      "%3 repetition(s), cork timer %4 ms")
+    spec.description = QStringLiteral(
+                           "smclab bench sendfile: the sendfile-cork preset, %1 connections, %2 s per cell, "
+                           "%3 repetition(s), cork timer %4 ms")
                            .arg(o.connections)
                            .arg(static_cast<double>(o.durationMs) / 1000.0)
                            .arg(o.repetitions)
@@ -171,7 +177,8 @@ int runBenchSendfile(const Args& args) {
             if (!n || *n < 1 || *n > 10000) return usage("--cork-timer-ms needs 1..10000");
             o.corkTimerMs = static_cast<int>(*n);
         } else if (auto l = cursor.takeValue("--link")) {
-            if (auto model = smcr::fabric::sim::linkPreset(*l); !model) return usage("--link: " + model.error().message);
+            if (auto model = smcr::fabric::sim::linkPreset(*l); !model)
+                return usage("--link: " + model.error().message);
             o.link = *l;
         } else if (auto cols = cursor.takeValue("--columns")) {
             columnNames = splitList(*cols);

@@ -22,8 +22,8 @@
 #include "bench_datapath.h"
 #include "bench_settings.h"
 #include "datapath_columns.h"
-#include "orchestrator/datapath_columns.h"
 #include "orchestrator/campaign_spec.h"
+#include "orchestrator/datapath_columns.h"
 #include "stream_campaign.h"
 
 namespace smclab::cli {
@@ -128,11 +128,16 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
     campaign.pin = pin;
     for (const std::string& tr : transports) {
         const bool smcr = tr == "smcr";
-        campaign.columns.push_back({smcr ? QStringLiteral("SMC-R") : QStringLiteral("TCP"), QString::fromStdString(tr),
-                                    {}, smcr ? settingsObject(extra) : QJsonObject{}, {}, {}});
+        campaign.columns.push_back({smcr ? QStringLiteral("SMC-R") : QStringLiteral("TCP"),
+                                    QString::fromStdString(tr),
+                                    {},
+                                    smcr ? settingsObject(extra) : QJsonObject{},
+                                    {},
+                                    {}});
     }
-    campaign.description = QStringLiteral("smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
-                                          "local agents")
+    campaign.description = QStringLiteral(
+                               "smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
+                               "local agents")
                                .arg(sizes.size())
                                .arg(sizes.front())
                                .arg(sizes.back())
@@ -188,8 +193,9 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
             }
         }
     }
-    if (compare) std::printf("wire: %s\ncampaign %lld in %s\n", wire.c_str(), static_cast<long long>(ran->campaignId),
-                             qPrintable(store->path()));
+    if (compare)
+        std::printf("wire: %s\ncampaign %lld in %s\n", wire.c_str(), static_cast<long long>(ran->campaignId),
+                    qPrintable(store->path()));
     std::fflush(stdout);
     return ran->console.failedCells == 0 ? kExitOk : kExitRunsFailed;
 }
@@ -229,9 +235,12 @@ int runBenchStream(const Args& args) {
         } else if (auto t = cursor.takeValue("--test")) {
             tests.clear();
             for (const std::string& name : splitList(*t)) {
-                if (name == "tcp_bw") tests.push_back(StreamTest::bw);
-                else if (name == "tcp_lat") tests.push_back(StreamTest::lat);
-                else return usage("unknown test '" + name + "' (tcp_bw, tcp_lat)");
+                if (name == "tcp_bw")
+                    tests.push_back(StreamTest::bw);
+                else if (name == "tcp_lat")
+                    tests.push_back(StreamTest::lat);
+                else
+                    return usage("unknown test '" + name + "' (tcp_bw, tcp_lat)");
             }
         } else if (auto oo = cursor.takeValue("-oo")) {
             std::string error;
@@ -243,7 +252,8 @@ int runBenchStream(const Args& args) {
             if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
             durationMs = *ms;
         } else if (auto l = cursor.takeValue("--link")) {
-            if (auto model = smcr::fabric::sim::linkPreset(*l); !model) return usage("--link: " + model.error().message);
+            if (auto model = smcr::fabric::sim::linkPreset(*l); !model)
+                return usage("--link: " + model.error().message);
             link = *l;
         } else if (auto b = cursor.takeValue("--busy-poll-us")) {
             auto n = parseInt(*b);
@@ -300,8 +310,8 @@ int runBenchStream(const Args& args) {
         if (!columnKeys.empty() || isolate || counters || format || !jsonOut.empty()) {
             return usage("--columns, --isolate, --counters, --format and --json-out go with --preset datapath");
         }
-        const std::vector<std::string> transports = compare ? std::vector<std::string>{"smcr", "tcp"}
-                                                            : std::vector<std::string>{transport};
+        const std::vector<std::string> transports =
+            compare ? std::vector<std::string>{"smcr", "tcp"} : std::vector<std::string>{transport};
         return runClassic(transports, link.value_or("ideal"), extra, tests, sizes, durationMs,
                           repetitions > 0 ? repetitions : 1, pin, dbPath);
     }
@@ -315,7 +325,8 @@ int runBenchStream(const Args& args) {
     o.columnKeys = columnKeys.empty() ? defaultDatapathColumnKeys() : columnKeys;
     if (isolate) {
         for (const std::string& key : isolationColumnKeys()) {
-            if (std::find(o.columnKeys.begin(), o.columnKeys.end(), key) == o.columnKeys.end()) o.columnKeys.push_back(key);
+            if (std::find(o.columnKeys.begin(), o.columnKeys.end(), key) == o.columnKeys.end())
+                o.columnKeys.push_back(key);
         }
     }
     o.format = format.value_or(report::Format::text);

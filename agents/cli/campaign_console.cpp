@@ -1,14 +1,15 @@
 #include "campaign_console.h"
 
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+
+#include <unistd.h>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QSaveFile>
 #include <QTimer>
-
-#include <algorithm>
-#include <atomic>
-#include <csignal>
-#include <unistd.h>
 
 #include "smclab/db/comparison_query.h"
 #include "smclab/db/result_store.h"
@@ -26,7 +27,9 @@ namespace {
 
 std::atomic<int> g_interrupts{0};
 
-void onInterrupt(int) { g_interrupts.fetch_add(1, std::memory_order_relaxed); }
+void onInterrupt(int) {
+    g_interrupts.fetch_add(1, std::memory_order_relaxed);
+}
 
 QString bar(const Progress& p, int width) {
     const int finished = p.doneCells + p.failedCells;
@@ -53,7 +56,9 @@ void installInterruptHandlers() {
     sigaction(SIGTERM, &action, nullptr);
 }
 
-bool interrupted() { return g_interrupts.load(std::memory_order_relaxed) > 0; }
+bool interrupted() {
+    return g_interrupts.load(std::memory_order_relaxed) > 0;
+}
 
 ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::Status()>& start) {
     ConsoleResult result;
@@ -97,24 +102,26 @@ ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::St
         current = QStringLiteral("%1 %2 %3 B").arg(cell.workloadLabel, cell.columnLabel).arg(cell.cell.sizeBytes);
         drawBar(o.progress());
     });
-    QObject::connect(&o, &Orchestrator::cellFinished, &context, [&](const CellInfo& cell, bool ok, const QString& error) {
-        if (!ok) {
-            ++result.failedCells;
-            bool known = false;
-            for (const auto& entry : std::as_const(result.failuresByColumn))
-                known = known || (entry.first == cell.columnLabel && entry.second == error);
-            if (!known && result.failuresByColumn.size() < 50) result.failuresByColumn.append({cell.columnLabel, error});
-        }
-        if (!tty) {
-            const Progress p = o.progress();
-            std::fprintf(stderr, "cell %d/%d %s %s %llu B rep %d: %s  ETA %s\n", p.doneCells + p.failedCells,
-                         p.totalCells, qPrintable(cell.workloadLabel), qPrintable(cell.columnLabel),
-                         static_cast<unsigned long long>(cell.cell.sizeBytes), cell.cell.repetition + 1,
-                         ok ? "ok" : qPrintable(QStringLiteral("FAILED (%1)").arg(error)),
-                         qPrintable(orchestrator::formatDurationMs(p.etaMs)));
-            std::fflush(stderr);
-        }
-    });
+    QObject::connect(
+        &o, &Orchestrator::cellFinished, &context, [&](const CellInfo& cell, bool ok, const QString& error) {
+            if (!ok) {
+                ++result.failedCells;
+                bool known = false;
+                for (const auto& entry : std::as_const(result.failuresByColumn))
+                    known = known || (entry.first == cell.columnLabel && entry.second == error);
+                if (!known && result.failuresByColumn.size() < 50)
+                    result.failuresByColumn.append({cell.columnLabel, error});
+            }
+            if (!tty) {
+                const Progress p = o.progress();
+                std::fprintf(stderr, "cell %d/%d %s %s %llu B rep %d: %s  ETA %s\n", p.doneCells + p.failedCells,
+                             p.totalCells, qPrintable(cell.workloadLabel), qPrintable(cell.columnLabel),
+                             static_cast<unsigned long long>(cell.cell.sizeBytes), cell.cell.repetition + 1,
+                             ok ? "ok" : qPrintable(QStringLiteral("FAILED (%1)").arg(error)),
+                             qPrintable(orchestrator::formatDurationMs(p.etaMs)));
+                std::fflush(stderr);
+            }
+        });
     QObject::connect(&o, &Orchestrator::progressChanged, &context, [&](const Progress& p) { drawBar(p); });
     // Paused (onAgentLoss: pause) waits for unpause() in the GUI; a command
     // line has nobody to ask, so it ends there and says how to resume.
@@ -200,8 +207,8 @@ void printColumnFailures(const ConsoleResult& result, const char* who) {
 bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
     auto tables = db::comparisonTables(store, campaignId);
     if (!tables) {
-        std::fprintf(stderr, "smclab: cannot build the tables of campaign %lld: %s\n", static_cast<long long>(campaignId),
-                     tables.error().message.c_str());
+        std::fprintf(stderr, "smclab: cannot build the tables of campaign %lld: %s\n",
+                     static_cast<long long>(campaignId), tables.error().message.c_str());
         return false;
     }
     // A baseline column without a single result (its transport is missing
@@ -218,8 +225,9 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
     if (auto busy = store.campaignRunFact(campaignId, db::Side::client, QStringLiteral("host_state.busy")); busy) {
         const auto busyRuns = std::count(busy->cbegin(), busy->cend(), QStringLiteral("yes"));
         if (busyRuns > 0) {
-            std::fprintf(stderr, "note: %lld of %lld runs ran on a busy host (other processes or steal); the\n"
-                                 "  Confidence section marks their cells \"busy\"; --repeat-busy N runs them again\n",
+            std::fprintf(stderr,
+                         "note: %lld of %lld runs ran on a busy host (other processes or steal); the\n"
+                         "  Confidence section marks their cells \"busy\"; --repeat-busy N runs them again\n",
                          static_cast<long long>(busyRuns), static_cast<long long>(busy->size()));
         }
     }

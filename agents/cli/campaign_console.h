@@ -4,12 +4,12 @@
 // campaign stays resumable), and the cover-letter tables at the end.
 #pragma once
 
-#include <QString>
-
 #include <cstdio>
 #include <functional>
 
 #include <smcr/result.h>
+
+#include <QString>
 
 #include "orchestrator/orchestrator.h"
 #include "smclab/report/comparison_table.h"

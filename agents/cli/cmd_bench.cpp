@@ -15,7 +15,8 @@ const Command kBenches[] = {
     {"stream", "qperf-style tcp_bw / tcp_lat over libsmcr (SMC-R, sim) or TCP, --compare", runBenchStream},
     {"kv", "redis-benchmark-style SET/GET, --preset credits: RQ credits off/on, rx_backlog, TCP (RNR)", runBenchKv},
     {"accept", "short TCP connections: kernel listener vs libsmcr listener, fast fallback off/on", runBenchAccept},
-    {"sendfile", "nginx-style TCP_CORK + sendfile requests/s over libsmcr (fix, cork timer, copy) and TCP", runBenchSendfile},
+    {"sendfile", "nginx-style TCP_CORK + sendfile requests/s over libsmcr (fix, cork timer, copy) and TCP",
+     runBenchSendfile},
 };
 
 void printBenchUsage(FILE* out) {

@@ -28,15 +28,12 @@ void printDbHelp() {
 int copy(const std::string& from, const std::string& to) {
     const char* command = "smclab db copy";
     auto source = openExistingStore(QString::fromStdString(from), command);
-    if (!source)
-        return kExitFailure;
+    if (!source) return kExitFailure;
     ensureCoreApplication();
     auto destination = db::ResultStore::open(QString::fromStdString(to));
-    if (!destination)
-        return reportError(command, destination.error());
+    if (!destination) return reportError(command, destination.error());
     auto counts = db::copyCampaigns(*source, **destination);
-    if (!counts)
-        return reportError(command, counts.error());
+    if (!counts) return reportError(command, counts.error());
     std::printf("copied %d campaign(s), %d run(s), %lld sample(s) from %s to %s", counts->campaignsCopied,
                 counts->runsCopied, static_cast<long long>(counts->samplesCopied), qPrintable(source->path()),
                 qPrintable((*destination)->path()));

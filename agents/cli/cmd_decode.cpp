@@ -44,8 +44,7 @@ std::optional<std::vector<uint8_t>> parseHex(const std::string& text, std::strin
     int high = -1;
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == '-' || c == ',')
-            continue;
+        if (std::isspace(static_cast<unsigned char>(c)) || c == ':' || c == '-' || c == ',') continue;
         if (c == '0' && i + 1 < text.size() && (text[i + 1] == 'x' || text[i + 1] == 'X') && high < 0) {
             ++i;
             continue;
@@ -78,11 +77,9 @@ Kind detect(std::span<const uint8_t> bytes) {
             std::equal(smcr::wire::kEyecatcherSmcr.begin(), smcr::wire::kEyecatcherSmcr.end(), bytes.begin());
         const bool smcd =
             std::equal(smcr::wire::kEyecatcherSmcd.begin(), smcr::wire::kEyecatcherSmcd.end(), bytes.begin());
-        if (smcr || smcd)
-            return Kind::clc;
+        if (smcr || smcd) return Kind::clc;
     }
-    if (!bytes.empty() && bytes[0] == smcr::wire::kCdcType)
-        return Kind::cdc;
+    if (!bytes.empty() && bytes[0] == smcr::wire::kCdcType) return Kind::cdc;
     return Kind::llc;
 }
 
@@ -91,8 +88,7 @@ Kind detect(std::span<const uint8_t> bytes) {
 size_t messageSize(Kind kind, std::span<const uint8_t> bytes) {
     size_t size = bytes.size();
     if (kind == Kind::clc) {
-        if (auto header = smcr::wire::peekClcHeader(bytes))
-            size = header->lengthBytes;
+        if (auto header = smcr::wire::peekClcHeader(bytes)) size = header->lengthBytes;
     } else if (kind == Kind::llc) {
         auto header = smcr::wire::peekLlcHeader(bytes);
         size = header && header->v2 ? header->lengthBytes : smcr::wire::kLlcMessageBytes;
@@ -106,14 +102,12 @@ smcr::Result<smcr::wire::Description> decodeOne(Kind kind, std::span<const uint8
     switch (kind) {
         case Kind::clc: {
             auto msg = smcr::wire::decodeClc(bytes);
-            if (!msg)
-                return smcr::fail(msg.error());
+            if (!msg) return smcr::fail(msg.error());
             return smcr::wire::describe(*msg);
         }
         case Kind::llc: {
             auto msg = smcr::wire::decodeLlc(bytes);
-            if (!msg)
-                return smcr::fail(msg.error());
+            if (!msg) return smcr::fail(msg.error());
             return smcr::wire::describe(*msg);
         }
         case Kind::cdc:
@@ -121,8 +115,7 @@ smcr::Result<smcr::wire::Description> decodeOne(Kind kind, std::span<const uint8
             break;
     }
     auto msg = smcr::wire::decodeCdc(bytes);
-    if (!msg)
-        return smcr::fail(msg.error());
+    if (!msg) return smcr::fail(msg.error());
     return smcr::wire::describe(*msg);
 }
 
@@ -148,14 +141,12 @@ int runDecode(const Args& args) {
             } else if (*value == "auto") {
                 kind = Kind::autoDetect;
             } else {
-                std::fprintf(stderr, "smclab decode: --kind must be clc, llc, cdc or auto, not '%s'\n",
-                             value->c_str());
+                std::fprintf(stderr, "smclab decode: --kind must be clc, llc, cdc or auto, not '%s'\n", value->c_str());
                 return kExitUsage;
             }
             continue;
         }
-        if (!cursor.error().empty())
-            break;
+        if (!cursor.error().empty()) break;
         const std::string word = cursor.next();
         if (word.size() > 2 && word[0] == '-' && word[1] == '-') {
             std::fprintf(stderr, "smclab decode: unknown option '%s'\n", word.c_str());
@@ -169,8 +160,7 @@ int runDecode(const Args& args) {
         std::fprintf(stderr, "smclab decode: %s\n", cursor.error().c_str());
         return kExitUsage;
     }
-    if (!haveHex)
-        hexText.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    if (!haveHex) hexText.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 
     std::string error;
     const auto bytes = parseHex(hexText, &error);
@@ -194,8 +184,7 @@ int runDecode(const Args& args) {
             std::fprintf(stderr, "smclab decode: %s\n", description.error().toString().c_str());
             return kExitFailure;
         }
-        if (!first)
-            std::printf("\n");
+        if (!first) std::printf("\n");
         std::fputs(smcr::wire::formatDescription(*description).c_str(), stdout);
         first = false;
         rest = rest.subspan(size);

@@ -6,13 +6,13 @@
 // short cells) over the sim fabric, stored in the results database; then
 // the two cover-letter tables and a self-contained HTML report. The agents
 // and the namespace are removed at the end, also on Ctrl-C or an error.
-#include <QDir>
-#include <QElapsedTimer>
-#include <QFileInfo>
-
 #include <cstdio>
 
 #include <smcr/version.h>
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
 
 #include "args.h"
 #include "campaign_console.h"
@@ -117,9 +117,10 @@ int runDemo(const Args& args) {
         spec.sizes = *sizes;
     }
     // What ran, not what the letter ran: the notes go into every table and report.
-    spec.description = QStringLiteral("smclab demo: the datapath preset shortened: %1 sizes %2..%3 B, %4 s per cell "
-                                      "after %5 s of warm-up, %6 repetitions in interleaved rounds, two local agents; "
-                                      "%7")
+    spec.description = QStringLiteral(
+                           "smclab demo: the datapath preset shortened: %1 sizes %2..%3 B, %4 s per cell "
+                           "after %5 s of warm-up, %6 repetitions in interleaved rounds, two local agents; "
+                           "%7")
                            .arg(spec.sizes.size())
                            .arg(spec.sizes.front())
                            .arg(spec.sizes.back())
@@ -136,8 +137,8 @@ int runDemo(const Args& args) {
 
     std::fprintf(stderr, "smclab %s demo: two local agents, the datapath campaign, %zu cells of %.1f s (about %s)\n",
                  smcr::versionString(), expandCells(spec).size(), durationMs / 1000.0,
-                 qPrintable(formatDurationMs(estimateCampaignMs(spec, static_cast<int>(expandCells(spec).size()),
-                                                                kEstimatedCellOverheadMs))));
+                 qPrintable(formatDurationMs(
+                     estimateCampaignMs(spec, static_cast<int>(expandCells(spec).size()), kEstimatedCellOverheadMs))));
     LocalCampaignOptions labOptions;
     labOptions.who = "smclab demo";
     auto ran = runLocalCampaign(spec, **store, labOptions);
@@ -149,11 +150,13 @@ int runDemo(const Args& args) {
 
     if (result.state != RunnerState::finished) {
         if (result.state == RunnerState::stopped)
-            std::fprintf(stderr, "smclab demo: stopped; the agents are shut down. Finished runs of campaign %lld are kept.\n",
+            std::fprintf(stderr,
+                         "smclab demo: stopped; the agents are shut down. Finished runs of campaign %lld are kept.\n",
                          static_cast<long long>(result.campaignId));
         else
-            std::fprintf(stderr, "smclab demo: %s\n",
-                         qPrintable(result.error.isEmpty() ? QStringLiteral("the campaign did not finish") : result.error));
+            std::fprintf(
+                stderr, "smclab demo: %s\n",
+                qPrintable(result.error.isEmpty() ? QStringLiteral("the campaign did not finish") : result.error));
         return result.state == RunnerState::stopped ? 130 : kExitFailure;
     }
 

@@ -78,10 +78,8 @@ struct LabOptions {
 
 QString remoteDirExpr(const QString& dir) {
     // A relative folder is under the remote home; "$HOME" must expand there, not here.
-    if (dir.isEmpty())
-        return QStringLiteral("\"$HOME\"/") + QString::fromLatin1(kDefaultRemoteDir);
-    if (dir.startsWith(QLatin1Char('/')))
-        return shellQuote(dir);
+    if (dir.isEmpty()) return QStringLiteral("\"$HOME\"/") + QString::fromLatin1(kDefaultRemoteDir);
+    if (dir.startsWith(QLatin1Char('/'))) return shellQuote(dir);
     return QStringLiteral("\"$HOME\"/") + shellQuote(dir);
 }
 
@@ -95,8 +93,7 @@ SshTarget targetFor(const LabOptions& options, const LabHost& host) {
 
 QString readToken(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
+    if (!file.open(QIODevice::ReadOnly)) return {};
     return QString::fromUtf8(file.readAll()).trimmed();
 }
 
@@ -131,19 +128,17 @@ bool startUserAgent(const LabOptions& options, const SshTarget& target, const La
     const QString dir = remoteDirExpr(host.remoteDir);
     std::printf("%s: copying %s (user mode)\n", qPrintable(host.host), qPrintable(options.agentBinary));
     std::fflush(stdout);
-    auto copied =
-        runRemote(target,
-                  QStringLiteral("umask 077 && mkdir -p %1 && cat > %1/smclab-agent.new && "
-                                 "chmod 700 %1/smclab-agent.new && mv -f %1/smclab-agent.new %1/smclab-agent")
-                      .arg(dir),
-                  binary.readAll(), 300'000);
+    auto copied = runRemote(target,
+                            QStringLiteral("umask 077 && mkdir -p %1 && cat > %1/smclab-agent.new && "
+                                           "chmod 700 %1/smclab-agent.new && mv -f %1/smclab-agent.new %1/smclab-agent")
+                                .arg(dir),
+                            binary.readAll(), 300'000);
     if (!copied) {
         std::fprintf(stderr, "smclab lab deploy: %s\n", copied.error().message.c_str());
         return false;
     }
     QStringList agentArgs;
-    for (const QString& arg : options.agentArgs)
-        agentArgs << shellQuote(arg);
+    for (const QString& arg : options.agentArgs) agentArgs << shellQuote(arg);
     // Stop an agent an earlier deploy started, write the new token, start
     // detached (nohup, no terminal), and wait for its "listening on" line.
     const QString start =
@@ -163,16 +158,15 @@ bool startUserAgent(const LabOptions& options, const SshTarget& target, const La
             .arg(agentArgs.join(QLatin1Char(' ')));
     auto started = runRemote(target, start, token + '\n');
     if (!started) {
-        std::fprintf(stderr, "smclab lab deploy: the agent did not start: %s\n",
-                     started.error().message.c_str());
+        std::fprintf(stderr, "smclab lab deploy: the agent did not start: %s\n", started.error().message.c_str());
         return false;
     }
     return true;
 }
 
 // What package mode sends to a host: the .deb, the token, the agent's port and arguments.
-std::optional<SystemDeploy> systemDeployFor(const LabOptions& options, const QString& packagePath,
-                                            const LabHost& host, const QByteArray& token) {
+std::optional<SystemDeploy> systemDeployFor(const LabOptions& options, const QString& packagePath, const LabHost& host,
+                                            const QByteArray& token) {
     QFile package(packagePath);
     if (!package.open(QIODevice::ReadOnly)) {
         std::fprintf(stderr, "smclab lab deploy: cannot read the package %s: %s\n", qPrintable(packagePath),
@@ -193,8 +187,7 @@ bool startSystemAgent(const LabOptions& options, const SshTarget& target, const 
                 qPrintable(packagePath));
     std::fflush(stdout);
     const auto deploy = systemDeployFor(options, packagePath, host, token);
-    if (!deploy)
-        return false;
+    if (!deploy) return false;
     auto status = deploySystemAgent(target, probe, *deploy);
     if (!status) {
         std::fprintf(stderr, "smclab lab deploy: the packaged agent did not start: %s\n",
@@ -207,15 +200,12 @@ bool startSystemAgent(const LabOptions& options, const SshTarget& target, const 
 
 bool installPackageOnly(const LabOptions& options, const SshTarget& target, const HostProbe& probe,
                         const QString& packagePath, const LabHost& host, const QByteArray& token) {
-    std::printf("%s: installing %s (package mode, without systemd)\n", qPrintable(host.host),
-                qPrintable(packagePath));
+    std::printf("%s: installing %s (package mode, without systemd)\n", qPrintable(host.host), qPrintable(packagePath));
     std::fflush(stdout);
     const auto deploy = systemDeployFor(options, packagePath, host, token);
-    if (!deploy)
-        return false;
+    if (!deploy) return false;
     if (auto installed = installAgentPackage(target, probe, *deploy); !installed) {
-        std::fprintf(stderr, "smclab lab deploy: the package did not install: %s\n",
-                     installed.error().message.c_str());
+        std::fprintf(stderr, "smclab lab deploy: the package did not install: %s\n", installed.error().message.c_str());
         return false;
     }
     return true;
@@ -262,17 +252,18 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
             // (a container being prepared, a namespace): install it all but
             // the unit, which starts once systemd runs there; until then the
             // user-mode agent serves.
-            if (!installPackageOnly(options, target, *probe, package, host, token))
-                return kExitFailure;
-            std::printf("%s: note: %s; the package is installed and configured but its unit is not enabled; "
-                        "deploying the agent in user mode for now\n",
-                        qPrintable(hostName), qPrintable(blocker));
+            if (!installPackageOnly(options, target, *probe, package, host, token)) return kExitFailure;
+            std::printf(
+                "%s: note: %s; the package is installed and configured but its unit is not enabled; "
+                "deploying the agent in user mode for now\n",
+                qPrintable(hostName), qPrintable(blocker));
         } else if (!blocker.isEmpty()) {
             std::printf("%s: note: no package mode on this host: %s; deploying the agent in user mode instead\n",
                         qPrintable(hostName), qPrintable(blocker));
         } else if (package.isEmpty()) {
-            std::fprintf(stderr, "smclab lab deploy: %s: --system needs the smclab-agent package: build it with "
-                                 "`cpack -G DEB` in the build tree, or give --package FILE.deb\n",
+            std::fprintf(stderr,
+                         "smclab lab deploy: %s: --system needs the smclab-agent package: build it with "
+                         "`cpack -G DEB` in the build tree, or give --package FILE.deb\n",
                          qPrintable(hostName));
             return kExitFailure;
         } else {
@@ -280,9 +271,10 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
             host.remoteDir.clear();
         }
     } else if (probe->root) {
-        std::printf("%s: note: logged in as root but no smclab-agent package at hand (--package FILE.deb, or "
-                    "`cpack -G DEB` in the build tree); deploying the binary in user mode\n",
-                    qPrintable(hostName));
+        std::printf(
+            "%s: note: logged in as root but no smclab-agent package at hand (--package FILE.deb, or "
+            "`cpack -G DEB` in the build tree); deploying the binary in user mode\n",
+            qPrintable(hostName));
     }
     // A host that changes mode keeps no agent of the other mode on its port.
     if (const LabHost* previous = lab->find(hostName); previous != nullptr && previous->mode != host.mode) {
@@ -297,8 +289,7 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
     if (!started) return kExitFailure;
     QFile local(host.tokenFile);
     if (!local.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
-        local.write(token + '\n') < 0) {
+        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) || local.write(token + '\n') < 0) {
         std::fprintf(stderr, "smclab lab deploy: cannot write %s\n", qPrintable(host.tokenFile));
         return kExitFailure;
     }
@@ -318,16 +309,15 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
 int status(const LabOptions& options, const LabFile& lab) {
     int down = 0;
     for (const LabHost& host : lab.hosts) {
-        if (!options.hosts.isEmpty() && !options.hosts.contains(host.host))
-            continue;
+        if (!options.hosts.isEmpty() && !options.hosts.contains(host.host)) continue;
         auto hello = fetchHello(host.host, host.agentPort, readToken(host.tokenFile), 5000);
         if (hello) {
             std::printf("%-24s up    %s:%u  %s (%s mode)\n", qPrintable(host.host), qPrintable(host.host),
                         host.agentPort, qPrintable(describe(*hello)), qPrintable(host.mode));
         } else {
             ++down;
-            std::printf("%-24s down  %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host),
-                        host.agentPort, hello.error().message.c_str());
+            std::printf("%-24s down  %s:%u  %s\n", qPrintable(host.host), qPrintable(host.host), host.agentPort,
+                        hello.error().message.c_str());
         }
     }
     if (lab.hosts.isEmpty())
@@ -340,8 +330,7 @@ int stop(const LabOptions& options, const LabFile& lab) {
     for (const QString& name : options.hosts) {
         const LabHost* host = lab.find(name);
         if (host == nullptr) {
-            std::fprintf(stderr, "smclab lab stop: %s is not in %s\n", qPrintable(name),
-                         qPrintable(options.labPath));
+            std::fprintf(stderr, "smclab lab stop: %s is not in %s\n", qPrintable(name), qPrintable(options.labPath));
             ++failed;
             continue;
         }
@@ -399,19 +388,16 @@ int runLab(const Args& args) {
             cursor.setError("unknown option '" + cursor.peek() + "'");
         else
             options.hosts << QString::fromStdString(cursor.next());
-        if (!cursor.error().empty())
-            break;
+        if (!cursor.error().empty()) break;
     }
-    if (cursor.error().empty() &&
-        (options.ssh.port < 0 || options.ssh.port > 65535 || options.agentPort == 0)) {
+    if (cursor.error().empty() && (options.ssh.port < 0 || options.ssh.port > 65535 || options.agentPort == 0)) {
         cursor.setError("--port and --agent-port must be 1..65535");
     }
     if (cursor.error().empty() && (sub == "deploy" || sub == "stop") && options.hosts.isEmpty()) {
         cursor.setError(sub + " needs at least one HOST");
     }
     if (!cursor.error().empty()) {
-        std::fprintf(stderr, "smclab lab %s: %s\n(see smclab lab --help)\n", sub.c_str(),
-                     cursor.error().c_str());
+        std::fprintf(stderr, "smclab lab %s: %s\n(see smclab lab --help)\n", sub.c_str(), cursor.error().c_str());
         return kExitUsage;
     }
     ensureCoreApplication();
@@ -424,18 +410,15 @@ int runLab(const Args& args) {
         std::fprintf(stderr, "smclab lab %s: %s\n", sub.c_str(), qPrintable(why));
         return kExitFailure;
     }
-    if (sub == "status")
-        return status(options, *lab);
-    if (sub == "stop")
-        return stop(options, *lab);
+    if (sub == "status") return status(options, *lab);
+    if (sub == "stop") return stop(options, *lab);
     if (sub != "deploy") {
         std::fprintf(stderr, "smclab lab: unknown subcommand '%s'\n(see smclab lab --help)\n", sub.c_str());
         return kExitUsage;
     }
     int failed = 0;
     for (const QString& host : options.hosts) {
-        if (deployOne(options, &*lab, host) != kExitOk)
-            ++failed;
+        if (deployOne(options, &*lab, host) != kExitOk) ++failed;
         if (!saveLab(options.labPath, *lab, &why)) {
             std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
             return kExitFailure;

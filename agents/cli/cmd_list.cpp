@@ -53,7 +53,8 @@ int runList(const Args& args) {
     auto store = openExistingStore(dbPath, "smclab list", true);
     if (!store) {
         const QString path = db::resolveDatabasePath(dbPath);
-        if (db::isPostgresUrl(path) || QFileInfo::exists(path)) return kExitFailure;  // opened but failed: already explained
+        if (db::isPostgresUrl(path) || QFileInfo::exists(path))
+            return kExitFailure;  // opened but failed: already explained
         std::printf("no campaigns yet (no database at %s)\n", qPrintable(path));
         return kExitOk;
     }

@@ -1,25 +1,25 @@
 // smclab run: a preset or a campaign file on agent pairs, stored in the
 // results database, then the cover-letter tables.
-#include <QFile>
-#include <QFileInfo>
+#include <algorithm>
+#include <cstdio>
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <cstdio>
+#include <QFile>
+#include <QFileInfo>
 
 #include "args.h"
 #include "campaign_console.h"
 #include "commands.h"
 #include "lab_agents.h"
 #include "lab_file.h"
-#include "orchestrator/campaign_json.h"
 #include "local_campaign.h"
 #include "locallab/local_lab.h"
+#include "orchestrator/campaign_json.h"
 #include "orchestrator/preset_scaling.h"
 #include "orchestrator/presets.h"
-#include "orchestrator/tool_presets.h"
 #include "orchestrator/size_text.h"
+#include "orchestrator/tool_presets.h"
 #include "smclab/db/database_path.h"
 #include "smclab/db/result_store.h"
 
@@ -56,7 +56,8 @@ void printRunHelp() {
         "  --token-file F         file holding the agents' bearer token\n"
         "  --lab FILE             lab file (default: $SMCLAB_LAB, else ~/.config/smclab/lab.json)\n"
         "  --resume ID            run the cells of campaign ID that are not done yet\n"
-        "  --db PATH              results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $SMCLAB_DB or %s)\n"
+        "  --db PATH              results database, a file or postgresql://USER@HOST[:PORT]/DB (default: $SMCLAB_DB or "
+        "%s)\n"
         "  -t SECONDS             measured time per cell (e.g. 2, 0.5, 500ms)\n"
         "  --warmup SECONDS       warm-up per cell, excluded from results\n"
         "  --sizes LIST           message sizes: 1,64,4K or a qperf loop 1:64K:*2\n"
@@ -161,11 +162,13 @@ int runRun(const Args& args) {
     }
     if (!cursor.error().empty()) return usage(cursor.error());
     if (target.isEmpty() && !resumeId) return usage("name a preset or a campaign file (or --resume ID)");
-    if (!target.isEmpty() && resumeId) return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
+    if (!target.isEmpty() && resumeId)
+        return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
     // A deployed lab (smclab lab deploy) stands in for --agents and --token-file;
     // with neither and no lab file, the local lab (two agents on this host), as smclab demo.
     const QString labPath = resolveLabPath(labArg);
-    const bool useLab = !labArg.isEmpty() || (agentsText.isEmpty() && tokenFile.isEmpty() && QFileInfo::exists(labPath));
+    const bool useLab =
+        !labArg.isEmpty() || (agentsText.isEmpty() && tokenFile.isEmpty() && QFileInfo::exists(labPath));
     const bool localLab = !useLab && agentsText.isEmpty() && tokenFile.isEmpty() && !resumeId;
     if (!useLab && !localLab && agentsText.isEmpty()) {
         return usage(resumeId ? "--resume needs --agents (server and client HOST:PORT) or --lab FILE"
@@ -179,7 +182,8 @@ int runRun(const Args& args) {
     if (!useLab && !localLab) {
         if (agentList.size() < 2 || agentList.size() % 2 != 0)
             return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
-        for (int i = 0; i + 1 < agentList.size(); i += 2) agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
+        for (int i = 0; i + 1 < agentList.size(); i += 2)
+            agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
         if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
     }
 
@@ -241,8 +245,10 @@ int runRun(const Args& args) {
         }
         if (warmupMs) spec.warmupMs = static_cast<int>(*warmupMs);
         if (repetitions) spec.repetitions = static_cast<int>(*repetitions);
-        if (repeatBusy) spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*repeatBusy, -1, kMaxRepeatBusy + 1));
-        if (quietWaitMs) spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*quietWaitMs, -1, kMaxQuietWaitMs + 1));
+        if (repeatBusy)
+            spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*repeatBusy, -1, kMaxRepeatBusy + 1));
+        if (quietWaitMs)
+            spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*quietWaitMs, -1, kMaxQuietWaitMs + 1));
         if (!sizesText.isEmpty()) {
             QString error;
             auto sizes = parseSizeListText(sizesText, &error);
@@ -251,28 +257,34 @@ int runRun(const Args& args) {
             for (WorkloadSpec& workload : spec.workloads) workload.sizes.clear();
         }
         if (!policyText.isEmpty()) {
-            if (policyText == QLatin1String("continue")) spec.onAgentLoss = AgentLossPolicy::continueCampaign;
-            else if (policyText == QLatin1String("pause")) spec.onAgentLoss = AgentLossPolicy::pause;
-            else return usage("--on-agent-loss: must be continue or pause");
+            if (policyText == QLatin1String("continue"))
+                spec.onAgentLoss = AgentLossPolicy::continueCampaign;
+            else if (policyText == QLatin1String("pause"))
+                spec.onAgentLoss = AgentLossPolicy::pause;
+            else
+                return usage("--on-agent-loss: must be continue or pause");
         }
         if (!localLab) spec.agents = agents;
         if (isToolPreset(spec.preset)) {
             bool oneHost = localLab;
             for (const AgentPair& pair : spec.agents) {
-                oneHost = oneHost || pair.server.section(QLatin1Char(':'), 0, -2) == pair.client.section(QLatin1Char(':'), 0, -2);
+                oneHost = oneHost ||
+                          pair.server.section(QLatin1Char(':'), 0, -2) == pair.client.section(QLatin1Char(':'), 0, -2);
             }
             const HostScale host{static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), quick, oneHost};
             for (const QString& note : scaleToolPreset(spec, host))
                 std::fprintf(stderr, "scaled: %s\n", qPrintable(note));
         } else if (quick) {
-            return usage("--quick applies to the seed presets (seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis)");
+            return usage(
+                "--quick applies to the seed presets (seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis)");
         }
         if (localLab) spec.agents = {{QStringLiteral("127.0.0.1:1"), QStringLiteral("127.0.0.1:2")}};  // replaced below
         if (const auto errors = validateCampaign(spec); !errors.empty()) {
             std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
             return kExitUsage;
         }
-    } else if (durationMs || warmupMs || repetitions || repeatBusy || quietWaitMs || !sizesText.isEmpty() || !name.isEmpty()) {
+    } else if (durationMs || warmupMs || repetitions || repeatBusy || quietWaitMs || !sizesText.isEmpty() ||
+               !name.isEmpty()) {
         return usage("--resume runs the stored campaign as planned; -t, --warmup, --sizes, -r and --name do not apply");
     }
 
@@ -315,7 +327,9 @@ int runRun(const Args& args) {
             for (const auto& [column, error] : result.failuresByColumn)
                 std::fprintf(stderr, "  failed in %s: %s\n", qPrintable(column), qPrintable(error));
             if (orchestrator.spec().repetitions > 1)
-                std::fprintf(stderr, "  values are medians of %d repetitions (intervals in ==== Confidence ====); all formats: smclab report %lld --format md\n",
+                std::fprintf(stderr,
+                             "  values are medians of %d repetitions (intervals in ==== Confidence ====); all formats: "
+                             "smclab report %lld --format md\n",
                              orchestrator.spec().repetitions, static_cast<long long>(result.campaignId));
             if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
             if (result.failedCells == 0) return kExitOk;
@@ -327,26 +341,31 @@ int runRun(const Args& args) {
             return kExitRunsFailed;
         }
         case RunnerState::stopped:
-            std::fprintf(stderr, "smclab run: stopped; campaign %lld keeps its finished runs. Resume with:\n"
-                                 "  smclab run --resume %lld %s\n",
+            std::fprintf(stderr,
+                         "smclab run: stopped; campaign %lld keeps its finished runs. Resume with:\n"
+                         "  smclab run --resume %lld %s\n",
                          static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
                          qPrintable(reach));
             return kExitInterrupted;
         case RunnerState::paused:
-            std::fprintf(stderr, "smclab run: an agent was lost; campaign %lld paused (onAgentLoss: pause). Resume with:\n"
-                                 "  smclab run --resume %lld %s\n",
+            std::fprintf(stderr,
+                         "smclab run: an agent was lost; campaign %lld paused (onAgentLoss: pause). Resume with:\n"
+                         "  smclab run --resume %lld %s\n",
                          static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
                          qPrintable(reach));
             return kExitFailure;
         default:
-            std::fprintf(stderr, "smclab run: %s\n", qPrintable(result.error.isEmpty() ? QStringLiteral("failed") : result.error));
+            std::fprintf(stderr, "smclab run: %s\n",
+                         qPrintable(result.error.isEmpty() ? QStringLiteral("failed") : result.error));
             if (result.campaignId > 0)
                 // A database that went away (server restarted, network) keeps the
                 // runs it committed; the same command line picks up the rest.
-                std::fprintf(stderr, "smclab run: campaign %lld keeps its finished runs; once the cause is fixed, resume with:\n"
-                                     "  smclab run --resume %lld %s\n",
-                             static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
-                             qPrintable(reach));
+                std::fprintf(
+                    stderr,
+                    "smclab run: campaign %lld keeps its finished runs; once the cause is fixed, resume with:\n"
+                    "  smclab run --resume %lld %s\n",
+                    static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
+                    qPrintable(reach));
             return kExitFailure;
     }
 }

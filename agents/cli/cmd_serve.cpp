@@ -69,7 +69,8 @@ int runServe(const Args& args) {
             continue;
         }
         if (auto value = cursor.takeValue("--samples")) {
-            auto ms = parseDurationMs(*value + (value->find_first_not_of("0123456789") == std::string::npos ? "ms" : ""));
+            auto ms =
+                parseDurationMs(*value + (value->find_first_not_of("0123456789") == std::string::npos ? "ms" : ""));
             if (!ms || *ms == 0) return usageError("serve", "--samples: expects a positive interval in ms");
             samplesMs = static_cast<int>(*ms);
             continue;

@@ -60,7 +60,8 @@ void printMatrix(const QList<db::Run>& runs) {
     for (qint64 s : sizeValues) sizes << sizeText(s);
     if (sizes.size() > 24) sizes = sizes.mid(0, 8) + QStringList{QStringLiteral("...")} + sizes.mid(sizes.size() - 3);
     QStringList columnText;
-    for (const QString& c : columns) columnText << QStringLiteral("%1 (%2)").arg(c, transports[c].join(QLatin1Char('/')));
+    for (const QString& c : columns)
+        columnText << QStringLiteral("%1 (%2)").arg(c, transports[c].join(QLatin1Char('/')));
     std::printf("matrix:\n");
     std::printf("  workloads    %s\n", qPrintable(workloads.join(QStringLiteral(", "))));
     std::printf("  columns      %s\n", qPrintable(columnText.join(QStringLiteral(", "))));
@@ -97,8 +98,7 @@ bool printSettings(db::ResultStore& store, const QList<db::Run>& runs, const QSt
         for (const QString& c : columns) values.insert(byColumn.value(c).value(name, QStringLiteral("-")));
         if (all || values.size() > 1) shown << name;
     }
-    std::printf("settings per column (%s, first finished run of each column):\n",
-                all ? "all" : "those that differ");
+    std::printf("settings per column (%s, first finished run of each column):\n", all ? "all" : "those that differ");
     if (shown.isEmpty()) {
         std::printf("  all %lld settings are the same in every column\n", static_cast<long long>(names.size()));
         return true;
@@ -120,7 +120,8 @@ bool printSettings(db::ResultStore& store, const QList<db::Run>& runs, const QSt
     for (const QString& name : shown) {
         QString line = QStringLiteral("  ") + name.leftJustified(nameWidth);
         for (int i = 0; i < columns.size(); ++i)
-            line += QStringLiteral("  ") + byColumn.value(columns[i]).value(name, QStringLiteral("-")).leftJustified(widths[i]);
+            line += QStringLiteral("  ") +
+                    byColumn.value(columns[i]).value(name, QStringLiteral("-")).leftJustified(widths[i]);
         std::printf("%s\n", qPrintable(trimRight(line)));
     }
     return true;
@@ -171,7 +172,8 @@ int runShow(const Args& args) {
     std::printf("  status    %s (%d of %d runs done, %d failed)\n", qPrintable(db::statusName(c.status)), c.runsDone,
                 c.runsTotal, c.runsFailed);
     std::printf("  created   %s UTC\n", qPrintable(date(c.createdAt)));
-    std::printf("  finished  %s\n", qPrintable(c.finishedAt.isValid() ? date(c.finishedAt) + QStringLiteral(" UTC") : QStringLiteral("-")));
+    std::printf("  finished  %s\n",
+                qPrintable(c.finishedAt.isValid() ? date(c.finishedAt) + QStringLiteral(" UTC") : QStringLiteral("-")));
     if (!c.notes.isEmpty()) std::printf("  notes     %s\n", qPrintable(c.notes));
     printMatrix(*runs);
     if (!printSettings(*store, *runs, *columns, allSettings)) return kExitFailure;
@@ -199,12 +201,11 @@ int runShow(const Args& args) {
                 "REP", "STATUS", "LOAD", "FINISHED (UTC)", "ERROR");
     for (const db::Run& r : *runs) {
         const QString load = busy->value(r.id) == QLatin1String("yes") ? QStringLiteral("busy") : QString();
-        const QString line = QString::asprintf("  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-4s %-19s %s",
-                                               static_cast<long long>(r.id), qPrintable(r.cell.workload),
-                                               qPrintable(r.cell.transport), qPrintable(r.cell.column),
-                                               static_cast<long long>(r.cell.msgSize), r.cell.repetition,
-                                               qPrintable(db::statusName(r.status)), qPrintable(load),
-                                               qPrintable(date(r.finishedAt)), qPrintable(r.error));
+        const QString line = QString::asprintf(
+            "  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-4s %-19s %s", static_cast<long long>(r.id),
+            qPrintable(r.cell.workload), qPrintable(r.cell.transport), qPrintable(r.cell.column),
+            static_cast<long long>(r.cell.msgSize), r.cell.repetition, qPrintable(db::statusName(r.status)),
+            qPrintable(load), qPrintable(date(r.finishedAt)), qPrintable(r.error));
         std::printf("%s\n", qPrintable(trimRight(line)));
     }
     return kExitOk;

@@ -19,8 +19,7 @@ namespace {
 bool parsePid(const std::string& text, pid_t& pid) {
     char* end = nullptr;
     const long v = std::strtol(text.c_str(), &end, 10);
-    if (end == text.c_str() || *end != '\0' || v <= 0)
-        return false;
+    if (end == text.c_str() || *end != '\0' || v <= 0) return false;
     pid = static_cast<pid_t>(v);
     return true;
 }
@@ -41,13 +40,11 @@ int runStat(const Args& args) {
         int shown = 0;
         for (const pid_t pid : smcr::preload::controlPids()) {
             auto answer = smcr::preload::controlRequest(pid, "stat\n");
-            if (!answer)
-                continue;  // gone since it registered
+            if (!answer) continue;  // gone since it registered
             std::printf("%s", answer.value().c_str());
             ++shown;
         }
-        if (shown == 0)
-            std::fprintf(stderr, "smclab stat: no process runs under smcr_run here\n");
+        if (shown == 0) std::fprintf(stderr, "smclab stat: no process runs under smcr_run here\n");
         return kExitOk;
     }
     pid_t pid = 0;

@@ -1,5 +1,4 @@
 #include "command.h"
-
 #include "commands.h"
 
 namespace smclab::cli {
@@ -27,7 +26,9 @@ const Command kCommands[] = {
 
 }  // namespace
 
-std::span<const Command> commandTable() { return kCommands; }
+std::span<const Command> commandTable() {
+    return kCommands;
+}
 
 const Command* findCommand(const std::string& name) {
     for (const Command& command : kCommands) {

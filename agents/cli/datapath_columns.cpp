@@ -43,9 +43,13 @@ const std::vector<DatapathColumn>& datapathColumns() {
     return kColumns;
 }
 
-std::vector<std::string> defaultDatapathColumnKeys() { return keys(orchestrator::defaultDatapathColumnKeys()); }
+std::vector<std::string> defaultDatapathColumnKeys() {
+    return keys(orchestrator::defaultDatapathColumnKeys());
+}
 
-std::vector<std::string> isolationColumnKeys() { return keys(orchestrator::isolationColumnKeys()); }
+std::vector<std::string> isolationColumnKeys() {
+    return keys(orchestrator::isolationColumnKeys());
+}
 
 std::optional<DatapathColumn> findDatapathColumn(const std::string& name) {
     auto c = orchestrator::findDatapathColumn(QString::fromStdString(name));

@@ -14,11 +14,11 @@
 namespace smclab::cli {
 
 struct DatapathColumn {
-    std::string key;       // option word: "nocork", "tcp", ...
-    std::string label;     // table header: "SMC-NoCork", ...
-    std::string transport; // "smcr" or "tcp"
-    SettingList settings;  // engine settings of both ends (smcr only)
-    std::string summary;   // one line for --help
+    std::string key;        // option word: "nocork", "tcp", ...
+    std::string label;      // table header: "SMC-NoCork", ...
+    std::string transport;  // "smcr" or "tcp"
+    SettingList settings;   // engine settings of both ends (smcr only)
+    std::string summary;    // one line for --help
 };
 
 // Every known column, cover-letter columns first.

@@ -1,7 +1,6 @@
 #include "datapath_shapes.h"
 
 #include <algorithm>
-
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -45,7 +44,9 @@ ShapeResult shape(const char* key, const char* title, const char* link) {
     return s;
 }
 
-std::string sizeText(uint64_t size) { return std::to_string(size) + " B"; }
+std::string sizeText(uint64_t size) {
+    return std::to_string(size) + " B";
+}
 
 // The repetitions of one cell: bwSamples / latSamples where given, else
 // the one run's number; empty when that run failed.
@@ -183,9 +184,9 @@ ShapeResult bwRatioShape(const DatapathRun& run, ShapeResult s, const std::strin
     if (m.sizes == 0) return notMeasured(s, "no size of the run is in range, or those runs failed");
     s.ratio = m.ratio;
     s.verdict = verdicts.verdict();
-    s.measured = asPercent ? "min " + percent(m.ratio - 1) + " at " + sizeText(m.size) + " (max " +
-                                 percent(m.maxRatio - 1) + ")"
-                           : "min " + times(m.ratio) + " at " + sizeText(m.size) + " (max " + times(m.maxRatio) + ")";
+    s.measured =
+        asPercent ? "min " + percent(m.ratio - 1) + " at " + sizeText(m.size) + " (max " + percent(m.maxRatio - 1) + ")"
+                  : "min " + times(m.ratio) + " at " + sizeText(m.size) + " (max " + times(m.maxRatio) + ")";
     s.measured += verdicts.basis();
     return s;
 }
@@ -236,7 +237,8 @@ ShapeResult counterShape(const DatapathRun& run, ShapeResult s, const std::strin
         const StreamResult& fr = run.bw[i][f];
         const StreamResult& br = run.bw[i][b];
         if (!fr.ok || !br.ok) continue;
-        if (const auto ratio = sizeRatio(samplesOf(run, true, i, f), samplesOf(run, true, i, b)); ratio && ratio->point > 0) {
+        if (const auto ratio = sizeRatio(samplesOf(run, true, i, f), samplesOf(run, true, i, b));
+            ratio && ratio->point > 0) {
             logBw += std::log(ratio->point);
             ++bwSizes;
             const auto& iv = ratio->interval;
@@ -272,11 +274,16 @@ ShapeResult counterShape(const DatapathRun& run, ShapeResult s, const std::strin
 
 const char* shapeVerdictName(ShapeVerdict verdict) {
     switch (verdict) {
-        case ShapeVerdict::pass: return "PASS";
-        case ShapeVerdict::miss: return "MISS";
-        case ShapeVerdict::inconclusive: return "INCONCLUSIVE";
-        case ShapeVerdict::notMeasured: return "--";
-        case ShapeVerdict::invalid: break;
+        case ShapeVerdict::pass:
+            return "PASS";
+        case ShapeVerdict::miss:
+            return "MISS";
+        case ShapeVerdict::inconclusive:
+            return "INCONCLUSIVE";
+        case ShapeVerdict::notMeasured:
+            return "--";
+        case ShapeVerdict::invalid:
+            break;
     }
     return "?";
 }
@@ -286,37 +293,39 @@ double countersPerMessage(const StreamResult& r, const std::string& counter) {
     const auto s = r.serverCounters.find(counter);
     if (c == r.clientCounters.end() && s == r.serverCounters.end()) return -1;
     if (r.messages == 0) return -1;
-    const uint64_t total = (c == r.clientCounters.end() ? 0 : c->second) +
-                           (s == r.serverCounters.end() ? 0 : s->second);
+    const uint64_t total =
+        (c == r.clientCounters.end() ? 0 : c->second) + (s == r.serverCounters.end() ? 0 : s->second);
     return static_cast<double>(total) / static_cast<double>(r.messages);
 }
 
 std::vector<ShapeResult> evaluateShapes(const DatapathRun& run) {
     std::vector<ShapeResult> out;
-    out.push_back(bwRatioShape(run, shape("autocork_bw", "autocorking >= 3x no-cork bandwidth at 1..512 B", kCx4),
-                               "autocork", "nocork", [](uint64_t s) { return s <= 512; }, 3.0, false));
-    out.push_back(latencyShape(run, shape("autocork_lat", "autocorking latency within +-5% of no-cork, every size", kCx4)));
-    out.push_back(bwRatioShape(run, shape("wndlimit_bw", "window-limit fix alone >= +30% bandwidth at 2, 4, 8 KiB", kCx4),
-                               "wndlimit", "nocork",
-                               [](uint64_t s) { return s == 2048 || s == 4096 || s == 8192; }, 1.30, true));
+    out.push_back(bwRatioShape(
+        run, shape("autocork_bw", "autocorking >= 3x no-cork bandwidth at 1..512 B", kCx4), "autocork", "nocork",
+        [](uint64_t s) { return s <= 512; }, 3.0, false));
+    out.push_back(
+        latencyShape(run, shape("autocork_lat", "autocorking latency within +-5% of no-cork, every size", kCx4)));
+    out.push_back(bwRatioShape(
+        run, shape("wndlimit_bw", "window-limit fix alone >= +30% bandwidth at 2, 4, 8 KiB", kCx4), "wndlimit",
+        "nocork", [](uint64_t s) { return s == 2048 || s == 4096 || s == 8192; }, 1.30, true));
     // Patch #5's commit measured the fix on top of autocorking (2K/4K/8K:
     // +45/+75/+40%): without autocorking every send pushes its own CDC
     // anyway, so the consumer's cursor updates matter less.
-    out.push_back(bwRatioShape(run,
-                               shape("wndlimit_autocork_bw",
-                                     "window-limit fix with autocorking >= +30% bandwidth at 2, 4, 8 KiB", kCx4),
-                               "autownd", "autocork",
-                               [](uint64_t s) { return s == 2048 || s == 4096 || s == 8192; }, 1.30, true));
-    out.push_back(counterShape(run,
-                               shape("drain_wakeups", "drain_then_arm >= 2x fewer CQ wake-ups/msg (tcp_bw), bw not >5% lower", kCx4),
-                               "drain", kCqWakeupsCounter, "CQ wake-ups"));
-    out.push_back(counterShape(run,
-                               shape("txdefer_pushes", "tx deferral halves completion-context pushes, bw not >5% lower", kCx4),
-                               "txdefer", kCompletionPushesCounter, "completion pushes"));
-    out.push_back(bwRatioShape(run, shape("patches_1b", "SMC with patches >= 10x TCP bandwidth at 1 B", kIdeal), "patches",
-                               "tcp", [](uint64_t s) { return s == 1; }, 10.0, false));
-    out.push_back(bwRatioShape(run, shape("patches_tcp", "SMC with patches >= TCP bandwidth at every size", kIdeal),
-                               "patches", "tcp", [](uint64_t) { return true; }, 1.0, false));
+    out.push_back(bwRatioShape(
+        run, shape("wndlimit_autocork_bw", "window-limit fix with autocorking >= +30% bandwidth at 2, 4, 8 KiB", kCx4),
+        "autownd", "autocork", [](uint64_t s) { return s == 2048 || s == 4096 || s == 8192; }, 1.30, true));
+    out.push_back(counterShape(
+        run, shape("drain_wakeups", "drain_then_arm >= 2x fewer CQ wake-ups/msg (tcp_bw), bw not >5% lower", kCx4),
+        "drain", kCqWakeupsCounter, "CQ wake-ups"));
+    out.push_back(counterShape(
+        run, shape("txdefer_pushes", "tx deferral halves completion-context pushes, bw not >5% lower", kCx4), "txdefer",
+        kCompletionPushesCounter, "completion pushes"));
+    out.push_back(bwRatioShape(
+        run, shape("patches_1b", "SMC with patches >= 10x TCP bandwidth at 1 B", kIdeal), "patches", "tcp",
+        [](uint64_t s) { return s == 1; }, 10.0, false));
+    out.push_back(bwRatioShape(
+        run, shape("patches_tcp", "SMC with patches >= TCP bandwidth at every size", kIdeal), "patches", "tcp",
+        [](uint64_t) { return true; }, 1.0, false));
     return out;
 }
 

@@ -57,12 +57,12 @@ enum class ShapeVerdict { invalid = 0, pass, miss, inconclusive, notMeasured };
 const char* shapeVerdictName(ShapeVerdict verdict);  // "PASS", "MISS", "INCONCLUSIVE", "--"
 
 struct ShapeResult {
-    std::string key;        // "autocork_bw", ...
-    std::string title;      // what the issue asks
-    std::string link;       // the link the issue states it for
+    std::string key;    // "autocork_bw", ...
+    std::string title;  // what the issue asks
+    std::string link;   // the link the issue states it for
     ShapeVerdict verdict = ShapeVerdict::invalid;
-    std::string measured;   // the figures, or why it was not measured
-    double ratio = 0;       // the main figure (x, or a fraction for +-%); 0 when not measured
+    std::string measured;  // the figures, or why it was not measured
+    double ratio = 0;      // the main figure (x, or a fraction for +-%); 0 when not measured
 };
 
 std::vector<ShapeResult> evaluateShapes(const DatapathRun& run);

@@ -10,15 +10,13 @@ namespace {
 
 QString hostNames(const LabFile& lab) {
     QStringList names;
-    for (const LabHost& h : lab.hosts)
-        names << h.host;
+    for (const LabHost& h : lab.hosts) names << h.host;
     return names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", "));
 }
 
 const LabHost* findAgent(const LabFile& lab, const QString& host, quint16 port) {
     for (const LabHost& h : lab.hosts) {
-        if (h.host == host && h.agentPort == port)
-            return &h;
+        if (h.host == host && h.agentPort == port) return &h;
     }
     return nullptr;
 }
@@ -32,8 +30,7 @@ QString readTokenFile(const QString& path, const QString& owner, QString* why) {
         return {};
     }
     const QString token = QString::fromUtf8(file.readAll()).trimmed();
-    if (token.isEmpty())
-        *why = QStringLiteral("%1: token file %2 is empty").arg(owner, path);
+    if (token.isEmpty()) *why = QStringLiteral("%1: token file %2 is empty").arg(owner, path);
     return token;
 }
 
@@ -46,16 +43,14 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
     auto addLabHost = [&](const LabHost& h) -> bool {
         const QString address = QStringLiteral("%1:%2").arg(h.host).arg(h.agentPort);
         const QString token = readTokenFile(h.tokenFile, QStringLiteral("lab host %1").arg(h.host), why);
-        if (token.isEmpty())
-            return false;
+        if (token.isEmpty()) return false;
         out.tokenByAddress.insert(address, token);
         addresses << address;
         return true;
     };
     if (entries.isEmpty()) {
         if (lab.hosts.isEmpty()) {
-            *why = QStringLiteral(
-                       "the lab file %1 has no hosts (smclab lab deploy HOST adds one, or give --agents)")
+            *why = QStringLiteral("the lab file %1 has no hosts (smclab lab deploy HOST adds one, or give --agents)")
                        .arg(labPath);
             return std::nullopt;
         }
@@ -69,11 +64,9 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
             return std::nullopt;
         }
         for (const LabHost& h : lab.hosts) {
-            if (!addLabHost(h))
-                return std::nullopt;
+            if (!addLabHost(h)) return std::nullopt;
         }
-        if (addresses.size() == 1)
-            addresses << addresses.front();
+        if (addresses.size() == 1) addresses << addresses.front();
     } else {
         for (const QString& raw : entries) {
             const QString entry = raw.trimmed();
@@ -81,8 +74,7 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
             quint16 port = 0;
             if (orchestrator::splitHostPort(entry, &host, &port) && port != 0) {
                 if (const LabHost* h = findAgent(lab, host, port)) {
-                    if (!addLabHost(*h))
-                        return std::nullopt;
+                    if (!addLabHost(*h)) return std::nullopt;
                     continue;
                 }
                 if (sharedToken.isEmpty()) {
@@ -103,16 +95,14 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
                            .arg(entry, labPath, hostNames(lab));
                 return std::nullopt;
             }
-            if (!addLabHost(*h))
-                return std::nullopt;
+            if (!addLabHost(*h)) return std::nullopt;
         }
         if (addresses.size() < 2 || addresses.size() % 2 != 0) {
             *why = QStringLiteral("--agents needs pairs: SERVER,CLIENT[,...] (lab host names or HOST:PORT)");
             return std::nullopt;
         }
     }
-    for (int i = 0; i + 1 < addresses.size(); i += 2)
-        out.pairs.push_back({addresses[i], addresses[i + 1]});
+    for (int i = 0; i + 1 < addresses.size(); i += 2) out.pairs.push_back({addresses[i], addresses[i + 1]});
     return out;
 }
 

@@ -18,8 +18,7 @@ constexpr QFileDevice::Permissions kOwnerOnly = QFileDevice::ReadOwner | QFileDe
 
 const LabHost* LabFile::find(const QString& host) const {
     for (const LabHost& h : hosts) {
-        if (h.host == host)
-            return &h;
+        if (h.host == host) return &h;
     }
     return nullptr;
 }
@@ -35,19 +34,16 @@ void LabFile::upsert(const LabHost& host) {
 }
 
 QString resolveLabPath(const QString& explicitPath) {
-    if (!explicitPath.isEmpty())
-        return explicitPath;
+    if (!explicitPath.isEmpty()) return explicitPath;
     const QString fromEnv = qEnvironmentVariable("SMCLAB_LAB");
-    if (!fromEnv.isEmpty())
-        return fromEnv;
+    if (!fromEnv.isEmpty()) return fromEnv;
     return QDir::homePath() + QStringLiteral("/.config/smclab/lab.json");
 }
 
 std::optional<LabFile> loadLab(const QString& path, QString* why) {
     LabFile lab;
     QFile file(path);
-    if (!file.exists())
-        return lab;
+    if (!file.exists()) return lab;
     if (!file.open(QIODevice::ReadOnly)) {
         *why = QStringLiteral("cannot read the lab file %1: %2").arg(path, file.errorString());
         return std::nullopt;
@@ -91,8 +87,8 @@ bool saveLab(const QString& path, const LabFile& lab, QString* why) {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QSaveFile file(path);
     const QByteArray bytes = QJsonDocument(QJsonObject{{"hosts", hosts}}).toJson();
-    if (!file.open(QIODevice::WriteOnly) || !file.setPermissions(kOwnerOnly) ||
-        file.write(bytes) != bytes.size() || !file.commit()) {
+    if (!file.open(QIODevice::WriteOnly) || !file.setPermissions(kOwnerOnly) || file.write(bytes) != bytes.size() ||
+        !file.commit()) {
         *why = QStringLiteral("cannot write the lab file %1: %2").arg(path, file.errorString());
         return false;
     }
@@ -101,8 +97,8 @@ bool saveLab(const QString& path, const LabFile& lab, QString* why) {
 
 QString tokenPathFor(const QString& labPath, const QString& host, QString* why) {
     const QString dir = QFileInfo(labPath).absoluteFilePath() + QStringLiteral(".tokens");
-    if (!QDir().mkpath(dir) || !QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner |
-                                                               QFileDevice::ExeOwner)) {
+    if (!QDir().mkpath(dir) ||
+        !QFile::setPermissions(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner)) {
         *why = QStringLiteral("cannot make the token folder %1").arg(dir);
         return {};
     }

@@ -12,12 +12,12 @@
 namespace smclab::cli {
 
 struct LabHost {
-    QString host;           // as given to ssh (a name from ~/.ssh/config, or an address)
-    QString sshUser;        // "" = ssh's own choice (config, then the local user)
-    int sshPort = 0;        // 0 = ssh's own choice
-    QString remoteDir;      // where the agent, its token, pid and logs live on the host
-    quint16 agentPort = 0;  // the agent's control port
-    QString tokenFile;      // local copy of the agent's token
+    QString host;                           // as given to ssh (a name from ~/.ssh/config, or an address)
+    QString sshUser;                        // "" = ssh's own choice (config, then the local user)
+    int sshPort = 0;                        // 0 = ssh's own choice
+    QString remoteDir;                      // where the agent, its token, pid and logs live on the host
+    quint16 agentPort = 0;                  // the agent's control port
+    QString tokenFile;                      // local copy of the agent's token
     QString mode = QStringLiteral("user");  // "user": the binary in remoteDir; "system": the package's systemd unit
 };
 

@@ -18,10 +18,8 @@ QString asRoot(const HostProbe& probe) {
 
 QString HostProbe::packageModeBlocker() const {
     if (!root && !sudo)
-        return QStringLiteral(
-            "the login is not root and sudo -n needs a password (log in as root with --user root)");
-    if (!dpkg)
-        return QStringLiteral("it has no dpkg (not a Debian-based host)");
+        return QStringLiteral("the login is not root and sudo -n needs a password (log in as root with --user root)");
+    if (!dpkg) return QStringLiteral("it has no dpkg (not a Debian-based host)");
     if (!systemd)
         return QStringLiteral(
             "systemd is not running there (no /run/systemd/system: a container or a network "
@@ -31,14 +29,12 @@ QString HostProbe::packageModeBlocker() const {
 
 smcr::Result<HostProbe> probeHost(const SshTarget& target) {
     auto out = runRemote(
-        target, QStringLiteral(
-                    "echo uid=$(id -u); "
-                    "if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then echo sudo=1; fi; "
-                    "if command -v dpkg >/dev/null 2>&1; then echo dpkg=1; fi; "
-                    "if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then echo "
-                    "systemd=1; fi"));
-    if (!out)
-        return smcr::fail(out.error());
+        target, QStringLiteral("echo uid=$(id -u); "
+                               "if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then echo sudo=1; fi; "
+                               "if command -v dpkg >/dev/null 2>&1; then echo dpkg=1; fi; "
+                               "if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then echo "
+                               "systemd=1; fi"));
+    if (!out) return smcr::fail(out.error());
     HostProbe probe;
     for (const QString& line : out->split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
         const QString l = line.trimmed();
@@ -55,20 +51,16 @@ smcr::Result<HostProbe> probeHost(const SshTarget& target) {
 }
 
 QString findAgentPackage(const QString& explicitPath) {
-    if (!explicitPath.isEmpty())
-        return explicitPath;
+    if (!explicitPath.isEmpty()) return explicitPath;
     // build/bin/smclab -> build/smclab-agent_VERSION_ARCH.deb
     QDir buildDir(QCoreApplication::applicationDirPath() + QStringLiteral("/.."));
-    const QFileInfoList debs =
-        buildDir.entryInfoList({QStringLiteral("smclab-agent_*.deb")}, QDir::Files, QDir::Time);
+    const QFileInfoList debs = buildDir.entryInfoList({QStringLiteral("smclab-agent_*.deb")}, QDir::Files, QDir::Time);
     return debs.isEmpty() ? QString() : debs.front().absoluteFilePath();
 }
 
-smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe,
-                                          const SystemDeploy& deploy) {
+smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy) {
     QStringList args;
-    for (const QString& arg : deploy.agentArgs)
-        args << arg;
+    for (const QString& arg : deploy.agentArgs) args << arg;
     // One file for the deploy's settings, read after the packaged agent.conf
     // (a later EnvironmentFile= overrides an earlier one).
     const QString settings = QStringLiteral(
@@ -99,10 +91,8 @@ smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostPro
     return runRemote(target, script, deploy.token + '\n' + deploy.package, 300'000);
 }
 
-smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe,
-                                        const SystemDeploy& deploy) {
-    if (auto installed = installAgentPackage(target, probe, deploy); !installed)
-        return installed;
+smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy) {
+    if (auto installed = installAgentPackage(target, probe, deploy); !installed) return installed;
     const QString root = asRoot(probe);
     const QString enable =
         QStringLiteral(
@@ -119,13 +109,11 @@ smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe
 
 smcr::Result<QString> stopSystemAgent(const SshTarget& target) {
     auto probe = probeHost(target);
-    if (!probe)
-        return smcr::fail(probe.error());
+    if (!probe) return smcr::fail(probe.error());
     const QString root = asRoot(*probe);
-    auto out = runRemote(
-        target, QStringLiteral("%1systemctl disable --now smclab-agent.service && echo stopped").arg(root));
-    if (!out)
-        return smcr::fail(out.error());
+    auto out =
+        runRemote(target, QStringLiteral("%1systemctl disable --now smclab-agent.service && echo stopped").arg(root));
+    if (!out) return smcr::fail(out.error());
     return out->trimmed();
 }
 

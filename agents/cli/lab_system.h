@@ -49,13 +49,11 @@ struct SystemDeploy {
 
 // Copies and installs the package (apt-get, else dpkg), writes the token
 // and the deploy's settings and the unit's drop-in: everything but systemd.
-smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe,
-                                          const SystemDeploy& deploy);
+smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy);
 
 // installAgentPackage, then enables and (re)starts the unit and waits until
 // it is active. Returns the unit's status lines; errors carry the host's output.
-smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe,
-                                        const SystemDeploy& deploy);
+smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy);
 
 // systemctl disable --now smclab-agent; "stopped".
 smcr::Result<QString> stopSystemAgent(const SshTarget& target);

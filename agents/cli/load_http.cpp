@@ -46,8 +46,8 @@ bool parseUrl(const std::string& url, Endpoint* endpoint, std::string* path, std
 
 // wrk's spellings.
 const ParamOption kParamOptions[] = {
-    {"--threads", "threads", ParamKind::count},         {"-t", "threads", ParamKind::count},
-    {"--connections", "connections", ParamKind::count}, {"-c", "connections", ParamKind::count},
+    {"--threads", "threads", ParamKind::count},           {"-t", "threads", ParamKind::count},
+    {"--connections", "connections", ParamKind::count},   {"-c", "connections", ParamKind::count},
     {"--duration", "duration_ms", ParamKind::durationMs}, {"-d", "duration_ms", ParamKind::durationMs},
     {"--timeout", "timeout_ms", ParamKind::durationMs},
 };
@@ -71,12 +71,27 @@ int loadHttp(const Args& args) {
         }
         if (takeTransportOption(cursor, transport)) continue;
         if (takeEndpointOption(cursor, "--connect", false, connect)) continue;
-        if (cursor.takeFlag("--latency")) { latency = true; continue; }
-        if (cursor.takeFlag("--json")) { json = true; continue; }
+        if (cursor.takeFlag("--latency")) {
+            latency = true;
+            continue;
+        }
+        if (cursor.takeFlag("--json")) {
+            json = true;
+            continue;
+        }
         if (takeParamOption(cursor, kParamOptions, params)) continue;
-        if (auto v = cursor.takeValue("--header")) { headers.append(QString::fromStdString(*v)); continue; }
-        if (auto v = cursor.takeValue("-H")) { headers.append(QString::fromStdString(*v)); continue; }
-        if (auto v = cursor.takeValue("--path")) { params["path"] = QString::fromStdString(*v); continue; }
+        if (auto v = cursor.takeValue("--header")) {
+            headers.append(QString::fromStdString(*v));
+            continue;
+        }
+        if (auto v = cursor.takeValue("-H")) {
+            headers.append(QString::fromStdString(*v));
+            continue;
+        }
+        if (auto v = cursor.takeValue("--path")) {
+            params["path"] = QString::fromStdString(*v);
+            continue;
+        }
         if (cursor.peek().rfind("http", 0) == 0) {
             std::string error, path;
             Endpoint endpoint;

@@ -54,13 +54,23 @@ int loadKv(const Args& args) {
         }
         if (takeTransportOption(cursor, transport)) continue;
         if (takeEndpointOption(cursor, "--connect", false, connect)) continue;
-        if (cursor.takeFlag("-q")) { form = workloads::RedisOutput::quiet; continue; }
-        if (cursor.takeFlag("--csv")) { form = workloads::RedisOutput::csv; continue; }
-        if (cursor.takeFlag("--json")) { json = true; continue; }
+        if (cursor.takeFlag("-q")) {
+            form = workloads::RedisOutput::quiet;
+            continue;
+        }
+        if (cursor.takeFlag("--csv")) {
+            form = workloads::RedisOutput::csv;
+            continue;
+        }
+        if (cursor.takeFlag("--json")) {
+            json = true;
+            continue;
+        }
         if (takeParamOption(cursor, kParamOptions, params)) continue;
         if (auto v = cursor.takeValue("-t")) {
             QJsonArray tests;
-            for (const QString& t : QString::fromStdString(*v).toLower().split(',', Qt::SkipEmptyParts)) tests.append(t.trimmed());
+            for (const QString& t : QString::fromStdString(*v).toLower().split(',', Qt::SkipEmptyParts))
+                tests.append(t.trimmed());
             params["tests"] = tests;
             continue;
         }
@@ -74,10 +84,10 @@ int loadKv(const Args& args) {
     }
     if (!cursor.error().empty()) return usageError("load", cursor.error());
     if (!connect) return usageError("load", "--connect ADDR:PORT is required");
-    static const OptionAlias kAliases[] = {
-        {"--clients", "-c/--clients"},   {"--requests", "-n/--requests"}, {"--data-size", "-d/--data-size"},
-        {"--pipeline", "-P/--pipeline"}, {"--keyspace", "-r/--keyspace"}, {"--tests", "-t/--tests"},
-        {"--keepalive", "-k/--keepalive"}};
+    static const OptionAlias kAliases[] = {{"--clients", "-c/--clients"},     {"--requests", "-n/--requests"},
+                                           {"--data-size", "-d/--data-size"}, {"--pipeline", "-P/--pipeline"},
+                                           {"--keyspace", "-r/--keyspace"},   {"--tests", "-t/--tests"},
+                                           {"--keepalive", "-k/--keepalive"}};
     auto validated = validateOptions(schema, params, kAliases);
     if (!validated) return usageError("load", validated.error().message);
     auto opened = openClientTransport(transport);

@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <vector>
 
-
 #include "load_commands.h"
 #include "qperf_format.h"
 #include "workload_cli.h"
@@ -70,13 +69,34 @@ int loadTcp(const Args& args, bool latency) {
             verbosity = {true, true, 1, true, verbosity.oneUnit};
             continue;
         }
-        if (cursor.takeFlag("-vs")) { verbosity.stats = true; continue; }
-        if (cursor.takeFlag("-vt")) { verbosity.cpu = true; continue; }
-        if (cursor.takeFlag("-vu")) { verbosity.user = std::max(verbosity.user, 1); continue; }
-        if (cursor.takeFlag("-vvu")) { verbosity.user = 2; continue; }
-        if (cursor.takeFlag("-vl")) { verbosity.latencyPercentiles = true; continue; }
-        if (cursor.takeFlag("-uu")) { verbosity.oneUnit = true; continue; }
-        if (cursor.takeFlag("--json")) { json = true; continue; }
+        if (cursor.takeFlag("-vs")) {
+            verbosity.stats = true;
+            continue;
+        }
+        if (cursor.takeFlag("-vt")) {
+            verbosity.cpu = true;
+            continue;
+        }
+        if (cursor.takeFlag("-vu")) {
+            verbosity.user = std::max(verbosity.user, 1);
+            continue;
+        }
+        if (cursor.takeFlag("-vvu")) {
+            verbosity.user = 2;
+            continue;
+        }
+        if (cursor.takeFlag("-vl")) {
+            verbosity.latencyPercentiles = true;
+            continue;
+        }
+        if (cursor.takeFlag("-uu")) {
+            verbosity.oneUnit = true;
+            continue;
+        }
+        if (cursor.takeFlag("--json")) {
+            json = true;
+            continue;
+        }
         if (takeParamOption(cursor, kParamOptions, params)) continue;
         if (takeSchemaOption(cursor, schema, params)) continue;
         return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load " + name + " --help)");
@@ -97,10 +117,9 @@ int loadTcp(const Args& args, bool latency) {
         if (size != 0) runParams["msg_size"] = static_cast<double>(size);
         auto validated = validateOptions(schema, runParams, kAliases);
         if (!validated) return usageError("load", validated.error().message);
-        const int code = runClientWorkload(*workload, opened, *connect, *validated, json,
-                                           [verbosity](const workloads::RunResult& r) {
-                                               return workloads::formatQperfBlock(r, verbosity);
-                                           });
+        const int code = runClientWorkload(
+            *workload, opened, *connect, *validated, json,
+            [verbosity](const workloads::RunResult& r) { return workloads::formatQperfBlock(r, verbosity); });
         if (code != kExitOk) return code;
         if (stop.load()) break;
     }

@@ -1,8 +1,8 @@
 #include "local_campaign.h"
 
-#include <QElapsedTimer>
-
 #include <cstdio>
+
+#include <QElapsedTimer>
 
 #include "local_lab.h"
 #include "orchestrator/orchestrator.h"

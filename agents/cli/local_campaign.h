@@ -7,11 +7,11 @@
 // the store reads like any other campaign.
 #pragma once
 
-#include <QString>
-
 #include <optional>
 
 #include <smcr/result.h>
+
+#include <QString>
 
 #include "campaign_console.h"
 #include "orchestrator/campaign_spec.h"

@@ -15,7 +15,7 @@ namespace smclab::cli {
 
 struct ReportOptions {
     report::Format format = report::Format::text;
-    QString baseline;  // empty: the first column
+    QString baseline;    // empty: the first column
     QString outputPath;  // empty or "-": stdout
     QString dbPath;
     std::vector<std::string> positional;  // campaign ids

@@ -14,31 +14,25 @@ smcr::Result<QString> runRemote(const SshTarget& target, const QString& script, 
                                 int timeoutMs) {
     QStringList args{QStringLiteral("-o"), QStringLiteral("BatchMode=yes"), QStringLiteral("-o"),
                      QStringLiteral("ConnectTimeout=10")};
-    if (!target.configFile.isEmpty())
-        args << QStringLiteral("-F") << target.configFile;
-    if (target.port > 0)
-        args << QStringLiteral("-p") << QString::number(target.port);
-    if (!target.user.isEmpty())
-        args << QStringLiteral("-l") << target.user;
+    if (!target.configFile.isEmpty()) args << QStringLiteral("-F") << target.configFile;
+    if (target.port > 0) args << QStringLiteral("-p") << QString::number(target.port);
+    if (!target.user.isEmpty()) args << QStringLiteral("-l") << target.user;
     args << QStringLiteral("--") << target.host << script;
     QProcess ssh;
     ssh.start(QStringLiteral("ssh"), args);
     if (!ssh.waitForStarted(10'000)) {
-        return smcr::fail(smcr::Errc::notSupported,
-                          QStringLiteral("cannot run ssh (install openssh-client): %1")
-                              .arg(ssh.errorString())
-                              .toStdString());
+        return smcr::fail(
+            smcr::Errc::notSupported,
+            QStringLiteral("cannot run ssh (install openssh-client): %1").arg(ssh.errorString()).toStdString());
     }
-    if (!input.isEmpty())
-        ssh.write(input);
+    if (!input.isEmpty()) ssh.write(input);
     ssh.closeWriteChannel();
     if (!ssh.waitForFinished(timeoutMs)) {
         ssh.kill();
         ssh.waitForFinished(2000);
-        return smcr::fail(smcr::Errc::timedOut, QStringLiteral("%1: ssh did not finish within %2 s")
-                                                    .arg(target.host)
-                                                    .arg(timeoutMs / 1000)
-                                                    .toStdString());
+        return smcr::fail(
+            smcr::Errc::timedOut,
+            QStringLiteral("%1: ssh did not finish within %2 s").arg(target.host).arg(timeoutMs / 1000).toStdString());
     }
     const QString err = QString::fromLocal8Bit(ssh.readAllStandardError()).trimmed();
     if (ssh.exitStatus() != QProcess::NormalExit || ssh.exitCode() == 255) {

@@ -16,7 +16,8 @@ namespace smclab::cli {
 // Opens an existing database for `command` ("smclab list"). Prints why to
 // stderr and returns null when the file is missing (unless `mayBeMissing`,
 // which returns null without a message), locked, newer, or broken.
-std::unique_ptr<db::ResultStore> openExistingStore(const QString& dbPath, const char* command, bool mayBeMissing = false);
+std::unique_ptr<db::ResultStore> openExistingStore(const QString& dbPath, const char* command,
+                                                   bool mayBeMissing = false);
 
 // A campaign id: a positive integer, optionally written "#3".
 std::optional<qint64> parseCampaignId(const std::string& text);

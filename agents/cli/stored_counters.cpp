@@ -15,7 +15,8 @@ QList<report::ComparisonTable> percentileTables(db::ResultStore& store, qint64 c
     for (int w = 0; w < static_cast<int>(spec.workloads.size()); ++w) {
         const QString workload = orchestrator::storedWorkloadName(spec, w);
         for (const char* percentile : {"p50", "p99"}) {
-            auto table = db::metricTable(store, campaignId, workload, QLatin1String(percentile) + QStringLiteral("_us"));
+            auto table =
+                db::metricTable(store, campaignId, workload, QLatin1String(percentile) + QStringLiteral("_us"));
             if (!table) continue;
             // Either placeholder may be absent, so no QString::arg.
             table->title = QString(titleFormat)

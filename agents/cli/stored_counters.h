@@ -6,9 +6,9 @@
 // cover-letter tables (CDC messages per request, RDMA writes per request).
 #pragma once
 
-#include <QString>
-
 #include <smcr/result.h>
+
+#include <QString>
 
 #include "orchestrator/campaign_spec.h"
 #include "smclab/db/result_store.h"
@@ -19,9 +19,9 @@ namespace smclab::cli {
 struct CounterPerOp {
     QString workload;  // stored name ("http", "kv:SET")
     db::Side side = db::Side::server;
-    QString counter;   // "smcr.cdc_sent"
-    QString opsMetric; // "requests"
-    QString title;     // the table's title
+    QString counter;    // "smcr.cdc_sent"
+    QString opsMetric;  // "requests"
+    QString title;      // the table's title
 };
 
 // The p50 and p99 latency tables (results p50_us, p99_us) of every workload

@@ -43,7 +43,10 @@ smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign
     for (StreamTest test : campaign.tests) {
         const bool bw = test == StreamTest::bw;
         spec.workloads.push_back({bw ? QStringLiteral("Bandwidth") : QStringLiteral("Latency"),
-                                  QString::fromLatin1(streamTestName(test)), {}, {}, {}});
+                                  QString::fromLatin1(streamTestName(test)),
+                                  {},
+                                  {},
+                                  {}});
     }
     spec.columns = campaign.columns;
     spec.sizes = campaign.sizes;
@@ -53,8 +56,8 @@ smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign
     // as the demo does; the measured window is the full -t.
     spec.warmupMs = spec.durationMs / 5;
     spec.sampleIntervalMs = std::max(kMinSampleIntervalMs, std::min(500, spec.durationMs / 2));
-    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")},
-                                        {QStringLiteral("link"), campaign.link}};
+    spec.transportOptions =
+        QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}, {QStringLiteral("link"), campaign.link}};
     if (const auto invalid = validateCampaign(spec); !invalid.empty()) {
         return smcr::fail(smcr::Errc::invalidArgument, joinErrors(invalid).toStdString());
     }
@@ -70,10 +73,10 @@ smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign
     out.wireNote = ran->wireNote;
     out.storePath = store.path();
     if (ran->result.state != RunnerState::finished) {
-        const QString why = ran->result.state == RunnerState::stopped
-                                ? QStringLiteral("stopped; the finished runs of campaign %1 are kept").arg(out.campaignId)
-                                : (ran->result.error.isEmpty() ? QStringLiteral("the campaign did not finish")
-                                                               : ran->result.error);
+        const QString why =
+            ran->result.state == RunnerState::stopped
+                ? QStringLiteral("stopped; the finished runs of campaign %1 are kept").arg(out.campaignId)
+                : (ran->result.error.isEmpty() ? QStringLiteral("the campaign did not finish") : ran->result.error);
         return smcr::fail(smcr::Errc::closed, why.toStdString());
     }
     QStringList labels;

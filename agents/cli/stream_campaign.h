@@ -6,14 +6,14 @@
 // campaigns open in `smclab show`, `smclab report` and the GUI.
 #pragma once
 
-#include <QString>
-
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <smcr/result.h>
+
+#include <QString>
 
 #include "bench_settings.h"
 #include "campaign_console.h"
@@ -41,8 +41,8 @@ struct StreamCampaignRun {
     qint64 campaignId = 0;
     ConsoleResult console;  // failedCells, failuresByColumn
     QString wireNote;
-    QString storePath;      // where the campaign is (ResultStore::path)
-    StreamGrid grid;        // [size][column], columns in StreamCampaign order
+    QString storePath;  // where the campaign is (ResultStore::path)
+    StreamGrid grid;    // [size][column], columns in StreamCampaign order
 };
 
 // An error when the lab cannot start or the campaign did not finish

@@ -21,7 +21,9 @@ struct CellRuns {
     CounterMap server;
 };
 
-double median(const QList<double>& values) { return report::medianOf(values).value_or(0.0); }
+double median(const QList<double>& values) {
+    return report::medianOf(values).value_or(0.0);
+}
 
 StreamResult summarise(const CellRuns& runs, StreamTest test) {
     StreamResult r;
@@ -45,9 +47,12 @@ StreamResult summarise(const CellRuns& runs, StreamTest test) {
 
 const char* streamTestName(StreamTest test) {
     switch (test) {
-        case StreamTest::bw: return "tcp_bw";
-        case StreamTest::lat: return "tcp_lat";
-        case StreamTest::invalid: break;
+        case StreamTest::bw:
+            return "tcp_bw";
+        case StreamTest::lat:
+            return "tcp_lat";
+        case StreamTest::invalid:
+            break;
     }
     return "invalid";
 }
@@ -57,7 +62,9 @@ smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignI
     auto runs = store.runs(campaignId);
     if (!runs) return smcr::fail(runs.error());
     // [test][size][column]
-    const auto grid = [&] { return std::vector<std::vector<CellRuns>>(sizes.size(), std::vector<CellRuns>(columns.size())); };
+    const auto grid = [&] {
+        return std::vector<std::vector<CellRuns>>(sizes.size(), std::vector<CellRuns>(columns.size()));
+    };
     std::vector<std::vector<CellRuns>> bw = grid();
     std::vector<std::vector<CellRuns>> lat = grid();
     for (const db::Run& run : *runs) {
@@ -76,8 +83,8 @@ smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignI
             cell.primary << results->value(QStringLiteral("bw_mbps"));
             // The counters cover the whole run, warm-up included, and so do the received bytes.
             const double received = results->value(QStringLiteral("recv_bytes"));
-            cell.messages += run.cell.msgSize > 0 ? static_cast<uint64_t>(received) / static_cast<uint64_t>(run.cell.msgSize)
-                                                  : 0;
+            cell.messages +=
+                run.cell.msgSize > 0 ? static_cast<uint64_t>(received) / static_cast<uint64_t>(run.cell.msgSize) : 0;
         } else {
             cell.primary << results->value(QStringLiteral("latency_us"));
             cell.p50 << results->value(QStringLiteral("p50_us"));

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <QStringList>
-
 #include <smcr/result.h>
+
+#include <QStringList>
 
 #include "bench_settings.h"
 
@@ -28,13 +28,13 @@ enum class StreamTest : uint32_t { invalid = 0, bw = 1, lat = 2 };
 const char* streamTestName(StreamTest test);  // "tcp_bw", "tcp_lat"
 
 struct StreamResult {
-    bool ok = false;        // at least one repetition finished
-    double bwMBs = 0;       // 10^6 bytes/s at the receiver (tcp_bw), median
-    double latMeanUs = 0;   // one-way (tcp_lat), medians of the repetitions' mean, p50, p99
+    bool ok = false;       // at least one repetition finished
+    double bwMBs = 0;      // 10^6 bytes/s at the receiver (tcp_bw), median
+    double latMeanUs = 0;  // one-way (tcp_lat), medians of the repetitions' mean, p50, p99
     double latP50Us = 0;
     double latP99Us = 0;
-    int repetitions = 0;    // finished runs behind the figures
-    uint64_t messages = 0;  // application messages the server received, all repetitions
+    int repetitions = 0;        // finished runs behind the figures
+    uint64_t messages = 0;      // application messages the server received, all repetitions
     CounterMap serverCounters;  // server engine, change over the runs (smcr only)
     CounterMap clientCounters;  // client engine, change over the runs (smcr only)
 };
@@ -43,8 +43,8 @@ struct StreamResult {
 struct StreamGrid {
     std::vector<std::vector<StreamResult>> bw;
     std::vector<std::vector<StreamResult>> lat;
-    std::vector<std::vector<std::vector<double>>> bwSamples;  // every repetition's MB/s
-    std::vector<std::vector<std::vector<double>>> latSamples; // every repetition's mean latency, us
+    std::vector<std::vector<std::vector<double>>> bwSamples;   // every repetition's MB/s
+    std::vector<std::vector<std::vector<double>>> latSamples;  // every repetition's mean latency, us
 };
 
 // The done runs of `campaignId` whose column label is in `columns` and

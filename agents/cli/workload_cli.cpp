@@ -13,7 +13,9 @@ namespace {
 
 std::atomic<bool> g_stop{false};
 
-void onStopSignal(int) { g_stop.store(true); }
+void onStopSignal(int) {
+    g_stop.store(true);
+}
 
 std::string toOptionName(const std::string& param) {
     std::string out = "--";
@@ -31,7 +33,8 @@ std::optional<Endpoint> parseEndpoint(const std::string& text, bool allowZeroPor
     }
     Endpoint e;
     e.host = text.substr(0, colon);
-    if (e.host.size() >= 2 && e.host.front() == '[' && e.host.back() == ']') e.host = e.host.substr(1, e.host.size() - 2);
+    if (e.host.size() >= 2 && e.host.front() == '[' && e.host.back() == ']')
+        e.host = e.host.substr(1, e.host.size() - 2);
     auto port = parseInt(text.substr(colon + 1));
     if (!port || *port < (allowZeroPort ? 0 : 1) || *port > 65535) {
         *error = "bad port in '" + text + "'";
@@ -58,8 +61,7 @@ bool takeTransportOption(ArgCursor& cursor, TransportChoice& choice) {
     return false;
 }
 
-bool takeEndpointOption(ArgCursor& cursor, const char* option, bool allowZeroPort,
-                        std::optional<Endpoint>& endpoint) {
+bool takeEndpointOption(ArgCursor& cursor, const char* option, bool allowZeroPort, std::optional<Endpoint>& endpoint) {
     auto value = cursor.takeValue(option);
     if (!value) return !cursor.error().empty();  // a missing value consumed the option
     std::string error;
@@ -80,8 +82,10 @@ bool takeParamOption(ArgCursor& cursor, std::span<const ParamOption> options, QJ
         switch (p.kind) {
             case ParamKind::count: {
                 const std::optional<int64_t> n = parseInt(*text);
-                if (n) params[p.key] = static_cast<double>(*n);
-                else cursor.setError(std::string(p.option) + ": expects a number, got '" + *text + "'");
+                if (n)
+                    params[p.key] = static_cast<double>(*n);
+                else
+                    cursor.setError(std::string(p.option) + ": expects a number, got '" + *text + "'");
                 return true;
             }
             case ParamKind::durationMs:
@@ -96,8 +100,10 @@ bool takeParamOption(ArgCursor& cursor, std::span<const ParamOption> options, QJ
                 cursor.setError(std::string(p.option) + ": not a parameter option");
                 return true;
         }
-        if (value) params[p.key] = static_cast<double>(*value);
-        else cursor.setError(std::string(p.option) + ": " + complaint + " '" + *text + "'");
+        if (value)
+            params[p.key] = static_cast<double>(*value);
+        else
+            cursor.setError(std::string(p.option) + ": " + complaint + " '" + *text + "'");
         return true;
     }
     return false;
@@ -120,7 +126,8 @@ bool takeSchemaOption(ArgCursor& cursor, const workloads::ParamSchema& schema, Q
         if (spec.type == workloads::ParamType::boolean) {
             // "--sendfile", "--sendfile on|off", "--sendfile=off", "--no-sendfile".
             if (!cursor.done() && cursor.peek().rfind(option + "=", 0) == 0) {
-                params[QString::fromStdString(spec.name)] = QString::fromStdString(cursor.next().substr(option.size() + 1));
+                params[QString::fromStdString(spec.name)] =
+                    QString::fromStdString(cursor.next().substr(option.size() + 1));
                 return true;
             }
             if (cursor.takeFlag(option)) {

@@ -38,8 +38,7 @@ smcr::Result<std::shared_ptr<transports::Transport>> openTransport(const Transpo
 // Consumes `option` ADDR:PORT (parseEndpoint) into `endpoint`; a bad one
 // sets the cursor's error ("--connect: expected ADDR:PORT ..."). False if the
 // current word is not the option.
-bool takeEndpointOption(ArgCursor& cursor, const char* option, bool allowZeroPort,
-                        std::optional<Endpoint>& endpoint);
+bool takeEndpointOption(ArgCursor& cursor, const char* option, bool allowZeroPort, std::optional<Endpoint>& endpoint);
 
 // A tool-style option that sets one numeric workload parameter, as the
 // tools spell it (wrk's -c, redis-benchmark's -n, qperf's -t 10s).

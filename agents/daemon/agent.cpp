@@ -36,8 +36,7 @@ std::optional<QSslConfiguration> loadTls(const DaemonOptions& options, QString* 
     const QList<QSslCertificate> chain = QSslCertificate::fromData(certFile.readAll(), QSsl::Pem);
     const QByteArray keyPem = keyFile.readAll();
     QSslKey key(keyPem, QSsl::Rsa, QSsl::Pem);
-    if (key.isNull())
-        key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem);
+    if (key.isNull()) key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem);
     if (chain.isEmpty()) {
         *why = QString("no PEM certificate in %1").arg(options.tlsCertFile);
         return std::nullopt;
@@ -59,12 +58,11 @@ Agent::Agent(DaemonOptions options, QByteArray token, PeerPolicy peers, QObject*
     : QObject(parent),
       m_options(std::move(options)),
       m_peers(std::move(peers)),
-      m_webSockets("smclab-agent", m_options.tlsCertFile.isEmpty() ? QWebSocketServer::NonSecureMode
-                                                                   : QWebSocketServer::SecureMode),
+      m_webSockets("smclab-agent",
+                   m_options.tlsCertFile.isEmpty() ? QWebSocketServer::NonSecureMode : QWebSocketServer::SecureMode),
       m_gate(std::move(token), &m_webSockets) {
     m_peers.setLoopbackAllowed(m_options.allowLoopbackPeers);
-    m_capabilities =
-        probeCapabilities({m_options.maxRuns, m_options.maxDurationMs, protocol::kMinSampleIntervalMs});
+    m_capabilities = probeCapabilities({m_options.maxRuns, m_options.maxDurationMs, protocol::kMinSampleIntervalMs});
     connect(&m_webSockets, &QWebSocketServer::newConnection, this, &Agent::onNewConnection);
     m_shutdownDeadline.setSingleShot(true);
     connect(&m_shutdownDeadline, &QTimer::timeout, this, [this] {
@@ -87,11 +85,9 @@ bool Agent::start(QString* why) {
     std::optional<QSslConfiguration> tls;
     if (!m_options.tlsCertFile.isEmpty()) {
         tls = loadTls(m_options, why);
-        if (!tls)
-            return false;
+        if (!tls) return false;
     }
-    if (!m_gate.listen(m_options.listen, tls, why))
-        return false;
+    if (!m_gate.listen(m_options.listen, tls, why)) return false;
     return true;
 }
 
@@ -102,8 +98,7 @@ void Agent::registerRun(const QString& runId, Run* run) {
 
 void Agent::unregisterRun(const QString& runId) {
     const auto found = m_runs.constFind(runId);
-    if (found == m_runs.constEnd())
-        return;
+    if (found == m_runs.constEnd()) return;
     // A run dropped with its session before it ended counts as stopped.
     const protocol::RunState state = found.value()->state();
     ++m_runsEnded[protocol::isTerminal(state) ? state : protocol::RunState::stopped];
@@ -112,8 +107,7 @@ void Agent::unregisterRun(const QString& runId) {
 
 QList<const Run*> Agent::runs() const {
     QList<const Run*> out;
-    for (const Run* run : m_runs)
-        out.append(run);
+    for (const Run* run : m_runs) out.append(run);
     return out;
 }
 
@@ -137,22 +131,18 @@ void Agent::onSessionClosed(Session* session) {
 }
 
 void Agent::shutdown() {
-    if (m_shuttingDown)
-        return;
+    if (m_shuttingDown) return;
     m_shuttingDown = true;
-    qInfo("shutdown: stopping %d run(s), closing %d session(s)", activeRuns(),
-          static_cast<int>(m_sessions.size()));
+    qInfo("shutdown: stopping %d run(s), closing %d session(s)", activeRuns(), static_cast<int>(m_sessions.size()));
     m_gate.close();
     m_shutdownDeadline.start(kShutdownDeadlineMs);
     const QList<Session*> sessions = m_sessions;
-    for (Session* session : sessions)
-        session->beginShutdown();
+    for (Session* session : sessions) session->beginShutdown();
     checkShutdownDone();
 }
 
 void Agent::checkShutdownDone() {
-    if (!m_shuttingDown || !m_sessions.isEmpty() || m_closeLinger.isActive())
-        return;
+    if (!m_shuttingDown || !m_sessions.isEmpty() || m_closeLinger.isActive()) return;
     m_shutdownDeadline.stop();
     // Sessions close only after their sockets did, so little is left to send.
     m_closeLinger.start(m_runs.isEmpty() ? 0 : kCloseLingerMs);

@@ -33,15 +33,12 @@ void addAgentFamilies(const Agent& agent, MetricsPage* page) {
                              RunState::stopping};
     for (const RunState state : live) {
         qsizetype count = 0;
-        for (const Run* run : agent.runs())
-            count += run->state() == state ? 1 : 0;
-        page->add(QStringLiteral("smclab_agent_runs"), MetricType::gauge,
-                  QStringLiteral("runs now, by state"),
+        for (const Run* run : agent.runs()) count += run->state() == state ? 1 : 0;
+        page->add(QStringLiteral("smclab_agent_runs"), MetricType::gauge, QStringLiteral("runs now, by state"),
                   {{QStringLiteral("state"), protocol::runStateName(state)}}, static_cast<double>(count));
     }
     page->add(QStringLiteral("smclab_agent_runs_started_total"), MetricType::counter,
-              QStringLiteral("runs accepted since the agent started"), {},
-              static_cast<double>(agent.runsStarted()));
+              QStringLiteral("runs accepted since the agent started"), {}, static_cast<double>(agent.runsStarted()));
     for (const RunState state : {RunState::finished, RunState::stopped, RunState::failed}) {
         page->add(QStringLiteral("smclab_agent_runs_ended_total"), MetricType::counter,
                   QStringLiteral("runs ended since the agent started, by final state"),
@@ -56,8 +53,7 @@ void addEngineFamilies(const Run& run, MetricsPage* page) {
                                  {QStringLiteral("workload"), run.spec().workload}};
     for (const transports::Counter& counter : run.transport()->counters()) {
         EngineMetric metric = engineMetric(counter.name);
-        if (metric.name.isEmpty())
-            continue;
+        if (metric.name.isEmpty()) continue;
         MetricLabels labels = runLabels;
         labels.append(metric.labels);
         page->add(metric.name, metric.type, metric.help, labels, static_cast<double>(counter.value));
@@ -72,8 +68,7 @@ MetricsPage agentMetrics(const Agent& agent) {
     for (const Run* run : agent.runs()) {
         // libsmcr runs only: tcp and ksmc counters are the kernel's, which
         // node_exporter already serves.
-        if (run->isActive() && run->transport() && run->transport()->name() == "smcr")
-            addEngineFamilies(*run, &page);
+        if (run->isActive() && run->transport() && run->transport()->name() == "smcr") addEngineFamilies(*run, &page);
     }
     addPreloadFamilies(&page);
     return page;

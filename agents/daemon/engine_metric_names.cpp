@@ -13,8 +13,7 @@ struct Entry {
 
 // Gauges are levels (now, or a high-water mark); everything else only grows.
 constexpr Entry kTable[] = {
-    {"cdc_sent", "smcr_cdc_msgs_sent_total", MetricType::counter,
-     "CDC messages sent (data and window updates)"},
+    {"cdc_sent", "smcr_cdc_msgs_sent_total", MetricType::counter, "CDC messages sent (data and window updates)"},
     {"cdc_received", "smcr_cdc_msgs_received_total", MetricType::counter, "CDC messages received"},
     {"rdma_writes", "smcr_rdma_writes_total", MetricType::counter, "RDMA WRITEs posted into peer RMBs"},
     {"tx_bytes", "smcr_tx_bytes_total", MetricType::counter,
@@ -29,8 +28,7 @@ constexpr Entry kTable[] = {
      "pushes that found the peer RMB full (kernel SMC_NLA_STATS_RMB_TX_PEER_FULL_CNT)"},
     {"buf_full", "smcr_rmb_tx_full_total", MetricType::counter,
      "sends that found the local send buffer full (kernel SMC_NLA_STATS_RMB_TX_FULL_CNT)"},
-    {"cork_calls", "smcr_corked_calls_total", MetricType::counter,
-     "send calls with MSG_MORE or TCP_CORK set"},
+    {"cork_calls", "smcr_corked_calls_total", MetricType::counter, "send calls with MSG_MORE or TCP_CORK set"},
     {"nodelay_calls", "smcr_nodelay_calls_total", MetricType::counter, "send calls with TCP_NODELAY set"},
     {"sendfile_calls", "smcr_sendfile_calls_total", MetricType::counter,
      "sendfile calls (kernel SMC_NLA_STATS_T_SENDPAGE_CNT)"},
@@ -38,8 +36,7 @@ constexpr Entry kTable[] = {
      "corked data pushed by clearing TCP_CORK or the cork timer (kernel cork_cnt)"},
     {"nodelay_pushes", "smcr_ndly_pushes_total", MetricType::counter,
      "pending data pushed by setting TCP_NODELAY (kernel ndly_cnt)"},
-    {"tx_bytes_per_write", "smcr_tx_bytes_per_rdma_write", MetricType::gauge,
-     "mean bytes per RDMA WRITE so far"},
+    {"tx_bytes_per_write", "smcr_tx_bytes_per_rdma_write", MetricType::gauge, "mean bytes per RDMA WRITE so far"},
     {"clnt_success", "smcr_clnt_success_total", MetricType::counter,
      "SMC-R connections made as client (kernel SMC_NLA_STATS_T_CLNT_V1_SUCC)"},
     {"srv_success", "smcr_srv_success_total", MetricType::counter,
@@ -60,10 +57,8 @@ constexpr Entry kTable[] = {
     {"rx_backlog_max", "smcr_rx_backlog_max", MetricType::gauge, "most CDCs waiting in a link's RX backlog"},
     {"hs_queue_depth_max", "smcr_hs_queue_depth_max", MetricType::gauge,
      "most connections waiting for a listener's handshake worker"},
-    {"rmb_alloc", "smcr_rmb_alloc_total", MetricType::counter,
-     "RMBs allocated (kernel SMC_NLA_STATS_RMB_ALLOC_CNT)"},
-    {"rmb_reuse", "smcr_rmb_reuse_total", MetricType::counter,
-     "RMBs reused (kernel SMC_NLA_STATS_RMB_REUSE_CNT)"},
+    {"rmb_alloc", "smcr_rmb_alloc_total", MetricType::counter, "RMBs allocated (kernel SMC_NLA_STATS_RMB_ALLOC_CNT)"},
+    {"rmb_reuse", "smcr_rmb_reuse_total", MetricType::counter, "RMBs reused (kernel SMC_NLA_STATS_RMB_REUSE_CNT)"},
     {"sndbuf_alloc", "smcr_sndbuf_alloc_total", MetricType::counter, "send buffers allocated"},
     {"sndbuf_reuse", "smcr_sndbuf_reuse_total", MetricType::counter, "send buffers reused"},
     {"cq_events", "smcr_cq_events_total", MetricType::counter, "completion-channel wake-ups"},
@@ -72,8 +67,7 @@ constexpr Entry kTable[] = {
 
 // "PEERNOSMC" from "fallback.client.PEERNOSMC" after the given prefix.
 bool splitReason(std::string_view rest, std::string_view prefix, std::string_view* reason) {
-    if (!rest.starts_with(prefix))
-        return false;
+    if (!rest.starts_with(prefix)) return false;
     *reason = rest.substr(prefix.size());
     return !reason->empty();
 }
@@ -86,8 +80,7 @@ QString text(std::string_view s) {
 
 EngineMetric engineMetric(std::string_view flatName) {
     constexpr std::string_view kPrefix = "smcr.";
-    if (!flatName.starts_with(kPrefix))
-        return {};
+    if (!flatName.starts_with(kPrefix)) return {};
     const std::string_view rest = flatName.substr(kPrefix.size());
     std::string_view reason;
     for (const char* side : {"client", "server"}) {
@@ -95,8 +88,7 @@ EngineMetric engineMetric(std::string_view flatName) {
             return {QStringLiteral("smcr_fallbacks_total"),
                     MetricType::counter,
                     QStringLiteral("connections that fell back to TCP, by side and CLC decline reason"),
-                    {{QStringLiteral("side"), QString::fromLatin1(side)},
-                     {QStringLiteral("reason"), text(reason)}}};
+                    {{QStringLiteral("side"), QString::fromLatin1(side)}, {QStringLiteral("reason"), text(reason)}}};
         }
     }
     if (splitReason(rest, "peer_decline.", &reason)) {
@@ -114,8 +106,7 @@ EngineMetric engineMetric(std::string_view flatName) {
     // characters outside [a-zA-Z0-9_] become '_' (the format's name rule).
     QString name = QStringLiteral("smcr_") + text(rest);
     for (QChar& c : name) {
-        if (!c.isLetterOrNumber() || c.unicode() > 127)
-            c = QLatin1Char('_');
+        if (!c.isLetterOrNumber() || c.unicode() > 127) c = QLatin1Char('_');
     }
     return {name + QStringLiteral("_total"),
             MetricType::counter,

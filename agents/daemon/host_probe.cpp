@@ -21,15 +21,13 @@ namespace {
 
 QString readLine(const QString& path) {
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
+    if (!file.open(QIODevice::ReadOnly)) return {};
     return QString::fromUtf8(file.readLine()).trimmed();
 }
 
 QString cpuModel() {
     QFile file("/proc/cpuinfo");
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
+    if (!file.open(QIODevice::ReadOnly)) return {};
     // /proc files report size 0, so read until EOF rather than trusting atEnd().
     const QStringList lines = QString::fromUtf8(file.readAll()).split('\n');
     for (const QString& line : lines) {
@@ -77,8 +75,8 @@ QList<protocol::Availability> fabrics() {
 #ifdef SMCLAB_HAVE_FABRIC_REGISTRY
     for (const auto& backend : smcr::fabric::backends()) {
         const smcr::Status status = backend.probe();
-        list.append({backend.name, status.ok(),
-                     status.ok() ? QString() : QString::fromStdString(status.error().message)});
+        list.append(
+            {backend.name, status.ok(), status.ok() ? QString() : QString::fromStdString(status.error().message)});
     }
 #endif
     return list;
@@ -102,8 +100,7 @@ QList<protocol::RdmaDevice> probeRdmaDevices(const QString& sysfsRoot) {
         }
         const QDir net(root.filePath(name + "/device/net"));
         const QStringList netDevices = net.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-        if (!netDevices.isEmpty())
-            device.netDevice = netDevices.first();
+        if (!netDevices.isEmpty()) device.netDevice = netDevices.first();
         devices.append(device);
     }
     return devices;
@@ -120,11 +117,9 @@ protocol::Capabilities probeCapabilities(const protocol::AgentLimits& limits) {
         const protocol::Availability item{entry.name, availability.available,
                                           QString::fromStdString(availability.reason)};
         caps.transports.append(item);
-        if (item.name == "ksmc")
-            caps.ksmc = item;
+        if (item.name == "ksmc") caps.ksmc = item;
     }
-    if (caps.ksmc.name.isEmpty())
-        caps.ksmc = {"ksmc", false, "this build has no ksmc transport"};
+    if (caps.ksmc.name.isEmpty()) caps.ksmc = {"ksmc", false, "this build has no ksmc transport"};
     for (const workloads::Workload* workload : workloads::workloadRegistry()) {
         caps.workloads.append(QString::fromStdString(workload->name()));
     }

@@ -30,8 +30,8 @@ void writeLine(QtMsgType level, const QMessageLogContext&, const QString& messag
     }
     const QByteArray stamp = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toUtf8();
     // One fprintf per line so lines from worker threads never interleave.
-    std::fprintf(stderr, "%s smclab-agent[%d] %s: %s\n", stamp.constData(), static_cast<int>(::getpid()),
-                 name, message.toUtf8().constData());
+    std::fprintf(stderr, "%s smclab-agent[%d] %s: %s\n", stamp.constData(), static_cast<int>(::getpid()), name,
+                 message.toUtf8().constData());
     std::fflush(stderr);
 }
 

@@ -5,8 +5,7 @@
 namespace smclab::daemon {
 
 qint64 LoginLimiter::delayFor(int failures) {
-    if (failures < kFreeFailures)
-        return 0;
+    if (failures < kFreeFailures) return 0;
     const int doublings = std::min(failures - kFreeFailures, 20);
     return std::min(kBaseDelayMs << doublings, kMaxDelayMs);
 }
@@ -14,8 +13,7 @@ qint64 LoginLimiter::delayFor(int failures) {
 qint64 LoginLimiter::retryAfterMs(const QHostAddress& address) {
     prune();
     const auto it = m_entries.constFind(address.toString());
-    if (it == m_entries.constEnd())
-        return 0;
+    if (it == m_entries.constEnd()) return 0;
     const qint64 readyAt = it->lastFailureMs + delayFor(it->failures);
     return std::max<qint64>(0, readyAt - m_clock.elapsed());
 }

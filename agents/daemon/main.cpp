@@ -1,12 +1,12 @@
 // smclab-agent: the lab daemon (agents/daemon/agent.h). Prints
 // "listening on ADDR:PORT" on stdout once it accepts controllers, so scripts
 // and tests can start it on port 0 and learn the port.
-#include <sched.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <sched.h>
 
 #include <smcr/version.h>
 

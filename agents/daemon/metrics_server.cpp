@@ -16,10 +16,8 @@ constexpr int kMaxOpenConnections = 16;
 
 QByteArray reply(const QByteArray& status, const QByteArray& contentType, const QByteArray& body, bool head) {
     QByteArray out = "HTTP/1.1 " + status + "\r\nContent-Type: " + contentType +
-                     "\r\nContent-Length: " + QByteArray::number(body.size()) +
-                     "\r\nConnection: close\r\n\r\n";
-    if (!head)
-        out += body;
+                     "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n";
+    if (!head) out += body;
     return out;
 }
 
@@ -32,8 +30,7 @@ MetricsServer::MetricsServer(const PeerPolicy& peers, PageSource page, QObject* 
 
 bool MetricsServer::listen(const protocol::Endpoint& endpoint, QString* why) {
     if (!m_server.listen(endpoint.address, endpoint.port)) {
-        *why = QStringLiteral("--metrics: cannot listen on %1: %2")
-                   .arg(endpoint.toString(), m_server.errorString());
+        *why = QStringLiteral("--metrics: cannot listen on %1: %2").arg(endpoint.toString(), m_server.errorString());
         return false;
     }
     return true;

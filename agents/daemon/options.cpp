@@ -1,8 +1,8 @@
 #include "options.h"
 
-#include <sched.h>
-
 #include <cstdio>
+
+#include <sched.h>
 
 #include <smcr/version.h>
 
@@ -32,10 +32,9 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
                                     "Listen on ADDR:PORT (IPv4, or [IPv6]:PORT; port 0 = ephemeral). "
                                     "Default 127.0.0.1:7600.",
                                     "ADDR:PORT", "127.0.0.1:7600");
-    const QCommandLineOption tokenFile("token-file",
-                                       "Read the controllers' bearer token from FILE (required).", "FILE");
-    const QCommandLineOption tlsCert("tls-cert", "Serve wss:// with this PEM certificate (needs --tls-key).",
-                                     "FILE");
+    const QCommandLineOption tokenFile("token-file", "Read the controllers' bearer token from FILE (required).",
+                                       "FILE");
+    const QCommandLineOption tlsCert("tls-cert", "Serve wss:// with this PEM certificate (needs --tls-key).", "FILE");
     const QCommandLineOption tlsKey("tls-key", "PEM private key for --tls-cert.", "FILE");
     const QCommandLineOption allowPeer("allow-peer",
                                        "Let client runs connect to peers in CIDR (repeatable). Loopback is "
@@ -45,29 +44,26 @@ ParseOutcome parseOptions(const QStringList& arguments, DaemonOptions* options) 
                                         "Do not let client runs connect to loopback addresses (only "
                                         "--allow-peer ones).");
     const QCommandLineOption maxRuns("max-runs", "At most N runs at once (default 4, 1..64).", "N", "4");
-    const QCommandLineOption maxDuration("max-duration", "Refuse runs longer than S seconds (default 3600).",
-                                         "S", "3600");
-    const QCommandLineOption grace("disconnect-grace-ms",
-                                   "Stop a vanished controller's runs after MS milliseconds (default 2000).",
-                                   "MS", "2000");
-    const QCommandLineOption httpRoot(
-        "http-root",
-        "Let http server runs serve files under DIR (params.root); without it they "
-        "serve only the generated page.",
-        "DIR");
+    const QCommandLineOption maxDuration("max-duration", "Refuse runs longer than S seconds (default 3600).", "S",
+                                         "3600");
+    const QCommandLineOption grace(
+        "disconnect-grace-ms", "Stop a vanished controller's runs after MS milliseconds (default 2000).", "MS", "2000");
+    const QCommandLineOption httpRoot("http-root",
+                                      "Let http server runs serve files under DIR (params.root); without it they "
+                                      "serve only the generated page.",
+                                      "DIR");
     const QCommandLineOption metrics(
         "metrics",
         "Serve Prometheus metrics at http://ADDR:PORT/metrics (agent, runs, libsmcr engine counters) to "
         "loopback and --allow-peer scrapers. Off by default.",
         "ADDR:PORT");
     const QCommandLineOption cpu("cpu", "Run on CPU N only, like taskset -c N (default: not pinned).", "N");
-    const QCommandLineOption tool(
-        "tool",
-        "Run the tool program NAME (qperf, nginx, wrk, redis-server, redis-benchmark, "
-        "iperf3, smcr_run, smc_run) from PATH instead of looking on $PATH (repeatable).",
-        "NAME=PATH");
-    parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
-                       maxDuration, grace, httpRoot, metrics, cpu, tool});
+    const QCommandLineOption tool("tool",
+                                  "Run the tool program NAME (qperf, nginx, wrk, redis-server, redis-benchmark, "
+                                  "iperf3, smcr_run, smc_run) from PATH instead of looking on $PATH (repeatable).",
+                                  "NAME=PATH");
+    parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns, maxDuration,
+                       grace, httpRoot, metrics, cpu, tool});
 
     if (!parser.parse(arguments)) {
         usageError(parser.errorText());

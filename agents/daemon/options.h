@@ -17,12 +17,12 @@ struct DaemonOptions {
     QString tokenFile;
     QString tlsCertFile;
     QString tlsKeyFile;
-    QStringList allowPeers;  // CIDRs, in addition to loopback
+    QStringList allowPeers;          // CIDRs, in addition to loopback
     bool allowLoopbackPeers = true;  // --no-loopback-peers: false
     int maxRuns = 4;
     qint64 maxDurationMs = 3'600'000;
     qint64 disconnectGraceMs = 2000;
-    QString httpRoot;  // directory under which http servers may serve files (empty: none)
+    QString httpRoot;                           // directory under which http servers may serve files (empty: none)
     std::optional<protocol::Endpoint> metrics;  // --metrics ADDR:PORT; none: no metrics endpoint
     // --cpu: the CPU the whole agent runs on (taskset -c N, as the cover
     // letters pin qperf), -1 = not pinned. Two agents of a local lab on one

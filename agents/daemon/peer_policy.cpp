@@ -22,27 +22,22 @@ bool PeerPolicy::addCidr(const QString& cidr, QString* why) {
 }
 
 bool PeerPolicy::isAllowed(const QHostAddress& address) const {
-    if (address.isLoopback())
-        return m_loopback;
+    if (address.isLoopback()) return m_loopback;
     // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
     bool isV4 = false;
     const quint32 v4 = address.toIPv4Address(&isV4);
     const QHostAddress plain = isV4 ? QHostAddress(v4) : address;
-    if (plain.isLoopback())
-        return m_loopback;
+    if (plain.isLoopback()) return m_loopback;
     for (const auto& subnet : m_subnets) {
-        if (plain.isInSubnet(subnet))
-            return true;
+        if (plain.isInSubnet(subnet)) return true;
     }
     return false;
 }
 
 QStringList PeerPolicy::describe() const {
     QStringList list;
-    if (m_loopback)
-        list.append("loopback");
-    for (const auto& subnet : m_subnets)
-        list.append(subnet.first.toString() + '/' + QString::number(subnet.second));
+    if (m_loopback) list.append("loopback");
+    for (const auto& subnet : m_subnets) list.append(subnet.first.toString() + '/' + QString::number(subnet.second));
     return list;
 }
 

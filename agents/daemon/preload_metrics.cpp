@@ -11,15 +11,12 @@ namespace smclab::daemon {
 
 void addPreloadProcess(const QByteArray& statJson, MetricsPage* page) {
     const QJsonObject stats = QJsonDocument::fromJson(statJson).object();
-    if (stats.isEmpty())
-        return;
-    const MetricLabels process{
-        {QStringLiteral("pid"), QString::number(stats.value(QLatin1String("pid")).toInteger())},
-        {QStringLiteral("program"), stats.value(QLatin1String("program")).toString()}};
+    if (stats.isEmpty()) return;
+    const MetricLabels process{{QStringLiteral("pid"), QString::number(stats.value(QLatin1String("pid")).toInteger())},
+                               {QStringLiteral("program"), stats.value(QLatin1String("program")).toString()}};
     auto with = [&](std::initializer_list<QPair<QString, QString>> extra) {
         MetricLabels labels = process;
-        for (const auto& label : extra)
-            labels.append(label);
+        for (const auto& label : extra) labels.append(label);
         return labels;
     };
     auto number = [&](const char* key) { return stats.value(QLatin1String(key)).toDouble(); };
@@ -29,17 +26,16 @@ void addPreloadProcess(const QByteArray& statJson, MetricsPage* page) {
     const QString connections = QStringLiteral("smcr_preload_connections_total");
     const QString connectionsHelp =
         QStringLiteral("TCP sockets the program connected or accepted, by the path they took");
+    page->add(
+        connections, MetricType::counter, connectionsHelp,
+        with({{QStringLiteral("path"), QStringLiteral("smc")}, {QStringLiteral("side"), QStringLiteral("client")}}),
+        number("smc_client"));
+    page->add(
+        connections, MetricType::counter, connectionsHelp,
+        with({{QStringLiteral("path"), QStringLiteral("smc")}, {QStringLiteral("side"), QStringLiteral("server")}}),
+        number("smc_server"));
     page->add(connections, MetricType::counter, connectionsHelp,
-              with({{QStringLiteral("path"), QStringLiteral("smc")},
-                    {QStringLiteral("side"), QStringLiteral("client")}}),
-              number("smc_client"));
-    page->add(connections, MetricType::counter, connectionsHelp,
-              with({{QStringLiteral("path"), QStringLiteral("smc")},
-                    {QStringLiteral("side"), QStringLiteral("server")}}),
-              number("smc_server"));
-    page->add(connections, MetricType::counter, connectionsHelp,
-              with({{QStringLiteral("path"), QStringLiteral("tcp")},
-                    {QStringLiteral("side"), QStringLiteral("any")}}),
+              with({{QStringLiteral("path"), QStringLiteral("tcp")}, {QStringLiteral("side"), QStringLiteral("any")}}),
               number("tcp_connections"));
     const QJsonObject reasons = stats.value(QLatin1String("fallbacks")).toObject();
     for (auto it = reasons.begin(); it != reasons.end(); ++it) {
@@ -61,8 +57,7 @@ void addPreloadProcess(const QByteArray& statJson, MetricsPage* page) {
     const QJsonObject engine = stats.value(QLatin1String("engine")).toObject();
     for (auto it = engine.begin(); it != engine.end(); ++it) {
         EngineMetric metric = engineMetric(it.key().toStdString());
-        if (metric.name.isEmpty())
-            continue;
+        if (metric.name.isEmpty()) continue;
         MetricLabels labels = process;
         labels.append(metric.labels);
         page->add(metric.name, metric.type, metric.help, labels, it.value().toDouble());
@@ -72,8 +67,7 @@ void addPreloadProcess(const QByteArray& statJson, MetricsPage* page) {
 void addPreloadFamilies(MetricsPage* page, int timeoutMs) {
     for (const pid_t pid : smcr::preload::controlPids()) {
         auto answer = smcr::preload::controlRequest(pid, "stat\n", timeoutMs);
-        if (!answer)
-            continue;  // gone since it registered (its endpoint is stale)
+        if (!answer) continue;  // gone since it registered (its endpoint is stale)
         addPreloadProcess(QByteArray::fromStdString(answer.value()), page);
     }
 }

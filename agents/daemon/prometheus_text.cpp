@@ -24,13 +24,10 @@ QString escaped(const QString& text, bool quote) {
 }
 
 QString formatValue(double value) {
-    if (std::isnan(value))
-        return QStringLiteral("NaN");
-    if (std::isinf(value))
-        return value > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");
+    if (std::isnan(value)) return QStringLiteral("NaN");
+    if (std::isinf(value)) return value > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");
     // Integral counters print as integers (up to 2^53 they are exact in a double).
-    if (value == std::floor(value) && std::fabs(value) < 9.0e15)
-        return QString::number(static_cast<qint64>(value));
+    if (value == std::floor(value) && std::fabs(value) < 9.0e15) return QString::number(static_cast<qint64>(value));
     return QString::number(value, 'g', 17);
 }
 
@@ -56,8 +53,8 @@ QByteArray formatExposition(const QList<MetricFamily>& families) {
     for (const MetricFamily& family : families) {
         out += QStringLiteral("# HELP %1 %2\n").arg(family.name, escaped(family.help, false));
         out += QStringLiteral("# TYPE %1 %2\n")
-                   .arg(family.name, family.type == MetricType::counter ? QStringLiteral("counter")
-                                                                        : QStringLiteral("gauge"));
+                   .arg(family.name,
+                        family.type == MetricType::counter ? QStringLiteral("counter") : QStringLiteral("gauge"));
         for (const MetricSample& sample : family.samples) {
             out += family.name;
             if (!sample.labels.isEmpty()) {

@@ -31,8 +31,7 @@ struct MetricFamily {
 // requires a family to appear once).
 class MetricsPage {
 public:
-    void add(const QString& name, MetricType type, const QString& help, const MetricLabels& labels,
-             double value);
+    void add(const QString& name, MetricType type, const QString& help, const MetricLabels& labels, double value);
     const QList<MetricFamily>& families() const { return m_families; }
     QByteArray toText() const;
 

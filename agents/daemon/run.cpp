@@ -31,8 +31,7 @@ protocol::Samples toSamples(const QString& runId, qint64 seq, const workloads::S
     out.intervalMs = static_cast<qint64>(sample.intervalSec * 1000.0 + 0.5);
     out.warmup = sample.warmup;
     out.bytes = sample.bytes;
-    out.throughputBps =
-        sample.intervalSec > 0 ? static_cast<double>(sample.bytes) * 8.0 / sample.intervalSec : 0.0;
+    out.throughputBps = sample.intervalSec > 0 ? static_cast<double>(sample.bytes) * 8.0 / sample.intervalSec : 0.0;
     out.ops = sample.ops;
     out.opsPerSec = sample.opsPerSec;
     if (sample.latency.count > 0) {
@@ -57,8 +56,8 @@ protocol::Samples toSamples(const QString& runId, qint64 seq, const workloads::S
 }  // namespace
 
 Run::Run(protocol::StartRun spec, const workloads::Workload* workload, QJsonObject params,
-         std::shared_ptr<transports::Transport> transport,
-         std::map<std::string, std::string> previousSettings, QObject* parent)
+         std::shared_ptr<transports::Transport> transport, std::map<std::string, std::string> previousSettings,
+         QObject* parent)
     : QObject(parent),
       m_spec(std::move(spec)),
       m_workload(workload),
@@ -79,14 +78,12 @@ Run::Run(protocol::StartRun spec, const workloads::Workload* workload, QJsonObje
 
 Run::~Run() {
     m_stop.store(true);
-    if (m_thread.joinable())
-        m_thread.join();
+    if (m_thread.joinable()) m_thread.join();
     restoreSettings();
 }
 
 void Run::setState(RunState state) {
-    if (state == m_state)
-        return;
+    if (state == m_state) return;
     m_state = state;
     emit stateChanged(id(), state, elapsedMs());
 }
@@ -151,31 +148,26 @@ void Run::start() {
         QMetaObject::invokeMethod(
             this, [this, outcome] { onWorkerDone(outcome); }, Qt::QueuedConnection);
     });
-    if (m_spec.role == protocol::Role::client)
-        setState(RunState::running);
+    if (m_spec.role == protocol::Role::client) setState(RunState::running);
 }
 
 void Run::onListening(quint16 port) {
-    if (!isActive() || m_state == RunState::stopping)
-        return;
+    if (!isActive() || m_state == RunState::stopping) return;
     setState(RunState::ready);
     emit ready({id(), m_spec.listen.address.toString(), port});
     setState(RunState::running);
 }
 
 void Run::requestStop(EndCause cause) {
-    if (!isActive())
-        return;
-    if (m_endCause == EndCause::none)
-        m_endCause = cause;
+    if (!isActive()) return;
+    if (m_endCause == EndCause::none) m_endCause = cause;
     m_stop.store(true);
     setState(RunState::stopping);
 }
 
 protocol::ProtocolError Run::applyLiveSettings(const QJsonObject& settings, protocol::SettingsApplied* out) {
     out->runId = id();
-    const protocol::ProtocolError error =
-        applySettings(*m_transport, settings, &m_previousSettings, &out->applied);
+    const protocol::ProtocolError error = applySettings(*m_transport, settings, &m_previousSettings, &out->applied);
     // A tool under smcr_run: the same (validated) settings into its engines.
     if (!error.isError() && m_transport->name() == "smcr" && m_toolGroup.load() > 0) {
         for (auto it = out->applied.begin(); it != out->applied.end(); ++it) {
@@ -203,8 +195,7 @@ void Run::restoreSettings() {
 }
 
 void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>& outcome) {
-    if (m_thread.joinable())
-        m_thread.join();
+    if (m_thread.joinable()) m_thread.join();
     m_deadline.stop();
 
     protocol::RunResult result;

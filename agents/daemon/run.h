@@ -6,7 +6,6 @@
 // methods are thread-safe).
 #pragma once
 
-#include "host_state.h"
 #include <atomic>
 #include <map>
 #include <memory>
@@ -18,6 +17,7 @@
 #include <QObject>
 #include <QTimer>
 
+#include "host_state.h"
 #include "protocol/messages.h"
 #include "protocol/protocol_error.h"
 #include "transport.h"

@@ -34,22 +34,18 @@ ProtocolError paramsError(const smcr::Error& error) {
 
 bool schemaHas(const workloads::ParamSchema& schema, const char* name) {
     for (const workloads::ParamSpec& spec : schema) {
-        if (spec.name == name)
-            return true;
+        if (spec.name == name) return true;
     }
     return false;
 }
 
 // Empty when `root` lies inside `allowedRoot` (both resolved, symlinks too).
 QString checkServedRoot(const QString& root, const QString& allowedRoot) {
-    if (root.isEmpty())
-        return {};
-    if (allowedRoot.isEmpty())
-        return "serving files is off on this agent (start it with --http-root DIR)";
+    if (root.isEmpty()) return {};
+    if (allowedRoot.isEmpty()) return "serving files is off on this agent (start it with --http-root DIR)";
     const QString resolved = QFileInfo(root).canonicalFilePath();
     const QString allowed = QFileInfo(allowedRoot).canonicalFilePath();
-    if (resolved.isEmpty())
-        return QString("'%1' does not exist").arg(root);
+    if (resolved.isEmpty()) return QString("'%1' does not exist").arg(root);
     if (allowed.isEmpty() || (resolved != allowed && !resolved.startsWith(allowed + '/'))) {
         return QString("'%1' is outside the agent's --http-root %2").arg(root, allowedRoot);
     }
@@ -73,17 +69,14 @@ Session::Session(QWebSocket* socket, Agent& agent, QString id)
     socket->setMaxAllowedIncomingMessageSize(kMaxMessageBytes);
     connect(socket, &QWebSocket::textMessageReceived, this, &Session::onText);
     connect(socket, &QWebSocket::binaryMessageReceived, this, [this] {
-        sendError(
-            makeError(errc::kBadJson, {}, "binary messages are not part of the protocol; send JSON text"),
-            -1);
+        sendError(makeError(errc::kBadJson, {}, "binary messages are not part of the protocol; send JSON text"), -1);
     });
     connect(socket, &QWebSocket::disconnected, this, &Session::onDisconnected);
     m_grace.setSingleShot(true);
     connect(&m_grace, &QTimer::timeout, this, [this] {
         qInfo("session %s: controller gone for %lld ms; stopping its %d run(s)", qPrintable(m_id),
               static_cast<long long>(m_agent.options().disconnectGraceMs), activeRuns());
-        for (Run* run : m_runs)
-            run->requestStop(Run::EndCause::request);
+        for (Run* run : m_runs) run->requestStop(Run::EndCause::request);
     });
 
     qInfo("session %s: controller %s connected", qPrintable(m_id), qPrintable(m_peer));
@@ -92,33 +85,28 @@ Session::Session(QWebSocket* socket, Agent& agent, QString id)
 }
 
 Session::~Session() {
-    for (Run* run : m_runs)
-        m_agent.unregisterRun(run->id());
+    for (Run* run : m_runs) m_agent.unregisterRun(run->id());
 }
 
 int Session::activeRuns() const {
     int count = 0;
-    for (const Run* run : m_runs)
-        count += run->isActive() ? 1 : 0;
+    for (const Run* run : m_runs) count += run->isActive() ? 1 : 0;
     return count;
 }
 
 void Session::send(const QJsonObject& message) {
-    if (!m_socket)
-        return;
+    if (!m_socket) return;
     m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
 }
 
 void Session::sendReply(QJsonObject message, qint64 requestId) {
-    if (requestId >= 0)
-        message.insert("id", requestId);
+    if (requestId >= 0) message.insert("id", requestId);
     send(message);
 }
 
 void Session::sendError(const ProtocolError& error, qint64 requestId, const QString& runId) {
     QJsonObject message = error.toJson();
-    if (!runId.isEmpty())
-        message.insert("run_id", runId);
+    if (!runId.isEmpty()) message.insert("run_id", runId);
     qInfo("session %s: error %s%s: %s", qPrintable(m_id), qPrintable(error.code),
           error.field.isEmpty() ? "" : qPrintable(" (" + error.field + ")"), qPrintable(error.message));
     sendReply(message, requestId);
@@ -157,8 +145,7 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
                           .arg(maxDurationMs));
     }
     if (m_agent.runIdInUse(runId)) {
-        return refuse(errc::kDuplicateRun, "run_id",
-                      QString("run_id: a run '%1' is already active").arg(runId));
+        return refuse(errc::kDuplicateRun, "run_id", QString("run_id: a run '%1' is already active").arg(runId));
     }
     if (m_agent.activeRuns() >= m_agent.options().maxRuns) {
         return refuse(errc::kTooManyRuns, {},
@@ -166,12 +153,10 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
     }
     const workloads::Workload* workload = workloads::findWorkload(start.workload.toStdString());
     if (workload == nullptr) {
-        return refuse(
-            errc::kUnknownWorkload, "workload",
-            QString("workload: '%1' is not one of: %2").arg(start.workload, workloadNames().join(", ")));
+        return refuse(errc::kUnknownWorkload, "workload",
+                      QString("workload: '%1' is not one of: %2").arg(start.workload, workloadNames().join(", ")));
     }
-    const transports::TransportEntry* transportEntry =
-        transports::findTransport(start.transport.toStdString());
+    const transports::TransportEntry* transportEntry = transports::findTransport(start.transport.toStdString());
     if (transportEntry == nullptr) {
         return refuse(errc::kUnknownTransport, "transport",
                       QString("transport: '%1' is not built into this agent").arg(start.transport));
@@ -184,8 +169,7 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
 
     // duration_ms and warmup_ms live at the top level of start_run; the
     // workload gets them as its own params so there is one source of truth.
-    const workloads::Role role =
-        start.role == Role::server ? workloads::Role::server : workloads::Role::client;
+    const workloads::Role role = start.role == Role::server ? workloads::Role::server : workloads::Role::client;
     const workloads::ParamSchema schema = workload->schema(role);
     QJsonObject params = start.params;
     for (const char* key : {"duration_ms", "warmup_ms"}) {
@@ -198,16 +182,12 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
     // host: params.root only within --http-root.
     if (params.contains("root")) {
         const QString error = checkServedRoot(params.value("root").toString(), m_agent.options().httpRoot);
-        if (!error.isEmpty())
-            return refuse(errc::kBadField, "params.root", "params.root: " + error);
+        if (!error.isEmpty()) return refuse(errc::kBadField, "params.root", "params.root: " + error);
     }
-    if (schemaHas(schema, "duration_ms"))
-        params.insert("duration_ms", start.durationMs);
-    if (schemaHas(schema, "warmup_ms") && start.warmupMs >= 0)
-        params.insert("warmup_ms", start.warmupMs);
+    if (schemaHas(schema, "duration_ms")) params.insert("duration_ms", start.durationMs);
+    if (schemaHas(schema, "warmup_ms") && start.warmupMs >= 0) params.insert("warmup_ms", start.warmupMs);
     auto validated = workloads::validateParams(schema, params);
-    if (!validated.ok())
-        return sendError(paramsError(validated.error()), requestId, runId);
+    if (!validated.ok()) return sendError(paramsError(validated.error()), requestId, runId);
 
     const transports::Availability availability = transportEntry->probe();
     if (!availability.available) {
@@ -229,11 +209,9 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
     }
     std::map<std::string, std::string> previous;
     QJsonObject applied;
-    const ProtocolError settingsError =
-        applySettings(*transport.value(), start.settings, &previous, &applied);
+    const ProtocolError settingsError = applySettings(*transport.value(), start.settings, &previous, &applied);
     if (settingsError.isError()) {
-        for (const auto& [name, value] : previous)
-            (void)transport.value()->applySetting(name, value);
+        for (const auto& [name, value] : previous) (void)transport.value()->applySetting(name, value);
         return sendError(settingsError, requestId, runId);
     }
 
@@ -241,8 +219,7 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
     m_runs.append(run);
     m_agent.registerRun(runId, run);
     connect(run, &Run::stateChanged, this, [this](const QString& id, RunState state, qint64 tMs) {
-        send(QJsonObject{
-            {"type", type::kRunState}, {"run_id", id}, {"state", runStateName(state)}, {"t_ms", tMs}});
+        send(QJsonObject{{"type", type::kRunState}, {"run_id", id}, {"state", runStateName(state)}, {"t_ms", tMs}});
     });
     connect(run, &Run::ready, this, [this](const RunReady& ready) {
         qInfo("run %s: listening on port %u", qPrintable(ready.runId), ready.port);
@@ -254,9 +231,9 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
     });
     connect(run, &Run::finished, this, [this, run](const RunResult& result) { onRunFinished(run, result); });
 
-    qInfo("run %s: %s %s over %s for %lld ms (session %s)", qPrintable(runId),
-          qPrintable(roleName(start.role)), qPrintable(start.workload), qPrintable(start.transport),
-          static_cast<long long>(start.durationMs), qPrintable(m_id));
+    qInfo("run %s: %s %s over %s for %lld ms (session %s)", qPrintable(runId), qPrintable(roleName(start.role)),
+          qPrintable(start.workload), qPrintable(start.transport), static_cast<long long>(start.durationMs),
+          qPrintable(m_id));
     sendReply(QJsonObject{{"type", type::kRunAccepted}, {"run_id", runId}, {"state", "accepted"}}, requestId);
     run->start();
     updateState();
@@ -265,16 +242,13 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
 void Session::handleSetSettings(const SetSettings& set, qint64 requestId) {
     Run* run = findRun(set.runId);
     if (run == nullptr || !run->isActive()) {
-        return sendError(
-            makeError(errc::kUnknownRun, "run_id", QString("run_id: no active run '%1'").arg(set.runId)),
-            requestId, set.runId);
+        return sendError(makeError(errc::kUnknownRun, "run_id", QString("run_id: no active run '%1'").arg(set.runId)),
+                         requestId, set.runId);
     }
     SettingsApplied applied;
     const ProtocolError error = run->applyLiveSettings(set.settings, &applied);
-    if (error.isError())
-        return sendError(error, requestId, set.runId);
-    qInfo("run %s: settings applied at %lld ms: %s", qPrintable(set.runId),
-          static_cast<long long>(applied.atMs),
+    if (error.isError()) return sendError(error, requestId, set.runId);
+    qInfo("run %s: settings applied at %lld ms: %s", qPrintable(set.runId), static_cast<long long>(applied.atMs),
           QJsonDocument(applied.applied).toJson(QJsonDocument::Compact).constData());
     sendReply(applied.toJson(), requestId);
 }
@@ -282,9 +256,8 @@ void Session::handleSetSettings(const SetSettings& set, qint64 requestId) {
 void Session::handleStopRun(const StopRun& stop, qint64 requestId) {
     Run* run = findRun(stop.runId);
     if (run == nullptr || !run->isActive()) {
-        return sendError(
-            makeError(errc::kUnknownRun, "run_id", QString("run_id: no active run '%1'").arg(stop.runId)),
-            requestId, stop.runId);
+        return sendError(makeError(errc::kUnknownRun, "run_id", QString("run_id: no active run '%1'").arg(stop.runId)),
+                         requestId, stop.runId);
     }
     run->requestStop(Run::EndCause::request);
     sendReply(QJsonObject{{"type", type::kRunStopping}, {"run_id", stop.runId}}, requestId);
@@ -310,16 +283,14 @@ void Session::handleStatus(qint64 requestId) {
 
 Run* Session::findRun(const QString& runId) const {
     for (Run* run : m_runs) {
-        if (run->id() == runId)
-            return run;
+        if (run->id() == runId) return run;
     }
     return nullptr;
 }
 
 void Session::onRunFinished(Run* run, const RunResult& result) {
     qInfo("run %s: %s after %lld ms%s%s", qPrintable(result.runId), qPrintable(runStateName(result.state)),
-          static_cast<long long>(result.durationMs), result.error.isEmpty() ? "" : ": ",
-          qPrintable(result.error));
+          static_cast<long long>(result.durationMs), result.error.isEmpty() ? "" : ": ", qPrintable(result.error));
     if (!m_socket) {
         qInfo("run %s: controller gone; result: %s", qPrintable(result.runId),
               QJsonDocument(result.summary).toJson(QJsonDocument::Compact).constData());
@@ -333,8 +304,7 @@ void Session::onRunFinished(Run* run, const RunResult& result) {
 }
 
 void Session::updateState() {
-    if (m_state == SessionState::closing)
-        return;
+    if (m_state == SessionState::closing) return;
     m_state = activeRuns() > 0 ? SessionState::running : SessionState::idle;
 }
 
@@ -346,22 +316,19 @@ void Session::onDisconnected() {
         m_socket->deleteLater();
         m_socket.clear();
     }
-    if (!m_runs.isEmpty())
-        m_grace.start(static_cast<int>(m_agent.options().disconnectGraceMs));
+    if (!m_runs.isEmpty()) m_grace.start(static_cast<int>(m_agent.options().disconnectGraceMs));
     maybeClose();
 }
 
 void Session::beginShutdown() {
     m_state = SessionState::closing;
     m_grace.stop();
-    for (Run* run : m_runs)
-        run->requestStop(Run::EndCause::request);
+    for (Run* run : m_runs) run->requestStop(Run::EndCause::request);
     maybeClose();
 }
 
 void Session::maybeClose() {
-    if (m_state != SessionState::closing || !m_runs.isEmpty())
-        return;
+    if (m_state != SessionState::closing || !m_runs.isEmpty()) return;
     if (m_socket) {
         // Shutdown: every result has been queued; close politely, then report.
         m_socket->close(QWebSocketProtocol::CloseCodeGoingAway, "agent shutting down");

@@ -8,8 +8,7 @@
 namespace smclab::daemon {
 
 std::string settingText(const QJsonValue& value) {
-    if (value.isBool())
-        return value.toBool() ? "1" : "0";
+    if (value.isBool()) return value.toBool() ? "1" : "0";
     if (value.isDouble()) {
         const double number = value.toDouble();
         if (std::floor(number) == number && std::fabs(number) < 9.0e15) {
@@ -19,8 +18,7 @@ std::string settingText(const QJsonValue& value) {
     }
     if (value.isArray()) {
         QStringList parts;
-        for (const QJsonValue& item : value.toArray())
-            parts.append(QString::fromStdString(settingText(item)));
+        for (const QJsonValue& item : value.toArray()) parts.append(QString::fromStdString(settingText(item)));
         return parts.join(' ').toStdString();
     }
     return value.toString().toStdString();
@@ -63,8 +61,7 @@ protocol::ProtocolError applySettings(transports::Transport& transport, const QJ
             }
             return protocol::makeError(protocol::errc::kBadField, field, message);
         }
-        if (previous != nullptr && previous->find(name) == previous->end())
-            previous->emplace(name, current->second);
+        if (previous != nullptr && previous->find(name) == previous->end()) previous->emplace(name, current->second);
         applied->insert(it.key(), it.value());
     }
     return {};

@@ -21,8 +21,7 @@ void onSignal(int number) {
 }  // namespace
 
 SignalWatcher::SignalWatcher(QObject* parent) : QObject(parent) {
-    if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
-        return;
+    if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
     struct sigaction action = {};
     action.sa_handler = onSignal;
     sigemptyset(&action.sa_mask);
@@ -42,8 +41,7 @@ SignalWatcher::~SignalWatcher() {
 
 void SignalWatcher::onReadable() {
     unsigned char byte = 0;
-    while (::read(g_pipe[0], &byte, 1) == 1)
-        emit terminationRequested(byte);
+    while (::read(g_pipe[0], &byte, 1) == 1) emit terminationRequested(byte);
 }
 
 }  // namespace smclab::daemon

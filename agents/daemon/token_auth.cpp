@@ -41,8 +41,7 @@ bool tokensEqual(const QByteArray& expected, const QByteArray& offered) {
 QByteArray bearerToken(const QByteArray& headerValue) {
     const QByteArray value = headerValue.trimmed();
     constexpr char kScheme[] = "bearer ";
-    if (value.size() <= 7 || value.left(7).toLower() != kScheme)
-        return {};
+    if (value.size() <= 7 || value.left(7).toLower() != kScheme) return {};
     return value.mid(7).trimmed();
 }
 

@@ -17,10 +17,8 @@ QByteArray headerValue(const QByteArray& head, const QByteArray& name) {
     for (qsizetype i = 1; i < lines.size(); ++i) {
         const QByteArray line = lines.at(i).trimmed();
         const qsizetype colon = line.indexOf(':');
-        if (colon <= 0)
-            continue;
-        if (line.left(colon).trimmed().toLower() == name)
-            return line.mid(colon + 1).trimmed();
+        if (colon <= 0) continue;
+        if (line.left(colon).trimmed().toLower() == name) return line.mid(colon + 1).trimmed();
     }
     return {};
 }
@@ -38,11 +36,10 @@ bool UpgradeGate::listen(const protocol::Endpoint& endpoint, const std::optional
         auto server = std::make_unique<QSslServer>();
         server->setSslConfiguration(*tls);
         server->setHandshakeTimeout(kRequestTimeoutMs);
-        connect(server.get(), &QSslServer::errorOccurred, this,
-                [](QSslSocket* socket, QAbstractSocket::SocketError) {
-                    qWarning("TLS handshake with %s failed: %s", qPrintable(socket->peerAddress().toString()),
-                             qPrintable(socket->errorString()));
-                });
+        connect(server.get(), &QSslServer::errorOccurred, this, [](QSslSocket* socket, QAbstractSocket::SocketError) {
+            qWarning("TLS handshake with %s failed: %s", qPrintable(socket->peerAddress().toString()),
+                     qPrintable(socket->errorString()));
+        });
         m_server = std::move(server);
     } else {
         m_server = std::make_unique<QTcpServer>();
@@ -56,45 +53,42 @@ bool UpgradeGate::listen(const protocol::Endpoint& endpoint, const std::optional
 }
 
 protocol::Endpoint UpgradeGate::localEndpoint() const {
-    if (!m_server)
-        return {};
+    if (!m_server) return {};
     return {m_server->serverAddress(), m_server->serverPort()};
 }
 
 void UpgradeGate::close() {
-    if (m_server)
-        m_server->close();
+    if (m_server) m_server->close();
 }
 
 void UpgradeGate::onPendingConnection() {
     while (m_server && m_server->hasPendingConnections()) {
         QTcpSocket* socket = m_server->nextPendingConnection();
-        if (socket == nullptr)
-            continue;
+        if (socket == nullptr) continue;
         socket->setParent(this);
         // A client that never finishes its request must not hold a socket forever.
         auto* timer = new QTimer(socket);
         timer->setSingleShot(true);
         connect(timer, &QTimer::timeout, socket, [socket] {
-            qWarning("%s: no complete upgrade request in %d ms; closing",
-                     qPrintable(socket->peerAddress().toString()), kRequestTimeoutMs);
+            qWarning("%s: no complete upgrade request in %d ms; closing", qPrintable(socket->peerAddress().toString()),
+                     kRequestTimeoutMs);
             socket->abort();
             socket->deleteLater();
         });
         timer->start(kRequestTimeoutMs);
         connect(socket, &QTcpSocket::readyRead, this, [this, socket] { inspect(socket); });
         connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-        if (socket->bytesAvailable() > 0)
-            inspect(socket);
+        if (socket->bytesAvailable() > 0) inspect(socket);
     }
 }
 
 void UpgradeGate::refuse(QTcpSocket* socket, const QByteArray& status, const QByteArray& extraHeaders,
                          const QByteArray& body) {
     socket->disconnect(this);
-    const QByteArray response = "HTTP/1.1 " + status + "\r\n" + extraHeaders +
-                                "Content-Type: text/plain\r\nConnection: close\r\nContent-Length: " +
-                                QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    const QByteArray response =
+        "HTTP/1.1 " + status + "\r\n" + extraHeaders +
+        "Content-Type: text/plain\r\nConnection: close\r\nContent-Length: " + QByteArray::number(body.size()) +
+        "\r\n\r\n" + body;
     socket->write(response);
     socket->disconnectFromHost();
 }
@@ -116,8 +110,7 @@ void UpgradeGate::inspect(QTcpSocket* socket) {
     if (waitMs > 0) {
         qWarning("%s: login refused, %d failures; retry in %lld ms", qPrintable(peer.toString()),
                  m_limiter.failures(peer), static_cast<long long>(waitMs));
-        refuse(socket, "429 Too Many Requests",
-               "Retry-After: " + QByteArray::number((waitMs + 999) / 1000) + "\r\n",
+        refuse(socket, "429 Too Many Requests", "Retry-After: " + QByteArray::number((waitMs + 999) / 1000) + "\r\n",
                "too many failed logins from this address\n");
         return;
     }
@@ -134,8 +127,7 @@ void UpgradeGate::inspect(QTcpSocket* socket) {
     // Hand over: drop our slots and timer, then let QWebSocketServer read the request.
     socket->disconnect(this);
     disconnect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-    for (QTimer* timer : socket->findChildren<QTimer*>(QString(), Qt::FindDirectChildrenOnly))
-        timer->deleteLater();
+    for (QTimer* timer : socket->findChildren<QTimer*>(QString(), Qt::FindDirectChildrenOnly)) timer->deleteLater();
     socket->setParent(m_webSockets);
     m_webSockets->handleConnection(socket);
 }

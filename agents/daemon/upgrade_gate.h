@@ -31,16 +31,14 @@ public:
     UpgradeGate(QByteArray token, QWebSocketServer* webSockets, QObject* parent = nullptr);
     ~UpgradeGate() override;
 
-    bool listen(const protocol::Endpoint& endpoint, const std::optional<QSslConfiguration>& tls,
-                QString* why);
+    bool listen(const protocol::Endpoint& endpoint, const std::optional<QSslConfiguration>& tls, QString* why);
     protocol::Endpoint localEndpoint() const;
     void close();
 
 private:
     void onPendingConnection();
     void inspect(QTcpSocket* socket);
-    void refuse(QTcpSocket* socket, const QByteArray& status, const QByteArray& extraHeaders,
-                const QByteArray& body);
+    void refuse(QTcpSocket* socket, const QByteArray& status, const QByteArray& extraHeaders, const QByteArray& body);
 
     QByteArray m_token;
     QWebSocketServer* m_webSockets;

@@ -1,8 +1,9 @@
 #include "local_agents.h"
 
-#include "wire.h"
+#include <csignal>
 
 #include <sched.h>
+#include <sys/prctl.h>
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -13,8 +14,7 @@
 #include <QTcpSocket>
 #include <QThread>
 
-#include <csignal>
-#include <sys/prctl.h>
+#include "wire.h"
 
 namespace smclab::locallab {
 
@@ -43,7 +43,9 @@ QString tail(const QString& path, int maxBytes = 2000) {
 
 LocalAgents::LocalAgents() = default;
 
-LocalAgents::~LocalAgents() { stopAll(); }
+LocalAgents::~LocalAgents() {
+    stopAll();
+}
 
 QString LocalAgents::findAgentProgram() {
     QStringList candidates;
@@ -83,8 +85,9 @@ std::vector<int> LocalAgents::allowedCpus() {
 
 smcr::Status LocalAgents::start(int count, const QString& program, const NamespaceWire* wire) {
     if (program.isEmpty())
-        return smcr::fail(smcr::Errc::notFound,
-                          "smclab-agent not found next to smclab or in $SMCLAB_BIN_DIR (build the smclab-agent target)");
+        return smcr::fail(
+            smcr::Errc::notFound,
+            "smclab-agent not found next to smclab or in $SMCLAB_BIN_DIR (build the smclab-agent target)");
     m_dir = std::make_unique<QTemporaryDir>();
     if (!m_dir->isValid()) return smcr::fail(smcr::Errc::systemError, "cannot create a temporary directory");
     // 32 random bytes as hex; the file is private to this user.
@@ -118,9 +121,9 @@ smcr::Status LocalAgents::start(int count, const QString& program, const Namespa
             // ip netns exec enters the namespace and execs the agent: the
             // process is the agent itself (its pid, its signals).
             process->setProgram(QStringLiteral("ip"));
-            process->setArguments(QStringList{QStringLiteral("netns"), QStringLiteral("exec"), wire->serverNamespace(),
-                                              program} +
-                                  arguments);
+            process->setArguments(
+                QStringList{QStringLiteral("netns"), QStringLiteral("exec"), wire->serverNamespace(), program} +
+                arguments);
         } else {
             process->setProgram(program);
             process->setArguments(arguments);
@@ -153,8 +156,9 @@ smcr::Status LocalAgents::start(int count, const QString& program, const Namespa
             socket.connectToHost(host, port);
             if (socket.waitForConnected(200)) break;
             if (timer.elapsed() > kStartTimeoutMs)
-                return smcr::fail(smcr::Errc::timedOut,
-                                  QStringLiteral("smclab-agent on %1 did not start listening").arg(m_addresses[i]).toStdString());
+                return smcr::fail(
+                    smcr::Errc::timedOut,
+                    QStringLiteral("smclab-agent on %1 did not start listening").arg(m_addresses[i]).toStdString());
             QThread::msleep(50);
         }
     }

@@ -7,15 +7,15 @@
 // the shaped veth (wire.h); otherwise every agent listens on loopback.
 #pragma once
 
-#include <QProcess>
-#include <QString>
-#include <QStringList>
-#include <QTemporaryDir>
-
 #include <memory>
 #include <vector>
 
 #include <smcr/result.h>
+
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QTemporaryDir>
 
 namespace smclab::locallab {
 

@@ -2,7 +2,9 @@
 
 namespace smclab::locallab {
 
-LocalLab::~LocalLab() { stop(); }
+LocalLab::~LocalLab() {
+    stop();
+}
 
 smcr::Status LocalLab::start(const QString& linkModel, int agentCount, const QString& agentProgram) {
     auto model = locallab::linkModel(linkModel);

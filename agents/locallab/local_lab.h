@@ -4,11 +4,11 @@
 // and the agents on it (local_agents.h). Stops everything when destroyed.
 #pragma once
 
-#include <QString>
-
 #include <memory>
 
 #include <smcr/result.h>
+
+#include <QString>
 
 #include "local_agents.h"
 #include "wire.h"

@@ -1,12 +1,12 @@
 #include "wire.h"
 
+#include <atomic>
+#include <cmath>
+
 #include <unistd.h>
 
 #include <QProcess>
 #include <QStringList>
-
-#include <atomic>
-#include <cmath>
 
 namespace smclab::locallab {
 
@@ -78,7 +78,9 @@ WireRecord WireRecord::fromJson(const QJsonObject& o) {
     return r;
 }
 
-smcr::Result<sim::LinkModel> linkModel(const QString& name) { return sim::linkPreset(name.toStdString()); }
+smcr::Result<sim::LinkModel> linkModel(const QString& name) {
+    return sim::linkPreset(name.toStdString());
+}
 
 int ethernetMtuFor(smcr::fabric::PathMtu mtu) {
     // RoCE headers (Ethernet, IP, UDP, BTH, RETH, ICRC) take under 100 bytes:
@@ -88,9 +90,12 @@ int ethernetMtuFor(smcr::fabric::PathMtu mtu) {
         case PathMtu::invalid:
         case PathMtu::mtu256:
         case PathMtu::mtu512:
-        case PathMtu::mtu1024: return 1500;
-        case PathMtu::mtu2048: return 4200;
-        case PathMtu::mtu4096: return 9000;
+        case PathMtu::mtu1024:
+            return 1500;
+        case PathMtu::mtu2048:
+            return 4200;
+        case PathMtu::mtu4096:
+            return 9000;
     }
     return 1500;
 }
@@ -106,8 +111,9 @@ WireRecord loopbackRecord(const sim::LinkModel& model, const QString& why) {
     if (model.bandwidthGbps <= 0 && model.wireLatencyNs == 0) {
         r.note = QStringLiteral("link %1: TCP over loopback and SMC over the sim, both unshaped").arg(r.model);
     } else {
-        r.note = QStringLiteral("link %1: SMC over the sim at the model's %2 Gbit/s and %3 ns, TCP over UNSHAPED "
-                                "loopback (%4): the TCP column ran on a faster wire")
+        r.note = QStringLiteral(
+                     "link %1: SMC over the sim at the model's %2 Gbit/s and %3 ns, TCP over UNSHAPED "
+                     "loopback (%4): the TCP column ran on a faster wire")
                      .arg(r.model)
                      .arg(model.bandwidthGbps)
                      .arg(model.wireLatencyNs)
@@ -181,8 +187,9 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
         if (delayed) {
             // netem as the root, the rate below it; without netem the rate alone.
             const QString delay = QStringLiteral("%1us").arg(static_cast<double>(model.wireLatencyNs) / 1000.0);
-            smcr::Status s = runTool(QStringLiteral("tc"), netns + QStringList{"qdisc", "add"} + dev +
-                                                               QStringList{"root", "handle", "1:", "netem", "delay", delay});
+            smcr::Status s =
+                runTool(QStringLiteral("tc"), netns + QStringList{"qdisc", "add"} + dev +
+                                                  QStringList{"root", "handle", "1:", "netem", "delay", delay});
             if (s) {
                 rateParent = QStringLiteral("parent 1:");
             } else {
@@ -193,9 +200,14 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
         if (model.bandwidthGbps > 0) {
             QStringList args = netns + QStringList{"qdisc", "add"} + dev;
             args += rateParent == QLatin1String("root") ? QStringList{"root", "handle", "2:"}
-                                                         : QStringList{"parent", "1:", "handle", "2:"};
-            args += QStringList{"tbf", "rate", rateText(model.bandwidthGbps), "burst",
-                                QString::number(burstBytes(model.bandwidthGbps)), "latency", "5ms"};
+                                                        : QStringList{"parent", "1:", "handle", "2:"};
+            args += QStringList{"tbf",
+                                "rate",
+                                rateText(model.bandwidthGbps),
+                                "burst",
+                                QString::number(burstBytes(model.bandwidthGbps)),
+                                "latency",
+                                "5ms"};
             if (smcr::Status s = runTool(QStringLiteral("tc"), args); !s) {
                 destroy();
                 return s;
@@ -211,8 +223,9 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
         // tc's own words: "Specified qdisc kind is unknown" where netem is not built.
         m_record.tcpDelay = QStringLiteral("not applied (tc netem: %1)").arg(delayWhy.section(QLatin1String(": "), -1));
     }
-    m_record.note = QStringLiteral("link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
-                                   "over a veth between network namespaces, MTU %4, rate %5, delay %6")
+    m_record.note = QStringLiteral(
+                        "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
+                        "over a veth between network namespaces, MTU %4, rate %5, delay %6")
                         .arg(m_record.model)
                         .arg(model.bandwidthGbps)
                         .arg(model.wireLatencyNs)
@@ -229,6 +242,8 @@ void NamespaceWire::destroy() {
     m_namespace.clear();
 }
 
-NamespaceWire::~NamespaceWire() { destroy(); }
+NamespaceWire::~NamespaceWire() {
+    destroy();
+}
 
 }  // namespace smclab::locallab

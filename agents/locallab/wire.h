@@ -12,27 +12,27 @@
 // `ip`), TCP runs over loopback and the record says so.
 #pragma once
 
-#include <QJsonObject>
-#include <QString>
-
 #include <memory>
 
 #include <smcr/fabric_sim.h>
 #include <smcr/result.h>
+
+#include <QJsonObject>
+#include <QString>
 
 namespace smclab::locallab {
 
 // What one run's TCP and SMC crossed (stored with the run, shown by
 // `smclab show`, the reports and the GUI).
 struct WireRecord {
-    QString model;              // the sim link model's name ("cx4-25g")
-    double bandwidthGbps = 0;   // the model's rate, 0 = unlimited
-    qint64 latencyNs = 0;       // the model's one-way latency
-    int ethernetMtu = 0;        // the veth's MTU (0 = loopback's)
-    QString tcpPath;            // "loopback" or "veth between network namespaces"
-    QString tcpRate;            // "tbf 25gbit on both veth ends", "unshaped"
-    QString tcpDelay;           // "netem 1250 ns each way", "not applied: ...", "none"
-    QString note;               // one sentence for a table's notes
+    QString model;             // the sim link model's name ("cx4-25g")
+    double bandwidthGbps = 0;  // the model's rate, 0 = unlimited
+    qint64 latencyNs = 0;      // the model's one-way latency
+    int ethernetMtu = 0;       // the veth's MTU (0 = loopback's)
+    QString tcpPath;           // "loopback" or "veth between network namespaces"
+    QString tcpRate;           // "tbf 25gbit on both veth ends", "unshaped"
+    QString tcpDelay;          // "netem 1250 ns each way", "not applied: ...", "none"
+    QString note;              // one sentence for a table's notes
 
     QJsonObject toJson() const;
     static WireRecord fromJson(const QJsonObject& object);

@@ -3,11 +3,11 @@
 // AgentClient, and (re)connecting with a deadline.
 #pragma once
 
+#include <optional>
+
 #include <QHostAddress>
 #include <QObject>
 #include <QString>
-
-#include <optional>
 
 #include "protocol/agent_client.h"
 

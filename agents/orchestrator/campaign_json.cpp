@@ -15,8 +15,12 @@ namespace {
 
 using Errors = std::vector<SpecError>;
 
-QString at(const QString& base, int index) { return QStringLiteral("%1[%2]").arg(base).arg(index); }
-QString dot(const QString& base, const QString& key) { return base.isEmpty() ? key : base + QLatin1Char('.') + key; }
+QString at(const QString& base, int index) {
+    return QStringLiteral("%1[%2]").arg(base).arg(index);
+}
+QString dot(const QString& base, const QString& key) {
+    return base.isEmpty() ? key : base + QLatin1Char('.') + key;
+}
 
 // Unknown keys are errors: a typo ("repetition") must not silently fall
 // back to a default.
@@ -68,8 +72,9 @@ std::optional<int64_t> takeInt(const QJsonObject& object, const char* key, const
 std::optional<int64_t> takeDuration(const QJsonObject& object, const char* msKey, const char* textKey,
                                     const QString& path, Errors& errors) {
     if (object.contains(QLatin1String(msKey)) && object.contains(QLatin1String(textKey))) {
-        errors.push_back({dot(path, QLatin1String(textKey)),
-                          QStringLiteral("give either %1 or %2, not both").arg(QLatin1String(msKey), QLatin1String(textKey))});
+        errors.push_back(
+            {dot(path, QLatin1String(textKey)),
+             QStringLiteral("give either %1 or %2, not both").arg(QLatin1String(msKey), QLatin1String(textKey))});
         return std::nullopt;
     }
     if (object.contains(QLatin1String(msKey))) return takeInt(object, msKey, path, errors);
@@ -78,7 +83,9 @@ std::optional<int64_t> takeDuration(const QJsonObject& object, const char* msKey
     std::optional<int64_t> ms;
     if (value.isDouble() && value.toDouble() >= 0) ms = static_cast<int64_t>(value.toDouble() * 1000.0 + 0.5);
     if (value.isString()) ms = parseDurationText(value.toString());
-    if (!ms) errors.push_back({dot(path, QLatin1String(textKey)), QStringLiteral("must be a duration like 2, \"2s\" or \"500ms\"")});
+    if (!ms)
+        errors.push_back(
+            {dot(path, QLatin1String(textKey)), QStringLiteral("must be a duration like 2, \"2s\" or \"500ms\"")});
     return ms;
 }
 
@@ -87,8 +94,10 @@ std::vector<uint64_t> takeSizes(const QJsonValue& value, const QString& path, Er
     if (value.isString()) {
         QString error;
         auto parsed = parseSizeListText(value.toString(), &error);
-        if (!parsed) errors.push_back({path, error});
-        else sizes = std::move(*parsed);
+        if (!parsed)
+            errors.push_back({path, error});
+        else
+            sizes = std::move(*parsed);
         return sizes;
     }
     if (!value.isArray()) {
@@ -103,8 +112,10 @@ std::vector<uint64_t> takeSizes(const QJsonValue& value, const QString& path, Er
             size = static_cast<uint64_t>(item.toInteger());
         else if (item.isString())
             size = parseSizeText(item.toString());
-        if (!size) errors.push_back({at(path, i), QStringLiteral("must be a size in bytes (64, \"4K\")")});
-        else sizes.push_back(*size);
+        if (!size)
+            errors.push_back({at(path, i), QStringLiteral("must be a size in bytes (64, \"4K\")")});
+        else
+            sizes.push_back(*size);
     }
     return sizes;
 }
@@ -152,7 +163,8 @@ ColumnSpec parseColumn(const QJsonValue& value, const QString& path, Errors& err
 AgentPair parseAgentPair(const QJsonValue& value, const QString& path, Errors& errors) {
     AgentPair pair;
     if (!value.isObject()) {
-        errors.push_back({path, QStringLiteral("must be an object {\"server\": \"HOST:PORT\", \"client\": \"HOST:PORT\"}")});
+        errors.push_back(
+            {path, QStringLiteral("must be an object {\"server\": \"HOST:PORT\", \"client\": \"HOST:PORT\"}")});
         return pair;
     }
     const QJsonObject object = value.toObject();
@@ -203,11 +215,11 @@ std::vector<SpecError> validateAgents(const std::vector<AgentPair>& agents) {
     for (size_t i = 0; i < agents.size(); ++i) {
         const QString path = at(QStringLiteral("agents"), static_cast<int>(i));
         if (!splitHostPort(agents[i].server, nullptr, nullptr))
-            errors.push_back({dot(path, QStringLiteral("server")),
-                              QStringLiteral("'%1' is not HOST:PORT").arg(agents[i].server)});
+            errors.push_back(
+                {dot(path, QStringLiteral("server")), QStringLiteral("'%1' is not HOST:PORT").arg(agents[i].server)});
         if (!splitHostPort(agents[i].client, nullptr, nullptr))
-            errors.push_back({dot(path, QStringLiteral("client")),
-                              QStringLiteral("'%1' is not HOST:PORT").arg(agents[i].client)});
+            errors.push_back(
+                {dot(path, QStringLiteral("client")), QStringLiteral("'%1' is not HOST:PORT").arg(agents[i].client)});
     }
     return errors;
 }
@@ -218,7 +230,8 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
     if (spec.name.trimmed().isEmpty()) errors.push_back({QStringLiteral("name"), QStringLiteral("must not be empty")});
     if (spec.workloads.empty())
         errors.push_back({QStringLiteral("workloads"), QStringLiteral("needs at least one workload")});
-    if (spec.columns.empty()) errors.push_back({QStringLiteral("columns"), QStringLiteral("needs at least one column")});
+    if (spec.columns.empty())
+        errors.push_back({QStringLiteral("columns"), QStringLiteral("needs at least one column")});
 
     QSet<QString> workloadLabels;
     bool anyWithoutSizes = false;
@@ -229,7 +242,8 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
             errors.push_back({dot(path, QStringLiteral("workload")),
                               QStringLiteral("unknown workload '%1' (known: %2)")
                                   .arg(w.workload, knownList(kKnownWorkloads, std::size(kKnownWorkloads)))});
-        if (w.label.isEmpty()) errors.push_back({dot(path, QStringLiteral("label")), QStringLiteral("must not be empty")});
+        if (w.label.isEmpty())
+            errors.push_back({dot(path, QStringLiteral("label")), QStringLiteral("must not be empty")});
         if (workloadLabels.contains(w.label))
             errors.push_back({dot(path, QStringLiteral("label")), QStringLiteral("'%1' is used twice").arg(w.label)});
         workloadLabels.insert(w.label);
@@ -237,7 +251,8 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
         anyWithoutSizes = anyWithoutSizes || w.sizes.empty();
     }
     if (anyWithoutSizes && spec.sizes.empty())
-        errors.push_back({QStringLiteral("sizes"), QStringLiteral("is required (or give every workload its own sizes)")});
+        errors.push_back(
+            {QStringLiteral("sizes"), QStringLiteral("is required (or give every workload its own sizes)")});
     checkSizes(spec.sizes, QStringLiteral("sizes"), errors);
 
     QSet<QString> columnLabels;
@@ -259,7 +274,9 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
         for (auto it = c.settings.begin(); it != c.settings.end(); ++it) {
             const QString field = dot(dot(path, QStringLiteral("settings")), it.key());
             if (!kSettingName.match(it.key()).hasMatch())
-                errors.push_back({field, QStringLiteral("is not a setting name (lower case, e.g. autocorking_size or lab.cq_mode)")});
+                errors.push_back(
+                    {field,
+                     QStringLiteral("is not a setting name (lower case, e.g. autocorking_size or lab.cq_mode)")});
             if (!it.value().isDouble() && !it.value().isString() && !it.value().isBool())
                 errors.push_back({field, QStringLiteral("must be a number, a string or a boolean")});
         }
@@ -277,7 +294,8 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
     if (spec.warmupMs > 0 && spec.warmupMs >= spec.durationMs)
         errors.push_back({QStringLiteral("warmupMs"), QStringLiteral("must be shorter than durationMs")});
     if (spec.sampleIntervalMs < kMinSampleIntervalMs || spec.sampleIntervalMs > 60000)
-        errors.push_back({QStringLiteral("sampleIntervalMs"), QStringLiteral("must be %1..60000 ms").arg(kMinSampleIntervalMs)});
+        errors.push_back(
+            {QStringLiteral("sampleIntervalMs"), QStringLiteral("must be %1..60000 ms").arg(kMinSampleIntervalMs)});
     if (spec.quietHost.repeatBusy < 0 || spec.quietHost.repeatBusy > kMaxRepeatBusy)
         errors.push_back({QStringLiteral("quietHost.repeatBusy"), QStringLiteral("must be 0..%1").arg(kMaxRepeatBusy)});
     if (spec.quietHost.waitMs < 0 || spec.quietHost.waitMs > kMaxQuietWaitMs)
@@ -293,9 +311,9 @@ smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
     Errors errors;
     CampaignSpec spec;
     checkKeys(json, QString(),
-              {"name", "description", "preset", "workloads", "columns", "baseline", "sizes", "repetitions", "durationMs",
-               "duration", "warmupMs", "warmup", "sampleIntervalMs", "transportOptions", "agents", "onAgentLoss",
-               "quietHost"},
+              {"name", "description", "preset", "workloads", "columns", "baseline", "sizes", "repetitions",
+               "durationMs", "duration", "warmupMs", "warmup", "sampleIntervalMs", "transportOptions", "agents",
+               "onAgentLoss", "quietHost"},
               errors);
     spec.name = takeString(json, "name", QString(), errors, true);
     spec.description = takeString(json, "description", QString(), errors);
@@ -321,7 +339,8 @@ smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
     if (json.contains(QLatin1String("sizes")))
         spec.sizes = takeSizes(json.value(QLatin1String("sizes")), QStringLiteral("sizes"), errors);
 
-    if (auto v = takeInt(json, "repetitions", QString(), errors)) spec.repetitions = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepetitions + 1));
+    if (auto v = takeInt(json, "repetitions", QString(), errors))
+        spec.repetitions = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepetitions + 1));
     if (auto v = takeDuration(json, "durationMs", "duration", QString(), errors))
         spec.durationMs = static_cast<int>(std::clamp<int64_t>(*v, -1, int64_t(kMaxDurationMs) + 1));
     if (auto v = takeDuration(json, "warmupMs", "warmup", QString(), errors))
@@ -348,19 +367,25 @@ smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
             const QJsonValue v = q.value(QLatin1String(key));
             if (v.isUndefined()) continue;
             if (!v.isDouble() || v.toDouble() < 0.0)
-                errors.push_back({path + QLatin1Char('.') + QLatin1String(key), QStringLiteral("must be a number >= 0")});
+                errors.push_back(
+                    {path + QLatin1Char('.') + QLatin1String(key), QStringLiteral("must be a number >= 0")});
             else
                 *target = v.toDouble();
         }
-        if (auto v = takeInt(q, "repeatBusy", path, errors)) spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepeatBusy + 1));
-        if (auto v = takeInt(q, "waitMs", path, errors)) spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxQuietWaitMs + 1));
+        if (auto v = takeInt(q, "repeatBusy", path, errors))
+            spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepeatBusy + 1));
+        if (auto v = takeInt(q, "waitMs", path, errors))
+            spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxQuietWaitMs + 1));
     } else if (!quiet.isUndefined()) {
         errors.push_back({QStringLiteral("quietHost"), QStringLiteral("must be an object")});
     }
     const QString policy = takeString(json, "onAgentLoss", QString(), errors);
-    if (policy.isEmpty() || policy == QLatin1String("continue")) spec.onAgentLoss = AgentLossPolicy::continueCampaign;
-    else if (policy == QLatin1String("pause")) spec.onAgentLoss = AgentLossPolicy::pause;
-    else spec.onAgentLoss = AgentLossPolicy::invalid;
+    if (policy.isEmpty() || policy == QLatin1String("continue"))
+        spec.onAgentLoss = AgentLossPolicy::continueCampaign;
+    else if (policy == QLatin1String("pause"))
+        spec.onAgentLoss = AgentLossPolicy::pause;
+    else
+        spec.onAgentLoss = AgentLossPolicy::invalid;
 
     // Structural errors first; semantic checks only make sense on a spec
     // whose fields parsed, but they add to the same list so a user sees
@@ -383,16 +408,16 @@ smcr::Result<CampaignSpec> campaignFromJsonText(const QByteArray& text) {
                                                      .arg(parseError.offset)
                                                      .arg(parseError.errorString())
                                                      .toStdString());
-    if (!document.isObject())
-        return smcr::fail(smcr::Errc::malformed, "a campaign file must hold one JSON object");
+    if (!document.isObject()) return smcr::fail(smcr::Errc::malformed, "a campaign file must hold one JSON object");
     return campaignFromJson(document.object());
 }
 
 smcr::Result<CampaignSpec> loadCampaignFile(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return smcr::fail(smcr::Errc::notFound,
-                          QStringLiteral("cannot read campaign file %1: %2").arg(path, file.errorString()).toStdString());
+        return smcr::fail(
+            smcr::Errc::notFound,
+            QStringLiteral("cannot read campaign file %1: %2").arg(path, file.errorString()).toStdString());
     auto spec = campaignFromJsonText(file.readAll());
     if (!spec) return smcr::fail(spec.error().code, path.toStdString() + ": " + spec.error().message);
     return spec;
@@ -441,7 +466,8 @@ QJsonObject campaignToJson(const CampaignSpec& spec) {
     if (!spec.agents.empty()) {
         QJsonArray agents;
         for (const AgentPair& pair : spec.agents)
-            agents.append(QJsonObject{{QStringLiteral("server"), pair.server}, {QStringLiteral("client"), pair.client}});
+            agents.append(
+                QJsonObject{{QStringLiteral("server"), pair.server}, {QStringLiteral("client"), pair.client}});
         json[QStringLiteral("agents")] = agents;
     }
     json[QStringLiteral("onAgentLoss")] = QLatin1String(agentLossPolicyName(spec.onAgentLoss));

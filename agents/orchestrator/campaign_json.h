@@ -3,11 +3,11 @@
 // format is documented in CAMPAIGNS.md.
 #pragma once
 
+#include <smcr/result.h>
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
-
-#include <smcr/result.h>
 
 #include "campaign_spec.h"
 

@@ -4,11 +4,11 @@
 // CAMPAIGNS.md; parsing and validation live in campaign_json.h.
 #pragma once
 
-#include <QJsonObject>
-#include <QString>
-
 #include <cstdint>
 #include <vector>
+
+#include <QJsonObject>
+#include <QString>
 
 namespace smclab::orchestrator {
 
@@ -106,7 +106,8 @@ const char* agentLossPolicyName(AgentLossPolicy policy);
 // Names the campaign format knows; the agents have the final word (a
 // transport missing on an agent fails its runs with the agent's error).
 // The tool workloads (qperf, nginx-wrk, redis, iperf3) run the real programs.
-inline constexpr const char* kKnownWorkloads[] = {"tcp_bw", "tcp_lat", "http", "kv", "qperf", "nginx-wrk", "redis", "iperf3"};
+inline constexpr const char* kKnownWorkloads[] = {"tcp_bw", "tcp_lat",   "http",  "kv",
+                                                  "qperf",  "nginx-wrk", "redis", "iperf3"};
 inline constexpr const char* kKnownTransports[] = {"tcp", "smcr", "ksmc"};
 bool isKnownWorkload(const QString& name);
 bool isKnownTransport(const QString& name);

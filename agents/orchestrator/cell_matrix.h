@@ -10,10 +10,10 @@
 // first after a change of size or always follows the same neighbour.
 #pragma once
 
-#include <QString>
-
 #include <cstdint>
 #include <vector>
+
+#include <QString>
 
 #include "campaign_spec.h"
 

@@ -15,12 +15,14 @@ QString errorText(const QJsonObject& reply) {
     return text;
 }
 
-bool isError(const QJsonObject& reply) { return reply.value(QLatin1String("type")).toString() == QLatin1String("error"); }
+bool isError(const QJsonObject& reply) {
+    return reply.value(QLatin1String("type")).toString() == QLatin1String("error");
+}
 
 }  // namespace
 
-CellRunner::CellRunner(AgentLink* server, AgentLink* client, protocol::StartRun serverRun,
-                       protocol::StartRun clientRun, QObject* parent)
+CellRunner::CellRunner(AgentLink* server, AgentLink* client, protocol::StartRun serverRun, protocol::StartRun clientRun,
+                       QObject* parent)
     : QObject(parent),
       m_server(server),
       m_client(client),
@@ -56,8 +58,8 @@ CellRunner::CellRunner(AgentLink* server, AgentLink* client, protocol::StartRun 
 }
 
 QString CellRunner::describe(const AgentLink* link) const {
-    return QStringLiteral("%1 agent %2").arg(link == m_server ? QStringLiteral("server") : QStringLiteral("client"),
-                                            link->address());
+    return QStringLiteral("%1 agent %2")
+        .arg(link == m_server ? QStringLiteral("server") : QStringLiteral("client"), link->address());
 }
 
 void CellRunner::start() {
@@ -83,21 +85,22 @@ void CellRunner::start() {
         m_outcome.clientSamples.append(s);
         emit samplesReceived(s, false);
     });
-    m_connections << connect(server, &AgentClient::resultReceived, this, [this, serverId](const protocol::RunResult& r) {
-        if (r.runId == serverId) onResult(r, true);
-    });
-    m_connections << connect(client, &AgentClient::resultReceived, this, [this, clientId](const protocol::RunResult& r) {
-        if (r.runId == clientId) onResult(r, false);
-    });
+    m_connections << connect(server, &AgentClient::resultReceived, this,
+                             [this, serverId](const protocol::RunResult& r) {
+                                 if (r.runId == serverId) onResult(r, true);
+                             });
+    m_connections << connect(client, &AgentClient::resultReceived, this,
+                             [this, clientId](const protocol::RunResult& r) {
+                                 if (r.runId == clientId) onResult(r, false);
+                             });
     m_connections << connect(m_server, &AgentLink::lost, this, [this] {
         if (m_phase == Phase::collectingServer) return finish(CellOutcome::Kind::finished);
         QString error = QStringLiteral("%1 disconnected mid-run").arg(describe(m_server));
         if (m_phase == Phase::clientFailed) error += QStringLiteral(" (then %1)").arg(m_clientError);
         fail(error, true);
     });
-    m_connections << connect(m_client, &AgentLink::lost, this, [this] {
-        fail(QStringLiteral("%1 disconnected mid-run").arg(describe(m_client)), true);
-    });
+    m_connections << connect(m_client, &AgentLink::lost, this,
+                             [this] { fail(QStringLiteral("%1 disconnected mid-run").arg(describe(m_client)), true); });
 
     m_phase = Phase::startingServer;
     m_phaseTimer.start(kReadyTimeoutMs);
@@ -151,8 +154,8 @@ void CellRunner::onResult(const protocol::RunResult& result, bool fromServer) {
     }
     m_outcome.client = result;
     if (result.state == protocol::RunState::failed) {
-        m_clientError = QStringLiteral("%1: %2").arg(describe(m_client),
-                                                     result.error.isEmpty() ? QStringLiteral("run failed") : result.error);
+        m_clientError = QStringLiteral("%1: %2").arg(
+            describe(m_client), result.error.isEmpty() ? QStringLiteral("run failed") : result.error);
         if (m_outcome.haveServerResult || !m_server->isReady()) return fail(m_clientError);
         m_phase = Phase::clientFailed;
         m_phaseTimer.start(kCauseGraceMs);
@@ -226,7 +229,8 @@ void CellRunner::finish(CellOutcome::Kind kind) {
     m_outcome.kind = kind;
     m_outcome.finishedAt = QDateTime::currentDateTimeUtc();
     // Queued, so the receiver may delete this runner from its slot.
-    QMetaObject::invokeMethod(this, [this, outcome = m_outcome] { emit finished(outcome); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, outcome = m_outcome] { emit finished(outcome); }, Qt::QueuedConnection);
 }
 
 }  // namespace smclab::orchestrator

@@ -32,8 +32,8 @@ struct CellOutcome {
     QList<protocol::Samples> clientSamples;
     QList<protocol::Samples> serverSamples;
     QList<protocol::SettingsApplied> settingChanges;  // live changes, as the client agent acknowledged them
-    QDateTime startedAt;   // UTC
-    QDateTime finishedAt;  // UTC
+    QDateTime startedAt;                              // UTC
+    QDateTime finishedAt;                             // UTC
 };
 
 class CellRunner : public QObject {

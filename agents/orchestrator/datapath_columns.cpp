@@ -24,7 +24,8 @@ std::vector<DatapathColumn> makeColumns() {
         {"nocork", "SMC-NoCork", "smcr", settings(false, false, false, false),
          "baseline: autocorking off, window limit min, arm_first, no tx deferral"},
         {"tcp", "TCP", "tcp", {}, "kernel TCP over the same modelled wire"},
-        {"autocork", "SMC-AutoCorking", "smcr", settings(true, false, false, false), "baseline + autocorking_size 65536"},
+        {"autocork", "SMC-AutoCorking", "smcr", settings(true, false, false, false),
+         "baseline + autocorking_size 65536"},
         {"patches", "SMC with patches", "smcr", settings(true, true, true, true), "every optimisation on"},
         {"wndlimit", "SMC-WndLimit", "smcr", settings(false, true, false, false),
          "baseline + window-update limit max (patch #5 alone)"},
@@ -44,9 +45,13 @@ const std::vector<DatapathColumn>& datapathColumns() {
     return kColumns;
 }
 
-QStringList defaultDatapathColumnKeys() { return {"nocork", "tcp", "autocork", "patches"}; }
+QStringList defaultDatapathColumnKeys() {
+    return {"nocork", "tcp", "autocork", "patches"};
+}
 
-QStringList isolationColumnKeys() { return {"wndlimit", "autownd", "drain", "txdefer"}; }
+QStringList isolationColumnKeys() {
+    return {"wndlimit", "autownd", "drain", "txdefer"};
+}
 
 std::optional<DatapathColumn> findDatapathColumn(const QString& name) {
     for (const DatapathColumn& c : datapathColumns()) {

@@ -6,21 +6,21 @@
 // baseline so its effect can be checked alone.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
-#include <optional>
-#include <vector>
-
 namespace smclab::orchestrator {
 
 struct DatapathColumn {
-    QString key;          // option word: "nocork", "tcp", ...
-    QString label;        // table header: "SMC-NoCork", ...
-    QString transport;    // "smcr" or "tcp"
-    QJsonObject settings; // engine settings of both ends (smcr only), kernel sysctl / lab.* names
-    QString summary;      // one line for --help and the notes
+    QString key;           // option word: "nocork", "tcp", ...
+    QString label;         // table header: "SMC-NoCork", ...
+    QString transport;     // "smcr" or "tcp"
+    QJsonObject settings;  // engine settings of both ends (smcr only), kernel sysctl / lab.* names
+    QString summary;       // one line for --help and the notes
 };
 
 // Every known column, cover-letter columns first.

@@ -25,8 +25,7 @@ HostLoad judgeHostLoad(const QJsonObject& client, const QJsonObject& server, boo
     const auto own = number(client, "agent_cpu_pct");
     if (busy && own) {
         double other = *busy - *own;
-        if (sameHost)
-            other -= number(server, "agent_cpu_pct").value_or(0.0);
+        if (sameHost) other -= number(server, "agent_cpu_pct").value_or(0.0);
         load.otherCpuPct = std::max(0.0, other);
     }
     load.stealPct = number(client, "steal_pct");
@@ -60,13 +59,10 @@ void addHostStateFacts(db::HostFacts& facts, const QJsonObject& state) {
 }
 
 void addHostLoadFacts(db::HostFacts& facts, const HostLoad& load) {
-    if (!load.known())
-        return;
+    if (!load.known()) return;
     facts.insert(QLatin1String(kHostBusyFact), load.busy ? QStringLiteral("yes") : QStringLiteral("no"));
-    if (load.busy)
-        facts.insert(QLatin1String(kHostBusyReasonFact), load.reason);
-    if (load.otherCpuPct)
-        facts.insert(QLatin1String(kHostOtherCpuFact), QString::number(*load.otherCpuPct, 'f', 1));
+    if (load.busy) facts.insert(QLatin1String(kHostBusyReasonFact), load.reason);
+    if (load.otherCpuPct) facts.insert(QLatin1String(kHostOtherCpuFact), QString::number(*load.otherCpuPct, 'f', 1));
 }
 
 }  // namespace smclab::orchestrator

@@ -1,10 +1,10 @@
 #include "orchestrator.h"
 
-#include <QMap>
-#include <QRandomGenerator>
-
 #include <memory>
 #include <utility>
+
+#include <QMap>
+#include <QRandomGenerator>
 
 #include "campaign_json.h"
 #include "host_load.h"
@@ -21,21 +21,32 @@ namespace {
 // margin and is stopped as soon as the client reports.
 constexpr qint64 kServerMarginMs = 15'000;
 
-QString statusText(const smcr::Error& error) { return QString::fromStdString(error.message); }
+QString statusText(const smcr::Error& error) {
+    return QString::fromStdString(error.message);
+}
 
 }  // namespace
 
 const char* runnerStateName(RunnerState state) {
     switch (state) {
-        case RunnerState::idle: return "idle";
-        case RunnerState::connecting: return "connecting";
-        case RunnerState::running: return "running";
-        case RunnerState::pausing: return "pausing";
-        case RunnerState::paused: return "paused";
-        case RunnerState::stopping: return "stopping";
-        case RunnerState::stopped: return "stopped";
-        case RunnerState::finished: return "finished";
-        case RunnerState::failed: return "failed";
+        case RunnerState::idle:
+            return "idle";
+        case RunnerState::connecting:
+            return "connecting";
+        case RunnerState::running:
+            return "running";
+        case RunnerState::pausing:
+            return "pausing";
+        case RunnerState::paused:
+            return "paused";
+        case RunnerState::stopping:
+            return "stopping";
+        case RunnerState::stopped:
+            return "stopped";
+        case RunnerState::finished:
+            return "finished";
+        case RunnerState::failed:
+            return "failed";
     }
     return "invalid";
 }
@@ -101,11 +112,10 @@ smcr::Status Orchestrator::resume(qint64 campaignId, const std::vector<AgentPair
     if (!campaign) return smcr::fail(campaign.error());
     auto spec = campaignFromJson(campaign->spec);
     if (!spec)
-        return smcr::fail(smcr::Errc::invalidArgument,
-                          QStringLiteral("campaign %1 has an unreadable spec: %2")
-                              .arg(campaignId)
-                              .arg(statusText(spec.error()))
-                              .toStdString());
+        return smcr::fail(smcr::Errc::invalidArgument, QStringLiteral("campaign %1 has an unreadable spec: %2")
+                                                           .arg(campaignId)
+                                                           .arg(statusText(spec.error()))
+                                                           .toStdString());
     if (smcr::Status s = prepare(*spec, agents); !s) return s;
     auto pending = m_store.pendingCells(campaignId);
     if (!pending) return smcr::fail(pending.error());
@@ -178,7 +188,8 @@ smcr::Status Orchestrator::registerAgent(AgentLink* link) {
     }
     emit message(QStringLiteral("agent %1: %2, protocol %3%4")
                      .arg(link->address(), hostName, hello.protocolVersion,
-                          missing.isEmpty() ? QString() : QStringLiteral("; unavailable: ") + missing.join(QStringLiteral(", "))));
+                          missing.isEmpty() ? QString()
+                                            : QStringLiteral("; unavailable: ") + missing.join(QStringLiteral(", "))));
     return {};
 }
 
@@ -211,7 +222,7 @@ void Orchestrator::beginRunning() {
                      .arg(m_spec.name)
                      .arg(m_queue.size())
                      .arg(m_cells.size())
-                     .arg(formatDurationMs(estimateCampaignMs(m_spec, static_cast<int>(m_queue.size()))))); 
+                     .arg(formatDurationMs(estimateCampaignMs(m_spec, static_cast<int>(m_queue.size())))));
     setState(RunnerState::running);
     m_progressTimer.start();
     emitProgress();
@@ -304,7 +315,7 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     clientRun.sampleIntervalMs = m_spec.sampleIntervalMs;
 
     if (smcr::Status s = m_store.markRunStarted(m_campaignId, toRunCell(m_spec, cell), pair.client->storeAgentId,
-                                               pair.server->storeAgentId);
+                                                pair.server->storeAgentId);
         !s) {
         // A lost database connection would lose this run too: end here
         // (the finished runs are committed; resume runs the rest).
@@ -317,13 +328,16 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     pair.cellIndex = cellIndex;
     const CellInfo info = cellInfo(cellIndex, pairIndex);
     connect(runner, &CellRunner::samplesReceived, this,
-            [this, info](const protocol::Samples& samples, bool fromServer) { emit samplesReceived(info, samples, fromServer); });
+            [this, info](const protocol::Samples& samples, bool fromServer) {
+                emit samplesReceived(info, samples, fromServer);
+            });
     connect(runner, &CellRunner::settingsApplied, this, [this, info](const protocol::SettingsApplied& applied) {
         emit settingsApplied(info, applied.applied, QDateTime::fromMSecsSinceEpoch(applied.atWallMs, Qt::UTC),
                              applied.atMs);
     });
-    connect(runner, &CellRunner::finished, this,
-            [this, pairIndex, cellIndex](const CellOutcome& outcome) { onCellFinished(pairIndex, cellIndex, outcome); });
+    connect(runner, &CellRunner::finished, this, [this, pairIndex, cellIndex](const CellOutcome& outcome) {
+        onCellFinished(pairIndex, cellIndex, outcome);
+    });
     emit cellStarted(info);
     emitProgress();
     runner->start();
@@ -346,13 +360,16 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
             inputs.cell = cell;
             inputs.clientAgentId = pair.client->storeAgentId;
             inputs.serverAgentId = pair.server->storeAgentId;
-            inputs.clientFacts = hostFacts(pair.client->hello(), m_spec.transportOptions, column.effectiveClientTransport());
+            inputs.clientFacts =
+                hostFacts(pair.client->hello(), m_spec.transportOptions, column.effectiveClientTransport());
             inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
             addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
             addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
             const QString clientHost = inputs.clientFacts.value(QStringLiteral("host"));
-            const bool sameHost = !clientHost.isEmpty() && clientHost == inputs.serverFacts.value(QStringLiteral("host"));
-            const HostLoad load = judgeHostLoad(outcome.client.hostState, outcome.server.hostState, sameHost, m_spec.quietHost);
+            const bool sameHost =
+                !clientHost.isEmpty() && clientHost == inputs.serverFacts.value(QStringLiteral("host"));
+            const HostLoad load =
+                judgeHostLoad(outcome.client.hostState, outcome.server.hostState, sameHost, m_spec.quietHost);
             const CellOutcome* kept = &outcome;
             if (load.busy) emit message(QStringLiteral("cell %1 ran on a busy host: %2").arg(info.key, load.reason));
             if (m_spec.quietHost.repeatBusy > 0) {
@@ -563,7 +580,9 @@ Progress Orchestrator::progress() const {
     return p;
 }
 
-void Orchestrator::emitProgress() { emit progressChanged(progress()); }
+void Orchestrator::emitProgress() {
+    emit progressChanged(progress());
+}
 
 CellInfo Orchestrator::cellInfo(int cellIndex, int pairIndex) const {
     CellInfo info;

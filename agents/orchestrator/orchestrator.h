@@ -23,22 +23,21 @@
 // failed).
 #pragma once
 
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <smcr/result.h>
+
 #include <QDateTime>
-#include <QHash>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
-
-#include <map>
-#include <optional>
-
-#include <deque>
-#include <memory>
-#include <vector>
-
-#include <smcr/result.h>
 
 #include "agent_link.h"
 #include "campaign_spec.h"
@@ -67,13 +66,13 @@ enum class RunnerState {
 const char* runnerStateName(RunnerState state);
 
 struct Progress {
-    int totalCells = 0;    // the whole campaign
-    int doneCells = 0;     // recorded, including those done before a resume
-    int failedCells = 0;   // failed in this session
-    int runningCells = 0;  // in flight
+    int totalCells = 0;      // the whole campaign
+    int doneCells = 0;       // recorded, including those done before a resume
+    int failedCells = 0;     // failed in this session
+    int runningCells = 0;    // in flight
     int remainingCells = 0;  // not yet started in this session
-    qint64 elapsedMs = 0;  // since start()/resume()
-    qint64 etaMs = 0;      // estimated time to the end
+    qint64 elapsedMs = 0;    // since start()/resume()
+    qint64 etaMs = 0;        // estimated time to the end
 };
 
 // A cell as signals report it.
@@ -193,7 +192,7 @@ private:
     QJsonObject m_wire;
     CampaignSpec m_spec;
     std::vector<Cell> m_cells;
-    std::deque<int> m_queue;  // cell indices still to run in this session
+    std::deque<int> m_queue;                 // cell indices still to run in this session
     std::map<int, BusyRetry> m_busyRetries;  // by cell index
     std::vector<Pair> m_pairs;
     std::vector<AgentLink*> m_links;  // every distinct agent

@@ -18,12 +18,10 @@ struct Cap {
 void capParams(QJsonObject& params, const std::vector<Cap>& caps, QStringList& notes) {
     for (const Cap& cap : caps) {
         const QJsonValue v = params.value(QLatin1String(cap.key));
-        if (!v.isDouble() || v.toInteger() <= cap.limit)
-            continue;
+        if (!v.isDouble() || v.toInteger() <= cap.limit) continue;
         const QString note =
             QStringLiteral("%1 %2 -> %3").arg(QLatin1String(cap.what)).arg(v.toInteger()).arg(cap.limit);
-        if (!notes.contains(note))
-            notes << note;
+        if (!notes.contains(note)) notes << note;
         params.insert(QLatin1String(cap.key), cap.limit);
     }
 }
@@ -36,8 +34,7 @@ bool scalingApplies(const HostScale& host) {
 
 QStringList scaleToolPreset(CampaignSpec& spec, const HostScale& host) {
     QStringList notes;
-    if (!scalingApplies(host) && !host.oneHost)
-        return notes;
+    if (!scalingApplies(host) && !host.oneHost) return notes;
     // Each side of a local lab gets half the host.
     const qint64 perSide = std::max(1, host.oneHost ? host.cpuCount / 2 : host.cpuCount);
     const bool shrink = scalingApplies(host);
@@ -47,18 +44,17 @@ QStringList scaleToolPreset(CampaignSpec& spec, const HostScale& host) {
         countsRequests = countsRequests || redis;
         if (shrink) {
             if (workload.workload == QLatin1String("nginx-wrk")) {
-                capParams(workload.params,
-                          {{"threads", "wrk -t", perSide}, {"connections", "wrk -c", 100 * perSide}}, notes);
+                capParams(workload.params, {{"threads", "wrk -t", perSide}, {"connections", "wrk -c", 100 * perSide}},
+                          notes);
                 capParams(workload.serverParams, {{"workers", "nginx worker_processes", perSide}}, notes);
             }
             if (redis) {
                 const qint64 requests = host.quick ? 20'000 : 200'000;
-                capParams(workload.params,
-                          {{"threads", "redis-benchmark --threads", perSide},
-                           {"requests", "redis-benchmark -n", requests}},
-                          notes);
-                capParams(workload.serverParams, {{"io_threads", "redis-server --io-threads", perSide}},
-                          notes);
+                capParams(
+                    workload.params,
+                    {{"threads", "redis-benchmark --threads", perSide}, {"requests", "redis-benchmark -n", requests}},
+                    notes);
+                capParams(workload.serverParams, {{"io_threads", "redis-server --io-threads", perSide}}, notes);
             }
         }
         // taskset -c 1 on each of two machines: on one host the two ends
@@ -71,17 +67,14 @@ QStringList scaleToolPreset(CampaignSpec& spec, const HostScale& host) {
             const QString note =
                 two ? QStringLiteral("taskset -c 1 on each machine -> server CPU 0, client CPU 1 (one host)")
                     : QStringLiteral("taskset -c 1 dropped (one CPU)");
-            if (!notes.contains(note))
-                notes << note;
+            if (!notes.contains(note)) notes << note;
         }
     }
     if (shrink && !countsRequests) {
         // qperf -t, wrk -d: whole seconds.
         const int durationMs = host.quick ? 1000 : std::min(spec.durationMs, 5000);
         if (durationMs < spec.durationMs) {
-            notes << QStringLiteral("duration %1 s -> %2 s")
-                         .arg(spec.durationMs / 1000.0)
-                         .arg(durationMs / 1000.0);
+            notes << QStringLiteral("duration %1 s -> %2 s").arg(spec.durationMs / 1000.0).arg(durationMs / 1000.0);
             spec.durationMs = durationMs;
         }
     }
@@ -105,8 +98,7 @@ QStringList scaleToolPreset(CampaignSpec& spec, const HostScale& host) {
         }
     }
     if (!notes.isEmpty()) {
-        const QString why =
-            host.quick ? QStringLiteral("--quick") : QStringLiteral("%1 CPUs").arg(host.cpuCount);
+        const QString why = host.quick ? QStringLiteral("--quick") : QStringLiteral("%1 CPUs").arg(host.cpuCount);
         spec.description +=
             QStringLiteral(". Scaled for this host (%1): %2").arg(why, notes.join(QStringLiteral("; ")));
     }

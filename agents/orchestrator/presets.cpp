@@ -11,27 +11,35 @@ namespace smclab::orchestrator {
 namespace {
 
 const PresetInfo kPresets[] = {
-    {"datapath", "qperf-style tcp_bw and tcp_lat, msg_size 1..64K (*2): SMC-NoCork, TCP, SMC-AutoCorking, "
-                 "SMC with patches (the 2022 datapath series' tables)"},
-    {"sendfile-cork", "wrk-style http of a 4 KiB file, 100 connections, 2 threads: sendfile off, sendfile with "
-                      "the old cork timer, sendfile with the fix"},
-    {"fallback", "short connections (connect, one request, one reply, close) from plain TCP clients: TCP "
-                 "listener vs libsmcr listener with fast fallback off and on"},
-    {"credits", "redis-benchmark-style SET and GET, 200 connections, -d 10, -P 1: SMC credits off, credits on, "
-                "rx_backlog, TCP"},
-    {"seed000-qperf", "the real qperf, -oo msg_size:1:64K:*2 -t 30 tcp_bw and tcp_lat, taskset -c 1: Origin SMC, "
-                      "TCP, SMC with patches (the datapath letter's tables)"},
+    {"datapath",
+     "qperf-style tcp_bw and tcp_lat, msg_size 1..64K (*2): SMC-NoCork, TCP, SMC-AutoCorking, "
+     "SMC with patches (the 2022 datapath series' tables)"},
+    {"sendfile-cork",
+     "wrk-style http of a 4 KiB file, 100 connections, 2 threads: sendfile off, sendfile with "
+     "the old cork timer, sendfile with the fix"},
+    {"fallback",
+     "short connections (connect, one request, one reply, close) from plain TCP clients: TCP "
+     "listener vs libsmcr listener with fast fallback off and on"},
+    {"credits",
+     "redis-benchmark-style SET and GET, 200 connections, -d 10, -P 1: SMC credits off, credits on, "
+     "rx_backlog, TCP"},
+    {"seed000-qperf",
+     "the real qperf, -oo msg_size:1:64K:*2 -t 30 tcp_bw and tcp_lat, taskset -c 1: Origin SMC, "
+     "TCP, SMC with patches (the datapath letter's tables)"},
     {"seed002-nginx", "the real nginx and wrk -c 100 -t 2 -d 30, 4 KiB file: sendfile off, on (orig), on (this)"},
-    {"seed003-shortconn", "the real wrk -H 'Connection: Close' --latency against nginx from plain TCP clients: TCP, "
-                          "original fallback path, fast fallback"},
-    {"seed004-redis", "the real redis-server --io-threads 7 and redis-benchmark -q -t set,get -P 1 --threads 7: "
-                      "Before / After (credits)"},
+    {"seed003-shortconn",
+     "the real wrk -H 'Connection: Close' --latency against nginx from plain TCP clients: TCP, "
+     "original fallback path, fast fallback"},
+    {"seed004-redis",
+     "the real redis-server --io-threads 7 and redis-benchmark -q -t set,get -P 1 --threads 7: "
+     "Before / After (credits)"},
 };
 
 QJsonObject simFabric() {
     // The default lab without RNICs: the shared-memory fabric with the
     // ConnectX-4 Lx 25G link model the published numbers came from.
-    return QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}, {QStringLiteral("link"), QStringLiteral("cx4-25g")}};
+    return QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")},
+                       {QStringLiteral("link"), QStringLiteral("cx4-25g")}};
 }
 
 std::vector<uint64_t> qperfLoop() {
@@ -43,11 +51,12 @@ CampaignSpec datapath() {
     CampaignSpec spec;
     spec.name = QStringLiteral("datapath");
     spec.preset = spec.name;
-    spec.description = QStringLiteral(
-                           "net/smc datapath optimisations (2022): qperf tcp_bw and tcp_lat, -oo msg_size:1:64K:*2 -t 30, "
-                           "percentages against SMC-NoCork; link %1 (two VFs of one ConnectX-4 Lx, the series' "
-                           "environment); %2")
-                           .arg(QLatin1String(kDatapathLink), QLatin1String(kDatapathWaitingNote));
+    spec.description =
+        QStringLiteral(
+            "net/smc datapath optimisations (2022): qperf tcp_bw and tcp_lat, -oo msg_size:1:64K:*2 -t 30, "
+            "percentages against SMC-NoCork; link %1 (two VFs of one ConnectX-4 Lx, the series' "
+            "environment); %2")
+            .arg(QLatin1String(kDatapathLink), QLatin1String(kDatapathWaitingNote));
     spec.workloads = {
         {QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
         {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}},
@@ -84,9 +93,24 @@ CampaignSpec sendfileCork() {
     const QJsonObject copy{{QStringLiteral("sendfile"), false}};
     const QJsonObject sendfile{{QStringLiteral("sendfile"), true}};
     spec.columns = {
-        {QStringLiteral("sendfile off"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.cork_timer_ms"), 0}}, {}, copy},
-        {QStringLiteral("sendfile on (orig)"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.cork_timer_ms"), 250}}, {}, sendfile},
-        {QStringLiteral("sendfile on (this)"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.cork_timer_ms"), 0}}, {}, sendfile},
+        {QStringLiteral("sendfile off"),
+         QStringLiteral("smcr"),
+         {},
+         {{QStringLiteral("lab.cork_timer_ms"), 0}},
+         {},
+         copy},
+        {QStringLiteral("sendfile on (orig)"),
+         QStringLiteral("smcr"),
+         {},
+         {{QStringLiteral("lab.cork_timer_ms"), 250}},
+         {},
+         sendfile},
+        {QStringLiteral("sendfile on (this)"),
+         QStringLiteral("smcr"),
+         {},
+         {{QStringLiteral("lab.cork_timer_ms"), 0}},
+         {},
+         sendfile},
     };
     spec.durationMs = 30'000;
     spec.warmupMs = 1'000;
@@ -113,10 +137,18 @@ CampaignSpec fallback() {
     spec.workloads = {{QStringLiteral("Connections"), QStringLiteral("http"), client, {}, {64}}};
     spec.columns = {
         {QStringLiteral("TCP listener"), QStringLiteral("tcp"), {}, {}, {}, {}},
-        {QStringLiteral("libsmcr, fast fallback off"), QStringLiteral("smcr"), QStringLiteral("tcp"),
-         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("off")}}, {}, {}},
-        {QStringLiteral("libsmcr, fast fallback on"), QStringLiteral("smcr"), QStringLiteral("tcp"),
-         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("on")}}, {}, {}},
+        {QStringLiteral("libsmcr, fast fallback off"),
+         QStringLiteral("smcr"),
+         QStringLiteral("tcp"),
+         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("off")}},
+         {},
+         {}},
+        {QStringLiteral("libsmcr, fast fallback on"),
+         QStringLiteral("smcr"),
+         QStringLiteral("tcp"),
+         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("on")}},
+         {},
+         {}},
     };
     spec.durationMs = 10'000;
     spec.warmupMs = 1'000;
@@ -174,7 +206,9 @@ CampaignSpec credits() {
 
 }  // namespace
 
-std::span<const PresetInfo> presetList() { return kPresets; }
+std::span<const PresetInfo> presetList() {
+    return kPresets;
+}
 
 QStringList presetNames() {
     QStringList names;

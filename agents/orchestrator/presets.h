@@ -3,11 +3,11 @@
 // sysctl names or lab.* names; the agents apply them.
 #pragma once
 
-#include <QString>
-#include <QStringList>
-
 #include <optional>
 #include <span>
+
+#include <QString>
+#include <QStringList>
 
 #include "campaign_spec.h"
 

@@ -1,9 +1,9 @@
 #include "run_record.h"
 
-#include "host_load.h"
-
 #include <QJsonArray>
 #include <QJsonDocument>
+
+#include "host_load.h"
 
 namespace smclab::orchestrator {
 
@@ -28,7 +28,8 @@ void addNumbers(const QJsonObject& object, const QString& prefix, QMap<QString, 
         out.insert(prefix + key, it.value().toDouble());
         // redis-benchmark reports milliseconds; the lab's latency metrics
         // are microseconds (p50_latency_ms -> p50_us).
-        if (key.endsWith(kMs)) out.insert(prefix + key.chopped(kMs.size()) + QStringLiteral("_us"), it.value().toDouble() * 1000.0);
+        if (key.endsWith(kMs))
+            out.insert(prefix + key.chopped(kMs.size()) + QStringLiteral("_us"), it.value().toDouble() * 1000.0);
     }
 }
 
@@ -36,9 +37,11 @@ void addNumbers(const QJsonObject& object, const QString& prefix, QMap<QString, 
 // tool.command / tool.version / tool.program / tool.output, and the server
 // program's CPU time beside the client's (cpu_sec is the client's).
 void addToolRecord(const QJsonObject& client, const QJsonObject& server, db::RunRecord& record) {
-    for (const auto& [summary, facts] : {std::pair{&client, &record.clientFacts}, std::pair{&server, &record.serverFacts}}) {
+    for (const auto& [summary, facts] :
+         {std::pair{&client, &record.clientFacts}, std::pair{&server, &record.serverFacts}}) {
         const QJsonObject tool = summary->value(QLatin1String("tool")).toObject();
-        for (auto it = tool.begin(); it != tool.end(); ++it) facts->insert(QStringLiteral("tool.") + it.key(), it.value().toString());
+        for (auto it = tool.begin(); it != tool.end(); ++it)
+            facts->insert(QStringLiteral("tool.") + it.key(), it.value().toString());
     }
     if (!server.contains(QLatin1String("tool"))) return;
     for (const char* key : {"cpu_sec", "cpu_user_sec", "cpu_system_sec"}) {
@@ -81,7 +84,8 @@ db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transpo
     facts.insert(QStringLiteral("host"), caps.host.hostname);
     facts.insert(QStringLiteral("cpu_model"), caps.host.cpuModel);
     facts.insert(QStringLiteral("cpu_count"), QString::number(caps.host.cpuCount));
-    facts.insert(QStringLiteral("kernel"), QStringLiteral("%1 %2").arg(caps.host.kernelName, caps.host.kernelRelease).trimmed());
+    facts.insert(QStringLiteral("kernel"),
+                 QStringLiteral("%1 %2").arg(caps.host.kernelName, caps.host.kernelRelease).trimmed());
     facts.insert(QStringLiteral("agent_version"), hello.agentVersion);
     facts.insert(QStringLiteral("ksmc"), caps.ksmc.available ? QStringLiteral("available")
                                                              : QStringLiteral("unavailable: %1").arg(caps.ksmc.reason));
@@ -101,13 +105,15 @@ void addWireFacts(const QJsonObject& wire, const QJsonObject& transportOptions, 
         facts.insert(QStringLiteral("wire.model"), link.isEmpty() ? QStringLiteral("ideal") : link);
         facts.insert(QStringLiteral("wire.tcp_path"), QStringLiteral("the network between the agents' hosts"));
         facts.insert(QStringLiteral("wire.tcp_rate"), QStringLiteral("not shaped by smclab"));
-        facts.insert(QStringLiteral("wire"), QStringLiteral("SMC over the sim link model %1; TCP over the network between "
-                                                            "the agents' hosts, not shaped by smclab")
-                                                 .arg(facts.value(QStringLiteral("wire.model"))));
+        facts.insert(QStringLiteral("wire"),
+                     QStringLiteral("SMC over the sim link model %1; TCP over the network between "
+                                    "the agents' hosts, not shaped by smclab")
+                         .arg(facts.value(QStringLiteral("wire.model"))));
         return;
     }
     for (auto it = wire.begin(); it != wire.end(); ++it) {
-        const QString key = it.key() == QLatin1String("note") ? QStringLiteral("wire") : QStringLiteral("wire.") + it.key();
+        const QString key =
+            it.key() == QLatin1String("note") ? QStringLiteral("wire") : QStringLiteral("wire.") + it.key();
         facts.insert(key, valueText(it.value()));
     }
 }
@@ -174,7 +180,8 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
     for (auto it = outcome.client.settings.begin(); it != outcome.client.settings.end(); ++it)
         snapshot.insert(it.key(), it.value());
     for (auto it = column.settings.begin(); it != column.settings.end(); ++it) snapshot.insert(it.key(), it.value());
-    for (auto it = snapshot.begin(); it != snapshot.end(); ++it) record.settings.insert(it.key(), valueText(it.value()));
+    for (auto it = snapshot.begin(); it != snapshot.end(); ++it)
+        record.settings.insert(it.key(), valueText(it.value()));
     record.settings.insert(QStringLiteral("transport"), column.transport);
     record.settings.insert(QStringLiteral("client_transport"), column.effectiveClientTransport());
 

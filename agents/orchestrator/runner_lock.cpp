@@ -49,16 +49,13 @@ private:
 }  // namespace
 
 RunnerPresence campaignRunnerPresence(db::ResultStore& store, qint64 campaignId) {
-    if (campaignId <= 0)
-        return RunnerPresence::unknown;
+    if (campaignId <= 0) return RunnerPresence::unknown;
     if (store.hasRunnerLocks()) {
         const auto held = store.campaignRunnerHeld(campaignId);
-        if (!held)
-            return RunnerPresence::unknown;
+        if (!held) return RunnerPresence::unknown;
         return *held ? RunnerPresence::alive : RunnerPresence::none;
     }
-    if (store.path().isEmpty())
-        return RunnerPresence::unknown;
+    if (store.path().isEmpty()) return RunnerPresence::unknown;
     auto lock = newLockFile(store.path(), campaignId);
     if (lock->tryLock(0)) {
         lock->unlock();
@@ -68,19 +65,15 @@ RunnerPresence campaignRunnerPresence(db::ResultStore& store, qint64 campaignId)
 }
 
 std::unique_ptr<RunnerLock> takeRunnerLock(db::ResultStore& store, qint64 campaignId) {
-    if (campaignId <= 0)
-        return nullptr;
+    if (campaignId <= 0) return nullptr;
     if (store.hasRunnerLocks()) {
         const auto taken = store.tryLockCampaignRunner(campaignId);
-        if (!taken || !*taken)
-            return nullptr;
+        if (!taken || !*taken) return nullptr;
         return std::make_unique<StoreRunnerLock>(store, campaignId);
     }
-    if (store.path().isEmpty())
-        return nullptr;
+    if (store.path().isEmpty()) return nullptr;
     auto lock = newLockFile(store.path(), campaignId);
-    if (!lock->tryLock(0))
-        return nullptr;
+    if (!lock->tryLock(0)) return nullptr;
     return std::make_unique<FileRunnerLock>(std::move(lock));
 }
 

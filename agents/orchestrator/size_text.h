@@ -3,11 +3,11 @@
 // and "30s" / "500ms" durations.
 #pragma once
 
-#include <QString>
-
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+#include <QString>
 
 namespace smclab::orchestrator {
 

@@ -44,8 +44,7 @@ CampaignSpec seed000QperfPreset() {
     };
     spec.columns = {datapathColumn("nocork", "Origin SMC"), datapathColumn("tcp", "TCP"),
                     datapathColumn("patches", "SMC with patches")};
-    spec.sizes =
-        parseSizeLoopText(QStringLiteral("msg_size:1:64K:*2"), nullptr).value_or(std::vector<uint64_t>{});
+    spec.sizes = parseSizeLoopText(QStringLiteral("msg_size:1:64K:*2"), nullptr).value_or(std::vector<uint64_t>{});
     spec.durationMs = 30'000;
     spec.warmupMs = 0;  // qperf has none; its -t is the measured time
     spec.transportOptions = simFabric(kDatapathLink);
@@ -62,9 +61,8 @@ CampaignSpec seed002NginxPreset() {
         "net/smc TCP_CORK and sendfile improvements (2022) with the letter's own tools: nginx serving a 4 "
         "KiB file, "
         "wrk -c 100 -t 2 -d 30, sndbuf/rcvbuf 16384/131072, QPS");
-    const QJsonObject client{{QStringLiteral("connections"), 100},
-                             {QStringLiteral("threads"), 2},
-                             {QStringLiteral("latency"), false}};
+    const QJsonObject client{
+        {QStringLiteral("connections"), 100}, {QStringLiteral("threads"), 2}, {QStringLiteral("latency"), false}};
     // nginx's worker_processes auto on the letter's 8-core server.
     const QJsonObject server{{QStringLiteral("workers"), 8},
                              {QStringLiteral("tcp_nopush"), true},
@@ -138,14 +136,12 @@ CampaignSpec seed004RedisPreset() {
         "SMC-R receive-queue credits (RFC, 2022) with the letter's own tools: redis-server --io-threads 7 "
         "--io-threads-do-reads yes, redis-benchmark -q -t set,get -P 1 --threads 7 -n 2000000 -c 200 -d 10; "
         "Before (credits off) / After (credits on)");
-    const QJsonObject client{
-        {QStringLiteral("tests"), QJsonArray{QStringLiteral("set"), QStringLiteral("get")}},
-        {QStringLiteral("pipeline"), 1},
-        {QStringLiteral("threads"), 7},
-        {QStringLiteral("requests"), 2000000},
-        {QStringLiteral("clients"), 200}};
-    const QJsonObject server{{QStringLiteral("io_threads"), 7},
-                             {QStringLiteral("io_threads_do_reads"), true}};
+    const QJsonObject client{{QStringLiteral("tests"), QJsonArray{QStringLiteral("set"), QStringLiteral("get")}},
+                             {QStringLiteral("pipeline"), 1},
+                             {QStringLiteral("threads"), 7},
+                             {QStringLiteral("requests"), 2000000},
+                             {QStringLiteral("clients"), 200}};
+    const QJsonObject server{{QStringLiteral("io_threads"), 7}, {QStringLiteral("io_threads_do_reads"), true}};
     spec.workloads = {{QStringLiteral("SET/GET"), QStringLiteral("redis"), client, server, {10}}};
     spec.columns = {
         {QStringLiteral("Before"),

@@ -3,10 +3,10 @@
 // cell's size under the workload's size parameter.
 #pragma once
 
+#include <cstdint>
+
 #include <QJsonObject>
 #include <QString>
-
-#include <cstdint>
 
 #include "campaign_spec.h"
 

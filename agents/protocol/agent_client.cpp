@@ -1,13 +1,12 @@
 #include "protocol/agent_client.h"
 
-#include "protocol/json_number.h"
-
 #include <QFile>
 #include <QJsonDocument>
 #include <QNetworkRequest>
 #include <QSslCertificate>
 #include <QSslConfiguration>
 
+#include "protocol/json_number.h"
 #include "protocol/version.h"
 
 namespace smclab {
@@ -29,8 +28,7 @@ AgentClient::AgentClient(QObject* parent) : QObject(parent) {
             m_failedReported = true;
             emit connectionFailed(QString("no hello from %1 in time").arg(m_url.toString()));
         }
-        if (m_socket)
-            m_socket->abort();
+        if (m_socket) m_socket->abort();
     });
 }
 
@@ -75,8 +73,7 @@ void AgentClient::connectToAgent(const QUrl& url, const AgentConnectOptions& opt
             }
             ssl.addCaCertificates(certificates);
         }
-        if (options.ignoreSslErrors)
-            ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+        if (options.ignoreSslErrors) ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
         socket->setSslConfiguration(ssl);
         if (options.ignoreSslErrors) {
             connect(socket, &QWebSocket::sslErrors, socket,
@@ -85,21 +82,18 @@ void AgentClient::connectToAgent(const QUrl& url, const AgentConnectOptions& opt
     }
     connect(socket, &QWebSocket::connected, this, &AgentClient::connected);
     connect(socket, &QWebSocket::textMessageReceived, this, &AgentClient::onTextMessage);
-    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-            &AgentClient::onSocketError);
+    connect(socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this, &AgentClient::onSocketError);
     connect(socket, &QWebSocket::disconnected, this, &AgentClient::onDisconnected);
 
     QNetworkRequest request(url);
-    if (!options.token.isEmpty())
-        request.setRawHeader("Authorization", "Bearer " + options.token.toUtf8());
+    if (!options.token.isEmpty()) request.setRawHeader("Authorization", "Bearer " + options.token.toUtf8());
     m_helloTimer.start(options.connectTimeoutMs);
     socket->open(request);
 }
 
 void AgentClient::disconnectFromAgent() {
     m_helloTimer.stop();
-    if (!m_socket)
-        return;
+    if (!m_socket) return;
     QWebSocket* socket = m_socket;
     m_socket.clear();
     socket->disconnect(this);
@@ -108,8 +102,7 @@ void AgentClient::disconnectFromAgent() {
     const bool wasReady = m_ready;
     m_ready = false;
     failPending("disconnected by the controller");
-    if (wasReady)
-        emit disconnected();
+    if (wasReady) emit disconnected();
 }
 
 qint64 AgentClient::startRun(const StartRun& run, ReplyHandler onReply) {
@@ -130,29 +123,24 @@ qint64 AgentClient::requestStatus(ReplyHandler onReply) {
 
 qint64 AgentClient::sendRequest(QJsonObject message, ReplyHandler onReply) {
     if (!m_socket || m_socket->state() != QAbstractSocket::ConnectedState) {
-        if (onReply)
-            onReply(disconnectedError("not connected to an agent"));
+        if (onReply) onReply(disconnectedError("not connected to an agent"));
         return -1;
     }
     const qint64 id = m_nextId++;
     message.insert("id", id);
-    if (onReply)
-        m_pending.insert(id, std::move(onReply));
+    if (onReply) m_pending.insert(id, std::move(onReply));
     m_socket->sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson(QJsonDocument::Compact)));
     return id;
 }
 
 void AgentClient::sendRawText(const QString& text) {
-    if (m_socket)
-        m_socket->sendTextMessage(text);
+    if (m_socket) m_socket->sendTextMessage(text);
 }
 
 void AgentClient::completeRequest(qint64 requestId, const QJsonObject& reply) {
-    if (requestId <= 0)
-        return;
+    if (requestId <= 0) return;
     auto it = m_pending.find(requestId);
-    if (it == m_pending.end())
-        return;
+    if (it == m_pending.end()) return;
     ReplyHandler handler = std::move(it.value());
     m_pending.erase(it);
     handler(reply);
@@ -160,12 +148,10 @@ void AgentClient::completeRequest(qint64 requestId, const QJsonObject& reply) {
 
 void AgentClient::onTextMessage(const QString& text) {
     const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8());
-    if (!document.isObject())
-        return;  // the agent only sends objects; ignore garbage rather than crash
+    if (!document.isObject()) return;  // the agent only sends objects; ignore garbage rather than crash
     const QJsonObject message = document.object();
     const QString messageType = message.value("type").toString();
-    const qint64 requestId =
-        message.contains("id") ? toInt64(message.value("id")) : -1;
+    const qint64 requestId = message.contains("id") ? toInt64(message.value("id")) : -1;
     const QString runId = message.value("run_id").toString();
     emit messageReceived(message);
 
@@ -175,8 +161,8 @@ void AgentClient::onTextMessage(const QString& text) {
         const int major = m_hello.protocolVersion.section('.', 0, 0).toInt();
         if (major != kProtocolMajor) {
             m_failedReported = true;
-            emit connectionFailed(QString("agent speaks protocol %1, this controller %2")
-                                      .arg(m_hello.protocolVersion, kProtocolVersion));
+            emit connectionFailed(
+                QString("agent speaks protocol %1, this controller %2").arg(m_hello.protocolVersion, kProtocolVersion));
             disconnectFromAgent();
             return;
         }
@@ -203,8 +189,7 @@ void AgentClient::onTextMessage(const QString& text) {
 }
 
 void AgentClient::onSocketError(QAbstractSocket::SocketError) {
-    if (!m_socket || m_ready || m_failedReported)
-        return;
+    if (!m_socket || m_ready || m_failedReported) return;
     m_failedReported = true;
     m_helloTimer.stop();
     QString message = m_socket->errorString();
@@ -233,15 +218,13 @@ void AgentClient::onDisconnected() {
         m_socket.clear();
     }
     failPending("the connection to the agent closed");
-    if (wasReady)
-        emit disconnected();
+    if (wasReady) emit disconnected();
 }
 
 void AgentClient::failPending(const QString& message) {
     auto pending = std::move(m_pending);
     m_pending.clear();
-    for (auto it = pending.begin(); it != pending.end(); ++it)
-        it.value()(disconnectedError(message));
+    for (auto it = pending.begin(); it != pending.end(); ++it) it.value()(disconnectedError(message));
 }
 
 }  // namespace smclab

@@ -23,9 +23,9 @@
 namespace smclab {
 
 struct AgentConnectOptions {
-    QString token;       // sent as "Authorization: Bearer TOKEN" in the upgrade request
-    bool tls = false;    // wss:// instead of ws://
-    QString caCertFile;  // PEM file of a CA (or self-signed cert) to trust, in addition to the system's
+    QString token;                  // sent as "Authorization: Bearer TOKEN" in the upgrade request
+    bool tls = false;               // wss:// instead of ws://
+    QString caCertFile;             // PEM file of a CA (or self-signed cert) to trust, in addition to the system's
     bool ignoreSslErrors = false;   // accept any certificate: for lab setups with throwaway certs only
     int connectTimeoutMs = 10'000;  // until hello arrives
 };

@@ -3,8 +3,8 @@
 namespace smclab::protocol {
 
 QString Endpoint::toString() const {
-    const QString host = address.protocol() == QAbstractSocket::IPv6Protocol ? '[' + address.toString() + ']'
-                                                                             : address.toString();
+    const QString host =
+        address.protocol() == QAbstractSocket::IPv6Protocol ? '[' + address.toString() + ']' : address.toString();
     return host + ':' + QString::number(port);
 }
 

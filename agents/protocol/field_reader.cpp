@@ -33,8 +33,7 @@ QString typeName(const QJsonValue& value) {
 }
 
 bool isScalar(const QJsonValue& value, QString* why) {
-    if (value.isBool())
-        return true;
+    if (value.isBool()) return true;
     if (value.isDouble()) {
         if (!std::isfinite(value.toDouble())) {
             *why = "must be a finite number";
@@ -60,12 +59,10 @@ const QRegularExpression& keyPattern() {
     return pattern;
 }
 
-FieldReader::FieldReader(const QJsonObject& object, QString prefix)
-    : m_object(object), m_prefix(std::move(prefix)) {}
+FieldReader::FieldReader(const QJsonObject& object, QString prefix) : m_object(object), m_prefix(std::move(prefix)) {}
 
 void FieldReader::fail(const char* code, const QString& key, const QString& message) {
-    if (m_error.isError())
-        return;
+    if (m_error.isError()) return;
     m_error = makeError(code, path(key), path(key) + ": " + message);
 }
 
@@ -84,8 +81,7 @@ QString FieldReader::requireString(const QString& key, int maxChars, const QRegu
 
 QString FieldReader::optionalString(const QString& key, int maxChars, const QString& fallback,
                                     const QRegularExpression* pattern) {
-    if (!present(key))
-        return fallback;
+    if (!present(key)) return fallback;
     const QJsonValue value = m_object.value(key);
     if (!value.isString()) {
         fail(errc::kBadField, key, "must be a string, not " + typeName(value));
@@ -97,8 +93,7 @@ QString FieldReader::optionalString(const QString& key, int maxChars, const QStr
         return fallback;
     }
     if (text.size() > maxChars) {
-        fail(errc::kBadField, key,
-             QString("must be at most %1 characters (got %2)").arg(maxChars).arg(text.size()));
+        fail(errc::kBadField, key, QString("must be at most %1 characters (got %2)").arg(maxChars).arg(text.size()));
         return fallback;
     }
     if (pattern != nullptr && !pattern->match(text).hasMatch()) {
@@ -117,8 +112,7 @@ qint64 FieldReader::requireInt(const QString& key, qint64 min, qint64 max) {
 }
 
 qint64 FieldReader::optionalInt(const QString& key, qint64 min, qint64 max, qint64 fallback) {
-    if (!present(key))
-        return fallback;
+    if (!present(key)) return fallback;
     const QJsonValue value = m_object.value(key);
     if (!value.isDouble()) {
         fail(errc::kBadField, key, "must be an integer, not " + typeName(value));
@@ -138,8 +132,7 @@ qint64 FieldReader::optionalInt(const QString& key, qint64 min, qint64 max, qint
 }
 
 bool FieldReader::optionalBool(const QString& key, bool fallback) {
-    if (!present(key))
-        return fallback;
+    if (!present(key)) return fallback;
     const QJsonValue value = m_object.value(key);
     if (!value.isBool()) {
         fail(errc::kBadField, key, "must be a boolean, not " + typeName(value));
@@ -150,8 +143,7 @@ bool FieldReader::optionalBool(const QString& key, bool fallback) {
 
 QString FieldReader::requireEnum(const QString& key, const QStringList& allowed, const char* codeIfUnknown) {
     const QString text = requireString(key, 64);
-    if (!ok())
-        return {};
+    if (!ok()) return {};
     if (!allowed.contains(text)) {
         fail(codeIfUnknown, key, QString("'%1' is not one of: %2").arg(text, allowed.join(", ")));
         return {};
@@ -160,8 +152,7 @@ QString FieldReader::requireEnum(const QString& key, const QStringList& allowed,
 }
 
 QJsonObject FieldReader::optionalObject(const QString& key) {
-    if (!present(key))
-        return {};
+    if (!present(key)) return {};
     const QJsonValue value = m_object.value(key);
     if (!value.isObject()) {
         fail(errc::kBadField, key, "must be an object, not " + typeName(value));
@@ -171,8 +162,7 @@ QJsonObject FieldReader::optionalObject(const QString& key) {
 }
 
 bool FieldReader::finish() {
-    if (!ok())
-        return false;
+    if (!ok()) return false;
     for (auto it = m_object.begin(); it != m_object.end(); ++it) {
         if (!m_seen.contains(it.key())) {
             fail(errc::kBadField, it.key(), "is not a field of this message");
@@ -184,21 +174,18 @@ bool FieldReader::finish() {
 
 ProtocolError checkScalarMap(const QJsonObject& object, const QString& path, int maxKeys) {
     if (object.size() > maxKeys) {
-        return makeError(
-            errc::kBadField, path,
-            QString("%1: at most %2 entries (got %3)").arg(path).arg(maxKeys).arg(object.size()));
+        return makeError(errc::kBadField, path,
+                         QString("%1: at most %2 entries (got %3)").arg(path).arg(maxKeys).arg(object.size()));
     }
     for (auto it = object.begin(); it != object.end(); ++it) {
         const QString field = path + '.' + it.key();
         if (!keyPattern().match(it.key()).hasMatch()) {
-            return makeError(errc::kBadField, field,
-                             field + ": name does not match " + keyPattern().pattern());
+            return makeError(errc::kBadField, field, field + ": name does not match " + keyPattern().pattern());
         }
         QString why;
         if (it.value().isArray()) {
             const QJsonArray array = it.value().toArray();
-            if (array.size() > 256)
-                return makeError(errc::kBadField, field, field + ": at most 256 elements");
+            if (array.size() > 256) return makeError(errc::kBadField, field, field + ": at most 256 elements");
             for (qsizetype i = 0; i < array.size(); ++i) {
                 if (!isScalar(array.at(i), &why)) {
                     const QString element = QString("%1[%2]").arg(field).arg(i);

@@ -26,8 +26,7 @@ public:
     qint64 optionalInt(const QString& key, qint64 min, qint64 max, qint64 fallback);
     bool optionalBool(const QString& key, bool fallback);
     // The value must be one of `allowed`; otherwise the error has `codeIfUnknown`.
-    QString requireEnum(const QString& key, const QStringList& allowed,
-                        const char* codeIfUnknown = errc::kBadField);
+    QString requireEnum(const QString& key, const QStringList& allowed, const char* codeIfUnknown = errc::kBadField);
     QJsonObject optionalObject(const QString& key);
     bool has(const QString& key) const { return m_object.contains(key); }
     // Marks a key as known without reading it (e.g. "type", "id").
@@ -40,8 +39,7 @@ public:
     const ProtocolError& error() const { return m_error; }
     void fail(const char* code, const QString& key, const QString& message);
     void failWith(const ProtocolError& error) {
-        if (ok())
-            m_error = error;
+        if (ok()) m_error = error;
     }
     QString path(const QString& key) const { return m_prefix.isEmpty() ? key : m_prefix + '.' + key; }
 

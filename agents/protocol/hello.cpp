@@ -1,8 +1,8 @@
 #include "protocol/hello.h"
 
-#include "protocol/json_number.h"
-
 #include <QJsonArray>
+
+#include "protocol/json_number.h"
 
 namespace smclab::protocol {
 
@@ -14,34 +14,29 @@ QJsonArray toArray(const QStringList& list) {
 
 QStringList toStringList(const QJsonValue& value) {
     QStringList list;
-    for (const QJsonValue& item : value.toArray())
-        list.append(item.toString());
+    for (const QJsonValue& item : value.toArray()) list.append(item.toString());
     return list;
 }
 
 QJsonObject availabilityToJson(const Availability& item) {
     QJsonObject object{{"name", item.name}, {"available", item.available}};
-    if (!item.reason.isEmpty())
-        object.insert("reason", item.reason);
+    if (!item.reason.isEmpty()) object.insert("reason", item.reason);
     return object;
 }
 
 Availability availabilityFromJson(const QJsonObject& object) {
-    return {object.value("name").toString(), object.value("available").toBool(),
-            object.value("reason").toString()};
+    return {object.value("name").toString(), object.value("available").toBool(), object.value("reason").toString()};
 }
 
 QJsonArray availabilityList(const QList<Availability>& items) {
     QJsonArray array;
-    for (const Availability& item : items)
-        array.append(availabilityToJson(item));
+    for (const Availability& item : items) array.append(availabilityToJson(item));
     return array;
 }
 
 QList<Availability> availabilityListFromJson(const QJsonValue& value) {
     QList<Availability> items;
-    for (const QJsonValue& item : value.toArray())
-        items.append(availabilityFromJson(item.toObject()));
+    for (const QJsonValue& item : value.toArray()) items.append(availabilityFromJson(item.toObject()));
     return items;
 }
 
@@ -58,8 +53,8 @@ QJsonObject Capabilities::toJson() const {
     }
     QJsonArray rdmaArray;
     for (const RdmaDevice& device : rdmaDevices) {
-        rdmaArray.append(QJsonObject{
-            {"name", device.name}, {"ports", toArray(device.ports)}, {"net_device", device.netDevice}});
+        rdmaArray.append(
+            QJsonObject{{"name", device.name}, {"ports", toArray(device.ports)}, {"net_device", device.netDevice}});
     }
     return QJsonObject{
         {"host", QJsonObject{{"hostname", host.hostname},
@@ -104,16 +99,14 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
     caps.workloads = toStringList(object.value("workloads"));
     caps.ksmc = availabilityFromJson(object.value("ksmc").toObject());
     const QJsonObject limits = object.value("limits").toObject();
-    caps.limits = {limits.value("max_runs").toInt(),
-                   toInt64(limits.value("max_duration_ms")),
+    caps.limits = {limits.value("max_runs").toInt(), toInt64(limits.value("max_duration_ms")),
                    toInt64(limits.value("min_sample_interval_ms"))};
     return caps;
 }
 
 bool Capabilities::transportAvailable(const QString& name) const {
     for (const Availability& item : transports) {
-        if (item.name == name)
-            return item.available;
+        if (item.name == name) return item.available;
     }
     return false;
 }
@@ -128,8 +121,7 @@ QJsonObject Hello::toJson() const {
 
 Hello Hello::fromJson(const QJsonObject& object) {
     return {object.value("protocol_version").toString(), object.value("agent_version").toString(),
-            object.value("session_id").toString(),
-            Capabilities::fromJson(object.value("capabilities").toObject())};
+            object.value("session_id").toString(), Capabilities::fromJson(object.value("capabilities").toObject())};
 }
 
 }  // namespace smclab::protocol

@@ -9,14 +9,10 @@ QJsonObject StartRun::toJson() const {
         {"type", type::kStartRun}, {"run_id", runId},           {"role", roleName(role)},
         {"workload", workload},    {"transport", transport},    {"params", params},
         {"settings", settings},    {"duration_ms", durationMs}, {"sample_interval_ms", sampleIntervalMs}};
-    if (warmupMs >= 0)
-        object.insert("warmup_ms", warmupMs);
-    if (!transportOptions.isEmpty())
-        object.insert("transport_options", transportOptions);
-    if (role == Role::client)
-        object.insert("peer", peer.toString());
-    if (role == Role::server && !listen.address.isNull())
-        object.insert("listen", listen.toString());
+    if (warmupMs >= 0) object.insert("warmup_ms", warmupMs);
+    if (!transportOptions.isEmpty()) object.insert("transport_options", transportOptions);
+    if (role == Role::client) object.insert("peer", peer.toString());
+    if (role == Role::server && !listen.address.isNull()) object.insert("listen", listen.toString());
     return object;
 }
 
@@ -43,8 +39,7 @@ QJsonObject LatencySummary::toJson() const {
 }
 
 LatencySummary LatencySummary::fromJson(const QJsonValue& value) {
-    if (!value.isObject())
-        return {};
+    if (!value.isObject()) return {};
     const QJsonObject object = value.toObject();
     return {true,
             object.value("mean").toDouble(),
@@ -56,21 +51,19 @@ LatencySummary LatencySummary::fromJson(const QJsonValue& value) {
 }
 
 QJsonObject Samples::toJson() const {
-    QJsonObject object{
-        {"type", type::kSamples},
-        {"run_id", runId},
-        {"seq", seq},
-        {"t_ms", tMs},
-        {"interval_ms", intervalMs},
-        {"warmup", warmup},
-        {"bytes", static_cast<double>(bytes)},
-        {"throughput_bps", throughputBps},
-        {"ops", static_cast<double>(ops)},
-        {"ops_per_sec", opsPerSec},
-        {"cpu", QJsonObject{{"user_percent", cpuUserPercent}, {"system_percent", cpuSystemPercent}}},
-        {"counters", counters}};
-    if (latency.present)
-        object.insert("latency_us", latency.toJson());
+    QJsonObject object{{"type", type::kSamples},
+                       {"run_id", runId},
+                       {"seq", seq},
+                       {"t_ms", tMs},
+                       {"interval_ms", intervalMs},
+                       {"warmup", warmup},
+                       {"bytes", static_cast<double>(bytes)},
+                       {"throughput_bps", throughputBps},
+                       {"ops", static_cast<double>(ops)},
+                       {"ops_per_sec", opsPerSec},
+                       {"cpu", QJsonObject{{"user_percent", cpuUserPercent}, {"system_percent", cpuSystemPercent}}},
+                       {"counters", counters}};
+    if (latency.present) object.insert("latency_us", latency.toJson());
     return object;
 }
 
@@ -102,8 +95,8 @@ QJsonObject SettingsApplied::toJson() const {
 }
 
 SettingsApplied SettingsApplied::fromJson(const QJsonObject& object) {
-    return {object.value("run_id").toString(), object.value("applied").toObject(),
-            toInt64(object.value("at_ms")), toInt64(object.value("at_wall_ms"))};
+    return {object.value("run_id").toString(), object.value("applied").toObject(), toInt64(object.value("at_ms")),
+            toInt64(object.value("at_wall_ms"))};
 }
 
 QJsonObject RunResult::toJson() const {
@@ -122,10 +115,8 @@ QJsonObject RunResult::toJson() const {
                        {"settings", settings},
                        {"params", params},
                        {"cpu", cpu}};
-    if (!error.isEmpty())
-        object.insert("error", error);
-    if (!hostState.isEmpty())
-        object.insert("host_state", hostState);
+    if (!error.isEmpty()) object.insert("error", error);
+    if (!hostState.isEmpty()) object.insert("host_state", hostState);
     return object;
 }
 

@@ -38,16 +38,14 @@ QString sessionStateName(SessionState state) {
 
 QString runStateName(RunState state) {
     for (const auto& [value, name] : kRunStates) {
-        if (value == state)
-            return name;
+        if (value == state) return name;
     }
     return "invalid";
 }
 
 RunState runStateFromName(const QString& name) {
     for (const auto& [value, text] : kRunStates) {
-        if (name == QLatin1String(text))
-            return value;
+        if (name == QLatin1String(text)) return value;
     }
     return RunState::invalid;
 }
@@ -69,10 +67,8 @@ QString roleName(Role role) {
 }
 
 Role roleFromName(const QString& name) {
-    if (name == "server")
-        return Role::server;
-    if (name == "client")
-        return Role::client;
+    if (name == "server") return Role::server;
+    if (name == "client") return Role::client;
     return Role::invalid;
 }
 

@@ -23,8 +23,7 @@ const QRegularExpression& workloadPattern() {
 
 void readEndpoint(FieldReader& reader, const QString& key, Endpoint* out) {
     const QString text = reader.optionalString(key, 64, {});
-    if (!reader.ok() || text.isEmpty())
-        return;
+    if (!reader.ok() || text.isEmpty()) return;
     QString why;
     auto endpoint = parseEndpoint(text, &why);
     if (!endpoint) {
@@ -36,11 +35,9 @@ void readEndpoint(FieldReader& reader, const QString& key, Endpoint* out) {
 
 void readMap(FieldReader& reader, const QString& key, QJsonObject* out) {
     *out = reader.optionalObject(key);
-    if (!reader.ok())
-        return;
+    if (!reader.ok()) return;
     const ProtocolError error = checkScalarMap(*out, reader.path(key), kMaxMapEntries);
-    if (error.isError())
-        reader.failWith(error);
+    if (error.isError()) reader.failWith(error);
 }
 
 StartRun readStartRun(FieldReader& reader) {
@@ -53,23 +50,17 @@ StartRun readStartRun(FieldReader& reader) {
     readMap(reader, "settings", &run.settings);
     readMap(reader, "transport_options", &run.transportOptions);
     run.durationMs = reader.requireInt("duration_ms", kMinDurationMs, kMaxDurationMs);
-    run.sampleIntervalMs = reader.optionalInt("sample_interval_ms", kMinSampleIntervalMs,
-                                              kMaxSampleIntervalMs, kDefaultSampleIntervalMs);
-    if (reader.ok())
-        run.warmupMs = reader.optionalInt("warmup_ms", 0, run.durationMs - 1, -1);
-    if (!reader.ok())
-        return run;
+    run.sampleIntervalMs =
+        reader.optionalInt("sample_interval_ms", kMinSampleIntervalMs, kMaxSampleIntervalMs, kDefaultSampleIntervalMs);
+    if (reader.ok()) run.warmupMs = reader.optionalInt("warmup_ms", 0, run.durationMs - 1, -1);
+    if (!reader.ok()) return run;
     if (run.role == Role::client) {
-        if (!reader.has("peer"))
-            reader.fail(errc::kMissingField, "peer", "is required for role client");
+        if (!reader.has("peer")) reader.fail(errc::kMissingField, "peer", "is required for role client");
         readEndpoint(reader, "peer", &run.peer);
-        if (reader.ok() && run.peer.port == 0)
-            reader.fail(errc::kBadField, "peer", "port 0 cannot be connected to");
-        if (reader.has("listen"))
-            reader.fail(errc::kBadField, "listen", "is only for role server");
+        if (reader.ok() && run.peer.port == 0) reader.fail(errc::kBadField, "peer", "port 0 cannot be connected to");
+        if (reader.has("listen")) reader.fail(errc::kBadField, "listen", "is only for role server");
     } else {
-        if (reader.has("peer"))
-            reader.fail(errc::kBadField, "peer", "is only for role client");
+        if (reader.has("peer")) reader.fail(errc::kBadField, "peer", "is only for role client");
         run.listen.address = QHostAddress(QHostAddress::AnyIPv4);
         readEndpoint(reader, "listen", &run.listen);
     }
@@ -86,16 +77,15 @@ const QStringList& knownTransports() {
 ControllerMessage parseControllerMessage(const QByteArray& text) {
     ControllerMessage message;
     if (text.size() > kMaxMessageBytes) {
-        message.error =
-            makeError(errc::kBadJson, {}, QString("message exceeds %1 bytes").arg(kMaxMessageBytes));
+        message.error = makeError(errc::kBadJson, {}, QString("message exceeds %1 bytes").arg(kMaxMessageBytes));
         return message;
     }
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(text, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        message.error = makeError(
-            errc::kBadJson, {},
-            QString("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset));
+        message.error =
+            makeError(errc::kBadJson, {},
+                      QString("not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset));
         return message;
     }
     if (!document.isObject()) {
@@ -121,23 +111,19 @@ ControllerMessage parseControllerMessage(const QByteArray& text) {
     } else if (type == type::kSetSettings) {
         SetSettings set;
         set.runId = reader.requireString("run_id", kMaxRunIdChars, &runIdPattern());
-        if (reader.ok() && !reader.has("settings"))
-            reader.fail(errc::kMissingField, "settings", "is required");
+        if (reader.ok() && !reader.has("settings")) reader.fail(errc::kMissingField, "settings", "is required");
         readMap(reader, "settings", &set.settings);
-        if (reader.ok() && set.settings.isEmpty())
-            reader.fail(errc::kBadField, "settings", "must not be empty");
+        if (reader.ok() && set.settings.isEmpty()) reader.fail(errc::kBadField, "settings", "must not be empty");
         message.body = set;
     } else if (type == type::kStopRun) {
         message.body = StopRun{reader.requireString("run_id", kMaxRunIdChars, &runIdPattern())};
     } else if (type == type::kStatus) {
         message.body = StatusRequest{};
     } else {
-        message.error =
-            makeError(errc::kBadMessage, "type", QString("type: unknown message type '%1'").arg(type));
+        message.error = makeError(errc::kBadMessage, "type", QString("type: unknown message type '%1'").arg(type));
         return message;
     }
-    if (!reader.finish())
-        message.error = reader.error();
+    if (!reader.finish()) message.error = reader.error();
     return message;
 }
 

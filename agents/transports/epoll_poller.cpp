@@ -1,8 +1,8 @@
+#include <cerrno>
+
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 #include "kernel_socket.h"
 

@@ -1,4 +1,7 @@
 // Connecting and listening for the kernel transports (tcp, ksmc).
+#include <cerrno>
+#include <cstring>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -7,9 +10,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include "kernel_socket.h"
 
@@ -173,7 +173,9 @@ Result<std::unique_ptr<Listener>> kernelListen(const SocketKind& kind, const std
 KernelListener::KernelListener(int fd, uint16_t port, std::shared_ptr<KernelTransportStats> stats)
     : m_fd(fd), m_port(port), m_stats(std::move(stats)) {}
 
-KernelListener::~KernelListener() { close(); }
+KernelListener::~KernelListener() {
+    close();
+}
 
 Status KernelListener::setNonBlocking(bool enabled) {
     const int flags = ::fcntl(m_fd, F_GETFL);

@@ -100,12 +100,10 @@ private:
 };
 
 // Resolves host:port and connects a socket of `kind` with options applied.
-Result<std::unique_ptr<Stream>> kernelConnect(const SocketKind& kind, const std::string& host,
-                                              uint16_t port, const ConnectOptions& options,
-                                              KernelTransportStats& stats);
-Result<std::unique_ptr<Listener>> kernelListen(const SocketKind& kind, const std::string& addr,
-                                               uint16_t port, int backlog,
-                                               std::shared_ptr<KernelTransportStats> stats);
+Result<std::unique_ptr<Stream>> kernelConnect(const SocketKind& kind, const std::string& host, uint16_t port,
+                                              const ConnectOptions& options, KernelTransportStats& stats);
+Result<std::unique_ptr<Listener>> kernelListen(const SocketKind& kind, const std::string& addr, uint16_t port,
+                                               int backlog, std::shared_ptr<KernelTransportStats> stats);
 
 std::string errnoText(int err);
 

@@ -1,3 +1,6 @@
+#include <cerrno>
+#include <cstring>
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -6,18 +9,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include "kernel_socket.h"
 
 namespace smclab::transports {
 
-std::string errnoText(int err) { return std::strerror(err); }
+std::string errnoText(int err) {
+    return std::strerror(err);
+}
 
 KernelStream::KernelStream(int fd, std::string peer) : m_fd(fd), m_peer(std::move(peer)) {}
 
-KernelStream::~KernelStream() { close(); }
+KernelStream::~KernelStream() {
+    close();
+}
 
 smcr::Unexpected KernelStream::ioError(const char* what, int err) const {
     if (err == EAGAIN) {  // == EWOULDBLOCK on Linux

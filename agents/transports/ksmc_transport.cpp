@@ -3,12 +3,12 @@
 // TCP_CORK/TCP_NODELAY options; the kernel negotiates SMC-R in the TCP
 // handshake and falls back to TCP when the peer cannot. Newer kernels also
 // accept socket(AF_INET, SOCK_STREAM, IPPROTO_SMC = 256).
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <fstream>
 #include <string>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "kernel_transport.h"
 #include "transport_factories.h"
@@ -95,8 +95,7 @@ Result<std::unique_ptr<Transport>> createKsmc(const TransportOptions& options) {
     } else {
         kind = SocketKind{AF_INET, kIpProtoSmc, AF_INET6, kIpProtoSmc};
     }
-    return std::unique_ptr<Transport>(
-        new KernelTransport("ksmc", kind, ksmcSysctls(kKsmcSysctlDirectory)));
+    return std::unique_ptr<Transport>(new KernelTransport("ksmc", kind, ksmcSysctls(kKsmcSysctlDirectory)));
 }
 
 }  // namespace smclab::transports

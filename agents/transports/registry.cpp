@@ -13,7 +13,9 @@ const TransportEntry kTransports[] = {
 
 }  // namespace
 
-std::span<const TransportEntry> transportRegistry() { return kTransports; }
+std::span<const TransportEntry> transportRegistry() {
+    return kTransports;
+}
 
 const TransportEntry* findTransport(std::string_view name) {
     for (const TransportEntry& entry : kTransports) {

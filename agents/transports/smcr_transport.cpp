@@ -6,11 +6,11 @@
 // Options (TransportOptions): "fabric" (sim | verbs[:device]), "link"
 // (ideal | cx4-25g | cx4lx-vf), and any engine setting by name, applied when the
 // transport's engine is made.
-#include <poll.h>
-#include <sys/socket.h>
-
 #include <csignal>
 #include <vector>
+
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <smcr/engine.h>
 #include <smcr/listener.h>
@@ -118,7 +118,8 @@ class SmcrPoller final : public Poller {
 public:
     explicit SmcrPoller(smcr::Poller poller) : m_poller(std::move(poller)) {}
     Status add(Pollable& target, Interest interest, void* userData) override {
-        if (auto* s = dynamic_cast<SmcrStream*>(&target)) return m_poller.add(s->socket(), toPollEvents(interest), userData);
+        if (auto* s = dynamic_cast<SmcrStream*>(&target))
+            return m_poller.add(s->socket(), toPollEvents(interest), userData);
         if (auto* l = dynamic_cast<SmcrListener*>(&target)) {
             return m_poller.add(l->listener(), toPollEvents(interest), userData);
         }
@@ -158,10 +159,14 @@ private:
 
 SettingScope scopeOf(smcr::SettingScope scope) {
     switch (scope) {
-        case smcr::SettingScope::immediate: return SettingScope::immediate;
-        case smcr::SettingScope::newConnections: return SettingScope::newConnections;
-        case smcr::SettingScope::newLinkGroups: return SettingScope::newLinkGroups;
-        case smcr::SettingScope::invalid: break;
+        case smcr::SettingScope::immediate:
+            return SettingScope::immediate;
+        case smcr::SettingScope::newConnections:
+            return SettingScope::newConnections;
+        case smcr::SettingScope::newLinkGroups:
+            return SettingScope::newLinkGroups;
+        case smcr::SettingScope::invalid:
+            break;
     }
     return SettingScope::invalid;
 }
@@ -221,16 +226,21 @@ private:
 
 }  // namespace
 
-Availability probeSmcr() { return {true, {}}; }
+Availability probeSmcr() {
+    return {true, {}};
+}
 
 Result<std::unique_ptr<Transport>> createSmcr(const TransportOptions& options) {
     // Peer-closed sockets in fallback mode must report EPIPE, not kill the process.
     std::signal(SIGPIPE, SIG_IGN);
     std::vector<std::pair<std::string, std::string>> settings;
     for (const auto& [name, value] : options) {
-        if (name == "fabric") settings.emplace_back("lab.fabric", value);
-        else if (name == "link") settings.emplace_back("lab.link", value);
-        else settings.emplace_back(name, value);
+        if (name == "fabric")
+            settings.emplace_back("lab.fabric", value);
+        else if (name == "link")
+            settings.emplace_back("lab.link", value);
+        else
+            settings.emplace_back(name, value);
     }
     auto engine = smcr::Engine::create(settings);
     if (!engine) return smcr::fail(engine.error());

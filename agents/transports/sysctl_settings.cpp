@@ -1,11 +1,11 @@
 #include "sysctl_settings.h"
 
-#include <dirent.h>
-
 #include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <string_view>
+
+#include <dirent.h>
 
 #include "kernel_socket.h"
 
@@ -96,8 +96,8 @@ Status SysctlSettings::apply(const std::string& transport, const std::string& na
     }
     std::string known;
     for (const SysctlSpec& spec : m_specs) known += (known.empty() ? "" : ", ") + spec.name;
-    return smcr::fail(smcr::Errc::notFound, name + ": not a setting of the " + transport + " transport (known: " +
-                                                (known.empty() ? "none" : known) + ")");
+    return smcr::fail(smcr::Errc::notFound, name + ": not a setting of the " + transport +
+                                                " transport (known: " + (known.empty() ? "none" : known) + ")");
 }
 
 }  // namespace smclab::transports

@@ -8,12 +8,13 @@
 
 namespace smclab::transports {
 
-Availability probeTcp() { return {true, {}}; }
+Availability probeTcp() {
+    return {true, {}};
+}
 
 Result<std::unique_ptr<Transport>> createTcp(const TransportOptions& options) {
     if (!options.empty()) {
-        return smcr::fail(smcr::Errc::invalidArgument,
-                          options.begin()->first + ": the tcp transport takes no options");
+        return smcr::fail(smcr::Errc::invalidArgument, options.begin()->first + ": the tcp transport takes no options");
     }
     SocketKind kind{AF_INET, 0, AF_INET6, 0};
     SysctlSettings settings({

@@ -19,9 +19,6 @@
 // thread-safe. A Stream, Listener or Poller belongs to one thread at a time.
 #pragma once
 
-#include <sys/types.h>
-#include <sys/uio.h>
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -29,6 +26,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/types.h>
+#include <sys/uio.h>
 
 #include <smcr/result.h>
 
@@ -40,9 +40,9 @@ using smcr::Status;
 // Readiness interest and readiness results, a bit set.
 enum class Interest : uint32_t {
     none = 0,
-    read = 1u << 0,   // readable, or a listener has a connection to accept
-    write = 1u << 1,  // writable
-    hangup = 1u << 2, // (result only) peer closed or the stream failed; a read tells which
+    read = 1u << 0,    // readable, or a listener has a connection to accept
+    write = 1u << 1,   // writable
+    hangup = 1u << 2,  // (result only) peer closed or the stream failed; a read tells which
 };
 constexpr Interest operator|(Interest a, Interest b) {
     return static_cast<Interest>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
@@ -50,7 +50,9 @@ constexpr Interest operator|(Interest a, Interest b) {
 constexpr Interest operator&(Interest a, Interest b) {
     return static_cast<Interest>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
 }
-constexpr bool any(Interest a) { return a != Interest::none; }
+constexpr bool any(Interest a) {
+    return a != Interest::none;
+}
 
 // Named counters (cumulative since the transport or stream was made), e.g.
 // tcp: "tcp.retransmits"; smcr: the engine's smc_stats names.
@@ -154,9 +156,9 @@ public:
 // A live setting as a transport lists it (for capabilities and snapshots).
 enum class SettingScope {
     invalid = 0,
-    immediate,        // takes effect at once, also on running connections
-    newConnections,   // applies to connections made afterwards
-    newLinkGroups,    // smcr: applies to link groups made afterwards (e.g. credits)
+    immediate,       // takes effect at once, also on running connections
+    newConnections,  // applies to connections made afterwards
+    newLinkGroups,   // smcr: applies to link groups made afterwards (e.g. credits)
 };
 
 struct SettingInfo {
@@ -173,10 +175,9 @@ public:
     virtual std::string name() const = 0;
 
     virtual Result<std::unique_ptr<Stream>> connect(const std::string& host, uint16_t port,
-                                                     const ConnectOptions& options) = 0;
+                                                    const ConnectOptions& options) = 0;
     // addr "" or "0.0.0.0" = any IPv4; port 0 = ephemeral (see localPort()).
-    virtual Result<std::unique_ptr<Listener>> listen(const std::string& addr, uint16_t port,
-                                                     int backlog) = 0;
+    virtual Result<std::unique_ptr<Listener>> listen(const std::string& addr, uint16_t port, int backlog) = 0;
     virtual Result<std::unique_ptr<Poller>> createPoller() = 0;
 
     // Live settings (thread-safe; called by the agent while a run is going).
@@ -203,7 +204,6 @@ std::span<const TransportEntry> transportRegistry();
 const TransportEntry* findTransport(std::string_view name);
 // Probes, then creates. Errors: notFound for an unknown name (listing the
 // known ones), notSupported with the probe's reason when unavailable.
-Result<std::shared_ptr<Transport>> createTransport(std::string_view name,
-                                                   const TransportOptions& options = {});
+Result<std::shared_ptr<Transport>> createTransport(std::string_view name, const TransportOptions& options = {});
 
 }  // namespace smclab::transports

@@ -1,9 +1,8 @@
 // Monotonic nanoseconds for the hot loops (vDSO clock_gettime, ~20 ns).
 #pragma once
 
-#include <ctime>
-
 #include <cstdint>
+#include <ctime>
 
 namespace smclab::workloads {
 

@@ -25,7 +25,7 @@ public:
 
 // Per I/O thread counters, written by that thread only (no shared cache line).
 struct alignas(64) WorkerStats {
-    std::atomic<uint64_t> ops{0};        // requests / commands answered
+    std::atomic<uint64_t> ops{0};  // requests / commands answered
     std::atomic<uint64_t> bytesIn{0};
     std::atomic<uint64_t> bytesOut{0};
     std::atomic<uint64_t> connections{0};

@@ -1,10 +1,10 @@
 #include "hdr_histogram.h"
 
-#include <QJsonArray>
-
 #include <algorithm>
 #include <bit>
 #include <cmath>
+
+#include <QJsonArray>
 
 namespace smclab::workloads {
 
@@ -31,7 +31,8 @@ public:
     bool u64(uint64_t* v) {
         if (m_pos + 8 > static_cast<size_t>(m_bytes.size())) return false;
         *v = 0;
-        for (int i = 0; i < 8; ++i) *v |= static_cast<uint64_t>(static_cast<uint8_t>(m_bytes[qsizetype(m_pos++)])) << (8 * i);
+        for (int i = 0; i < 8; ++i)
+            *v |= static_cast<uint64_t>(static_cast<uint8_t>(m_bytes[qsizetype(m_pos++)])) << (8 * i);
         return true;
     }
     bool varint(uint64_t* v) {
@@ -234,10 +235,12 @@ smcr::Result<HdrHistogram> HdrHistogram::fromBytes(const QByteArray& bytes) {
     bool first = true;
     while (!in.atEnd()) {
         uint64_t gap = 0, count = 0;
-        if (!in.varint(&gap) || !in.varint(&count)) return smcr::fail(smcr::Errc::malformed, "histogram: truncated counts");
+        if (!in.varint(&gap) || !in.varint(&count))
+            return smcr::fail(smcr::Errc::malformed, "histogram: truncated counts");
         if (!first && gap == 0) return smcr::fail(smcr::Errc::malformed, "histogram: repeated bucket");
         first = false;
-        if (gap >= h.m_counts.size() - index) return smcr::fail(smcr::Errc::malformed, "histogram: bucket out of range");
+        if (gap >= h.m_counts.size() - index)
+            return smcr::fail(smcr::Errc::malformed, "histogram: bucket out of range");
         index += gap;
         h.m_counts[index] = count;
         counted += count;

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <smcr/result.h>
+
 #include <QByteArray>
 #include <QJsonObject>
-
-#include <smcr/result.h>
 
 namespace smclab::workloads {
 

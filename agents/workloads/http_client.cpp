@@ -1,12 +1,12 @@
 #include "http_client.h"
 
-#include <QJsonArray>
-
 #include <atomic>
 #include <cstring>
 #include <deque>
 #include <thread>
 #include <vector>
+
+#include <QJsonArray>
 
 #include "client_threads.h"
 #include "clock.h"
@@ -49,12 +49,12 @@ struct Conn {
     bool waiting = false;  // a request is in flight
     std::string head;      // response head bytes so far
     bool inBody = false;
-    bool toEof = false;    // no Content-Length: the body ends with the connection
+    bool toEof = false;  // no Content-Length: the body ends with the connection
     uint64_t bodyLeft = 0;
     bool closeAfter = false;
     int status = 0;
     Interest interest = Interest::none;
-    bool queued = false;   // in the connect queue (or the retry list)
+    bool queued = false;  // in the connect queue (or the retry list)
 };
 
 class ClientThread {
@@ -324,7 +324,13 @@ ParamSchema httpClientSchema() {
         {"duration_ms", ParamType::durationMs, 10000, 10, 86400000, {}, "test length (wrk -d)"},
         {"path", ParamType::string, QString(kDefaultHttpPath), 0, 0, {}, "request path"},
         {"headers", ParamType::stringList, QJsonArray(), 0, 0, {}, "extra request headers \"Name: value\" (wrk -H)"},
-        {"timeout_ms", ParamType::durationMs, 2000, 1, 600000, {}, "a response slower than this is a timeout (wrk --timeout)"},
+        {"timeout_ms",
+         ParamType::durationMs,
+         2000,
+         1,
+         600000,
+         {},
+         "a response slower than this is a timeout (wrk --timeout)"},
     };
 }
 
@@ -335,11 +341,13 @@ Result<RunResult> runHttpClient(const RunContext& ctx) {
     const int threads = static_cast<int>(params->value("threads").toDouble());
     const int connections = static_cast<int>(params->value("connections").toDouble());
     if (connections < threads) {
-        return smcr::fail(smcr::Errc::invalidArgument, "connections: must be at least threads (" + std::to_string(threads) + ")");
+        return smcr::fail(smcr::Errc::invalidArgument,
+                          "connections: must be at least threads (" + std::to_string(threads) + ")");
     }
     const std::string path = params->value("path").toString().toStdString();
     if (path.empty() || path[0] != '/' || path.find_first_of(" \r\n") != std::string::npos) {
-        return smcr::fail(smcr::Errc::invalidArgument, "path: must start with '/' and contain no spaces or line breaks");
+        return smcr::fail(smcr::Errc::invalidArgument,
+                          "path: must start with '/' and contain no spaces or line breaks");
     }
     for (const QJsonValue& h : params->value("headers").toArray()) {
         const std::string line = h.toString().toStdString();
@@ -376,7 +384,8 @@ Result<RunResult> runHttpClient(const RunContext& ctx) {
     for (;;) {
         const uint64_t now = monotonicNs();
         if (now >= config.endNs || ctx.stopRequested()) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::min<uint64_t>(20, (config.endNs - now) / kNsPerMs + 1)));
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::min<uint64_t>(20, (config.endNs - now) / kNsPerMs + 1)));
         const uint64_t after = monotonicNs();
         if (reporter.due(after)) {
             uint64_t requests = 0, bytes = 0;
@@ -435,8 +444,9 @@ Result<RunResult> runHttpClient(const RunContext& ctx) {
         {"requests_per_sec", seconds > 0 ? static_cast<double>(requests) / seconds : 0.0},
         {"transfer_bytes_per_sec", seconds > 0 ? static_cast<double>(bytes) / seconds : 0.0},
         {"latency_within_stdev_pct", withinLatency},
-        {"req_per_sec_thread", QJsonObject{{"mean", rate.mean}, {"stdev", rate.stdev}, {"max", rate.max},
-                                           {"within_stdev_pct", rate.withinStdevPct}}},
+        {"req_per_sec_thread",
+         QJsonObject{
+             {"mean", rate.mean}, {"stdev", rate.stdev}, {"max", rate.max}, {"within_stdev_pct", rate.withinStdevPct}}},
         {"errors", QJsonObject{{"connect", static_cast<double>(errors.connect)},
                                {"read", static_cast<double>(errors.read)},
                                {"write", static_cast<double>(errors.write)},

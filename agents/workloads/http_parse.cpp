@@ -9,7 +9,8 @@ namespace {
 bool iequals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
     }
     return true;
 }
@@ -116,8 +117,10 @@ RequestParse parseRequest(std::string_view bytes) {
             if (containsToken(value, "keep-alive")) out.request.keepAlive = true;
         } else if (iequals(name, "Content-Length")) {
             auto n = parseDecimal(value);
-            if (!n) badLength = true;
-            else out.request.contentLength = *n;
+            if (!n)
+                badLength = true;
+            else
+                out.request.contentLength = *n;
         } else if (iequals(name, "Transfer-Encoding")) {
             chunked = true;
         }
@@ -162,7 +165,8 @@ ResponseParse parseResponseHead(std::string_view bytes) {
     const bool wellFormed = forEachHeader(head, [&](std::string_view name, std::string_view value) {
         if (iequals(name, "Content-Length")) {
             auto n = parseDecimal(value);
-            if (!n) badLength = true;
+            if (!n)
+                badLength = true;
             else {
                 out.head.hasContentLength = true;
                 out.head.contentLength = *n;

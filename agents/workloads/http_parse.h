@@ -16,11 +16,11 @@ enum class ParseState { invalid = 0, incomplete, complete, error };
 
 struct Request {
     std::string method;
-    std::string target;       // as sent (path and query)
-    int minorVersion = 1;     // HTTP/1.x
-    bool keepAlive = true;    // HTTP/1.1 default; HTTP/1.0 needs "Connection: keep-alive"
+    std::string target;     // as sent (path and query)
+    int minorVersion = 1;   // HTTP/1.x
+    bool keepAlive = true;  // HTTP/1.1 default; HTTP/1.0 needs "Connection: keep-alive"
     uint64_t contentLength = 0;
-    size_t headBytes = 0;     // bytes of the request line and headers, CRLFCRLF included
+    size_t headBytes = 0;  // bytes of the request line and headers, CRLFCRLF included
 };
 
 struct RequestParse {
@@ -38,7 +38,7 @@ struct ResponseHead {
     bool hasContentLength = false;
     uint64_t contentLength = 0;
     bool chunked = false;
-    bool close = false;       // "Connection: close" or HTTP/1.0 without keep-alive
+    bool close = false;  // "Connection: close" or HTTP/1.0 without keep-alive
     size_t headBytes = 0;
 };
 

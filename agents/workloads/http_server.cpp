@@ -1,15 +1,15 @@
 #include "http_server.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "event_server.h"
 #include "http_parse.h"
@@ -25,12 +25,12 @@ constexpr size_t kCopyChunk = 32 * 1024;  // nginx's default output_buffers: 2 3
 constexpr uint64_t kMaxRequestBody = 1 << 20;
 
 struct Site {
-    std::string root;         // empty: only the generated page
+    std::string root;  // empty: only the generated page
     // nginx "sendfile on|off": on sends bodies with sendfile (zero copy for
     // kernel transports); off reads each chunk into a user buffer and sends
     // it with write(), the copy path the sendfile-cork comparison measures.
     bool sendfile = true;
-    int generatedFd = -1;     // memfd holding the generated page
+    int generatedFd = -1;  // memfd holding the generated page
     size_t generatedSize = 0;
     ~Site() {
         if (generatedFd >= 0) ::close(generatedFd);
@@ -42,9 +42,14 @@ const char* contentType(const std::string& path) {
         const char* ext;
         const char* type;
     };
-    static const Type kTypes[] = {{".html", "text/html"}, {".htm", "text/html"}, {".txt", "text/plain"},
-                                  {".css", "text/css"},   {".js", "application/javascript"},
-                                  {".json", "application/json"}, {".png", "image/png"}, {".jpg", "image/jpeg"}};
+    static const Type kTypes[] = {{".html", "text/html"},
+                                  {".htm", "text/html"},
+                                  {".txt", "text/plain"},
+                                  {".css", "text/css"},
+                                  {".js", "application/javascript"},
+                                  {".json", "application/json"},
+                                  {".png", "image/png"},
+                                  {".jpg", "image/jpeg"}};
     for (const Type& t : kTypes) {
         const size_t n = std::strlen(t.ext);
         if (path.size() >= n && path.compare(path.size() - n, n, t.ext) == 0) return t.type;
@@ -70,17 +75,28 @@ const std::string& httpDate() {
 
 const char* reasonPhrase(int status) {
     switch (status) {
-        case 200: return "OK";
-        case 400: return "Bad Request";
-        case 403: return "Forbidden";
-        case 404: return "Not Found";
-        case 405: return "Method Not Allowed";
-        case 413: return "Content Too Large";
-        case 431: return "Request Header Fields Too Large";
-        case 500: return "Internal Server Error";
-        case 501: return "Not Implemented";
-        case 505: return "HTTP Version Not Supported";
-        default: return "Error";
+        case 200:
+            return "OK";
+        case 400:
+            return "Bad Request";
+        case 403:
+            return "Forbidden";
+        case 404:
+            return "Not Found";
+        case 405:
+            return "Method Not Allowed";
+        case 413:
+            return "Content Too Large";
+        case 431:
+            return "Request Header Fields Too Large";
+        case 500:
+            return "Internal Server Error";
+        case 501:
+            return "Not Implemented";
+        case 505:
+            return "HTTP Version Not Supported";
+        default:
+            return "Error";
     }
 }
 
@@ -188,8 +204,8 @@ private:
             startError(404, head);
             return;
         }
-        m_head = "HTTP/1.1 200 OK\r\nServer: smclab\r\nDate: " + httpDate() + "\r\nContent-Type: " +
-                 contentType(*rel) + "\r\nContent-Length: " + std::to_string(size) +
+        m_head = "HTTP/1.1 200 OK\r\nServer: smclab\r\nDate: " + httpDate() + "\r\nContent-Type: " + contentType(*rel) +
+                 "\r\nContent-Length: " + std::to_string(size) +
                  (m_closeAfter ? "\r\nConnection: close\r\n\r\n" : "\r\nConnection: keep-alive\r\n\r\n");
         m_headSent = 0;
         m_body.clear();
@@ -344,10 +360,21 @@ std::string generatedPage(size_t bytes) {
 
 ParamSchema httpServerSchema() {
     return {
-        {"root", ParamType::string, QString(), 0, 0, {}, "serve the files under this directory (empty: a generated /4k.html)"},
+        {"root",
+         ParamType::string,
+         QString(),
+         0,
+         0,
+         {},
+         "serve the files under this directory (empty: a generated /4k.html)"},
         {"threads", ParamType::integer, 1, 1, 256, {}, "I/O threads"},
         {"page_size", ParamType::size, 4096, 0, 64 << 20, {}, "size of the generated page at /4k.html"},
-        {"sendfile", ParamType::boolean, true, 0, 0, {},
+        {"sendfile",
+         ParamType::boolean,
+         true,
+         0,
+         0,
+         {},
          "on: bodies by sendfile; off: read into a buffer and write (nginx's sendfile on|off)"},
     };
 }

@@ -18,9 +18,12 @@ public:
     }
     Result<RunResult> run(const RunContext& ctx) const override {
         switch (ctx.role) {
-            case Role::server: return runHttpServer(ctx);
-            case Role::client: return runHttpClient(ctx);
-            case Role::invalid: break;
+            case Role::server:
+                return runHttpServer(ctx);
+            case Role::client:
+                return runHttpClient(ctx);
+            case Role::invalid:
+                break;
         }
         return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
     }

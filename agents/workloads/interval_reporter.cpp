@@ -7,13 +7,14 @@ namespace smclab::workloads {
 IntervalReporter::IntervalReporter(const RunContext& ctx, uint64_t startNs)
     : m_ctx(ctx),
       m_startNs(startNs),
-      m_intervalNs(ctx.onSample && ctx.sampleIntervalMs > 0 ? static_cast<uint64_t>(ctx.sampleIntervalMs) * kNsPerMs : 0),
+      m_intervalNs(ctx.onSample && ctx.sampleIntervalMs > 0 ? static_cast<uint64_t>(ctx.sampleIntervalMs) * kNsPerMs
+                                                            : 0),
       m_nextNs(startNs + m_intervalNs),
       m_lastNs(startNs),
       m_lastCpu(CpuTimes::now()) {}
 
 void IntervalReporter::report(uint64_t nowNs, uint64_t bytesTotal, uint64_t opsTotal, HdrHistogram* intervalLatency,
-                            bool warmup) {
+                              bool warmup) {
     if (m_intervalNs == 0) return;
     Sample s;
     s.elapsedSec = static_cast<double>(nowNs - m_startNs) / 1e9;

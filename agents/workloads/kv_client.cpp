@@ -1,12 +1,12 @@
 #include "kv_client.h"
 
-#include <QJsonArray>
-
 #include <atomic>
 #include <cstring>
 #include <random>
 #include <thread>
 #include <vector>
+
+#include <QJsonArray>
 
 #include "client_threads.h"
 #include "clock.h"
@@ -22,8 +22,8 @@ using transports::Interest;
 constexpr std::string_view kRandPlaceholder = "__rand_int__";  // 12 characters, like the digits replacing it
 
 struct TestSpec {
-    std::string name;      // "SET", as redis-benchmark prints it
-    std::string command;   // one command's bytes
+    std::string name;                  // "SET", as redis-benchmark prints it
+    std::string command;               // one command's bytes
     std::vector<size_t> placeholders;  // offsets of __rand_int__ in `command`
 };
 
@@ -63,9 +63,9 @@ TestSpec makeTest(const std::string& name, size_t dataSize) {
 
 struct Client {
     std::unique_ptr<transports::Stream> stream;
-    std::string batch;       // the commands of the batch in flight
+    std::string batch;  // the commands of the batch in flight
     size_t written = 0;
-    uint64_t expected = 0;   // replies still due
+    uint64_t expected = 0;  // replies still due
     uint64_t batchSize = 0;
     uint64_t startNs = 0;
     uint64_t latencyNs = 0;  // set at the batch's first readable event
@@ -305,8 +305,13 @@ ParamSchema kvClientSchema() {
         {"data_size", ParamType::size, 3, 1, 64 << 20, {}, "SET value size in bytes (-d)"},
         {"pipeline", ParamType::integer, 1, 1, 10000, {}, "commands per batch (-P)"},
         {"threads", ParamType::integer, 1, 1, 64, {}, "client threads (--threads)"},
-        {"tests", ParamType::stringList, QJsonArray{"set", "get"}, 0, 0,
-         {"set", "get", "ping_inline", "ping_mbulk"}, "tests to run, in order (-t)"},
+        {"tests",
+         ParamType::stringList,
+         QJsonArray{"set", "get"},
+         0,
+         0,
+         {"set", "get", "ping_inline", "ping_mbulk"},
+         "tests to run, in order (-t)"},
         {"keyspace", ParamType::integer, 0, 0, 1000000000000LL, {}, "random keys below this (-r); 0 = one fixed key"},
         {"keepalive", ParamType::boolean, true, 0, 0, {}, "keep connections between batches (-k 1)"},
         {"seed", ParamType::integer, 1, 0, 4294967295LL, {}, "random key seed"},
@@ -336,8 +341,9 @@ Result<RunResult> runKvClient(const RunContext& ctx) {
     r.role = Role::client;
     r.transport = ctx.transport->name();
     r.params = *params;
-    const QJsonObject serverConfig{{"save", QString::fromStdString(configValue(*ctx.transport, config, "save"))},
-                                   {"appendonly", QString::fromStdString(configValue(*ctx.transport, config, "appendonly"))}};
+    const QJsonObject serverConfig{
+        {"save", QString::fromStdString(configValue(*ctx.transport, config, "save"))},
+        {"appendonly", QString::fromStdString(configValue(*ctx.transport, config, "appendonly"))}};
     QJsonArray tests;
     const CpuTimes cpuStart = CpuTimes::now();
     const uint64_t runStartNs = monotonicNs();
@@ -349,7 +355,8 @@ Result<RunResult> runKvClient(const RunContext& ctx) {
         std::atomic<uint64_t> issued{0};
         std::vector<std::unique_ptr<TestThread>> workers;
         for (int i = 0; i < threads; ++i) {
-            workers.push_back(std::make_unique<TestThread>(config, spec, *ctx.transport, issued, seed + static_cast<uint32_t>(i)));
+            workers.push_back(
+                std::make_unique<TestThread>(config, spec, *ctx.transport, issued, seed + static_cast<uint32_t>(i)));
             const int share = clients / threads + (i < clients % threads ? 1 : 0);
             if (Status s = workers.back()->connectAll(share); !s) return smcr::fail(s.error());
         }
@@ -417,8 +424,7 @@ Result<RunResult> runKvClient(const RunContext& ctx) {
     r.bytes = bytesBefore;
     r.ops = repliesBefore;
     r.cpu = {cpuEnd.userSec - cpuStart.userSec, cpuEnd.systemSec - cpuStart.systemSec};
-    r.summary = {{"tests", tests}, {"server_config", serverConfig},
-                 {"clients", clients}, {"threads", threads}};
+    r.summary = {{"tests", tests}, {"server_config", serverConfig}, {"clients", clients}, {"threads", threads}};
     r.counters = ctx.transport->counters();
     return r;
 }

@@ -96,8 +96,10 @@ private:
             resp::appendSimple(m_out, "OK");
         } else if (is(cmd, "PING")) {
             if (n > 2) return wrongArgs("ping");
-            if (n == 2) resp::appendBulk(m_out, a[1]);
-            else resp::appendSimple(m_out, "PONG");
+            if (n == 2)
+                resp::appendBulk(m_out, a[1]);
+            else
+                resp::appendSimple(m_out, "PONG");
         } else if (is(cmd, "DEL") || is(cmd, "UNLINK")) {
             if (n < 2) return wrongArgs("del");
             int64_t removed = 0;
@@ -122,8 +124,10 @@ private:
             resp::appendSimple(m_out, "OK");
         } else if (is(cmd, "SELECT")) {
             if (n != 2) return wrongArgs("select");
-            if (a[1] == "0") resp::appendSimple(m_out, "OK");
-            else resp::appendError(m_out, "ERR DB index is out of range");
+            if (a[1] == "0")
+                resp::appendSimple(m_out, "OK");
+            else
+                resp::appendError(m_out, "ERR DB index is out of range");
         } else if (is(cmd, "QUIT")) {
             resp::appendSimple(m_out, "OK");
             m_closing = true;

@@ -10,15 +10,16 @@ namespace {
 class KvWorkload final : public Workload {
 public:
     std::string name() const override { return "kv"; }
-    std::string summary() const override {
-        return "RESP SET/GET server with I/O threads; redis-benchmark-like client";
-    }
+    std::string summary() const override { return "RESP SET/GET server with I/O threads; redis-benchmark-like client"; }
     ParamSchema schema(Role role) const override { return role == Role::server ? kvServerSchema() : kvClientSchema(); }
     Result<RunResult> run(const RunContext& ctx) const override {
         switch (ctx.role) {
-            case Role::server: return runKvServer(ctx);
-            case Role::client: return runKvClient(ctx);
-            case Role::invalid: break;
+            case Role::server:
+                return runKvServer(ctx);
+            case Role::client:
+                return runKvClient(ctx);
+            case Role::invalid:
+                break;
         }
         return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
     }

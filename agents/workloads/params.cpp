@@ -1,9 +1,9 @@
 // Parameter validation against a workload's schema (workload.h).
-#include <QJsonArray>
-
 #include <cmath>
 #include <optional>
 #include <string>
+
+#include <QJsonArray>
 
 #include "workload.h"
 
@@ -31,9 +31,9 @@ std::optional<int64_t> parseSizeText(const std::string& text) {
         int64_t factor;
     };
     static const Suffix kSuffixes[] = {
-        {"KiB", 1024}, {"kib", 1024}, {"MiB", 1 << 20}, {"mib", 1 << 20}, {"GiB", 1 << 30}, {"gib", 1 << 30},
-        {"KB", 1000},  {"kb", 1000},  {"MB", 1000000},  {"mb", 1000000},  {"GB", 1000000000}, {"gb", 1000000000},
-        {"K", 1024},   {"M", 1 << 20}, {"G", 1 << 30},  {"k", 1000},      {"m", 1000000},  {"g", 1000000000},
+        {"KiB", 1024}, {"kib", 1024},  {"MiB", 1 << 20}, {"mib", 1 << 20}, {"GiB", 1 << 30},   {"gib", 1 << 30},
+        {"KB", 1000},  {"kb", 1000},   {"MB", 1000000},  {"mb", 1000000},  {"GB", 1000000000}, {"gb", 1000000000},
+        {"K", 1024},   {"M", 1 << 20}, {"G", 1 << 30},   {"k", 1000},      {"m", 1000000},     {"g", 1000000000},
     };
     for (const Suffix& s : kSuffixes) {
         const std::string suffix = s.text;
@@ -65,30 +65,43 @@ std::optional<int64_t> parseDurationText(const std::string& text) {
 
 std::string typeName(ParamType type) {
     switch (type) {
-        case ParamType::integer: return "an integer";
-        case ParamType::size: return "a size in bytes (number or \"64K\")";
-        case ParamType::durationMs: return "a duration in ms (number or \"2s\")";
-        case ParamType::boolean: return "true or false";
-        case ParamType::string: return "a string";
-        case ParamType::stringList: return "a list of strings";
-        case ParamType::invalid: break;
+        case ParamType::integer:
+            return "an integer";
+        case ParamType::size:
+            return "a size in bytes (number or \"64K\")";
+        case ParamType::durationMs:
+            return "a duration in ms (number or \"2s\")";
+        case ParamType::boolean:
+            return "true or false";
+        case ParamType::string:
+            return "a string";
+        case ParamType::stringList:
+            return "a list of strings";
+        case ParamType::invalid:
+            break;
     }
     return "?";
 }
 
 std::string describe(const QJsonValue& v) {
     switch (v.type()) {
-        case QJsonValue::Null: return "null";
-        case QJsonValue::Bool: return v.toBool() ? "true" : "false";
+        case QJsonValue::Null:
+            return "null";
+        case QJsonValue::Bool:
+            return v.toBool() ? "true" : "false";
         case QJsonValue::Double: {
             const double d = v.toDouble();
             if (std::floor(d) == d && std::fabs(d) < 1e18) return std::to_string(static_cast<int64_t>(d));
             return std::to_string(d);
         }
-        case QJsonValue::String: return "\"" + v.toString().toStdString() + "\"";
-        case QJsonValue::Array: return "an array";
-        case QJsonValue::Object: return "an object";
-        case QJsonValue::Undefined: break;
+        case QJsonValue::String:
+            return "\"" + v.toString().toStdString() + "\"";
+        case QJsonValue::Array:
+            return "an array";
+        case QJsonValue::Object:
+            return "an object";
+        case QJsonValue::Undefined:
+            break;
     }
     return "nothing";
 }
@@ -144,10 +157,12 @@ Result<QJsonValue> checkOne(const ParamSpec& spec, const QJsonValue& value) {
         case ParamType::stringList: {
             QJsonArray items;
             if (value.isString()) {
-                for (const QString& part : value.toString().split(',', Qt::SkipEmptyParts)) items.append(part.trimmed());
+                for (const QString& part : value.toString().split(',', Qt::SkipEmptyParts))
+                    items.append(part.trimmed());
             } else if (value.isArray()) {
                 for (const QJsonValue& item : value.toArray()) {
-                    if (!item.isString()) return fieldError(spec, "must be a list of strings, got " + describe(item) + " in it");
+                    if (!item.isString())
+                        return fieldError(spec, "must be a list of strings, got " + describe(item) + " in it");
                     items.append(item);
                 }
             } else {
@@ -162,7 +177,8 @@ Result<QJsonValue> checkOne(const ParamSpec& spec, const QJsonValue& value) {
             }
             return QJsonValue(items);
         }
-        case ParamType::invalid: break;
+        case ParamType::invalid:
+            break;
     }
     return fieldError(spec, "has no type in the schema");
 }

@@ -41,7 +41,9 @@ Line costLine(const std::string& name, double secPerGb) {
     return {name, significant(secPerGb), "sec/GB"};
 }
 
-double num(const QJsonObject& o, const char* key) { return o.value(key).toDouble(); }
+double num(const QJsonObject& o, const char* key) {
+    return o.value(key).toDouble();
+}
 
 }  // namespace
 
@@ -50,8 +52,8 @@ std::string qperfSize(uint64_t bytes) {
         uint64_t factor;
         const char* name;
     };
-    static const Unit kUnits[] = {{1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"},
-                                  {1000000000ULL, "GB"}, {1000000ULL, "MB"}, {1000ULL, "KB"}};
+    static const Unit kUnits[] = {{1ULL << 30, "GiB"},   {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"},
+                                  {1000000000ULL, "GB"}, {1000000ULL, "MB"},  {1000ULL, "KB"}};
     for (const Unit& u : kUnits) {
         if (bytes >= u.factor && bytes % u.factor == 0) {
             return std::to_string(bytes / u.factor) + " " + u.name + " (" + commaGrouped(bytes) + ")";

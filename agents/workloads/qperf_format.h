@@ -18,11 +18,11 @@
 namespace smclab::workloads {
 
 struct QperfVerbosity {
-    bool stats = false;      // -vs: msg_rate
-    bool cpu = false;        // -vt: send/recv cost and cpus_used
-    int user = 0;            // -vu: msg_size and time; -vvu (2): also timeout
+    bool stats = false;               // -vs: msg_rate
+    bool cpu = false;                 // -vt: send/recv cost and cpus_used
+    int user = 0;                     // -vu: msg_size and time; -vvu (2): also timeout
     bool latencyPercentiles = false;  // -vl (ours): p50/p90/p99/p99.9/max from the histogram
-    bool oneUnit = false;    // -uu
+    bool oneUnit = false;             // -uu
 };
 
 std::string formatQperfBlock(const RunResult& clientResult, const QperfVerbosity& verbosity);

@@ -1,15 +1,17 @@
 #include "redis_format.h"
 
-#include <QJsonArray>
-
 #include <cmath>
 #include <cstdio>
+
+#include <QJsonArray>
 
 namespace smclab::workloads {
 
 namespace {
 
-double ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+double ms(uint64_t ns) {
+    return static_cast<double>(ns) / 1e6;
+}
 
 std::string percentileSection(const HdrHistogram& h) {
     std::string out = "Latency by percentile distribution:\n";
@@ -62,8 +64,9 @@ std::string formatRedisBenchmark(const RunResult& r, RedisOutput form) {
     std::string out;
     char line[512];
     if (form == RedisOutput::csv) {
-        out += "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\","
-               "\"p99_latency_ms\",\"max_latency_ms\"\n";
+        out +=
+            "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\","
+            "\"p99_latency_ms\",\"max_latency_ms\"\n";
     }
     for (const QJsonValue& v : tests) {
         const QJsonObject t = v.toObject();
@@ -95,7 +98,8 @@ std::string formatRedisBenchmark(const RunResult& r, RedisOutput form) {
                       "  host configuration \"appendonly\": %s\n",
                       name.c_str(), t.value("requests").toDouble(), t.value("seconds").toDouble(),
                       r.summary.value("clients").toInt(), r.params.value("data_size").toDouble(),
-                      r.params.value("keepalive").toBool() ? 1 : 0, config.value("save").toString().toStdString().c_str(),
+                      r.params.value("keepalive").toBool() ? 1 : 0,
+                      config.value("save").toString().toStdString().c_str(),
                       config.value("appendonly").toString().toStdString().c_str());
         out += line;
         if (threads > 1) {
@@ -104,7 +108,8 @@ std::string formatRedisBenchmark(const RunResult& r, RedisOutput form) {
             std::snprintf(line, sizeof line, "  multi-thread: no\n\n");
         }
         out += line;
-        auto histogram = HdrHistogram::fromBytes(QByteArray::fromBase64(t.value("latency_hdr_base64").toString().toLatin1()));
+        auto histogram =
+            HdrHistogram::fromBytes(QByteArray::fromBase64(t.value("latency_hdr_base64").toString().toLatin1()));
         if (histogram) {
             out += percentileSection(*histogram);
             out += cumulativeSection(*histogram);

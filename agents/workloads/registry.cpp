@@ -13,8 +13,7 @@ std::span<const Workload* const> workloadRegistry() {
 
 const Workload* findWorkload(std::string_view name) {
     for (const Workload* w : workloadRegistry()) {
-        if (w->name() == name)
-            return w;
+        if (w->name() == name) return w;
     }
     return nullptr;
 }

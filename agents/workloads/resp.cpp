@@ -175,7 +175,9 @@ void appendBulk(std::string& out, std::string_view value) {
     out += "\r\n";
 }
 
-void appendNullBulk(std::string& out) { out += "$-1\r\n"; }
+void appendNullBulk(std::string& out) {
+    out += "$-1\r\n";
+}
 
 void appendArrayHeader(std::string& out, size_t count) {
     out += '*';

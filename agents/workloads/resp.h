@@ -30,12 +30,12 @@ Parse parseCommand(std::string_view bytes, Command& out);
 Parse skipReply(std::string_view bytes, size_t* consumed, bool* isError);
 
 // Reply builders (append to `out`).
-void appendSimple(std::string& out, std::string_view text);   // +text
-void appendError(std::string& out, std::string_view text);    // -text
-void appendInteger(std::string& out, int64_t value);          // :n
-void appendBulk(std::string& out, std::string_view value);    // $len value
-void appendNullBulk(std::string& out);                        // $-1
-void appendArrayHeader(std::string& out, size_t count);       // *n
+void appendSimple(std::string& out, std::string_view text);  // +text
+void appendError(std::string& out, std::string_view text);   // -text
+void appendInteger(std::string& out, int64_t value);         // :n
+void appendBulk(std::string& out, std::string_view value);   // $len value
+void appendNullBulk(std::string& out);                       // $-1
+void appendArrayHeader(std::string& out, size_t count);      // *n
 
 // A command as an array of bulk strings.
 std::string encodeCommand(const std::vector<std::string_view>& args);

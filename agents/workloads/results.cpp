@@ -15,15 +15,20 @@ QJsonObject countersJson(const transports::Counters& counters) {
     return o;
 }
 
-double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; }
+double seconds(const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6;
+}
 
 }  // namespace
 
 const char* roleName(Role role) {
     switch (role) {
-        case Role::server: return "server";
-        case Role::client: return "client";
-        case Role::invalid: break;
+        case Role::server:
+            return "server";
+        case Role::client:
+            return "client";
+        case Role::invalid:
+            break;
     }
     return "invalid";
 }

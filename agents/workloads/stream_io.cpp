@@ -9,7 +9,8 @@ namespace {
 // A blocking call timed out: give up if stopped or past the deadline.
 Status afterTimeout(const RunContext& ctx, uint64_t deadlineNs) {
     if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, "stopped");
-    if (deadlineNs != 0 && monotonicNs() > deadlineNs) return smcr::fail(smcr::Errc::timedOut, "the peer did not answer in time");
+    if (deadlineNs != 0 && monotonicNs() > deadlineNs)
+        return smcr::fail(smcr::Errc::timedOut, "the peer did not answer in time");
     return {};
 }
 

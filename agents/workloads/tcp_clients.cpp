@@ -92,8 +92,12 @@ Result<Report> finishTest(ClientSetup& setup, const RunContext& ctx) {
     return decodeReport(bytes, kReportBytes);
 }
 
-double perSec(uint64_t count, uint64_t ns) { return ns ? static_cast<double>(count) * 1e9 / static_cast<double>(ns) : 0; }
-double nsToSec(uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+double perSec(uint64_t count, uint64_t ns) {
+    return ns ? static_cast<double>(count) * 1e9 / static_cast<double>(ns) : 0;
+}
+double nsToSec(uint64_t ns) {
+    return static_cast<double>(ns) / 1e9;
+}
 
 RunResult baseResult(const RunContext& ctx, const ClientSetup& setup, const char* workload) {
     RunResult r;

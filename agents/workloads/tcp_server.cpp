@@ -38,7 +38,9 @@ struct ServerState {
     std::vector<std::string> errors;
 };
 
-uint64_t toNs(double seconds) { return static_cast<uint64_t>(seconds * 1e9); }
+uint64_t toNs(double seconds) {
+    return static_cast<uint64_t>(seconds * 1e9);
+}
 
 void serveTest(std::unique_ptr<transports::Stream> stream, const RunContext& ctx, ServerState& state) {
     auto fail = [&](const std::string& why) {

@@ -45,7 +45,8 @@ smcr::Result<Hello> decodeHello(const uint8_t* bytes, size_t len) {
     if (len != kHelloBytes) return smcr::fail(smcr::Errc::malformed, "hello: wrong length");
     if (get32(bytes, 0) != kHelloMagic) return smcr::fail(smcr::Errc::malformed, "hello: not an smclab tcp test");
     if (bytes[4] != kVersion) {
-        return smcr::fail(smcr::Errc::protocolViolation, "hello: version " + std::to_string(bytes[4]) + " not supported");
+        return smcr::fail(smcr::Errc::protocolViolation,
+                          "hello: version " + std::to_string(bytes[4]) + " not supported");
     }
     Hello h;
     h.test = static_cast<TestKind>(bytes[5]);
@@ -99,10 +100,14 @@ smcr::Result<Report> decodeReport(const uint8_t* bytes, size_t len) {
 
 std::string ackStatusText(AckStatus status) {
     switch (status) {
-        case AckStatus::accepted: return "accepted";
-        case AckStatus::badVersion: return "the server does not speak this version";
-        case AckStatus::badTest: return "the server does not know this test";
-        case AckStatus::badSize: return "msg_size out of the server's range";
+        case AckStatus::accepted:
+            return "accepted";
+        case AckStatus::badVersion:
+            return "the server does not speak this version";
+        case AckStatus::badTest:
+            return "the server does not know this test";
+        case AckStatus::badSize:
+            return "msg_size out of the server's range";
     }
     return "refused (status " + std::to_string(static_cast<uint32_t>(status)) + ")";
 }

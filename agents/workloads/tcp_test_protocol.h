@@ -45,10 +45,10 @@ struct Hello {
 };
 
 struct Report {
-    uint64_t bytes = 0;       // bytes received (bw) or echoed (lat) in the measured window
-    uint64_t messages = 0;    // whole messages in it
-    uint64_t elapsedNs = 0;   // the server's measured window
-    uint64_t cpuUserNs = 0;   // server process CPU in the window
+    uint64_t bytes = 0;      // bytes received (bw) or echoed (lat) in the measured window
+    uint64_t messages = 0;   // whole messages in it
+    uint64_t elapsedNs = 0;  // the server's measured window
+    uint64_t cpuUserNs = 0;  // server process CPU in the window
     uint64_t cpuSystemNs = 0;
     uint64_t totalBytes = 0;  // including the warm-up
 };

@@ -7,13 +7,24 @@ namespace smclab::workloads {
 
 ParamSchema tcpServerSchema() {
     return {
-        {"max_tests", ParamType::integer, 0, 0, 1000000, {}, "finish after serving this many tests (0 = until stopped)"},
+        {"max_tests",
+         ParamType::integer,
+         0,
+         0,
+         1000000,
+         {},
+         "finish after serving this many tests (0 = until stopped)"},
     };
 }
 
 ParamSchema tcpClientSchema(bool latency) {
     return {
-        {"msg_size", ParamType::size, latency ? 1 : 65536, 1, tcptest::kMaxMsgSize, {},
+        {"msg_size",
+         ParamType::size,
+         latency ? 1 : 65536,
+         1,
+         tcptest::kMaxMsgSize,
+         {},
          "message size in bytes (qperf -m)"},
         {"duration_ms", ParamType::durationMs, 2000, 10, 86400000, {}, "measured time (qperf -t), after the warm-up"},
         {"warmup_ms", ParamType::durationMs, 200, 0, 600000, {}, "time before the measured window, excluded"},
@@ -38,9 +49,12 @@ public:
     }
     Result<RunResult> run(const RunContext& ctx) const override {
         switch (ctx.role) {
-            case Role::server: return runTcpServer(ctx, name());
-            case Role::client: return m_latency ? runTcpLatClient(ctx) : runTcpBwClient(ctx);
-            case Role::invalid: break;
+            case Role::server:
+                return runTcpServer(ctx, name());
+            case Role::client:
+                return m_latency ? runTcpLatClient(ctx) : runTcpBwClient(ctx);
+            case Role::invalid:
+                break;
         }
         return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
     }

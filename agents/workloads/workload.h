@@ -24,13 +24,13 @@
 #include <utility>
 #include <vector>
 
+#include <smcr/result.h>
+
 #include <QJsonObject>
 #include <QJsonValue>
 
-#include <smcr/result.h>
-
-#include "transport.h"
 #include "hdr_histogram.h"
+#include "transport.h"
 
 namespace smclab::workloads {
 
@@ -101,9 +101,9 @@ struct Sample {
     uint64_t ops = 0;        // messages / round trips / requests completed in it
     double mbPerSec = 0;     // bytes / intervalSec / 1e6 (qperf's MB = 10^6 B)
     double opsPerSec = 0;
-    LatencySummary latency;  // of the ops completed in the interval
-    CpuTimes cpu;            // cumulative for the process
-    double cpuPercent = 0;   // process CPU over the interval, 100 = one core
+    LatencySummary latency;         // of the ops completed in the interval
+    CpuTimes cpu;                   // cumulative for the process
+    double cpuPercent = 0;          // process CPU over the interval, 100 = one core
     transports::Counters counters;  // transport counters, cumulative
     QJsonObject toJson() const;
 };
@@ -112,17 +112,17 @@ struct RunResult {
     std::string workload;
     Role role = Role::invalid;
     std::string transport;
-    QJsonObject params;       // the validated parameters
-    double elapsedSec = 0;    // the measured window (warm-up excluded)
-    uint64_t bytes = 0;       // payload bytes in the measured window
-    uint64_t ops = 0;         // messages / round trips / requests in it
-    CpuTimes cpu;             // this process, over the measured window
+    QJsonObject params;     // the validated parameters
+    double elapsedSec = 0;  // the measured window (warm-up excluded)
+    uint64_t bytes = 0;     // payload bytes in the measured window
+    uint64_t ops = 0;       // messages / round trips / requests in it
+    CpuTimes cpu;           // this process, over the measured window
     // Workload figures by name, e.g. tcp_bw client: "bw_MBps", "msg_rate",
     // "send_cpus_used", "recv_cpus_used"; tcp_lat: "latency_us"; http:
     // "requests_per_sec", "transfer_bytes_per_sec", "errors"; kv: "tests"
     // (an array, one object per command as redis-benchmark reports them).
     QJsonObject summary;
-    HdrHistogram latency;     // nanoseconds (tcp_lat: one-way = RTT/2)
+    HdrHistogram latency;  // nanoseconds (tcp_lat: one-way = RTT/2)
     transports::Counters counters;
     // {"workload","role","transport","params","elapsed_sec","bytes","ops",
     //  "cpu":{user_sec,system_sec},"summary","latency":histogram JSON (us,
@@ -143,7 +143,7 @@ struct RunContext {
     std::vector<std::pair<std::string, std::string>> settings;
     std::vector<std::pair<std::string, std::string>> transportOptions;
     const std::atomic<bool>* stop = nullptr;  // set true to end the run early (optional)
-    int sampleIntervalMs = 1000;             // 0 = no samples
+    int sampleIntervalMs = 1000;              // 0 = no samples
     std::function<void(const Sample&)> onSample;
     // Server: called once listening, with the bound port.
     std::function<void(uint16_t port)> onListening;

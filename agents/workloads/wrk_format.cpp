@@ -51,7 +51,8 @@ std::string formatWrkReport(const RunResult& r, bool latencyDistribution) {
     const QJsonObject errors = s.value("errors").toObject();
     std::string out;
     char line[256];
-    std::snprintf(line, sizeof line, "Running %s test @ %s\n", durationText(r.params.value("duration_ms").toDouble()).c_str(),
+    std::snprintf(line, sizeof line, "Running %s test @ %s\n",
+                  durationText(r.params.value("duration_ms").toDouble()).c_str(),
                   s.value("url").toString().toStdString().c_str());
     out += line;
     std::snprintf(line, sizeof line, "  %d threads and %d connections\n", r.params.value("threads").toInt(),
@@ -78,8 +79,8 @@ std::string formatWrkReport(const RunResult& r, bool latencyDistribution) {
     const int connectErr = errors.value("connect").toInt(), readErr = errors.value("read").toInt(),
               writeErr = errors.value("write").toInt(), timeoutErr = errors.value("timeout").toInt();
     if (connectErr || readErr || writeErr || timeoutErr) {
-        std::snprintf(line, sizeof line, "  Socket errors: connect %d, read %d, write %d, timeout %d\n", connectErr, readErr,
-                      writeErr, timeoutErr);
+        std::snprintf(line, sizeof line, "  Socket errors: connect %d, read %d, write %d, timeout %d\n", connectErr,
+                      readErr, writeErr, timeoutErr);
         out += line;
     }
     if (errors.value("status").toInt() > 0) {
@@ -89,7 +90,8 @@ std::string formatWrkReport(const RunResult& r, bool latencyDistribution) {
     std::snprintf(line, sizeof line, "Requests/sec: %9.2f\n", s.value("requests_per_sec").toDouble());
     out += line;
     // wrk prints "%10sB" with the B outside its number; ours carries the B.
-    std::snprintf(line, sizeof line, "Transfer/sec: %11s\n", binaryScaled(s.value("transfer_bytes_per_sec").toDouble()).c_str());
+    std::snprintf(line, sizeof line, "Transfer/sec: %11s\n",
+                  binaryScaled(s.value("transfer_bytes_per_sec").toDouble()).c_str());
     out += line;
     return out;
 }

@@ -21,8 +21,8 @@ struct CampaignDetails {
     RunFacts facts;                                  // first done run
     QDateTime firstStart;
     QDateTime lastFinish;
-    int busyRuns = 0;    // done runs whose client-side host_state.busy is "yes"
-    int judgedRuns = 0;  // done runs with a verdict at all (agents that report host state)
+    int busyRuns = 0;         // done runs whose client-side host_state.busy is "yes"
+    int judgedRuns = 0;       // done runs with a verdict at all (agents that report host state)
     QStringList busyReasons;  // a few, for the notes
 };
 
@@ -59,7 +59,8 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
     }
     auto counters = store.campaignCounters(campaignId);
     if (!counters) return smcr::fail(counters.error());
-    for (const CounterSum& c : *counters) out.counters[c.column][sideName(c.side) + QLatin1Char(' ') + c.name] = c.value;
+    for (const CounterSum& c : *counters)
+        out.counters[c.column][sideName(c.side) + QLatin1Char(' ') + c.name] = c.value;
     auto busy = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy"));
     if (!busy) return smcr::fail(busy.error());
     auto reasons = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy_reason"));
@@ -69,7 +70,8 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
         if (it.value() != QLatin1String("yes")) continue;
         ++out.busyRuns;
         const QString reason = reasons->value(it.key());
-        if (out.busyReasons.size() < 3 && !reason.isEmpty() && !out.busyReasons.contains(reason)) out.busyReasons << reason;
+        if (out.busyReasons.size() < 3 && !reason.isEmpty() && !out.busyReasons.contains(reason))
+            out.busyReasons << reason;
     }
     return out;
 }
@@ -117,24 +119,24 @@ void appendDetails(report::ReportDocument& doc, const QList<std::pair<const Camp
 void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
     const Campaign& c = d.campaign;
     report::ProvenanceSection campaign{QStringLiteral("Campaign #%1").arg(c.id), {}};
-    campaign.entries = {{QStringLiteral("name"), c.name},
-                        {QStringLiteral("preset"), c.preset.isEmpty() ? QStringLiteral("-") : c.preset},
-                        {QStringLiteral("status"), statusName(c.status)},
-                        {QStringLiteral("runs"), QStringLiteral("%1 done / %2 planned, %3 failed")
-                                                     .arg(c.runsDone)
-                                                     .arg(c.runsTotal)
-                                                     .arg(c.runsFailed)},
-                        {QStringLiteral("created"), dateText(c.createdAt)},
-                        {QStringLiteral("finished"), dateText(c.finishedAt)},
-                        {QStringLiteral("first run started"), dateText(d.firstStart)},
-                        {QStringLiteral("last run finished"), dateText(d.lastFinish)},
-                        {QStringLiteral("columns"), d.columns.join(QStringLiteral(", "))}};
+    campaign.entries = {
+        {QStringLiteral("name"), c.name},
+        {QStringLiteral("preset"), c.preset.isEmpty() ? QStringLiteral("-") : c.preset},
+        {QStringLiteral("status"), statusName(c.status)},
+        {QStringLiteral("runs"),
+         QStringLiteral("%1 done / %2 planned, %3 failed").arg(c.runsDone).arg(c.runsTotal).arg(c.runsFailed)},
+        {QStringLiteral("created"), dateText(c.createdAt)},
+        {QStringLiteral("finished"), dateText(c.finishedAt)},
+        {QStringLiteral("first run started"), dateText(d.firstStart)},
+        {QStringLiteral("last run finished"), dateText(d.lastFinish)},
+        {QStringLiteral("columns"), d.columns.join(QStringLiteral(", "))}};
     if (!c.notes.isEmpty()) campaign.entries.append({QStringLiteral("notes"), c.notes});
     if (d.judgedRuns > 0) {
         // The runs measured while other processes or the hypervisor took the
         // CPUs (agents/orchestrator/host_load.h); their cells say "busy".
         QString text = QStringLiteral("%1 of %2 runs on a busy host").arg(d.busyRuns).arg(d.judgedRuns);
-        if (!d.busyReasons.isEmpty()) text += QStringLiteral(" (e.g. %1)").arg(d.busyReasons.join(QStringLiteral("; ")));
+        if (!d.busyReasons.isEmpty())
+            text += QStringLiteral(" (e.g. %1)").arg(d.busyReasons.join(QStringLiteral("; ")));
         campaign.entries.append({QStringLiteral("host load"), text});
     }
     doc.provenance.append(campaign);
@@ -156,7 +158,8 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
 
 }  // namespace
 
-smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 campaignId, const QDateTime& generatedAt) {
+smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 campaignId,
+                                                    const QDateTime& generatedAt) {
     auto details = loadDetails(store, campaignId);
     if (!details) return smcr::fail(details.error());
     auto tables = comparisonTables(store, campaignId);

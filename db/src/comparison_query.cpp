@@ -17,8 +17,8 @@ struct TableKey {
 
 // Keyed values of one campaign: (workload, metric, column, size) -> repetitions.
 struct CampaignValues {
-    QList<TableKey> tables;  // plan order
-    QStringList columns;     // plan order
+    QList<TableKey> tables;                            // plan order
+    QStringList columns;                               // plan order
     QMap<QString, QMap<qint64, QList<double>>> cells;  // key(workload, metric, column) -> size -> values
     QMap<QString, QMap<qint64, int>> busy;             // key(workload, metric, column) -> size -> busy runs
     QMap<QString, QMap<qint64, int>> liveChanged;      // key(workload, metric, column) -> size -> runs changed live
@@ -26,7 +26,9 @@ struct CampaignValues {
     QMap<QString, QStringList> tableColumns;           // key(workload, metric) -> columns with runs
 };
 
-QString key(const QStringList& parts) { return parts.join(QLatin1Char('\x1f')); }
+QString key(const QStringList& parts) {
+    return parts.join(QLatin1Char('\x1f'));
+}
 
 smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     CampaignValues out;
@@ -58,7 +60,8 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
             }
             if (!present.isEmpty()) metrics = present;
         }
-        const bool perTestWorkload = baseWorkload(workload) == QLatin1String("kv") || baseWorkload(workload) == QLatin1String("redis");
+        const bool perTestWorkload =
+            baseWorkload(workload) == QLatin1String("kv") || baseWorkload(workload) == QLatin1String("redis");
         if (perTestWorkload && !stored.isEmpty() && !stored.contains(metrics.value(0))) {
             // A kv entry running several tests stores set_rps, get_rps ...
             // (one table each) instead of one rps.
@@ -97,7 +100,8 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     return out;
 }
 
-report::ComparisonTable buildTable(const TableKey& table, const QList<std::pair<const CampaignValues*, QString>>& sources) {
+report::ComparisonTable buildTable(const TableKey& table,
+                                   const QList<std::pair<const CampaignValues*, QString>>& sources) {
     const report::MetricInfo info = report::metricInfo(table.metric);
     report::ComparisonTable out;
     out.title = info.title;

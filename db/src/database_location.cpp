@@ -16,10 +16,8 @@ smcr::Unexpected bad(const QString& text, const QString& why) {
 }  // namespace
 
 QString DatabaseLocation::display() const {
-    if (backend == StoreBackend::sqlite)
-        return path;
-    const QString shownHost =
-        host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
+    if (backend == StoreBackend::sqlite) return path;
+    const QString shownHost = host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
     return QStringLiteral("postgresql://%1@%2:%3/%4").arg(user, shownHost).arg(port).arg(database);
 }
 
@@ -29,8 +27,7 @@ bool isPostgresUrl(const QString& text) {
 
 smcr::Result<DatabaseLocation> parseDatabaseLocation(const QString& text) {
     DatabaseLocation location;
-    if (text.isEmpty())
-        return smcr::fail(smcr::Errc::invalidArgument, "empty database path");
+    if (text.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "empty database path");
     if (!isPostgresUrl(text)) {
         location.path = text;
         return location;
@@ -38,13 +35,11 @@ smcr::Result<DatabaseLocation> parseDatabaseLocation(const QString& text) {
     const QUrl url(text, QUrl::StrictMode);
     // The message never repeats the text once it may hold a password.
     if (!url.password().isEmpty() || text.section(QLatin1Char('@'), 0, 0).count(QLatin1Char(':')) > 1) {
-        return smcr::fail(
-            smcr::Errc::invalidArgument,
-            "a database URL must not carry a password (command lines are visible to other users); "
-            "put it in ~/.pgpass or PGPASSWORD");
+        return smcr::fail(smcr::Errc::invalidArgument,
+                          "a database URL must not carry a password (command lines are visible to other users); "
+                          "put it in ~/.pgpass or PGPASSWORD");
     }
-    if (!url.isValid())
-        return bad(text, url.errorString());
+    if (!url.isValid()) return bad(text, url.errorString());
     if (url.hasQuery() || url.hasFragment())
         return bad(text, QStringLiteral("options after '?' or '#' are not supported"));
     location.backend = StoreBackend::postgresql;
@@ -52,12 +47,9 @@ smcr::Result<DatabaseLocation> parseDatabaseLocation(const QString& text) {
     location.host = url.host();
     location.port = url.port(kPostgresDefaultPort);
     location.database = url.path().mid(1);
-    if (location.user.isEmpty())
-        return bad(text, QStringLiteral("no USER@"));
-    if (location.host.isEmpty())
-        return bad(text, QStringLiteral("no HOST"));
-    if (location.port <= 0 || location.port > 65535)
-        return bad(text, QStringLiteral("bad port"));
+    if (location.user.isEmpty()) return bad(text, QStringLiteral("no USER@"));
+    if (location.host.isEmpty()) return bad(text, QStringLiteral("no HOST"));
+    if (location.port <= 0 || location.port > 65535) return bad(text, QStringLiteral("bad port"));
     if (location.database.isEmpty() || location.database.contains(QLatin1Char('/'))) {
         return bad(text, QStringLiteral("no /DBNAME"));
     }

@@ -9,8 +9,7 @@ StoreBackend backendOf(const QSqlDatabase& db) {
 }
 
 QString schemaStatement(const QSqlDatabase& db, const QString& sqliteStatement) {
-    if (backendOf(db) == StoreBackend::sqlite)
-        return sqliteStatement;
+    if (backendOf(db) == StoreBackend::sqlite) return sqliteStatement;
     QString out = sqliteStatement;
     out.replace(QLatin1String("id INTEGER PRIMARY KEY"), QLatin1String("id BIGSERIAL PRIMARY KEY"));
     static const QRegularExpression integer(QStringLiteral("\\bINTEGER\\b"));
@@ -29,8 +28,7 @@ QString schemaStatement(const QSqlDatabase& db, const QString& sqliteStatement) 
 }
 
 QString beginWrite(const QSqlDatabase& db) {
-    return backendOf(db) == StoreBackend::sqlite ? QStringLiteral("BEGIN IMMEDIATE")
-                                                 : QStringLiteral("BEGIN");
+    return backendOf(db) == StoreBackend::sqlite ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN");
 }
 
 QString migrationLock(const QSqlDatabase& db) {
@@ -46,15 +44,15 @@ constexpr const char* kRunnerLockClass = "1936548722";
 }  // namespace
 
 QString runnerTryLock(const QSqlDatabase& db) {
-    return backendOf(db) == StoreBackend::sqlite
-               ? QString()
-               : QStringLiteral("SELECT pg_try_advisory_lock(%1, CAST(? AS integer))").arg(QLatin1String(kRunnerLockClass));
+    return backendOf(db) == StoreBackend::sqlite ? QString()
+                                                 : QStringLiteral("SELECT pg_try_advisory_lock(%1, CAST(? AS integer))")
+                                                       .arg(QLatin1String(kRunnerLockClass));
 }
 
 QString runnerUnlock(const QSqlDatabase& db) {
-    return backendOf(db) == StoreBackend::sqlite
-               ? QString()
-               : QStringLiteral("SELECT pg_advisory_unlock(%1, CAST(? AS integer))").arg(QLatin1String(kRunnerLockClass));
+    return backendOf(db) == StoreBackend::sqlite ? QString()
+                                                 : QStringLiteral("SELECT pg_advisory_unlock(%1, CAST(? AS integer))")
+                                                       .arg(QLatin1String(kRunnerLockClass));
 }
 
 QString runnerHolders(const QSqlDatabase& db) {
@@ -78,10 +76,8 @@ QString tableExistsQuery(const QSqlDatabase& db) {
 
 QString userTablesQuery(const QSqlDatabase& db) {
     return backendOf(db) == StoreBackend::sqlite
-               ? QStringLiteral(
-                     "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-               : QStringLiteral(
-                     "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()");
+               ? QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+               : QStringLiteral("SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()");
 }
 
 QString insertionOrder(const QSqlDatabase& db) {
@@ -93,14 +89,11 @@ QString insertionOrder(const QSqlDatabase& db) {
 bool isBusy(const QSqlError& error) {
     const QString native = error.nativeErrorCode();
     // SQLITE_BUSY = 5, SQLITE_LOCKED = 6 (sqlite3.h result codes).
-    if (native == QLatin1String("5") || native == QLatin1String("6"))
-        return true;
-    if (native == QLatin1String("55P03") || native == QLatin1String("40P01") ||
-        native == QLatin1String("40001")) {
+    if (native == QLatin1String("5") || native == QLatin1String("6")) return true;
+    if (native == QLatin1String("55P03") || native == QLatin1String("40P01") || native == QLatin1String("40001")) {
         return true;
     }
-    return native.isEmpty() &&
-           error.text().contains(QLatin1String("database is locked"), Qt::CaseInsensitive);
+    return native.isEmpty() && error.text().contains(QLatin1String("database is locked"), Qt::CaseInsensitive);
 }
 
 bool isConnectionLost(const QSqlError& error) {
@@ -114,8 +107,7 @@ bool isConnectionLost(const QSqlError& error) {
     const QString text = error.databaseText() + QLatin1Char(' ') + error.driverText();
     for (const char* phrase : {"server closed the connection unexpectedly", "no connection to the server",
                                "connection to server was lost", "terminating connection"}) {
-        if (text.contains(QLatin1String(phrase), Qt::CaseInsensitive))
-            return true;
+        if (text.contains(QLatin1String(phrase), Qt::CaseInsensitive)) return true;
     }
     return false;
 }

@@ -26,7 +26,9 @@ QString toJsonText(const QJsonObject& object) {
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
-QJsonObject fromJsonText(const QString& text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
+QJsonObject fromJsonText(const QString& text) {
+    return QJsonDocument::fromJson(text.toUtf8()).object();
+}
 
 QString factsToJson(const HostFacts& facts) {
     QJsonObject object;
@@ -62,7 +64,8 @@ QSqlDatabase ResultStore::database() const {
 
 smcr::Result<std::unique_ptr<ResultStore>> ResultStore::open(const QString& path, OpenOptions options) {
     if (QCoreApplication::instance() == nullptr) {
-        return smcr::fail(smcr::Errc::invalidState, "ResultStore::open needs a QCoreApplication (Qt SQL loads its driver as a plugin)");
+        return smcr::fail(smcr::Errc::invalidState,
+                          "ResultStore::open needs a QCoreApplication (Qt SQL loads its driver as a plugin)");
     }
     auto location = parseDatabaseLocation(path);
     if (!location) return smcr::fail(location.error());
@@ -90,10 +93,11 @@ smcr::Result<QString> ResultStore::journalMode() {
 smcr::Result<qint64> ResultStore::upsertHost(const QString& name, const HostFacts& facts) {
     if (name.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "host name is empty");
     const QSqlDatabase db = database();
-    auto q = sql::exec(db, m_path,
-                       QStringLiteral("INSERT INTO hosts (name, facts, last_seen) VALUES (?, ?, ?) "
-                                      "ON CONFLICT (name) DO UPDATE SET facts = excluded.facts, last_seen = excluded.last_seen"),
-                       {name, factsToJson(facts), sql::timestamp(QDateTime::currentDateTimeUtc())});
+    auto q = sql::exec(
+        db, m_path,
+        QStringLiteral("INSERT INTO hosts (name, facts, last_seen) VALUES (?, ?, ?) "
+                       "ON CONFLICT (name) DO UPDATE SET facts = excluded.facts, last_seen = excluded.last_seen"),
+        {name, factsToJson(facts), sql::timestamp(QDateTime::currentDateTimeUtc())});
     if (!q) return smcr::fail(q.error());
     auto id = sql::exec(db, m_path, QStringLiteral("SELECT id FROM hosts WHERE name = ?"), {name});
     if (!id) return smcr::fail(id.error());
@@ -131,8 +135,9 @@ smcr::Result<QList<Host>> ResultStore::hosts() {
 }
 
 smcr::Result<QList<Agent>> ResultStore::agents() {
-    auto q = sql::exec(database(), m_path,
-                       QStringLiteral("SELECT id, host_id, address, version, capabilities, last_seen FROM agents ORDER BY id"));
+    auto q = sql::exec(
+        database(), m_path,
+        QStringLiteral("SELECT id, host_id, address, version, capabilities, last_seen FROM agents ORDER BY id"));
     if (!q) return smcr::fail(q.error());
     QList<Agent> out;
     while (q->next()) {
@@ -168,7 +173,8 @@ smcr::Result<qint64> ResultStore::insertCampaign(const Campaign& campaign, const
     for (const RunCell& cell : cells) {
         if (cell.workload.isEmpty() || cell.transport.isEmpty() || cell.column.isEmpty() || cell.msgSize < 0 ||
             cell.repetition < 0) {
-            return smcr::fail(smcr::Errc::invalidArgument, "campaign cell with an empty workload, transport or column, or a negative size");
+            return smcr::fail(smcr::Errc::invalidArgument,
+                              "campaign cell with an empty workload, transport or column, or a negative size");
         }
         const QString key = QStringList{cell.workload, cell.transport, cell.column, QString::number(cell.msgSize),
                                         QString::number(cell.repetition)}
@@ -186,20 +192,21 @@ smcr::Result<qint64> ResultStore::insertCampaign(const Campaign& campaign, const
     const QSqlDatabase db = database();
     sql::WriteTransaction tx(db, m_path);
     if (auto begun = tx.begin(); !begun) return smcr::fail(begun.error());
-    auto inserted = sql::exec(db, m_path,
-                              QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at, "
-                                             "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"),
-                              {campaign.name, campaign.preset, toJsonText(campaign.spec), campaign.notes,
-                               statusName(campaign.status), sql::timestamp(campaign.createdAt),
-                               sql::timestamp(campaign.finishedAt)});
+    auto inserted = sql::exec(
+        db, m_path,
+        QStringLiteral("INSERT INTO campaigns (name, preset, spec, notes, status, created_at, "
+                       "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id"),
+        {campaign.name, campaign.preset, toJsonText(campaign.spec), campaign.notes, statusName(campaign.status),
+         sql::timestamp(campaign.createdAt), sql::timestamp(campaign.finishedAt)});
     if (!inserted) return smcr::fail(inserted.error());
     // RETURNING, not lastInsertId(): QPSQL's is the row's OID, which tables no longer have.
     if (!inserted->next()) return smcr::fail(smcr::Errc::systemError, "INSERT ... RETURNING id returned no row");
     const qint64 id = inserted->value(0).toLongLong();
     inserted->finish();
     QSqlQuery cellQuery(db);
-    cellQuery.prepare(QStringLiteral("INSERT INTO runs (campaign_id, workload, transport, column_label, msg_size, "
-                                     "repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"));
+    cellQuery.prepare(
+        QStringLiteral("INSERT INTO runs (campaign_id, workload, transport, column_label, msg_size, "
+                       "repetition, status) VALUES (?, ?, ?, ?, ?, ?, 'planned')"));
     for (const RunCell& cell : cells) {
         cellQuery.addBindValue(id);
         cellQuery.addBindValue(sql::bindable(cell.workload));
@@ -207,7 +214,8 @@ smcr::Result<qint64> ResultStore::insertCampaign(const Campaign& campaign, const
         cellQuery.addBindValue(sql::bindable(cell.column));
         cellQuery.addBindValue(cell.msgSize);
         cellQuery.addBindValue(cell.repetition);
-        if (!cellQuery.exec()) return smcr::fail(sql::toError(cellQuery.lastError(), m_path, QStringLiteral("plan cell")));
+        if (!cellQuery.exec())
+            return smcr::fail(sql::toError(cellQuery.lastError(), m_path, QStringLiteral("plan cell")));
     }
     if (auto done = tx.commit(); !done) return smcr::fail(done.error());
     return id;
@@ -216,12 +224,13 @@ smcr::Result<qint64> ResultStore::insertCampaign(const Campaign& campaign, const
 smcr::Status ResultStore::updateCampaignStatus(qint64 campaignId, CampaignStatus status) {
     if (status == CampaignStatus::invalid) return smcr::fail(smcr::Errc::invalidArgument, "invalid campaign status");
     const bool final = status == CampaignStatus::done || status == CampaignStatus::failed;
-    auto q = sql::exec(database(), m_path, QStringLiteral("UPDATE campaigns SET status = ?, finished_at = ? WHERE id = ?"),
-                       {statusName(status), final ? sql::timestamp(QDateTime::currentDateTimeUtc()) : sql::timestamp({}),
-                        campaignId});
+    auto q = sql::exec(
+        database(), m_path, QStringLiteral("UPDATE campaigns SET status = ?, finished_at = ? WHERE id = ?"),
+        {statusName(status), final ? sql::timestamp(QDateTime::currentDateTimeUtc()) : sql::timestamp({}), campaignId});
     if (!q) return smcr::fail(q.error());
     if (q->numRowsAffected() == 0) {
-        return smcr::fail(smcr::Errc::notFound, QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
+        return smcr::fail(smcr::Errc::notFound,
+                          QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
     }
     return {};
 }
@@ -230,7 +239,8 @@ smcr::Status ResultStore::deleteCampaign(qint64 campaignId) {
     auto q = sql::exec(database(), m_path, QStringLiteral("DELETE FROM campaigns WHERE id = ?"), {campaignId});
     if (!q) return smcr::fail(q.error());
     if (q->numRowsAffected() == 0) {
-        return smcr::fail(smcr::Errc::notFound, QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
+        return smcr::fail(smcr::Errc::notFound,
+                          QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
     }
     return {};
 }
@@ -275,7 +285,8 @@ smcr::Result<Campaign> ResultStore::campaign(qint64 campaignId) {
                        {campaignId});
     if (!q) return smcr::fail(q.error());
     if (!q->next()) {
-        return smcr::fail(smcr::Errc::notFound, QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
+        return smcr::fail(smcr::Errc::notFound,
+                          QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
     }
     return campaignFromQuery(*q);
 }

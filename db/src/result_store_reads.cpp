@@ -1,7 +1,6 @@
 // ResultStore: reading runs and their data.
-#include "smclab/db/result_store.h"
-
 #include "dialect.h"
+#include "smclab/db/result_store.h"
 #include "sql.h"
 
 namespace smclab::db {
@@ -32,8 +31,9 @@ Run runFromQuery(const QSqlQuery& q) {
 smcr::Result<QList<Run>> ResultStore::runs(qint64 campaignId) {
     auto exists = campaign(campaignId);
     if (!exists) return smcr::fail(exists.error());
-    auto q = sql::exec(database(), m_path, QString::fromLatin1(kRunSelect) + QStringLiteral("WHERE campaign_id = ? ORDER BY id"),
-                       {campaignId});
+    auto q =
+        sql::exec(database(), m_path,
+                  QString::fromLatin1(kRunSelect) + QStringLiteral("WHERE campaign_id = ? ORDER BY id"), {campaignId});
     if (!q) return smcr::fail(q.error());
     QList<Run> out;
     while (q->next()) out.append(runFromQuery(*q));
@@ -43,7 +43,8 @@ smcr::Result<QList<Run>> ResultStore::runs(qint64 campaignId) {
 smcr::Result<Run> ResultStore::run(qint64 runId) {
     auto q = sql::exec(database(), m_path, QString::fromLatin1(kRunSelect) + QStringLiteral("WHERE id = ?"), {runId});
     if (!q) return smcr::fail(q.error());
-    if (!q->next()) return smcr::fail(smcr::Errc::notFound, QStringLiteral("no run %1 in %2").arg(runId).arg(m_path).toStdString());
+    if (!q->next())
+        return smcr::fail(smcr::Errc::notFound, QStringLiteral("no run %1 in %2").arg(runId).arg(m_path).toStdString());
     return runFromQuery(*q);
 }
 
@@ -58,7 +59,8 @@ smcr::Result<QList<RunCell>> ResultStore::pendingCells(qint64 campaignId) {
 }
 
 smcr::Result<QMap<QString, double>> ResultStore::results(qint64 runId) {
-    auto q = sql::exec(database(), m_path, QStringLiteral("SELECT metric, value FROM results WHERE run_id = ?"), {runId});
+    auto q =
+        sql::exec(database(), m_path, QStringLiteral("SELECT metric, value FROM results WHERE run_id = ?"), {runId});
     if (!q) return smcr::fail(q.error());
     QMap<QString, double> out;
     while (q->next()) out.insert(q->value(0).toString(), q->value(1).toDouble());
@@ -66,7 +68,8 @@ smcr::Result<QMap<QString, double>> ResultStore::results(qint64 runId) {
 }
 
 smcr::Result<QMap<QString, QString>> ResultStore::settings(qint64 runId) {
-    auto q = sql::exec(database(), m_path, QStringLiteral("SELECT name, value FROM run_settings WHERE run_id = ?"), {runId});
+    auto q =
+        sql::exec(database(), m_path, QStringLiteral("SELECT name, value FROM run_settings WHERE run_id = ?"), {runId});
     if (!q) return smcr::fail(q.error());
     QMap<QString, QString> out;
     while (q->next()) out.insert(q->value(0).toString(), q->value(1).toString());
@@ -74,8 +77,8 @@ smcr::Result<QMap<QString, QString>> ResultStore::settings(qint64 runId) {
 }
 
 smcr::Result<RunFacts> ResultStore::hostFacts(qint64 runId) {
-    auto q = sql::exec(database(), m_path, QStringLiteral("SELECT side, name, value FROM run_host_facts WHERE run_id = ?"),
-                       {runId});
+    auto q = sql::exec(database(), m_path,
+                       QStringLiteral("SELECT side, name, value FROM run_host_facts WHERE run_id = ?"), {runId});
     if (!q) return smcr::fail(q.error());
     RunFacts out;
     while (q->next()) {
@@ -87,7 +90,8 @@ smcr::Result<RunFacts> ResultStore::hostFacts(qint64 runId) {
 
 smcr::Result<QList<Histogram>> ResultStore::histograms(qint64 runId) {
     auto q = sql::exec(database(), m_path,
-                       QStringLiteral("SELECT metric, encoding, data FROM histograms WHERE run_id = ? ORDER BY metric"), {runId});
+                       QStringLiteral("SELECT metric, encoding, data FROM histograms WHERE run_id = ? ORDER BY metric"),
+                       {runId});
     if (!q) return smcr::fail(q.error());
     QList<Histogram> out;
     while (q->next()) out.append({q->value(0).toString(), q->value(1).toString(), q->value(2).toByteArray()});
@@ -96,9 +100,10 @@ smcr::Result<QList<Histogram>> ResultStore::histograms(qint64 runId) {
 
 smcr::Result<QList<Sample>> ResultStore::samples(qint64 runId, const QString& metric) {
     auto q = metric.isEmpty()
-                 ? sql::exec(database(), m_path,
-                             QStringLiteral("SELECT t_ms, metric, value FROM samples WHERE run_id = ? ORDER BY t_ms, metric"),
-                             {runId})
+                 ? sql::exec(
+                       database(), m_path,
+                       QStringLiteral("SELECT t_ms, metric, value FROM samples WHERE run_id = ? ORDER BY t_ms, metric"),
+                       {runId})
                  : sql::exec(database(), m_path,
                              QStringLiteral("SELECT t_ms, metric, value FROM samples WHERE run_id = ? AND metric = ? "
                                             "ORDER BY t_ms"),
@@ -111,18 +116,21 @@ smcr::Result<QList<Sample>> ResultStore::samples(qint64 runId, const QString& me
 
 smcr::Result<QList<Counter>> ResultStore::counters(qint64 runId) {
     auto q = sql::exec(database(), m_path,
-                       QStringLiteral("SELECT side, name, value FROM counters WHERE run_id = ? ORDER BY side, name"), {runId});
+                       QStringLiteral("SELECT side, name, value FROM counters WHERE run_id = ? ORDER BY side, name"),
+                       {runId});
     if (!q) return smcr::fail(q.error());
     QList<Counter> out;
-    while (q->next()) out.append({sideFromString(q->value(0).toString()), q->value(1).toString(), q->value(2).toLongLong()});
+    while (q->next())
+        out.append({sideFromString(q->value(0).toString()), q->value(1).toString(), q->value(2).toLongLong()});
     return out;
 }
 
 smcr::Result<QList<SettingChange>> ResultStore::settingChanges(qint64 runId) {
-    auto q = sql::exec(database(), m_path,
-                       QStringLiteral("SELECT t_ms, name, value FROM setting_changes WHERE run_id = ? ORDER BY t_ms, %1")
-                           .arg(dialect::insertionOrder(database())),
-                       {runId});
+    auto q =
+        sql::exec(database(), m_path,
+                  QStringLiteral("SELECT t_ms, name, value FROM setting_changes WHERE run_id = ? ORDER BY t_ms, %1")
+                      .arg(dialect::insertionOrder(database())),
+                  {runId});
     if (!q) return smcr::fail(q.error());
     QList<SettingChange> out;
     while (q->next()) out.append({q->value(0).toLongLong(), q->value(1).toString(), q->value(2).toString()});
@@ -167,11 +175,12 @@ smcr::Result<QMap<qint64, QString>> ResultStore::campaignRunFact(qint64 campaign
 smcr::Result<QList<CounterSum>> ResultStore::campaignCounters(qint64 campaignId) {
     auto exists = campaign(campaignId);
     if (!exists) return smcr::fail(exists.error());
-    auto q = sql::exec(database(), m_path,
-                       QStringLiteral("SELECT r.column_label, c.side, c.name, sum(c.value) FROM runs r "
-                                      "JOIN counters c ON c.run_id = r.id WHERE r.campaign_id = ? AND r.status = 'done' "
-                                      "GROUP BY r.column_label, c.side, c.name ORDER BY c.side, c.name"),
-                       {campaignId});
+    auto q =
+        sql::exec(database(), m_path,
+                  QStringLiteral("SELECT r.column_label, c.side, c.name, sum(c.value) FROM runs r "
+                                 "JOIN counters c ON c.run_id = r.id WHERE r.campaign_id = ? AND r.status = 'done' "
+                                 "GROUP BY r.column_label, c.side, c.name ORDER BY c.side, c.name"),
+                  {campaignId});
     if (!q) return smcr::fail(q.error());
     QList<CounterSum> out;
     while (q->next()) {

@@ -9,10 +9,9 @@ namespace smclab::db {
 namespace {
 
 smcr::Unexpected notSupported(const QString& path) {
-    return smcr::fail(smcr::Errc::notSupported,
-                      QStringLiteral("%1: this store keeps no runner locks (use a lock file beside it)")
-                          .arg(path)
-                          .toStdString());
+    return smcr::fail(
+        smcr::Errc::notSupported,
+        QStringLiteral("%1: this store keeps no runner locks (use a lock file beside it)").arg(path).toStdString());
 }
 
 }  // namespace
@@ -23,33 +22,27 @@ bool ResultStore::hasRunnerLocks() const {
 
 smcr::Result<bool> ResultStore::tryLockCampaignRunner(qint64 campaignId) {
     const QString statement = dialect::runnerTryLock(database());
-    if (statement.isEmpty())
-        return notSupported(m_path);
+    if (statement.isEmpty()) return notSupported(m_path);
     // Session-level, so the lock outlives the statement (and every
     // transaction after it) until unlockCampaignRunner or the connection ends.
     auto q = sql::exec(database(), m_path, statement, {campaignId});
-    if (!q)
-        return smcr::fail(q.error());
+    if (!q) return smcr::fail(q.error());
     return q->next() && q->value(0).toBool();
 }
 
 smcr::Status ResultStore::unlockCampaignRunner(qint64 campaignId) {
     const QString statement = dialect::runnerUnlock(database());
-    if (statement.isEmpty())
-        return notSupported(m_path);
+    if (statement.isEmpty()) return notSupported(m_path);
     auto q = sql::exec(database(), m_path, statement, {campaignId});
-    if (!q)
-        return smcr::fail(q.error());
+    if (!q) return smcr::fail(q.error());
     return {};
 }
 
 smcr::Result<bool> ResultStore::campaignRunnerHeld(qint64 campaignId) {
     const QString statement = dialect::runnerHolders(database());
-    if (statement.isEmpty())
-        return notSupported(m_path);
+    if (statement.isEmpty()) return notSupported(m_path);
     auto q = sql::exec(database(), m_path, statement, {campaignId});
-    if (!q)
-        return smcr::fail(q.error());
+    if (!q) return smcr::fail(q.error());
     return q->next() && q->value(0).toLongLong() > 0;
 }
 

@@ -1,6 +1,5 @@
 // ResultStore: writing runs (planned -> running -> done | failed).
 #include "smclab/db/result_store.h"
-
 #include "sql.h"
 
 namespace smclab::db {
@@ -8,14 +7,15 @@ namespace smclab::db {
 namespace {
 
 // Every table holding per-run data; an attempt's data replaces the last one.
-const char* const kRunDataTables[] = {"run_settings", "run_host_facts", "results", "histograms",
+const char* const kRunDataTables[] = {"run_settings", "run_host_facts", "results",        "histograms",
                                       "samples",      "counters",       "setting_changes"};
 
 smcr::Status requireCampaign(const QSqlDatabase& db, const QString& path, qint64 campaignId) {
     auto q = sql::exec(db, path, QStringLiteral("SELECT 1 FROM campaigns WHERE id = ?"), {campaignId});
     if (!q) return smcr::fail(q.error());
     if (!q->next()) {
-        return smcr::fail(smcr::Errc::notFound, QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(path).toStdString());
+        return smcr::fail(smcr::Errc::notFound,
+                          QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(path).toStdString());
     }
     return {};
 }
@@ -45,10 +45,11 @@ smcr::Result<qint64> ResultStore::cellRunId(qint64 campaignId, const RunCell& ce
     const QSqlDatabase db = database();
     if (auto exists = requireCampaign(db, m_path, campaignId); !exists) return smcr::fail(exists.error());
     const QVariantList key{campaignId, cell.workload, cell.transport, cell.column, cell.msgSize, cell.repetition};
-    auto found = sql::exec(db, m_path,
-                           QStringLiteral("SELECT id FROM runs WHERE campaign_id = ? AND workload = ? AND transport = ? "
-                                          "AND column_label = ? AND msg_size = ? AND repetition = ?"),
-                           key);
+    auto found =
+        sql::exec(db, m_path,
+                  QStringLiteral("SELECT id FROM runs WHERE campaign_id = ? AND workload = ? AND transport = ? "
+                                 "AND column_label = ? AND msg_size = ? AND repetition = ?"),
+                  key);
     if (!found) return smcr::fail(found.error());
     if (found->next()) return found->value(0).toLongLong();
     // RETURNING, not lastInsertId(): QPSQL's is the row's OID, which tables no longer have.
@@ -64,8 +65,8 @@ smcr::Result<qint64> ResultStore::cellRunId(qint64 campaignId, const RunCell& ce
 
 smcr::Status ResultStore::deleteRunData(qint64 runId) {
     for (const char* table : kRunDataTables) {
-        auto q = sql::exec(database(), m_path, QStringLiteral("DELETE FROM %1 WHERE run_id = ?").arg(QLatin1String(table)),
-                           {runId});
+        auto q = sql::exec(database(), m_path,
+                           QStringLiteral("DELETE FROM %1 WHERE run_id = ?").arg(QLatin1String(table)), {runId});
         if (!q) return smcr::fail(q.error());
     }
     return {};
@@ -94,13 +95,13 @@ smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
     auto runId = cellRunId(record.campaignId, record.cell);
     if (!runId) return smcr::fail(runId.error());
     const qint64 id = *runId;
-    auto updated = sql::exec(db, m_path,
-                             QStringLiteral("UPDATE runs SET status = 'done', started_at = ?, finished_at = ?, error = '', "
-                                            "client_agent_id = ?, server_agent_id = ? WHERE id = ?"),
-                             {sql::timestamp(record.startedAt),
-                              sql::timestamp(record.finishedAt.isValid() ? record.finishedAt
-                                                                         : QDateTime::currentDateTimeUtc()),
-                              sql::optionalId(record.clientAgentId), sql::optionalId(record.serverAgentId), id});
+    auto updated =
+        sql::exec(db, m_path,
+                  QStringLiteral("UPDATE runs SET status = 'done', started_at = ?, finished_at = ?, error = '', "
+                                 "client_agent_id = ?, server_agent_id = ? WHERE id = ?"),
+                  {sql::timestamp(record.startedAt),
+                   sql::timestamp(record.finishedAt.isValid() ? record.finishedAt : QDateTime::currentDateTimeUtc()),
+                   sql::optionalId(record.clientAgentId), sql::optionalId(record.serverAgentId), id});
     if (!updated) return smcr::fail(updated.error());
     if (auto cleared = deleteRunData(id); !cleared) return smcr::fail(cleared.error());
 
@@ -108,8 +109,10 @@ smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
     for (auto it = record.settings.begin(); it != record.settings.end(); ++it) {
         if (auto s = settings.add({id, it.key(), it.value()}); !s) return smcr::fail(s.error());
     }
-    Batch facts(db, m_path, QStringLiteral("INSERT INTO run_host_facts (run_id, side, name, value) VALUES (?, ?, ?, ?)"));
-    for (const auto& [side, map] : {std::pair{Side::client, &record.clientFacts}, std::pair{Side::server, &record.serverFacts}}) {
+    Batch facts(db, m_path,
+                QStringLiteral("INSERT INTO run_host_facts (run_id, side, name, value) VALUES (?, ?, ?, ?)"));
+    for (const auto& [side, map] :
+         {std::pair{Side::client, &record.clientFacts}, std::pair{Side::server, &record.serverFacts}}) {
         for (auto it = map->begin(); it != map->end(); ++it) {
             if (auto s = facts.add({id, sideName(side), it.key(), it.value()}); !s) return smcr::fail(s.error());
         }
@@ -132,7 +135,8 @@ smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
         if (c.side == Side::invalid) return smcr::fail(smcr::Errc::invalidArgument, "counter with an invalid side");
         if (auto s = counters.add({id, sideName(c.side), c.name, c.value}); !s) return smcr::fail(s.error());
     }
-    Batch changes(db, m_path, QStringLiteral("INSERT INTO setting_changes (run_id, t_ms, name, value) VALUES (?, ?, ?, ?)"));
+    Batch changes(db, m_path,
+                  QStringLiteral("INSERT INTO setting_changes (run_id, t_ms, name, value) VALUES (?, ?, ?, ?)"));
     for (const SettingChange& change : record.settingChanges) {
         if (auto s = changes.add({id, change.tMs, change.name, change.value}); !s) return smcr::fail(s.error());
     }
@@ -147,7 +151,8 @@ smcr::Result<qint64> ResultStore::markRunFailed(qint64 campaignId, const RunCell
     auto runId = cellRunId(campaignId, cell);
     if (!runId) return smcr::fail(runId.error());
     if (auto cleared = deleteRunData(*runId); !cleared) return smcr::fail(cleared.error());
-    auto q = sql::exec(db, m_path, QStringLiteral("UPDATE runs SET status = 'failed', finished_at = ?, error = ? WHERE id = ?"),
+    auto q = sql::exec(db, m_path,
+                       QStringLiteral("UPDATE runs SET status = 'failed', finished_at = ?, error = ? WHERE id = ?"),
                        {sql::timestamp(QDateTime::currentDateTimeUtc()), error, *runId});
     if (!q) return smcr::fail(q.error());
     if (auto done = tx.commit(); !done) return smcr::fail(done.error());

@@ -2,8 +2,8 @@
 
 #include <QStringList>
 
-#include "smclab/db/result_store.h"
 #include "dialect.h"
+#include "smclab/db/result_store.h"
 #include "sql.h"
 
 namespace smclab::db::schema {
@@ -118,8 +118,9 @@ smcr::Result<int> readVersion(const QSqlDatabase& db, const QString& path) {
     bool ok = false;
     const int value = version->value(0).toString().toInt(&ok);
     if (!ok || value < 0) {
-        return smcr::fail(smcr::Errc::notSupported,
-                          QStringLiteral("%1: bad schema_version '%2'").arg(path, version->value(0).toString()).toStdString());
+        return smcr::fail(
+            smcr::Errc::notSupported,
+            QStringLiteral("%1: bad schema_version '%2'").arg(path, version->value(0).toString()).toStdString());
     }
     return value;
 }
@@ -161,17 +162,18 @@ smcr::Result<int> migrate(const QSqlDatabase& db, const QString& path) {
             if (m.toVersion == *current + 1) step = &m;
         }
         if (step == nullptr) {
-            return smcr::fail(smcr::Errc::notSupported,
-                              QStringLiteral("%1: no migration from schema version %2").arg(path).arg(*current).toStdString());
+            return smcr::fail(
+                smcr::Errc::notSupported,
+                QStringLiteral("%1: no migration from schema version %2").arg(path).arg(*current).toStdString());
         }
         for (const QString& statement : step->statements) {
             auto applied = sql::exec(db, path, dialect::schemaStatement(db, statement));
             if (!applied) {
-                return smcr::fail(smcr::Errc::systemError,
-                                  QStringLiteral("migration to schema %1 (%2) failed: %3")
-                                      .arg(step->toVersion)
-                                      .arg(QString::fromLatin1(step->what), QString::fromStdString(applied.error().message))
-                                      .toStdString());
+                return smcr::fail(smcr::Errc::systemError, QStringLiteral("migration to schema %1 (%2) failed: %3")
+                                                               .arg(step->toVersion)
+                                                               .arg(QString::fromLatin1(step->what),
+                                                                    QString::fromStdString(applied.error().message))
+                                                               .toStdString());
             }
         }
         auto stamped = sql::exec(db, path, QStringLiteral("UPDATE meta SET value = ? WHERE key = 'schema_version'"),

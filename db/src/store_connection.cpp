@@ -11,14 +11,13 @@ namespace smclab::db::connection {
 
 namespace {
 
-smcr::Status openSqlite(const DatabaseLocation& location, const QString& connectionName,
-                        const OpenOptions& options) {
+smcr::Status openSqlite(const DatabaseLocation& location, const QString& connectionName, const OpenOptions& options) {
     const QString& path = location.path;
     const QFileInfo info(path);
     if (!QDir().mkpath(info.absolutePath())) {
-        return smcr::fail(smcr::Errc::systemError, QStringLiteral("cannot create folder %1 for the database")
-                                                       .arg(info.absolutePath())
-                                                       .toStdString());
+        return smcr::fail(
+            smcr::Errc::systemError,
+            QStringLiteral("cannot create folder %1 for the database").arg(info.absolutePath()).toStdString());
     }
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName);
     if (!db.isValid()) {
@@ -27,18 +26,15 @@ smcr::Status openSqlite(const DatabaseLocation& location, const QString& connect
     }
     db.setDatabaseName(path);
     db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(options.busyTimeoutMs));
-    if (!db.open())
-        return smcr::fail(sql::toError(db.lastError(), path, QStringLiteral("open")));
+    if (!db.open()) return smcr::fail(sql::toError(db.lastError(), path, QStringLiteral("open")));
 
     for (const QString& pragma : {QStringLiteral("PRAGMA foreign_keys = ON"),
                                   QStringLiteral("PRAGMA busy_timeout = %1").arg(options.busyTimeoutMs)}) {
-        if (auto r = sql::exec(db, path, pragma); !r)
-            return smcr::fail(r.error());
+        if (auto r = sql::exec(db, path, pragma); !r) return smcr::fail(r.error());
     }
     // A newer file is refused before anything (even the journal mode) changes.
     auto version = schema::readVersion(db, path);
-    if (!version)
-        return smcr::fail(version.error());
+    if (!version) return smcr::fail(version.error());
     if (*version > kSchemaVersion) {
         auto refused = schema::migrate(db, path);
         return smcr::fail(refused.error());
@@ -46,20 +42,17 @@ smcr::Status openSqlite(const DatabaseLocation& location, const QString& connect
     // WAL: readers (the GUI) never block the writer; synchronous=FULL makes
     // every committed run survive power loss, not only a process crash.
     auto mode = sql::exec(db, path, QStringLiteral("PRAGMA journal_mode = WAL"));
-    if (!mode)
-        return smcr::fail(mode.error());
+    if (!mode) return smcr::fail(mode.error());
     if (!mode->next() || mode->value(0).toString().compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
         return smcr::fail(smcr::Errc::notSupported,
                           QStringLiteral("%1: cannot switch to WAL journal mode").arg(path).toStdString());
     }
     mode->finish();
-    if (auto r = sql::exec(db, path, QStringLiteral("PRAGMA synchronous = FULL")); !r)
-        return smcr::fail(r.error());
+    if (auto r = sql::exec(db, path, QStringLiteral("PRAGMA synchronous = FULL")); !r) return smcr::fail(r.error());
     return {};
 }
 
-smcr::Status openPostgres(const DatabaseLocation& location, const QString& connectionName,
-                          const OpenOptions& options) {
+smcr::Status openPostgres(const DatabaseLocation& location, const QString& connectionName, const OpenOptions& options) {
     const QString server = location.display();
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), connectionName);
     if (!db.isValid()) {
@@ -84,20 +77,18 @@ smcr::Status openPostgres(const DatabaseLocation& location, const QString& conne
     // timeout does; timestamps are stored as text, so the session's time
     // zone does not matter, but UTC keeps server-side now() readable.
     for (const QString& statement :
-         {QStringLiteral("SET lock_timeout = %1").arg(options.busyTimeoutMs),
-          QStringLiteral("SET TIME ZONE 'UTC'"), QStringLiteral("SET client_min_messages = warning")}) {
+         {QStringLiteral("SET lock_timeout = %1").arg(options.busyTimeoutMs), QStringLiteral("SET TIME ZONE 'UTC'"),
+          QStringLiteral("SET client_min_messages = warning")}) {
         // Utility statements cannot be PREPAREd (QPSQL prepares what sql::exec runs).
         QSqlQuery query(db);
-        if (!query.exec(statement))
-            return smcr::fail(sql::toError(query.lastError(), server, statement));
+        if (!query.exec(statement)) return smcr::fail(sql::toError(query.lastError(), server, statement));
     }
     return {};
 }
 
 }  // namespace
 
-smcr::Status open(const DatabaseLocation& location, const QString& connectionName,
-                  const OpenOptions& options) {
+smcr::Status open(const DatabaseLocation& location, const QString& connectionName, const OpenOptions& options) {
     return location.backend == StoreBackend::postgresql ? openPostgres(location, connectionName, options)
                                                         : openSqlite(location, connectionName, options);
 }

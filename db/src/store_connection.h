@@ -14,7 +14,6 @@ namespace smclab::db::connection {
 
 // Adds and opens the connection `connectionName` for `location`. SQLite: a
 // newer file is refused here, before the journal mode changes anything.
-smcr::Status open(const DatabaseLocation& location, const QString& connectionName,
-                  const OpenOptions& options);
+smcr::Status open(const DatabaseLocation& location, const QString& connectionName, const OpenOptions& options);
 
 }  // namespace smclab::db::connection

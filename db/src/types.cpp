@@ -4,32 +4,46 @@ namespace smclab::db {
 
 QString statusName(CampaignStatus status) {
     switch (status) {
-        case CampaignStatus::planned: return QStringLiteral("planned");
-        case CampaignStatus::running: return QStringLiteral("running");
-        case CampaignStatus::paused: return QStringLiteral("paused");
-        case CampaignStatus::done: return QStringLiteral("done");
-        case CampaignStatus::failed: return QStringLiteral("failed");
-        case CampaignStatus::invalid: break;
+        case CampaignStatus::planned:
+            return QStringLiteral("planned");
+        case CampaignStatus::running:
+            return QStringLiteral("running");
+        case CampaignStatus::paused:
+            return QStringLiteral("paused");
+        case CampaignStatus::done:
+            return QStringLiteral("done");
+        case CampaignStatus::failed:
+            return QStringLiteral("failed");
+        case CampaignStatus::invalid:
+            break;
     }
     return QStringLiteral("invalid");
 }
 
 QString statusName(RunStatus status) {
     switch (status) {
-        case RunStatus::planned: return QStringLiteral("planned");
-        case RunStatus::running: return QStringLiteral("running");
-        case RunStatus::done: return QStringLiteral("done");
-        case RunStatus::failed: return QStringLiteral("failed");
-        case RunStatus::invalid: break;
+        case RunStatus::planned:
+            return QStringLiteral("planned");
+        case RunStatus::running:
+            return QStringLiteral("running");
+        case RunStatus::done:
+            return QStringLiteral("done");
+        case RunStatus::failed:
+            return QStringLiteral("failed");
+        case RunStatus::invalid:
+            break;
     }
     return QStringLiteral("invalid");
 }
 
 QString sideName(Side side) {
     switch (side) {
-        case Side::client: return QStringLiteral("client");
-        case Side::server: return QStringLiteral("server");
-        case Side::invalid: break;
+        case Side::client:
+            return QStringLiteral("client");
+        case Side::server:
+            return QStringLiteral("server");
+        case Side::invalid:
+            break;
     }
     return QStringLiteral("invalid");
 }

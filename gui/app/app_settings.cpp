@@ -1,8 +1,8 @@
 #include "app/app_settings.h"
 
 #include <QDir>
-#include <QMainWindow>
 #include <QJsonDocument>
+#include <QMainWindow>
 #include <QSettings>
 
 namespace smclab::gui {
@@ -16,8 +16,7 @@ void AppSettings::saveWindow(const QMainWindow& window) {
 void AppSettings::restoreWindow(QMainWindow& window) {
     QSettings settings;
     const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
-    if (geometry.isEmpty() || !window.restoreGeometry(geometry))
-        window.resize(1280, 800);
+    if (geometry.isEmpty() || !window.restoreGeometry(geometry)) window.resize(1280, 800);
     window.restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
 }
 
@@ -31,8 +30,7 @@ QList<SavedHost> AppSettings::hosts() {
         host.address = settings.value(QStringLiteral("address")).toString();
         host.tls = settings.value(QStringLiteral("tls")).toBool();
         host.tokenFile = settings.value(QStringLiteral("tokenFile")).toString();
-        if (!host.address.isEmpty())
-            out.append(host);
+        if (!host.address.isEmpty()) out.append(host);
     }
     settings.endArray();
     return out;

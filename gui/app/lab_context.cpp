@@ -17,20 +17,17 @@ QString LabContext::databasePath() const {
 
 void LabContext::setDatabasePath(const QString& path) {
     const QString resolved = db::resolveDatabasePath(path);
-    if (resolved == m_databasePath)
-        return;
+    if (resolved == m_databasePath) return;
     m_store.reset();
     m_databasePath = resolved;
     emit databaseChanged(resolved);
 }
 
 db::ResultStore* LabContext::store() {
-    if (m_store)
-        return m_store.get();
+    if (m_store) return m_store.get();
     auto opened = db::ResultStore::open(m_databasePath);
     if (!opened) {
-        reportError(
-            tr("Cannot open the results database: %1").arg(QString::fromStdString(opened.error().message)));
+        reportError(tr("Cannot open the results database: %1").arg(QString::fromStdString(opened.error().message)));
         return nullptr;
     }
     m_store = std::move(opened.value());

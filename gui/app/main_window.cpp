@@ -29,7 +29,7 @@ namespace {
 constexpr int kStatusTimeoutMs = 8000;
 // How long quitting waits for a stopped campaign to settle.
 constexpr int kStopGraceMs = 5000;
-}
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("smclab"));
@@ -89,8 +89,7 @@ void MainWindow::createPages() {
         item->setSizeHint(QSize(0, 34));
     }
     connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
-        if (row < 0)
-            return;
+        if (row < 0) return;
         m_stack->setCurrentIndex(row);
         AppSettings::setLastPage(row);
     });
@@ -107,11 +106,9 @@ void MainWindow::createMenus() {
         m_campaignPage->openFile();
     });
     file->addAction(tr("&Save campaign"), QKeySequence::Save, this, [this] { m_campaignPage->saveFile(); });
-    file->addAction(tr("Save campaign &as..."), QKeySequence::SaveAs, this,
-                    [this] { m_campaignPage->saveFileAs(); });
+    file->addAction(tr("Save campaign &as..."), QKeySequence::SaveAs, this, [this] { m_campaignPage->saveFileAs(); });
     file->addSeparator();
-    file->addAction(tr("&Export..."), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                    [this] { showPage(PageId::exporter); });
+    file->addAction(tr("&Export..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] { showPage(PageId::exporter); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -140,9 +137,9 @@ void MainWindow::createMenus() {
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About smclab"), this, [this] {
-        QMessageBox::about(this, tr("About smclab"),
-                           tr("<b>smclab</b> %1<br>A performance lab for SMC-R (RFC 7609).")
-                               .arg(QApplication::applicationVersion()));
+        QMessageBox::about(
+            this, tr("About smclab"),
+            tr("<b>smclab</b> %1<br>A performance lab for SMC-R (RFC 7609).").arg(QApplication::applicationVersion()));
     });
 }
 
@@ -210,12 +207,10 @@ void MainWindow::askQuitDuringRun() {
     box->setAttribute(Qt::WA_DeleteOnClose);
     m_quitQuestion = box;
     connect(box, &QMessageBox::buttonClicked, this, [this, quit](QAbstractButton* button) {
-        if (button != quit)
-            return;
+        if (button != quit) return;
         m_quitAfterStop = true;
         connect(m_runPage, &RunPage::runnerStateChanged, this, [this] {
-            if (!m_runPage->isRunning())
-                close();
+            if (!m_runPage->isRunning()) close();
         });
         m_runPage->stop();
         // Agents that do not answer must not keep the window open forever.

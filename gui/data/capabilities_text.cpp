@@ -13,15 +13,14 @@ QString row(const QString& key, const QString& value) {
 }
 
 QString availabilityList(const QList<protocol::Availability>& items) {
-    if (items.isEmpty())
-        return QObject::tr("none reported");
+    if (items.isEmpty()) return QObject::tr("none reported");
     QStringList parts;
     for (const protocol::Availability& a : items) {
-        parts.append(a.available
-                         ? QStringLiteral("<b>%1</b> <span style=\"color:#1b7f3a\">available</span>")
-                               .arg(a.name.toHtmlEscaped())
-                         : QStringLiteral("<b>%1</b> <span style=\"color:#b02222\">unavailable</span>: %2")
-                               .arg(a.name.toHtmlEscaped(), a.reason.toHtmlEscaped()));
+        parts.append(
+            a.available
+                ? QStringLiteral("<b>%1</b> <span style=\"color:#1b7f3a\">available</span>").arg(a.name.toHtmlEscaped())
+                : QStringLiteral("<b>%1</b> <span style=\"color:#b02222\">unavailable</span>: %2")
+                      .arg(a.name.toHtmlEscaped(), a.reason.toHtmlEscaped()));
     }
     return parts.join(QStringLiteral("<br>"));
 }
@@ -30,25 +29,22 @@ QString availabilityList(const QList<protocol::Availability>& items) {
 
 QString capabilitiesHtml(const QString& address, const protocol::Hello& hello) {
     const protocol::Capabilities& caps = hello.capabilities;
-    QString out =
-        QStringLiteral("<h3>%1</h3><table cellspacing=\"2\" cellpadding=\"3\">").arg(address.toHtmlEscaped());
-    out += row(QObject::tr("Agent"), QObject::tr("smclab-agent %1, protocol %2")
-                                         .arg(hello.agentVersion, hello.protocolVersion)
-                                         .toHtmlEscaped());
-    out += row(QObject::tr("Host"), caps.host.hostname.toHtmlEscaped());
-    out += row(QObject::tr("CPU"),
-               QObject::tr("%1 x %2").arg(caps.host.cpuCount).arg(caps.host.cpuModel).toHtmlEscaped());
+    QString out = QStringLiteral("<h3>%1</h3><table cellspacing=\"2\" cellpadding=\"3\">").arg(address.toHtmlEscaped());
     out +=
-        row(QObject::tr("Kernel"), QStringLiteral("%1 %2 (%3)")
-                                       .arg(caps.host.kernelName, caps.host.kernelRelease, caps.host.machine)
-                                       .toHtmlEscaped());
+        row(QObject::tr("Agent"),
+            QObject::tr("smclab-agent %1, protocol %2").arg(hello.agentVersion, hello.protocolVersion).toHtmlEscaped());
+    out += row(QObject::tr("Host"), caps.host.hostname.toHtmlEscaped());
+    out +=
+        row(QObject::tr("CPU"), QObject::tr("%1 x %2").arg(caps.host.cpuCount).arg(caps.host.cpuModel).toHtmlEscaped());
+    out += row(QObject::tr("Kernel"), QStringLiteral("%1 %2 (%3)")
+                                          .arg(caps.host.kernelName, caps.host.kernelRelease, caps.host.machine)
+                                          .toHtmlEscaped());
     out += row(QObject::tr("Transports"), availabilityList(caps.transports));
     out += row(QObject::tr("Fabrics"), availabilityList(caps.fabrics));
     if (caps.ksmc.available || !caps.ksmc.reason.isEmpty()) {
-        out +=
-            row(QObject::tr("Kernel SMC"),
-                caps.ksmc.available ? QObject::tr("available")
-                                    : QObject::tr("unavailable: %1").arg(caps.ksmc.reason.toHtmlEscaped()));
+        out += row(QObject::tr("Kernel SMC"),
+                   caps.ksmc.available ? QObject::tr("available")
+                                       : QObject::tr("unavailable: %1").arg(caps.ksmc.reason.toHtmlEscaped()));
     }
     QStringList devices;
     for (const protocol::RdmaDevice& d : caps.rdmaDevices) {
@@ -70,12 +66,11 @@ QString capabilitiesHtml(const QString& address, const protocol::Hello& hello) {
     out += row(QObject::tr("Interfaces"),
                nics.isEmpty() ? QObject::tr("none reported") : nics.join(QStringLiteral("<br>")));
     out += row(QObject::tr("Workloads"), caps.workloads.join(QStringLiteral(", ")).toHtmlEscaped());
-    out += row(QObject::tr("Limits"),
-               QObject::tr("%1 runs at once, runs up to %2 s, samples every %3 ms or slower")
-                   .arg(caps.limits.maxRuns)
-                   .arg(static_cast<double>(caps.limits.maxDurationMs) / 1000.0)
-                   .arg(caps.limits.minSampleIntervalMs)
-                   .toHtmlEscaped());
+    out += row(QObject::tr("Limits"), QObject::tr("%1 runs at once, runs up to %2 s, samples every %3 ms or slower")
+                                          .arg(caps.limits.maxRuns)
+                                          .arg(static_cast<double>(caps.limits.maxDurationMs) / 1000.0)
+                                          .arg(caps.limits.minSampleIntervalMs)
+                                          .toHtmlEscaped());
     out += QStringLiteral("</table>");
     return out;
 }

@@ -13,27 +13,23 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 double ComparisonSection::value(int column, int row) const {
-    if (column < 0 || column >= values.size())
-        return kNaN;
+    if (column < 0 || column >= values.size()) return kNaN;
     const QList<double>& series = values[column];
-    if (row < 0 || row >= series.size())
-        return kNaN;
+    if (row < 0 || row >= series.size()) return kNaN;
     return series[row];
 }
 
 double ComparisonSection::percent(int column, int row, int baselineColumn) const {
     const double x = value(column, row);
     const double base = value(baselineColumn, row);
-    if (std::isnan(x) || std::isnan(base) || base == 0.0)
-        return kNaN;
+    if (std::isnan(x) || std::isnan(base) || base == 0.0) return kNaN;
     return (x / base - 1.0) * 100.0;
 }
 
 namespace {
 
 const report::Cell* cellAt(const ComparisonSection& section, int column, int row) {
-    if (column < 0 || column >= section.cells.size() || row < 0 || row >= section.cells[column].size())
-        return nullptr;
+    if (column < 0 || column >= section.cells.size() || row < 0 || row >= section.cells[column].size()) return nullptr;
     return &section.cells[column][row];
 }
 
@@ -52,8 +48,7 @@ std::optional<report::Interval> ComparisonSection::interval(int column, int row)
 std::optional<report::Change> ComparisonSection::change(int column, int row, int baselineColumn) const {
     const report::Cell* cell = cellAt(*this, column, row);
     const report::Cell* base = cellAt(*this, baselineColumn, row);
-    if (cell == nullptr || base == nullptr)
-        return std::nullopt;
+    if (cell == nullptr || base == nullptr) return std::nullopt;
     return report::changeVsBaseline(*cell, *base);
 }
 
@@ -68,16 +63,14 @@ int ComparisonSection::busyRepetitions(int column, int row) const {
 }
 
 bool ComparisonSection::isFlagged(int column, int row) const {
-    return column >= 0 && column < flagged.size() && row >= 0 && row < flagged[column].size() &&
-           flagged[column][row];
+    return column >= 0 && column < flagged.size() && row >= 0 && row < flagged[column].size() && flagged[column][row];
 }
 
 void Comparison::flagValue(const QString& workload, const QString& column, qint64 sizeBytes) {
     for (ComparisonSection& section : sections) {
         const qsizetype c = section.columns.indexOf(column);
         const qsizetype r = section.sizesBytes.indexOf(sizeBytes);
-        if (section.workload != workload || c < 0 || r < 0)
-            continue;
+        if (section.workload != workload || c < 0 || r < 0) continue;
         if (section.flagged.size() != section.columns.size()) {
             section.flagged = QList<QList<bool>>(section.columns.size(), QList<bool>(section.sizesBytes.size(), false));
         }
@@ -86,26 +79,22 @@ void Comparison::flagValue(const QString& workload, const QString& column, qint6
 }
 
 bool ComparisonSection::prefersLogScale() const {
-    if (metric != Metric::bandwidth || sizesBytes.isEmpty())
-        return false;
+    if (metric != Metric::bandwidth || sizesBytes.isEmpty()) return false;
     const auto [lo, hi] = std::minmax_element(sizesBytes.begin(), sizesBytes.end());
     return *lo > 0 && *hi / *lo >= 1024;
 }
 
 bool ComparisonSection::isValid() const {
-    if (metric == Metric::invalid || columns.isEmpty() || values.size() != columns.size())
-        return false;
+    if (metric == Metric::invalid || columns.isEmpty() || values.size() != columns.size()) return false;
     for (const QList<double>& series : values) {
-        if (series.size() != sizesBytes.size())
-            return false;
+        if (series.size() != sizesBytes.size()) return false;
     }
     return true;
 }
 
 const ComparisonSection* Comparison::section(Metric metric) const {
     for (const ComparisonSection& s : sections) {
-        if (s.metric == metric)
-            return &s;
+        if (s.metric == metric) return &s;
     }
     return nullptr;
 }
@@ -152,8 +141,7 @@ Comparison Comparison::fromDocument(const report::ReportDocument& document) {
     Comparison comparison;
     comparison.title = document.title;
     comparison.document = document;
-    for (const report::ComparisonTable& table : document.tables)
-        comparison.sections.append(sectionFromTable(table));
+    for (const report::ComparisonTable& table : document.tables) comparison.sections.append(sectionFromTable(table));
     return comparison;
 }
 
@@ -200,17 +188,15 @@ QString changeToolTip(const report::Change& change) {
 }
 
 QString sizeLabel(qint64 sizeBytes) {
-    if (sizeBytes >= (1 << 20) && sizeBytes % (1 << 20) == 0)
-        return QStringLiteral("%1M").arg(sizeBytes >> 20);
-    if (sizeBytes >= 1024 && sizeBytes % 1024 == 0)
-        return QStringLiteral("%1K").arg(sizeBytes >> 10);
+    if (sizeBytes >= (1 << 20) && sizeBytes % (1 << 20) == 0) return QStringLiteral("%1M").arg(sizeBytes >> 20);
+    if (sizeBytes >= 1024 && sizeBytes % 1024 == 0) return QStringLiteral("%1K").arg(sizeBytes >> 10);
     return QString::number(sizeBytes);
 }
 
 QString signedPercent(double percent, int decimals) {
-    if (std::isnan(percent))
-        return QStringLiteral("-");
-    return QStringLiteral("%1%2%").arg(percent < 0.0 ? QStringLiteral("-") : QStringLiteral("+"))
+    if (std::isnan(percent)) return QStringLiteral("-");
+    return QStringLiteral("%1%2%")
+        .arg(percent < 0.0 ? QStringLiteral("-") : QStringLiteral("+"))
         .arg(std::abs(percent), 0, 'f', decimals);
 }
 

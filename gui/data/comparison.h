@@ -29,7 +29,7 @@ struct ComparisonSection {
     // The report's cells, same shape as values: each value's repetitions,
     // the 95% interval of its median (statistics.h) and its busy-host runs.
     QList<QList<report::Cell>> cells;
-    QString workload;               // "tcp_bw": which runs a value comes from
+    QString workload;  // "tcp_bw": which runs a value comes from
     // Values with a run whose settings were changed live: flagged[column][row].
     QList<QList<bool>> flagged;
 

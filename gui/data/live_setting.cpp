@@ -38,8 +38,7 @@ const QList<LiveSetting>& liveSettings() {
          QJsonValue("max")},
         {QStringLiteral("lab.cq_mode"),
          QObject::tr("CQ mode"),
-         QObject::tr(
-             "arm_first: arm after the first poll; drain_then_arm: poll in batches, then arm (NAPI-like)."),
+         QObject::tr("arm_first: arm after the first poll; drain_then_arm: poll in batches, then arm (NAPI-like)."),
          SettingKind::choice,
          {QStringLiteral("drain_then_arm"), QStringLiteral("arm_first")},
          0,
@@ -49,8 +48,7 @@ const QList<LiveSetting>& liveSettings() {
          QJsonValue("drain_then_arm")},
         {QStringLiteral("lab.tx_defer_to_owner"),
          QObject::tr("TX deferral"),
-         QObject::tr(
-             "Let the application thread inside the connection push, instead of the completion context."),
+         QObject::tr("Let the application thread inside the connection push, instead of the completion context."),
          SettingKind::toggle,
          {QStringLiteral("off"), QStringLiteral("on")},
          0,
@@ -94,8 +92,7 @@ const QList<LiveSetting>& liveSettings() {
 
 const LiveSetting* findLiveSetting(const QString& name) {
     for (const LiveSetting& s : liveSettings()) {
-        if (s.name == name)
-            return &s;
+        if (s.name == name) return &s;
     }
     return nullptr;
 }
@@ -110,8 +107,7 @@ QString settingChangeLabel(const QString& name, const QJsonValue& value) {
         text = QString::number(value.toInteger());
     }
     QString shortName = name;
-    if (shortName.startsWith(QLatin1String("lab.")))
-        shortName = shortName.mid(4);
+    if (shortName.startsWith(QLatin1String("lab."))) shortName = shortName.mid(4);
     return QStringLiteral("%1=%2").arg(shortName, text);
 }
 

@@ -10,8 +10,7 @@ namespace smclab::gui {
 
 QString wireText(const db::HostFacts& facts) {
     const QString model = facts.value(QStringLiteral("wire.model"));
-    if (model.isEmpty())
-        return {};
+    if (model.isEmpty()) return {};
     QString link = model;
     const double gbps = facts.value(QStringLiteral("wire.bandwidth_gbps")).toDouble();
     const double latencyNs = facts.value(QStringLiteral("wire.latency_ns")).toDouble();
@@ -23,12 +22,10 @@ QString wireText(const db::HostFacts& facts) {
     QStringList tcp;
     for (const char* key : {"wire.tcp_path", "wire.tcp_rate"}) {
         const QString value = facts.value(QLatin1String(key));
-        if (!value.isEmpty())
-            tcp << value;
+        if (!value.isEmpty()) tcp << value;
     }
     const QString delay = facts.value(QStringLiteral("wire.tcp_delay"));
-    if (!delay.isEmpty())
-        tcp << QObject::tr("delay %1").arg(delay);
+    if (!delay.isEmpty()) tcp << QObject::tr("delay %1").arg(delay);
     return tcp.isEmpty() ? QObject::tr("SMC link %1").arg(link)
                          : QObject::tr("SMC link %1; TCP over %2").arg(link, tcp.join(QStringLiteral(", ")));
 }
@@ -43,8 +40,7 @@ bool hostBusy(const db::HostFacts& facts) {
 
 QString hostLoadText(const db::HostFacts& facts) {
     const QString verdict = facts.value(QLatin1String(orchestrator::kHostBusyFact));
-    if (verdict.isEmpty())
-        return {};
+    if (verdict.isEmpty()) return {};
     if (verdict == QLatin1String("yes")) {
         const QString reason = facts.value(QLatin1String(orchestrator::kHostBusyReasonFact));
         return reason.isEmpty() ? QObject::tr("busy host") : QObject::tr("busy host: %1").arg(reason);
@@ -64,37 +60,29 @@ smcr::Result<CampaignEnvironment> CampaignEnvironment::load(db::ResultStore& sto
         return store.campaignRunFact(campaignId, db::Side::client, QLatin1String(name));
     };
     auto busy = fact(orchestrator::kHostBusyFact);
-    if (!busy)
-        return smcr::fail(busy.error());
+    if (!busy) return smcr::fail(busy.error());
     auto reasons = fact(orchestrator::kHostBusyReasonFact);
-    if (!reasons)
-        return smcr::fail(reasons.error());
+    if (!reasons) return smcr::fail(reasons.error());
     auto wires = fact("wire");
-    if (!wires)
-        return smcr::fail(wires.error());
+    if (!wires) return smcr::fail(wires.error());
     auto models = fact("wire.model");
-    if (!models)
-        return smcr::fail(models.error());
+    if (!models) return smcr::fail(models.error());
     out.judgedRuns = static_cast<int>(busy->size());
     for (auto it = busy->begin(); it != busy->end(); ++it) {
-        if (it.value() == QLatin1String("yes"))
-            out.busyReasonByRun.insert(it.key(), reasons->value(it.key()));
+        if (it.value() == QLatin1String("yes")) out.busyReasonByRun.insert(it.key(), reasons->value(it.key()));
     }
     for (const QString& wire : wires->values()) {
-        if (!wire.isEmpty() && !out.wires.contains(wire))
-            out.wires << wire;
+        if (!wire.isEmpty() && !out.wires.contains(wire)) out.wires << wire;
     }
     for (const QString& model : models->values()) {
-        if (!model.isEmpty() && !out.wireModels.contains(model))
-            out.wireModels << model;
+        if (!model.isEmpty() && !out.wireModels.contains(model)) out.wireModels << model;
     }
     return out;
 }
 
 QString CampaignEnvironment::summary() const {
     QStringList parts;
-    if (!wireModels.isEmpty())
-        parts << QObject::tr("wire %1").arg(wireModels.join(QStringLiteral(", ")));
+    if (!wireModels.isEmpty()) parts << QObject::tr("wire %1").arg(wireModels.join(QStringLiteral(", ")));
     if (!busyReasonByRun.isEmpty()) {
         parts << QStringLiteral("\u2691 ") +
                      QObject::tr("%1 of %2 runs on a busy host").arg(busyReasonByRun.size()).arg(judgedRuns);
@@ -104,20 +92,17 @@ QString CampaignEnvironment::summary() const {
 
 QString CampaignEnvironment::toolTip() const {
     QStringList lines;
-    for (const QString& wire : wires)
-        lines << QObject::tr("Wire: %1").arg(wire);
+    for (const QString& wire : wires) lines << QObject::tr("Wire: %1").arg(wire);
     if (!busyReasonByRun.isEmpty()) {
         QStringList reasons;
         for (const QString& reason : busyReasonByRun) {
-            if (!reason.isEmpty() && !reasons.contains(reason) && reasons.size() < 3)
-                reasons << reason;
+            if (!reason.isEmpty() && !reasons.contains(reason) && reasons.size() < 3) reasons << reason;
         }
         lines << QObject::tr("%1 of %2 runs ran on a busy host%3: their numbers may be low.")
                      .arg(busyReasonByRun.size())
                      .arg(judgedRuns)
-                     .arg(reasons.isEmpty()
-                              ? QString()
-                              : QStringLiteral(" (%1)").arg(reasons.join(QStringLiteral("; "))));
+                     .arg(reasons.isEmpty() ? QString()
+                                            : QStringLiteral(" (%1)").arg(reasons.join(QStringLiteral("; "))));
     }
     return lines.join(QLatin1Char('\n'));
 }

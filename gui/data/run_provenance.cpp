@@ -10,27 +10,22 @@ namespace smclab::gui {
 
 smcr::Result<QList<RunLiveChanges>> campaignLiveChanges(db::ResultStore& store, qint64 campaignId) {
     const auto runs = store.runs(campaignId);
-    if (!runs)
-        return smcr::fail(runs.error());
+    if (!runs) return smcr::fail(runs.error());
     QMap<qint64, QString> agentAddress;
     if (const auto agents = store.agents()) {
-        for (const db::Agent& agent : agents.value())
-            agentAddress.insert(agent.id, agent.address);
+        for (const db::Agent& agent : agents.value()) agentAddress.insert(agent.id, agent.address);
     }
     QList<RunLiveChanges> out;
     for (const db::Run& run : runs.value()) {
         const auto changes = store.settingChanges(run.id);
-        if (!changes)
-            return smcr::fail(changes.error());
-        if (changes->isEmpty())
-            continue;
+        if (!changes) return smcr::fail(changes.error());
+        if (changes->isEmpty()) continue;
         RunLiveChanges entry;
         entry.runId = run.id;
         entry.cell = run.cell;
         entry.acknowledgedBy =
-            run.clientAgentId
-                ? agentAddress.value(*run.clientAgentId, QObject::tr("agent %1").arg(*run.clientAgentId))
-                : QObject::tr("the client agent");
+            run.clientAgentId ? agentAddress.value(*run.clientAgentId, QObject::tr("agent %1").arg(*run.clientAgentId))
+                              : QObject::tr("the client agent");
         entry.changes = changes.value();
         out.append(entry);
     }
@@ -55,12 +50,10 @@ QString runCellText(const db::RunCell& cell) {
 }
 
 QString liveChangesSummary(const QList<RunLiveChanges>& runs) {
-    if (runs.isEmpty())
-        return {};
+    if (runs.isEmpty()) return {};
     QStringList columns;
     for (const RunLiveChanges& run : runs) {
-        if (!columns.contains(run.cell.column))
-            columns.append(run.cell.column);
+        if (!columns.contains(run.cell.column)) columns.append(run.cell.column);
     }
     return QObject::tr(
                "%n run(s) changed settings live (column(s) %1): their values mix configurations; "
@@ -70,8 +63,7 @@ QString liveChangesSummary(const QList<RunLiveChanges>& runs) {
 }
 
 void flagLiveChanges(report::ReportDocument& document, const QList<RunLiveChanges>& runs) {
-    if (runs.isEmpty())
-        return;
+    if (runs.isEmpty()) return;
     report::ProvenanceSection section;
     section.title = QObject::tr("Live setting changes");
     section.entries.append({QObject::tr("Summary"), liveChangesSummary(runs)});
@@ -83,8 +75,8 @@ void flagLiveChanges(report::ReportDocument& document, const QList<RunLiveChange
     document.provenance.prepend(section);
     for (report::DetailTable& table : document.details) {
         if (table.title.startsWith(QLatin1String("Settings")))
-            table.title += QObject::tr(" - %n run(s) changed settings live, see \"Live setting changes\"",
-                                       nullptr, static_cast<int>(runs.size()));
+            table.title += QObject::tr(" - %n run(s) changed settings live, see \"Live setting changes\"", nullptr,
+                                       static_cast<int>(runs.size()));
     }
 }
 

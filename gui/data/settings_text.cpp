@@ -13,8 +13,7 @@ QString settingsToText(const QJsonObject& settings) {
             value = it->toBool() ? QStringLiteral("true") : QStringLiteral("false");
         } else if (it->isDouble()) {
             const double d = it->toDouble();
-            value = d == static_cast<double>(it->toInteger()) ? QString::number(it->toInteger())
-                                                              : QString::number(d);
+            value = d == static_cast<double>(it->toInteger()) ? QString::number(it->toInteger()) : QString::number(d);
         } else {
             value = it->toString();
         }
@@ -28,19 +27,16 @@ std::optional<QJsonObject> settingsFromText(const QString& text, QString* error)
     const QStringList entries = text.split(QLatin1Char(','), Qt::SkipEmptyParts);
     for (const QString& raw : entries) {
         const QString entry = raw.trimmed();
-        if (entry.isEmpty())
-            continue;
+        if (entry.isEmpty()) continue;
         const qsizetype eq = entry.indexOf(QLatin1Char('='));
         if (eq <= 0) {
-            if (error)
-                *error = QObject::tr("'%1' is not name=value").arg(entry);
+            if (error) *error = QObject::tr("'%1' is not name=value").arg(entry);
             return std::nullopt;
         }
         const QString name = entry.left(eq).trimmed();
         const QString value = entry.mid(eq + 1).trimmed();
         if (value.isEmpty()) {
-            if (error)
-                *error = QObject::tr("'%1' has no value").arg(name);
+            if (error) *error = QObject::tr("'%1' has no value").arg(name);
             return std::nullopt;
         }
         bool isInt = false;

@@ -46,8 +46,7 @@ AddHostDialog::AddHostDialog(QWidget* parent) : QDialog(parent) {
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Token file"));
-        if (!path.isEmpty())
-            m_tokenFile->setText(path);
+        if (!path.isEmpty()) m_tokenFile->setText(path);
     });
     for (QLineEdit* edit : {m_address, m_token, m_tokenFile}) {
         connect(edit, &QLineEdit::textChanged, this, &AddHostDialog::updateWidgets);

@@ -48,10 +48,10 @@ DatabaseDialog::DatabaseDialog(QWidget* parent) : QDialog(parent) {
     m_database->setPlaceholderText(tr("smclab"));
     form->addRow(tr("&Database:"), m_database);
     layout->addLayout(form);
-    auto* password = new QLabel(
-        tr("The password is not asked for here and never stored: the server's client library reads it "
-           "from ~/.pgpass (host:port:database:user:password, mode 0600) or PGPASSWORD."),
-        this);
+    auto* password =
+        new QLabel(tr("The password is not asked for here and never stored: the server's client library reads it "
+                      "from ~/.pgpass (host:port:database:user:password, mode 0600) or PGPASSWORD."),
+                   this);
     password->setWordWrap(true);
     layout->addWidget(password);
 
@@ -65,10 +65,9 @@ DatabaseDialog::DatabaseDialog(QWidget* parent) : QDialog(parent) {
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Results database"), m_file->text(),
-                                                          tr("SQLite databases (*.db);;All files (*)"),
-                                                          nullptr, QFileDialog::DontConfirmOverwrite);
-        if (!path.isEmpty())
-            setSqliteFile(path);
+                                                          tr("SQLite databases (*.db);;All files (*)"), nullptr,
+                                                          QFileDialog::DontConfirmOverwrite);
+        if (!path.isEmpty()) setSqliteFile(path);
     });
     for (QLineEdit* edit : {m_file, m_user, m_host, m_database})
         connect(edit, &QLineEdit::textChanged, this, &DatabaseDialog::updateWidgets);
@@ -92,8 +91,7 @@ void DatabaseDialog::setSqliteFile(const QString& path) {
     m_sqlite->setChecked(true);
 }
 
-void DatabaseDialog::setPostgres(const QString& user, const QString& host, int port,
-                                 const QString& database) {
+void DatabaseDialog::setPostgres(const QString& user, const QString& host, int port, const QString& database) {
     m_user->setText(user);
     m_host->setText(host);
     m_port->setValue(port);
@@ -106,8 +104,7 @@ bool DatabaseDialog::isPostgres() const {
 }
 
 QString DatabaseDialog::location() const {
-    if (!isPostgres())
-        return m_file->text().trimmed();
+    if (!isPostgres()) return m_file->text().trimmed();
     QString host = m_host->text().trimmed();
     if (host.contains(QLatin1Char(':')) && !host.startsWith(QLatin1Char('[')))
         host = QStringLiteral("[%1]").arg(host);  // an IPv6 address
@@ -122,16 +119,15 @@ QString DatabaseDialog::hintText() const {
 }
 
 void DatabaseDialog::updateWidgets() {
-    for (QWidget* w : {static_cast<QWidget*>(m_user), static_cast<QWidget*>(m_host),
-                       static_cast<QWidget*>(m_port), static_cast<QWidget*>(m_database)})
+    for (QWidget* w : {static_cast<QWidget*>(m_user), static_cast<QWidget*>(m_host), static_cast<QWidget*>(m_port),
+                       static_cast<QWidget*>(m_database)})
         w->setEnabled(isPostgres());
     m_file->setEnabled(!isPostgres());
     QString hint;
     if (isPostgres()) {
         // The same parser as --db and SMCLAB_DB: what it refuses, this refuses.
         const auto parsed = db::parseDatabaseLocation(location());
-        hint = parsed ? tr("Connects to %1").arg(parsed->display())
-                      : QString::fromStdString(parsed.error().message);
+        hint = parsed ? tr("Connects to %1").arg(parsed->display()) : QString::fromStdString(parsed.error().message);
         m_buttons->button(QDialogButtonBox::Ok)->setEnabled(parsed.ok());
     } else {
         const bool empty = m_file->text().trimmed().isEmpty();

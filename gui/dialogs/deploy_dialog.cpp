@@ -26,11 +26,10 @@ DeployDialog::DeployDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Deploy agent"));
     resize(640, 460);
     auto* layout = new QVBoxLayout(this);
-    auto* intro =
-        new QLabel(tr("Runs <tt>smclab lab deploy</tt>: your own ssh client, keys and ~/.ssh/config "
-                      "(no password prompt: a host that would ask fails at once), copies "
-                      "smclab-agent to the host, gives it a fresh token and starts it."),
-                   this);
+    auto* intro = new QLabel(tr("Runs <tt>smclab lab deploy</tt>: your own ssh client, keys and ~/.ssh/config "
+                                "(no password prompt: a host that would ask fails at once), copies "
+                                "smclab-agent to the host, gives it a fresh token and starts it."),
+                             this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto* form = new QFormLayout;
@@ -73,8 +72,7 @@ DeployDialog::~DeployDialog() {
     if (m_process != nullptr && m_process->state() != QProcess::NotRunning) {
         // smclab lab deploy ends its ssh sessions on SIGTERM.
         m_process->terminate();
-        if (!m_process->waitForFinished(kStopWaitMs))
-            m_process->kill();
+        if (!m_process->waitForFinished(kStopWaitMs)) m_process->kill();
         m_process->waitForFinished(kStopWaitMs);
     }
 }
@@ -83,12 +81,10 @@ QString DeployDialog::cliProgram() {
     QStringList candidates;
     candidates << QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("smclab"));
     const QString binDir = qEnvironmentVariable("SMCLAB_BIN_DIR");
-    if (!binDir.isEmpty())
-        candidates << QDir(binDir).filePath(QStringLiteral("smclab"));
+    if (!binDir.isEmpty()) candidates << QDir(binDir).filePath(QStringLiteral("smclab"));
     for (const QString& candidate : candidates) {
         const QFileInfo info(candidate);
-        if (info.isFile() && info.isExecutable())
-            return info.absoluteFilePath();
+        if (info.isFile() && info.isExecutable()) return info.absoluteFilePath();
     }
     return {};
 }
@@ -127,10 +123,8 @@ int DeployDialog::agentPort() const {
 
 QStringList DeployDialog::arguments() const {
     QStringList args{QStringLiteral("lab"), QStringLiteral("deploy"), QStringLiteral("--lab"), labFile()};
-    if (!m_user->text().trimmed().isEmpty())
-        args << QStringLiteral("--user") << m_user->text().trimmed();
-    if (m_sshPort->value() > 0)
-        args << QStringLiteral("--port") << QString::number(m_sshPort->value());
+    if (!m_user->text().trimmed().isEmpty()) args << QStringLiteral("--user") << m_user->text().trimmed();
+    if (m_sshPort->value() > 0) args << QStringLiteral("--port") << QString::number(m_sshPort->value());
     args << QStringLiteral("--agent-port") << QString::number(m_agentPort->value()) << host();
     return args;
 }
@@ -154,12 +148,10 @@ void DeployDialog::appendOutput(const QString& text) {
 }
 
 bool DeployDialog::deploy() {
-    if (isRunning() || host().isEmpty())
-        return false;
+    if (isRunning() || host().isEmpty()) return false;
     const QString program = cliProgram();
     if (program.isEmpty()) {
-        m_status->setText(
-            tr("The smclab CLI is not next to this program nor in $SMCLAB_BIN_DIR (build it)."));
+        m_status->setText(tr("The smclab CLI is not next to this program nor in $SMCLAB_BIN_DIR (build it)."));
         return false;
     }
     delete m_process;
@@ -178,8 +170,7 @@ bool DeployDialog::deploy() {
         m_status->setText(ok ? tr("Deployed: %1 is in the lab file %2.").arg(host(), labFile())
                              : tr("The deploy failed (exit %1): see its output above.").arg(code));
         updateWidgets();
-        if (ok)
-            emit deployed(host(), labFile());
+        if (ok) emit deployed(host(), labFile());
         emit finished(ok);
     });
     connect(m_process, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
@@ -198,9 +189,8 @@ bool DeployDialog::deploy() {
 void DeployDialog::updateWidgets() {
     const bool running = isRunning();
     m_deployButton->setEnabled(!running && !host().isEmpty());
-    for (QWidget* w :
-         {static_cast<QWidget*>(m_host), static_cast<QWidget*>(m_user), static_cast<QWidget*>(m_sshPort),
-          static_cast<QWidget*>(m_agentPort), static_cast<QWidget*>(m_labFile)})
+    for (QWidget* w : {static_cast<QWidget*>(m_host), static_cast<QWidget*>(m_user), static_cast<QWidget*>(m_sshPort),
+                       static_cast<QWidget*>(m_agentPort), static_cast<QWidget*>(m_labFile)})
         w->setEnabled(!running);
 }
 

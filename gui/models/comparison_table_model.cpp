@@ -17,14 +17,12 @@ ComparisonTableModel::ComparisonTableModel(QObject* parent) : QAbstractTableMode
 void ComparisonTableModel::setSection(const ComparisonSection& section) {
     beginResetModel();
     m_section = section;
-    if (m_baseline >= m_section.columnCount())
-        m_baseline = 0;
+    if (m_baseline >= m_section.columnCount()) m_baseline = 0;
     endResetModel();
 }
 
 void ComparisonTableModel::setBaselineColumn(int column) {
-    if (column < 0 || column >= m_section.columnCount() || column == m_baseline)
-        return;
+    if (column < 0 || column >= m_section.columnCount() || column == m_baseline) return;
     m_baseline = column;
     emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
     emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
@@ -40,31 +38,25 @@ int ComparisonTableModel::columnCount(const QModelIndex& parent) const {
 
 QString ComparisonTableModel::cellText(int dataColumn, int row) const {
     const double x = m_section.value(dataColumn, row);
-    if (std::isnan(x))
-        return QStringLiteral("-");
+    if (std::isnan(x)) return QStringLiteral("-");
     // The unit is in the header: cells stay narrow enough for 1280 px.
     QString text = QString::number(x, 'f', 3);
-    if (m_section.isFlagged(dataColumn, row))
-        text.prepend(QStringLiteral("\u2691 "));
+    if (m_section.isFlagged(dataColumn, row)) text.prepend(QStringLiteral("\u2691 "));
     // The 95% interval of the median (statistics.h), not the spread.
     if (const auto interval = m_section.interval(dataColumn, row))
         text += QLatin1Char(' ') + intervalBrackets(*interval);
-    if (m_section.busyRepetitions(dataColumn, row) > 0)
-        text += QStringLiteral(" busy");
+    if (m_section.busyRepetitions(dataColumn, row) > 0) text += QStringLiteral(" busy");
     if (dataColumn != m_baseline) {
         const double pct = m_section.percent(dataColumn, row, m_baseline);
-        if (!std::isnan(pct))
-            text += QStringLiteral(" (%1)").arg(signedPercent(pct));
+        if (!std::isnan(pct)) text += QStringLiteral(" (%1)").arg(signedPercent(pct));
     }
     return text;
 }
 
 QVariant ComparisonTableModel::foreground(int dataColumn, int row) const {
-    if (dataColumn == m_baseline)
-        return {};
+    if (dataColumn == m_baseline) return {};
     const double pct = m_section.percent(dataColumn, row, m_baseline);
-    if (std::isnan(pct) || std::abs(pct) < kNeutralPercent)
-        return {};
+    if (std::isnan(pct) || std::abs(pct) < kNeutralPercent) return {};
     // A change whose interval contains 0 % is noise, whatever its size.
     if (const auto change = m_section.change(dataColumn, row, m_baseline);
         change && change->noise == report::Noise::within)
@@ -76,8 +68,7 @@ QVariant ComparisonTableModel::foreground(int dataColumn, int row) const {
 }
 
 QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount())
-        return {};
+    if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return {};
     const int row = index.row();
     if (index.column() == 0) {
         switch (role) {
@@ -105,8 +96,7 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
         case Qt::ToolTipRole: {
             const double x = m_section.value(column, row);
-            if (std::isnan(x))
-                return tr("no run for this size");
+            if (std::isnan(x)) return tr("no run for this size");
             QString tip = tr("%1, %2 B: %3 %4")
                               .arg(m_section.columns[column])
                               .arg(m_section.sizesBytes[row])
@@ -136,16 +126,12 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal)
-        return QAbstractTableModel::headerData(section, orientation, role);
+    if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
-        if (section == 0)
-            return m_section.unit.isEmpty() ? tr("MsgSize") : tr("MsgSize | %1").arg(m_section.unit);
+        if (section == 0) return m_section.unit.isEmpty() ? tr("MsgSize") : tr("MsgSize | %1").arg(m_section.unit);
         const int column = section - 1;
-        if (column < 0 || column >= m_section.columnCount())
-            return {};
-        return column == m_baseline ? tr("%1 (base)").arg(m_section.columns[column])
-                                    : m_section.columns[column];
+        if (column < 0 || column >= m_section.columnCount()) return {};
+        return column == m_baseline ? tr("%1 (base)").arg(m_section.columns[column]) : m_section.columns[column];
     }
     if (role == Qt::ToolTipRole && section > 0) {
         return m_section.lowerIsBetter ? tr("lower is better") : tr("higher is better");

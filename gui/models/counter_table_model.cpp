@@ -15,28 +15,23 @@ void CounterTableModel::clear() {
 
 void CounterTableModel::freeze() {
     m_frozen = true;
-    if (!m_rows.isEmpty())
-        emit dataChanged(index(0, 2), index(rowCount() - 1, 2));
+    if (!m_rows.isEmpty()) emit dataChanged(index(0, 2), index(rowCount() - 1, 2));
 }
 
 void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
     m_frozen = false;
     const double seconds = intervalMs > 0 ? static_cast<double>(intervalMs) / 1000.0 : 0.0;
     bool sameRows = m_rows.size() == counters.size();
-    for (int i = 0; sameRows && i < m_rows.size(); ++i)
-        sameRows = counters.contains(m_rows[i].name);
-    if (!sameRows)
-        beginResetModel();
+    for (int i = 0; sameRows && i < m_rows.size(); ++i) sameRows = counters.contains(m_rows[i].name);
+    if (!sameRows) beginResetModel();
     QList<Row> rows;
     for (auto it = counters.begin(); it != counters.end(); ++it) {
-        if (!it->isDouble())
-            continue;  // nested groups are flattened by the agent; skip anything else
+        if (!it->isDouble()) continue;  // nested groups are flattened by the agent; skip anything else
         Row row;
         row.name = it.key();
         row.value = it->toDouble();
         for (const Row& old : m_rows) {
-            if (old.name == row.name && seconds > 0.0)
-                row.perSec = (row.value - old.value) / seconds;
+            if (old.name == row.name && seconds > 0.0) row.perSec = (row.value - old.value) / seconds;
         }
         rows.append(row);
     }
@@ -50,8 +45,7 @@ void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
 
 double CounterTableModel::value(const QString& name) const {
     for (const Row& row : m_rows) {
-        if (row.name == name)
-            return row.value;
+        if (row.name == name) return row.value;
     }
     return 0.0;
 }
@@ -65,14 +59,12 @@ int CounterTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant CounterTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= m_rows.size())
-        return {};
+    if (!index.isValid() || index.row() >= m_rows.size()) return {};
     const Row& row = m_rows[index.row()];
     if (role == Qt::TextAlignmentRole && index.column() > 0) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     }
-    if (role != Qt::DisplayRole)
-        return {};
+    if (role != Qt::DisplayRole) return {};
     const QLocale locale;
     switch (index.column()) {
         case 0:
@@ -87,8 +79,7 @@ QVariant CounterTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant CounterTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return {};
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
         case 0:
             return tr("Counter");

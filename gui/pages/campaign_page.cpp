@@ -35,12 +35,10 @@ constexpr int kHiddenRole = Qt::UserRole + 1;
 
 QString sizesToText(const std::vector<uint64_t>& sizes) {
     QStringList parts;
-    for (uint64_t s : sizes)
-        parts.append(QString::number(s));
+    for (uint64_t s : sizes) parts.append(QString::number(s));
     // A doubling series from a power of two reads best as qperf's loop.
     bool doubling = sizes.size() > 2;
-    for (size_t i = 1; doubling && i < sizes.size(); ++i)
-        doubling = sizes[i] == sizes[i - 1] * 2;
+    for (size_t i = 1; doubling && i < sizes.size(); ++i) doubling = sizes[i] == sizes[i - 1] * 2;
     if (doubling) {
         const auto fmt = [](uint64_t v) {
             return v >= 1024 && v % 1024 == 0 ? QStringLiteral("%1K").arg(v / 1024) : QString::number(v);
@@ -59,15 +57,13 @@ QComboBox* makeCombo(QWidget* parent, const QStringList& items, const QString& c
 
 QStringList knownWorkloads() {
     QStringList out;
-    for (const char* name : orchestrator::kKnownWorkloads)
-        out.append(QString::fromLatin1(name));
+    for (const char* name : orchestrator::kKnownWorkloads) out.append(QString::fromLatin1(name));
     return out;
 }
 
 QStringList knownTransports() {
     QStringList out;
-    for (const char* name : orchestrator::kKnownTransports)
-        out.append(QString::fromLatin1(name));
+    for (const char* name : orchestrator::kKnownTransports) out.append(QString::fromLatin1(name));
     return out;
 }
 
@@ -133,8 +129,7 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     wlLayout->addLayout(wlButtons);
     layout->addWidget(workloadsBox);
 
-    auto* columnsBox =
-        new QGroupBox(tr("Columns (settings variants; the first is the default baseline)"), this);
+    auto* columnsBox = new QGroupBox(tr("Columns (settings variants; the first is the default baseline)"), this);
     auto* colLayout = new QVBoxLayout(columnsBox);
     m_columns = new QTableWidget(0, colCount, columnsBox);
     m_columns->setHorizontalHeaderLabels(
@@ -205,8 +200,7 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     layout->addLayout(buttons);
 
     connect(m_preset, &QComboBox::activated, this, [this](int index) {
-        if (index > 0)
-            loadPreset(m_preset->itemText(index));
+        if (index > 0) loadPreset(m_preset->itemText(index));
     });
     connect(addWl, &QPushButton::clicked, this, [this] {
         addWorkloadRow({tr("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}});
@@ -217,8 +211,7 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
         updateWidgets();
     });
     connect(addCol, &QPushButton::clicked, this, [this] {
-        addColumnRow(
-            {tr("Column %1").arg(m_columns->rowCount() + 1), QStringLiteral("smcr"), {}, {}, {}, {}});
+        addColumnRow({tr("Column %1").arg(m_columns->rowCount() + 1), QStringLiteral("smcr"), {}, {}, {}, {}});
         updateWidgets();
     });
     connect(delCol, &QPushButton::clicked, this, [this] {
@@ -249,8 +242,7 @@ void CampaignPage::saveDraft() const {
 
 void CampaignPage::restoreDraft() {
     const QJsonObject draft = AppSettings::campaignDraft();
-    if (draft.isEmpty())
-        return;
+    if (draft.isEmpty()) return;
     const auto spec = orchestrator::campaignFromJson(draft);
     if (!spec) {
         m_lab->reportInfo(tr("The campaign of the last session could not be restored: %1")
@@ -301,8 +293,8 @@ void CampaignPage::addWorkloadRow(const orchestrator::WorkloadSpec& workload) {
     auto* combo = makeCombo(m_workloads, knownWorkloads(), workload.workload);
     connect(combo, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
     m_workloads->setCellWidget(row, wlWorkload, combo);
-    m_workloads->setItem(
-        row, wlSizes, new QTableWidgetItem(workload.sizes.empty() ? QString() : sizesToText(workload.sizes)));
+    m_workloads->setItem(row, wlSizes,
+                         new QTableWidgetItem(workload.sizes.empty() ? QString() : sizesToText(workload.sizes)));
 }
 
 void CampaignPage::addColumnRow(const orchestrator::ColumnSpec& column) {
@@ -315,9 +307,8 @@ void CampaignPage::addColumnRow(const orchestrator::ColumnSpec& column) {
     auto* transport = makeCombo(m_columns, knownTransports(), column.transport);
     QStringList clientChoices = knownTransports();
     clientChoices.prepend(tr("(same)"));
-    auto* client =
-        makeCombo(m_columns, clientChoices,
-                  column.clientTransport.isEmpty() ? clientChoices.front() : column.clientTransport);
+    auto* client = makeCombo(m_columns, clientChoices,
+                             column.clientTransport.isEmpty() ? clientChoices.front() : column.clientTransport);
     connect(transport, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
     connect(client, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
     m_columns->setCellWidget(row, colTransport, transport);
@@ -331,11 +322,9 @@ void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
     m_name->setText(spec.name);
     m_description->setText(spec.description);
     m_workloads->setRowCount(0);
-    for (const auto& workload : spec.workloads)
-        addWorkloadRow(workload);
+    for (const auto& workload : spec.workloads) addWorkloadRow(workload);
     m_columns->setRowCount(0);
-    for (const auto& column : spec.columns)
-        addColumnRow(column);
+    for (const auto& column : spec.columns) addColumnRow(column);
     m_workloads->resizeColumnToContents(wlLabel);
     m_columns->resizeColumnToContents(colLabel);
     m_sizes->setText(spec.sizes.empty() ? QString() : sizesToText(spec.sizes));
@@ -345,8 +334,7 @@ void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
     m_sampleInterval->setValue(spec.sampleIntervalMs);
     m_loading = false;
     updateWidgets();
-    if (!spec.baseline.isEmpty())
-        m_baseline->setCurrentText(spec.baseline);
+    if (!spec.baseline.isEmpty()) m_baseline->setCurrentText(spec.baseline);
 }
 
 orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
@@ -419,12 +407,9 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
     spec.warmupMs = static_cast<int>(m_warmup->value() * 1000.0 + 0.5);
     spec.sampleIntervalMs = m_sampleInterval->value();
     spec.baseline = m_baseline->currentIndex() > 0 ? m_baseline->currentText() : QString();
-    if (spec.preset != spec.name)
-        spec.preset.clear();
-    for (const orchestrator::SpecError& e : orchestrator::validateCampaign(spec))
-        problems.append(e.toString());
-    if (error)
-        *error = problems.isEmpty() ? QString() : problems.front();
+    if (spec.preset != spec.name) spec.preset.clear();
+    for (const orchestrator::SpecError& e : orchestrator::validateCampaign(spec)) problems.append(e.toString());
+    if (error) *error = problems.isEmpty() ? QString() : problems.front();
     // A preset's description names its sizes and times ("-oo msg_size:1:64K:*2
     // -t 30"); once those are edited it would describe another campaign, and
     // it goes into the notes and reports. Then the notes say what will run.
@@ -456,8 +441,7 @@ QString CampaignPage::estimateText() const {
 }
 
 void CampaignPage::updateWidgets() {
-    if (m_loading)
-        return;
+    if (m_loading) return;
     // The baseline choices follow the column labels.
     {
         const QString current = m_baseline->currentText();
@@ -465,8 +449,7 @@ void CampaignPage::updateWidgets() {
         m_baseline->clear();
         m_baseline->addItem(tr("(first column)"));
         for (int row = 0; row < m_columns->rowCount(); ++row) {
-            if (const QTableWidgetItem* label = m_columns->item(row, colLabel))
-                m_baseline->addItem(label->text());
+            if (const QTableWidgetItem* label = m_columns->item(row, colLabel)) m_baseline->addItem(label->text());
         }
         const int index = m_baseline->findText(current);
         m_baseline->setCurrentIndex(index > 0 ? index : 0);
@@ -509,8 +492,7 @@ void CampaignPage::updateWidgets() {
 void CampaignPage::openFile() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open campaign"), AppSettings::lastDirectory(),
                                                       tr("Campaign files (*.json);;All files (*)"));
-    if (!path.isEmpty())
-        openPath(path);
+    if (!path.isEmpty()) openPath(path);
 }
 
 bool CampaignPage::openPath(const QString& path) {
@@ -542,8 +524,7 @@ void CampaignPage::saveFileAs() {
         QDir(AppSettings::lastDirectory()).filePath(m_name->text().trimmed() + QStringLiteral(".json"));
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save campaign"), suggested, tr("Campaign files (*.json)"));
-    if (!path.isEmpty())
-        savePath(path);
+    if (!path.isEmpty()) savePath(path);
 }
 
 bool CampaignPage::savePath(const QString& path) {
@@ -555,8 +536,7 @@ bool CampaignPage::savePath(const QString& path) {
     }
     const smcr::Status status = orchestrator::saveCampaignFile(spec, path);
     if (!status) {
-        m_lab->reportError(
-            tr("Cannot save %1: %2").arg(path, QString::fromStdString(status.error().message)));
+        m_lab->reportError(tr("Cannot save %1: %2").arg(path, QString::fromStdString(status.error().message)));
         return false;
     }
     m_path = path;

@@ -51,24 +51,19 @@ ExportPage::ExportPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_la
               [this] { copyToClipboard(); });
     addButton(tr("Save CS&V..."), tr("One line per table, size and column, full precision"), [this] {
         const QString path = askPath(tr("Save CSV"), QStringLiteral("csv"), tr("CSV files (*.csv)"));
-        if (!path.isEmpty())
-            saveCsv(path);
+        if (!path.isEmpty()) saveCsv(path);
     });
     addButton(tr("Save P&NG..."), tr("The plots stacked in one image"), [this] {
         const QString path = askPath(tr("Save PNG"), QStringLiteral("png"), tr("PNG images (*.png)"));
-        if (!path.isEmpty())
-            savePng(path);
+        if (!path.isEmpty()) savePng(path);
     });
     addButton(tr("Save &PDF..."), tr("One vector page per plot"), [this] {
         const QString path = askPath(tr("Save PDF"), QStringLiteral("pdf"), tr("PDF files (*.pdf)"));
-        if (!path.isEmpty())
-            savePdf(path);
+        if (!path.isEmpty()) savePdf(path);
     });
     addButton(tr("Save &HTML report..."), tr("Tables, plots, counters and provenance in one file"), [this] {
-        const QString path =
-            askPath(tr("Save HTML report"), QStringLiteral("html"), tr("HTML files (*.html)"));
-        if (!path.isEmpty())
-            saveHtml(path);
+        const QString path = askPath(tr("Save HTML report"), QStringLiteral("html"), tr("HTML files (*.html)"));
+        if (!path.isEmpty()) saveHtml(path);
     });
     buttons->addStretch();
     layout->addLayout(buttons);
@@ -89,21 +84,17 @@ void ExportPage::setSource(ComparisonView* view) {
         updateWidgets();
         return;
     }
-    if (m_view)
-        disconnect(m_view, nullptr, this, nullptr);
+    if (m_view) disconnect(m_view, nullptr, this, nullptr);
     m_view = view;
-    if (m_view)
-        connect(m_view, &ComparisonView::baselineChanged, this, [this] { updateWidgets(); });
+    if (m_view) connect(m_view, &ComparisonView::baselineChanged, this, [this] { updateWidgets(); });
     updateWidgets();
 }
 
 report::ReportDocument ExportPage::document() const {
-    if (!m_view)
-        return {};
+    if (!m_view) return {};
     const report::ReportDocument& stored = m_view->comparison().document;
     const QString baseline = m_view->baselineLabel();
-    if (baseline.isEmpty())
-        return stored;
+    if (baseline.isEmpty()) return stored;
     const auto reordered = report::withBaseline(stored, baseline);
     return reordered ? reordered.value() : stored;
 }
@@ -129,8 +120,7 @@ QString ExportPage::askPath(const QString& title, const QString& suffix, const Q
     safe.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("-"));
     const QString suggested = QDir(AppSettings::lastDirectory()).filePath(safe + QLatin1Char('.') + suffix);
     const QString path = QFileDialog::getSaveFileName(this, title, suggested, filter);
-    if (!path.isEmpty())
-        AppSettings::setLastDirectory(QFileInfo(path).absolutePath());
+    if (!path.isEmpty()) AppSettings::setLastDirectory(QFileInfo(path).absolutePath());
     return path;
 }
 
@@ -194,8 +184,7 @@ bool ExportPage::savePdf(const QString& path) {
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
     for (int i = 0; i < count; ++i) {
-        if (i > 0)
-            writer.newPage();
+        if (i > 0) writer.newPage();
         m_view->plotAt(i)->toPainter(&painter, kPlotWidthPx, kPlotHeightPx);
     }
     painter.end();
@@ -205,12 +194,10 @@ bool ExportPage::savePdf(const QString& path) {
 
 void ExportPage::updateWidgets() {
     const bool empty = !m_view || m_view->comparison().document.tables.isEmpty();
-    m_title->setText(empty
-                         ? tr("Nothing to export yet")
-                         : tr("%1 (baseline: %2)").arg(m_view->comparison().title, m_view->baselineLabel()));
+    m_title->setText(empty ? tr("Nothing to export yet")
+                           : tr("%1 (baseline: %2)").arg(m_view->comparison().title, m_view->baselineLabel()));
     m_preview->setPlainText(empty ? QString() : coverLetterText());
-    for (QPushButton* button : m_buttons)
-        button->setEnabled(!empty);
+    for (QPushButton* button : m_buttons) button->setEnabled(!empty);
     m_hint->setText(empty ? tr("Select a campaign on the Results page (Alt+4); its tables appear here.")
                           : tr("Percentages are (x / baseline - 1) * 100 from the stored, unrounded values; "
                                "change the baseline on the Results page."));

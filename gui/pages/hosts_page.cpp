@@ -9,10 +9,10 @@
 #include <QJsonDocument>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QTextBrowser>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include "app/app_settings.h"
@@ -39,18 +39,21 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_disconnectButton = new QPushButton(tr("&Disconnect"), this);
     m_removeButton = new QPushButton(tr("&Remove"), this);
     m_localButton = new QPushButton(tr("Start &local lab"), this);
-    m_localButton->setToolTip(tr("Two smclab-agent processes on this host with a generated token (Ctrl+L): the "
-                                 "server in a network namespace behind a veth shaped to the link model, where "
-                                 "the host allows it, so TCP crosses the same modelled link as SMC"));
+    m_localButton->setToolTip(
+        tr("Two smclab-agent processes on this host with a generated token (Ctrl+L): the "
+           "server in a network namespace behind a veth shaped to the link model, where "
+           "the host allows it, so TCP crosses the same modelled link as SMC"));
     m_linkBox = new QComboBox(this);
     m_linkBox->addItems(LocalLab::linkModels());
     m_linkBox->setCurrentText(LocalLab::defaultLinkModel());
-    m_linkBox->setToolTip(tr("The sim link model of the local lab's wire: cx4lx-vf (two VFs of one ConnectX-4 Lx, "
-                             "the datapath series' setup), cx4-25g (two hosts over 25 GbE), ideal (unshaped: "
-                             "TCP over loopback, the sim without delay)"));
+    m_linkBox->setToolTip(
+        tr("The sim link model of the local lab's wire: cx4lx-vf (two VFs of one ConnectX-4 Lx, "
+           "the datapath series' setup), cx4-25g (two hosts over 25 GbE), ideal (unshaped: "
+           "TCP over loopback, the sim without delay)"));
     auto* deployButton = new QPushButton(tr("D&eploy agent..."), this);
-    deployButton->setToolTip(tr("Bring an agent up on a lab host over SSH (smclab lab deploy); the host is "
-                                "recorded in the lab file the CLI shares"));
+    deployButton->setToolTip(
+        tr("Bring an agent up on a lab host over SSH (smclab lab deploy); the host is "
+           "recorded in the lab file the CLI shares"));
     m_swapButton = new QPushButton(tr("S&wap server/client"), this);
     m_swapButton->setToolTip(tr("Exchange the selected agent with its pair partner: the server becomes the client"));
     for (QPushButton* b : {addButton, deployButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
@@ -108,8 +111,7 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     };
     connect(addButton, &QPushButton::clicked, this, [this] {
         AddHostDialog dialog(this);
-        if (dialog.exec() != QDialog::Accepted)
-            return;
+        if (dialog.exec() != QDialog::Accepted) return;
         HostRow row;
         row.address = dialog.address();
         row.token = dialog.token();
@@ -117,10 +119,8 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
         row.tls = dialog.tls();
         addHost(row);
     });
-    connect(m_connectButton, &QPushButton::clicked, this,
-            [this, selectedRow] { connectHost(selectedRow()); });
-    connect(m_disconnectButton, &QPushButton::clicked, this,
-            [this, selectedRow] { disconnectHost(selectedRow()); });
+    connect(m_connectButton, &QPushButton::clicked, this, [this, selectedRow] { connectHost(selectedRow()); });
+    connect(m_disconnectButton, &QPushButton::clicked, this, [this, selectedRow] { disconnectHost(selectedRow()); });
     connect(m_removeButton, &QPushButton::clicked, this, [this, selectedRow] { removeHost(selectedRow()); });
     connect(m_localButton, &QPushButton::clicked, this, &HostsPage::startLocalLab);
     connect(deployButton, &QPushButton::clicked, this, &HostsPage::deployAgent);
@@ -150,13 +150,11 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
 
 HostsPage::~HostsPage() {
     // Close the connections before the local agents go away.
-    for (AgentClient* client : std::as_const(m_clients))
-        client->disconnect(this);
+    for (AgentClient* client : std::as_const(m_clients)) client->disconnect(this);
 }
 
 QString HostsPage::tokenFor(const HostRow& row, QString* error) const {
-    if (!row.token.isEmpty())
-        return row.token;
+    if (!row.token.isEmpty()) return row.token;
     if (row.tokenFile.isEmpty()) {
         *error = tr("no token for %1").arg(row.address);
         return {};
@@ -177,8 +175,7 @@ void HostsPage::addHost(const HostRow& row) {
 }
 
 void HostsPage::connectHost(int row) {
-    if (row < 0 || row >= m_model->rowCount())
-        return;
+    if (row < 0 || row >= m_model->rowCount()) return;
     const HostRow& host = m_model->host(row);
     QString error;
     const QString token = tokenFor(host, &error);
@@ -213,8 +210,7 @@ void HostsPage::connectHost(int row) {
         });
         connect(client, &AgentClient::disconnected, this, [this, address] {
             const int r = m_model->findAddress(address);
-            if (r >= 0 && m_model->host(r).state != HostState::failed)
-                m_model->setState(r, HostState::disconnected);
+            if (r >= 0 && m_model->host(r).state != HostState::failed) m_model->setState(r, HostState::disconnected);
             emit agentsChanged();
         });
     }
@@ -227,17 +223,14 @@ void HostsPage::connectHost(int row) {
 }
 
 void HostsPage::disconnectHost(int row) {
-    if (row < 0 || row >= m_model->rowCount())
-        return;
-    if (AgentClient* client = m_clients.value(m_model->host(row).address))
-        client->disconnectFromAgent();
+    if (row < 0 || row >= m_model->rowCount()) return;
+    if (AgentClient* client = m_clients.value(m_model->host(row).address)) client->disconnectFromAgent();
     m_model->setState(row, HostState::disconnected);
     emit agentsChanged();
 }
 
 void HostsPage::removeHost(int row) {
-    if (row < 0 || row >= m_model->rowCount())
-        return;
+    if (row < 0 || row >= m_model->rowCount()) return;
     if (AgentClient* client = m_clients.take(m_model->host(row).address)) {
         client->disconnect(this);
         client->disconnectFromAgent();
@@ -251,8 +244,7 @@ void HostsPage::removeHost(int row) {
 void HostsPage::startLocalLab() {
     // Drop the agents of an earlier local lab: their processes are replaced.
     for (int r = m_model->rowCount() - 1; r >= 0; --r) {
-        if (m_model->host(r).local)
-            removeHost(r);
+        if (m_model->host(r).local) removeHost(r);
     }
     // Setting up the namespace and waiting for the agents takes a moment.
     QApplication::setOverrideCursor(Qt::WaitCursor);
@@ -270,8 +262,7 @@ void HostsPage::setLocalLinkModel(const QString& model) {
 }
 
 QString HostsPage::localWireText() const {
-    if (!m_localLab->isRunning())
-        return {};
+    if (!m_localLab->isRunning()) return {};
     return m_localLab->wire().note;
 }
 
@@ -279,8 +270,7 @@ void HostsPage::deployAgent() {
     auto* dialog = new DeployDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &DeployDialog::deployed, this, [this](const QString& host, const QString& labFile) {
-        if (addLabFileHosts(labFile, {host}) > 0)
-            m_lab->reportInfo(tr("Deployed an agent on %1").arg(host));
+        if (addLabFileHosts(labFile, {host}) > 0) m_lab->reportInfo(tr("Deployed an agent on %1").arg(host));
     });
     dialog->show();
 }
@@ -294,8 +284,7 @@ int HostsPage::addLabFileHosts(const QString& labFile, const QStringList& only) 
     }
     int added = 0;
     for (const cli::LabHost& host : lab->hosts) {
-        if (!only.isEmpty() && !only.contains(host.host))
-            continue;
+        if (!only.isEmpty() && !only.contains(host.host)) continue;
         // A redeployed host replaces its row: the agent has a new token.
         HostRow row;
         row.address = QStringLiteral("%1:%2").arg(host.host).arg(host.agentPort);
@@ -310,8 +299,7 @@ int HostsPage::addLabFileHosts(const QString& labFile, const QStringList& only) 
 void HostsPage::saveHosts() const {
     QList<SavedHost> saved;
     for (const HostRow& row : m_model->hosts()) {
-        if (row.local)
-            continue;  // those agents end with this program
+        if (row.local) continue;  // those agents end with this program
         saved.append({row.address, row.tls, row.tokenFile});
     }
     AppSettings::setHosts(saved);
@@ -325,19 +313,16 @@ void HostsPage::restoreHosts() {
         row.tokenFile = saved.tokenFile;
         const int at = m_model->addHost(row);
         // Hosts with a token file reconnect by themselves; typed tokens were not kept.
-        if (!row.tokenFile.isEmpty())
-            connectHost(at);
+        if (!row.tokenFile.isEmpty()) connectHost(at);
     }
 }
 
 QList<AgentEndpoint> HostsPage::connectedAgents() const {
     QList<AgentEndpoint> out;
     for (const HostRow& row : m_model->hosts()) {
-        if (row.state != HostState::connected)
-            continue;
+        if (row.state != HostState::connected) continue;
         QString error;
-        out.append({row.address, tokenFor(row, &error), row.tls,
-                    row.local ? m_localLab->wireJson() : QJsonObject()});
+        out.append({row.address, tokenFor(row, &error), row.tls, row.local ? m_localLab->wireJson() : QJsonObject()});
     }
     return out;
 }
@@ -357,8 +342,7 @@ void HostsPage::showDetails() {
         m_form->setPlainText(text);
         return;
     }
-    m_details->setPlainText(
-        QString::fromUtf8(QJsonDocument(row.hello.toJson()).toJson(QJsonDocument::Indented)));
+    m_details->setPlainText(QString::fromUtf8(QJsonDocument(row.hello.toJson()).toJson(QJsonDocument::Indented)));
     m_form->setHtml(capabilitiesHtml(row.address, row.hello));
 }
 
@@ -382,8 +366,7 @@ bool HostsPage::jsonShown() const {
 
 void HostsPage::swapSelectedRoles() {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    if (rows.isEmpty())
-        return;
+    if (rows.isEmpty()) return;
     const int row = rows.front().row();
     const int partner = m_model->partnerRow(row);
     if (partner < 0) {
@@ -393,8 +376,9 @@ void HostsPage::swapSelectedRoles() {
     if (m_model->host(row).local && m_localLab->inNamespace()) {
         // The server agent listens inside the wire's namespace and the client
         // on this host's loopback, which a namespace cannot reach.
-        m_lab->reportInfo(tr("The local lab's server agent lives in the wire's network namespace: start the "
-                             "local lab again to change roles, or pick the ideal link (no namespace)."));
+        m_lab->reportInfo(
+            tr("The local lab's server agent lives in the wire's network namespace: start the "
+               "local lab again to change roles, or pick the ideal link (no namespace)."));
         return;
     }
     const QString address = m_model->host(row).address;

@@ -3,8 +3,8 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
-#include <QHash>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -15,15 +15,15 @@
 
 #include "app/app_settings.h"
 #include "app/lab_context.h"
-#include "dialogs/database_dialog.h"
-#include "smclab/db/database_location.h"
 #include "data/comparison.h"
+#include "data/run_detail.h"
 #include "data/run_environment.h"
 #include "data/run_provenance.h"
+#include "dialogs/database_dialog.h"
 #include "orchestrator/runner_lock.h"
 #include "smclab/db/comparison_query.h"
+#include "smclab/db/database_location.h"
 #include "smclab/db/result_store.h"
-#include "data/run_detail.h"
 #include "widgets/comparison_view.h"
 #include "widgets/run_view.h"
 
@@ -141,17 +141,15 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
             return;
         }
         // Saying nothing looks like a broken button.
-        m_lab->reportInfo(ids.isEmpty()
-                              ? tr("Compare checked: tick the boxes of two campaigns first.")
-                              : tr("Compare checked: %n campaign(s) ticked; tick exactly two.", nullptr,
-                                   static_cast<int>(ids.size())));
+        m_lab->reportInfo(ids.isEmpty() ? tr("Compare checked: tick the boxes of two campaigns first.")
+                                        : tr("Compare checked: %n campaign(s) ticked; tick exactly two.", nullptr,
+                                             static_cast<int>(ids.size())));
         m_hint->setText(compareHint(static_cast<int>(ids.size())));
     });
     connect(m_resumeButton, &QPushButton::clicked, this, &ResultsPage::resumeSelected);
     connect(m_tree, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) { loadRuns(item); });
     connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (item == nullptr)
-            return;
+        if (item == nullptr) return;
         const qint64 runId = item->data(0, kRunIdRole).toLongLong();
         if (runId > 0) {
             showRun(runId);
@@ -179,8 +177,7 @@ void ResultsPage::setDatabase(const QString& location) {
 void ResultsPage::chooseDatabase() {
     DatabaseDialog dialog(this);
     dialog.setLocation(m_lab->databasePath());
-    if (dialog.exec() == QDialog::Accepted)
-        setDatabase(dialog.location());
+    if (dialog.exec() == QDialog::Accepted) setDatabase(dialog.location());
 }
 
 QString ResultsPage::databaseText() const {
@@ -201,8 +198,7 @@ void ResultsPage::refresh() {
     }
     const auto campaigns = store->listCampaigns();
     if (!campaigns) {
-        m_lab->reportError(
-            tr("Cannot list campaigns: %1").arg(QString::fromStdString(campaigns.error().message)));
+        m_lab->reportError(tr("Cannot list campaigns: %1").arg(QString::fromStdString(campaigns.error().message)));
         updateWidgets();
         return;
     }
@@ -215,16 +211,14 @@ void ResultsPage::refresh() {
             item->setToolTip(1, tr("Its runner went away before the campaign ended (the program quit or "
                                    "was killed). Resume runs the cells not done yet."));
         }
-        item->setText(2, c.runsFailed > 0
-                             ? tr("%1/%2 (%3 failed)").arg(c.runsDone).arg(c.runsTotal).arg(c.runsFailed)
-                             : tr("%1/%2").arg(c.runsDone).arg(c.runsTotal));
+        item->setText(2, c.runsFailed > 0 ? tr("%1/%2 (%3 failed)").arg(c.runsDone).arg(c.runsTotal).arg(c.runsFailed)
+                                          : tr("%1/%2").arg(c.runsDone).arg(c.runsTotal));
         item->setText(3, c.createdAt.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
         item->setToolTip(0, c.preset.isEmpty() ? c.name : tr("%1 (preset %2)").arg(c.name, c.preset));
         item->setData(0, kIdRole, c.id);
         // A campaign whose runner was killed is resumable; one that a live
         // runner has is not (the orchestrator refuses it too).
-        item->setData(0, kResumableRole,
-                      c.runsDone < c.runsTotal && runner != orchestrator::RunnerPresence::alive);
+        item->setData(0, kResumableRole, c.runsDone < c.runsTotal && runner != orchestrator::RunnerPresence::alive);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(0, Qt::Unchecked);
         // A placeholder child so the item can be expanded; runs load on demand.
@@ -232,20 +226,16 @@ void ResultsPage::refresh() {
         // The wire and busy-host runs (a few campaign-wide queries); the live
         // changes, which take a query per run, come when the campaign is opened.
         markLiveChanges(item, {});
-        if (c.id == selected)
-            m_tree->setCurrentItem(item);
+        if (c.id == selected) m_tree->setCurrentItem(item);
     }
-    for (int i = 1; i < kNotesColumn; ++i)
-        m_tree->resizeColumnToContents(i);
+    for (int i = 1; i < kNotesColumn; ++i) m_tree->resizeColumnToContents(i);
     updateWidgets();
 }
 
 void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
-    if (campaignItem->parent() != nullptr || campaignItem->data(0, kLoadedRole).toBool())
-        return;
+    if (campaignItem->parent() != nullptr || campaignItem->data(0, kLoadedRole).toBool()) return;
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr)
-        return;
+    if (store == nullptr) return;
     const auto runs = store->runs(campaignItem->data(0, kIdRole).toLongLong());
     if (!runs) {
         m_lab->reportError(tr("Cannot read runs: %1").arg(QString::fromStdString(runs.error().message)));
@@ -255,8 +245,7 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
     const auto live = campaignLiveChanges(*store, campaignId);
     QHash<qint64, RunLiveChanges> liveByRun;
     if (live) {
-        for (const RunLiveChanges& entry : live.value())
-            liveByRun.insert(entry.runId, entry);
+        for (const RunLiveChanges& entry : live.value()) liveByRun.insert(entry.runId, entry);
     }
     const auto environment = CampaignEnvironment::load(*store, campaignId);
     const QSignalBlocker blocker(m_tree);
@@ -289,8 +278,7 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
         child->setText(kNotesColumn, notes);
     }
     campaignItem->setData(0, kLoadedRole, true);
-    if (live)
-        markLiveChanges(campaignItem, live.value());
+    if (live) markLiveChanges(campaignItem, live.value());
 }
 
 void ResultsPage::markLiveChanges(QTreeWidgetItem* campaignItem, const QList<RunLiveChanges>& runs) {
@@ -304,10 +292,8 @@ void ResultsPage::markLiveChanges(QTreeWidgetItem* campaignItem, const QList<Run
     // The wire the runs crossed and the runs measured on a busy host.
     if (db::ResultStore* store = m_lab->store()) {
         if (const auto environment = CampaignEnvironment::load(*store, campaignItem->data(0, kIdRole).toLongLong())) {
-            if (const QString summary = environment->summary(); !summary.isEmpty())
-                notes << summary;
-            if (const QString tip = environment->toolTip(); !tip.isEmpty())
-                tips << tip;
+            if (const QString summary = environment->summary(); !summary.isEmpty()) notes << summary;
+            if (const QString tip = environment->toolTip(); !tip.isEmpty()) tips << tip;
         }
     }
     campaignItem->setText(kNotesColumn, notes.join(QStringLiteral("; ")));
@@ -316,18 +302,15 @@ void ResultsPage::markLiveChanges(QTreeWidgetItem* campaignItem, const QList<Run
 
 QTreeWidgetItem* ResultsPage::campaignItem(qint64 campaignId) const {
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
-        if (m_tree->topLevelItem(i)->data(0, kIdRole).toLongLong() == campaignId)
-            return m_tree->topLevelItem(i);
+        if (m_tree->topLevelItem(i)->data(0, kIdRole).toLongLong() == campaignId) return m_tree->topLevelItem(i);
     }
     return nullptr;
 }
 
 QString ResultsPage::notesText(qint64 campaignId, qint64 runId) const {
     const QTreeWidgetItem* campaign = campaignItem(campaignId);
-    if (campaign == nullptr)
-        return {};
-    if (runId <= 0)
-        return campaign->text(kNotesColumn);
+    if (campaign == nullptr) return {};
+    if (runId <= 0) return campaign->text(kNotesColumn);
     for (int i = 0; i < campaign->childCount(); ++i) {
         if (campaign->child(i)->data(0, kRunIdRole).toLongLong() == runId)
             return campaign->child(i)->text(kNotesColumn);
@@ -337,12 +320,10 @@ QString ResultsPage::notesText(qint64 campaignId, qint64 runId) const {
 
 bool ResultsPage::showRun(qint64 runId) {
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr)
-        return false;
+    if (store == nullptr) return false;
     const auto detail = RunDetail::load(*store, runId);
     if (!detail) {
-        m_lab->reportError(
-            tr("Cannot read run %1: %2").arg(runId).arg(QString::fromStdString(detail.error().message)));
+        m_lab->reportError(tr("Cannot read run %1: %2").arg(runId).arg(QString::fromStdString(detail.error().message)));
         return false;
     }
     m_runView->setDetail(detail.value());
@@ -357,8 +338,7 @@ bool ResultsPage::runViewShown() const {
 QTreeWidgetItem* ResultsPage::runItem(qint64 campaignId, qint64 runId) const {
     const QTreeWidgetItem* campaign = campaignItem(campaignId);
     for (int i = 0; campaign != nullptr && i < campaign->childCount(); ++i) {
-        if (campaign->child(i)->data(0, kRunIdRole).toLongLong() == runId)
-            return campaign->child(i);
+        if (campaign->child(i)->data(0, kRunIdRole).toLongLong() == runId) return campaign->child(i);
     }
     return nullptr;
 }
@@ -369,14 +349,12 @@ QString ResultsPage::statusText(qint64 campaignId) const {
 }
 
 void ResultsPage::expandCampaign(qint64 campaignId) {
-    if (QTreeWidgetItem* item = campaignItem(campaignId))
-        item->setExpanded(true);
+    if (QTreeWidgetItem* item = campaignItem(campaignId)) item->setExpanded(true);
 }
 
 bool ResultsPage::showCampaign(qint64 campaignId) {
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr)
-        return false;
+    if (store == nullptr) return false;
     const auto document = db::campaignReport(*store, campaignId, QDateTime::currentDateTimeUtc());
     if (!document) {
         m_lab->reportError(tr("Cannot build the comparison of campaign %1: %2")
@@ -392,8 +370,7 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
         comparison.notice = liveChangesSummary(live.value());
         for (const RunLiveChanges& run : live.value())
             comparison.flagValue(run.cell.workload, run.cell.column, run.cell.msgSize);
-        if (QTreeWidgetItem* item = campaignItem(campaignId))
-            markLiveChanges(item, live.value());
+        if (QTreeWidgetItem* item = campaignItem(campaignId)) markLiveChanges(item, live.value());
     }
     m_view->setComparison(comparison);
     emit comparisonChanged();
@@ -402,8 +379,7 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
 
 bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr)
-        return false;
+    if (store == nullptr) return false;
     const auto document = db::compareReport(*store, campaignA, campaignB, QDateTime::currentDateTimeUtc());
     if (!document) {
         m_lab->reportError(tr("Cannot compare campaigns %1 and %2: %3")
@@ -434,23 +410,20 @@ QList<qint64> ResultsPage::checkedCampaigns() const {
     QList<qint64> ids;
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i) {
         const QTreeWidgetItem* item = m_tree->topLevelItem(i);
-        if (item->checkState(0) == Qt::Checked)
-            ids.append(item->data(0, kIdRole).toLongLong());
+        if (item->checkState(0) == Qt::Checked) ids.append(item->data(0, kIdRole).toLongLong());
     }
     return ids;
 }
 
 bool ResultsPage::canResumeSelected() const {
     const QTreeWidgetItem* item = m_tree->currentItem();
-    if (item == nullptr)
-        return false;
+    if (item == nullptr) return false;
     const QTreeWidgetItem* campaign = item->parent() ? item->parent() : item;
     return campaign->data(0, kResumableRole).toBool();
 }
 
 void ResultsPage::resumeSelected() {
-    if (!canResumeSelected())
-        return;
+    if (!canResumeSelected()) return;
     const QTreeWidgetItem* item = m_tree->currentItem();
     const QTreeWidgetItem* campaign = item->parent() ? item->parent() : item;
     emit resumeRequested(campaign->data(0, kIdRole).toLongLong());
@@ -460,20 +433,16 @@ void ResultsPage::updateWidgets() {
     m_resumeButton->setEnabled(canResumeSelected());
     const int checked = static_cast<int>(checkedCampaigns().size());
     if (m_tree->topLevelItemCount() == 0) {
-        m_hint->setText(
-            tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(m_lab->databasePath()));
+        m_hint->setText(tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(m_lab->databasePath()));
     } else {
         m_hint->setText(compareHint(checked));
     }
 }
 
 QString ResultsPage::compareHint(int checked) const {
-    if (checked == 2)
-        return tr("Two campaigns checked: \"Compare checked\" shows them side by side.");
-    if (checked == 1)
-        return tr("One campaign checked: check a second one to compare the two side by side.");
-    if (checked > 2)
-        return tr("%1 campaigns checked: Compare shows exactly two; uncheck the others.").arg(checked);
+    if (checked == 2) return tr("Two campaigns checked: \"Compare checked\" shows them side by side.");
+    if (checked == 1) return tr("One campaign checked: check a second one to compare the two side by side.");
+    if (checked > 2) return tr("%1 campaigns checked: Compare shows exactly two; uncheck the others.").arg(checked);
     return tr("Select a campaign to see its tables, a run for its samples; check two campaigns to compare them.");
 }
 

@@ -43,15 +43,15 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     top->addWidget(m_etaLabel);
     m_stateLabel = new QLabel(this);
     m_stateLabel->setObjectName(QStringLiteral("runState"));
-    m_stateLabel->setMinimumWidth(m_stateLabel->fontMetrics().horizontalAdvance(QStringLiteral("pausing (runs in flight)")) + 16);
+    m_stateLabel->setMinimumWidth(
+        m_stateLabel->fontMetrics().horizontalAdvance(QStringLiteral("pausing (runs in flight)")) + 16);
     m_stateLabel->setAlignment(Qt::AlignCenter);
     top->addWidget(m_stateLabel);
     m_pauseButton = new QPushButton(tr("&Pause"), this);
     m_resumeButton = new QPushButton(tr("Res&ume"), this);
     m_stopButton = new QPushButton(tr("S&top"), this);
     m_pauseButton->setToolTip(tr("Finish the runs in flight, then wait (Ctrl+P)"));
-    m_resumeButton->setToolTip(
-        tr("Go on with the next runs; after Stop, run the cells not done yet (Ctrl+Shift+R)"));
+    m_resumeButton->setToolTip(tr("Go on with the next runs; after Stop, run the cells not done yet (Ctrl+Shift+R)"));
     m_stopButton->setToolTip(tr("Abandon the runs in flight; the campaign stays resumable (Ctrl+.)"));
     top->addWidget(m_pauseButton);
     top->addWidget(m_resumeButton);
@@ -108,9 +108,8 @@ RunPage::~RunPage() = default;
 
 bool RunPage::isRunning() const {
     using orchestrator::RunnerState;
-    return m_state == RunnerState::connecting || m_state == RunnerState::running ||
-           m_state == RunnerState::pausing || m_state == RunnerState::paused ||
-           m_state == RunnerState::stopping;
+    return m_state == RunnerState::connecting || m_state == RunnerState::running || m_state == RunnerState::pausing ||
+           m_state == RunnerState::paused || m_state == RunnerState::stopping;
 }
 
 namespace {
@@ -134,8 +133,7 @@ bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
         return false;
     }
     if (agents.isEmpty()) {
-        m_lab->reportError(
-            tr("No agent connected: add hosts on the Hosts page or start the local lab (Ctrl+L)."));
+        m_lab->reportError(tr("No agent connected: add hosts on the Hosts page or start the local lab (Ctrl+L)."));
         return false;
     }
     AgentConnectOptions options;
@@ -146,8 +144,7 @@ bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
     // its agents; a mix records no lab wire (TCP then crosses the hosts' network).
     QJsonObject wire = agents.front().wire;
     for (const AgentEndpoint& agent : agents) {
-        if (agent.wire != wire)
-            wire = QJsonObject();
+        if (agent.wire != wire) wire = QJsonObject();
     }
     m_worker = std::make_unique<CampaignWorker>(m_lab->databasePath(), options, wire);
     connect(m_worker.get(), &CampaignWorker::stateChanged, this, &RunPage::setRunnerState);
@@ -183,14 +180,12 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
     }
     auto spec = orchestrator::campaignFromJson(campaign);
     if (!spec) {
-        m_lab->reportError(
-            tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
+        m_lab->reportError(tr("The campaign is not valid: %1").arg(QString::fromStdString(spec.error().message)));
         return;
     }
     orchestrator::CampaignSpec run = spec.value();
     run.agents = agentPairs(agents);
-    if (!prepareWorker(agents))
-        return;
+    if (!prepareWorker(agents)) return;
     const QJsonObject wire = agents.front().wire;
     if (!wire.isEmpty()) {
         // The notes and reports say what TCP crossed, as the demo's do.
@@ -208,8 +203,7 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
         }
     }
     m_columnSettings.clear();
-    for (const orchestrator::ColumnSpec& column : run.columns)
-        m_columnSettings.insert(column.label, column.settings);
+    for (const orchestrator::ColumnSpec& column : run.columns) m_columnSettings.insert(column.label, column.settings);
     m_cellDurationSec = static_cast<double>(run.durationMs + run.warmupMs) / 1000.0;
     m_campaignId = 0;
     m_cellLabel->setText(tr("%1: connecting to %2 agent(s)...").arg(run.name).arg(agents.size()));
@@ -223,13 +217,11 @@ void RunPage::resumeCampaign(qint64 campaignId, const QList<AgentEndpoint>& agen
         return;
     }
     db::ResultStore* store = m_lab->store();
-    if (store == nullptr)
-        return;  // the context reported why
+    if (store == nullptr) return;  // the context reported why
     const auto stored = store->campaign(campaignId);
     if (!stored) {
-        m_lab->reportError(tr("Cannot resume campaign %1: %2")
-                               .arg(campaignId)
-                               .arg(QString::fromStdString(stored.error().message)));
+        m_lab->reportError(
+            tr("Cannot resume campaign %1: %2").arg(campaignId).arg(QString::fromStdString(stored.error().message)));
         return;
     }
     const auto spec = orchestrator::campaignFromJson(stored->spec);
@@ -239,24 +231,19 @@ void RunPage::resumeCampaign(qint64 campaignId, const QList<AgentEndpoint>& agen
                                .arg(QString::fromStdString(spec.error().message)));
         return;
     }
-    if (!prepareWorker(agents))
-        return;
+    if (!prepareWorker(agents)) return;
     m_columnSettings.clear();
-    for (const orchestrator::ColumnSpec& column : spec->columns)
-        m_columnSettings.insert(column.label, column.settings);
+    for (const orchestrator::ColumnSpec& column : spec->columns) m_columnSettings.insert(column.label, column.settings);
     m_cellDurationSec = static_cast<double>(spec->durationMs + spec->warmupMs) / 1000.0;
     m_campaignId = campaignId;
-    m_cellLabel->setText(tr("Campaign %1 (%2): resuming on %3 agent(s)...")
-                             .arg(campaignId)
-                             .arg(spec->name)
-                             .arg(agents.size()));
+    m_cellLabel->setText(
+        tr("Campaign %1 (%2): resuming on %3 agent(s)...").arg(campaignId).arg(spec->name).arg(agents.size()));
     setRunnerState(orchestrator::RunnerState::connecting);
     m_worker->resume(campaignId, agentPairs(agents));
 }
 
 void RunPage::pause() {
-    if (m_worker && isRunning())
-        m_worker->pause();
+    if (m_worker && isRunning()) m_worker->pause();
 }
 
 bool RunPage::canResumeStored() const {
@@ -270,22 +257,18 @@ void RunPage::resume() {
         m_worker->unpause();
         return;
     }
-    if (canResumeStored())
-        emit resumeRequested(m_campaignId);
+    if (canResumeStored()) emit resumeRequested(m_campaignId);
 }
 
 void RunPage::stop() {
-    if (m_worker && isRunning())
-        m_worker->stop();
+    if (m_worker && isRunning()) m_worker->stop();
     for (const Monitored& m : m_monitored) {
-        if (m.client)
-            m.client->stopRun(m.runId);
+        if (m.client) m.client->stopRun(m.runId);
     }
 }
 
 void RunPage::abandon() {
-    if (!m_worker)
-        return;
+    if (!m_worker) return;
     m_worker.reset();  // its destructor asks the orchestrator to stop and joins the thread
     setRunnerState(orchestrator::RunnerState::stopped);
 }
@@ -296,17 +279,13 @@ void RunPage::monitorRun(AgentClient* client, const QString& runId) {
     m_counters->clear();
     m_cellLabel->setText(tr("Run %1 on %2").arg(runId, client->url().toString()));
     connect(client, &AgentClient::samplesReceived, this, [this, runId](const protocol::Samples& samples) {
-        if (samples.runId == runId)
-            onSamples(samples, true, true);
+        if (samples.runId == runId) onSamples(samples, true, true);
     });
-    connect(client, &AgentClient::settingsApplied, this,
-            [this, runId](const protocol::SettingsApplied& applied) {
-                if (applied.runId == runId)
-                    onSettingsApplied(applied.applied, applied.atMs);
-            });
+    connect(client, &AgentClient::settingsApplied, this, [this, runId](const protocol::SettingsApplied& applied) {
+        if (applied.runId == runId) onSettingsApplied(applied.applied, applied.atMs);
+    });
     connect(client, &AgentClient::resultReceived, this, [this, runId](const protocol::RunResult& result) {
-        if (result.runId != runId)
-            return;
+        if (result.runId != runId) return;
         m_cellLabel->setText(tr("Run %1: %2").arg(runId, protocol::runStateName(result.state)));
         m_monitored.removeIf([&runId](const Monitored& m) { return m.runId == runId; });
         updateWidgets();
@@ -319,12 +298,12 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
     if (!m_settings->unavailableReason().isEmpty()) {
         // The editors are disabled then; a change through the API is not sent either.
         revertSettings(settings);
-        m_lab->reportInfo(tr("%1 was not sent: %2").arg(settingChangeLabel(name, value), m_settings->unavailableReason()));
+        m_lab->reportInfo(
+            tr("%1 was not sent: %2").arg(settingChangeLabel(name, value), m_settings->unavailableReason()));
         return;
     }
     bool anyMonitored = false;
-    for (const Monitored& m : m_monitored)
-        anyMonitored = anyMonitored || !m.client.isNull();
+    for (const Monitored& m : m_monitored) anyMonitored = anyMonitored || !m.client.isNull();
     const bool campaignRuns = m_worker && m_state == orchestrator::RunnerState::running;
     if ((campaignRuns || anyMonitored) && m_acknowledged.contains(name) &&
         m_acknowledged.value(name) == m_settings->values().value(name)) {
@@ -337,14 +316,13 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
         sent = true;
     }
     for (const Monitored& m : m_monitored) {
-        if (!m.client)
-            continue;
+        if (!m.client) continue;
         m.client->setSettings(m.runId, settings, [this, name](const QJsonObject& reply) {
             if (reply.value(QStringLiteral("type")).toString() == QLatin1String(protocol::type::kError)) {
                 // The agent's own words (they carry the engine's reason),
                 // and the editor shows what still runs.
-                m_lab->reportError(tr("The agent refused %1: %2")
-                                       .arg(name, reply.value(QStringLiteral("message")).toString()));
+                m_lab->reportError(
+                    tr("The agent refused %1: %2").arg(name, reply.value(QStringLiteral("message")).toString()));
                 revertSettings(QJsonObject{{name, QJsonValue()}});
             }
         });
@@ -391,16 +369,14 @@ void RunPage::onSettingsRefused(const QJsonObject& settings, const QString& erro
 
 void RunPage::revertSettings(const QJsonObject& settings) {
     for (auto it = settings.begin(); it != settings.end(); ++it) {
-        if (m_acknowledged.contains(it.key()))
-            m_settings->setValue(it.key(), m_acknowledged.value(it.key()));
+        if (m_acknowledged.contains(it.key())) m_settings->setValue(it.key(), m_acknowledged.value(it.key()));
     }
 }
 
 void RunPage::showSettingsInForce(const QJsonObject& overrides) {
     for (const LiveSetting& setting : liveSettings())
-        m_settings->setValue(setting.name, overrides.value(setting.name).isUndefined()
-                                               ? setting.defaultValue
-                                               : overrides.value(setting.name));
+        m_settings->setValue(setting.name, overrides.value(setting.name).isUndefined() ? setting.defaultValue
+                                                                                       : overrides.value(setting.name));
     m_acknowledged = m_settings->values();
 }
 
@@ -417,8 +393,7 @@ void RunPage::onSamples(const protocol::Samples& samples, bool throughputSide, b
 
 void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
     QStringList labels;
-    for (auto it = applied.begin(); it != applied.end(); ++it)
-        labels.append(settingChangeLabel(it.key(), it.value()));
+    for (auto it = applied.begin(); it != applied.end(); ++it) labels.append(settingChangeLabel(it.key(), it.value()));
     // Reflect what the agent now runs with, without sending it back.
     for (auto it = applied.begin(); it != applied.end(); ++it) {
         m_settings->setValue(it.key(), it.value());
@@ -428,8 +403,7 @@ void RunPage::onSettingsApplied(const QJsonObject& applied, qint64 runTimeMs) {
     const double t = static_cast<double>(runTimeMs) / 1000.0;
     const QString label = labels.join(QStringLiteral(", "));
     for (const LivePlot::Marker& m : m_plot->markers()) {
-        if (m.label == label && std::abs(m.timeSec - t) < 0.5)
-            return;
+        if (m.label == label && std::abs(m.timeSec - t) < 0.5) return;
     }
     m_plot->addMarker(t, label);
     m_lab->reportInfo(tr("Applied %1 at %2 s").arg(label).arg(t, 0, 'f', 2));
@@ -440,16 +414,16 @@ void RunPage::onProgress(const orchestrator::Progress& progress) {
     // tells them apart.
     m_progress->setRange(0, std::max(1, progress.totalCells));
     m_progress->setValue(std::min(progress.totalCells, progress.doneCells + progress.failedCells));
-    m_progress->setFormat(progress.failedCells > 0 ? tr("%1 / %2 runs done, %3 failed")
-                                                         .arg(progress.doneCells)
-                                                         .arg(progress.totalCells)
-                                                         .arg(progress.failedCells)
-                                                   : tr("%1 / %2 runs done").arg(progress.doneCells).arg(progress.totalCells));
-    m_etaLabel->setText(
-        tr("elapsed %1, ETA %2%3")
-            .arg(orchestrator::formatDurationMs(progress.elapsedMs))
-            .arg(orchestrator::formatDurationMs(progress.etaMs))
-            .arg(progress.failedCells > 0 ? tr(", %1 failed").arg(progress.failedCells) : QString()));
+    m_progress->setFormat(progress.failedCells > 0
+                              ? tr("%1 / %2 runs done, %3 failed")
+                                    .arg(progress.doneCells)
+                                    .arg(progress.totalCells)
+                                    .arg(progress.failedCells)
+                              : tr("%1 / %2 runs done").arg(progress.doneCells).arg(progress.totalCells));
+    m_etaLabel->setText(tr("elapsed %1, ETA %2%3")
+                            .arg(orchestrator::formatDurationMs(progress.elapsedMs))
+                            .arg(orchestrator::formatDurationMs(progress.etaMs))
+                            .arg(progress.failedCells > 0 ? tr(", %1 failed").arg(progress.failedCells) : QString()));
 }
 
 void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
@@ -469,21 +443,17 @@ void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
 }
 
 void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
-    if (campaignId > 0)
-        m_campaignId = campaignId;
+    if (campaignId > 0) m_campaignId = campaignId;
     setRunnerState(state);
     showSettingsInForce({});
     showTransport(QString());
     const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
-    m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name)
-                                        : tr("Campaign %1").arg(name));
+    m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name) : tr("Campaign %1").arg(name));
     // What stays on screen is a record now, not a live view.
-    if (m_plot->sampleCount() > 0)
-        m_plot->setCaption(tr("Last run of the campaign (%1; nothing runs now)").arg(name));
+    if (m_plot->sampleCount() > 0) m_plot->setCaption(tr("Last run of the campaign (%1; nothing runs now)").arg(name));
     m_countersBox->setTitle(tr("Engine counters (last run, ended)"));
     m_counters->freeze();
-    if (campaignId > 0)
-        emit campaignFinished(campaignId);
+    if (campaignId > 0) emit campaignFinished(campaignId);
 }
 
 void RunPage::setRunnerState(orchestrator::RunnerState state) {
@@ -525,8 +495,7 @@ void RunPage::updateWidgets() {
     using orchestrator::RunnerState;
     const bool monitoring = !m_monitored.isEmpty();
     m_pauseButton->setEnabled(m_state == RunnerState::running);
-    m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing ||
-                               canResumeStored());
+    m_resumeButton->setEnabled(m_state == RunnerState::paused || m_state == RunnerState::pausing || canResumeStored());
     m_stopButton->setEnabled(isRunning() || monitoring);
     // The state in words and colour: a paused campaign must not look like a running one.
     const bool paused = m_state == RunnerState::paused || m_state == RunnerState::pausing;

@@ -117,7 +117,7 @@ private:
     QLabel* m_etaLabel = nullptr;
     QLabel* m_stateLabel = nullptr;
     QGroupBox* m_countersBox = nullptr;
-    QString m_cellTransport;  // transport of the cell in flight
+    QString m_cellTransport;         // transport of the cell in flight
     double m_cellDurationSec = 0.0;  // warm-up + measured time of every cell
     QProgressBar* m_progress = nullptr;
     QPushButton* m_pauseButton = nullptr;

@@ -33,26 +33,24 @@ public:
         CampaignWorker* w = m_owner;
         // Direct connections: these run in the worker thread and re-emit the
         // owner's signals, which reach the UI thread queued.
-        connect(o, &orchestrator::Orchestrator::stateChanged, w, &CampaignWorker::stateChanged,
-                Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::stateChanged, w, &CampaignWorker::stateChanged, Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::campaignStarted, w, &CampaignWorker::campaignStarted,
                 Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::progressChanged, w, &CampaignWorker::progressChanged,
                 Qt::DirectConnection);
-        connect(o, &orchestrator::Orchestrator::cellStarted, w, &CampaignWorker::cellStarted,
-                Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::cellStarted, w, &CampaignWorker::cellStarted, Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::samplesReceived, w, &CampaignWorker::samplesReceived,
                 Qt::DirectConnection);
         connect(
             o, &orchestrator::Orchestrator::settingsApplied, w,
-            [w](const orchestrator::CellInfo& cell, const QJsonObject& applied, const QDateTime&,
-                qint64 runTimeMs) { emit w->settingsApplied(cell, applied, runTimeMs); },
+            [w](const orchestrator::CellInfo& cell, const QJsonObject& applied, const QDateTime&, qint64 runTimeMs) {
+                emit w->settingsApplied(cell, applied, runTimeMs);
+            },
             Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::settingsFailed, w, &CampaignWorker::settingsRefused,
                 Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::message, w, &CampaignWorker::message, Qt::DirectConnection);
-        connect(o, &orchestrator::Orchestrator::errorOccurred, w, &CampaignWorker::errorOccurred,
-                Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::errorOccurred, w, &CampaignWorker::errorOccurred, Qt::DirectConnection);
         connect(
             o, &orchestrator::Orchestrator::finished, this,
             [this, w](qint64 id, orchestrator::RunnerState state) {
@@ -96,8 +94,7 @@ CampaignWorker::CampaignWorker(const QString& databasePath, const AgentConnectOp
 CampaignWorker::~CampaignWorker() {
     if (m_core) {
         QMetaObject::invokeMethod(m_core, [core = m_core] {
-            if (core->orchestrator())
-                core->orchestrator()->stop();
+            if (core->orchestrator()) core->orchestrator()->stop();
         });
     }
     m_thread.quit();
@@ -118,22 +115,19 @@ void CampaignWorker::resume(qint64 campaignId, const std::vector<orchestrator::A
 
 void CampaignWorker::pause() {
     QMetaObject::invokeMethod(m_core, [core = m_core] {
-        if (core->orchestrator())
-            core->orchestrator()->pause();
+        if (core->orchestrator()) core->orchestrator()->pause();
     });
 }
 
 void CampaignWorker::unpause() {
     QMetaObject::invokeMethod(m_core, [core = m_core] {
-        if (core->orchestrator())
-            core->orchestrator()->unpause();
+        if (core->orchestrator()) core->orchestrator()->unpause();
     });
 }
 
 void CampaignWorker::stop() {
     QMetaObject::invokeMethod(m_core, [core = m_core] {
-        if (core->orchestrator())
-            core->orchestrator()->stop();
+        if (core->orchestrator()) core->orchestrator()->stop();
     });
 }
 
@@ -144,8 +138,7 @@ void CampaignWorker::setSettings(const QJsonObject& settings) {
             return;
         }
         const smcr::Status status = core->orchestrator()->setSettings(settings);
-        if (!status)
-            emit settingsRefused(settings, QString::fromStdString(status.error().message));
+        if (!status) emit settingsRefused(settings, QString::fromStdString(status.error().message));
     });
 }
 

@@ -19,8 +19,7 @@ class CampaignWorker : public QObject {
 public:
     // `wire`: the local lab's record of what TCP and SMC cross
     // (Orchestrator::setWire); empty for agents on lab hosts.
-    CampaignWorker(const QString& databasePath, const AgentConnectOptions& options,
-                   const QJsonObject& wire = {});
+    CampaignWorker(const QString& databasePath, const AgentConnectOptions& options, const QJsonObject& wire = {});
     ~CampaignWorker() override;
 
     // Each call is queued to the worker thread.
@@ -40,8 +39,7 @@ signals:
     void cellStarted(const smclab::orchestrator::CellInfo& cell);
     void samplesReceived(const smclab::orchestrator::CellInfo& cell, const smclab::protocol::Samples& samples,
                          bool fromServer);
-    void settingsApplied(const smclab::orchestrator::CellInfo& cell, const QJsonObject& applied,
-                         qint64 runTimeMs);
+    void settingsApplied(const smclab::orchestrator::CellInfo& cell, const QJsonObject& applied, qint64 runTimeMs);
     // A live change the agents refused, or that found no run in flight:
     // the settings as asked and why. The values in force did not change.
     void settingsRefused(const QJsonObject& settings, const QString& error);

@@ -42,8 +42,7 @@ QString LocalLab::tokenFile() const {
 bool LocalLab::start(const QString& linkModel, int count) {
     shutdown();
     if (const smcr::Status status = m_lab->start(linkModel, count); !status) {
-        const QString error =
-            tr("Cannot start the local lab: %1").arg(QString::fromStdString(status.error().message));
+        const QString error = tr("Cannot start the local lab: %1").arg(QString::fromStdString(status.error().message));
         QMetaObject::invokeMethod(
             this, [this, error] { emit failed(error); }, Qt::QueuedConnection);
         return false;
@@ -54,10 +53,8 @@ bool LocalLab::start(const QString& linkModel, int count) {
         this,
         [this, addresses] {
             // Not if the lab was stopped or restarted in the meantime.
-            if (m_addresses != addresses)
-                return;
-            for (const QString& address : addresses)
-                emit agentStarted(address);
+            if (m_addresses != addresses) return;
+            for (const QString& address : addresses) emit agentStarted(address);
             emit allStarted(addresses);
         },
         Qt::QueuedConnection);

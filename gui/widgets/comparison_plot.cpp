@@ -43,15 +43,13 @@ void ComparisonPlot::setSection(const ComparisonSection& section, int baselineCo
 }
 
 void ComparisonPlot::setLogScale(bool on) {
-    if (on == m_log)
-        return;
+    if (on == m_log) return;
     m_log = on;
     rebuild();
 }
 
 void ComparisonPlot::setBaselineColumn(int column) {
-    if (column < 0 || column >= m_section.columnCount())
-        return;
+    if (column < 0 || column >= m_section.columnCount()) return;
     m_baseline = column;
     rebuild();
 }
@@ -61,10 +59,10 @@ void ComparisonPlot::rebuild() {
     clearPlottables();
     m_errorBarCount = 0;
     configureSizeAxis(xAxis, m_section.sizesBytes);
-    yAxis->setLabel(m_section.title.isEmpty()
-                        ? QString()
-                        : QStringLiteral("%1 (%2)%3").arg(m_section.title, m_section.unit,
-                                                         m_log ? tr(", log scale") : QString()));
+    yAxis->setLabel(
+        m_section.title.isEmpty()
+            ? QString()
+            : QStringLiteral("%1 (%2)%3").arg(m_section.title, m_section.unit, m_log ? tr(", log scale") : QString()));
     double yMax = 0.0;
     double yMinPositive = std::numeric_limits<double>::max();
     for (int c = 0; c < m_section.columnCount(); ++c) {
@@ -80,8 +78,7 @@ void ComparisonPlot::rebuild() {
         int withInterval = 0;
         for (int r = 0; r < m_section.rowCount(); ++r) {
             const double v = m_section.value(c, r);
-            if (std::isnan(v))
-                continue;
+            if (std::isnan(v)) continue;
             g->addData(static_cast<double>(m_section.sizesBytes[r]), v);
             const auto interval = m_section.interval(c, r);
             const double low = interval ? std::min(interval->low, v) : v;
@@ -128,8 +125,7 @@ QString ComparisonPlot::tooltipAt(const QPointF& pos) const {
     for (int c = 0; c < m_section.columnCount(); ++c) {
         for (int r = 0; r < m_section.rowCount(); ++r) {
             const double v = m_section.value(c, r);
-            if (std::isnan(v))
-                continue;
+            if (std::isnan(v)) continue;
             const double px = xAxis->coordToPixel(static_cast<double>(m_section.sizesBytes[r]));
             const double py = yAxis->coordToPixel(v);
             const double d = std::hypot(px - pos.x(), py - pos.y());
@@ -140,8 +136,7 @@ QString ComparisonPlot::tooltipAt(const QPointF& pos) const {
             }
         }
     }
-    if (bestColumn < 0 || best > kHoverRadiusPx)
-        return {};
+    if (bestColumn < 0 || best > kHoverRadiusPx) return {};
     QString text = QStringLiteral("%1\n%2 B: %3 %4")
                        .arg(m_section.columns[bestColumn])
                        .arg(m_section.sizesBytes[bestRow])

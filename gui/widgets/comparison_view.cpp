@@ -31,8 +31,9 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     m_title->setFont(titleFont);
     bar->addWidget(m_title, 1);
     m_logBox = new QCheckBox(tr("&Log y axis"), this);
-    m_logBox->setToolTip(tr("Logarithmic value axis: small-message bandwidth is readable beside 64K's "
-                            "(on by default for bandwidth over a 1 B..64 KiB sweep)"));
+    m_logBox->setToolTip(
+        tr("Logarithmic value axis: small-message bandwidth is readable beside 64K's "
+           "(on by default for bandwidth over a 1 B..64 KiB sweep)"));
     bar->addWidget(m_logBox);
     auto* baselineLabel = new QLabel(tr("&Baseline:"), this);
     m_baselineBox = new QComboBox(this);
@@ -55,8 +56,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { updateWidgets(); });
     connect(m_logBox, &QCheckBox::toggled, this, [this](bool on) {
         const int tab = m_tabs->currentIndex();
-        if (tab >= 0 && tab < m_panes.size())
-            m_panes[tab].plot->setLogScale(on);
+        if (tab >= 0 && tab < m_panes.size()) m_panes[tab].plot->setLogScale(on);
     });
 
     m_hint = new QLabel(this);
@@ -64,8 +64,7 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_hint);
 
     connect(m_baselineBox, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index >= 0)
-            setBaselineColumn(index);
+        if (index >= 0) setBaselineColumn(index);
     });
     updateWidgets();
 }
@@ -97,11 +96,9 @@ void ComparisonView::addPane(const ComparisonSection& section) {
     const QFontMetrics headerMetrics(pane.table->horizontalHeader()->font());
     int tableWidth = 2 * pane.table->frameWidth() + pane.table->verticalScrollBar()->sizeHint().width() + 4;
     for (int c = 0; c < pane.model->columnCount(); ++c) {
-        int widest =
-            headerMetrics.horizontalAdvance(pane.model->headerData(c, Qt::Horizontal).toString()) + 24;
+        int widest = headerMetrics.horizontalAdvance(pane.model->headerData(c, Qt::Horizontal).toString()) + 24;
         for (int r = 0; r < pane.model->rowCount(); ++r) {
-            widest = std::max(widest,
-                              cellMetrics.horizontalAdvance(pane.model->index(r, c).data().toString()) + 16);
+            widest = std::max(widest, cellMetrics.horizontalAdvance(pane.model->index(r, c).data().toString()) + 16);
         }
         tableWidth += widest;
     }
@@ -114,8 +111,7 @@ void ComparisonView::addPane(const ComparisonSection& section) {
 
 const ComparisonView::Pane* ComparisonView::pane(Metric metric) const {
     for (const Pane& p : m_panes) {
-        if (p.metric == metric)
-            return &p;
+        if (p.metric == metric) return &p;
     }
     return nullptr;
 }
@@ -146,8 +142,7 @@ QTableView* ComparisonView::tableView(Metric metric) const {
 void ComparisonView::setComparison(const Comparison& comparison) {
     m_comparison = comparison;
     const QStringList columns = comparison.columns();
-    if (m_baseline >= columns.size())
-        m_baseline = 0;
+    if (m_baseline >= columns.size()) m_baseline = 0;
     {
         const QSignalBlocker blocker(m_baselineBox);
         m_baselineBox->clear();
@@ -162,19 +157,15 @@ void ComparisonView::setComparison(const Comparison& comparison) {
         m_tabs->removeTab(0);
         tab->deleteLater();
     }
-    for (const Pane& p : m_panes)
-        p.model->deleteLater();
+    for (const Pane& p : m_panes) p.model->deleteLater();
     m_panes.clear();
-    for (const ComparisonSection& section : comparison.sections)
-        addPane(section);
-    if (current >= 0 && current < m_tabs->count())
-        m_tabs->setCurrentIndex(current);
+    for (const ComparisonSection& section : comparison.sections) addPane(section);
+    if (current >= 0 && current < m_tabs->count()) m_tabs->setCurrentIndex(current);
     updateWidgets();
 }
 
 void ComparisonView::setBaselineColumn(int column) {
-    if (column < 0 || column >= m_comparison.columns().size())
-        return;
+    if (column < 0 || column >= m_comparison.columns().size()) return;
     const bool changed = column != m_baseline;
     m_baseline = column;
     {
@@ -186,14 +177,12 @@ void ComparisonView::setBaselineColumn(int column) {
         p.plot->setBaselineColumn(column);
     }
     updateWidgets();
-    if (changed)
-        emit baselineChanged(column);
+    if (changed) emit baselineChanged(column);
 }
 
 void ComparisonView::showMetric(Metric metric) {
     for (int i = 0; i < m_panes.size(); ++i) {
-        if (m_panes[i].metric == metric)
-            m_tabs->setCurrentIndex(i);
+        if (m_panes[i].metric == metric) m_tabs->setCurrentIndex(i);
     }
 }
 
@@ -223,9 +212,7 @@ void ComparisonView::updateWidgets() {
         return;
     }
     m_hint->setText(tr("%1: %2 is better (green). Percentages against %3. Hover a point for its value.")
-                        .arg(section->title,
-                             section->lowerIsBetter ? tr("lower") : tr("higher"),
-                             baselineLabel()));
+                        .arg(section->title, section->lowerIsBetter ? tr("lower") : tr("higher"), baselineLabel()));
 }
 
 QString ComparisonView::noticeText() const {

@@ -82,10 +82,8 @@ int LivePlot::sampleCount() const {
 }
 
 void LivePlot::addSample(double timeSec, double throughputMBps, double latencyUs) {
-    if (!std::isnan(throughputMBps))
-        m_throughput->addData(timeSec, throughputMBps);
-    if (!std::isnan(latencyUs))
-        m_latency->addData(timeSec, latencyUs);
+    if (!std::isnan(throughputMBps)) m_throughput->addData(timeSec, throughputMBps);
+    if (!std::isnan(latencyUs)) m_latency->addData(timeSec, latencyUs);
     m_lastTimeSec = std::max(m_lastTimeSec, timeSec);
     rescale();
 }

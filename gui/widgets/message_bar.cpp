@@ -24,21 +24,18 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent) {
     close->setToolTip(tr("Dismiss"));
     layout->addWidget(close);
     connect(close, &QToolButton::clicked, this, &QWidget::hide);
-    if (parent != nullptr)
-        parent->installEventFilter(this);
+    if (parent != nullptr) parent->installEventFilter(this);
     hide();
 }
 
 bool MessageBar::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == parentWidget() && event->type() == QEvent::Resize)
-        place();
+    if (watched == parentWidget() && event->type() == QEvent::Resize) place();
     return QFrame::eventFilter(watched, event);
 }
 
 void MessageBar::place() {
     QWidget* parent = parentWidget();
-    if (parent == nullptr)
-        return;
+    if (parent == nullptr) return;
     constexpr int kMarginPx = 8;
     const int width = std::max(200, parent->width() - 2 * kMarginPx);
     const int height = std::max(sizeHint().height(), layout()->heightForWidth(width));

@@ -112,11 +112,10 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(splitter, 1);
 
     connect(m_exportButton, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export run samples"), QStringLiteral("run-%1-samples.csv").arg(m_detail.run.id),
-            tr("CSV (*.csv)"));
-        if (path.isEmpty())
-            return;
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Export run samples"),
+                                         QStringLiteral("run-%1-samples.csv").arg(m_detail.run.id), tr("CSV (*.csv)"));
+        if (path.isEmpty()) return;
         QString error;
         if (saveCsv(path, &error)) {
             emit exported(path);
@@ -130,25 +129,24 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
 void RunView::setDetail(const RunDetail& detail) {
     m_detail = detail;
     const db::Run& run = detail.run;
-    m_title->setText(
-        run.id > 0 ? tr("Run %1: %2 (%3)").arg(run.id).arg(runCellText(run.cell), db::statusName(run.status))
-                   : tr("No run selected"));
+    m_title->setText(run.id > 0
+                         ? tr("Run %1: %2 (%3)").arg(run.id).arg(runCellText(run.cell), db::statusName(run.status))
+                         : tr("No run selected"));
     const bool failed = run.status == db::RunStatus::failed;
     m_error->setText(failed ? tr("Failed: %1").arg(run.error.isEmpty() ? tr("no reason recorded") : run.error)
                             : QString());
     m_error->setVisible(failed);
-    m_changes->setText(detail.changes.isEmpty()
-                           ? QString()
-                           : QStringLiteral("\u2691 ") +
-                                 tr("Settings changed live during this run: %1 "
-                                    "(acknowledged by %2). Its numbers mix configurations.")
-                                     .arg(liveChangesText(detail.changes), detail.acknowledgedBy));
+    m_changes->setText(detail.changes.isEmpty() ? QString()
+                                                : QStringLiteral("\u2691 ") +
+                                                      tr("Settings changed live during this run: %1 "
+                                                         "(acknowledged by %2). Its numbers mix configurations.")
+                                                          .arg(liveChangesText(detail.changes), detail.acknowledgedBy));
     m_changes->setVisible(!detail.changes.isEmpty());
     QStringList environment;
-    if (const QString wire = wireText(detail.clientFacts); !wire.isEmpty())
-        environment << tr("Wire: %1").arg(wire);
+    if (const QString wire = wireText(detail.clientFacts); !wire.isEmpty()) environment << tr("Wire: %1").arg(wire);
     if (const QString load = hostLoadText(detail.clientFacts); !load.isEmpty())
-        environment << (hostBusy(detail.clientFacts) ? QStringLiteral("\u2691 ") : QString()) + tr("Host: %1").arg(load);
+        environment << (hostBusy(detail.clientFacts) ? QStringLiteral("\u2691 ") : QString()) +
+                           tr("Host: %1").arg(load);
     m_environment->setText(environment.join(QLatin1Char('\n')));
     m_environment->setStyleSheet(hostBusy(detail.clientFacts)
                                      ? QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }")
@@ -176,8 +174,8 @@ void RunView::rebuildPlot() {
     m_plot->clearItems();
     QCPAxisRect* rect = m_plot->axisRect();
     // The CPU axis is created once and reused.
-    QCPAxis* cpuAxis = rect->axisCount(QCPAxis::atRight) > 1 ? rect->axis(QCPAxis::atRight, 1)
-                                                             : rect->addAxis(QCPAxis::atRight);
+    QCPAxis* cpuAxis =
+        rect->axisCount(QCPAxis::atRight) > 1 ? rect->axis(QCPAxis::atRight, 1) : rect->addAxis(QCPAxis::atRight);
     QCPAxis* axes[] = {m_plot->yAxis, m_plot->yAxis2, cpuAxis};
     m_plot->xAxis->setLabel(tr("time since the run's start (s)"));
     m_plot->yAxis->setLabel(tr("throughput (MB/s)"));
@@ -196,8 +194,7 @@ void RunView::rebuildPlot() {
         }
         // A series of zeros (a side that measured nothing) only hides the others.
         const bool allZero = std::all_of(values.begin(), values.end(), [](double v) { return v == 0.0; });
-        if (keys.isEmpty() || allZero)
-            continue;
+        if (keys.isEmpty() || allZero) continue;
         QCPGraph* graph = m_plot->addGraph(m_plot->xAxis, axes[style.axis]);
         graph->setName(tr(style.label));
         graph->setPen(QPen(seriesColor(style.colour), 1.6, style.pen));
@@ -211,11 +208,9 @@ void RunView::rebuildPlot() {
             bool found = false;
             double upper = 0.0;
             for (int g = 0; g < m_plot->graphCount(); ++g) {
-                if (m_plot->graph(g)->valueAxis() != axes[i])
-                    continue;
+                if (m_plot->graph(g)->valueAxis() != axes[i]) continue;
                 const QCPRange range = m_plot->graph(g)->data()->valueRange(found);
-                if (found)
-                    upper = std::max(upper, range.upper);
+                if (found) upper = std::max(upper, range.upper);
             }
             axes[i]->setRange(0.0, upper > 0.0 ? upper * 1.15 : 1.0);
         }
@@ -252,16 +247,14 @@ void RunView::fillTables() {
         auto* value = new QTableWidgetItem(QString::number(c.value));
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         if (c.value == 0) {
-            for (QTableWidgetItem* item : {side, name, value})
-                item->setForeground(zeroColour);
+            for (QTableWidgetItem* item : {side, name, value}) item->setForeground(zeroColour);
         }
         m_counters->setItem(r, 0, side);
         m_counters->setItem(r, 1, name);
         m_counters->setItem(r, 2, value);
     }
     m_tabs->setTabText(
-        0,
-        tr("Counters (%1 non-zero of %2)").arg(m_detail.nonZeroCounterCount()).arg(m_detail.counters.size()));
+        0, tr("Counters (%1 non-zero of %2)").arg(m_detail.nonZeroCounterCount()).arg(m_detail.counters.size()));
     m_settings->setRowCount(static_cast<int>(m_detail.settings.size()));
     int row = 0;
     for (auto it = m_detail.settings.begin(); it != m_detail.settings.end(); ++it, ++row) {
@@ -281,14 +274,12 @@ void RunView::fillTables() {
 bool RunView::saveCsv(const QString& path, QString* error) const {
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
-        if (error)
-            *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
     file.write(m_detail.samplesCsv().toUtf8());
     if (!file.flush()) {
-        if (error)
-            *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+        if (error) *error = tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
     return true;

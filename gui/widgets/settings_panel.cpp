@@ -42,8 +42,7 @@ QWidget* SettingsPanel::makeEditor(const LiveSetting& setting) {
             spin->setSuffix(setting.unit);
             spin->setKeyboardTracking(false);  // one change per edit, not per keystroke
             connect(spin, &QSpinBox::valueChanged, this, [this, name](int value) {
-                if (!m_silent)
-                    emit settingChanged(name, QJsonValue(value));
+                if (!m_silent) emit settingChanged(name, QJsonValue(value));
             });
             return spin;
         }
@@ -51,8 +50,7 @@ QWidget* SettingsPanel::makeEditor(const LiveSetting& setting) {
             auto* combo = new QComboBox(this);
             combo->addItems(setting.choices);
             connect(combo, &QComboBox::currentTextChanged, this, [this, name](const QString& value) {
-                if (!m_silent)
-                    emit settingChanged(name, QJsonValue(value));
+                if (!m_silent) emit settingChanged(name, QJsonValue(value));
             });
             return combo;
         }
@@ -60,8 +58,7 @@ QWidget* SettingsPanel::makeEditor(const LiveSetting& setting) {
             auto* check = new QCheckBox(tr("on"), this);
             const QStringList choices = setting.choices;
             connect(check, &QCheckBox::toggled, this, [this, name, choices](bool on) {
-                if (!m_silent)
-                    emit settingChanged(name, QJsonValue(choices.value(on ? 1 : 0)));
+                if (!m_silent) emit settingChanged(name, QJsonValue(choices.value(on ? 1 : 0)));
             });
             return check;
         }
@@ -74,8 +71,7 @@ QWidget* SettingsPanel::makeEditor(const LiveSetting& setting) {
 void SettingsPanel::setValue(const QString& name, const QJsonValue& value) {
     QWidget* widget = m_editors.value(name);
     const LiveSetting* setting = findLiveSetting(name);
-    if (widget == nullptr || setting == nullptr)
-        return;
+    if (widget == nullptr || setting == nullptr) return;
     m_silent = true;
     if (auto* spin = qobject_cast<QSpinBox*>(widget)) {
         spin->setValue(value.toInt());
@@ -95,8 +91,7 @@ void SettingsPanel::setUnavailableReason(const QString& reason) {
     m_reason = reason;
     m_reasonLabel->setText(reason);
     m_reasonLabel->setVisible(!reason.isEmpty());
-    for (QWidget* editor : std::as_const(m_editors))
-        editor->setEnabled(reason.isEmpty());
+    for (QWidget* editor : std::as_const(m_editors)) editor->setEnabled(reason.isEmpty());
 }
 
 QJsonObject SettingsPanel::values() const {

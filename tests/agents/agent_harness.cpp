@@ -9,12 +9,10 @@ using namespace smclab::protocol;
 TestController::TestController() {
     QObject::connect(&client, &AgentClient::helloReceived, [this] { gotHello = true; });
     QObject::connect(&client, &AgentClient::samplesReceived, [this](const Samples& s) { samples.append(s); });
-    QObject::connect(&client, &AgentClient::resultReceived,
-                     [this](const RunResult& r) { results.append(r); });
+    QObject::connect(&client, &AgentClient::resultReceived, [this](const RunResult& r) { results.append(r); });
     QObject::connect(&client, &AgentClient::runReady, [this](const RunReady& r) { readies.append(r); });
     QObject::connect(&client, &AgentClient::messageReceived, [this](const QJsonObject& message) {
-        if (message.value("type").toString() == "error")
-            errors.append(message);
+        if (message.value("type").toString() == "error") errors.append(message);
     });
     QObject::connect(&client, &AgentClient::connectionFailed,
                      [this](const QString& message) { connectionFailures.append(message); });
@@ -32,8 +30,7 @@ bool TestController::connectTo(const QString& host, quint16 port, const QString&
     return gotHello;
 }
 
-QJsonObject TestController::request(const std::function<qint64(AgentClient::ReplyHandler)>& send,
-                                    int timeoutMs) {
+QJsonObject TestController::request(const std::function<qint64(AgentClient::ReplyHandler)>& send, int timeoutMs) {
     std::optional<QJsonObject> reply;
     send([&reply](const QJsonObject& message) { reply = message; });
     (void)QTest::qWaitFor([&] { return reply.has_value(); }, timeoutMs);
@@ -43,8 +40,7 @@ QJsonObject TestController::request(const std::function<qint64(AgentClient::Repl
 QJsonObject TestController::sendRawExpectingError(const QString& text, int timeoutMs) {
     const qsizetype before = errors.size();
     client.sendRawText(text);
-    if (!QTest::qWaitFor([&] { return errors.size() > before; }, timeoutMs))
-        return {{"type", "timeout"}};
+    if (!QTest::qWaitFor([&] { return errors.size() > before; }, timeoutMs)) return {{"type", "timeout"}};
     return errors.at(before);
 }
 
@@ -53,8 +49,7 @@ std::optional<RunReady> TestController::waitForReady(const QString& runId, int t
     (void)QTest::qWaitFor(
         [&] {
             for (const RunReady& ready : readies) {
-                if (ready.runId == runId)
-                    found = ready;
+                if (ready.runId == runId) found = ready;
             }
             return found.has_value();
         },
@@ -67,8 +62,7 @@ std::optional<RunResult> TestController::waitForResult(const QString& runId, int
     (void)QTest::qWaitFor(
         [&] {
             for (const RunResult& result : results) {
-                if (result.runId == runId)
-                    found = result;
+                if (result.runId == runId) found = result;
             }
             return found.has_value();
         },
@@ -79,8 +73,7 @@ std::optional<RunResult> TestController::waitForResult(const QString& runId, int
 QList<Samples> TestController::samplesOf(const QString& runId) const {
     QList<Samples> list;
     for (const Samples& s : samples) {
-        if (s.runId == runId)
-            list.append(s);
+        if (s.runId == runId) list.append(s);
     }
     return list;
 }
@@ -89,8 +82,7 @@ bool TestController::waitForSamples(const QString& runId, int count, int timeout
     return QTest::qWaitFor([&] { return samplesOf(runId).size() >= count; }, timeoutMs);
 }
 
-StartRun serverRun(const QString& runId, const QString& workload, qint64 durationMs,
-                   const QJsonObject& params) {
+StartRun serverRun(const QString& runId, const QString& workload, qint64 durationMs, const QJsonObject& params) {
     StartRun run;
     run.runId = runId;
     run.role = Role::server;
@@ -103,8 +95,8 @@ StartRun serverRun(const QString& runId, const QString& workload, qint64 duratio
     return run;
 }
 
-StartRun clientRun(const QString& runId, const QString& workload, const QString& peerAddress,
-                   quint16 peerPort, qint64 durationMs, const QJsonObject& params) {
+StartRun clientRun(const QString& runId, const QString& workload, const QString& peerAddress, quint16 peerPort,
+                   qint64 durationMs, const QJsonObject& params) {
     StartRun run;
     run.runId = runId;
     run.role = Role::client;

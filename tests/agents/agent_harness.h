@@ -21,8 +21,8 @@ class TestController {
 public:
     TestController();
 
-    bool connectTo(const QString& host, quint16 port, const QString& token,
-                   const AgentConnectOptions& extra = {}, int timeoutMs = 10'000);
+    bool connectTo(const QString& host, quint16 port, const QString& token, const AgentConnectOptions& extra = {},
+                   int timeoutMs = 10'000);
     // Sends with `send` (which gets the reply handler) and waits for the reply.
     QJsonObject request(const std::function<qint64(AgentClient::ReplyHandler)>& send, int timeoutMs = 10'000);
     QJsonObject startRun(const protocol::StartRun& run) {

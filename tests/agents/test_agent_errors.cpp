@@ -40,8 +40,7 @@ private:
         QCOMPARE(error.value("code").toString(), code);
         QCOMPARE(error.value("field").toString(), field);
         QVERIFY2(error.value("message").toString().size() > 5, "the error explains itself");
-        if (!field.isEmpty())
-            QVERIFY(error.value("message").toString().contains(field));
+        if (!field.isEmpty()) QVERIFY(error.value("message").toString().contains(field));
     }
 
     void runTcpBwPair(TestController& controller, const QString& prefix) {
@@ -64,8 +63,7 @@ private:
 
 private slots:
     void initTestCase() {
-        QVERIFY2(m_agent.start(m_token, {"--max-runs", "2", "--max-duration", "60"}),
-                 qPrintable(m_agent.error()));
+        QVERIFY2(m_agent.start(m_token, {"--max-runs", "2", "--max-duration", "60"}), qPrintable(m_agent.error()));
         m_controller = std::make_unique<TestController>();
         QVERIFY(m_controller->connectTo("127.0.0.1", m_agent.port(), m_token.token()));
     }
@@ -73,8 +71,7 @@ private slots:
     void badJson() {
         const QJsonObject error = m_controller->sendRawExpectingError("{\"type\": \"start_run\", ");
         QCOMPARE(error.value("code").toString(), QString("bad_json"));
-        QCOMPARE(m_controller->sendRawExpectingError("[1, 2, 3]").value("code").toString(),
-                 QString("bad_json"));
+        QCOMPARE(m_controller->sendRawExpectingError("[1, 2, 3]").value("code").toString(), QString("bad_json"));
         QCOMPARE(m_controller->sendRawExpectingError("").value("code").toString(), QString("bad_json"));
     }
 
@@ -156,8 +153,7 @@ private slots:
         expectError(m, "bad_field", "warmup_ms");
         m = goodClientStart();
         QJsonObject many;
-        for (int i = 0; i < 65; ++i)
-            many.insert(QString("k%1").arg(i), i);
+        for (int i = 0; i < 65; ++i) many.insert(QString("k%1").arg(i), i);
         m["settings"] = many;
         expectError(m, "bad_field", "settings");
     }
@@ -234,8 +230,7 @@ private slots:
         // Three failures: the next attempt, even with the right token, waits.
         TestController limited;
         QVERIFY(!limited.connectTo("127.0.0.1", agent.port(), token.token(), {}, 5000));
-        QVERIFY2(limited.connectionFailures.last().contains("429"),
-                 qPrintable(limited.connectionFailures.join("; ")));
+        QVERIFY2(limited.connectionFailures.last().contains("429"), qPrintable(limited.connectionFailures.join("; ")));
         QTest::qWait(700);  // the first delay is 500 ms
         TestController good;
         QVERIFY2(good.connectTo("127.0.0.1", agent.port(), token.token()),

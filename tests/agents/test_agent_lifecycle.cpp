@@ -23,12 +23,9 @@ bool startLongPair(TestController& controller, const QString& prefix) {
         return false;
     }
     const auto ready = controller.waitForReady(prefix + "-s");
-    if (!ready)
-        return false;
-    StartRun client =
-        clientRun(prefix + "-c", "tcp_bw", "127.0.0.1", ready->port, 30'000, {{"msg_size", 4096}});
-    if (controller.startRun(client).value("type") != "run_accepted")
-        return false;
+    if (!ready) return false;
+    StartRun client = clientRun(prefix + "-c", "tcp_bw", "127.0.0.1", ready->port, 30'000, {{"msg_size", 4096}});
+    if (controller.startRun(client).value("type") != "run_accepted") return false;
     return controller.waitForSamples(prefix + "-c", 2);
 }
 
@@ -44,8 +41,8 @@ private slots:
         QVERIFY(help.waitForFinished(5000));
         QCOMPARE(help.exitCode(), 0);
         const QString text = QString::fromUtf8(help.readAllStandardOutput());
-        for (const char* option : {"--listen", "--token-file", "--tls-cert", "--tls-key", "--allow-peer",
-                                   "--max-runs", "--max-duration"}) {
+        for (const char* option :
+             {"--listen", "--token-file", "--tls-cert", "--tls-key", "--allow-peer", "--max-runs", "--max-duration"}) {
             QVERIFY2(text.contains(option), option);
         }
         QProcess version;
@@ -76,8 +73,7 @@ private slots:
     void controllerDisconnectMidRunDoesNotWedgeTheAgent() {
         TokenFile token;
         AgentProcess agent;
-        QVERIFY2(agent.start(token, {"--max-runs", "2", "--disconnect-grace-ms", "300"}),
-                 qPrintable(agent.error()));
+        QVERIFY2(agent.start(token, {"--max-runs", "2", "--disconnect-grace-ms", "300"}), qPrintable(agent.error()));
         {
             TestController first;
             QVERIFY(first.connectTo("127.0.0.1", agent.port(), token.token()));
@@ -126,15 +122,13 @@ private slots:
 
     void tlsWithTrustedCertificate() {
         const QString openssl = QStandardPaths::findExecutable("openssl");
-        if (openssl.isEmpty())
-            QSKIP("openssl is not installed; cannot make a test certificate");
+        if (openssl.isEmpty()) QSKIP("openssl is not installed; cannot make a test certificate");
         TokenFile token;
         const QString cert = token.dir() + "/cert.pem";
         const QString key = token.dir() + "/key.pem";
         QProcess make;
-        make.start(openssl,
-                   {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days",
-                    "1", "-subj", "/CN=smclab-test", "-addext", "subjectAltName=IP:127.0.0.1"});
+        make.start(openssl, {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days",
+                             "1", "-subj", "/CN=smclab-test", "-addext", "subjectAltName=IP:127.0.0.1"});
         QVERIFY(make.waitForFinished(20'000));
         QCOMPARE(make.exitCode(), 0);
 
@@ -159,8 +153,7 @@ private slots:
         lax.ignoreSslErrors = true;
         QVERIFY(ignoring.connectTo("127.0.0.1", agent.port(), token.token(), lax));
         TestController plain;
-        QVERIFY2(!plain.connectTo("127.0.0.1", agent.port(), token.token(), {}, 3000),
-                 "ws:// to a wss agent fails");
+        QVERIFY2(!plain.connectTo("127.0.0.1", agent.port(), token.token(), {}, 3000), "ws:// to a wss agent fails");
         QCOMPARE(agent.terminate(), 0);
     }
 };

@@ -19,14 +19,12 @@ namespace {
 
 // The port from the agent's "metrics: serving http://ADDR:PORT/metrics" log line.
 quint16 metricsPort(AgentProcess& agent) {
-    static const QRegularExpression serving(
-        QStringLiteral("metrics: serving http://127\\.0\\.0\\.1:(\\d+)/metrics"));
+    static const QRegularExpression serving(QStringLiteral("metrics: serving http://127\\.0\\.0\\.1:(\\d+)/metrics"));
     quint16 port = 0;
     (void)QTest::qWaitFor(
         [&] {
             const auto match = serving.match(agent.log());
-            if (match.hasMatch())
-                port = static_cast<quint16>(match.captured(1).toUInt());
+            if (match.hasMatch()) port = static_cast<quint16>(match.captured(1).toUInt());
             return port != 0;
         },
         5000);
@@ -37,8 +35,7 @@ quint16 metricsPort(AgentProcess& agent) {
 QByteArray httpGet(quint16 port, const QByteArray& path = "/metrics", const QByteArray& method = "GET") {
     QTcpSocket socket;
     socket.connectToHost(QHostAddress::LocalHost, port);
-    if (!socket.waitForConnected(5000))
-        return {};
+    if (!socket.waitForConnected(5000)) return {};
     socket.write(method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/plain\r\n\r\n");
     QByteArray reply;
     while (socket.state() == QAbstractSocket::ConnectedState && socket.waitForReadyRead(5000))
@@ -55,28 +52,21 @@ QByteArray bodyOf(const QByteArray& reply) {
 QString promtoolComplaint(const QByteArray& page) {
     QProcess promtool;
     promtool.start(QStandardPaths::findExecutable("promtool"), {"check", "metrics"});
-    if (!promtool.waitForStarted(5000))
-        return "promtool did not start";
+    if (!promtool.waitForStarted(5000)) return "promtool did not start";
     promtool.write(page);
     promtool.closeWriteChannel();
-    if (!promtool.waitForFinished(20'000))
-        return "promtool hung";
-    const QString output =
-        QString::fromUtf8(promtool.readAllStandardOutput() + promtool.readAllStandardError());
+    if (!promtool.waitForFinished(20'000)) return "promtool hung";
+    const QString output = QString::fromUtf8(promtool.readAllStandardOutput() + promtool.readAllStandardError());
     return promtool.exitCode() == 0 ? QString() : output;
 }
 
 // The value of the sample `name{...}` whose labels include every one in `labels`.
-std::optional<double> sampleValue(const QByteArray& page, const QString& name,
-                                  const QStringList& labels = {}) {
+std::optional<double> sampleValue(const QByteArray& page, const QString& name, const QStringList& labels = {}) {
     for (const QString& line : QString::fromUtf8(page).split('\n')) {
-        if (line.startsWith('#') || !(line.startsWith(name + ' ') || line.startsWith(name + '{')))
-            continue;
+        if (line.startsWith('#') || !(line.startsWith(name + ' ') || line.startsWith(name + '{'))) continue;
         bool all = true;
-        for (const QString& label : labels)
-            all = all && line.contains(label);
-        if (all)
-            return line.section(' ', -1).toDouble();
+        for (const QString& label : labels) all = all && line.contains(label);
+        if (all) return line.section(' ', -1).toDouble();
     }
     return std::nullopt;
 }
@@ -142,10 +132,8 @@ private slots:
         QVERIFY2(cdcSent && rdmaWrites && txBytes, page.constData());
         QVERIFY(sampleValue(page, "smcr_cdc_msgs_received_total", {"run_id=\"m-s\"", "role=\"server\""}));
         QCOMPARE(sampleValue(page, "smcr_conns_active", clientLabels), 1.0);
-        QVERIFY2(
-            *cdcSent >= counterOf(before, "smcr.cdc_sent") && counterOf(before, "smcr.cdc_sent") > 0,
-            qPrintable(
-                QString("scraped %1, sampled %2").arg(*cdcSent).arg(counterOf(before, "smcr.cdc_sent"))));
+        QVERIFY2(*cdcSent >= counterOf(before, "smcr.cdc_sent") && counterOf(before, "smcr.cdc_sent") > 0,
+                 qPrintable(QString("scraped %1, sampled %2").arg(*cdcSent).arg(counterOf(before, "smcr.cdc_sent"))));
         QVERIFY(*rdmaWrites >= counterOf(before, "smcr.rdma_writes"));
         QVERIFY(*txBytes >= counterOf(before, "smcr.tx_bytes"));
 
@@ -156,9 +144,8 @@ private slots:
         QVERIFY(result);
         // ... and its final counters from above.
         QVERIFY2(*cdcSent <= counterOf(result->counters, "smcr.cdc_sent"),
-                 qPrintable(QString("scraped %1, final %2")
-                                .arg(*cdcSent)
-                                .arg(counterOf(result->counters, "smcr.cdc_sent"))));
+                 qPrintable(
+                     QString("scraped %1, final %2").arg(*cdcSent).arg(counterOf(result->counters, "smcr.cdc_sent"))));
         QVERIFY(*rdmaWrites <= counterOf(result->counters, "smcr.rdma_writes"));
         QVERIFY(*txBytes <= counterOf(result->counters, "smcr.tx_bytes"));
 
@@ -193,14 +180,12 @@ private slots:
         // 127.0.0.1 gets no page.
         TokenFile token;
         AgentProcess agent;
-        QVERIFY2(agent.start(token, {"--metrics", "127.0.0.1:0", "--no-loopback-peers", "--allow-peer",
-                                     "10.9.0.0/16"}),
+        QVERIFY2(agent.start(token, {"--metrics", "127.0.0.1:0", "--no-loopback-peers", "--allow-peer", "10.9.0.0/16"}),
                  qPrintable(agent.error()));
         const quint16 port = metricsPort(agent);
         QVERIFY(port != 0);
         QCOMPARE(httpGet(port), QByteArray());
-        QVERIFY(QTest::qWaitFor(
-            [&] { return agent.log().contains("metrics: refused scrape from 127.0.0.1"); }, 5000));
+        QVERIFY(QTest::qWaitFor([&] { return agent.log().contains("metrics: refused scrape from 127.0.0.1"); }, 5000));
         QCOMPARE(agent.terminate(), 0);
     }
 

@@ -30,10 +30,8 @@ namespace {
 bool runIp(const QStringList& args, QString* output = nullptr) {
     QProcess ip;
     ip.start("ip", args);
-    if (!ip.waitForFinished(10'000))
-        return false;
-    if (output != nullptr)
-        *output = QString::fromUtf8(ip.readAllStandardOutput() + ip.readAllStandardError());
+    if (!ip.waitForFinished(10'000)) return false;
+    if (output != nullptr) *output = QString::fromUtf8(ip.readAllStandardOutput() + ip.readAllStandardError());
     return ip.exitStatus() == QProcess::NormalExit && ip.exitCode() == 0;
 }
 
@@ -100,8 +98,7 @@ public:
 
     // Always run, even after a failed create: deleting a namespace removes its veths.
     void destroy() {
-        if (!m_created)
-            return;
+        if (!m_created) return;
         runIp({"netns", "del", nsA});
         runIp({"netns", "del", nsB});
         m_created = false;
@@ -221,17 +218,16 @@ private slots:
         TestController b;
         QVERIFY(a.connectTo(m_lab.ctlA, m_agentA.port(), m_token.token()));
         QVERIFY(b.connectTo(m_lab.ctlB, m_agentB.port(), m_token.token()));
-        QVERIFY2(b.client.hello().capabilities.transportAvailable(transport), qPrintable(transport + " is built in but the agent does not offer it"));
+        QVERIFY2(b.client.hello().capabilities.transportAvailable(transport),
+                 qPrintable(transport + " is built in but the agent does not offer it"));
         const QString id = QString("%1-%2").arg(workload, transport).replace('_', '-');
         const bool tcpTest = workload.startsWith("tcp_");
-        StartRun server = serverRun(id + "-s", workload, 20'000,
-                                    tcpTest ? QJsonObject{{"max_tests", 1}} : QJsonObject{});
+        StartRun server =
+            serverRun(id + "-s", workload, 20'000, tcpTest ? QJsonObject{{"max_tests", 1}} : QJsonObject{});
         server.listen.address = QHostAddress(m_lab.dataB);
         QJsonObject clientParams;
-        if (workload == "http")
-            clientParams = {{"threads", 1}, {"connections", 2}};
-        if (workload == "kv")
-            clientParams = {{"clients", 2}, {"requests", 1000}, {"tests", QJsonArray{"set", "get"}}};
+        if (workload == "http") clientParams = {{"threads", 1}, {"connections", 2}};
+        if (workload == "kv") clientParams = {{"clients", 2}, {"requests", 1000}, {"tests", QJsonArray{"set", "get"}}};
         if (transport == "smcr") {
             server.transport = "smcr";
             server.transportOptions = {{"fabric", "sim"}};
@@ -239,10 +235,9 @@ private slots:
         QCOMPARE(b.startRun(server).value("type").toString(), QString("run_accepted"));
         const auto ready = b.waitForReady(id + "-s");
         QVERIFY(ready);
-        StartRun client = clientRun(id + "-c", workload, m_lab.dataB, ready->port, workload == "kv" ? 10'000 : 600,
-                                    clientParams);
-        if (workload != "kv")
-            client.warmupMs = 0;
+        StartRun client =
+            clientRun(id + "-c", workload, m_lab.dataB, ready->port, workload == "kv" ? 10'000 : 600, clientParams);
+        if (workload != "kv") client.warmupMs = 0;
         if (transport == "smcr") {
             client.transport = "smcr";
             client.transportOptions = {{"fabric", "sim"}};
@@ -251,8 +246,7 @@ private slots:
         const auto clientResult = a.waitForResult(id + "-c");
         QVERIFY(clientResult);
         QVERIFY2(runStateName(clientResult->state) == "finished", qPrintable(clientResult->error));
-        if (!tcpTest)
-            (void)b.request([&](auto h) { return b.client.stopRun(id + "-s", h); });
+        if (!tcpTest) (void)b.request([&](auto h) { return b.client.stopRun(id + "-s", h); });
         const auto serverResult = b.waitForResult(id + "-s");
         QVERIFY(serverResult);
         const QJsonObject& sum = clientResult->summary;

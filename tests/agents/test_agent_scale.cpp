@@ -30,7 +30,8 @@ constexpr qint64 kClientDurationMs = 2000;
 constexpr int kResultWaitMs = static_cast<int>(kClientDurationMs) + 14'000;
 
 int openFds(qint64 pid) {
-    return static_cast<int>(QDir(QStringLiteral("/proc/%1/fd").arg(pid)).entryList(QDir::NoDotAndDotDot | QDir::System).size());
+    return static_cast<int>(
+        QDir(QStringLiteral("/proc/%1/fd").arg(pid)).entryList(QDir::NoDotAndDotDot | QDir::System).size());
 }
 
 double errorCount(const QJsonObject& clientSummary, const char* kind) {
@@ -170,13 +171,15 @@ private slots:
     }
 
     void keepAliveSmcr() {
-        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"),
+                 "the smcr transport is built in but the agent does not offer it");
         const Pair p = runHttp("smcr", 400, false);
         checkPair(p, 400, false);
     }
 
     void churnSmcr() {
-        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"),
+                 "the smcr transport is built in but the agent does not offer it");
         const Pair p = runHttp("smcr", 300, true);
         checkPair(p, 300, true);
     }
@@ -195,16 +198,16 @@ private slots:
     // resources go with the run); a little slack for Qt's own descriptors.
     void noDescriptorLeft() {
         const int slack = 8;
-        QTRY_VERIFY2_WITH_TIMEOUT(openFds(m_serverAgent.pid()) <= m_serverFdsBefore + slack,
-                                  qPrintable(QString("server agent fds %1, before %2")
-                                                 .arg(openFds(m_serverAgent.pid()))
-                                                 .arg(m_serverFdsBefore)),
-                                  5000);
-        QTRY_VERIFY2_WITH_TIMEOUT(openFds(m_clientAgent.pid()) <= m_clientFdsBefore + slack,
-                                  qPrintable(QString("client agent fds %1, before %2")
-                                                 .arg(openFds(m_clientAgent.pid()))
-                                                 .arg(m_clientFdsBefore)),
-                                  5000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            openFds(m_serverAgent.pid()) <= m_serverFdsBefore + slack,
+            qPrintable(
+                QString("server agent fds %1, before %2").arg(openFds(m_serverAgent.pid())).arg(m_serverFdsBefore)),
+            5000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            openFds(m_clientAgent.pid()) <= m_clientFdsBefore + slack,
+            qPrintable(
+                QString("client agent fds %1, before %2").arg(openFds(m_clientAgent.pid())).arg(m_clientFdsBefore)),
+            5000);
     }
 };
 

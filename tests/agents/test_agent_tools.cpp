@@ -109,8 +109,7 @@ private slots:
             const db::RunFacts facts = *(*store)->hostFacts(run.id);
             for (const db::HostFacts* side : {&facts.client, &facts.server}) {
                 QVERIFY2(!side->value("tool.version").isEmpty(), qPrintable(where));
-                QVERIFY2(side->value("tool.command").contains(side->value("tool.program")),
-                         qPrintable(where));
+                QVERIFY2(side->value("tool.command").contains(side->value("tool.program")), qPrintable(where));
                 QCOMPARE(side->value("tool.command").contains("smcr_run"), run.cell.transport == "smcr");
             }
             QVERIFY2(!facts.client.value("tool.output").isEmpty(), qPrintable(where));
@@ -119,8 +118,7 @@ private slots:
                 qint64 smc = 0;
                 const QList<db::Counter> counters = (*store)->counters(run.id).valueOr({});
                 for (const db::Counter& c : counters) {
-                    if (c.side == db::Side::client && c.name == "smc_connections")
-                        smc = c.value;
+                    if (c.side == db::Side::client && c.name == "smc_connections") smc = c.value;
                 }
                 QVERIFY2(smc >= 1, qPrintable(where));
             }
@@ -139,8 +137,8 @@ private slots:
           "sizes": [64],
           "duration": "1s"
         })");
-        const CliRun r = runCampaign(file, m_server.address() + "," + m_client.address(), m_token,
-                                     m_dir.filePath("bad.sqlite"));
+        const CliRun r =
+            runCampaign(file, m_server.address() + "," + m_client.address(), m_token, m_dir.filePath("bad.sqlite"));
         QVERIFY2(r.exitCode == 3, qPrintable(r.err));
         QVERIFY2(r.err.contains("params.threads: must be in 1..64, got 1000"), qPrintable(r.err));
         QVERIFY2(r.err.contains("params.program: unknown parameter"), qPrintable(r.err));
@@ -162,14 +160,11 @@ private slots:
         const QJsonObject applied = server.request([&](auto h) {
             return server.client.setSettings("live-srv", {{"lab.cork_timer_ms", 5}}, h);
         });
-        QVERIFY2(applied.value("type").toString() == "settings_applied",
-                 qPrintable(QJsonDocument(applied).toJson()));
+        QVERIFY2(applied.value("type").toString() == "settings_applied", qPrintable(QJsonDocument(applied).toJson()));
         server.request([&](auto h) { return server.client.stopRun("live-srv", h); });
         QVERIFY(server.waitForResult("live-srv"));
         const QString log = m_server.log();
-        QVERIFY2(QRegularExpression("lab.cork_timer_ms=5 set in [1-9][0-9]* preloaded process")
-                     .match(log)
-                     .hasMatch(),
+        QVERIFY2(QRegularExpression("lab.cork_timer_ms=5 set in [1-9][0-9]* preloaded process").match(log).hasMatch(),
                  qPrintable(log.right(2000)));
     }
 
@@ -183,8 +178,7 @@ private slots:
         const CliRun r = runCampaign(file, withoutIperf.address() + "," + m_client.address(), m_token,
                                      m_dir.filePath("missing.sqlite"));
         QVERIFY2(r.exitCode == 3, qPrintable(r.err));
-        QVERIFY2(r.err.contains(
-                     "iperf3: the configured path /nonexistent/iperf3 (--tool) is not an executable file"),
+        QVERIFY2(r.err.contains("iperf3: the configured path /nonexistent/iperf3 (--tool) is not an executable file"),
                  qPrintable(r.err));
         // An agent refuses to start with a program name outside its list.
         AgentProcess unknown;

@@ -23,15 +23,13 @@ QStringList allowedFamilies(const QString& unitText, QString* problem) {
     QStringList families;
     for (const QString& raw : unitText.split('\n')) {
         const QString line = raw.trimmed();
-        if (!line.startsWith(QLatin1String("RestrictAddressFamilies=")))
-            continue;
+        if (!line.startsWith(QLatin1String("RestrictAddressFamilies="))) continue;
         const QString value = line.section('=', 1).trimmed();
         if (value.isEmpty()) {
             families.clear();
             continue;
         }
-        if (value.startsWith('~'))
-            *problem = QStringLiteral("a deny-list RestrictAddressFamilies=%1").arg(value);
+        if (value.startsWith('~')) *problem = QStringLiteral("a deny-list RestrictAddressFamilies=%1").arg(value);
         families += value.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
     }
     return families;
@@ -41,8 +39,7 @@ QStringList allowedFamilies(const QString& unitText, QString* problem) {
 QString missingFamilies(const QStringList& allowed, const QStringList& names) {
     QStringList missing;
     for (const QString& family : daemon::agentBaseAddressFamilies()) {
-        if (!allowed.contains(family))
-            missing << QStringLiteral("%1 (the agent itself)").arg(family);
+        if (!allowed.contains(family)) missing << QStringLiteral("%1 (the agent itself)").arg(family);
     }
     for (const QString& name : names) {
         const auto needed = daemon::requiredAddressFamilies(name);
@@ -51,8 +48,7 @@ QString missingFamilies(const QStringList& allowed, const QStringList& names) {
             continue;
         }
         for (const QString& family : *needed) {
-            if (!allowed.contains(family))
-                missing << QStringLiteral("%1 (for %2)").arg(family, name);
+            if (!allowed.contains(family)) missing << QStringLiteral("%1 (for %2)").arg(family, name);
         }
     }
     return missing.join(QStringLiteral(", "));
@@ -82,29 +78,23 @@ private slots:
         QStringList names;
         // Every name the agent offers, available here or not: the unit ships
         // to hosts where the unavailable ones work.
-        for (const protocol::Availability& a : caps.transports)
-            names << a.name;
-        for (const protocol::Availability& a : caps.fabrics)
-            names << a.name;
+        for (const protocol::Availability& a : caps.transports) names << a.name;
+        for (const protocol::Availability& a : caps.fabrics) names << a.name;
         QVERIFY(names.contains(QStringLiteral("ksmc")) && names.contains(QStringLiteral("tcp")));
         const QString missing = missingFamilies(allowed, names);
-        QVERIFY2(missing.isEmpty(),
-                 qPrintable(QStringLiteral("the unit's RestrictAddressFamilies= lacks ") + missing));
+        QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("the unit's RestrictAddressFamilies= lacks ") + missing));
         QCOMPARE(agent.terminate(), 0);
     }
 
     // Under a seccomp filter refusing AF_SMC (what the unit did), the hello's
     // ksmc reason names the agent's own sandbox; without one it does not.
     void helloSaysWhenItsSandboxBlocksKsmc() {
-        if (!QFile::exists(QStringLiteral(SMCLAB_SECCOMP_EXEC)))
-            QSKIP("seccomp_exec is not built (x86-64 only)");
+        if (!QFile::exists(QStringLiteral(SMCLAB_SECCOMP_EXEC))) QSKIP("seccomp_exec is not built (x86-64 only)");
         TokenFile token;
         for (const bool sandboxed : {false, true}) {
             AgentProcess agent;
-            const QStringList prefix =
-                sandboxed ? QStringList{QStringLiteral(SMCLAB_SECCOMP_EXEC)} : QStringList{};
-            QVERIFY2(agent.start(token, {}, QStringLiteral("127.0.0.1:0"), prefix),
-                     qPrintable(agent.error()));
+            const QStringList prefix = sandboxed ? QStringList{QStringLiteral(SMCLAB_SECCOMP_EXEC)} : QStringList{};
+            QVERIFY2(agent.start(token, {}, QStringLiteral("127.0.0.1:0"), prefix), qPrintable(agent.error()));
             TestController controller;
             QVERIFY(controller.connectTo("127.0.0.1", agent.port(), token.token()));
             const protocol::Availability ksmc = controller.client.hello().capabilities.ksmc;
@@ -125,8 +115,7 @@ private slots:
     void theCheckCatchesTheUnitWithoutAfSmc() {
         QString problem;
         const QStringList old = allowedFamilies(
-            QStringLiteral("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK\n"),
-            &problem);
+            QStringLiteral("[Service]\nRestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK\n"), &problem);
         QCOMPARE(missingFamilies(old, {QStringLiteral("tcp"), QStringLiteral("ksmc")}),
                  QStringLiteral("AF_SMC (for ksmc)"));
         QVERIFY(missingFamilies(old, {QStringLiteral("quic")}).contains(QStringLiteral("no entry")));

@@ -38,10 +38,9 @@ private:
             return {};
         }
         const auto ready = m_server->waitForReady(serverId);
-        if (!ready || ready->port == 0)
-            return {};
-        const QJsonObject clientAccepted = m_client->startRun(
-            clientRun(clientId, workload, "127.0.0.1", ready->port, clientDurationMs, clientParams));
+        if (!ready || ready->port == 0) return {};
+        const QJsonObject clientAccepted =
+            m_client->startRun(clientRun(clientId, workload, "127.0.0.1", ready->port, clientDurationMs, clientParams));
         if (clientAccepted.value("type").toString() != "run_accepted") {
             qWarning() << "client start_run:" << clientAccepted;
             return {};
@@ -50,8 +49,7 @@ private:
         if (stopServerAfter) {
             const QJsonObject stopping =
                 m_server->request([&](auto h) { return m_server->client.stopRun(serverId, h); });
-            if (stopping.value("type").toString() != "run_stopping")
-                qWarning() << "stop_run:" << stopping;
+            if (stopping.value("type").toString() != "run_stopping") qWarning() << "stop_run:" << stopping;
         }
         auto serverResult = m_server->waitForResult(serverId, 10'000);
         return {serverResult, clientResult};
@@ -77,22 +75,18 @@ private slots:
         QCOMPARE(caps.host.kernelName, QString("Linux"));
         QVERIFY(!caps.host.kernelRelease.isEmpty());
         bool hasLoopback = false;
-        for (const NicInfo& nic : caps.nics)
-            hasLoopback |= nic.addresses.contains("127.0.0.1/8");
+        for (const NicInfo& nic : caps.nics) hasLoopback |= nic.addresses.contains("127.0.0.1/8");
         QVERIFY2(hasLoopback, "the loopback NIC and its address are listed");
         QVERIFY(caps.transportAvailable("tcp"));
         QCOMPARE(caps.ksmc.name, QString("ksmc"));
-        if (!caps.ksmc.available)
-            QVERIFY2(!caps.ksmc.reason.isEmpty(), "an unavailable ksmc says why");
-        for (const char* name : {"tcp_bw", "tcp_lat"})
-            QVERIFY2(caps.workloads.contains(name), name);
+        if (!caps.ksmc.available) QVERIFY2(!caps.ksmc.reason.isEmpty(), "an unavailable ksmc says why");
+        for (const char* name : {"tcp_bw", "tcp_lat"}) QVERIFY2(caps.workloads.contains(name), name);
         QCOMPARE(caps.limits.maxRuns, 4);
         QCOMPARE(caps.limits.maxDurationMs, qint64(3'600'000));
     }
 
     void tcpBw() {
-        const auto [server, client] =
-            runPair("tcp_bw", {{"max_tests", 1}}, {{"msg_size", 65536}}, 1000, false);
+        const auto [server, client] = runPair("tcp_bw", {{"max_tests", 1}}, {{"msg_size", 65536}}, 1000, false);
         QVERIFY2(client, "client result arrives");
         QVERIFY2(server, "server result arrives (max_tests 1 ends it)");
         QCOMPARE(runStateName(client->state), QString("finished"));
@@ -116,8 +110,7 @@ private slots:
         }
         QVERIFY(bytes > 0);
         bool someThroughput = false;
-        for (const Samples& s : samples)
-            someThroughput |= s.throughputBps > 0;
+        for (const Samples& s : samples) someThroughput |= s.throughputBps > 0;
         QVERIFY(someThroughput);
     }
 
@@ -153,8 +146,7 @@ private slots:
     void kv() {
         QVERIFY2(m_workloads.contains("kv"), "kv is built in but missing from the agent's workload registry");
         const auto [server, client] =
-            runPair("kv", {}, {{"clients", 2}, {"requests", 2000}, {"tests", QJsonArray{"set", "get"}}},
-                    10'000, true);
+            runPair("kv", {}, {{"clients", 2}, {"requests", 2000}, {"tests", QJsonArray{"set", "get"}}}, 10'000, true);
         QVERIFY(client && server);
         QCOMPARE(runStateName(client->state), QString("finished"));
         const QJsonArray tests = client->summary.value("tests").toArray();
@@ -163,7 +155,8 @@ private slots:
     }
 
     void tcpBwOverSmcrSim() {
-        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"),
+                 "the smcr transport is built in but the agent does not offer it");
         StartRun server = serverRun("smcr-s", "tcp_bw", 15'000, {{"max_tests", 1}});
         server.transport = "smcr";
         server.transportOptions = {{"fabric", "sim"}};
@@ -175,8 +168,7 @@ private slots:
         client.transportOptions = {{"fabric", "sim"}};
         QCOMPARE(m_client->startRun(client).value("type").toString(), QString("run_accepted"));
         QVERIFY(m_client->waitForSamples("smcr-c", 2));
-        const QJsonObject status =
-            m_client->request([&](auto h) { return m_client->client.requestStatus(h); });
+        const QJsonObject status = m_client->request([&](auto h) { return m_client->client.requestStatus(h); });
         QCOMPARE(status.value("active_runs").toInt(), 1);
         // A live engine setting, when the transport lists it (the kernel's sysctl name).
         const QJsonObject ack = m_client->request([&](auto h) {
@@ -199,7 +191,8 @@ private slots:
     // compare throughput before and after the change (the GUI draws a marker
     // there). The ratio is printed; the engine decides how large it is.
     void liveAutocorkingOverSmcrSplitsTheSamples() {
-        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"),
+                 "the smcr transport is built in but the agent does not offer it");
         StartRun server = serverRun("cork-s", "tcp_bw", 15'000, {{"max_tests", 1}});
         server.transport = "smcr";
         server.transportOptions = {{"fabric", "sim"}};
@@ -236,9 +229,8 @@ private slots:
         }
         QVERIFY2(beforeCount >= 3 && afterCount >= 3,
                  qPrintable(QString("%1 samples before, %2 after").arg(beforeCount).arg(afterCount)));
-        qInfo("smcr tcp_bw 64 B: autocorking off %.1f Mbit/s, on %.1f Mbit/s (x%.2f)",
-              before / beforeCount / 1e6, after / afterCount / 1e6,
-              (after / afterCount) / (before / beforeCount));
+        qInfo("smcr tcp_bw 64 B: autocorking off %.1f Mbit/s, on %.1f Mbit/s (x%.2f)", before / beforeCount / 1e6,
+              after / afterCount / 1e6, (after / afterCount) / (before / beforeCount));
         QVERIFY(m_server->waitForResult("cork-s"));
     }
 
@@ -249,7 +241,8 @@ private slots:
     // autocorking, 2022 datapath series patches 2/3). Skips until the
     // engine reports autocorking counters.
     void autocorkingOnCutsCdcsPerSend() {
-        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"), "the smcr transport is built in but the agent does not offer it");
+        QVERIFY2(m_server->client.hello().capabilities.transportAvailable("smcr"),
+                 "the smcr transport is built in but the agent does not offer it");
         StartRun server = serverRun("ac-s", "tcp_bw", 15'000, {{"max_tests", 1}});
         server.transport = "smcr";
         server.transportOptions = {{"fabric", "sim"}, {"link", "cx4-25g"}};
@@ -314,9 +307,7 @@ private slots:
     void liveSettingsAreAcknowledged() {
         // A long server run to change settings on; tcp's settings are host
         // sysctls, so on a shared host the test re-applies the current value.
-        QCOMPARE(m_server->startRun(serverRun("live", "tcp_bw", 10'000, {{"max_tests", 1}}))
-                     .value("type")
-                     .toString(),
+        QCOMPARE(m_server->startRun(serverRun("live", "tcp_bw", 10'000, {{"max_tests", 1}})).value("type").toString(),
                  QString("run_accepted"));
         QVERIFY(m_server->waitForReady("live"));
         QTest::qWait(300);
@@ -347,10 +338,9 @@ private slots:
         QVERIFY2(ack.atMs >= 300 && ack.atMs < 10'000, qPrintable(QString::number(ack.atMs)));
         QVERIFY(ack.atWallMs >= before - 1000 && ack.atWallMs <= QDateTime::currentMSecsSinceEpoch() + 1000);
 
-        QCOMPARE(m_server->request([&](auto h) { return m_server->client.stopRun("live", h); })
-                     .value("type")
-                     .toString(),
-                 QString("run_stopping"));
+        QCOMPARE(
+            m_server->request([&](auto h) { return m_server->client.stopRun("live", h); }).value("type").toString(),
+            QString("run_stopping"));
         const auto result = m_server->waitForResult("live");
         QVERIFY(result);
         QCOMPARE(runStateName(result->state), QString("stopped"));

@@ -72,9 +72,10 @@ class TestBenchDatapath : public QObject {
 
 private slots:
     void presetPrintsCoverLetterTablesAndShapes() {
-        RunOutput r = runProgram(smclabProgram(), QStringList{"bench", "stream", "--preset", "datapath", "-oo",
-                                                              "msg_size:1:4K:*64", "-t", "100ms", "--reps", "1",
-                                                              "--no-pin"} + db(),
+        RunOutput r = runProgram(smclabProgram(),
+                                 QStringList{"bench", "stream", "--preset", "datapath", "-oo", "msg_size:1:4K:*64",
+                                             "-t", "100ms", "--reps", "1", "--no-pin"} +
+                                     db(),
                                  90000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY2(r.out.startsWith("==== Bandwidth ====\n"), qPrintable(r.out));
@@ -94,7 +95,8 @@ private slots:
         QCOMPARE(shapes.size(), 8);
         for (const QString& line : shapes) {
             // INCONCLUSIVE since issue 16: one run per cell gives no interval.
-            QVERIFY2(QRegularExpression("^(PASS|MISS|INCONCLUSIVE|--  )  \\S").match(line).hasMatch(), qPrintable(line));
+            QVERIFY2(QRegularExpression("^(PASS|MISS|INCONCLUSIVE|--  )  \\S").match(line).hasMatch(),
+                     qPrintable(line));
         }
         QVERIFY(r.out.contains("needs column SMC-WndLimit (--isolate)"));
         QVERIFY(!shapes[0].startsWith("--"));  // autocorking vs no-cork is in the default columns
@@ -110,16 +112,19 @@ private slots:
         QVERIFY2(show.out.contains("(24 of 24 runs done, 0 failed)"), qPrintable(show.out));
         QVERIFY2(show.out.contains("Wire: link cx4lx-vf"), qPrintable(show.out));
         // Every run's own facts: the wire it crossed and the host's load.
-        QVERIFY2(show.out.contains(QRegularExpression("wire \\(from the runs' facts\\):\n  link cx4lx-vf: .* \\(24 runs\\)\n")),
+        QVERIFY2(show.out.contains(
+                     QRegularExpression("wire \\(from the runs' facts\\):\n  link cx4lx-vf: .* \\(24 runs\\)\n")),
                  qPrintable(show.out));
-        QVERIFY2(show.out.contains(QRegularExpression("host load: \\d+ of 24 runs ran on a busy host")), qPrintable(show.out));
+        QVERIFY2(show.out.contains(QRegularExpression("host load: \\d+ of 24 runs ran on a busy host")),
+                 qPrintable(show.out));
     }
 
     void isolationColumnsAndCounters() {
-        RunOutput r = runProgram(smclabProgram(), QStringList{"bench", "stream", "--preset", "datapath", "--test",
-                                                              "tcp_bw", "--columns", "nocork,patches", "--isolate",
-                                                              "--counters", "-oo", "msg_size:2K:2K:*2", "-t", "100ms",
-                                                              "--reps", "1", "--no-pin"} + db(),
+        RunOutput r = runProgram(smclabProgram(),
+                                 QStringList{"bench", "stream", "--preset", "datapath", "--test", "tcp_bw", "--columns",
+                                             "nocork,patches", "--isolate", "--counters", "-oo", "msg_size:2K:2K:*2",
+                                             "-t", "100ms", "--reps", "1", "--no-pin"} +
+                                     db(),
                                  90000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList bw = section(r.out, "Bandwidth");
@@ -144,8 +149,9 @@ private slots:
     }
 
     void machineFormats() {
-        const QStringList base = QStringList{"bench", "stream", "--preset", "datapath", "-oo", "msg_size:64:64:*2",
-                                             "-t", "100ms", "--reps", "1", "--no-pin"} + db();
+        const QStringList base = QStringList{"bench", "stream", "--preset", "datapath", "-oo",     "msg_size:64:64:*2",
+                                             "-t",    "100ms",  "--reps",   "1",        "--no-pin"} +
+                                 db();
         RunOutput csv = runProgram(smclabProgram(), base + QStringList{"--format", "csv"}, 60000);
         QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
         const QStringList lines = csv.out.split('\n', Qt::SkipEmptyParts);
@@ -172,9 +178,9 @@ private slots:
     }
 
     void sendfileTable() {
-        RunOutput r = runProgram(smclabProgram(), QStringList{"bench", "sendfile", "-t", "200ms", "-c", "2",
-                                                              "--counters", "--no-pin"} + db(),
-                                 60000);
+        RunOutput r = runProgram(
+            smclabProgram(),
+            QStringList{"bench", "sendfile", "-t", "200ms", "-c", "2", "--counters", "--no-pin"} + db(), 60000);
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QStringList rps = section(r.out, "Requests/sec");
         QCOMPARE(rps.size(), 2);
@@ -212,7 +218,8 @@ private slots:
             QVERIFY2(r.exitCode == 2, qPrintable(c.args.join(' ') + " -> " + QString::number(r.exitCode)));
             QVERIFY2(r.err.contains(c.text), qPrintable(c.args.join(' ') + " -> " + r.err));
         }
-        for (const QStringList& args : {QStringList{"bench", "stream", "--help"}, QStringList{"bench", "sendfile", "--help"}}) {
+        for (const QStringList& args :
+             {QStringList{"bench", "stream", "--help"}, QStringList{"bench", "sendfile", "--help"}}) {
             RunOutput r = runProgram(smclabProgram(), args);
             QCOMPARE(r.exitCode, 0);
             QVERIFY(r.out.contains("usage: smclab bench"));

@@ -1,6 +1,6 @@
-#include "args.h"
-
 #include <QTest>
+
+#include "args.h"
 
 using namespace smclab::cli;
 

@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include <QDir>
-#include <QFileInfo>
-#include <QStandardPaths>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -55,15 +55,13 @@ bool run(const QString& program, const QStringList& args, QString* output = null
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(program, args);
     const bool ok = p.waitForFinished(timeoutMs) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
-    if (output)
-        *output = QString::fromLocal8Bit(p.readAll());
+    if (output) *output = QString::fromLocal8Bit(p.readAll());
     return ok;
 }
 
 int modeOf(const QString& path) {
     struct stat st {};
-    if (::stat(QFile::encodeName(path).constData(), &st) != 0)
-        return -1;
+    if (::stat(QFile::encodeName(path).constData(), &st) != 0) return -1;
     return static_cast<int>(st.st_mode & 0777);
 }
 
@@ -101,10 +99,8 @@ private:
 
 private slots:
     void initTestCase() {
-        if (::geteuid() != 0)
-            QSKIP("needs root (ip netns add, sshd)");
-        if (!QFile::exists(QStringLiteral("/usr/sbin/sshd")))
-            QSKIP("sshd not installed (Debian openssh-server)");
+        if (::geteuid() != 0) QSKIP("needs root (ip netns add, sshd)");
+        if (!QFile::exists(QStringLiteral("/usr/sbin/sshd"))) QSKIP("sshd not installed (Debian openssh-server)");
         const int pid = static_cast<int>(::getpid());
         m_ns = QStringLiteral("smclab-lab-%1").arg(pid);
         m_hostSide = QStringLiteral("sl%1h").arg(pid);
@@ -136,24 +132,22 @@ private slots:
         QVERIFY(QFile::copy(path(QStringLiteral("id.pub")), path(QStringLiteral("authorized_keys"))));
         QVERIFY(writeFile(path(QStringLiteral("known_hosts")),
                           m_nsAddress + QLatin1Char(' ') + readFile(path(QStringLiteral("host_key.pub")))));
-        QVERIFY(
-            writeFile(path(QStringLiteral("sshd_config")),
-                      QStringLiteral("ListenAddress %1\nPort 22\nHostKey %2\nAuthorizedKeysFile %3\n"
-                                     "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
-                                     "StrictModes no\nPermitRootLogin prohibit-password\nPidFile %4\n")
-                          .arg(m_nsAddress, path(QStringLiteral("host_key")),
-                               path(QStringLiteral("authorized_keys")), path(QStringLiteral("sshd.pid")))));
-        QVERIFY(writeFile(
-            path(QStringLiteral("ssh_config")),
-            QStringLiteral("Host *\n  User root\n  IdentityFile %1\n  IdentitiesOnly yes\n"
-                           "  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
-                .arg(path(QStringLiteral("id")), path(QStringLiteral("known_hosts")))));
+        QVERIFY(writeFile(path(QStringLiteral("sshd_config")),
+                          QStringLiteral("ListenAddress %1\nPort 22\nHostKey %2\nAuthorizedKeysFile %3\n"
+                                         "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n"
+                                         "StrictModes no\nPermitRootLogin prohibit-password\nPidFile %4\n")
+                              .arg(m_nsAddress, path(QStringLiteral("host_key")),
+                                   path(QStringLiteral("authorized_keys")), path(QStringLiteral("sshd.pid")))));
+        QVERIFY(writeFile(path(QStringLiteral("ssh_config")),
+                          QStringLiteral("Host *\n  User root\n  IdentityFile %1\n  IdentitiesOnly yes\n"
+                                         "  UserKnownHostsFile %2\n  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
+                              .arg(path(QStringLiteral("id")), path(QStringLiteral("known_hosts")))));
         QDir().mkpath(QStringLiteral("/run/sshd"));  // sshd's privilege separation directory
         m_sshd.setProcessChannelMode(QProcess::MergedChannels);
-        m_sshd.start(QStringLiteral("ip"),
-                     {QStringLiteral("netns"), QStringLiteral("exec"), m_ns, QStringLiteral("/usr/sbin/sshd"),
-                      QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"),
-                      path(QStringLiteral("sshd_config"))});
+        m_sshd.start(
+            QStringLiteral("ip"),
+            {QStringLiteral("netns"), QStringLiteral("exec"), m_ns, QStringLiteral("/usr/sbin/sshd"),
+             QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"), path(QStringLiteral("sshd_config"))});
         QVERIFY(m_sshd.waitForStarted(5000));
         // Ready when a login works.
         QVERIFY2(QTest::qWaitFor(
@@ -168,11 +162,10 @@ private slots:
     void cleanupTestCase() {
         // The agent a failed test may have left (its pid file is ours).
         const QString pid = readFile(path(QStringLiteral("remote/agent.pid"))).trimmed();
-        if (!pid.isEmpty())
-            run(QStringLiteral("kill"), {pid});
-        const QString chrootPid = readFile(path(QStringLiteral("overlay/upper")) + path(QStringLiteral("remote2/agent.pid"))).trimmed();
-        if (!chrootPid.isEmpty())
-            run(QStringLiteral("kill"), {chrootPid});
+        if (!pid.isEmpty()) run(QStringLiteral("kill"), {pid});
+        const QString chrootPid =
+            readFile(path(QStringLiteral("overlay/upper")) + path(QStringLiteral("remote2/agent.pid"))).trimmed();
+        if (!chrootPid.isEmpty()) run(QStringLiteral("kill"), {chrootPid});
         if (m_chrootSshd.state() != QProcess::NotRunning) {
             m_chrootSshd.kill();
             m_chrootSshd.waitForFinished(5000);
@@ -181,26 +174,24 @@ private slots:
             m_sshd.kill();
             m_sshd.waitForFinished(5000);
         }
-        if (m_nsCreated)
-            run(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("del"), m_ns});
+        if (m_nsCreated) run(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("del"), m_ns});
     }
 
     void deployStatusStop() {
         const quint16 agentPort = 7601;
-        const QStringList deploy = QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
-                                   QStringList{QStringLiteral("--agent-port"), QString::number(agentPort),
-                                               QStringLiteral("--agent-binary"), agentBinary(),
-                                               // The workloads' peer is the host's own lab address.
-                                               QStringLiteral("--agent-arg=--allow-peer=%1/32").arg(m_nsAddress),
-                                               m_nsAddress};
+        const QStringList deploy =
+            QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
+            QStringList{QStringLiteral("--agent-port"), QString::number(agentPort), QStringLiteral("--agent-binary"),
+                        agentBinary(),
+                        // The workloads' peer is the host's own lab address.
+                        QStringLiteral("--agent-arg=--allow-peer=%1/32").arg(m_nsAddress), m_nsAddress};
         const Outcome first = runSmclab(deploy);
         QVERIFY2(first.exitCode == 0, qPrintable(first.out + first.err));
         QVERIFY2(first.out.contains(QStringLiteral("agent up on %1:%2").arg(m_nsAddress).arg(agentPort)),
                  qPrintable(first.out));
 
         // The lab file names the host, port and a token file; tokens are 0600 on both ends.
-        const QJsonObject lab =
-            QJsonDocument::fromJson(readFile(path(QStringLiteral("lab.json"))).toUtf8()).object();
+        const QJsonObject lab = QJsonDocument::fromJson(readFile(path(QStringLiteral("lab.json"))).toUtf8()).object();
         const QJsonObject host = lab.value(QStringLiteral("hosts")).toArray().first().toObject();
         QCOMPARE(host.value(QStringLiteral("host")).toString(), m_nsAddress);
         QCOMPARE(host.value(QStringLiteral("agent_port")).toInt(), int(agentPort));
@@ -217,13 +208,13 @@ private slots:
                           QStringLiteral(R"({"name": "lab", "workloads": [{"workload": "tcp_lat", "label": "Latency"}],
                               "columns": [{"label": "TCP", "transport": "tcp"}], "sizes": [64], "durationMs": 300,
                               "sampleIntervalMs": 100})")));
-        const QStringList labRun{QStringLiteral("run"), path(QStringLiteral("campaign.json")), QStringLiteral("--lab"),
-                                 path(QStringLiteral("lab.json")), QStringLiteral("--db"),
-                                 path(QStringLiteral("results.db"))};
+        const QStringList labRun{QStringLiteral("run"),   path(QStringLiteral("campaign.json")),
+                                 QStringLiteral("--lab"), path(QStringLiteral("lab.json")),
+                                 QStringLiteral("--db"),  path(QStringLiteral("results.db"))};
         const Outcome ran = runSmclab(labRun);
         QVERIFY2(ran.exitCode == 0 && ran.out.contains(QStringLiteral("Latency")), qPrintable(ran.out + ran.err));
-        const Outcome named = runSmclab(labRun + QStringList{QStringLiteral("--agents"), m_nsAddress + QLatin1Char(',') +
-                                                                                         m_missingAddress});
+        const Outcome named = runSmclab(
+            labRun + QStringList{QStringLiteral("--agents"), m_nsAddress + QLatin1Char(',') + m_missingAddress});
         QCOMPARE(named.exitCode, 1);
         QVERIFY2(named.err.contains(QStringLiteral("host %1 is not in the lab file").arg(m_missingAddress)),
                  qPrintable(named.err));
@@ -231,8 +222,7 @@ private slots:
         const QStringList status = QStringList{QStringLiteral("lab"), QStringLiteral("status")} + common();
         Outcome up = runSmclab(status);
         QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
-        QVERIFY2(up.out.contains(QStringLiteral(" up ")) &&
-                     up.out.contains(QStringLiteral("smclab-agent ")) &&
+        QVERIFY2(up.out.contains(QStringLiteral(" up ")) && up.out.contains(QStringLiteral("smclab-agent ")) &&
                      up.out.contains(QStringLiteral("tcp")),
                  qPrintable(up.out));
 
@@ -244,26 +234,25 @@ private slots:
         QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
 
         // One shared token instead (what `smclab run --token-file F` needs): the agent takes it.
-        QVERIFY(
-            writeFile(path(QStringLiteral("shared.token")), QStringLiteral("shared-lab-token-0123456789\n")));
-        const Outcome shared = runSmclab(
-            deploy + QStringList{QStringLiteral("--token-file"), path(QStringLiteral("shared.token"))});
+        QVERIFY(writeFile(path(QStringLiteral("shared.token")), QStringLiteral("shared-lab-token-0123456789\n")));
+        const Outcome shared =
+            runSmclab(deploy + QStringList{QStringLiteral("--token-file"), path(QStringLiteral("shared.token"))});
         QVERIFY2(shared.exitCode == 0, qPrintable(shared.out + shared.err));
         QCOMPARE(readFile(path(QStringLiteral("remote/agent.token"))).trimmed(),
                  QStringLiteral("shared-lab-token-0123456789"));
         QVERIFY(runSmclab(status).exitCode == 0);
 
-        const Outcome stopped = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} +
-                                          common() + QStringList{m_nsAddress});
+        const Outcome stopped =
+            runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} + common() + QStringList{m_nsAddress});
         QVERIFY2(stopped.exitCode == 0 && stopped.out.contains(QStringLiteral("stopped")),
                  qPrintable(stopped.out + stopped.err));
         const Outcome down = runSmclab(status);
         QCOMPARE(down.exitCode, 1);
         QVERIFY2(down.out.contains(QStringLiteral(" down ")), qPrintable(down.out));
-        const Outcome gone = runSmclab({QStringLiteral("run"), path(QStringLiteral("campaign.json")), QStringLiteral("--lab"),
-                                        path(QStringLiteral("lab.json")), QStringLiteral("--db"),
-                                        path(QStringLiteral("results.db")), QStringLiteral("--connect-timeout"),
-                                        QStringLiteral("2")});
+        const Outcome gone =
+            runSmclab({QStringLiteral("run"), path(QStringLiteral("campaign.json")), QStringLiteral("--lab"),
+                       path(QStringLiteral("lab.json")), QStringLiteral("--db"), path(QStringLiteral("results.db")),
+                       QStringLiteral("--connect-timeout"), QStringLiteral("2")});
         QCOMPARE(gone.exitCode, 1);
         QVERIFY2(gone.err.contains(QStringLiteral("%1:%2").arg(m_nsAddress).arg(agentPort)), qPrintable(gone.err));
     }
@@ -283,8 +272,9 @@ private slots:
             QSKIP("unshare (util-linux) is missing");
         QString out;
         // The agent's package alone; no dpkg-shlibdeps pass (its libraries are this machine's anyway).
-        QVERIFY2(run(cpack, {"-G", "DEB", "-D", "CPACK_COMPONENTS_ALL=agent", "-D", "CPACK_DEBIAN_PACKAGE_SHLIBDEPS=OFF", "--config",
-                             buildDir + QStringLiteral("/CPackConfig.cmake"), "-B", path(QStringLiteral("debs"))},
+        QVERIFY2(run(cpack,
+                     {"-G", "DEB", "-D", "CPACK_COMPONENTS_ALL=agent", "-D", "CPACK_DEBIAN_PACKAGE_SHLIBDEPS=OFF",
+                      "--config", buildDir + QStringLiteral("/CPackConfig.cmake"), "-B", path(QStringLiteral("debs"))},
                      &out, 120'000),
                  qPrintable(out));
         const QStringList debs =
@@ -294,21 +284,22 @@ private slots:
 
         const QString upper = path(QStringLiteral("overlay/upper"));
         const QString merged = path(QStringLiteral("overlay/merged"));
-        for (const char* dir : {"overlay/upper", "overlay/work", "overlay/merged"})
-            QVERIFY(QDir().mkpath(path(dir)));
+        for (const char* dir : {"overlay/upper", "overlay/work", "overlay/merged"}) QVERIFY(QDir().mkpath(path(dir)));
         QVERIFY(writeFile(path(QStringLiteral("sshd_config2")),
                           readFile(path(QStringLiteral("sshd_config")))
                               .replace(QStringLiteral("Port 22\n"), QStringLiteral("Port 2222\n"))
                               .replace(path(QStringLiteral("sshd.pid")), path(QStringLiteral("sshd2.pid")))));
         QFile known(path(QStringLiteral("known_hosts")));
         QVERIFY(known.open(QIODevice::Append));
-        known.write(QStringLiteral("[%1]:2222 %2").arg(m_nsAddress, readFile(path(QStringLiteral("host_key.pub")))).toUtf8());
+        known.write(
+            QStringLiteral("[%1]:2222 %2").arg(m_nsAddress, readFile(path(QStringLiteral("host_key.pub")))).toUtf8());
         known.close();
         const QString script =
-            QStringLiteral("mount -t overlay overlay -o lowerdir=/,upperdir=%1,workdir=%2 %3 && "
-                           "mount --rbind /proc %3/proc && mount --rbind /dev %3/dev && "
-                           "mount -t tmpfs tmpfs %3/run && mkdir -p %3/run/sshd && "
-                           "exec chroot %3 /usr/sbin/sshd -D -e -f %4")
+            QStringLiteral(
+                "mount -t overlay overlay -o lowerdir=/,upperdir=%1,workdir=%2 %3 && "
+                "mount --rbind /proc %3/proc && mount --rbind /dev %3/dev && "
+                "mount -t tmpfs tmpfs %3/run && mkdir -p %3/run/sshd && "
+                "exec chroot %3 /usr/sbin/sshd -D -e -f %4")
                 .arg(upper, path(QStringLiteral("overlay/work")), merged, path(QStringLiteral("sshd_config2")));
         m_chrootSshd.setProcessChannelMode(QProcess::MergedChannels);
         m_chrootSshd.start(QStringLiteral("ip"), {"netns", "exec", m_ns, "unshare", "--mount", "--propagation",
@@ -345,10 +336,10 @@ private slots:
         QVERIFY(!QFile::exists(QStringLiteral("/etc/smclab/lab-deploy.conf")));
         const QString tokenFile = upper + QStringLiteral("/etc/smclab/agent.token");
         QCOMPARE(modeOf(tokenFile), 0600);
-        const QJsonObject lab =
-            QJsonDocument::fromJson(readFile(path(QStringLiteral("lab2.json"))).toUtf8()).object();
+        const QJsonObject lab = QJsonDocument::fromJson(readFile(path(QStringLiteral("lab2.json"))).toUtf8()).object();
         const QJsonObject host = lab.value(QStringLiteral("hosts")).toArray().first().toObject();
-        QCOMPARE(readFile(tokenFile).trimmed(), readFile(host.value(QStringLiteral("token_file")).toString()).trimmed());
+        QCOMPARE(readFile(tokenFile).trimmed(),
+                 readFile(host.value(QStringLiteral("token_file")).toString()).trimmed());
         QCOMPARE(host.value(QStringLiteral("mode")).toString(), QStringLiteral("user"));
         QVERIFY(readFile(upper + QStringLiteral("/etc/smclab/lab-deploy.conf"))
                     .contains(QStringLiteral("SMCLAB_AGENT_LISTEN=0.0.0.0:7602")));
@@ -362,12 +353,10 @@ private slots:
     }
 
     void unreachableHostFailsWithSshsMessage() {
-        const Outcome o =
-            runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
-                      QStringList{QStringLiteral("--agent-binary"), agentBinary(), m_missingAddress});
+        const Outcome o = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + common() +
+                                    QStringList{QStringLiteral("--agent-binary"), agentBinary(), m_missingAddress});
         QCOMPARE(o.exitCode, 1);
-        QVERIFY2(o.err.contains(QStringLiteral("ssh failed")) && o.err.contains(m_missingAddress),
-                 qPrintable(o.err));
+        QVERIFY2(o.err.contains(QStringLiteral("ssh failed")) && o.err.contains(m_missingAddress), qPrintable(o.err));
         QCOMPARE(runSmclab({QStringLiteral("lab"), QStringLiteral("deploy")}).exitCode, 2);
         QCOMPARE(runSmclab({QStringLiteral("lab"), QStringLiteral("frobnicate")}).exitCode, 2);
     }

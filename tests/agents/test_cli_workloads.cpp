@@ -22,7 +22,8 @@ private slots:
         // The value column is as wide as the widest value of the block.
         QVERIFY(bw.out.contains(QRegularExpression("\\n    msg_size  =  +1 KiB \\(1,024\\)\\n")));
         QVERIFY(bw.out.contains(QRegularExpression("\\n    msg_size  =  +4 KiB \\(4,096\\)\\n")));
-        RunOutput lat = runProgram(smclabProgram(), {"load", "tcp_lat", "--connect", target, "-t", "300ms", "-vl", "-vs"});
+        RunOutput lat =
+            runProgram(smclabProgram(), {"load", "tcp_lat", "--connect", target, "-t", "300ms", "-vl", "-vs"});
         QCOMPARE(lat.exitCode, 0);
         QVERIFY(lat.out.startsWith("tcp_lat:\n    latency "));
         QVERIFY(lat.out.contains("latency_p99"));
@@ -54,27 +55,31 @@ private slots:
             {{"serve", "ftp", "--listen", "127.0.0.1:0"}, 2, "unknown server 'ftp'"},
             {{"serve", "tcp"}, 2, "--listen ADDR:PORT is required"},
             {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport", "udp"}, 1, "unknown transport 'udp'"},
-            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport-opt", "fabric=sim"}, 1,
+            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport-opt", "fabric=sim"},
+             1,
              "fabric: the tcp transport takes no options"},
-            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport-opt", "novalue"}, 2, "--transport-opt expects KEY=VALUE"},
+            {{"serve", "tcp", "--listen", "127.0.0.1:0", "--transport-opt", "novalue"},
+             2,
+             "--transport-opt expects KEY=VALUE"},
             {{"load", "tcp_bw", "--connect", "127.0.0.1:1", "-t", "100ms"}, 1, "connection refused"},
         };
         for (const Case& c : cases) {
             RunOutput r = runProgram(smclabProgram(), c.args);
-            QVERIFY2(r.exitCode == c.exitCode, qPrintable(c.args.join(' ') + " -> " + QString::number(r.exitCode) + ": " + r.err));
+            QVERIFY2(r.exitCode == c.exitCode,
+                     qPrintable(c.args.join(' ') + " -> " + QString::number(r.exitCode) + ": " + r.err));
             QVERIFY2(r.err.contains(c.text), qPrintable(c.args.join(' ') + " -> " + r.err));
         }
         // ksmc: either it works here, or it says why not.
-        RunOutput ksmc = runProgram(smclabProgram(), {"serve", "tcp", "--listen", "127.0.0.1:0", "--transport", "ksmc",
-                                                      "--max-tests", "0"},
-                                    1500);
+        RunOutput ksmc =
+            runProgram(smclabProgram(),
+                       {"serve", "tcp", "--listen", "127.0.0.1:0", "--transport", "ksmc", "--max-tests", "0"}, 1500);
         if (ksmc.exitCode == 1) QVERIFY(ksmc.err.contains("kernel SMC not available"));
     }
 
     void helpIsAvailable() {
-        for (const QStringList& args : {QStringList{"serve", "--help"}, QStringList{"load", "--help"},
-                                        QStringList{"load", "tcp_bw", "--help"}, QStringList{"load", "http", "--help"},
-                                        QStringList{"load", "kv", "--help"}}) {
+        for (const QStringList& args :
+             {QStringList{"serve", "--help"}, QStringList{"load", "--help"}, QStringList{"load", "tcp_bw", "--help"},
+              QStringList{"load", "http", "--help"}, QStringList{"load", "kv", "--help"}}) {
             RunOutput r = runProgram(smclabProgram(), args);
             QCOMPARE(r.exitCode, 0);
             QVERIFY(r.out.contains("usage: smclab"));
@@ -85,9 +90,9 @@ private slots:
         QProcess http;
         const quint16 httpPort = startServe(http, {"http", "--listen", "127.0.0.1:0", "--threads", "2"});
         QVERIFY(httpPort != 0);
-        RunOutput wrkLike = runProgram(smclabProgram(), {"load", "http", "http://127.0.0.1:" + QString::number(httpPort) +
-                                                                             "/4k.html", "-t", "1", "-c", "2", "-d",
-                                                         "300ms", "--latency"});
+        RunOutput wrkLike =
+            runProgram(smclabProgram(), {"load", "http", "http://127.0.0.1:" + QString::number(httpPort) + "/4k.html",
+                                         "-t", "1", "-c", "2", "-d", "300ms", "--latency"});
         QCOMPARE(wrkLike.exitCode, 0);
         QVERIFY(wrkLike.out.startsWith("Running 300ms test @ http://127.0.0.1:"));
         QVERIFY(wrkLike.out.contains("  1 threads and 2 connections\n"));
@@ -99,11 +104,13 @@ private slots:
         QProcess kv;
         const quint16 kvPort = startServe(kv, {"kv", "--listen", "127.0.0.1:0"});
         QVERIFY(kvPort != 0);
-        RunOutput quiet = runProgram(smclabProgram(), {"load", "kv", "--connect", "127.0.0.1:" + QString::number(kvPort),
-                                                       "-n", "2000", "-c", "4", "-q"});
+        RunOutput quiet = runProgram(
+            smclabProgram(),
+            {"load", "kv", "--connect", "127.0.0.1:" + QString::number(kvPort), "-n", "2000", "-c", "4", "-q"});
         QCOMPARE(quiet.exitCode, 0);
-        QVERIFY(quiet.out.contains(QRegularExpression("^SET: [0-9.]+ requests per second, p50=[0-9.]+ msec\\n"
-                                                      "GET: [0-9.]+ requests per second, p50=[0-9.]+ msec\\n$")));
+        QVERIFY(
+            quiet.out.contains(QRegularExpression("^SET: [0-9.]+ requests per second, p50=[0-9.]+ msec\\n"
+                                                  "GET: [0-9.]+ requests per second, p50=[0-9.]+ msec\\n$")));
         RunOutput csv = runProgram(smclabProgram(), {"load", "kv", "--connect", "127.0.0.1:" + QString::number(kvPort),
                                                      "-n", "500", "-c", "2", "--csv", "-t", "get"});
         QCOMPARE(csv.exitCode, 0);

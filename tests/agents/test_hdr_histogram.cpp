@@ -1,12 +1,12 @@
-#include "hdr_histogram.h"
-
-#include <QJsonArray>
-#include <QTest>
-
 #include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
+
+#include <QJsonArray>
+#include <QTest>
+
+#include "hdr_histogram.h"
 
 using smclab::workloads::HdrHistogram;
 
@@ -38,7 +38,7 @@ private slots:
     void smallValuesAreExact() {
         HdrHistogram h;
         for (uint64_t v = 0; v < 2048; ++v) h.record(v);
-        QCOMPARE(h.valueAtPercentile(0), 0u);      // rank at least 1
+        QCOMPARE(h.valueAtPercentile(0), 0u);  // rank at least 1
         QCOMPARE(h.valueAtPercentile(100), 2047u);
         QCOMPARE(h.valueAtPercentile(50), 1023u);  // rank floor(1024+0.5) = 1024 -> value 1023
         QCOMPARE(h.highestEquivalent(1500), 1500u);
@@ -50,7 +50,8 @@ private slots:
             const uint64_t lo = h.lowestEquivalent(v);
             const uint64_t hi = h.highestEquivalent(v);
             QVERIFY(lo <= v && v <= hi);
-            QVERIFY2(static_cast<double>(hi - lo + 1) / static_cast<double>(v) <= 1.0 / 1000.0, "bucket wider than 0.1 %");
+            QVERIFY2(static_cast<double>(hi - lo + 1) / static_cast<double>(v) <= 1.0 / 1000.0,
+                     "bucket wider than 0.1 %");
             QCOMPARE(h.countsIndex(lo), h.countsIndex(hi));
             QVERIFY(h.countsIndex(hi + 1) == h.countsIndex(hi) + 1);
         }

@@ -38,12 +38,11 @@ private slots:
     }
 
     void loadAndMhz() {
-        QCOMPARE(parseLoadAverage(QStringLiteral("1.25 0.80 0.50 2/300 12345\n")),
-                 std::optional<double>(1.25));
+        QCOMPARE(parseLoadAverage(QStringLiteral("1.25 0.80 0.50 2/300 12345\n")), std::optional<double>(1.25));
         QVERIFY(!parseLoadAverage(QString()).has_value());
-        QCOMPARE(parseCpuInfoMhz(QStringLiteral(
-                     "processor: 0\ncpu MHz\t\t: 2000.0\nprocessor: 1\ncpu MHz\t\t: 3000.0\n")),
-                 std::optional<double>(2500.0));
+        QCOMPARE(
+            parseCpuInfoMhz(QStringLiteral("processor: 0\ncpu MHz\t\t: 2000.0\nprocessor: 1\ncpu MHz\t\t: 3000.0\n")),
+            std::optional<double>(2500.0));
         QVERIFY(!parseCpuInfoMhz(QStringLiteral("processor: 0\n")).has_value());
     }
 
@@ -68,8 +67,7 @@ private slots:
         QCOMPARE(o.value("cpu_count").toInt(), 2);
         QCOMPARE(o.value("interval_ms").toInteger(), 2000);
         // Unreadable sources leave their fields out.
-        const QJsonObject bare =
-            hostStateJson(HostCpuSnapshot{}, HostCpuSnapshot{}, 1000, std::nullopt, 0, 100);
+        const QJsonObject bare = hostStateJson(HostCpuSnapshot{}, HostCpuSnapshot{}, 1000, std::nullopt, 0, 100);
         QVERIFY(!bare.contains("cpu_busy_pct"));
         QVERIFY(!bare.contains("cpu_mhz"));
     }

@@ -48,14 +48,15 @@ private slots:
         const QString d = dir.path();
         QFile conf(dir.filePath("nginx.conf"));
         QVERIFY(conf.open(QIODevice::WriteOnly));
-        conf.write(QString("%1daemon off;\nworker_processes 1;\npid %2/nginx.pid;\nerror_log %2/error.log;\n"
-                           "events { worker_connections 256; }\n"
-                           "http {\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 1000000;\n"
-                           "  client_body_temp_path %2/body;\n  proxy_temp_path %2/proxy;\n  fastcgi_temp_path %2/fastcgi;\n"
-                           "  uwsgi_temp_path %2/uwsgi;\n  scgi_temp_path %2/scgi;\n"
-                           "  server { listen 127.0.0.1:%3; root %2/www; }\n}\n")
-                       .arg(::geteuid() == 0 ? "user root;\n" : "", d, QString::number(port))
-                       .toUtf8());
+        conf.write(
+            QString("%1daemon off;\nworker_processes 1;\npid %2/nginx.pid;\nerror_log %2/error.log;\n"
+                    "events { worker_connections 256; }\n"
+                    "http {\n  access_log off;\n  sendfile on;\n  tcp_nopush on;\n  keepalive_requests 1000000;\n"
+                    "  client_body_temp_path %2/body;\n  proxy_temp_path %2/proxy;\n  fastcgi_temp_path %2/fastcgi;\n"
+                    "  uwsgi_temp_path %2/uwsgi;\n  scgi_temp_path %2/scgi;\n"
+                    "  server { listen 127.0.0.1:%3; root %2/www; }\n}\n")
+                .arg(::geteuid() == 0 ? "user root;\n" : "", d, QString::number(port))
+                .toUtf8());
         conf.close();
         QProcess nginx;
         nginx.start(findTool("nginx"), {"-p", d, "-e", d + "/error.log", "-c", d + "/nginx.conf"});
@@ -63,10 +64,11 @@ private slots:
         if (!waitForPort(port, 10000)) {
             QFile log(d + "/error.log");
             log.open(QIODevice::ReadOnly);
-            QFAIL(qPrintable("nginx did not start: " + QString::fromUtf8(log.readAll()) + nginx.readAllStandardError()));
+            QFAIL(
+                qPrintable("nginx did not start: " + QString::fromUtf8(log.readAll()) + nginx.readAllStandardError()));
         }
-        RunOutput r = runProgram(smclabProgram(), {"load", "http", "--connect", "127.0.0.1:" + QString::number(port), "-t",
-                                                   "1", "-c", "4", "-d", "1s", "--json"});
+        RunOutput r = runProgram(smclabProgram(), {"load", "http", "--connect", "127.0.0.1:" + QString::number(port),
+                                                   "-t", "1", "-c", "4", "-d", "1s", "--json"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QJsonObject result = QJsonDocument::fromJson(r.out.toUtf8()).object();
         const QJsonObject summary = result["summary"].toObject();
@@ -75,8 +77,9 @@ private slots:
         QVERIFY(summary["bytes"].toDouble() >= requests * 4096);
         const QJsonObject errors = summary["errors"].toObject();
         for (const QString& k : errors.keys()) QVERIFY2(errors[k].toDouble() == 0, qPrintable(k));
-        RunOutput missing = runProgram(smclabProgram(), {"load", "http", "--connect", "127.0.0.1:" + QString::number(port),
-                                                         "-t", "1", "-c", "1", "-d", "300ms", "--path", "/nope"});
+        RunOutput missing =
+            runProgram(smclabProgram(), {"load", "http", "--connect", "127.0.0.1:" + QString::number(port), "-t", "1",
+                                         "-c", "1", "-d", "300ms", "--path", "/nope"});
         QCOMPARE(missing.exitCode, 0);
         QVERIFY(missing.out.contains("Non-2xx or 3xx responses: "));
         stopProcess(nginx);

@@ -41,7 +41,8 @@ private slots:
         const int keys = reply.mid(1, reply.indexOf("\r\n") - 1).toInt();
         QVERIFY(keys > 10 && keys <= 100);
         // Our full report shows what redis-server says about persistence.
-        RunOutput full = runProgram(smclabProgram(), {"load", "kv", "--connect", target, "-n", "500", "-c", "2", "-t", "set"});
+        RunOutput full =
+            runProgram(smclabProgram(), {"load", "kv", "--connect", target, "-n", "500", "-c", "2", "-t", "set"});
         QCOMPARE(full.exitCode, 0);
         QVERIFY(full.out.contains("host configuration \"appendonly\": no"));
         QVERIFY(full.out.contains("Summary:\n  throughput summary: "));
@@ -64,8 +65,9 @@ private slots:
         }
         QVERIFY2(numberAfter(setLine, "SET:") > 0, qPrintable(q.out));
         QVERIFY2(numberAfter(getLine, "GET:") > 0, qPrintable(q.out));
-        RunOutput csv = runProgram(findTool("redis-benchmark"), {"-p", QString::number(port), "-t", "set", "-n", "1000",
-                                                                 "-c", "4", "-P", "8", "-r", "50", "-d", "100", "--csv"});
+        RunOutput csv =
+            runProgram(findTool("redis-benchmark"), {"-p", QString::number(port), "-t", "set", "-n", "1000", "-c", "4",
+                                                     "-P", "8", "-r", "50", "-d", "100", "--csv"});
         QCOMPARE(csv.exitCode, 0);
         QVERIFY(csv.out.contains("\"SET\",\""));
         stopProcess(server);

@@ -52,8 +52,8 @@ private slots:
 
     void textEscapesAndGroupsFamilies() {
         MetricsPage page;
-        page.add("smclab_test_total", MetricType::counter, "a help with \\ and\nnewline",
-                 {{"run_id", "a\"b\\c\nd"}}, 3);
+        page.add("smclab_test_total", MetricType::counter, "a help with \\ and\nnewline", {{"run_id", "a\"b\\c\nd"}},
+                 3);
         page.add("smclab_test_level", MetricType::gauge, "level", {}, 0.25);
         page.add("smclab_test_total", MetricType::counter, "ignored", {{"run_id", "second"}}, 1e18);
         const QByteArray text = page.toText();
@@ -65,16 +65,14 @@ private slots:
                                   "# TYPE smclab_test_level gauge\n"
                                   "smclab_test_level 0.25\n"));
         const QString promtool = QStandardPaths::findExecutable(QStringLiteral("promtool"));
-        if (promtool.isEmpty())
-            QSKIP("promtool not installed (Debian prometheus); the text was checked by hand above");
+        if (promtool.isEmpty()) QSKIP("promtool not installed (Debian prometheus); the text was checked by hand above");
         QProcess check;
         check.start(promtool, {"check", "metrics"});
         QVERIFY(check.waitForStarted());
         check.write(text);
         check.closeWriteChannel();
         QVERIFY(check.waitForFinished(20'000));
-        QVERIFY2(check.exitCode() == 0,
-                 (check.readAllStandardOutput() + check.readAllStandardError()).constData());
+        QVERIFY2(check.exitCode() == 0, (check.readAllStandardOutput() + check.readAllStandardError()).constData());
     }
 };
 

@@ -28,10 +28,10 @@ namespace {
 class RecordingTransport final : public transports::Transport {
 public:
     std::vector<std::pair<std::string, std::string>> applied;
-    std::map<std::string, std::string> values = {
-        {"autocorking_size", "65536"}, {"lab.cork_timer_ms", "0"},   {"lab.cq_mode", "drain_then_arm"},
-        {"lab.tx_defer_to_owner", "on"}, {"lab.wnd_update_limit", "max"}, {"lab.rq_credits", "off"},
-        {"lab.rx_backlog", "off"},       {"lab.fast_fallback", "off"}};
+    std::map<std::string, std::string> values = {{"autocorking_size", "65536"},     {"lab.cork_timer_ms", "0"},
+                                                 {"lab.cq_mode", "drain_then_arm"}, {"lab.tx_defer_to_owner", "on"},
+                                                 {"lab.wnd_update_limit", "max"},   {"lab.rq_credits", "off"},
+                                                 {"lab.rx_backlog", "off"},         {"lab.fast_fallback", "off"}};
 
     std::string name() const override { return "fake"; }
     smcr::Result<std::unique_ptr<transports::Stream>> connect(const std::string&, uint16_t,
@@ -51,7 +51,8 @@ public:
     }
     smcr::Status applySetting(const std::string& name, const std::string& value) override {
         if (name == "lab.cq_mode" && value != "arm_first" && value != "drain_then_arm")
-            return smcr::fail(smcr::Errc::invalidArgument, "lab.cq_mode: expected arm_first|drain_then_arm, got '" + value + "'");
+            return smcr::fail(smcr::Errc::invalidArgument,
+                              "lab.cq_mode: expected arm_first|drain_then_arm, got '" + value + "'");
         applied.emplace_back(name, value);
         values[name] = value;
         return {};
@@ -127,15 +128,13 @@ private slots:
                                       << "peer";
         QTest::newRow("params type") << "params" << QJsonValue("x") << "bad_field"
                                      << "params";
-        QTest::newRow("params nested")
-            << "params" << QJsonValue(QJsonObject{{"a", QJsonObject{}}}) << "bad_field"
-            << "params.a";
+        QTest::newRow("params nested") << "params" << QJsonValue(QJsonObject{{"a", QJsonObject{}}}) << "bad_field"
+                                       << "params.a";
         QTest::newRow("params long string")
             << "params" << QJsonValue(QJsonObject{{"a", QString(1025, 'x')}}) << "bad_field"
             << "params.a";
         QTest::newRow("settings array element")
-            << "settings" << QJsonValue(QJsonObject{{"tcp_wmem", QJsonArray{1, QJsonObject{}}}})
-            << "bad_field"
+            << "settings" << QJsonValue(QJsonObject{{"tcp_wmem", QJsonArray{1, QJsonObject{}}}}) << "bad_field"
             << "settings.tcp_wmem[1]";
         QTest::newRow("listen on client") << "listen" << QJsonValue("0.0.0.0:0") << "bad_field"
                                           << "listen";
@@ -164,16 +163,13 @@ private slots:
         QCOMPARE(parseControllerMessage(R"({"type":"stop_run"})").error.field, QString("run_id"));
         QCOMPARE(parseControllerMessage(R"({"type":"set_settings","run_id":"a"})").error.code,
                  QString("missing_field"));
-        const auto set =
-            parseControllerMessage(R"({"type":"set_settings","run_id":"a","settings":{"x":true}})");
+        const auto set = parseControllerMessage(R"({"type":"set_settings","run_id":"a","settings":{"x":true}})");
         QVERIFY(set.ok());
         QCOMPARE(std::get<SetSettings>(set.body).settings.value("x").toBool(), true);
         QCOMPARE(parseControllerMessage("nope").error.code, QString("bad_json"));
-        QCOMPARE(parseControllerMessage(QByteArray(kMaxMessageBytes + 1, ' ')).error.code,
-                 QString("bad_json"));
+        QCOMPARE(parseControllerMessage(QByteArray(kMaxMessageBytes + 1, ' ')).error.code, QString("bad_json"));
         QCOMPARE(parseControllerMessage(R"({"type":7})").error.code, QString("bad_message"));
-        QCOMPARE(parseControllerMessage(R"({"type":"status","id":9007199254740992})").error.field,
-                 QString("id"));
+        QCOMPARE(parseControllerMessage(R"({"type":"status","id":9007199254740992})").error.field, QString("id"));
     }
 
     void agentMessagesRoundTrip() {
@@ -239,8 +235,7 @@ private slots:
     void loginBackoffGrows() {
         daemon::LoginLimiter limiter;
         const QHostAddress peer("10.1.2.3");
-        for (int i = 0; i < daemon::LoginLimiter::kFreeFailures - 1; ++i)
-            limiter.recordFailure(peer);
+        for (int i = 0; i < daemon::LoginLimiter::kFreeFailures - 1; ++i) limiter.recordFailure(peer);
         QCOMPARE(limiter.retryAfterMs(peer), qint64(0));
         limiter.recordFailure(peer);
         const qint64 first = limiter.retryAfterMs(peer);
@@ -280,10 +275,10 @@ private slots:
         QCOMPARE(daemon::parseOptions({"smclab-agent", "--token-file", "t"}, &plain), daemon::ParseOutcome::run);
         QVERIFY(plain.allowLoopbackPeers);
         daemon::DaemonOptions strict;
-        QCOMPARE(daemon::parseOptions({"smclab-agent", "--token-file", "t", "--no-loopback-peers", "--allow-peer",
-                                       "10.0.0.0/8"},
-                                      &strict),
-                 daemon::ParseOutcome::run);
+        QCOMPARE(
+            daemon::parseOptions(
+                {"smclab-agent", "--token-file", "t", "--no-loopback-peers", "--allow-peer", "10.0.0.0/8"}, &strict),
+            daemon::ParseOutcome::run);
         QVERIFY(!strict.allowLoopbackPeers);
         QCOMPARE(strict.allowPeers, QStringList{"10.0.0.0/8"});
     }
@@ -299,10 +294,10 @@ private slots:
         // The values the presets and the GUI send reach the engine as the
         // same text (no translation in the agent).
         RecordingTransport transport;
-        const QJsonObject settings{{"lab.cq_mode", "arm_first"},       {"lab.tx_defer_to_owner", "off"},
-                                   {"lab.wnd_update_limit", "min"},    {"lab.rq_credits", "on"},
-                                   {"lab.rx_backlog", "on"},           {"lab.fast_fallback", "on"},
-                                   {"autocorking_size", 0},            {"lab.cork_timer_ms", 250}};
+        const QJsonObject settings{{"lab.cq_mode", "arm_first"},    {"lab.tx_defer_to_owner", "off"},
+                                   {"lab.wnd_update_limit", "min"}, {"lab.rq_credits", "on"},
+                                   {"lab.rx_backlog", "on"},        {"lab.fast_fallback", "on"},
+                                   {"autocorking_size", 0},         {"lab.cork_timer_ms", 250}};
         std::map<std::string, std::string> previous;
         QJsonObject applied;
         const ProtocolError error = daemon::applySettings(transport, settings, &previous, &applied);
@@ -310,7 +305,7 @@ private slots:
         std::map<std::string, std::string> got(transport.applied.begin(), transport.applied.end());
         const std::map<std::string, std::string> expected = {
             {"lab.cq_mode", "arm_first"}, {"lab.tx_defer_to_owner", "off"}, {"lab.wnd_update_limit", "min"},
-            {"lab.rq_credits", "on"},     {"lab.rx_backlog", "on"},          {"lab.fast_fallback", "on"},
+            {"lab.rq_credits", "on"},     {"lab.rx_backlog", "on"},         {"lab.fast_fallback", "on"},
             {"autocorking_size", "0"},    {"lab.cork_timer_ms", "250"}};
         QVERIFY(got == expected);
         QCOMPARE(applied, settings);
@@ -321,11 +316,11 @@ private slots:
     void refusedSettingCarriesTheEnginesReason() {
         RecordingTransport transport;
         QJsonObject applied;
-        const ProtocolError error =
-            daemon::applySettings(transport, {{"lab.cq_mode", "sideways"}}, nullptr, &applied);
+        const ProtocolError error = daemon::applySettings(transport, {{"lab.cq_mode", "sideways"}}, nullptr, &applied);
         QCOMPARE(error.field, QString("settings.lab.cq_mode"));
         QVERIFY2(error.message.contains("cannot set to 'sideways'"), qPrintable(error.message));
-        QVERIFY2(error.message.contains("expected arm_first|drain_then_arm, got 'sideways'"), qPrintable(error.message));
+        QVERIFY2(error.message.contains("expected arm_first|drain_then_arm, got 'sideways'"),
+                 qPrintable(error.message));
         QVERIFY(transport.applied.empty());
         const ProtocolError unknown = daemon::applySettings(transport, {{"lab.nope", "on"}}, nullptr, &applied);
         QCOMPARE(unknown.field, QString("settings.lab.nope"));

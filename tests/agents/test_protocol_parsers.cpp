@@ -111,7 +111,8 @@ private slots:
         QVERIFY(r.head.chunked);
         QCOMPARE(http::parseResponseHead("HTTP/1.1 200 OK\r\n").state, http::ParseState::incomplete);
         QCOMPARE(http::parseResponseHead("SSH-2.0\r\n\r\n").state, http::ParseState::error);
-        QCOMPARE(http::parseResponseHead("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").state, http::ParseState::error);
+        QCOMPARE(http::parseResponseHead("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").state,
+                 http::ParseState::error);
     }
 
     void tcpTestExchangeRoundTrips() {

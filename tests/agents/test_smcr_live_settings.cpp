@@ -16,7 +16,9 @@ class TestSmcrLiveSettings : public QObject {
 private slots:
     void presetSpellingsApplyLive() {
         auto t = createTransport("smcr");
-        QVERIFY2(t.ok(), ("the smcr transport is built in but unavailable: " + (t.ok() ? std::string() : t.error().message)).c_str());
+        QVERIFY2(t.ok(),
+                 ("the smcr transport is built in but unavailable: " + (t.ok() ? std::string() : t.error().message))
+                     .c_str());
         const QJsonObject noCork{{"autocorking_size", 0},
                                  {"lab.wnd_update_limit", "min"},
                                  {"lab.cq_mode", "arm_first"},

@@ -62,8 +62,8 @@ private slots:
                      {"requests_per_sec", 85936.05},
                      {"transfer_bytes_per_sec", 389.32 * 1024 * 1024},
                      {"latency_within_stdev_pct", 92.55},
-                     {"req_per_sec_thread", QJsonObject{{"mean", 43280.0}, {"stdev", 2490.0}, {"max", 48740.0},
-                                                        {"within_stdev_pct", 70.3}}},
+                     {"req_per_sec_thread",
+                      QJsonObject{{"mean", 43280.0}, {"stdev", 2490.0}, {"max", 48740.0}, {"within_stdev_pct", 70.3}}},
                      {"errors", QJsonObject{{"connect", 0}, {"read", 0}, {"write", 0}, {"timeout", 0}, {"status", 0}}}};
         const std::string text = formatWrkReport(r, true);
         const QStringList lines = QString::fromStdString(text).split('\n');
@@ -86,20 +86,21 @@ private slots:
         RunResult r;
         r.workload = "kv";
         r.params = {{"data_size", 3}, {"keepalive", true}};
-        r.summary = {{"clients", 50},
-                     {"threads", 1},
-                     {"server_config", QJsonObject{{"save", ""}, {"appendonly", "no"}}},
-                     {"tests", QJsonArray{QJsonObject{{"test", "SET"},
-                                                      {"requests", 100000},
-                                                      {"seconds", 1.23},
-                                                      {"rps", 81234.774},
-                                                      {"avg_latency_ms", 0.319},
-                                                      {"min_latency_ms", 0.096},
-                                                      {"p50_latency_ms", 0.303},
-                                                      {"p95_latency_ms", 0.471},
-                                                      {"p99_latency_ms", 0.599},
-                                                      {"max_latency_ms", 1.231},
-                                                      {"latency_hdr_base64", QString::fromLatin1(h.toBytes().toBase64())}}}}};
+        r.summary = {
+            {"clients", 50},
+            {"threads", 1},
+            {"server_config", QJsonObject{{"save", ""}, {"appendonly", "no"}}},
+            {"tests", QJsonArray{QJsonObject{{"test", "SET"},
+                                             {"requests", 100000},
+                                             {"seconds", 1.23},
+                                             {"rps", 81234.774},
+                                             {"avg_latency_ms", 0.319},
+                                             {"min_latency_ms", 0.096},
+                                             {"p50_latency_ms", 0.303},
+                                             {"p95_latency_ms", 0.471},
+                                             {"p99_latency_ms", 0.599},
+                                             {"max_latency_ms", 1.231},
+                                             {"latency_hdr_base64", QString::fromLatin1(h.toBytes().toBase64())}}}}};
         QCOMPARE(formatRedisBenchmark(r, RedisOutput::quiet),
                  std::string("SET: 81234.77 requests per second, p50=0.303 msec\n"));
         QCOMPARE(formatRedisBenchmark(r, RedisOutput::csv),
@@ -107,16 +108,19 @@ private slots:
                              "\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n"
                              "\"SET\",\"81234.77\",\"0.319\",\"0.096\",\"0.303\",\"0.471\",\"0.599\",\"1.231\"\n"));
         const QString full = QString::fromStdString(formatRedisBenchmark(r, RedisOutput::full));
-        QVERIFY(full.startsWith("====== SET ======\n  100000 requests completed in 1.23 seconds\n  50 parallel clients\n"
-                                "  3 bytes payload\n  keep alive: 1\n  host configuration \"save\": \n"
-                                "  host configuration \"appendonly\": no\n  multi-thread: no\n\n"
-                                "Latency by percentile distribution:\n0.000% <= 0.001 milliseconds (cumulative count 1)\n"
-                                "50.000% <= 0.500 milliseconds (cumulative count 500)\n"));
-        QVERIFY(full.contains("100.000% <= 1.000 milliseconds (cumulative count 1000)\n\nCumulative distribution of latencies:\n"
-                              "10.000% <= 0.100 milliseconds (cumulative count 100)\n"));
-        QVERIFY(full.contains("Summary:\n  throughput summary: 81234.77 requests per second\n  latency summary (msec):\n"
-                              "          avg       min       p50       p95       p99       max\n"
-                              "        0.319     0.096     0.303     0.471     0.599     1.231\n"));
+        QVERIFY(
+            full.startsWith("====== SET ======\n  100000 requests completed in 1.23 seconds\n  50 parallel clients\n"
+                            "  3 bytes payload\n  keep alive: 1\n  host configuration \"save\": \n"
+                            "  host configuration \"appendonly\": no\n  multi-thread: no\n\n"
+                            "Latency by percentile distribution:\n0.000% <= 0.001 milliseconds (cumulative count 1)\n"
+                            "50.000% <= 0.500 milliseconds (cumulative count 500)\n"));
+        QVERIFY(full.contains(
+            "100.000% <= 1.000 milliseconds (cumulative count 1000)\n\nCumulative distribution of latencies:\n"
+            "10.000% <= 0.100 milliseconds (cumulative count 100)\n"));
+        QVERIFY(
+            full.contains("Summary:\n  throughput summary: 81234.77 requests per second\n  latency summary (msec):\n"
+                          "          avg       min       p50       p95       p99       max\n"
+                          "        0.319     0.096     0.303     0.471     0.599     1.231\n"));
     }
 };
 

@@ -17,8 +17,7 @@ namespace {
 
 std::string capture(const char* name) {
     QFile f(qEnvironmentVariable("SMCLAB_SOURCE_DIR") + "/tests/agents/data/tools/" + name);
-    if (!f.open(QIODevice::ReadOnly))
-        qFatal("missing test data %s", name);
+    if (!f.open(QIODevice::ReadOnly)) qFatal("missing test data %s", name);
     return f.readAll().toStdString();
 }
 
@@ -72,8 +71,7 @@ private slots:
 
         auto cut = parseQperfOutput(capture("qperf_truncated.txt"));
         QVERIFY(!cut.ok());
-        QVERIFY2(mentions(cut.error(), "line 3") && mentions(cut.error(), "no value"),
-                 cut.error().message.c_str());
+        QVERIFY2(mentions(cut.error(), "line 3") && mentions(cut.error(), "no value"), cut.error().message.c_str());
         QVERIFY(!parseQperfOutput("tcp_bw:\n").ok());
         QVERIFY(!parseQperfOutput("").ok());
         auto garbled = parseQperfOutput(capture("qperf_garbled.txt"));
@@ -130,8 +128,7 @@ private slots:
         QCOMPARE(num(tests[0].toObject(), "p50_latency_ms"), 0.303);
         QCOMPARE(num(tests[1].toObject(), "rps"), 26595.75);
         // redis 6.2 (the credits letter's version) prints no p50.
-        auto old =
-            parseRedisBenchmarkOutput("SET: 205229.23 requests per second\n", RedisBenchmarkForm::quiet);
+        auto old = parseRedisBenchmarkOutput("SET: 205229.23 requests per second\n", RedisBenchmarkForm::quiet);
         QVERIFY(old.ok());
 
         auto csv = parseRedisBenchmarkOutput(capture("redis_csv.txt"), RedisBenchmarkForm::csv);

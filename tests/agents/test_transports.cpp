@@ -1,4 +1,9 @@
 // The transport registry and the tcp transport over loopback.
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <thread>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -6,11 +11,6 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <cstdio>
-#include <cstring>
-#include <map>
-#include <thread>
 
 #include "transport.h"
 #include "transport_factories.h"

@@ -1,7 +1,7 @@
-#include "workload.h"
-
 #include <QJsonArray>
 #include <QTest>
+
+#include "workload.h"
 
 using namespace smclab::workloads;
 
@@ -65,7 +65,8 @@ private slots:
         QVERIFY(errorOf({{"needed", "x"}, {"threads", 9}}).startsWith("threads: must be in 1..8"));
         QVERIFY(errorOf({{"needed", "x"}, {"verify", 1}}).startsWith("verify: must be true or false"));
         QVERIFY(errorOf({{"needed", "x"}, {"mode", "medium"}}).startsWith("mode: must be one of fast, slow"));
-        QVERIFY(errorOf({{"needed", "x"}, {"tests", QJsonArray{"set", 3}}}).startsWith("tests: must be a list of strings"));
+        QVERIFY(
+            errorOf({{"needed", "x"}, {"tests", QJsonArray{"set", 3}}}).startsWith("tests: must be a list of strings"));
         QVERIFY(errorOf({{"needed", "x"}, {"tests", "set,incr"}}).startsWith("tests: items must be among set, get"));
         QVERIFY(errorOf({{"needed", "x"}, {"duration_ms", "5"}}).startsWith("duration_ms: must be in 10..60000"));
         QVERIFY(errorOf({}).startsWith("needed: is required"));

@@ -1,6 +1,10 @@
 // Every workload over tcp on loopback, in one process: a server run on one
 // thread, a client run (or raw requests) on another; byte checks where the
 // protocol allows them.
+#include <atomic>
+#include <future>
+#include <thread>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,10 +13,6 @@
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <atomic>
-#include <future>
-#include <thread>
 
 #include "http_server.h"
 #include "resp.h"
@@ -178,7 +178,8 @@ private slots:
         QVERIFY(reply.size() == second + (reply.find("\r\n\r\n", second) - second) + 4 + 4096);
 
         QVERIFY(exchange(*m_tcp, server.port(), "GET /missing HTTP/1.1\r\n\r\n", 20).rfind("HTTP/1.1 404", 0) == 0);
-        QVERIFY(exchange(*m_tcp, server.port(), "GET /../etc/passwd HTTP/1.1\r\n\r\n", 20).rfind("HTTP/1.1 403", 0) == 0);
+        QVERIFY(exchange(*m_tcp, server.port(), "GET /../etc/passwd HTTP/1.1\r\n\r\n", 20).rfind("HTTP/1.1 403", 0) ==
+                0);
         QVERIFY(exchange(*m_tcp, server.port(), "DELETE /4k.html HTTP/1.1\r\n\r\n", 20).rfind("HTTP/1.1 405", 0) == 0);
         QVERIFY(exchange(*m_tcp, server.port(), "nonsense\r\n\r\n", 20).rfind("HTTP/1.1 400", 0) == 0);
         const std::string head = exchange(*m_tcp, server.port(), "HEAD /4k.html HTTP/1.0\r\n\r\n", 1 << 20);
@@ -186,8 +187,8 @@ private slots:
         QCOMPARE(head.size(), head.find("\r\n\r\n") + 4);  // HEAD: no body, and HTTP/1.0 closes
 
         int samples = 0;
-        auto client = runClient("http", {{"threads", 2}, {"connections", 4}, {"duration_ms", 400}}, m_tcp, server.port(),
-                                &samples);
+        auto client = runClient("http", {{"threads", 2}, {"connections", 4}, {"duration_ms", 400}}, m_tcp,
+                                server.port(), &samples);
         QVERIFY2(client.ok(), client.ok() ? "" : client.error().message.c_str());
         QVERIFY(client->ops > 10);
         const QJsonObject errors = client->summary["errors"].toObject();
@@ -196,9 +197,10 @@ private slots:
         QCOMPARE(client->latency.count(), client->ops);
         QVERIFY(samples >= 2);
         // Connection: close on every request still works (reconnects).
-        auto closing = runClient("http", {{"threads", 1}, {"connections", 2}, {"duration_ms", 200},
-                                          {"headers", QJsonArray{"Connection: close"}}},
-                                 m_tcp, server.port());
+        auto closing = runClient(
+            "http",
+            {{"threads", 1}, {"connections", 2}, {"duration_ms", 200}, {"headers", QJsonArray{"Connection: close"}}},
+            m_tcp, server.port());
         QVERIFY(closing.ok());
         QVERIFY(closing->ops > 0);
         auto done = server.stop();
@@ -271,7 +273,8 @@ private slots:
                     QVERIFY2(reply.size() >= body + 300001, name);
                     for (int i = 0; i < content.size(); ++i) {
                         if (reply[body + static_cast<size_t>(i)] != content[i])
-                            QFAIL(qPrintable(QStringLiteral("%1: byte %2 of response %3 differs").arg(name).arg(i).arg(response)));
+                            QFAIL(qPrintable(
+                                QStringLiteral("%1: byte %2 of response %3 differs").arg(name).arg(i).arg(response)));
                     }
                     at = body + 300001;
                 }
@@ -298,7 +301,8 @@ private slots:
         const std::string value(100000, 'v');
         const std::string script = resp::encodeCommand({"PING"}) + resp::encodeCommand({"SET", "k1", value}) +
                                    resp::encodeCommand({"GET", "k1"}) + resp::encodeCommand({"GET", "nokey"}) +
-                                   resp::encodeCommand({"DEL", "k1", "k2"}) + resp::encodeCommand({"CONFIG", "GET", "save"}) +
+                                   resp::encodeCommand({"DEL", "k1", "k2"}) +
+                                   resp::encodeCommand({"CONFIG", "GET", "save"}) +
                                    resp::encodeCommand({"CONFIG", "GET", "appendonly"}) + resp::encodeCommand({"FOO"}) +
                                    "PING inline\r\n" + resp::encodeCommand({"QUIT"});
         const std::string expected = "+PONG\r\n+OK\r\n$100000\r\n" + value + "\r\n$-1\r\n:1\r\n" +
@@ -310,8 +314,13 @@ private slots:
         QVERIFY(bad.rfind("-ERR Protocol error", 0) == 0);
 
         int samples = 0;
-        auto client = runClient("kv", {{"clients", 8}, {"requests", 3000}, {"pipeline", 4}, {"threads", 2},
-                                       {"keyspace", 100}, {"tests", "set,get,ping_inline,ping_mbulk"}},
+        auto client = runClient("kv",
+                                {{"clients", 8},
+                                 {"requests", 3000},
+                                 {"pipeline", 4},
+                                 {"threads", 2},
+                                 {"keyspace", 100},
+                                 {"tests", "set,get,ping_inline,ping_mbulk"}},
                                 m_tcp, server.port(), &samples);
         QVERIFY2(client.ok(), client.ok() ? "" : client.error().message.c_str());
         const QJsonArray tests = client->summary["tests"].toArray();

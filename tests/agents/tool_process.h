@@ -1,6 +1,9 @@
 // Helpers for tests that drive smclab and the reference tools as processes.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,9 +15,6 @@
 #include <QString>
 #include <QTcpSocket>
 #include <QThread>
-
-#include <cstdio>
-#include <cstdlib>
 
 namespace smclab::testing {
 

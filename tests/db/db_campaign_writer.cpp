@@ -32,15 +32,13 @@ int main(int argc, char** argv) {
     }
     std::printf("campaign %lld\n", static_cast<long long>(*created));
     for (const RunCell& cell : nc.cells) {
-        auto recorded =
-            (*store)->recordRun(dbtest::fullRecord(*created, cell, static_cast<double>(cell.msgSize), 20));
+        auto recorded = (*store)->recordRun(dbtest::fullRecord(*created, cell, static_cast<double>(cell.msgSize), 20));
         if (!recorded) {
             std::fprintf(stderr, "record: %s\n", recorded.error().message.c_str());
             return 1;
         }
         std::printf("run %lld\n", static_cast<long long>(*recorded));
     }
-    if (auto done = (*store)->updateCampaignStatus(*created, CampaignStatus::done); !done)
-        return 1;
+    if (auto done = (*store)->updateCampaignStatus(*created, CampaignStatus::done); !done) return 1;
     return 0;
 }

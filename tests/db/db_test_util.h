@@ -6,11 +6,11 @@
 #include <atomic>
 
 #include <QDateTime>
-#include <QTimeZone>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QString>
+#include <QTimeZone>
 #include <QVariant>
 
 #include "smclab/db/types.h"
@@ -64,7 +64,8 @@ inline smclab::db::RunCell cell(const QString& column, qint64 size, int repetiti
 }
 
 // A record touching every per-run table: `samples` time-series points.
-inline smclab::db::RunRecord fullRecord(qint64 campaignId, const smclab::db::RunCell& c, double value, int samples = 20) {
+inline smclab::db::RunRecord fullRecord(qint64 campaignId, const smclab::db::RunCell& c, double value,
+                                        int samples = 20) {
     using namespace smclab::db;
     RunRecord r;
     r.campaignId = campaignId;

@@ -25,8 +25,7 @@ bool asRoot() {
 
 quint16 freeLoopbackPort() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return 0;
+    if (fd < 0) return 0;
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -41,11 +40,9 @@ quint16 freeLoopbackPort() {
 }
 
 bool giveToServerUser(const QString& path) {
-    if (!asRoot())
-        return true;
+    if (!asRoot()) return true;
     const passwd* nobody = ::getpwnam("nobody");
-    return nobody != nullptr &&
-           ::chown(QFile::encodeName(path).constData(), nobody->pw_uid, nobody->pw_gid) == 0;
+    return nobody != nullptr && ::chown(QFile::encodeName(path).constData(), nobody->pw_uid, nobody->pw_gid) == 0;
 }
 
 }  // namespace
@@ -57,12 +54,10 @@ PostgresServer::~PostgresServer() {
 QString PostgresServer::binDir() {
     const QString initdb = QStandardPaths::findExecutable(QStringLiteral("initdb"));
     const QString pgctl = QStandardPaths::findExecutable(QStringLiteral("pg_ctl"));
-    if (!initdb.isEmpty() && !pgctl.isEmpty())
-        return QFileInfo(QFileInfo(initdb).canonicalFilePath()).absolutePath();
+    if (!initdb.isEmpty() && !pgctl.isEmpty()) return QFileInfo(QFileInfo(initdb).canonicalFilePath()).absolutePath();
     QDir versions(QStringLiteral("/usr/lib/postgresql"));
     QStringList found = versions.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    std::sort(found.begin(), found.end(),
-              [](const QString& a, const QString& b) { return a.toInt() > b.toInt(); });
+    std::sort(found.begin(), found.end(), [](const QString& a, const QString& b) { return a.toInt() > b.toInt(); });
     for (const QString& version : found) {
         const QString bin = versions.filePath(version + QStringLiteral("/bin"));
         if (QFile::exists(bin + QStringLiteral("/initdb")) && QFile::exists(bin + QStringLiteral("/pg_ctl")))
@@ -73,8 +68,7 @@ QString PostgresServer::binDir() {
 
 bool PostgresServer::run(const QStringList& command, QString* why, int timeoutMs) const {
     QStringList args = command;
-    if (asRoot())
-        args = QStringList{QStringLiteral("-u"), QStringLiteral("nobody"), QStringLiteral("--")} + args;
+    if (asRoot()) args = QStringList{QStringLiteral("-u"), QStringLiteral("nobody"), QStringLiteral("--")} + args;
     const QString program = asRoot() ? QStringLiteral("runuser") : args.takeFirst();
     QProcess process;
     process.setWorkingDirectory(m_root);
@@ -102,9 +96,8 @@ bool PostgresServer::start(QString* why) {
         return false;
     }
     // The server's user must reach its folder through the temporary one.
-    QFile::setPermissions(m_dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner |
-                                            QFileDevice::ExeOwner | QFileDevice::ExeGroup |
-                                            QFileDevice::ExeOther);
+    QFile::setPermissions(m_dir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                                            QFileDevice::ExeGroup | QFileDevice::ExeOther);
     m_root = m_dir.filePath(QStringLiteral("pg"));
     QDir().mkpath(m_root);
     QFile pw(m_root + QStringLiteral("/pwfile"));
@@ -119,17 +112,15 @@ bool PostgresServer::start(QString* why) {
     }
     if (!run({m_bin + QStringLiteral("/initdb"), QStringLiteral("-D"), m_root + QStringLiteral("/data"),
               QStringLiteral("-U"), user(), QStringLiteral("--pwfile=") + pw.fileName(),
-              QStringLiteral("--auth-host=scram-sha-256"), QStringLiteral("--auth-local=trust"),
-              QStringLiteral("-E"), QStringLiteral("UTF8"), QStringLiteral("--locale=C"),
-              QStringLiteral("--no-sync")},
+              QStringLiteral("--auth-host=scram-sha-256"), QStringLiteral("--auth-local=trust"), QStringLiteral("-E"),
+              QStringLiteral("UTF8"), QStringLiteral("--locale=C"), QStringLiteral("--no-sync")},
              why)) {
         return false;
     }
     // A port free now may be taken by the time the server binds it: retry.
     for (int attempt = 0; attempt < 3; ++attempt) {
         m_port = freeLoopbackPort();
-        if (launch(why))
-            return true;
+        if (launch(why)) return true;
         *why += log();
     }
     return false;
@@ -142,9 +133,8 @@ bool PostgresServer::launch(QString* why) {
                                 .arg(m_port)
                                 .arg(m_root);
     if (!run({m_bin + QStringLiteral("/pg_ctl"), QStringLiteral("-D"), m_root + QStringLiteral("/data"),
-              QStringLiteral("-l"), m_root + QStringLiteral("/log"), QStringLiteral("-w"),
-              QStringLiteral("-t"), QStringLiteral("30"), QStringLiteral("-o"), options,
-              QStringLiteral("start")},
+              QStringLiteral("-l"), m_root + QStringLiteral("/log"), QStringLiteral("-w"), QStringLiteral("-t"),
+              QStringLiteral("30"), QStringLiteral("-o"), options, QStringLiteral("start")},
              why)) {
         return false;
     }
@@ -158,8 +148,7 @@ bool PostgresServer::restart(QString* why) {
 }
 
 void PostgresServer::stop() {
-    if (!m_running)
-        return;
+    if (!m_running) return;
     QString why;
     run({m_bin + QStringLiteral("/pg_ctl"), QStringLiteral("-D"), m_root + QStringLiteral("/data"),
          QStringLiteral("-m"), QStringLiteral("immediate"), QStringLiteral("-w"), QStringLiteral("stop")},
@@ -176,14 +165,12 @@ bool PostgresServer::psql(const QString& statement, QString* why, const QString&
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("PGPASSWORD"), password());
     process.setProcessEnvironment(env);
-    process.start(
-        m_bin + QStringLiteral("/psql"),
-        {QStringLiteral("-X"), QStringLiteral("-q"), QStringLiteral("-v"), QStringLiteral("ON_ERROR_STOP=1"),
-         QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(m_port),
-         QStringLiteral("-U"), user(), QStringLiteral("-d"), database, QStringLiteral("-c"), statement});
+    process.start(m_bin + QStringLiteral("/psql"),
+                  {QStringLiteral("-X"), QStringLiteral("-q"), QStringLiteral("-v"), QStringLiteral("ON_ERROR_STOP=1"),
+                   QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), QString::number(m_port),
+                   QStringLiteral("-U"), user(), QStringLiteral("-d"), database, QStringLiteral("-c"), statement});
     if (!process.waitForFinished(30'000) || process.exitCode() != 0) {
-        *why = QStringLiteral("psql %1: %2")
-                   .arg(statement, QString::fromLocal8Bit(process.readAllStandardError()));
+        *why = QStringLiteral("psql %1: %2").arg(statement, QString::fromLocal8Bit(process.readAllStandardError()));
         return false;
     }
     return true;
@@ -213,23 +200,19 @@ PostgresServer* sharedPostgres(QString* why) {
             });
         }
     }
-    if (server == nullptr)
-        *why = failure;
+    if (server == nullptr) *why = failure;
     return server;
 }
 
 QString storeLocation(const QTemporaryDir& dir, const QString& name, QString* why) {
-    if (!usePostgres())
-        return dir.filePath(name);
+    if (!usePostgres()) return dir.filePath(name);
     PostgresServer* server = sharedPostgres(why);
-    if (server == nullptr)
-        return {};
+    if (server == nullptr) return {};
     static int counter = 0;
     QString database = name.toLower();
     database.replace(QRegularExpression(QStringLiteral("[^a-z0-9]")), QStringLiteral("_"));
     database = QStringLiteral("t%1_%2").arg(++counter).arg(database);
-    if (!server->createDatabase(database, why))
-        return {};
+    if (!server->createDatabase(database, why)) return {};
     return server->url(database);
 }
 

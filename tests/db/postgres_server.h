@@ -34,11 +34,8 @@ public:
     // postgresql://smclab_test@127.0.0.1:PORT/DBNAME
     QString url(const QString& database) const;
     // CREATE DATABASE through psql; false with *why on failure.
-    bool createDatabase(const QString& name, QString* why) const {
-        return psql("CREATE DATABASE " + name, why);
-    }
-    bool psql(const QString& statement, QString* why,
-              const QString& database = QStringLiteral("postgres")) const;
+    bool createDatabase(const QString& name, QString* why) const { return psql("CREATE DATABASE " + name, why); }
+    bool psql(const QString& statement, QString* why, const QString& database = QStringLiteral("postgres")) const;
     QString log() const;
 
 private:

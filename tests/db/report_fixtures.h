@@ -29,8 +29,12 @@ smclab::report::ComparisonTable seedTable(const Rows& rows, const QString& metri
     return table;
 }
 
-inline smclab::report::ComparisonTable bandwidth() { return seedTable(seed000::kBandwidth, QStringLiteral("bw_mbps")); }
-inline smclab::report::ComparisonTable latency() { return seedTable(seed000::kLatency, QStringLiteral("latency_us")); }
+inline smclab::report::ComparisonTable bandwidth() {
+    return seedTable(seed000::kBandwidth, QStringLiteral("bw_mbps"));
+}
+inline smclab::report::ComparisonTable latency() {
+    return seedTable(seed000::kLatency, QStringLiteral("latency_us"));
+}
 
 inline QString goldenPath(const QString& name) {
     return QStringLiteral(SMCLAB_GOLDEN_DIR "/") + name;

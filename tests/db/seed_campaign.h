@@ -49,7 +49,8 @@ inline qint64 seedCampaign(smclab::db::ResultStore& store) {
                 RunRecord r = fullRecord(*id, seedCell(t.workload, c, row.msgSize), 0.0, 3);
                 r.results = {{t.metric, row.values[static_cast<size_t>(c)]}};
                 r.settings.insert(QStringLiteral("column"), kSeedColumns[c]);
-                r.settings.insert(QStringLiteral("autocorking_size"), c == 2 ? QStringLiteral("65536") : QStringLiteral("0"));
+                r.settings.insert(QStringLiteral("autocorking_size"),
+                                  c == 2 ? QStringLiteral("65536") : QStringLiteral("0"));
                 auto recorded = store.recordRun(r);
                 if (!recorded) {
                     qWarning("recordRun: %s", recorded.error().message.c_str());

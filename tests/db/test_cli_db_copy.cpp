@@ -30,8 +30,7 @@ Outcome runSmclab(const QStringList& args) {
     QProcess p;
     p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
     Outcome o;
-    if (!p.waitForFinished(60'000))
-        return o;
+    if (!p.waitForFinished(60'000)) return o;
     o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     o.out = QString::fromUtf8(p.readAllStandardOutput());
     o.err = QString::fromUtf8(p.readAllStandardError());
@@ -40,8 +39,7 @@ Outcome runSmclab(const QStringList& args) {
 
 template <typename T>
 T must(smcr::Result<T> result) {
-    if (!result)
-        qWarning("%s", result.error().message.c_str());
+    if (!result) qWarning("%s", result.error().message.c_str());
     return result ? std::move(result).value() : T{};
 }
 
@@ -60,11 +58,9 @@ QString dump(ResultStore& store, const Campaign& c) {
                    .arg(run.cell.msgSize)
                    .arg(run.cell.repetition)
                    .arg(statusName(run.status), run.error, run.startedAt.toString(Qt::ISODateWithMs),
-                        run.status == RunStatus::failed ? QString()
-                                                        : run.finishedAt.toString(Qt::ISODateWithMs));
+                        run.status == RunStatus::failed ? QString() : run.finishedAt.toString(Qt::ISODateWithMs));
         const auto settings = must(store.settings(run.id));
-        for (auto it = settings.begin(); it != settings.end(); ++it)
-            out << "  setting " + it.key() + "=" + it.value();
+        for (auto it = settings.begin(); it != settings.end(); ++it) out << "  setting " + it.key() + "=" + it.value();
         const RunFacts facts = must(store.hostFacts(run.id));
         for (auto it = facts.client.begin(); it != facts.client.end(); ++it)
             out << "  client " + it.key() + "=" + it.value();
@@ -88,13 +84,11 @@ QString dump(ResultStore& store, const Campaign& c) {
 // Campaign dumps oldest first.
 QStringList dumpAll(const QString& location) {
     auto store = ResultStore::open(location);
-    if (!store)
-        return {QString::fromStdString(store.error().message)};
+    if (!store) return {QString::fromStdString(store.error().message)};
     QList<Campaign> campaigns = must((*store)->listCampaigns());
     std::reverse(campaigns.begin(), campaigns.end());
     QStringList out;
-    for (const Campaign& c : campaigns)
-        out << dump(**store, c);
+    for (const Campaign& c : campaigns) out << dump(**store, c);
     return out;
 }
 
@@ -105,8 +99,7 @@ const QRegularExpression kCounts(
 // {campaigns copied, runs, updated, present} from the summary line.
 QList<int> countsOf(const Outcome& o) {
     const auto m = kCounts.match(o.out);
-    if (!m.hasMatch())
-        return {};
+    if (!m.hasMatch()) return {};
     return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(4).toInt(), m.captured(5).toInt()};
 }
 
@@ -131,8 +124,7 @@ private:
         const RunCell a = dbtest::cell(QStringLiteral("TCP"), 1024);
         const RunCell b = dbtest::cell(QStringLiteral("SMC"), 1024);
         m_pendingCell = dbtest::cell(QStringLiteral("SMC"), 4096);
-        m_partial =
-            must((*store)->createCampaign({QStringLiteral("partial"), {}, {}, {}, {a, b, m_pendingCell}}));
+        m_partial = must((*store)->createCampaign({QStringLiteral("partial"), {}, {}, {}, {a, b, m_pendingCell}}));
         QVERIFY(m_partial > 0);
         QVERIFY((*store)->recordRun(dbtest::fullRecord(m_partial, a, 10.0)).ok());
         QVERIFY((*store)->markRunFailed(m_partial, b, QStringLiteral("agent lost")).ok());
@@ -141,8 +133,7 @@ private:
 
 private slots:
     void initTestCase() {
-        if (qEnvironmentVariable("SMCLAB_BIN_DIR").isEmpty())
-            QSKIP("SMCLAB_BIN_DIR is not set (run through ctest)");
+        if (qEnvironmentVariable("SMCLAB_BIN_DIR").isEmpty()) QSKIP("SMCLAB_BIN_DIR is not set (run through ctest)");
         m_sqlite = m_dir.filePath(QStringLiteral("desk.db"));
         seed(m_sqlite);
     }
@@ -175,8 +166,7 @@ private slots:
         QVERIFY(up.out.contains(team));
         QCOMPARE(dumpAll(team), dumpAll(m_sqlite));
         // The report reads the copy as it read the original.
-        const Outcome report =
-            runSmclab({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), team});
+        const Outcome report = runSmclab({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), team});
         QVERIFY2(report.exitCode == 0, qPrintable(report.err));
         QCOMPARE(report.out, fixtures::readGolden(QStringLiteral("seed000_tables.txt")));
 
@@ -212,8 +202,8 @@ private slots:
 
     void errorsAreClear() {
         const Outcome missing =
-            runSmclab({QStringLiteral("db"), QStringLiteral("copy"),
-                       m_dir.filePath(QStringLiteral("none.db")), m_dir.filePath(QStringLiteral("x.db"))});
+            runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_dir.filePath(QStringLiteral("none.db")),
+                       m_dir.filePath(QStringLiteral("x.db"))});
         QCOMPARE(missing.exitCode, 1);
         QVERIFY2(missing.err.contains(QStringLiteral("no results database")), qPrintable(missing.err));
 
@@ -224,14 +214,12 @@ private slots:
         const Outcome secret = runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_sqlite,
                                           QStringLiteral("postgresql://lab:hunter2@127.0.0.1/team")});
         QCOMPARE(secret.exitCode, 2);
-        QVERIFY(secret.err.contains(QStringLiteral("pgpass")) &&
-                !secret.err.contains(QStringLiteral("hunter2")));
+        QVERIFY(secret.err.contains(QStringLiteral("pgpass")) && !secret.err.contains(QStringLiteral("hunter2")));
 
         const Outcome away = runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_sqlite,
                                         QStringLiteral("postgresql://lab@127.0.0.1:1/team")});
         QCOMPARE(away.exitCode, 1);
-        QVERIFY2(away.err.contains(QStringLiteral("postgresql://lab@127.0.0.1:1/team")),
-                 qPrintable(away.err));
+        QVERIFY2(away.err.contains(QStringLiteral("postgresql://lab@127.0.0.1:1/team")), qPrintable(away.err));
 
         QCOMPARE(runSmclab({QStringLiteral("db"), QStringLiteral("copy"), m_sqlite}).exitCode, 2);
         QCOMPARE(runSmclab({QStringLiteral("db"), QStringLiteral("move")}).exitCode, 2);

@@ -65,19 +65,22 @@ private slots:
         p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"),
                 {QStringLiteral("report"), QStringLiteral("#%1").arg(m_campaign)});
         QVERIFY(p.waitForFinished(20000));
-        QCOMPARE(QString::fromUtf8(p.readAllStandardOutput()), fixtures::readGolden(QStringLiteral("seed000_tables.txt")));
+        QCOMPARE(QString::fromUtf8(p.readAllStandardOutput()),
+                 fixtures::readGolden(QStringLiteral("seed000_tables.txt")));
     }
 
     void baselineAndOtherFormats() {
         Outcome o = smclab({QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--baseline"),
                             QStringLiteral("TCP"), QStringLiteral("--db"), m_db});
         QCOMPARE(o.exitCode, 0);
-        QVERIFY(o.out.contains(QStringLiteral("       1         2.392 MB/s      0.578 MB/s(-75.84%)      2.561 MB/s(  7.07%)")));
+        QVERIFY(o.out.contains(
+            QStringLiteral("       1         2.392 MB/s      0.578 MB/s(-75.84%)      2.561 MB/s(  7.07%)")));
         o = smclab({QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--baseline"),
                     QStringLiteral("RDMA"), QStringLiteral("--db"), m_db});
         QCOMPARE(o.exitCode, 2);
-        QVERIFY2(o.err.contains(QStringLiteral("no column 'RDMA'")) && o.err.contains(QStringLiteral("Origin SMC, TCP")),
-                 qPrintable(o.err));
+        QVERIFY2(
+            o.err.contains(QStringLiteral("no column 'RDMA'")) && o.err.contains(QStringLiteral("Origin SMC, TCP")),
+            qPrintable(o.err));
         o = smclab({QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
                     QStringLiteral("csv"), QStringLiteral("--db"), m_db});
         QCOMPARE(o.exitCode, 0);
@@ -108,7 +111,8 @@ private slots:
         QVERIFY(lines[1].contains(QStringLiteral("#%1 SMC with patches").arg(m_second)));
         // B's copy of the baseline column is 0.00 % off A's.
         QVERIFY(lines[2].contains(QStringLiteral("0.578 MB/s(  0.00%)")));
-        QCOMPARE(smclab({QStringLiteral("compare"), QString::number(m_campaign), QStringLiteral("--db"), m_db}).exitCode, 2);
+        QCOMPARE(
+            smclab({QStringLiteral("compare"), QString::number(m_campaign), QStringLiteral("--db"), m_db}).exitCode, 2);
     }
 
     void listAndShow() {
@@ -120,8 +124,10 @@ private slots:
         QCOMPARE(o.exitCode, 0);
         QVERIFY(o.out.contains(QStringLiteral("workloads    tcp_bw, tcp_lat")));
         QVERIFY(o.out.contains(QStringLiteral("Origin SMC (smcr), TCP (tcp), SMC with patches (smcr)")));
-        QVERIFY(o.out.contains(QStringLiteral("1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1K, 2K, 4K, 8K, 16K, 32K, 64K (17)")));
-        QVERIFY2(o.out.contains(QStringLiteral("autocorking_size")) && !o.out.contains(QStringLiteral("  wmem")), qPrintable(o.out));
+        QVERIFY(o.out.contains(
+            QStringLiteral("1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1K, 2K, 4K, 8K, 16K, 32K, 64K (17)")));
+        QVERIFY2(o.out.contains(QStringLiteral("autocorking_size")) && !o.out.contains(QStringLiteral("  wmem")),
+                 qPrintable(o.out));
         // One line per run; no LOAD flag (these runs recorded no host_state).
         QCOMPARE(o.out.count(QStringLiteral(" done          2026-03-01 09:44:32")), 102);
     }
@@ -132,7 +138,8 @@ private slots:
         QVERIFY2(o.err.contains(QStringLiteral("no campaign 99")), qPrintable(o.err));
         o = smclab({QStringLiteral("show"), QStringLiteral("abc"), QStringLiteral("--db"), m_db});
         QCOMPARE(o.exitCode, 2);
-        o = smclab({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"), m_dir.filePath(QStringLiteral("none.db"))});
+        o = smclab({QStringLiteral("report"), QStringLiteral("1"), QStringLiteral("--db"),
+                    m_dir.filePath(QStringLiteral("none.db"))});
         QCOMPARE(o.exitCode, 1);
         QVERIFY(o.err.contains(QStringLiteral("no results database at")));
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("none.db"))));  // nothing created by a read

@@ -95,7 +95,8 @@ private:
                 QCOMPARE(facts.client.size() + facts.server.size(), 6);
                 QCOMPARE(histograms, 1);
                 QCOMPARE(changes, 1);
-                QCOMPARE(store.results(run.id)->value(QStringLiteral("bw_mbps")), static_cast<double>(run.cell.msgSize));
+                QCOMPARE(store.results(run.id)->value(QStringLiteral("bw_mbps")),
+                         static_cast<double>(run.cell.msgSize));
             } else {
                 QCOMPARE(run.status, RunStatus::planned);
                 QVERIFY2(samples + results + counters + settings + histograms + changes == 0,
@@ -105,7 +106,8 @@ private:
         }
         // At most the run in flight committed without being reported.
         QVERIFY(done >= committed.size());
-        QVERIFY2(done <= committed.size() + 1, qPrintable(QStringLiteral("done %1 committed %2").arg(done).arg(committed.size())));
+        QVERIFY2(done <= committed.size() + 1,
+                 qPrintable(QStringLiteral("done %1 committed %2").arg(done).arg(committed.size())));
         QCOMPARE(store.pendingCells(campaignId)->size(), 300 - done);
     }
 };

@@ -63,8 +63,7 @@ private:
 
     QString freshDatabase(const QString& name) {
         QString why;
-        if (!m_server->createDatabase(name, &why))
-            qWarning("%s", qPrintable(why));
+        if (!m_server->createDatabase(name, &why)) qWarning("%s", qPrintable(why));
         return m_server->url(name);
     }
 
@@ -101,8 +100,7 @@ private slots:
 
             QSet<QString> runIds;
             for (const QString& line : (outA + outB).split('\n', Qt::SkipEmptyParts)) {
-                if (line.startsWith(QLatin1String("run ")))
-                    runIds.insert(line);
+                if (line.startsWith(QLatin1String("run "))) runIds.insert(line);
             }
             QCOMPARE(runIds.size(), 2 * kCells);  // no id handed out twice
             auto store = ResultStore::open(target);
@@ -129,15 +127,13 @@ private slots:
         const RunCell c = dbtest::cell(QStringLiteral("SMC"), 65536);
         const qint64 id = (*store)->createCampaign({QStringLiteral("t"), {}, {}, {}, {c}}).valueOr(0);
         RunRecord record = dbtest::fullRecord(id, c, 1.5);
-        record.counters.append(
-            {Side::client, QStringLiteral("tx_bytes"), 5'000'000'000'000LL});  // past 32 bits
+        record.counters.append({Side::client, QStringLiteral("tx_bytes"), 5'000'000'000'000LL});  // past 32 bits
         const qint64 runId = (*store)->recordRun(record).valueOr(0);
         QVERIFY(runId > 0);
         QCOMPARE((*store)->histograms(runId)->first().data, QByteArray("\x00\x01\x02\xff", 4));
         bool found = false;
         for (const Counter& counter : (*store)->counters(runId).valueOr({})) {
-            if (counter.name == QLatin1String("tx_bytes"))
-                found = counter.value == 5'000'000'000'000LL;
+            if (counter.name == QLatin1String("tx_bytes")) found = counter.value == 5'000'000'000'000LL;
         }
         QVERIFY(found);
         QCOMPARE((*store)->results(runId)->value(QStringLiteral("bw_mbps")), 1.5);
@@ -160,8 +156,7 @@ private slots:
         record.results = {{QStringLiteral("alpha"), 1.0}, {QStringLiteral("Zeta"), 2.0}};
         QVERIFY((*store)->recordRun(record).ok());
         QStringList metrics;
-        for (const ResultValue& v : (*store)->campaignResults(id).valueOr({}))
-            metrics << v.metric;
+        for (const ResultValue& v : (*store)->campaignResults(id).valueOr({})) metrics << v.metric;
         QCOMPARE(metrics, (QStringList{QStringLiteral("Zeta"), QStringLiteral("alpha")}));
     }
 
@@ -170,15 +165,14 @@ private slots:
         const QString url = freshDatabase(name);
         QVERIFY(ResultStore::open(url).ok());
         QString why;
-        QVERIFY2(m_server->psql(QStringLiteral("UPDATE meta SET value = '99' WHERE key = 'schema_version'"),
-                                &why, name),
-                 qPrintable(why));
+        QVERIFY2(
+            m_server->psql(QStringLiteral("UPDATE meta SET value = '99' WHERE key = 'schema_version'"), &why, name),
+            qPrintable(why));
         auto store = ResultStore::open(url);
         QVERIFY(!store);
         QCOMPARE(store.error().code, smcr::Errc::notSupported);
         const QString text = message(store.error());
-        QVERIFY2(text.contains(QStringLiteral("schema version 99")) &&
-                     text.contains(QStringLiteral("newer")) &&
+        QVERIFY2(text.contains(QStringLiteral("schema version 99")) && text.contains(QStringLiteral("newer")) &&
                      text.contains(QStringLiteral("127.0.0.1:%1").arg(m_server->port())),
                  qPrintable(text));
     }
@@ -187,8 +181,7 @@ private slots:
         const QString name = QStringLiteral("not_smclab");
         const QString url = freshDatabase(name);
         QString why;
-        QVERIFY2(m_server->psql(QStringLiteral("CREATE TABLE invoices (id int)"), &why, name),
-                 qPrintable(why));
+        QVERIFY2(m_server->psql(QStringLiteral("CREATE TABLE invoices (id int)"), &why, name), qPrintable(why));
         auto store = ResultStore::open(url);
         QVERIFY(!store);
         QVERIFY2(message(store.error()).contains(QStringLiteral("not an smclab database")),
@@ -217,9 +210,8 @@ private slots:
         auto store = ResultStore::open(url);
         QVERIFY(!store);
         QCOMPARE(store.error().code, smcr::Errc::connectionRefused);
-        QVERIFY2(
-            message(store.error()).contains(QStringLiteral("postgresql://smclab_test@127.0.0.1:1/nothing")),
-            store.error().message.c_str());
+        QVERIFY2(message(store.error()).contains(QStringLiteral("postgresql://smclab_test@127.0.0.1:1/nothing")),
+                 store.error().message.c_str());
         QVERIFY(clock.elapsed() < 30'000);
     }
 
@@ -244,8 +236,7 @@ private slots:
     // Last: it stops the shared server (and brings it back).
     void droppedConnectionLosesAtMostTheRunInFlight() {
         const QString url = freshDatabase(QStringLiteral("dropped"));
-        const QList<RunCell> cells{dbtest::cell(QStringLiteral("TCP"), 1),
-                                   dbtest::cell(QStringLiteral("TCP"), 2),
+        const QList<RunCell> cells{dbtest::cell(QStringLiteral("TCP"), 1), dbtest::cell(QStringLiteral("TCP"), 2),
                                    dbtest::cell(QStringLiteral("TCP"), 3)};
         qint64 id = 0;
         {
@@ -271,8 +262,7 @@ private slots:
     }
 
     void urlsAreParsedStrictly() {
-        auto withPassword =
-            parseDatabaseLocation(QStringLiteral("postgresql://lab:hunter2@db.lab:5433/results"));
+        auto withPassword = parseDatabaseLocation(QStringLiteral("postgresql://lab:hunter2@db.lab:5433/results"));
         QVERIFY(!withPassword);
         QVERIFY(!message(withPassword.error()).contains(QStringLiteral("hunter2")));
         QVERIFY(message(withPassword.error()).contains(QStringLiteral("pgpass")));

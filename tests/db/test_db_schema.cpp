@@ -17,13 +17,17 @@ namespace {
 // field, not the current code's idea of it.
 const char* const kVersion1[] = {
     "CREATE TABLE meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
-    "CREATE TABLE hosts (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, facts TEXT NOT NULL DEFAULT '{}', last_seen TEXT)",
+    "CREATE TABLE hosts (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, facts TEXT NOT NULL DEFAULT '{}', "
+    "last_seen TEXT)",
     "CREATE TABLE agents (id INTEGER PRIMARY KEY, host_id INTEGER REFERENCES hosts(id) ON DELETE SET NULL, "
-    "address TEXT NOT NULL UNIQUE, version TEXT NOT NULL DEFAULT '', capabilities TEXT NOT NULL DEFAULT '{}', last_seen TEXT)",
+    "address TEXT NOT NULL UNIQUE, version TEXT NOT NULL DEFAULT '', capabilities TEXT NOT NULL DEFAULT '{}', "
+    "last_seen TEXT)",
     "CREATE TABLE campaigns (id INTEGER PRIMARY KEY, name TEXT NOT NULL, preset TEXT NOT NULL DEFAULT '', "
-    "spec TEXT NOT NULL DEFAULT '{}', status TEXT NOT NULL CHECK (status IN ('planned','running','paused','done','failed')), "
+    "spec TEXT NOT NULL DEFAULT '{}', status TEXT NOT NULL CHECK (status IN "
+    "('planned','running','paused','done','failed')), "
     "created_at TEXT NOT NULL, finished_at TEXT)",
-    "CREATE TABLE runs (id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE, "
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE "
+    "CASCADE, "
     "workload TEXT NOT NULL, transport TEXT NOT NULL, column_label TEXT NOT NULL, msg_size INTEGER NOT NULL, "
     "repetition INTEGER NOT NULL, client_agent_id INTEGER REFERENCES agents(id) ON DELETE SET NULL, "
     "server_agent_id INTEGER REFERENCES agents(id) ON DELETE SET NULL, "
@@ -44,13 +48,15 @@ const char* const kVersion1[] = {
     "CREATE TABLE counters (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, "
     "side TEXT NOT NULL CHECK (side IN ('client','server')), name TEXT NOT NULL, value INTEGER NOT NULL, "
     "PRIMARY KEY (run_id, side, name)) WITHOUT ROWID",
-    "CREATE TABLE setting_changes (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, t_ms INTEGER NOT NULL, "
+    "CREATE TABLE setting_changes (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, t_ms INTEGER NOT "
+    "NULL, "
     "name TEXT NOT NULL, value TEXT NOT NULL)",
     "INSERT INTO meta (key, value) VALUES ('schema_version', '1')",
     "INSERT INTO campaigns (id, name, preset, spec, status, created_at) VALUES "
     "(7, 'old datapath', 'datapath', '{\"sizes\":[1,2]}', 'done', '2025-01-02T03:04:05.000Z')",
     "INSERT INTO runs (id, campaign_id, workload, transport, column_label, msg_size, repetition, status, started_at, "
-    "finished_at) VALUES (11, 7, 'tcp_bw', 'tcp', 'TCP', 1, 0, 'done', '2025-01-02T03:04:05.000Z', '2025-01-02T03:04:35.000Z')",
+    "finished_at) VALUES (11, 7, 'tcp_bw', 'tcp', 'TCP', 1, 0, 'done', '2025-01-02T03:04:05.000Z', "
+    "'2025-01-02T03:04:35.000Z')",
     "INSERT INTO runs (id, campaign_id, workload, transport, column_label, msg_size, repetition, status) VALUES "
     "(12, 7, 'tcp_bw', 'tcp', 'TCP', 2, 0, 'planned')",
     "INSERT INTO results (run_id, metric, value) VALUES (11, 'bw_mbps', 2.392)",
@@ -92,7 +98,8 @@ private slots:
         {
             auto store = ResultStore::open(path);
             QVERIFY(store.ok());
-            auto created = (*store)->createCampaign({QStringLiteral("c"), {}, {}, {}, {dbtest::cell(QStringLiteral("TCP"), 1)}});
+            auto created =
+                (*store)->createCampaign({QStringLiteral("c"), {}, {}, {}, {dbtest::cell(QStringLiteral("TCP"), 1)}});
             QVERIFY2(created.ok(), created.ok() ? "" : created.error().message.c_str());
             id = *created;
         }
@@ -106,7 +113,10 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("fk.db"));
         auto store = ResultStore::open(path);
         QVERIFY(store.ok());
-        const qint64 id = (*store)->createCampaign({QStringLiteral("c"), {}, {}, {}, {dbtest::cell(QStringLiteral("TCP"), 1)}}).valueOr(0);
+        const qint64 id =
+            (*store)
+                ->createCampaign({QStringLiteral("c"), {}, {}, {}, {dbtest::cell(QStringLiteral("TCP"), 1)}})
+                .valueOr(0);
         QVERIFY((*store)->recordRun(dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 1), 2.0)).ok());
         dbtest::RawDb raw(path);
         QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM samples")).toInt(), 20);
@@ -139,10 +149,14 @@ private slots:
         QCOMPARE((*store)->counters(11)->value(0).value, 42);
         QCOMPARE((*store)->pendingCells(7)->size(), 1);
         dbtest::RawDb raw(path);
-        QCOMPARE(raw.scalar(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")).toString(), QStringLiteral("2"));
-        QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_campaign_status'")).toInt(), 1);
+        QCOMPARE(raw.scalar(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")).toString(),
+                 QStringLiteral("2"));
+        QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_campaign_status'"))
+                     .toInt(),
+                 1);
         // New writes use the new column.
-        const qint64 id = (*store)->createCampaign({QStringLiteral("new"), {}, {}, QStringLiteral("2 VMs, CX-4 Lx"), {}}).valueOr(0);
+        const qint64 id =
+            (*store)->createCampaign({QStringLiteral("new"), {}, {}, QStringLiteral("2 VMs, CX-4 Lx"), {}}).valueOr(0);
         QCOMPARE((*store)->campaign(id)->notes, QStringLiteral("2 VMs, CX-4 Lx"));
     }
 
@@ -160,9 +174,14 @@ private slots:
         QVERIFY(!store.ok());
         QVERIFY(QString::fromStdString(store.error().message).contains(QStringLiteral("migration to schema 2")));
         dbtest::RawDb raw(path);
-        QCOMPARE(raw.scalar(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")).toString(), QStringLiteral("1"));
-        QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM pragma_table_info('campaigns') WHERE name = 'notes'")).toInt(), 0);
-        QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_campaign_status'")).toInt(), 0);
+        QCOMPARE(raw.scalar(QStringLiteral("SELECT value FROM meta WHERE key = 'schema_version'")).toString(),
+                 QStringLiteral("1"));
+        QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM pragma_table_info('campaigns') WHERE name = 'notes'"))
+                     .toInt(),
+                 0);
+        QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = 'runs_by_campaign_status'"))
+                     .toInt(),
+                 0);
         QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM results")).toInt(), 1);
     }
 
@@ -216,8 +235,9 @@ private slots:
         auto created = (*store)->createCampaign({QStringLiteral("c"), {}, {}, {}, {}});
         QVERIFY(!created.ok());
         QCOMPARE(created.error().code, smcr::Errc::timedOut);
-        QVERIFY2(QString::fromStdString(created.error().message).contains(QStringLiteral("database is locked: ") + path),
-                 created.error().message.c_str());
+        QVERIFY2(
+            QString::fromStdString(created.error().message).contains(QStringLiteral("database is locked: ") + path),
+            created.error().message.c_str());
         // Readers still work (WAL), and a second process can open to read.
         QVERIFY((*store)->listCampaigns().ok());
         auto second = ResultStore::open(path, {200});
@@ -234,7 +254,8 @@ private slots:
         QCOMPARE(resolveDatabasePath(), QStringLiteral("/tmp/from-env.db"));
         QCOMPARE(resolveDatabasePath(QStringLiteral("/x/y.db")), QStringLiteral("/x/y.db"));
         qunsetenv(kDatabaseEnv);
-        QVERIFY2(resolveDatabasePath().endsWith(QStringLiteral("/smclab/smclab.db")), qPrintable(resolveDatabasePath()));
+        QVERIFY2(resolveDatabasePath().endsWith(QStringLiteral("/smclab/smclab.db")),
+                 qPrintable(resolveDatabasePath()));
         QCOMPARE(resolveDatabasePath(), defaultDatabasePath());
     }
 };

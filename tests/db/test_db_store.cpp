@@ -40,8 +40,9 @@ private slots:
         auto a = ResultStore::open(location);
         auto b = ResultStore::open(location);
         QVERIFY(a && b);
-        const qint64 id = (*a)->createCampaign({QStringLiteral("c"), {}, {}, {}, {dbtest::cell(QStringLiteral("TCP"), 1)}})
-                              .valueOr(0);
+        const qint64 id =
+            (*a)->createCampaign({QStringLiteral("c"), {}, {}, {}, {dbtest::cell(QStringLiteral("TCP"), 1)}})
+                .valueOr(0);
         QVERIFY(id > 0);
         if (!dbtest::usePostgres()) {
             // SQLite: the orchestrator's lock file beside the file does it.
@@ -75,8 +76,11 @@ private slots:
     void campaignLifecycle() {
         auto store = openStore(QStringLiteral("life.db"));
         QVERIFY(store);
-        NewCampaign nc{QStringLiteral("datapath"), QStringLiteral("datapath"), {{QStringLiteral("k"), 1}},
-                       QStringLiteral("notes"), {}};
+        NewCampaign nc{QStringLiteral("datapath"),
+                       QStringLiteral("datapath"),
+                       {{QStringLiteral("k"), 1}},
+                       QStringLiteral("notes"),
+                       {}};
         for (qint64 size : {1, 2, 4}) nc.cells << dbtest::cell(QStringLiteral("TCP"), size);
         const qint64 id = store->createCampaign(nc).valueOr(0);
         QVERIFY(id > 0);
@@ -92,9 +96,11 @@ private slots:
         QVERIFY(store->markRunStarted(id, dbtest::cell(QStringLiteral("TCP"), 1)).ok());
         QCOMPARE(store->runs(id)->at(0).status, RunStatus::running);
         QVERIFY(store->recordRun(dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 1), 5.0)).ok());
-        QVERIFY(store->markRunFailed(id, dbtest::cell(QStringLiteral("TCP"), 2), QStringLiteral("agent lab-b vanished")).ok());
+        QVERIFY(store->markRunFailed(id, dbtest::cell(QStringLiteral("TCP"), 2), QStringLiteral("agent lab-b vanished"))
+                    .ok());
         const QList<RunCell> pending = store->pendingCells(id).value();
-        QCOMPARE(pending, (QList<RunCell>{dbtest::cell(QStringLiteral("TCP"), 2), dbtest::cell(QStringLiteral("TCP"), 4)}));
+        QCOMPARE(pending,
+                 (QList<RunCell>{dbtest::cell(QStringLiteral("TCP"), 2), dbtest::cell(QStringLiteral("TCP"), 4)}));
         const QList<Run> runs = store->runs(id).value();
         QCOMPARE(runs[1].status, RunStatus::failed);
         QCOMPARE(runs[1].error, QStringLiteral("agent lab-b vanished"));
@@ -119,12 +125,17 @@ private slots:
     void runDataRoundTrips() {
         auto store = openStore(QStringLiteral("round.db"));
         QVERIFY(store);
-        const qint64 host = store->upsertHost(QStringLiteral("lab-a"), {{QStringLiteral("kernel"), QStringLiteral("6.1")}}).valueOr(0);
-        const qint64 agentA = store->upsertAgent(QStringLiteral("10.0.0.1:7000"), host, QStringLiteral("0.1.0"),
-                                                 {{QStringLiteral("fabrics"), QStringLiteral("sim")}}).valueOr(0);
-        const qint64 agentB = store->upsertAgent(QStringLiteral("10.0.0.2:7000"), std::nullopt, QStringLiteral("0.1.0"), {}).valueOr(0);
+        const qint64 host =
+            store->upsertHost(QStringLiteral("lab-a"), {{QStringLiteral("kernel"), QStringLiteral("6.1")}}).valueOr(0);
+        const qint64 agentA = store
+                                  ->upsertAgent(QStringLiteral("10.0.0.1:7000"), host, QStringLiteral("0.1.0"),
+                                                {{QStringLiteral("fabrics"), QStringLiteral("sim")}})
+                                  .valueOr(0);
+        const qint64 agentB =
+            store->upsertAgent(QStringLiteral("10.0.0.2:7000"), std::nullopt, QStringLiteral("0.1.0"), {}).valueOr(0);
         QVERIFY(host > 0 && agentA > 0 && agentB > 0);
-        QCOMPARE(store->upsertAgent(QStringLiteral("10.0.0.1:7000"), host, QStringLiteral("0.2.0"), {}).valueOr(0), agentA);
+        QCOMPARE(store->upsertAgent(QStringLiteral("10.0.0.1:7000"), host, QStringLiteral("0.2.0"), {}).valueOr(0),
+                 agentA);
         QCOMPARE(store->agents()->first().version, QStringLiteral("0.2.0"));
         QCOMPARE(store->hosts()->first().facts.value(QStringLiteral("kernel")), QStringLiteral("6.1"));
 
@@ -233,7 +244,8 @@ private slots:
         for (int rep = 0; rep < 3; ++rep) {
             RunRecord r = dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 64, rep), values[rep]);
             // The orchestrator's verdict (host_load.h): the second run was busy.
-            r.clientFacts.insert(QStringLiteral("host_state.busy"), rep == 1 ? QStringLiteral("yes") : QStringLiteral("no"));
+            r.clientFacts.insert(QStringLiteral("host_state.busy"),
+                                 rep == 1 ? QStringLiteral("yes") : QStringLiteral("no"));
             QVERIFY(store->recordRun(r).ok());
         }
         auto tables = comparisonTables(*store, id);
@@ -290,7 +302,8 @@ private slots:
         QVERIFY(store);
         const qint64 id = store->createCampaign({QStringLiteral("kv"), {}, {}, {}, {}}).valueOr(0);
         RunRecord r = dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 3, 0, QStringLiteral("kv")), 0.0);
-        r.results = {{QStringLiteral("set_rps"), 1000.0}, {QStringLiteral("get_rps"), 2000.0},
+        r.results = {{QStringLiteral("set_rps"), 1000.0},
+                     {QStringLiteral("get_rps"), 2000.0},
                      {QStringLiteral("set_p50_us"), 50.0}};
         QVERIFY(store->recordRun(r).ok());
         auto tables = comparisonTables(*store, id);

@@ -18,11 +18,12 @@ ReportDocument sampleDocument() {
     doc.title = QStringLiteral("smclab campaign #1: datapath <seed 000> & friends");
     doc.generatedAt = QStringLiteral("2026-11-30T08:00:00Z");
     doc.tables = {fixtures::bandwidth(), fixtures::latency()};
-    doc.tables[0].rows[3].cells[1] = {std::nullopt, 0.0, 0};               // a failed run
-    doc.tables[0].rows[4].cells[2] = {40.823456789012345, 0.25, 3};      // repetitions
-    doc.details = {{QStringLiteral("Engine counters (sum over finished runs)"),
-                    {QStringLiteral("Origin SMC"), QStringLiteral("TCP"), QStringLiteral("SMC with patches")},
-                    {{QStringLiteral("client cdc_msgs_sent"), {QStringLiteral("1200"), QString(), QStringLiteral("900")}}}}};
+    doc.tables[0].rows[3].cells[1] = {std::nullopt, 0.0, 0};         // a failed run
+    doc.tables[0].rows[4].cells[2] = {40.823456789012345, 0.25, 3};  // repetitions
+    doc.details = {
+        {QStringLiteral("Engine counters (sum over finished runs)"),
+         {QStringLiteral("Origin SMC"), QStringLiteral("TCP"), QStringLiteral("SMC with patches")},
+         {{QStringLiteral("client cdc_msgs_sent"), {QStringLiteral("1200"), QString(), QStringLiteral("900")}}}}};
     doc.provenance = {{QStringLiteral("Client host (campaign #1)"),
                        {{QStringLiteral("kernel"), QStringLiteral("6.1.0-18-amd64")},
                         {QStringLiteral("link_model"), QStringLiteral("cx4-25g")}}}};
@@ -57,10 +58,12 @@ private slots:
     void csvRoundTripsTheTables() {
         const ReportDocument doc = sampleDocument();
         const QString csv = formatCsv(doc.tables);
-        QVERIFY(csv.startsWith(QStringLiteral("table,metric,unit,lower_is_better,workload,column_index,column,msg_size,")));
+        QVERIFY(
+            csv.startsWith(QStringLiteral("table,metric,unit,lower_is_better,workload,column_index,column,msg_size,")));
         QCOMPARE(csv.count(QLatin1Char('\n')), 1 + 2 * 17 * 3);
         // The published cell with our percentage: TCP at 1 byte.
-        QVERIFY(csv.contains(QStringLiteral("Bandwidth,bw_mbps,MB/s,0,tcp_bw,1,TCP,1,2.3919999999999999,0,1,313.84083044982")));
+        QVERIFY(csv.contains(
+            QStringLiteral("Bandwidth,bw_mbps,MB/s,0,tcp_bw,1,TCP,1,2.3919999999999999,0,1,313.84083044982")));
         auto back = tablesFromCsv(csv);
         QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
         QCOMPARE(*back, doc.tables);
@@ -94,10 +97,12 @@ private slots:
                     QCOMPARE(cells[c], QStringLiteral("-"));
                     continue;
                 }
-                QCOMPARE(cells[c].section(QLatin1Char(' '), 0, 0).toDouble(), std::round(*r.cells[c].value * 1000) / 1000);
+                QCOMPARE(cells[c].section(QLatin1Char(' '), 0, 0).toDouble(),
+                         std::round(*r.cells[c].value * 1000) / 1000);
                 if (c > 0) {
                     const double pct = *percentVsBaseline(r.cells[c].value, r.cells[0].value);
-                    QVERIFY2(cells[c].contains(QStringLiteral("(%1%)").arg(QString::number(pct, 'f', 2))), qPrintable(cells[c]));
+                    QVERIFY2(cells[c].contains(QStringLiteral("(%1%)").arg(QString::number(pct, 'f', 2))),
+                             qPrintable(cells[c]));
                 }
             }
             ++parsed;
@@ -127,8 +132,9 @@ private slots:
                 if (name == QLatin1String("polyline")) ++polylines;
                 if (name == QLatin1String("table")) ++tables;
                 // Nothing is loaded from elsewhere: no scripts, links or images.
-                QVERIFY2(name != QLatin1String("script") && name != QLatin1String("link") && name != QLatin1String("img"),
-                         qPrintable(name));
+                QVERIFY2(
+                    name != QLatin1String("script") && name != QLatin1String("link") && name != QLatin1String("img"),
+                    qPrintable(name));
                 const QString cls = xml.attributes().value(QStringLiteral("class")).toString();
                 if (cls == QLatin1String("legend")) ++legends;
                 if (cls == QLatin1String("xtick")) ++xTicks;
@@ -140,11 +146,11 @@ private slots:
         }
         QVERIFY2(!xml.hasError(), qPrintable(xml.errorString() + QStringLiteral(" at line %1").arg(xml.lineNumber())));
         QVERIFY(elementStack.isEmpty());
-        QCOMPARE(svgs, 2);              // a plot per table
-        QCOMPARE(legends, 6);           // one legend entry per column
-        QCOMPARE(xTicks, 34);           // one tick per message size, log2-spaced
-        QVERIFY(polylines >= 6);        // a line per column (the gap splits one)
-        QCOMPARE(tables, 2 + 1);        // comparison tables + counters
+        QCOMPARE(svgs, 2);        // a plot per table
+        QCOMPARE(legends, 6);     // one legend entry per column
+        QCOMPARE(xTicks, 34);     // one tick per message size, log2-spaced
+        QVERIFY(polylines >= 6);  // a line per column (the gap splits one)
+        QCOMPARE(tables, 2 + 1);  // comparison tables + counters
         QVERIFY(texts.contains(QStringLiteral("Message size (bytes, log2 scale)")));
         QVERIFY(texts.contains(QStringLiteral("Bandwidth (MB/s)")));
         QVERIFY(texts.contains(QStringLiteral("64K")));
@@ -161,7 +167,8 @@ private slots:
     void xAxisIsLog2() {
         const QString svg = formatHtml(sampleDocument());
         // Ticks for 1, 2 and 4 bytes are equally spaced.
-        static const QRegularExpression tick(QStringLiteral("<text x=\"([0-9.]+)\" y=\"[0-9.]+\" class=\"xtick\">(1|2|4)</text>"));
+        static const QRegularExpression tick(
+            QStringLiteral("<text x=\"([0-9.]+)\" y=\"[0-9.]+\" class=\"xtick\">(1|2|4)</text>"));
         QList<double> xs;
         auto it = tick.globalMatch(svg);
         while (it.hasNext() && xs.size() < 3) xs << it.next().captured(1).toDouble();

@@ -157,12 +157,10 @@ private slots:
         QCOMPARE(lines[1], QStringLiteral("Bandwidth (MB/s), change against Origin SMC"));
         QVERIFY(lines[2].startsWith(QStringLiteral("MsgSize  Column")));
         QCOMPARE(lines[3], QStringLiteral("      1  Origin SMC        3   1.000  [0.900, 1.100] 75.0%"));
-        QCOMPARE(lines[4],
-                 QStringLiteral("      1  TCP               3   2.000  [1.900, 2.100] 75.0%    +100.00%  "
-                                "[+72.73%, +133.33%] 90.0%  higher"));
-        QCOMPARE(lines[5],
-                 QStringLiteral("      1  SMC with patches  3   1.000  [0.950, 1.050] 75.0%      +0.00%  "
-                                "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
+        QCOMPARE(lines[4], QStringLiteral("      1  TCP               3   2.000  [1.900, 2.100] 75.0%    +100.00%  "
+                                          "[+72.73%, +133.33%] 90.0%  higher"));
+        QCOMPARE(lines[5], QStringLiteral("      1  SMC with patches  3   1.000  [0.950, 1.050] 75.0%      +0.00%  "
+                                          "[-13.64%, +16.67%] 90.0%   within noise  busy 1/3"));
         QVERIFY(section.contains(QStringLiteral("distribution-free")));
         QCOMPARE(render({QString(), QString(), {table}, {}, {}}, Format::text), text);
     }
@@ -196,8 +194,8 @@ private slots:
         QVERIFY(text.startsWith(QStringLiteral("==== Differences: #4 against #3 ====\nBandwidth (MB/s)\n")));
         QVERIFY(text.contains(QStringLiteral("higher, outside noise")));
         QVERIFY(text.contains(QStringLiteral("within noise")));
-        QVERIFY(text.endsWith(QStringLiteral(
-            "Outside the noise: 1 of 3 (1 higher, 0 lower); within noise: 1; no interval: 1.\n")));
+        QVERIFY(text.endsWith(
+            QStringLiteral("Outside the noise: 1 of 3 (1 higher, 0 lower); within noise: 1; no interval: 1.\n")));
         const DetailTable detail = differencesDetail(diffs, QStringLiteral("#3"), QStringLiteral("#4"));
         QCOMPARE(detail.rows.size(), 3);
         QCOMPARE(detail.rows[0].name, QStringLiteral("Bandwidth 64 B TCP"));
@@ -208,8 +206,7 @@ private slots:
         ReportDocument doc;
         doc.title = QStringLiteral("reps");
         doc.tables = {fixtures::bandwidth()};
-        doc.tables[0].rows[0].cells = {cellFromRepetitions({1.0, 1.1, 0.9}),
-                                       cellFromRepetitions({2.0, 2.1, 1.9}),
+        doc.tables[0].rows[0].cells = {cellFromRepetitions({1.0, 1.1, 0.9}), cellFromRepetitions({2.0, 2.1, 1.9}),
                                        cellFromRepetitions({1.0, 1.05, 0.95})};
         doc.tables[0].rows[0].cells[1].busyRepetitions = 2;
         auto json = documentFromJson(formatJson(doc));

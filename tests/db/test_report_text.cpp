@@ -22,7 +22,8 @@ private slots:
             const QStringList a = ours.split(QLatin1Char('\n'));
             const QStringList b = golden.split(QLatin1Char('\n'));
             for (qsizetype i = 0; i < std::min(a.size(), b.size()); ++i) {
-                if (a[i] != b[i]) qWarning("line %d\n ours:   '%s'\n golden: '%s'", int(i + 1), qPrintable(a[i]), qPrintable(b[i]));
+                if (a[i] != b[i])
+                    qWarning("line %d\n ours:   '%s'\n golden: '%s'", int(i + 1), qPrintable(a[i]), qPrintable(b[i]));
             }
         }
         QCOMPARE(ours, golden);
@@ -41,7 +42,8 @@ private slots:
         QList<qint64> differing;
         for (qsizetype i = 0; i < ours.size(); ++i) {
             if (ours[i] == published[i]) continue;
-            QVERIFY2(i >= 2 && i < 19, qPrintable(QStringLiteral("line %1 outside the bandwidth rows differs").arg(i + 1)));
+            QVERIFY2(i >= 2 && i < 19,
+                     qPrintable(QStringLiteral("line %1 outside the bandwidth rows differs").arg(i + 1)));
             // Same text once the percentages are blanked out.
             QString a = ours[i], b = published[i];
             a.replace(pct, QStringLiteral("(P)"));
@@ -54,7 +56,8 @@ private slots:
             while (ia.hasNext() && ib.hasNext()) {
                 const double delta = std::fabs(ia.next().captured(1).toDouble() - ib.next().captured(1).toDouble());
                 if (size <= 4) {
-                    QVERIFY2(delta >= 0.05 && delta <= 0.31, qPrintable(QStringLiteral("size %1 off by %2").arg(size).arg(delta)));
+                    QVERIFY2(delta >= 0.05 && delta <= 0.31,
+                             qPrintable(QStringLiteral("size %1 off by %2").arg(size).arg(delta)));
                 } else {
                     QVERIFY2(delta <= 0.0201, qPrintable(QStringLiteral("size %1 off by %2").arg(size).arg(delta)));
                 }
@@ -83,13 +86,16 @@ private slots:
         QVERIFY(moved.ok());
         QCOMPARE(moved->columns, (QStringList{"TCP", "Origin SMC", "SMC with patches"}));
         const QStringList lines = formatTextTable(*moved).split(QLatin1Char('\n'));
-        QCOMPARE(lines[1], QStringLiteral(" MsgSize        TCP                     Origin SMC         SMC with patches"));
+        QCOMPARE(lines[1],
+                 QStringLiteral(" MsgSize        TCP                     Origin SMC         SMC with patches"));
         // 0.578 / 2.392 - 1 = -75.84 %, 2.561 / 2.392 - 1 = 7.07 %
-        QCOMPARE(lines[2], QStringLiteral("       1         2.392 MB/s      0.578 MB/s(-75.84%)      2.561 MB/s(  7.07%)"));
+        QCOMPARE(lines[2],
+                 QStringLiteral("       1         2.392 MB/s      0.578 MB/s(-75.84%)      2.561 MB/s(  7.07%)"));
         auto unknown = withBaseline(fixtures::bandwidth(), QStringLiteral("RDMA"));
         QVERIFY(!unknown.ok());
         QCOMPARE(unknown.error().code, smcr::Errc::invalidArgument);
-        QVERIFY(QString::fromStdString(unknown.error().message).contains(QStringLiteral("Origin SMC, TCP, SMC with patches")));
+        QVERIFY(QString::fromStdString(unknown.error().message)
+                    .contains(QStringLiteral("Origin SMC, TCP, SMC with patches")));
     }
 
     void twoAndFiveColumnsKeepTheLetterWidths() {
@@ -104,10 +110,12 @@ private slots:
         five.columns << QStringLiteral("A") << QStringLiteral("B");
         for (Row& r : five.rows) r.cells << r.cells[1] << r.cells[2];
         lines = formatTextTable(five).split(QLatin1Char('\n'));
-        QCOMPARE(lines[2], QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)      2.561 MB/s(343.08%)"
-                                          "      2.392 MB/s(313.84%)      2.561 MB/s(343.08%)"));
-        QCOMPARE(lines[1], QStringLiteral(" MsgSize        Origin SMC              TCP                SMC with patches   A"
-                                          "                  B"));
+        QCOMPARE(lines[2],
+                 QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)      2.561 MB/s(343.08%)"
+                                "      2.392 MB/s(313.84%)      2.561 MB/s(343.08%)"));
+        QCOMPARE(lines[1],
+                 QStringLiteral(" MsgSize        Origin SMC              TCP                SMC with patches   A"
+                                "                  B"));
     }
 
     void longLabelsWidenTheirColumn() {
@@ -120,7 +128,8 @@ private slots:
         const qsizetype label3 = lines[1].indexOf(QStringLiteral("SMC with patches"));
         QCOMPARE(lines[1].mid(label3 - 1, 1), QStringLiteral(" "));
         QCOMPARE(lines[1].indexOf(QStringLiteral("SMC-R autocorking")) + 41, label3);
-        const qsizetype column3 = lines[2].indexOf(QStringLiteral("MB/s(313.84%)")) + QStringLiteral("MB/s(313.84%)").size();
+        const qsizetype column3 =
+            lines[2].indexOf(QStringLiteral("MB/s(313.84%)")) + QStringLiteral("MB/s(313.84%)").size();
         QCOMPARE(label3 - column3, qsizetype(59 - 52));
         for (qsizetype i = 3; i + 1 < lines.size(); ++i) QCOMPARE(lines[i].size(), lines[2].size());
     }
@@ -130,7 +139,8 @@ private slots:
         t.rows[0].cells[1].value.reset();  // TCP at 1 byte failed
         t.rows[1].cells[0].value.reset();  // baseline at 2 bytes missing
         const QStringList lines = formatTextTable(t).split(QLatin1Char('\n'));
-        QCOMPARE(lines[2], QStringLiteral("       1         0.578 MB/s          -                    2.561 MB/s(343.08%)"));
+        QCOMPARE(lines[2],
+                 QStringLiteral("       1         0.578 MB/s          -                    2.561 MB/s(343.08%)"));
         QCOMPARE(lines[3], QStringLiteral("       2             -           4.780 MB/s               5.162 MB/s"));
     }
 

@@ -6,10 +6,6 @@
 //   send-close BYTES    one connection: send BYTES of stream 7, then close
 //   sink BYTES SEED     one connection: verify stream SEED, exactly BYTES long, until EOF
 // Exit code 0 = everything verified; errors go to stderr.
-#include <smcr/listener.h>
-#include <smcr/poller.h>
-#include <smcr/socket.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +13,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <smcr/listener.h>
+#include <smcr/poller.h>
+#include <smcr/socket.h>
 
 #include "stream_pattern.h"
 #include "stream_transfer.h"
@@ -65,7 +65,8 @@ int runEcho(smcr::Listener& l, int conns) {
                 const smcr::ConnectionStats st = c->sock.stats();
                 std::fprintf(stderr, "peer:   open connection: pending %zu, recv %s, cdc rx %llu tx %llu\n",
                              c->pending.size(), r ? std::to_string(r.value()).c_str() : r.error().toString().c_str(),
-                             static_cast<unsigned long long>(st.cdcReceived), static_cast<unsigned long long>(st.cdcSent));
+                             static_cast<unsigned long long>(st.cdcReceived),
+                             static_cast<unsigned long long>(st.cdcSent));
             }
             return 1;
         }
@@ -90,8 +91,10 @@ int runEcho(smcr::Listener& l, int conns) {
             bool done = false;
             if (!c.pending.empty()) {
                 auto w = c.sock.send(c.pending.data(), c.pending.size());
-                if (w) c.pending.erase(c.pending.begin(), c.pending.begin() + static_cast<long>(w.value()));
-                else if (w.error().code != smcr::Errc::wouldBlock) done = true;
+                if (w)
+                    c.pending.erase(c.pending.begin(), c.pending.begin() + static_cast<long>(w.value()));
+                else if (w.error().code != smcr::Errc::wouldBlock)
+                    done = true;
             }
             while (!done && c.pending.empty()) {
                 auto r = c.sock.recv(buf.data(), buf.size());
@@ -106,7 +109,8 @@ int runEcho(smcr::Listener& l, int conns) {
                 auto w = c.sock.send(buf.data(), r.value());
                 const size_t sent = w ? w.value() : 0;
                 if (!w && w.error().code != smcr::Errc::wouldBlock) done = true;
-                if (sent < r.value()) c.pending.assign(buf.begin() + static_cast<long>(sent), buf.begin() + static_cast<long>(r.value()));
+                if (sent < r.value())
+                    c.pending.assign(buf.begin() + static_cast<long>(sent), buf.begin() + static_cast<long>(r.value()));
             }
             if (done) {
                 (void)poller->remove(c.sock);
@@ -166,7 +170,9 @@ int runSink(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: smcr_test_peer duplex BYTES SEED | echo CONNS | stream | send-close BYTES | sink BYTES SEED\n");
+        std::fprintf(
+            stderr,
+            "usage: smcr_test_peer duplex BYTES SEED | echo CONNS | stream | send-close BYTES | sink BYTES SEED\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -174,10 +180,12 @@ int main(int argc, char** argv) {
     if (!l) return die("listen", l.error());
     std::printf("PORT %u\n", l->localPort());
     std::fflush(stdout);
-    if (mode == "duplex" && argc == 4) return runDuplex(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
+    if (mode == "duplex" && argc == 4)
+        return runDuplex(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
     if (mode == "echo" && argc == 3) return runEcho(l.value(), std::atoi(argv[2]));
     if (mode == "stream") return runStream(l.value());
-    if (mode == "sink" && argc == 4) return runSink(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
+    if (mode == "sink" && argc == 4)
+        return runSink(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
     if (mode == "send-close" && argc == 3) return runSendClose(l.value(), std::strtoull(argv[2], nullptr, 10));
     std::fprintf(stderr, "smcr_test_peer: bad arguments\n");
     return 2;

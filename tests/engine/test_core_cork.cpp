@@ -1,11 +1,11 @@
 // The push decisions of the send path as a functional core (cork_policy.h):
 // autocorking, the user's cork (TCP_CORK, MSG_MORE, sendfile pieces), the old
 // timer mode, the completion push, tx deferral and the one-pusher gate.
-#include "core/cork_policy.h"
+#include <functional>
 
 #include <QTest>
 
-#include <functional>
+#include "core/cork_policy.h"
 
 using namespace smcr::core;
 
@@ -142,7 +142,7 @@ private slots:
         QVERIFY(gate.again());   // so we go round once more (attempts collapse into one)
         QVERIFY(!gate.again());  // nobody tried during the second round
         QVERIFY(!gate.busy());
-        QVERIFY(gate.enter());   // free again
+        QVERIFY(gate.enter());  // free again
         QVERIFY(!gate.again());
     }
 

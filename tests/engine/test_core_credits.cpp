@@ -1,12 +1,12 @@
 // LinkCredits, the functional core of the RQ credits extension (seed 004):
 // negotiation, spending, the announcement reserve, watermarks, and a two-link
 // simulation showing that credits never let a SEND meet an empty queue.
-#include "core/credits.h"
+#include <deque>
+#include <random>
 
 #include <QTest>
 
-#include <deque>
-#include <random>
+#include "core/credits.h"
 
 using namespace smcr::core;
 
@@ -100,9 +100,9 @@ private slots:
     void simulatedPairNeverOverrunsAndNeverStalls() {
         struct Side {
             LinkCredits credits;
-            uint32_t rqFree = 0;                  // posted, unconsumed WQEs
-            std::deque<uint8_t> inbox;            // messages delivered: credits carried
-            std::deque<int> consumed;             // WQEs consumed, not yet reposted
+            uint32_t rqFree = 0;        // posted, unconsumed WQEs
+            std::deque<uint8_t> inbox;  // messages delivered: credits carried
+            std::deque<int> consumed;   // WQEs consumed, not yet reposted
             uint64_t sent = 0;
         };
         for (uint32_t recvWr : {3u, 4u, 8u, 48u}) {

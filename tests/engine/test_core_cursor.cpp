@@ -1,7 +1,7 @@
+#include <QTest>
+
 #include "core/cursor.h"
 #include "core/ring_span.h"
-
-#include <QTest>
 
 using namespace smcr::core;
 

@@ -1,10 +1,10 @@
-#include "core/connection_core.h"
-
-#include <QTest>
-
 #include <cstring>
 #include <random>
 #include <vector>
+
+#include <QTest>
+
+#include "core/connection_core.h"
 
 using namespace smcr::core;
 
@@ -100,7 +100,7 @@ private slots:
         QCOMPARE(p.writes[0].lengthBytes, 6384u);
         QCOMPARE(p.writes[1].remoteOffset, 0u);
         QCOMPARE(p.writes[1].lengthBytes, 10000u);
-        QVERIFY(p.writeBlocked);  // fills the peer's window
+        QVERIFY(p.writeBlocked);                   // fills the peer's window
         QCOMPARE(p.producer, (Cursor{1, 10000}));  // 26384 bytes = one wrap + 10000
     }
     void sourceWrapGivesTwoSges() {

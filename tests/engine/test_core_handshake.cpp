@@ -1,6 +1,6 @@
-#include "core/handshake.h"
-
 #include <QTest>
+
+#include "core/handshake.h"
 
 using namespace smcr::core;
 using smcr::wire::DeclineReason;
@@ -11,7 +11,9 @@ HandshakeEvent ev(HandshakeEventKind kind) {
     e.kind = kind;
     return e;
 }
-uint32_t code(DeclineReason r) { return static_cast<uint32_t>(r); }
+uint32_t code(DeclineReason r) {
+    return static_cast<uint32_t>(r);
+}
 }  // namespace
 
 // smc-protocol.md 1.6-1.7: every failure declines with the right code.
@@ -94,7 +96,9 @@ private slots:
         const std::vector<Case> cases = {
             {HandshakeRole::client, {start, badSize}, DeclineReason::cnfErr, false},
             {HandshakeRole::client, {start, unknownLgr}, DeclineReason::syncErr, true},
-            {HandshakeRole::client, {start, fcAccept, ev(HandshakeEventKind::timeout)}, DeclineReason::timeoutCl,
+            {HandshakeRole::client,
+             {start, fcAccept, ev(HandshakeEventKind::timeout)},
+             DeclineReason::timeoutCl,
              false},
             {HandshakeRole::client, {start, ev(HandshakeEventKind::malformed)}, DeclineReason::cnfErr, false},
             {HandshakeRole::client, {start, mem}, DeclineReason::mem, false},
@@ -104,7 +108,8 @@ private slots:
              {start, ev(HandshakeEventKind::proposal), fcConfirm, ev(HandshakeEventKind::timeout)},
              DeclineReason::timeoutCl,
              false},
-            {HandshakeRole::server, {start, ev(HandshakeEventKind::proposal), ev(HandshakeEventKind::timeout)},
+            {HandshakeRole::server,
+             {start, ev(HandshakeEventKind::proposal), ev(HandshakeEventKind::timeout)},
              DeclineReason::intErr,
              false},
         };

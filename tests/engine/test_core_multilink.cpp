@@ -2,12 +2,12 @@
 // server and a client core, the rkey table (ADD_LINK_CONT, CONFIRM_RKEY,
 // DELETE_RKEY), the link-loss decision and CDC failover validation with the
 // send-side rewind (smc-protocol.md sections 2 and 7).
+#include <QTest>
+
 #include "core/add_link_flow.h"
 #include "core/connection_core.h"
 #include "core/link_failover.h"
 #include "core/rkey_table.h"
-
-#include <QTest>
 
 using namespace smcr::core;
 namespace wire = smcr::wire;
@@ -67,8 +67,8 @@ FlowRun runFlow(size_t serverRkeys, size_t clientRkeys) {
         if (a.bringUp) bringUp = a.bringUp;
         QVERIFY(!a.abandon);
     };
-    collect(server.start(endpoint(1), 2, 77, rkeys(100, serverRkeys), 0), toClient, run.serverLearned,
-            run.serverActive, run.serverBringUp);
+    collect(server.start(endpoint(1), 2, 77, rkeys(100, serverRkeys), 0), toClient, run.serverLearned, run.serverActive,
+            run.serverBringUp);
     for (int step = 0; step < 100 && (!toClient.empty() || !toServer.empty()); ++step) {
         while (!toClient.empty()) {
             const wire::LlcMessage m = toClient.front();

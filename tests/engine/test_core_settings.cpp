@@ -79,8 +79,8 @@ private slots:
     // prints as a number.
     void booleanWords() {
         smcr::Settings s;
-        for (const char* name : {"lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback",
-                                 "lab.tx_defer_to_owner", "limit_smc_hs"}) {
+        for (const char* name :
+             {"lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback", "lab.tx_defer_to_owner", "limit_smc_hs"}) {
             for (const char* off : {"off", "false", "0"}) {
                 QVERIFY2(s.set(name, off).ok(), name);
                 QCOMPARE(s.get(name).value(), std::string("0"));
@@ -149,13 +149,12 @@ private slots:
         }
         const auto row = [&](const std::string& name) -> const smcr::SettingInfo& {
             for (const smcr::SettingInfo& info : all) {
-                if (name == info.name)
-                    return info;
+                if (name == info.name) return info;
             }
             qFatal("no row %s", name.c_str());
         };
-        for (const char* flag : {"limit_smc_hs", "lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback",
-                                 "lab.tx_defer_to_owner"}) {
+        for (const char* flag :
+             {"limit_smc_hs", "lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback", "lab.tx_defer_to_owner"}) {
             QCOMPARE(row(flag).type, smcr::SettingType::flag);
             QCOMPARE(smcr::settingValuesText(row(flag)), std::string("on|off"));
         }
@@ -211,8 +210,7 @@ private slots:
         QVERIFY(!all.empty());
         bool sawCqMode = false;
         for (const auto& v : all) {
-            if (v.name == "lab.cq_mode")
-                sawCqMode = v.value == "arm_first";
+            if (v.name == "lab.cq_mode") sawCqMode = v.value == "arm_first";
         }
         QVERIFY(sawCqMode);
         QCOMPARE(std::string(smcr::settingScopeName(smcr::SettingScope::newConnections)),

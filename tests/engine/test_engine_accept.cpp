@@ -4,12 +4,11 @@
 // congestion decline, and first bytes that arrive broken or in pieces.
 // Fake CLC clients are kernel sockets that send exactly the bytes a test
 // needs; real SMC clients use a second engine in this process.
-#include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/poller.h>
-#include <smcr/socket.h>
-#include <smcr/wire/clc.h>
-#include <smcr/wire/decline_reasons.h>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,13 +16,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <QTest>
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/poller.h>
+#include <smcr/socket.h>
+#include <smcr/wire/clc.h>
+#include <smcr/wire/decline_reasons.h>
 
-#include <atomic>
-#include <chrono>
-#include <cstring>
-#include <thread>
-#include <vector>
+#include <QTest>
 
 #include "core/accept_queues.h"
 #include "engine_fixture.h"
@@ -37,7 +37,9 @@ namespace wire = smcr::wire;
 
 namespace {
 
-uint32_t code(DeclineReason r) { return static_cast<uint32_t>(r); }
+uint32_t code(DeclineReason r) {
+    return static_cast<uint32_t>(r);
+}
 
 bool readable(int fd) {
     pollfd pf{fd, POLLIN, 0};
@@ -119,8 +121,10 @@ private slots:
                 std::vector<uint8_t> out(30000 + i * 1000), in(out.size());
                 smclab::test::fillPattern(100 + i, 0, out.data(), out.size());
                 std::thread w([&] { writeAll(fd, out.data(), out.size()); });
-                if (!readExact(fd, in.data(), in.size(), 10000)) errors[i] = "tcp: short echo";
-                else if (in != out) errors[i] = "tcp: bytes differ";
+                if (!readExact(fd, in.data(), in.size(), 10000))
+                    errors[i] = "tcp: short echo";
+                else if (in != out)
+                    errors[i] = "tcp: bytes differ";
                 w.join();
                 ::close(fd);
             });
@@ -138,8 +142,10 @@ private slots:
                 std::vector<uint8_t> out(50000), in(out.size());
                 smclab::test::fillPattern(200 + i, 0, out.data(), out.size());
                 std::thread w([&] { sendAll(s.value(), out.data(), out.size()); });
-                if (!recvAll(s.value(), in.data(), in.size())) errors[kTcp + i] = "smc: short echo";
-                else if (in != out) errors[kTcp + i] = "smc: bytes differ";
+                if (!recvAll(s.value(), in.data(), in.size()))
+                    errors[kTcp + i] = "smc: short echo";
+                else if (in != out)
+                    errors[kTcp + i] = "smc: bytes differ";
                 w.join();
                 s->close();
             });

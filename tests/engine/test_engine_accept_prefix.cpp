@@ -5,11 +5,12 @@
 // bytes whatever the read sizes, MSG_PEEK without consuming, in non-blocking
 // mode, as POLLIN for waitReady() and a Poller, and after a handshake that
 // read them and fell back.
-#include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/poller.h>
-#include <smcr/socket.h>
-#include <smcr/wire/clc.h>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -17,14 +18,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <QTest>
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/poller.h>
+#include <smcr/socket.h>
+#include <smcr/wire/clc.h>
 
-#include <chrono>
-#include <cstring>
-#include <optional>
-#include <string>
-#include <thread>
-#include <vector>
+#include <QTest>
 
 #include "core/rx_prefix.h"
 #include "core/smc_detect.h"

@@ -3,14 +3,14 @@
 // has them off in both roles (it must see reserved zeros only), and the RNR
 // comparison: a small receive queue behind a slow receiver gives RNR NAKs
 // without credits and none with them.
+#include <csignal>
+#include <string>
+#include <vector>
+
 #include <smcr/engine.h>
 #include <smcr/socket.h>
 
 #include <QTest>
-
-#include <csignal>
-#include <string>
-#include <vector>
 
 #include "engine_fixture.h"
 #include "peer_process.h"
@@ -155,7 +155,7 @@ private slots:
         QCOMPARE(peer.wait(20000), 0);
         const smcr::EngineStats es = engine->stats();
         QCOMPARE(es.creditLinks, 0ull);
-        QCOMPARE(es.cdcReservedNonzero, 0ull);  // the credits-capable server sent reserved zeros
+        QCOMPARE(es.cdcReservedNonzero, 0ull);                // the credits-capable server sent reserved zeros
         QCOMPARE(es.rnrNaksSent + es.rnrNaksReceived, 0ull);  // default queues: no RNR either
     }
 
@@ -188,8 +188,7 @@ private slots:
         for (auto& s : sockets) s.close();
         QCOMPARE(peer.wait(20000), 0);
         qInfo("credit waits %llu, credits by CDC %llu, by LLC %llu in %llu ANNOUNCE_CREDITS",
-              static_cast<unsigned long long>(es.creditWaits),
-              static_cast<unsigned long long>(es.creditsAnnouncedCdc),
+              static_cast<unsigned long long>(es.creditWaits), static_cast<unsigned long long>(es.creditsAnnouncedCdc),
               static_cast<unsigned long long>(es.creditsAnnouncedLlc),
               static_cast<unsigned long long>(es.creditAnnounceLlcs));
         QCOMPARE(es.rnrNaksSent + es.rnrNaksReceived, 0ull);

@@ -1,19 +1,19 @@
 // The datapath settings (seeds 000/002) flipped while a stream runs between
 // two real processes over the sim fabric: every byte is verified by the
 // receiving process, and the counters must move the way each setting says.
-#include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
-
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <QTest>
-
 #include <chrono>
 #include <cstdio>
 #include <thread>
 #include <vector>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+
+#include <QTest>
 
 #include "peer_process.h"
 #include "stream_pattern.h"
@@ -24,7 +24,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-unsigned long long u(uint64_t v) { return v; }
+unsigned long long u(uint64_t v) {
+    return v;
+}
 
 std::shared_ptr<smcr::Engine> newEngine(const std::vector<std::pair<std::string, std::string>>& settings) {
     auto e = smcr::Engine::create(settings);
@@ -87,7 +89,8 @@ public:
         std::vector<uint8_t> bytes(size);
         fillPattern(m_seed, m_offset, bytes.data(), size);
         const bool written = ::write(fd, bytes.data(), size) == static_cast<ssize_t>(size);
-        auto n = written ? socket.sendfile(fd, 0, size) : smcr::Result<size_t>(smcr::fail(smcr::Errc::invalidArgument, "write"));
+        auto n = written ? socket.sendfile(fd, 0, size)
+                         : smcr::Result<size_t>(smcr::fail(smcr::Errc::invalidArgument, "write"));
         ::close(fd);
         if (!n || n.value() != size) return false;
         m_offset += size;
@@ -158,10 +161,8 @@ private slots:
         const smcr::ConnectionStats a0 = tx.socket.stats();
         const uint64_t onMsgs = tx.sendFor(kMsg, 300, 2 << 20);
         const smcr::ConnectionStats a1 = tx.socket.stats();
-        qInfo("autocork on : %llu msgs, %llu CDCs, %llu writes, %llu corked sends, %llu corked pushes",
-              u(onMsgs), u(a1.cdcSent - a0.cdcSent),
-              u(a1.rdmaWrites - a0.rdmaWrites),
-              u(a1.autocorkedSends - a0.autocorkedSends),
+        qInfo("autocork on : %llu msgs, %llu CDCs, %llu writes, %llu corked sends, %llu corked pushes", u(onMsgs),
+              u(a1.cdcSent - a0.cdcSent), u(a1.rdmaWrites - a0.rdmaWrites), u(a1.autocorkedSends - a0.autocorkedSends),
               u(a1.autocorkPushes - a0.autocorkPushes));
         QVERIFY(a1.autocorkedSends > a0.autocorkedSends);
         QVERIFY(a1.autocorkPushes > a0.autocorkPushes);
@@ -171,12 +172,10 @@ private slots:
         const smcr::ConnectionStats b0 = tx.socket.stats();
         const uint64_t offMsgs = tx.sendFor(kMsg, 300, 2 << 20);
         const smcr::ConnectionStats b1 = tx.socket.stats();
-        qInfo("autocork off: %llu msgs, %llu CDCs, %llu writes, %llu corked sends, %llu corked pushes",
-              u(offMsgs), u(b1.cdcSent - b0.cdcSent),
-              u(b1.rdmaWrites - b0.rdmaWrites),
-              u(b1.autocorkedSends - b0.autocorkedSends),
+        qInfo("autocork off: %llu msgs, %llu CDCs, %llu writes, %llu corked sends, %llu corked pushes", u(offMsgs),
+              u(b1.cdcSent - b0.cdcSent), u(b1.rdmaWrites - b0.rdmaWrites), u(b1.autocorkedSends - b0.autocorkedSends),
               u(b1.autocorkPushes - b0.autocorkPushes));
-        QCOMPARE(b1.autocorkedSends, b0.autocorkedSends);  // decided per send: none once off
+        QCOMPARE(b1.autocorkedSends, b0.autocorkedSends);     // decided per send: none once off
         QVERIFY(b1.autocorkPushes - b0.autocorkPushes <= 1);  // at most the data corked before the flip
         // Bytes per RDMA WRITE: autocorking gathers several messages per write.
         const double onPerWrite = double(onMsgs * kMsg) / double(a1.rdmaWrites - a0.rdmaWrites);
@@ -291,8 +290,10 @@ private slots:
         set(engine, "lab.wnd_update_limit", "max");
         QVERIFY(readUpTo(4ull << 20));
         const smcr::ConnectionStats m2 = s->stats();
-        const double minPerMiB = double(m1.windowUpdates - m0.windowUpdates) / (double(m1.rxBytes - m0.rxBytes) / (1 << 20));
-        const double maxPerMiB = double(m2.windowUpdates - m1.windowUpdates) / (double(m2.rxBytes - m1.rxBytes) / (1 << 20));
+        const double minPerMiB =
+            double(m1.windowUpdates - m0.windowUpdates) / (double(m1.rxBytes - m0.rxBytes) / (1 << 20));
+        const double maxPerMiB =
+            double(m2.windowUpdates - m1.windowUpdates) / (double(m2.rxBytes - m1.rxBytes) / (1 << 20));
         qInfo("window-update CDCs per MiB: min %.1f, max %.1f", minPerMiB, maxPerMiB);
         // 64 KiB RMB: min() announces after 2304 consumed bytes, max() after 6553.
         QVERIFY(minPerMiB > 1.5 * maxPerMiB);
@@ -416,10 +417,11 @@ private slots:
                 server.join();
                 QVERIFY2(ok, "the ping-pong broke off");
                 QVERIFY(serverOk);
-                qInfo("%s, busy_poll_us %s: %d round trips; client %llu CDCs, %llu autocorked; server %llu CDCs, "
-                      "%llu autocorked",
-                      link, poll, kRounds, u(s1.cdcSent - s0.cdcSent), u(s1.autocorkedSends - s0.autocorkedSends),
-                      u(serverStats.cdcSent), u(serverStats.autocorkedSends));
+                qInfo(
+                    "%s, busy_poll_us %s: %d round trips; client %llu CDCs, %llu autocorked; server %llu CDCs, "
+                    "%llu autocorked",
+                    link, poll, kRounds, u(s1.cdcSent - s0.cdcSent), u(s1.autocorkedSends - s0.autocorkedSends),
+                    u(serverStats.cdcSent), u(serverStats.autocorkedSends));
                 QCOMPARE(s1.autocorkedSends - s0.autocorkedSends, uint64_t{0});
                 QCOMPARE(serverStats.autocorkedSends, uint64_t{0});
                 QVERIFY(s1.cdcSent - s0.cdcSent >= uint64_t{kRounds});  // every request left in its own CDC
@@ -480,7 +482,8 @@ private slots:
         QVERIFY(!s.set("lab.cork_timer_ms", "-1").ok());
         bool listed = false;
         for (const auto& [name, value] : engine->stats().flatten()) {
-            if (name == "smcr.push_deferred" || name == "smcr.autocork_pushes" || name == "smcr.cq_events") listed = true;
+            if (name == "smcr.push_deferred" || name == "smcr.autocork_pushes" || name == "smcr.cq_events")
+                listed = true;
         }
         QVERIFY(listed);
     }

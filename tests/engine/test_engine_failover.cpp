@@ -4,21 +4,20 @@
 // (QP to ERR, or a dead path that ends in RETRY_EXC) moves the stream to the
 // survivor with every byte once, and a group with a single link fails its
 // connections with an error instead of hanging.
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include <smcr/engine.h>
 #include <smcr/fabric_sim.h>
 #include <smcr/listener.h>
 #include <smcr/socket.h>
 
 #include <QTest>
-
-#include <cstdlib>
-
-#include <atomic>
-#include <chrono>
-#include <functional>
-#include <string>
-#include <thread>
-#include <vector>
 
 #include "core/engine_impl.h"
 #include "engine_fixture.h"
@@ -138,9 +137,11 @@ private slots:
         QVERIFY(s.setTimeoutMs(15000).ok());
         QTRY_COMPARE_WITH_TIMEOUT(engine->stats().linksAdded, 1ull, 5000);
         smcr::Status injected;
-        const DuplexRun run = runDuplex(s, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
-            injected = engine->impl().injectLinkFault(EngineImpl::LinkSelect::primary, static_cast<Fault>(fault));
-        }});
+        const DuplexRun run =
+            runDuplex(s, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
+                                                     injected = engine->impl().injectLinkFault(
+                                                         EngineImpl::LinkSelect::primary, static_cast<Fault>(fault));
+                                                 }});
         QVERIFY2(injected.ok(), injected.ok() ? "" : injected.error().toString().c_str());
         QVERIFY2(run.sendError.empty(), run.sendError.c_str());
         QVERIFY2(run.receive.error.empty(), run.receive.error.c_str());
@@ -181,9 +182,11 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(serverEngine->stats().linksAdded, 1ull, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(clientEngine->stats().linksAdded, 1ull, 5000);
         smcr::Status injected;
-        const DuplexRun run = runDuplex(c, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
-            injected = serverEngine->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError);
-        }});
+        const DuplexRun run =
+            runDuplex(c, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
+                                                     injected = serverEngine->impl().injectLinkFault(
+                                                         EngineImpl::LinkSelect::primary, Fault::qpError);
+                                                 }});
         server.join();
         QVERIFY(injected.ok());
         QVERIFY2(run.sendError.empty(), run.sendError.c_str());
@@ -212,9 +215,10 @@ private slots:
         QVERIFY(s.setTimeoutMs(15000).ok());
         QTRY_COMPARE_WITH_TIMEOUT(engine->stats().linksActive, 2ull, 5000);
         smcr::Status injected;
-        const DuplexRun run = runDuplex(s, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
-            injected = engine->impl().injectLinkFault(EngineImpl::LinkSelect::standby, Fault::qpError);
-        }});
+        const DuplexRun run = runDuplex(
+            s, bytes, seed + 1, seed,
+            {kMaxMessageBytes,
+             [&] { injected = engine->impl().injectLinkFault(EngineImpl::LinkSelect::standby, Fault::qpError); }});
         QVERIFY(injected.ok());
         QVERIFY2(run.sendError.empty(), run.sendError.c_str());
         QVERIFY2(run.receive.error.empty(), run.receive.error.c_str());

@@ -1,12 +1,10 @@
 // Fallback to TCP and the decline paths, against kernel-TCP counterparts in
 // this process: plain TCP clients and servers, and fake CLC peers that send
 // exactly the bytes a test needs.
-#include <smcr/engine.h>
-#include <smcr/fabric.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
-#include <smcr/wire/clc.h>
-#include <smcr/wire/decline_reasons.h>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,12 +12,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <QTest>
+#include <smcr/engine.h>
+#include <smcr/fabric.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+#include <smcr/wire/clc.h>
+#include <smcr/wire/decline_reasons.h>
 
-#include <cstring>
-#include <functional>
-#include <thread>
-#include <vector>
+#include <QTest>
 
 #include "engine_fixture.h"
 #include "kernel_client.h"
@@ -32,7 +32,9 @@ namespace wire = smcr::wire;
 
 namespace {
 
-uint32_t code(DeclineReason r) { return static_cast<uint32_t>(r); }
+uint32_t code(DeclineReason r) {
+    return static_cast<uint32_t>(r);
+}
 
 // A kernel TCP server on an ephemeral port running `serve(fd)` for one client.
 class KernelServer {

@@ -3,6 +3,12 @@
 // the engine: the completions of the connections its program serves do not
 // wake it. In the engine it was woken by every CDC and busy-polled each
 // time, which took half the bandwidth of a tcp_bw server on two cores.
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
 #include <sys/resource.h>
 
 #include <smcr/engine.h>
@@ -11,12 +17,6 @@
 #include <smcr/socket.h>
 
 #include <QTest>
-
-#include <atomic>
-#include <chrono>
-#include <cstring>
-#include <thread>
-#include <vector>
 
 #include "engine_fixture.h"
 #include "kernel_client.h"

@@ -1,15 +1,15 @@
 // libsmcr between two real processes over the sim fabric: stream integrity in
 // both directions with RMB wrap-around, 255 connections on one link group,
 // link-group reuse, orderly close, and a peer killed mid-transfer.
+#include <chrono>
+#include <thread>
+#include <vector>
+
 #include <smcr/engine.h>
 #include <smcr/poller.h>
 #include <smcr/socket.h>
 
 #include <QTest>
-
-#include <chrono>
-#include <thread>
-#include <vector>
 
 #include "engine_fixture.h"
 #include "peer_process.h"

@@ -7,24 +7,24 @@
 // ACK), with no busy polling, so every wait arms and sleeps. The checks count
 // arms of the send CQ for its next completion (smcr.cq_send_arms) and
 // completion-channel events (smcr.cq_events), no timing.
-#include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/poller.h>
-#include <smcr/socket.h>
-
-#include <poll.h>
-#include <sys/epoll.h>
-#include <unistd.h>
-
-#include <QDir>
-#include <QFile>
-#include <QTest>
-
 #include <atomic>
 #include <chrono>
 #include <ctime>
 #include <thread>
 #include <vector>
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/poller.h>
+#include <smcr/socket.h>
+
+#include <QDir>
+#include <QFile>
+#include <QTest>
 
 #include "engine_fixture.h"
 #include "socket_io.h"
@@ -34,7 +34,9 @@ using namespace smclab::test;
 
 namespace {
 
-unsigned long long u(uint64_t v) { return v; }
+unsigned long long u(uint64_t v) {
+    return v;
+}
 
 // What the waits of one engine did between two snapshots.
 struct WakeCounts {
@@ -265,13 +267,13 @@ private slots:
         // took: a loaded or sanitizer host runs slower); a relay adds more
         // than one switch per round (~1.3 measured: 784 in 600 rounds).
         const uint64_t allowed = uint64_t{kRounds} / 2 + uint64_t(elapsedMs) / 2 + 10;
-        qInfo("%d round trips in %lld ms: %llu background-thread context switches (allowed %llu); "
-              "300 ms idle: %llu",
-              kRounds, static_cast<long long>(elapsedMs), u(switches), u(allowed), u(idleSwitches));
+        qInfo(
+            "%d round trips in %lld ms: %llu background-thread context switches (allowed %llu); "
+            "300 ms idle: %llu",
+            kRounds, static_cast<long long>(elapsedMs), u(switches), u(allowed), u(idleSwitches));
         QVERIFY2(switches <= allowed, "the background thread woke for the foreign loop's completions");
         QVERIFY2(!idleReady, "a readiness came from nowhere");
         QVERIFY2(idleSwitches <= 15, "the background thread kept looking back while the foreign loop slept");
-
     }
 
     void corkedSendStillWakesOnItsCompletion() {
@@ -309,9 +311,10 @@ private slots:
         QVERIFY(server.join());
         const auto [events, sleeps, sendArms] = wakeCounts(e0, e1);
         const uint64_t corked = c1.autocorkedSends - c0.autocorkedSends;
-        qInfo("%d rounds: %llu autocorked sends, %llu completion pushes, %llu channel events, %llu sleeps, "
-              "%llu send CQ arms",
-              kRounds, u(corked), u(c1.pushesCompletion - c0.pushesCompletion), u(events), u(sleeps), u(sendArms));
+        qInfo(
+            "%d rounds: %llu autocorked sends, %llu completion pushes, %llu channel events, %llu sleeps, "
+            "%llu send CQ arms",
+            kRounds, u(corked), u(c1.pushesCompletion - c0.pushesCompletion), u(events), u(sleeps), u(sendArms));
         // The premise: B usually finds A's CDC outstanding (its ACK is one
         // wire latency behind the delivery).
         QVERIFY2(corked >= uint64_t{kRounds} / 4, "too few rounds autocorked the second send");

@@ -4,11 +4,6 @@
 // with only what SMC-R's CLC carries (GID, MAC, QPN, PSN, MTU, rkey, vaddr).
 #pragma once
 
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +12,11 @@
 #include <memory>
 #include <string>
 #include <thread>
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <smcr/fabric.h>
 #include <smcr/fabric_sim.h>
@@ -241,7 +241,9 @@ template <typename T>
 bool recvValue(int fd, T* value, int timeoutMs = 10000) {
     return recvBytes(fd, value, sizeof *value, timeoutMs);
 }
-inline bool signal(int fd, uint32_t code = 1) { return sendValue(fd, code); }
+inline bool signal(int fd, uint32_t code = 1) {
+    return sendValue(fd, code);
+}
 inline bool waitSignal(int fd, uint32_t* code = nullptr, int timeoutMs = 10000) {
     uint32_t value = 0;
     if (!recvValue(fd, &value, timeoutMs)) return false;
@@ -250,13 +252,13 @@ inline bool waitSignal(int fd, uint32_t* code = nullptr, int timeoutMs = 10000) 
 }
 
 // The child reports a failed check on stderr and exits non-zero.
-#define PEER_CHECK(cond)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
+#define PEER_CHECK(cond)                                                                       \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
             std::fprintf(stderr, "peer %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            std::fflush(stderr);                                                          \
-            _exit(3);                                                                     \
-        }                                                                                 \
+            std::fflush(stderr);                                                               \
+            _exit(3);                                                                          \
+        }                                                                                      \
     } while (0)
 
 // Forks a peer that runs `child(ctl)` and exits with its return value; the

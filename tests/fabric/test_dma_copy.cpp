@@ -1,11 +1,11 @@
 // The sim's RDMA WRITE copy (engine/src/fabric/sim/dma_copy.h): every size
 // and every relative alignment lands byte-exact, nothing outside the range is
 // touched, and the non-temporal path (>= kDmaStreamMinBytes) is covered.
-#include <QTest>
-
 #include <cstdint>
 #include <random>
 #include <vector>
+
+#include <QTest>
 
 #include "fabric/sim/dma_copy.h"
 
@@ -19,8 +19,9 @@ private slots:
     void everySizeAndAlignment() {
         constexpr size_t kGuard = 64;
         std::mt19937 rng(7);
-        const size_t sizes[] = {0, 1, 15, 16, 63, 64, 65, kDmaStreamMinBytes - 1, kDmaStreamMinBytes,
-                                kDmaStreamMinBytes + 1, 4096, 4097, 65536 + 37};
+        const size_t sizes[] = {
+            0,    1,    15,        16, 63, 64, 65, kDmaStreamMinBytes - 1, kDmaStreamMinBytes, kDmaStreamMinBytes + 1,
+            4096, 4097, 65536 + 37};
         for (size_t n : sizes) {
             for (size_t srcOff = 0; srcOff < 16; srcOff += 3) {
                 for (size_t dstOff = 0; dstOff < 16; ++dstOff) {
@@ -32,7 +33,10 @@ private slots:
                     for (size_t i = 0; i < n; ++i) {
                         if (to[i] != src[srcOff + i]) {
                             QFAIL(qPrintable(QStringLiteral("size %1 src+%2 dst+%3: byte %4 differs")
-                                                 .arg(n).arg(srcOff).arg(dstOff).arg(i)));
+                                                 .arg(n)
+                                                 .arg(srcOff)
+                                                 .arg(dstOff)
+                                                 .arg(i)));
                         }
                     }
                     for (uint8_t* p = dst.data(); p < to; ++p) QCOMPARE(*p, uint8_t{0xEE});

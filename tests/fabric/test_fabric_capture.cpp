@@ -26,7 +26,7 @@ void fillCdc(uint8_t* cdc, uint16_t seq) {
     cdc[1] = 44;
     cdc[2] = static_cast<uint8_t>(seq >> 8);
     cdc[3] = static_cast<uint8_t>(seq);
-    cdc[7] = 0x2a;  // alert token 42
+    cdc[7] = 0x2a;   // alert token 42
     cdc[15] = 0x40;  // producer cursor count 64
 }
 
@@ -89,10 +89,10 @@ private slots:
         QVERIFY(sim->setCapture("").ok());
 
         // Fields: opcode, destination QP, PSN, rkey, DMA length, SMC message type.
-        const QString fields = runTshark({"-r", QString::fromStdString(pcap), "-T", "fields", "-e",
-                                          "infiniband.bth.opcode", "-e", "infiniband.bth.destqp", "-e",
-                                          "infiniband.bth.psn", "-e", "infiniband.reth.r_key", "-e",
-                                          "infiniband.reth.dmalen", "-e", "smc.llc_msg"});
+        const QString fields =
+            runTshark({"-r", QString::fromStdString(pcap), "-T", "fields", "-e", "infiniband.bth.opcode", "-e",
+                       "infiniband.bth.destqp", "-e", "infiniband.bth.psn", "-e", "infiniband.reth.r_key", "-e",
+                       "infiniband.reth.dmalen", "-e", "smc.llc_msg"});
         const QStringList lines = fields.split('\n', Qt::SkipEmptyParts);
         qInfo("%s", qPrintable(fields));
         QCOMPARE(lines.size(), 5);  // WRITE First/Middle/Last (MTU 1024), 2 SENDs

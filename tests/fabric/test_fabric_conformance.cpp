@@ -1,11 +1,11 @@
 // Conformance suite of the fabric interface, run against one backend
 // (SMCLAB_FABRIC_BACKEND, default sim). Every scenario that involves a peer
 // runs it in a forked process, connected with only the CLC fields.
-#include <QTest>
-
 #include <algorithm>
 #include <chrono>
 #include <vector>
+
+#include <QTest>
 
 #include "fabric_pair.h"
 
@@ -15,7 +15,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool isSim() { return backendName() == "sim"; }
+bool isSim() {
+    return backendName() == "sim";
+}
 
 OpenOptions simOptions(const char* link = "ideal", int transportTimeoutMs = 0) {
     OpenOptions options;
@@ -57,7 +59,9 @@ bool connectParent(Side& side, const SideOptions& options, int ctl, Endpoint* pe
     return waitSignal(ctl);
 }
 
-uint8_t pattern(uint32_t iteration, size_t index) { return static_cast<uint8_t>(iteration * 131 + index * 7 + 1); }
+uint8_t pattern(uint32_t iteration, size_t index) {
+    return static_cast<uint8_t>(iteration * 131 + index * 7 + 1);
+}
 
 }  // namespace
 
@@ -195,7 +199,8 @@ private slots:
         PeerProcess peer([](int ctl) {
             SideOptions o;
             o.open = simOptions();
-            return runChild(ctl, o, [](Side&, const Endpoint&, int c) { return waitSignal(c, nullptr, 15000) ? 0 : 4; });
+            return runChild(ctl, o,
+                            [](Side&, const Endpoint&, int c) { return waitSignal(c, nullptr, 15000) ? 0 : 4; });
         });
         Side side;
         SideOptions o;
@@ -780,8 +785,9 @@ private slots:
         QVERIFY(connectParent(side, o, peer.fd(), &remote));
         const auto start = Clock::now();
         for (int i = 0; i < 64; ++i) {
-            QVERIFY(side.qp->postSend(side.writeWr(i, remote, (i % 16) * 65536, 65536,
-                                                   i == 63 ? SendFlags::signaled : SendFlags::none))
+            QVERIFY(side.qp
+                        ->postSend(side.writeWr(i, remote, (i % 16) * 65536, 65536,
+                                                i == 63 ? SendFlags::signaled : SendFlags::none))
                         .ok());
         }
         WorkCompletion wc;

@@ -1,12 +1,12 @@
 // The backend registry, the sim's address scheme and the interface's
 // not-supported answers, in one process.
-#include <QTest>
-
 #include <cstdlib>
 #include <string>
 
 #include <smcr/fabric.h>
 #include <smcr/fabric_sim.h>
+
+#include <QTest>
 
 using namespace smcr::fabric;
 using smcr::Errc;

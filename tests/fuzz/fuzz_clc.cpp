@@ -11,18 +11,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto msg = smcr::wire::decodeClc(bytes);
     if (!msg) {
         const auto code = msg.error().code;
-        if ((code != smcr::Errc::malformed && code != smcr::Errc::notSupported) ||
-            msg.error().message.empty()) {
+        if ((code != smcr::Errc::malformed && code != smcr::Errc::notSupported) || msg.error().message.empty()) {
             std::abort();
         }
         return 0;
     }
     const std::vector<uint8_t> encoded = smcr::wire::encodeClc(*msg);
     auto again = smcr::wire::decodeClc(encoded);
-    if (!again || !(*again == *msg))
-        std::abort();
-    if (smcr::wire::encodeClc(*again) != encoded)
-        std::abort();
+    if (!again || !(*again == *msg)) std::abort();
+    if (smcr::wire::encodeClc(*again) != encoded) std::abort();
     (void)smcr::wire::formatDescription(smcr::wire::describe(*msg));
     return 0;
 }

@@ -42,14 +42,11 @@ QJsonObject bodyJson(const ControllerMessage& message) {
 
 void checkRoundTrip(const ControllerMessage& message) {
     QJsonObject json = bodyJson(message);
-    if (message.requestId >= 0)
-        json.insert("id", static_cast<double>(message.requestId));
+    if (message.requestId >= 0) json.insert("id", static_cast<double>(message.requestId));
     const QByteArray encoded = QJsonDocument(json).toJson(QJsonDocument::Compact);
     const ControllerMessage again = parseControllerMessage(encoded);
-    if (!again.ok() || again.requestId != message.requestId || again.body.index() != message.body.index())
-        std::abort();
-    if (bodyJson(again) != bodyJson(message))
-        std::abort();
+    if (!again.ok() || again.requestId != message.requestId || again.body.index() != message.body.index()) std::abort();
+    if (bodyJson(again) != bodyJson(message)) std::abort();
 }
 
 // Every lenient reader reads every object (a controller may apply one to a
@@ -61,8 +58,7 @@ void checkRoundTrip(const ControllerMessage& message) {
 template <typename Message>
 void readAs(const QJsonObject& object, bool encode) {
     const Message message = Message::fromJson(object);
-    if (encode)
-        (void)message.toJson();
+    if (encode) (void)message.toJson();
 }
 
 void readLeniently(const QJsonObject& object) {
@@ -83,8 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // (agents/daemon/session.cpp); feed both the raw bytes and that form.
     const QByteArray text = QString::fromUtf8(raw).toUtf8();
     for (const QByteArray* input : {&raw, &text}) {
-        if (input == &text && text == raw)
-            break;
+        if (input == &text && text == raw) break;
         const ControllerMessage message = parseControllerMessage(*input);
         if (message.ok()) {
             checkRoundTrip(message);
@@ -93,7 +88,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
     }
     const QJsonDocument document = QJsonDocument::fromJson(raw);
-    if (document.isObject())
-        readLeniently(document.object());
+    if (document.isObject()) readLeniently(document.object());
     return 0;
 }

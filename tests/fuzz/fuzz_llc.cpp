@@ -10,22 +10,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto msg = smcr::wire::decodeLlc(bytes);
     if (!msg) {
         const auto code = msg.error().code;
-        if ((code != smcr::Errc::malformed && code != smcr::Errc::notSupported) ||
-            msg.error().message.empty()) {
+        if ((code != smcr::Errc::malformed && code != smcr::Errc::notSupported) || msg.error().message.empty()) {
             std::abort();
         }
         return 0;
     }
-    if (size != smcr::wire::kLlcMessageBytes)
-        std::abort();
+    if (size != smcr::wire::kLlcMessageBytes) std::abort();
     const smcr::wire::LlcBytes encoded = smcr::wire::encodeLlc(*msg);
-    if (encoded[0] != data[0])
-        std::abort();
+    if (encoded[0] != data[0]) std::abort();
     auto again = smcr::wire::decodeLlc(encoded);
-    if (!again || !(*again == *msg))
-        std::abort();
-    if (smcr::wire::encodeLlc(*again) != encoded)
-        std::abort();
+    if (!again || !(*again == *msg)) std::abort();
+    if (smcr::wire::encodeLlc(*again) != encoded) std::abort();
     (void)smcr::wire::formatDescription(smcr::wire::describe(*msg));
     return 0;
 }

@@ -10,8 +10,7 @@ bool writeSeed(const std::string& dir, const char* name, const char* hexText) {
     const auto bytes = wirevec::hex(hexText);
     const std::string path = dir + "/seed_" + name;
     FILE* file = std::fopen(path.c_str(), "wb");
-    if (file == nullptr)
-        return false;
+    if (file == nullptr) return false;
     const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
     return std::fclose(file) == 0 && ok;
 }
@@ -42,7 +41,6 @@ int main(int argc, char** argv) {
     ok &= writeSeed(root + "/llc", "delete_rkey", wirevec::kLlcDeleteRkey);
     ok &= writeSeed(root + "/llc", "announce_credits", wirevec::kLlcAnnounceCredits);
     ok &= writeSeed(root + "/cdc", "cdc", wirevec::kCdc);
-    if (!ok)
-        std::fprintf(stderr, "fuzz_seeds: cannot write seeds under %s\n", root.c_str());
+    if (!ok) std::fprintf(stderr, "fuzz_seeds: cannot write seeds under %s\n", root.c_str());
     return ok ? 0 : 1;
 }

@@ -5,6 +5,10 @@
 // messages) and malformed HTTP and WebSocket frames on raw TCP. Every bad
 // message must get a protocol "error" reply or the connection closed, and
 // the agent must stay up and keep serving.
+#include <functional>
+#include <map>
+#include <optional>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
@@ -19,18 +23,13 @@
 #include <QTimer>
 #include <QWebSocket>
 
-#include <functional>
-#include <map>
-#include <optional>
-
 namespace {
 
 // Spins the event loop until pred() or timeout; returns pred().
 bool waitFor(const std::function<bool()>& pred, int timeoutMs) {
     QElapsedTimer timer;
     timer.start();
-    while (!pred() && timer.elapsed() < timeoutMs)
-        QTest::qWait(5);
+    while (!pred() && timer.elapsed() < timeoutMs) QTest::qWait(5);
     return pred();
 }
 
@@ -107,12 +106,10 @@ QByteArray frame(quint8 firstByte, const QByteArray& payload, bool masked = true
         f.append(static_cast<char>(len));
     } else {
         f.append(static_cast<char>(maskBit | 127));
-        for (int shift = 56; shift >= 0; shift -= 8)
-            f.append(static_cast<char>(len >> shift));
+        for (int shift = 56; shift >= 0; shift -= 8) f.append(static_cast<char>(len >> shift));
     }
     const char key[4] = {'\x12', '\x34', '\x56', '\x78'};
-    if (masked)
-        f.append(key, 4);
+    if (masked) f.append(key, 4);
     for (qsizetype i = 0; i < payload.size(); ++i)
         f.append(masked ? static_cast<char>(payload[i] ^ key[i % 4]) : payload[i]);
     return f;
@@ -125,15 +122,13 @@ RawOutcome rawPeer(quint16 port, const QByteArray& upgrade, const QByteArray& by
     RawOutcome out;
     QObject::connect(&tcp, &QTcpSocket::disconnected, [&] { out.disconnected = true; });
     tcp.connectToHost(QHostAddress::LocalHost, port);
-    if (!tcp.waitForConnected(5000))
-        qFatal("raw peer: connect failed");
+    if (!tcp.waitForConnected(5000)) qFatal("raw peer: connect failed");
     if (!upgrade.isEmpty()) {
         tcp.write(upgrade);
         if (!waitFor([&] { return tcp.bytesAvailable() > 0 && tcp.peek(4096).contains("\r\n\r\n"); }, 5000))
             qFatal("raw peer: no upgrade response");
         const QByteArray head = tcp.read(tcp.peek(4096).indexOf("\r\n\r\n") + 4);
-        if (!head.startsWith("HTTP/1.1 101"))
-            qFatal("raw peer: upgrade refused: %s", head.constData());
+        if (!head.startsWith("HTTP/1.1 101")) qFatal("raw peer: upgrade refused: %s", head.constData());
         // The agent's hello.
         waitFor([&] { return tcp.bytesAvailable() > 0; }, 5000);
         tcp.readAll();
@@ -146,8 +141,7 @@ RawOutcome rawPeer(quint16 port, const QByteArray& upgrade, const QByteArray& by
         },
         timeoutMs);
     out.received += tcp.readAll();
-    if (tcp.state() == QAbstractSocket::UnconnectedState)
-        out.disconnected = true;
+    if (tcp.state() == QAbstractSocket::UnconnectedState) out.disconnected = true;
     tcp.abort();
     return out;
 }
@@ -196,8 +190,7 @@ private slots:
         QStringList goodFailures;
         QObject::connect(&good.socket, &QWebSocket::textMessageReceived, [&](const QString& text) {
             const QJsonObject reply = QJsonDocument::fromJson(text.toUtf8()).object();
-            if (reply.value("type").toString() != "status_reply" ||
-                reply.value("id").toInteger() != answered + 1) {
+            if (reply.value("type").toString() != "status_reply" || reply.value("id").toInteger() != answered + 1) {
                 goodFailures << text.left(200);
             }
             ++answered;
@@ -215,8 +208,7 @@ private slots:
         QVERIFY(bad.open(m_port, m_token));
         QRandomGenerator rng(0x5eed);
         const QStringList valid{
-            compact({{"type", "status"}, {"id", 7}}),
-            compact({{"type", "stop_run"}, {"id", 8}, {"run_id", "nope"}}),
+            compact({{"type", "status"}, {"id", 7}}), compact({{"type", "stop_run"}, {"id", 8}, {"run_id", "nope"}}),
             compact({{"type", "set_settings"}, {"id", 9}, {"run_id", "nope"}, {"settings", QJsonObject{{"a", 1}}}}),
             compact({{"type", "start_run"},
                      {"id", 10},
@@ -230,8 +222,7 @@ private slots:
         QStringList inputs;
         for (int i = 0; i < 40; ++i) {  // random bytes as text
             QByteArray b(1 + static_cast<int>(rng.bounded(300)), Qt::Uninitialized);
-            for (char& c : b)
-                c = static_cast<char>(rng.bounded(256));
+            for (char& c : b) c = static_cast<char>(rng.bounded(256));
             inputs << QString::fromLatin1(b);
         }
         for (const QString& v : valid) {
@@ -247,7 +238,8 @@ private slots:
         inputs << QString(200000, '[') << QString(100000, '{') + QString(100000, '}')
                << "{\"type\":\"status\",\"id\":" + QString(5000, '9') + "}"
                << "{\"type\":\"status\",\"x\":\"" + QString(1 << 19, 'x') + "\"}" << QString() << "null"
-               << "\"start_run\"" << "{\"type\":\"status\",\"type\":\"stop_run\"}" << QString::fromUtf8("\xed\xa0\x80");
+               << "\"start_run\""
+               << "{\"type\":\"status\",\"type\":\"stop_run\"}" << QString::fromUtf8("\xed\xa0\x80");
         std::map<QString, int> codes;
         int replies = 0;
         for (const QString& text : inputs) {
@@ -274,8 +266,7 @@ private slots:
         QVERIFY2(waitFor([&] { return bad.closed || bad.messages.size() > before + 1; }, 10000),
                  "an oversized message got neither an error nor a close");
         QString line = "error codes:";
-        for (const auto& [code, n] : codes)
-            line += QString(" %1=%2").arg(code).arg(n);
+        for (const auto& [code, n] : codes) line += QString(" %1=%2").arg(code).arg(n);
         qInfo("%lld malformed messages: %s; %d still-valid replies", static_cast<long long>(inputs.size()),
               qPrintable(line), replies);
 
@@ -288,8 +279,7 @@ private slots:
             QByteArray bytes;
         };
         QByteArray junk(3000, Qt::Uninitialized);
-        for (char& c : junk)
-            c = static_cast<char>(rng.bounded(256));
+        for (char& c : junk) c = static_cast<char>(rng.bounded(256));
         QByteArray junkFrames = junk;
         junkFrames[0] = static_cast<char>(junkFrames[0] | 0x70);  // reserved bits set: a protocol error
         const QList<RawCase> cases{
@@ -306,8 +296,7 @@ private slots:
         };
         for (const RawCase& c : cases) {
             const RawOutcome outcome = rawPeer(m_port, c.upgrade, c.bytes);
-            qInfo("%s: %s%s", c.name,
-                  outcome.httpError() ? qPrintable("HTTP " + outcome.received.left(12)) : "",
+            qInfo("%s: %s%s", c.name, outcome.httpError() ? qPrintable("HTTP " + outcome.received.left(12)) : "",
                   outcome.closeFrame() ? "close frame" : (outcome.disconnected ? " closed" : ""));
             // RFC 6455 5.1 says a server must close on an unmasked client
             // frame; Qt may read it instead, and then the agent answers it.

@@ -7,19 +7,6 @@
 // whose header is not CLC) treat the peer as plain TCP and pass its bytes
 // on unchanged; never silence. Random non-CLC bytes are plain TCP, echoed
 // unchanged. And the good clients keep being served, byte for byte.
-#include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
-#include <smcr/wire/clc.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <QTest>
-
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -30,6 +17,19 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+#include <smcr/wire/clc.h>
+
+#include <QTest>
 
 #include "engine_fixture.h"
 #include "kernel_client.h"
@@ -198,12 +198,18 @@ enum class Outcome { decline, accept, closed, echoed, otherBytes, silent };
 
 const char* outcomeName(Outcome o) {
     switch (o) {
-        case Outcome::decline: return "decline";
-        case Outcome::accept: return "accept";
-        case Outcome::closed: return "closed";
-        case Outcome::echoed: return "echoed";
-        case Outcome::otherBytes: return "other bytes";
-        case Outcome::silent: return "silent";
+        case Outcome::decline:
+            return "decline";
+        case Outcome::accept:
+            return "accept";
+        case Outcome::closed:
+            return "closed";
+        case Outcome::echoed:
+            return "echoed";
+        case Outcome::otherBytes:
+            return "other bytes";
+        case Outcome::silent:
+            return "silent";
     }
     return "?";
 }
@@ -334,8 +340,7 @@ private slots:
             std::vector<uint8_t> b(4 + rng() % 512);
             for (uint8_t& x : b) x = static_cast<uint8_t>(rng());
             std::memcpy(b.data(), proposal.data(), 4);
-            record("eyecatcher+garbage", probe(server.port(), b, true, waitMs),
-                   {Outcome::decline, Outcome::closed});
+            record("eyecatcher+garbage", probe(server.port(), b, true, waitMs), {Outcome::decline, Outcome::closed});
         }
 
         const int shortDuringAbuse = good.shortOk();

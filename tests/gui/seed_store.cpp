@@ -28,8 +28,7 @@ qint64 seedStore(const QString& databasePath, const QString& campaignName) {
             section.metric == Metric::bandwidth ? QStringLiteral("tcp_bw") : QStringLiteral("tcp_lat");
         for (int r = 0; r < section.rowCount(); ++r) {
             for (int c = 0; c < section.columnCount(); ++c) {
-                campaign.cells.append(
-                    {workload, transports[c], section.columns[c], section.sizesBytes[r], 0});
+                campaign.cells.append({workload, transports[c], section.columns[c], section.sizesBytes[r], 0});
             }
         }
     }
@@ -74,8 +73,7 @@ qint64 seedRepeatedCampaign(const QString& databasePath) {
     db::NewCampaign campaign;
     campaign.name = QStringLiteral("repeated (3 reps)");
     QList<qint64> sizes;
-    for (qint64 size = 1; size <= 65536; size *= 4)
-        sizes.append(size);
+    for (qint64 size = 1; size <= 65536; size *= 4) sizes.append(size);
     for (qint64 size : sizes) {
         for (int c = 0; c < 2; ++c) {
             for (int rep = 0; rep < 3; ++rep)
@@ -90,7 +88,8 @@ qint64 seedRepeatedCampaign(const QString& databasePath) {
     bool first = true;
     for (const db::RunCell& cell : campaign.cells) {
         if (cell.column == QLatin1String("TCP") && cell.msgSize == 64 && cell.repetition == 2) {
-            (void)store.markRunFailed(id.value(), cell, QStringLiteral("agent 127.0.0.1:7601: connection reset by peer"));
+            (void)store.markRunFailed(id.value(), cell,
+                                      QStringLiteral("agent 127.0.0.1:7601: connection reset by peer"));
             continue;
         }
         // Bandwidth grows with the message size; SMC ahead of TCP; a few percent between repetitions.

@@ -4,10 +4,10 @@
 // and the Results page shows what was stored. The agents must not outlive
 // the window that started them, nor the application (checked by pid).
 // Skips (77) without the agent.
-#include <unistd.h>
-
 #include <csignal>
 #include <cstdio>
+
+#include <unistd.h>
 
 #include <QComboBox>
 #include <QSpinBox>
@@ -16,10 +16,10 @@
 #include <QtTest>
 
 #include "app/lab_context.h"
-#include "orchestrator/campaign_json.h"
 #include "models/comparison_table_model.h"
 #include "models/counter_table_model.h"
 #include "models/host_table_model.h"
+#include "orchestrator/campaign_json.h"
 #include "pages/campaign_page.h"
 #include "pages/hosts_page.h"
 #include "pages/results_page.h"
@@ -113,7 +113,8 @@ void TestCampaignRun::hostsShowRolesAndReadableCapabilities() {
     QCOMPARE(model->data(model->index(1, HostTableModel::roleColumn)).toString(), QStringLiteral("client (pair 1)"));
     m_hosts->table()->selectRow(0);
     const QString form = m_hosts->capabilitiesText();
-    QVERIFY2(form.contains(QStringLiteral("Transports")) && form.contains(QStringLiteral("tcp available")), qPrintable(form));
+    QVERIFY2(form.contains(QStringLiteral("Transports")) && form.contains(QStringLiteral("tcp available")),
+             qPrintable(form));
     QVERIFY(!m_hosts->jsonShown());
     m_hosts->setJsonShown(true);
     QVERIFY(m_hosts->jsonShown());
@@ -135,7 +136,7 @@ void TestCampaignRun::hostsShowRolesAndReadableCapabilities() {
     m_hosts->swapSelectedRoles();
     const QList<AgentEndpoint> after = m_hosts->connectedAgents();
     QCOMPARE(after.size(), 4);
-    QCOMPARE(after[0].address, before[0].address);  // the local pair stays
+    QCOMPARE(after[0].address, before[0].address);                 // the local pair stays
     QCOMPARE(after[2].address, QStringLiteral("192.0.2.2:7600"));  // the campaigns' server is now the other host
     QCOMPARE(after[3].address, QStringLiteral("192.0.2.1:7600"));
     QCOMPARE(model->roleText(model->findAddress(QStringLiteral("192.0.2.1:7600"))), QStringLiteral("client (pair 2)"));
@@ -186,7 +187,8 @@ void TestCampaignRun::campaignRunsAndIsStored() {
     const auto facts = m_lab->store()->hostFacts(runs->front().id);
     QVERIFY(facts.ok());
     QCOMPARE(facts->client.value(QStringLiteral("wire.model")), LocalLab::defaultLinkModel());
-    QCOMPARE(facts->client.value(QStringLiteral("wire")), m_hosts->connectedAgents()[0].wire.value(QLatin1String("note")).toString());
+    QCOMPARE(facts->client.value(QStringLiteral("wire")),
+             m_hosts->connectedAgents()[0].wire.value(QLatin1String("note")).toString());
     QVERIFY(m_results->showRun(runs->front().id));
     const QString environment = m_results->runView()->environmentText();
     QVERIFY2(environment.contains(QStringLiteral("Wire: SMC link %1").arg(LocalLab::defaultLinkModel())),
@@ -218,8 +220,7 @@ void TestCampaignRun::stopThenResumeRunsTheRest() {
     qint64 id = 0;
     auto firstRunStored = [&] {
         const auto campaigns = m_lab->store()->listCampaigns();
-        if (!campaigns || campaigns->isEmpty() || campaigns->front().name != spec.name)
-            return false;
+        if (!campaigns || campaigns->isEmpty() || campaigns->front().name != spec.name) return false;
         id = campaigns->front().id;
         return campaigns->front().runsDone >= 1;
     };
@@ -264,7 +265,8 @@ void TestCampaignRun::stopThenResumeRunsTheRest() {
 }
 
 void TestCampaignRun::liveToggleDuringCampaign() {
-    QVERIFY2(m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr")), "the smcr transport is built in but the local agents do not offer it");
+    QVERIFY2(m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr")),
+             "the smcr transport is built in but the local agents do not offer it");
     orchestrator::CampaignSpec spec;
     spec.name = QStringLiteral("gui-live");
     spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}}};
@@ -292,7 +294,8 @@ void TestCampaignRun::liveToggleDuringCampaign() {
 }
 
 void TestCampaignRun::refusedToggleDuringCampaignReverts() {
-    QVERIFY2(m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr")), "the smcr transport is built in but the local agents do not offer it");
+    QVERIFY2(m_hosts->model()->host(0).hello.capabilities.transportAvailable(QStringLiteral("smcr")),
+             "the smcr transport is built in but the local agents do not offer it");
     // The column runs with arm_first (not the engine's default): the panel
     // shows it while the cell runs, a value the engine refuses is reported
     // with the agents' reason, no marker appears, and the editor goes back
@@ -389,7 +392,8 @@ void TestCampaignRun::tcpRunGreysTheSettingsOutAndPauseShows() {
     QVERIFY(finished.wait(20000));
     QCOMPARE(m_run->stateText(), QStringLiteral("finished"));
     QVERIFY(panel->unavailableReason().isEmpty());
-    QVERIFY2(m_run->plot()->caption().contains(QStringLiteral("nothing runs now")), qPrintable(m_run->plot()->caption()));
+    QVERIFY2(m_run->plot()->caption().contains(QStringLiteral("nothing runs now")),
+             qPrintable(m_run->plot()->caption()));
     QVERIFY(m_run->counters()->isFrozen());
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
 }
@@ -398,8 +402,7 @@ namespace {
 
 // A live smclab-agent with this pid (not a reaped one, nor a reused pid).
 bool agentAlive(qint64 pid) {
-    if (::kill(static_cast<pid_t>(pid), 0) != 0)
-        return false;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0) return false;
     QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
     return cmdline.open(QIODevice::ReadOnly) && cmdline.readAll().contains("smclab-agent");
 }
@@ -411,8 +414,7 @@ void TestCampaignRun::destroyingTheWindowStopsItsAgents() {
     QVERIFY(lab != nullptr);
     const QList<qint64> pids = lab->processIds();
     QCOMPARE(pids.size(), 2);
-    for (qint64 pid : pids)
-        QVERIFY(agentAlive(pid));
+    for (qint64 pid : pids) QVERIFY(agentAlive(pid));
     delete m_window;  // the pages and their local lab go with it
     m_window = nullptr;
     for (qint64 pid : pids)

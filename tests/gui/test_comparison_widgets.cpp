@@ -8,8 +8,8 @@
 
 #include "data/series_palette.h"
 #include "models/comparison_table_model.h"
-#include "smclab/report/formats.h"
 #include "seed_comparison.h"
+#include "smclab/report/formats.h"
 #include "widgets/comparison_plot.h"
 #include "widgets/comparison_view.h"
 
@@ -160,8 +160,10 @@ smclab::report::ComparisonTable repeatedTable() {
     table.metric = QStringLiteral("bw_mbps");
     table.unit = QStringLiteral("MB/s");
     table.columns = {QStringLiteral("TCP"), QStringLiteral("SMC")};
-    table.rows.append({64, {cellFromRepetitions({10, 11, 12, 13, 14}), cellFromRepetitions({10.5, 11.5, 12.5, 13.5, 14.5})}});
-    table.rows.append({1024, {cellFromRepetitions({100, 101, 102, 103, 104}), cellFromRepetitions({200, 201, 202, 203, 204})}});
+    table.rows.append(
+        {64, {cellFromRepetitions({10, 11, 12, 13, 14}), cellFromRepetitions({10.5, 11.5, 12.5, 13.5, 14.5})}});
+    table.rows.append(
+        {1024, {cellFromRepetitions({100, 101, 102, 103, 104}), cellFromRepetitions({200, 201, 202, 203, 204})}});
     return table;
 }
 
@@ -190,7 +192,9 @@ void TestComparisonWidgets::intervalsMakeErrorBarsAndNoise() {
     busy.rows[0].cells[0].busyRepetitions = 2;
     model.setSection(sectionFromTable(busy));
     QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("12.000 [10.00, 14.00] busy"));
-    QVERIFY(model.data(model.index(0, 1), Qt::ToolTipRole).toString().contains(QStringLiteral("2 of 5 runs ran on a busy host")));
+    QVERIFY(model.data(model.index(0, 1), Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("2 of 5 runs ran on a busy host")));
     model.setSection(section);
 
     // Error bars from the interval, asymmetric around the median.

@@ -5,16 +5,14 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QLineEdit>
 #include <QTableView>
 #include <QTableWidget>
-#include <QTreeWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
-
-#include "protocol/hello.h"
 
 #include "app/app_settings.h"
 #include "app/lab_context.h"
@@ -27,12 +25,13 @@
 #include "pages/hosts_page.h"
 #include "pages/results_page.h"
 #include "pages/run_page.h"
+#include "protocol/hello.h"
 #include "seed_store.h"
 #include "widgets/comparison_plot.h"
 #include "widgets/comparison_view.h"
-#include "widgets/run_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/message_bar.h"
+#include "widgets/run_view.h"
 #include "widgets/settings_panel.h"
 
 using namespace smclab::gui;
@@ -66,8 +65,7 @@ void TestGuiPages::initTestCase() {
     QVERIFY(m_repeated > 0);
     AppSettings::setDatabasePath(db);
     // A host that is not there: it shows as failed, with the reason.
-    AppSettings::setHosts(
-        {{QStringLiteral("127.0.0.1:1"), false, m_dir.filePath(QStringLiteral("missing-token"))}});
+    AppSettings::setHosts({{QStringLiteral("127.0.0.1:1"), false, m_dir.filePath(QStringLiteral("missing-token"))}});
     m_window = new MainWindow;
     connect(m_window->lab(), &LabContext::errorReported, this,
             [](const QString& text) { qWarning("error shown: %s", qPrintable(text)); });
@@ -79,8 +77,7 @@ void TestGuiPages::initTestCase() {
 void TestGuiPages::shortcutsExist() {
     QStringList found;
     for (const QAction* action : m_window->findChildren<QAction*>()) {
-        if (!action->shortcut().isEmpty())
-            found.append(action->shortcut().toString());
+        if (!action->shortcut().isEmpty()) found.append(action->shortcut().toString());
     }
     for (const char* key : {"Ctrl+N", "Ctrl+O", "Ctrl+S", "Ctrl+R", "Ctrl+E", "F5", "Ctrl+L", "Ctrl+P"}) {
         QVERIFY2(found.contains(QString::fromLatin1(key)), key);
@@ -165,18 +162,16 @@ void TestGuiPages::settingsPanelOffersTheLabToggles() {
     // Exactly the run page's toggles, under the engine's names, offering
     // the value spellings the agent and the presets use.
     SettingsPanel* panel = m_window->runPage()->settingsPanel();
-    const QStringList expected = {QStringLiteral("autocorking_size"),  QStringLiteral("lab.cork_timer_ms"),
-                                  QStringLiteral("lab.wnd_update_limit"), QStringLiteral("lab.cq_mode"),
+    const QStringList expected = {QStringLiteral("autocorking_size"),      QStringLiteral("lab.cork_timer_ms"),
+                                  QStringLiteral("lab.wnd_update_limit"),  QStringLiteral("lab.cq_mode"),
                                   QStringLiteral("lab.tx_defer_to_owner"), QStringLiteral("lab.rq_credits"),
-                                  QStringLiteral("lab.fast_fallback"),  QStringLiteral("lab.busy_poll_us")};
+                                  QStringLiteral("lab.fast_fallback"),     QStringLiteral("lab.busy_poll_us")};
     QCOMPARE(QStringList(panel->values().keys()).size(), expected.size());
-    for (const QString& name : expected)
-        QVERIFY2(panel->editor(name) != nullptr, qPrintable(name));
+    for (const QString& name : expected) QVERIFY2(panel->editor(name) != nullptr, qPrintable(name));
     auto choices = [panel](const QString& name) {
         QStringList items;
         auto* combo = qobject_cast<QComboBox*>(panel->editor(name));
-        for (int i = 0; combo != nullptr && i < combo->count(); ++i)
-            items << combo->itemText(i);
+        for (int i = 0; combo != nullptr && i < combo->count(); ++i) items << combo->itemText(i);
         items.sort();
         return items;
     };
@@ -244,18 +239,18 @@ void TestGuiPages::pagesRenderToPng() {
         hello.protocolVersion = QStringLiteral("1.0");
         hello.agentVersion = QStringLiteral("0.9.0");
         hello.capabilities.host = {QStringLiteral("labhost-a"), QStringLiteral("Intel Xeon Gold 6338"), 2,
-                                   QStringLiteral("Linux"), QStringLiteral("6.1.0-18-amd64"), QString(),
+                                   QStringLiteral("Linux"),     QStringLiteral("6.1.0-18-amd64"),       QString(),
                                    QStringLiteral("x86_64")};
-        hello.capabilities.transports = {{QStringLiteral("tcp"), true, {}},
-                                         {QStringLiteral("smcr"), true, {}},
-                                         {QStringLiteral("ksmc"), false,
-                                          QStringLiteral("kernel SMC not available: Address family not supported")}};
+        hello.capabilities.transports = {
+            {QStringLiteral("tcp"), true, {}},
+            {QStringLiteral("smcr"), true, {}},
+            {QStringLiteral("ksmc"), false, QStringLiteral("kernel SMC not available: Address family not supported")}};
         hello.capabilities.fabrics = {{QStringLiteral("sim"), true, {}},
                                       {QStringLiteral("verbs"), false, QStringLiteral("no RDMA device")}};
         hello.capabilities.workloads = {QStringLiteral("tcp_bw"), QStringLiteral("tcp_lat"), QStringLiteral("http"),
                                         QStringLiteral("kv")};
-        hello.capabilities.nics = {{QStringLiteral("eth0"), QStringLiteral("52:54:00:12:34:56"), 1500, true,
-                                    {QStringLiteral("10.0.0.5/24")}}};
+        hello.capabilities.nics = {
+            {QStringLiteral("eth0"), QStringLiteral("52:54:00:12:34:56"), 1500, true, {QStringLiteral("10.0.0.5/24")}}};
         hello.capabilities.limits = {4, 3600000, 100};
         m_window->hostsPage()->model()->setHello(0, hello);
         m_window->hostsPage()->table()->clearSelection();
@@ -272,8 +267,7 @@ void TestGuiPages::pagesRenderToPng() {
         QCoreApplication::processEvents();
         const QPixmap shot = m_window->grab();
         QCOMPARE(shot.size(), QSize(1280, 800));
-        const QString path =
-            QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(names[i] + QStringLiteral(".png"));
+        const QString path = QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(names[i] + QStringLiteral(".png"));
         QVERIFY2(shot.save(path), qPrintable(path));
         // The page is laid out inside the window: nothing pushed it wider than 1280.
         QVERIFY(m_window->page(static_cast<PageId>(i))->width() < 1280);

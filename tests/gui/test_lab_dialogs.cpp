@@ -112,13 +112,11 @@ void TestLabDialogs::resultsOnAPostgresServer() {
     ResultsPage page(m_lab);
     page.setDatabase(dialog.location());
     QCOMPARE(AppSettings::databasePath(), url);
-    QVERIFY2(!AppSettings::databasePath().contains(dbtest::PostgresServer::password()),
-             "a password was stored");
+    QVERIFY2(!AppSettings::databasePath().contains(dbtest::PostgresServer::password()), "a password was stored");
     QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join('\n')));
     QCOMPARE(page.campaignTree()->topLevelItemCount(), 1);
     QVERIFY(page.campaignTree()->topLevelItem(0)->text(0).contains(QStringLiteral("on the team server")));
-    QVERIFY2(page.databaseText().startsWith(QStringLiteral("postgresql://")),
-             qPrintable(page.databaseText()));
+    QVERIFY2(page.databaseText().startsWith(QStringLiteral("postgresql://")), qPrintable(page.databaseText()));
     // No file is shared with the other controller: the runner's advisory lock
     // on the server tells whether the campaign still has a runner.
     QCOMPARE(page.statusText(id), QStringLiteral("interrupted"));
@@ -138,8 +136,7 @@ void TestLabDialogs::resultsOnAPostgresServer() {
 }
 
 void TestLabDialogs::deployRunsTheCliAndShowsItsOutput() {
-    if (DeployDialog::cliProgram().isEmpty())
-        QSKIP("the smclab CLI is not built");
+    if (DeployDialog::cliProgram().isEmpty()) QSKIP("the smclab CLI is not built");
     // A loopback port nothing listens on: ssh fails at once, and the dialog
     // shows the real deploy's words and its failure.
     quint16 closed = 0;

@@ -80,8 +80,7 @@ orchestrator::CampaignSpec TestQuitDuringRun::longCampaign(const QString& name) 
 
 qint64 TestQuitDuringRun::newestCampaign() const {
     auto store = db::ResultStore::open(m_db);
-    if (!store)
-        return 0;
+    if (!store) return 0;
     const auto campaigns = store.value()->listCampaigns();
     return campaigns && !campaigns->isEmpty() ? campaigns->front().id : 0;
 }
@@ -96,22 +95,20 @@ void TestQuitDuringRun::killedRunnerShowsInterrupted() {
     const QString campaignFile = m_dir.filePath(QStringLiteral("long.json"));
     QFile file(campaignFile);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(
-        QJsonDocument(orchestrator::campaignToJson(longCampaign(QStringLiteral("cli-killed")))).toJson());
+    file.write(QJsonDocument(orchestrator::campaignToJson(longCampaign(QStringLiteral("cli-killed")))).toJson());
     file.close();
 
     QProcess cli;
     cli.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     cli.start(QFileInfo(LocalLab::agentProgram()).dir().filePath(QStringLiteral("smclab")),
               {QStringLiteral("run"), campaignFile, QStringLiteral("--agents"),
-               agents[0].address + QLatin1Char(',') + agents[1].address, QStringLiteral("--token-file"),
-               tokenFile, QStringLiteral("--db"), m_db});
+               agents[0].address + QLatin1Char(',') + agents[1].address, QStringLiteral("--token-file"), tokenFile,
+               QStringLiteral("--db"), m_db});
     QVERIFY(cli.waitForStarted(5000));
     ResultsPage* results = m_window->resultsPage();
     qint64 id = 0;
     QTRY_VERIFY_WITH_TIMEOUT((id = newestCampaign()) > 0, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT((results->refresh(), results->statusText(id) == QStringLiteral("running")),
-                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT((results->refresh(), results->statusText(id) == QStringLiteral("running")), 10000);
 
     // The runner dies without a word: no status update reaches the store.
     ::kill(static_cast<pid_t>(cli.processId()), SIGKILL);
@@ -134,15 +131,13 @@ void TestQuitDuringRun::quitDuringRunAsks() {
 
     auto question = [this]() -> QMessageBox* {
         for (QMessageBox* box : m_window->findChildren<QMessageBox*>(QStringLiteral("quitConfirmation"))) {
-            if (box->isVisible())
-                return box;
+            if (box->isVisible()) return box;
         }
         return static_cast<QMessageBox*>(nullptr);
     };
     auto button = [](QMessageBox* box, const QString& text) -> QAbstractButton* {
         for (QAbstractButton* b : box->buttons()) {
-            if (b->text() == text)
-                return b;
+            if (b->text() == text) return b;
         }
         return nullptr;
     };

@@ -80,41 +80,34 @@ void TestResultsExport::plotsStoredValues() {
         }
         const ComparisonTableModel* model = view->tableModel(expected.metric);
         QCOMPARE(model->rowCount(), 17);
-        QCOMPARE(model->data(model->index(16, 1), ComparisonTableModel::valueRole).toDouble(),
-                 expected.values[0][16]);
+        QCOMPARE(model->data(model->index(16, 1), ComparisonTableModel::valueRole).toDouble(), expected.values[0][16]);
     }
 }
 
 QString TestResultsExport::cliReport(const QStringList& extra) {
     const QString cli = QDir(qEnvironmentVariable("SMCLAB_BIN_DIR")).filePath(QStringLiteral("smclab"));
     QProcess process;
-    process.start(
-        cli, QStringList{QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
-                         QStringLiteral("text"), QStringLiteral("--db"), m_db} +
-                 extra);
-    if (process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit &&
-        process.exitCode() == 0) {
+    process.start(cli, QStringList{QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
+                                   QStringLiteral("text"), QStringLiteral("--db"), m_db} +
+                           extra);
+    if (process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0) {
         return QString::fromUtf8(process.readAllStandardOutput());
     }
     qWarning("smclab report not available (%s): comparing with the report formatters directly",
              qPrintable(process.errorString() + QString::fromUtf8(process.readAllStandardError())));
     auto store = smclab::db::ResultStore::open(m_db);
-    if (!store)
-        return QStringLiteral("cannot open store");
+    if (!store) return QStringLiteral("cannot open store");
     auto document = smclab::db::campaignReport(*store.value(), m_campaign, QDateTime::currentDateTimeUtc());
-    if (!document)
-        return QStringLiteral("no report");
+    if (!document) return QStringLiteral("no report");
     smclab::report::ReportDocument doc = document.value();
-    if (extra.size() == 2)
-        doc = smclab::report::withBaseline(doc, extra[1]).value();
+    if (extra.size() == 2) doc = smclab::report::withBaseline(doc, extra[1]).value();
     return smclab::report::render(doc, smclab::report::Format::text);
 }
 
 void TestResultsExport::textEqualsCliReport() {
     const QString gui = m_export->coverLetterText();
     QVERIFY(gui.startsWith(QStringLiteral("==== Bandwidth ====\n")));
-    QVERIFY2(gui.contains(QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)")),
-             qPrintable(gui));
+    QVERIFY2(gui.contains(QStringLiteral("       1         0.578 MB/s      2.392 MB/s(313.84%)")), qPrintable(gui));
     QCOMPARE(gui, cliReport({}));
     m_export->copyToClipboard();
     QCOMPARE(QApplication::clipboard()->text(), gui);

@@ -107,22 +107,22 @@ void TestResultsProvenance::initTestCase() {
             }
             if (i == 1) {
                 // What the orchestrator records: the local lab's wire, the host-load verdict.
-                record.clientFacts = {{QStringLiteral("wire.model"), QStringLiteral("cx4-25g")},
-                                      {QStringLiteral("wire.bandwidth_gbps"), QStringLiteral("25")},
-                                      {QStringLiteral("wire.latency_ns"), QStringLiteral("1500")},
-                                      {QStringLiteral("wire.tcp_path"), QStringLiteral("loopback")},
-                                      {QStringLiteral("wire.tcp_rate"), QStringLiteral("unshaped")},
-                                      {QStringLiteral("wire"), QStringLiteral("TCP over loopback, unshaped: not root")},
-                                      {QStringLiteral("host_state.busy"), QStringLiteral("yes")},
-                                      {QStringLiteral("host_state.busy_reason"), QStringLiteral("other processes took 80% of a core")}};
+                record.clientFacts = {
+                    {QStringLiteral("wire.model"), QStringLiteral("cx4-25g")},
+                    {QStringLiteral("wire.bandwidth_gbps"), QStringLiteral("25")},
+                    {QStringLiteral("wire.latency_ns"), QStringLiteral("1500")},
+                    {QStringLiteral("wire.tcp_path"), QStringLiteral("loopback")},
+                    {QStringLiteral("wire.tcp_rate"), QStringLiteral("unshaped")},
+                    {QStringLiteral("wire"), QStringLiteral("TCP over loopback, unshaped: not root")},
+                    {QStringLiteral("host_state.busy"), QStringLiteral("yes")},
+                    {QStringLiteral("host_state.busy_reason"), QStringLiteral("other processes took 80% of a core")}};
             }
             auto run = store.recordRun(record);
             QVERIFY(run);
-            if (i == 0)
-                m_changedRun = run.value();
+            if (i == 0) m_changedRun = run.value();
         }
-        auto failed = store.markRunFailed(
-            m_liveCampaign, cells[3], QStringLiteral("agent 127.0.0.1:7601 lost: connection reset by peer"));
+        auto failed = store.markRunFailed(m_liveCampaign, cells[3],
+                                          QStringLiteral("agent 127.0.0.1:7601 lost: connection reset by peer"));
         QVERIFY(failed);
         m_failedRun = failed.value();
         QVERIFY(store.updateCampaignStatus(m_liveCampaign, db::CampaignStatus::done));
@@ -188,8 +188,7 @@ void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(file.readAll());
-    QVERIFY2(html.contains(QStringLiteral("Live setting changes")),
-             "no live-change section in the HTML report");
+    QVERIFY2(html.contains(QStringLiteral("Live setting changes")), "no live-change section in the HTML report");
     QVERIFY(html.contains(QStringLiteral("autocorking_size=0 at 0.55 s")));
     QVERIFY(html.contains(QStringLiteral("changed settings live")));
 
@@ -242,8 +241,7 @@ void TestResultsProvenance::campaignWithoutRunnerIsInterrupted() {
     QTreeWidget* tree = m_page->campaignTree();
     QTreeWidgetItem* item = nullptr;
     for (int i = 0; i < tree->topLevelItemCount(); ++i) {
-        if (tree->topLevelItem(i)->text(0).contains(QStringLiteral("killed runner")))
-            item = tree->topLevelItem(i);
+        if (tree->topLevelItem(i)->text(0).contains(QStringLiteral("killed runner"))) item = tree->topLevelItem(i);
     }
     QVERIFY(item != nullptr);
     tree->setCurrentItem(item);
@@ -274,7 +272,8 @@ void TestResultsProvenance::repetitionsGiveErrorBars() {
     // at 50% confidence, not the spread.
     QCOMPARE(text, QStringLiteral("\u2691 110.000 [100.0, 120.0] busy"));  // rep 1 ran on a busy host
     const QString tip = model->data(model->index(0, 1), Qt::ToolTipRole).toString();
-    QVERIFY2(tip.contains(QStringLiteral("CI of the median [100.0, 120.0] over 2 runs, 50.0% confidence")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("CI of the median [100.0, 120.0] over 2 runs, 50.0% confidence")),
+             qPrintable(tip));
 }
 
 void TestResultsProvenance::runOpensInTheSingleRunView() {
@@ -301,14 +300,12 @@ void TestResultsProvenance::runOpensInTheSingleRunView() {
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 11);
-    QCOMPARE(lines.front(),
-             QStringLiteral("t_ms,throughput_mbps,latency_mean_us,latency_p99_us,cpu_client_pct"));
+    QCOMPARE(lines.front(), QStringLiteral("t_ms,throughput_mbps,latency_mean_us,latency_p99_us,cpu_client_pct"));
     QCOMPARE(lines.at(1), QStringLiteral("100,120,10,20,50"));
 
     // A failed run: its reason, in the view too.
     m_page->campaignTree()->setCurrentItem(m_page->runItem(m_liveCampaign, m_failedRun));
-    QVERIFY2(view->errorText().contains(QStringLiteral("connection reset by peer")),
-             qPrintable(view->errorText()));
+    QVERIFY2(view->errorText().contains(QStringLiteral("connection reset by peer")), qPrintable(view->errorText()));
     // Back to the campaign: the comparison again.
     m_page->campaignTree()->setCurrentItem(item->parent());
     QVERIFY(!m_page->runViewShown());
@@ -321,9 +318,7 @@ void TestResultsProvenance::twoCampaignComparisonKeepsTheFlags() {
     QVERIFY(model != nullptr);
     bool flagged = false;
     for (int c = 1; c < model->columnCount(); ++c) {
-        if (model->headerData(c, Qt::Horizontal)
-                .toString()
-                .startsWith(QStringLiteral("#%1 SMC").arg(m_liveCampaign)))
+        if (model->headerData(c, Qt::Horizontal).toString().startsWith(QStringLiteral("#%1 SMC").arg(m_liveCampaign)))
             flagged = model->data(model->index(0, c)).toString().startsWith(QStringLiteral("\u2691 "));
     }
     QVERIFY(flagged);
@@ -336,16 +331,14 @@ void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
     QSignalSpy infos(m_lab, &LabContext::infoReported);
     QPushButton* compare = nullptr;
     for (QPushButton* button : m_page->findChildren<QPushButton*>()) {
-        if (button->text() == QStringLiteral("Compare checked"))
-            compare = button;
+        if (button->text() == QStringLiteral("Compare checked")) compare = button;
     }
     QVERIFY(compare != nullptr);
     compare->click();
     QCOMPARE(infos.count(), 1);
     QVERIFY2(infos.front().front().toString().contains(QStringLiteral("tick exactly two")),
              qPrintable(infos.front().front().toString()));
-    QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")),
-             qPrintable(m_page->hintText()));
+    QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")), qPrintable(m_page->hintText()));
 }
 
 QTEST_MAIN(TestResultsProvenance)

@@ -26,8 +26,7 @@ namespace {
 
 constexpr int kWaitMs = 8000;
 
-QJsonObject startRunMessage(const QString& runId, const QString& role, const QString& peerOrListen,
-                            int durationMs) {
+QJsonObject startRunMessage(const QString& runId, const QString& role, const QString& peerOrListen, int durationMs) {
     QJsonObject message{
         {QStringLiteral("type"), QStringLiteral("start_run")},
         {QStringLiteral("run_id"), runId},
@@ -75,8 +74,7 @@ void TestRunLiveSettings::initTestCase() {
     QSignalSpy started(m_localLab, &LocalLab::allStarted);
     QSignalSpy failed(m_localLab, &LocalLab::failed);
     QVERIFY(m_localLab->start(QStringLiteral("ideal"), 1));
-    QVERIFY2(started.wait(kWaitMs),
-             failed.isEmpty() ? "no address" : qPrintable(failed.front().front().toString()));
+    QVERIFY2(started.wait(kWaitMs), failed.isEmpty() ? "no address" : qPrintable(failed.front().front().toString()));
     const QString address = m_localLab->addresses().front();
     QVERIFY(address.startsWith(QStringLiteral("127.0.0.1:")));
 
@@ -84,8 +82,8 @@ void TestRunLiveSettings::initTestCase() {
     QSignalSpy hello(m_client, &AgentClient::helloReceived);
     AgentConnectOptions options;
     options.token = m_localLab->token();
-    m_client->connectToAgent(QStringLiteral("127.0.0.1"),
-                             static_cast<quint16>(address.section(':', 1).toUInt()), options);
+    m_client->connectToAgent(QStringLiteral("127.0.0.1"), static_cast<quint16>(address.section(':', 1).toUInt()),
+                             options);
     QVERIFY(hello.wait(kWaitMs));
     if (!m_client->hello().capabilities.transportAvailable(QStringLiteral("smcr"))) {
         std::fprintf(stderr, "SKIP: the local agent has no smcr transport; live engine settings need it\n");
@@ -97,9 +95,8 @@ void TestRunLiveSettings::initTestCase() {
     m_clientRun = QStringLiteral("gui-cli-") + pid;
     QSignalSpy ready(m_client, &AgentClient::runReady);
     QJsonObject reply;
-    m_client->sendRequest(
-        startRunMessage(m_serverRun, QStringLiteral("server"), QStringLiteral("127.0.0.1:0"), 20000),
-        [&reply](const QJsonObject& r) { reply = r; });
+    m_client->sendRequest(startRunMessage(m_serverRun, QStringLiteral("server"), QStringLiteral("127.0.0.1:0"), 20000),
+                          [&reply](const QJsonObject& r) { reply = r; });
     QVERIFY2(ready.wait(kWaitMs), qPrintable(QJsonDocument(reply).toJson()));
     const auto serverReady = ready.front().front().value<protocol::RunReady>();
     m_client->sendRequest(startRunMessage(m_clientRun, QStringLiteral("client"),
@@ -129,10 +126,8 @@ void TestRunLiveSettings::toggleSendsSetSettingsAndDrawsMarker() {
     QVERIFY(applied.count() > 0 || applied.wait(kWaitMs));
     const auto ack = applied.front().front().value<protocol::SettingsApplied>();
     QCOMPARE(ack.runId, m_clientRun);
-    QVERIFY2(ack.applied.contains(QStringLiteral("autocorking_size")),
-             qPrintable(QJsonDocument(ack.applied).toJson()));
-    QCOMPARE(ack.applied.value(QStringLiteral("autocorking_size")).toVariant().toString(),
-             QStringLiteral("0"));
+    QVERIFY2(ack.applied.contains(QStringLiteral("autocorking_size")), qPrintable(QJsonDocument(ack.applied).toJson()));
+    QCOMPARE(ack.applied.value(QStringLiteral("autocorking_size")).toVariant().toString(), QStringLiteral("0"));
 
     QCOMPARE(m_page->plot()->markers().size(), 1);
     const LivePlot::Marker marker = m_page->plot()->markers().front();
@@ -144,8 +139,7 @@ void TestRunLiveSettings::toggleSendsSetSettingsAndDrawsMarker() {
 
 void TestRunLiveSettings::choiceSettingToo() {
     QSignalSpy applied(m_client, &AgentClient::settingsApplied);
-    auto* combo =
-        qobject_cast<QComboBox*>(m_page->settingsPanel()->editor(QStringLiteral("lab.wnd_update_limit")));
+    auto* combo = qobject_cast<QComboBox*>(m_page->settingsPanel()->editor(QStringLiteral("lab.wnd_update_limit")));
     QVERIFY(combo != nullptr);
     combo->setCurrentText(QStringLiteral("min"));
     QVERIFY(applied.count() > 0 || applied.wait(kWaitMs));

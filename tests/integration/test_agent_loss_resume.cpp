@@ -5,6 +5,9 @@
 // that was in flight included) and the campaign ends complete. Covers the
 // CLI side of the agent-loss path; the orchestrator library side and a
 // SIGKILLed CLI are tests/orchestrator.
+#include <functional>
+#include <memory>
+
 #include <signal.h>
 
 #include <QElapsedTimer>
@@ -15,22 +18,20 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <functional>
-#include <memory>
-
 #include "smclab/db/result_store.h"
 
 using namespace smclab;
 
 namespace {
 
-QString binary(const char* name) { return qEnvironmentVariable("SMCLAB_BIN_DIR", ".") + '/' + name; }
+QString binary(const char* name) {
+    return qEnvironmentVariable("SMCLAB_BIN_DIR", ".") + '/' + name;
+}
 
 bool waitFor(const std::function<bool()>& pred, int timeoutMs) {
     QElapsedTimer timer;
     timer.start();
-    while (!pred() && timer.elapsed() < timeoutMs)
-        QTest::qWait(20);
+    while (!pred() && timer.elapsed() < timeoutMs) QTest::qWait(20);
     return pred();
 }
 
@@ -43,28 +44,24 @@ public:
         m_process = std::make_unique<QProcess>();
         m_process->start(binary("smclab-agent"),
                          {"--listen", QString("127.0.0.1:%1").arg(port), "--token-file", m_tokenFile});
-        if (!m_process->waitForStarted(5000))
-            return false;
+        if (!m_process->waitForStarted(5000)) return false;
         const QRegularExpression listening("listening on [^\\s]*:(\\d+)");
         QByteArray out;
         const bool ok = waitFor(
             [&] {
                 out += m_process->readAllStandardOutput();
-                return listening.match(QString::fromUtf8(out)).hasMatch() ||
-                       m_process->state() != QProcess::Running;
+                return listening.match(QString::fromUtf8(out)).hasMatch() || m_process->state() != QProcess::Running;
             },
             10000);
         const auto match = listening.match(QString::fromUtf8(out));
-        if (!ok || !match.hasMatch())
-            return false;
+        if (!ok || !match.hasMatch()) return false;
         m_port = static_cast<quint16>(match.captured(1).toUInt());
         return true;
     }
     // The port may be in TIME_WAIT for a moment after the kill.
     bool restart() {
         for (int attempt = 0; attempt < 50; ++attempt) {
-            if (start(m_port))
-                return true;
+            if (start(m_port)) return true;
             QTest::qWait(100);
         }
         return false;
@@ -89,7 +86,8 @@ class TestAgentLossResume : public QObject {
     Q_OBJECT
 private slots:
     void agentKilledThenCliResumes() {
-        QVERIFY2(QFile::exists(binary("smclab")) && QFile::exists(binary("smclab-agent")), "smclab or smclab-agent is not built");
+        QVERIFY2(QFile::exists(binary("smclab")) && QFile::exists(binary("smclab-agent")),
+                 "smclab or smclab-agent is not built");
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString tokenFile = dir.filePath("token");

@@ -8,15 +8,6 @@
 //
 // The same program is the peer of the SIGKILL case: `test_fault_injection
 // --peer` listens, prints "PORT <n>" and sends stream 7 until killed.
-#include <smcr/engine.h>
-#include <smcr/fabric_sim.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
-
-#include <signal.h>
-
-#include <QTest>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +17,15 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <signal.h>
+
+#include <smcr/engine.h>
+#include <smcr/fabric_sim.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+
+#include <QTest>
 
 #include "core/engine_impl.h"
 #include "core/socket_impl.h"
@@ -61,10 +61,10 @@ smcr::Status injectFault(smcr::Socket& socket, Fault fault, uint64_t value = 0) 
 // What one side saw.
 struct Side {
     uint64_t bytes = 0;
-    bool eof = false;             // receiver: recv() returned 0
-    bool done = false;            // sender: sent everything and closed
+    bool eof = false;   // receiver: recv() returned 0
+    bool done = false;  // sender: sent everything and closed
     smcr::Errc error = smcr::Errc::invalid;
-    std::string firstBadByte;     // receiver: where the data stopped matching
+    std::string firstBadByte;  // receiver: where the data stopped matching
     bool failed() const { return error != smcr::Errc::invalid; }
 };
 
@@ -95,8 +95,7 @@ Side receiveStream(smcr::Socket& s, int ioTimeoutMs) {
 
 // Sends `total` bytes of stream kSeed, calling atMark() once `mark` bytes are
 // out, then closes; stops at the first error.
-Side sendStream(smcr::Socket& s, uint64_t total, uint64_t mark, int ioTimeoutMs,
-                const std::function<void()>& atMark) {
+Side sendStream(smcr::Socket& s, uint64_t total, uint64_t mark, int ioTimeoutMs, const std::function<void()>& atMark) {
     Side side;
     (void)s.setTimeoutMs(ioTimeoutMs);
     MessageSizes sizes(kSeed);
@@ -206,9 +205,8 @@ private:
     // end that is either the whole stream or an abort the receiver sees.
     static void checkCommon(const FaultRun& r, uint64_t total) {
         qInfo("%s", qPrintable(r.text()));
-        QVERIFY2(r.receiver.firstBadByte.empty(),
-                 qPrintable("received data differs from the sent stream at byte " +
-                            QString::fromStdString(r.receiver.firstBadByte)));
+        QVERIFY2(r.receiver.firstBadByte.empty(), qPrintable("received data differs from the sent stream at byte " +
+                                                             QString::fromStdString(r.receiver.firstBadByte)));
         QVERIFY2(!hung(r), qPrintable("hang: " + r.text()));
         QVERIFY2(r.receiver.bytes <= r.sender.bytes, qPrintable(r.text()));
         if (r.receiver.eof) {
@@ -260,9 +258,9 @@ private slots:
         // send-completion watchdog (the kernel's SMC_WR_TX_WAIT_FREE_SLOT_TIME)
         // takes the link down once nothing completes for its timeout; with a
         // second link the stream moves there, with one it is aborted.
-        const FaultRun r = runWithFault(Fault::dropCompletion, static_cast<Where>(where), 0, total, 1 << 20,
-                                        kIoTimeoutMs, maxLinks.toStdString(),
-                                        {{"lab.tx_completion_timeout_ms", kTxCompletionTimeoutMs}});
+        const FaultRun r =
+            runWithFault(Fault::dropCompletion, static_cast<Where>(where), 0, total, 1 << 20, kIoTimeoutMs,
+                         maxLinks.toStdString(), {{"lab.tx_completion_timeout_ms", kTxCompletionTimeoutMs}});
         qInfo("watchdog: %llu link(s) down, %llu failover(s)",
               static_cast<unsigned long long>(r.senderStats.txCompletionTimeouts),
               static_cast<unsigned long long>(r.senderStats.linkFailovers));
@@ -285,8 +283,8 @@ private slots:
     void failedPost() {
         QFETCH(QString, maxLinks);
         const uint64_t total = 16ull << 20;
-        const FaultRun r = runWithFault(Fault::failNextPost, Where::sender, 0, total, 1 << 20, kIoTimeoutMs,
-                                        maxLinks.toStdString());
+        const FaultRun r =
+            runWithFault(Fault::failNextPost, Where::sender, 0, total, 1 << 20, kIoTimeoutMs, maxLinks.toStdString());
         qInfo("sender: %llu failover(s), %llu CDC(s) handled from the retired link, %llu abort(s)",
               static_cast<unsigned long long>(r.senderStats.linkFailovers),
               static_cast<unsigned long long>(r.senderStats.retiredLinkCdcs),
@@ -350,8 +348,8 @@ private slots:
             got += r.value();
         }
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
-        qInfo("received %llu bytes, then %s after %lld ms", static_cast<unsigned long long>(got),
-              smcr::errcName(code), static_cast<long long>(ms));
+        qInfo("received %llu bytes, then %s after %lld ms", static_cast<unsigned long long>(got), smcr::errcName(code),
+              static_cast<long long>(ms));
         QVERIFY(killed);
         QVERIFY2(isAbort(code), smcr::errcName(code));
         s->close();

@@ -11,14 +11,6 @@
 //   either link lost under them;
 // - a link re-added after a failover, which then takes a second failover.
 // Every stream is checked byte by byte (a deterministic pattern per seed).
-#include <smcr/engine.h>
-#include <smcr/fabric_sim.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
-#include <sys/socket.h>
-
-#include <QTest>
-
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -27,18 +19,27 @@
 #include <thread>
 #include <vector>
 
+#include <sys/socket.h>
+
+#include <smcr/engine.h>
+#include <smcr/fabric_sim.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+
+#include <QTest>
+
 #include "core/add_link_flow.h"
 #include "core/engine_impl.h"
 #include "core/tx_watchdog.h"
 #include "engine_fixture.h"
 #include "stream_transfer.h"
 
-using smcr::core::EngineImpl;
 using smclab::test::expectEof;
 using smclab::test::newEngine;
 using smclab::test::recvRange;
 using smclab::test::sendRange;
 using smclab::test::waitFor;
+using smcr::core::EngineImpl;
 using Fault = smcr::fabric::sim::Fault;
 using Clock = std::chrono::steady_clock;
 using Settings = smclab::test::SettingList;
@@ -386,9 +387,8 @@ private slots:
         std::vector<std::string> errors(4);
         std::vector<std::thread> threads;
         for (size_t i = 0; i < 4; ++i) {
-            threads.emplace_back([&, i] {
-                errors[i] = duplex(p.clientSockets[i], p.serverSockets[i], bytes, 80 + 10 * i, {});
-            });
+            threads.emplace_back(
+                [&, i] { errors[i] = duplex(p.clientSockets[i], p.serverSockets[i], bytes, 80 + 10 * i, {}); });
         }
         smcr::EngineStats during;
         if (lose != 0) {
@@ -405,7 +405,9 @@ private slots:
             QVERIFY(p.client->impl().injectLinkFault(which, Fault::qpError).ok());
         }
         for (auto& t : threads) t.join();
-        for (size_t i = 0; i < 4; ++i) QVERIFY2(errors[i].empty(), qPrintable(QString("connection %1: %2").arg(i).arg(QString::fromStdString(errors[i]))));
+        for (size_t i = 0; i < 4; ++i)
+            QVERIFY2(errors[i].empty(),
+                     qPrintable(QString("connection %1: %2").arg(i).arg(QString::fromStdString(errors[i]))));
         const smcr::EngineStats cs = p.client->stats();
         const smcr::EngineStats ss = p.server->stats();
         qInfo("client: %llu CDCs, %llu on the added link; server: %llu CDCs, %llu on the added link",
@@ -448,20 +450,22 @@ private slots:
         smcr::Socket& srv = p.serverSockets[0];
         const uint64_t bytes = kStreamBytes / 2;
         smcr::Status injected;
-        QCOMPARE(duplex(c, srv, bytes, 91, [&] {
-                     injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError);
-                 }),
-                 std::string());
+        QCOMPARE(
+            duplex(
+                c, srv, bytes, 91,
+                [&] { injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError); }),
+            std::string());
         QVERIFY(injected.ok());
         QCOMPARE(p.client->stats().linkFailovers, 1ull);
         QVERIFY2(waitFor([&] { return p.server->stats().linksAdded == 2 && p.client->stats().linksAdded == 2; }, 10000),
                  "no link was added again after the failover");
         QVERIFY(twoLinks(p));
         // The re-added link carries the stream when the survivor dies too.
-        QCOMPARE(duplex(c, srv, bytes, 93, [&] {
-                     injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError);
-                 }),
-                 std::string());
+        QCOMPARE(
+            duplex(
+                c, srv, bytes, 93,
+                [&] { injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError); }),
+            std::string());
         QVERIFY(injected.ok());
         const smcr::EngineStats cs = p.client->stats();
         QCOMPARE(cs.linkFailovers, 2ull);

@@ -31,7 +31,9 @@ QString run(const QString& program, const QStringList& args, int timeoutMs = 20'
     return QString::fromLocal8Bit(p.readAll());
 }
 
-QString binary(const char* name) { return qEnvironmentVariable("SMCLAB_BIN_DIR") + QLatin1Char('/') + name; }
+QString binary(const char* name) {
+    return qEnvironmentVariable("SMCLAB_BIN_DIR") + QLatin1Char('/') + name;
+}
 
 // A model with a rate low enough that this host's TCP over a veth exceeds it by far.
 smcr::fabric::sim::LinkModel slowModel() {
@@ -61,7 +63,8 @@ private slots:
         const QString nsQdisc = run("tc", {"-n", w.serverNamespace(), "qdisc", "show"});
         QVERIFY2(rootQdisc.contains(QStringLiteral("rate 400Mbit")), qPrintable(rootQdisc));
         QVERIFY2(nsQdisc.contains(QStringLiteral("rate 400Mbit")), qPrintable(nsQdisc));
-        QVERIFY2(nsQdisc.contains(QStringLiteral("mtu 1500")) || run("ip", {"-n", w.serverNamespace(), "link"}).contains("mtu 1500"),
+        QVERIFY2(nsQdisc.contains(QStringLiteral("mtu 1500")) ||
+                     run("ip", {"-n", w.serverNamespace(), "link"}).contains("mtu 1500"),
                  "the veth carries the model's MTU");
 
         // A TCP stream from here to a server in the namespace, for 1 s.
@@ -136,7 +139,8 @@ private slots:
         LocalLab lab;
         QVERIFY(lab.start(QStringLiteral("cx4-25g"), 2, binary("smclab-agent")).ok());
         QVERIFY(lab.shaped());
-        QVERIFY2(lab.agents().addresses().at(0).startsWith(QStringLiteral("10.")), qPrintable(lab.agents().addresses().at(0)));
+        QVERIFY2(lab.agents().addresses().at(0).startsWith(QStringLiteral("10.")),
+                 qPrintable(lab.agents().addresses().at(0)));
         QVERIFY(lab.agents().addresses().at(1).startsWith(QStringLiteral("127.0.0.1:")));
         lab.stop();
         LocalLab ideal;

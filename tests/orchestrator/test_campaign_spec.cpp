@@ -60,7 +60,8 @@ private slots:
         QCOMPARE(qperf.sizes.size(), size_t(17));
         QCOMPARE(qperf.workloads[0].serverParams.value("cpu").toInteger(), 0);
         QCOMPARE(qperf.workloads[0].params.value("cpu").toInteger(), 1);
-        QVERIFY2(qperfNotes.join("; ").contains(QStringLiteral("duration 30 s -> 5 s")), qPrintable(qperfNotes.join("; ")));
+        QVERIFY2(qperfNotes.join("; ").contains(QStringLiteral("duration 30 s -> 5 s")),
+                 qPrintable(qperfNotes.join("; ")));
 
         CampaignSpec big = *presetCampaign(QStringLiteral("seed003-shortconn"));
         QVERIFY(scaleToolPreset(big, {32, false, false}).isEmpty());
@@ -79,7 +80,8 @@ private slots:
         QCOMPARE(spec->durationMs, 500);
         QCOMPARE(spec->onAgentLoss, AgentLossPolicy::continueCampaign);
         QCOMPARE(spec->baselineLabel(), QStringLiteral("TCP"));
-        QCOMPARE(spec->columns[1].settings.value(QStringLiteral("lab.cq_mode")).toString(), QStringLiteral("arm_first"));
+        QCOMPARE(spec->columns[1].settings.value(QStringLiteral("lab.cq_mode")).toString(),
+                 QStringLiteral("arm_first"));
     }
 
     void roundTripsThroughCanonicalJson() {
@@ -94,43 +96,45 @@ private slots:
     void errorsNameTheField_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("field");
-        QTest::newRow("unknown transport")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+        QTest::newRow("unknown transport") << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
                 "columns":[{"label":"a","transport":"tcp"},{"label":"b","transport":"rdma"}]})")
-            << "columns[1].transport: unknown transport 'rdma'";
+                                           << "columns[1].transport: unknown transport 'rdma'";
         QTest::newRow("unknown workload")
-            << QByteArray(R"({"name":"x","workloads":["iperf"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}]})")
+            << QByteArray(
+                   R"({"name":"x","workloads":["iperf"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}]})")
             << "workloads[0].workload: unknown workload 'iperf'";
-        QTest::newRow("typo in a key")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetition":3,
+        QTest::newRow("typo in a key") << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetition":3,
                 "columns":[{"label":"a","transport":"tcp"}]})")
-            << "repetition: unknown field";
+                                       << "repetition: unknown field";
         QTest::newRow("size out of range")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1,0],"columns":[{"label":"a","transport":"tcp"}]})")
+            << QByteArray(
+                   R"({"name":"x","workloads":["tcp_bw"],"sizes":[1,0],"columns":[{"label":"a","transport":"tcp"}]})")
             << "sizes[1]: size 0 out of range";
         QTest::newRow("bad loop")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":"msg_size:64K:1:*2","columns":[{"label":"a","transport":"tcp"}]})")
+            << QByteArray(
+                   R"({"name":"x","workloads":["tcp_bw"],"sizes":"msg_size:64K:1:*2","columns":[{"label":"a","transport":"tcp"}]})")
             << "sizes: bad size loop";
-        QTest::newRow("duplicate column")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+        QTest::newRow("duplicate column") << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
                 "columns":[{"label":"a","transport":"tcp"},{"label":"a","transport":"smcr"}]})")
-            << "columns[1].label: 'a' is used twice";
-        QTest::newRow("setting of a wrong type")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+                                          << "columns[1].label: 'a' is used twice";
+        QTest::newRow("setting of a wrong type") << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
                 "columns":[{"label":"a","transport":"smcr","settings":{"autocorking_size":[1]}}]})")
-            << "columns[0].settings.autocorking_size: must be a number";
+                                                 << "columns[0].settings.autocorking_size: must be a number";
         QTest::newRow("repetitions zero")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetitions":0,"columns":[{"label":"a","transport":"tcp"}]})")
+            << QByteArray(
+                   R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetitions":0,"columns":[{"label":"a","transport":"tcp"}]})")
             << "repetitions: must be 1..";
         QTest::newRow("policy")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"onAgentLoss":"retry","columns":[{"label":"a","transport":"tcp"}]})")
+            << QByteArray(
+                   R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"onAgentLoss":"retry","columns":[{"label":"a","transport":"tcp"}]})")
             << "onAgentLoss: must be";
         QTest::newRow("agent address")
             << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}],
                 "agents":[{"server":"127.0.0.1:7000","client":"localhost"}]})")
             << "agents[0].client: 'localhost' is not HOST:PORT";
         QTest::newRow("baseline")
-            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"baseline":"b","columns":[{"label":"a","transport":"tcp"}]})")
+            << QByteArray(
+                   R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"baseline":"b","columns":[{"label":"a","transport":"tcp"}]})")
             << "baseline: 'b' is not a column label";
         QTest::newRow("missing name")
             << QByteArray(R"({"workloads":["tcp_bw"],"sizes":[1],"columns":[{"label":"a","transport":"tcp"}]})")

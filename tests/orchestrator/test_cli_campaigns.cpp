@@ -65,13 +65,12 @@ private:
 
 private slots:
     void initTestCase() {
-        QVERIFY2(QFile::exists(test::agentBinary()) && QFile::exists(test::smclabBinary()), "smclab or smclab-agent is not built");
+        QVERIFY2(QFile::exists(test::agentBinary()) && QFile::exists(test::smclabBinary()),
+                 "smclab or smclab-agent is not built");
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }
-    void cleanupTestCase() {
-        m_agents.stop();
-    }
+    void cleanupTestCase() { m_agents.stop(); }
 
     void killAndResume() {
         const int kCells = 8;
@@ -182,9 +181,8 @@ private slots:
         QVERIFY2(o.err.contains(QLatin1String("--agents")), qPrintable(o.err));
 
         const QString dead = QStringLiteral("127.0.0.1:%1").arg(test::freePort());
-        o = runSmclab({"run", "datapath", "--agents", m_agents.server().address() + "," + dead,
-                       "--token-file", tokenFile(),
-                       "--db", m_dir.filePath("errors.db")});
+        o = runSmclab({"run", "datapath", "--agents", m_agents.server().address() + "," + dead, "--token-file",
+                       tokenFile(), "--db", m_dir.filePath("errors.db")});
         QCOMPARE(o.exitCode, 1);
         QVERIFY2(o.err.contains(QLatin1String("cannot reach agent ") + dead), qPrintable(o.err));
 
@@ -194,8 +192,8 @@ private slots:
             QVERIFY(f.open(QIODevice::WriteOnly));
             f.write("wrong");
         }
-        o = runSmclab({"run", "datapath", "--agents", agents(), "--token-file", wrongToken, "--db",
-                       m_dir.filePath("errors.db")});
+        o = runSmclab(
+            {"run", "datapath", "--agents", agents(), "--token-file", wrongToken, "--db", m_dir.filePath("errors.db")});
         QCOMPARE(o.exitCode, 1);
         QVERIFY2(o.err.contains(QLatin1String("token")), qPrintable(o.err));
 
@@ -262,8 +260,8 @@ private slots:
         }
         const QString dbPath = m_dir.filePath("killed.db");
         QProcess run;
-        run.start(test::smclabBinary(), {"run", file, "--agents", own.addresses(), "--token-file",
-                                         own.token().path(), "--db", dbPath, "--connect-timeout", "2"});
+        run.start(test::smclabBinary(), {"run", file, "--agents", own.addresses(), "--token-file", own.token().path(),
+                                         "--db", dbPath, "--connect-timeout", "2"});
         QVERIFY(run.waitForStarted());
         bool killed = false;
         QElapsedTimer timer;
@@ -288,7 +286,8 @@ private slots:
         QVERIFY(campaigns.ok() && !campaigns->isEmpty());
         const int failed = kCells - campaigns->front().runsDone;
         QVERIFY(failed >= 1);
-        QVERIFY2(err.contains(QStringLiteral("%1 of %2 runs failed").arg(failed).arg(kCells)), qPrintable(err.right(700)));
+        QVERIFY2(err.contains(QStringLiteral("%1 of %2 runs failed").arg(failed).arg(kCells)),
+                 qPrintable(err.right(700)));
         // Every cell ends once, also when the lost agent fails a reconnect
         // in two ways (closed, then no hello in time).
         QCOMPARE(err.count(QRegularExpression(QStringLiteral("(^|\\n)cell \\d+/%1 ").arg(kCells))), kCells);

@@ -27,8 +27,7 @@ constexpr QByteArrayView kToken = "cli-postgres-test-token";
 
 QByteArray campaignFile(const QString& name, int sizes) {
     QStringList list;
-    for (int i = 0; i < sizes; ++i)
-        list << QString::number(1 << i);
+    for (int i = 0; i < sizes; ++i) list << QString::number(1 << i);
     return QStringLiteral(R"({"name": "%1", "workloads": [{"workload": "tcp_lat", "label": "Latency"}],
         "columns": [{"label": "TCP", "transport": "tcp"}], "sizes": [%2], "durationMs": 300,
         "sampleIntervalMs": 100})")
@@ -49,8 +48,7 @@ private:
     QString writeCampaign(const QString& name, int sizes) {
         const QString file = m_dir.filePath(name + QStringLiteral(".json"));
         QFile out(file);
-        if (out.open(QIODevice::WriteOnly))
-            out.write(campaignFile(name, sizes));
+        if (out.open(QIODevice::WriteOnly)) out.write(campaignFile(name, sizes));
         return file;
     }
 
@@ -59,7 +57,8 @@ private slots:
         if (dbtest::PostgresServer::binDir().isEmpty()) {
             QSKIP("PostgreSQL server binaries (initdb, pg_ctl) are not installed; install postgresql");
         }
-        QVERIFY2(QFile::exists(test::agentBinary()) && QFile::exists(test::smclabBinary()), "smclab or smclab-agent is not built");
+        QVERIFY2(QFile::exists(test::agentBinary()) && QFile::exists(test::smclabBinary()),
+                 "smclab or smclab-agent is not built");
         QString why;
         m_server = dbtest::sharedPostgres(&why);
         QVERIFY2(m_server, qPrintable(why));
@@ -106,9 +105,9 @@ private slots:
         list.start(test::smclabBinary(), {"list", "--db", url});
         QVERIFY(list.waitForFinished(20'000));
         const QString listed = QString::fromUtf8(list.readAllStandardOutput());
-        QVERIFY2(list.exitCode() == 0 && listed.contains(QStringLiteral("alpha")) &&
-                     listed.contains(QStringLiteral("beta")),
-                 qPrintable(listed));
+        QVERIFY2(
+            list.exitCode() == 0 && listed.contains(QStringLiteral("alpha")) && listed.contains(QStringLiteral("beta")),
+            qPrintable(listed));
     }
 
     void killedRunnerIsResumedByAnotherController() {
@@ -117,9 +116,8 @@ private slots:
         const QString url = m_server->url(QStringLiteral("resume"));
         constexpr int kCells = 8;
         QProcess run;
-        run.start(test::smclabBinary(),
-                  {"run", writeCampaign("resumable", kCells), "--agents", m_first.addresses(), "--token-file",
-                   m_first.token().path(), "--db", url});
+        run.start(test::smclabBinary(), {"run", writeCampaign("resumable", kCells), "--agents", m_first.addresses(),
+                                         "--token-file", m_first.token().path(), "--db", url});
         QVERIFY(run.waitForStarted());
         qint64 campaignId = 0;
         int doneBefore = 0;
@@ -148,8 +146,8 @@ private slots:
         // Another controller, other agents, the same database.
         QProcess resume;
         resume.start(test::smclabBinary(),
-                     {"run", "--resume", QString::number(campaignId), "--agents", m_second.addresses(),
-                      "--token-file", m_second.token().path(), "--db", url});
+                     {"run", "--resume", QString::number(campaignId), "--agents", m_second.addresses(), "--token-file",
+                      m_second.token().path(), "--db", url});
         QVERIFY(resume.waitForFinished(60'000));
         QVERIFY2(resume.exitCode() == 0, resume.readAllStandardError().constData());
         auto store = db::ResultStore::open(url);

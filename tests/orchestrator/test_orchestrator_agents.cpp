@@ -24,10 +24,11 @@ CampaignSpec tinyCampaign(const QString& server, const QString& client) {
     spec.name = QStringLiteral("tiny");
     spec.workloads = {{QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
                       {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}}};
-    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
-                    {QStringLiteral("SMC"), QStringLiteral("smcr"), {}, {{QStringLiteral("autocorking_size"), 0}}, {}, {}},
-                    // A column the agents must refuse: its cells fail with the agent's reason.
-                    {QStringLiteral("Bad"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.no_such_setting"), 1}}, {}, {}}};
+    spec.columns = {
+        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+        {QStringLiteral("SMC"), QStringLiteral("smcr"), {}, {{QStringLiteral("autocorking_size"), 0}}, {}, {}},
+        // A column the agents must refuse: its cells fail with the agent's reason.
+        {QStringLiteral("Bad"), QStringLiteral("smcr"), {}, {{QStringLiteral("lab.no_such_setting"), 1}}, {}, {}}};
     spec.sizes = {1, 4096};
     spec.durationMs = 200;
     spec.sampleIntervalMs = 100;
@@ -72,9 +73,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }
-    void cleanupTestCase() {
-        m_agents.stop();
-    }
+    void cleanupTestCase() { m_agents.stop(); }
 
     void tinyCampaignEndToEnd() {
         auto store = db::ResultStore::open(m_dir.filePath("e2e.db"));
@@ -135,8 +134,7 @@ private slots:
                 // The refused column fails with the agent's own reason.
                 QCOMPARE(run.status, db::RunStatus::failed);
                 QVERIFY2(run.error.contains(QLatin1String("no_such_setting")), qPrintable(run.error));
-                QVERIFY2(run.error.contains(server()) || run.error.contains(client()),
-                         qPrintable(run.error));
+                QVERIFY2(run.error.contains(server()) || run.error.contains(client()), qPrintable(run.error));
             }
         }
         // Every cell has a run row; nothing is pending but the failed ones.
@@ -168,7 +166,8 @@ private slots:
         QVERIFY(waitForEnd(o, 30000));
         QCOMPARE(o.state(), RunnerState::finished);
         int again = 0;
-        for (const QList<QVariant>& m : messages) again += m.at(0).toString().startsWith(QLatin1String("running cell")) ? 1 : 0;
+        for (const QList<QVariant>& m : messages)
+            again += m.at(0).toString().startsWith(QLatin1String("running cell")) ? 1 : 0;
         QVERIFY(again <= 2);  // at most once per cell
         QCOMPARE(started.count(), 2 + again);
         auto runs = (*store)->runs(o.campaignId());
@@ -217,7 +216,8 @@ private slots:
         QVERIFY(waitForEnd(o, 20000));
         QCOMPARE(o.state(), RunnerState::failed);
         QCOMPARE(errors.count(), 1);
-        QVERIFY2(errors.at(0).at(0).toString().contains(QLatin1String("token")), qPrintable(errors.at(0).at(0).toString()));
+        QVERIFY2(errors.at(0).at(0).toString().contains(QLatin1String("token")),
+                 qPrintable(errors.at(0).at(0).toString()));
     }
 
     void invalidSpecIsRefusedAtOnce() {

@@ -81,8 +81,7 @@ private:
         QVERIFY(tables.ok());
         QCOMPARE(tables->size(), 1);
         QCOMPARE(tables->front().metric, QStringLiteral("rps"));
-        QCOMPARE(tables->front().columns,
-                 (QStringList{"sendfile off", "sendfile on (orig)", "sendfile on (this)"}));
+        QCOMPARE(tables->front().columns, (QStringList{"sendfile off", "sendfile on (orig)", "sendfile on (this)"}));
         QCOMPARE(tables->front().rows.size(), 1);
         QCOMPARE(tables->front().rows[0].msgSize, 4096);
     }
@@ -93,9 +92,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_agents.start(), qPrintable(m_agents.error()));
     }
-    void cleanupTestCase() {
-        m_agents.stop();
-    }
+    void cleanupTestCase() { m_agents.stop(); }
 
     void presetShape() {
         const CampaignSpec spec = *presetCampaign(QStringLiteral("sendfile-cork"));
@@ -118,10 +115,10 @@ private slots:
         auto probe = transports::createTransport("smcr", {{"fabric", "sim"}});
         QVERIFY2(probe, "the smcr transport is built in; createTransport(smcr) failed");
         bool hasCorkTimer = false;
-        for (const transports::SettingInfo& info : (*probe)->settings()) hasCorkTimer |= info.name == "lab.cork_timer_ms";
+        for (const transports::SettingInfo& info : (*probe)->settings())
+            hasCorkTimer |= info.name == "lab.cork_timer_ms";
         QVERIFY2(hasCorkTimer, "the engine lists no lab.cork_timer_ms setting");
-        runAndCheck(shortened(m_agents.server().address(), m_agents.client().address()),
-                    QStringLiteral("smcr.db"));
+        runAndCheck(shortened(m_agents.server().address(), m_agents.client().address()), QStringLiteral("smcr.db"));
     }
 };
 

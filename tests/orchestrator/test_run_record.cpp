@@ -27,7 +27,8 @@ private slots:
         QCOMPARE(kv.value("rps"), 100.0);
         QCOMPARE(kv.value("p50_us"), 250.0);
         QCOMPARE(kv.value("set_rps"), 100.0);
-        const QJsonArray two{QJsonObject{{"test", "SET"}, {"rps", 100.0}}, QJsonObject{{"test", "GET"}, {"rps", 200.0}}};
+        const QJsonArray two{QJsonObject{{"test", "SET"}, {"rps", 100.0}},
+                             QJsonObject{{"test", "GET"}, {"rps", 200.0}}};
         auto both = resultMetrics(QJsonObject{{"tests", two}});
         QVERIFY(!both.contains("rps"));
         QCOMPARE(both.value("get_rps"), 200.0);

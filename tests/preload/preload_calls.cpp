@@ -45,8 +45,7 @@ uint8_t byteAt(size_t i) {
 
 std::vector<uint8_t> pattern(size_t n, size_t from = 0) {
     std::vector<uint8_t> v(n);
-    for (size_t i = 0; i < n; ++i)
-        v[i] = byteAt(from + i);
+    for (size_t i = 0; i < n; ++i) v[i] = byteAt(from + i);
     return v;
 }
 
@@ -480,8 +479,7 @@ int limitSmcHs(int lfd, const sockaddr_in& addr) {
         tcp_info info{};
         socklen_t len = sizeof info;
         CHECK(::getsockopt(lfd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0);
-        if (info.tcpi_unacked >= kClients)
-            break;
+        if (info.tcpi_unacked >= kClients) break;
         ::usleep(10000);
     }
     for (int i = 0; i < kClients; ++i) {
@@ -534,8 +532,7 @@ int main(int argc, char** argv) {
     }
     const Scenario* s = nullptr;
     for (const Scenario& c : kScenarios) {
-        if (std::strcmp(c.name, argv[1]) == 0)
-            s = &c;
+        if (std::strcmp(c.name, argv[1]) == 0) s = &c;
     }
     if (s == nullptr) {
         std::fprintf(stderr, "unknown scenario %s\n", argv[1]);

@@ -30,10 +30,9 @@ PreloadHarness::PreloadHarness() {
     QDir().mkpath(simDir());
     QDir().mkpath(statsDir());
     // nginx's workers run as nobody: they write their counters here too.
-    QFile::setPermissions(statsDir(),
-                          QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
-                              QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther |
-                              QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup);
+    QFile::setPermissions(statsDir(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                                          QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther |
+                                          QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup);
     QFile::setPermissions(m_dir.path(), QFile::permissions(statsDir()));
     QFile::setPermissions(simDir(), QFile::permissions(statsDir()));
 }
@@ -74,8 +73,8 @@ QProcessEnvironment PreloadHarness::environment(const QStringList& extraEnv) con
     return env;
 }
 
-QProcess* PreloadHarness::startServer(bool preloaded, const QString& program, const QStringList& args,
-                                      int port, const QString& readyText, const QStringList& extraEnv) {
+QProcess* PreloadHarness::startServer(bool preloaded, const QString& program, const QStringList& args, int port,
+                                      const QString& readyText, const QStringList& extraEnv) {
     auto p = std::make_unique<QProcess>();
     p->setProcessEnvironment(environment(extraEnv));
     p->setProcessChannelMode(QProcess::SeparateChannels);
@@ -92,11 +91,9 @@ QProcess* PreloadHarness::startServer(bool preloaded, const QString& program, co
         if (!readyText.isEmpty()) {
             p->waitForReadyRead(100);
             seen += QString::fromUtf8(p->readAllStandardOutput());
-            if (seen.contains(readyText))
-                break;
+            if (seen.contains(readyText)) break;
         } else {
-            if (portAccepts(port))
-                break;
+            if (portAccepts(port)) break;
             QThread::msleep(50);
         }
     }
@@ -116,23 +113,18 @@ int PreloadHarness::runClient(bool preloaded, const QString& program, const QStr
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished(2000);
-        if (out != nullptr)
-            *out = QString::fromUtf8(p.readAllStandardOutput());
-        if (err != nullptr)
-            *err = QString::fromUtf8(p.readAllStandardError());
+        if (out != nullptr) *out = QString::fromUtf8(p.readAllStandardOutput());
+        if (err != nullptr) *err = QString::fromUtf8(p.readAllStandardError());
         return -1;
     }
-    if (out != nullptr)
-        *out = QString::fromUtf8(p.readAllStandardOutput());
-    if (err != nullptr)
-        *err = QString::fromUtf8(p.readAllStandardError());
+    if (out != nullptr) *out = QString::fromUtf8(p.readAllStandardOutput());
+    if (err != nullptr) *err = QString::fromUtf8(p.readAllStandardError());
     return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
 }
 
 void PreloadHarness::stopServers() {
     for (auto& p : m_servers) {
-        if (p->state() == QProcess::NotRunning)
-            continue;
+        if (p->state() == QProcess::NotRunning) continue;
         p->terminate();
         if (!p->waitForFinished(3000)) {
             p->kill();
@@ -147,8 +139,7 @@ std::vector<QJsonObject> PreloadHarness::stats() const {
     const QStringList files = QDir(statsDir()).entryList({"smcr-*.json"}, QDir::Files);
     for (const QString& name : files) {
         QFile f(statsDir() + "/" + name);
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
+        if (!f.open(QIODevice::ReadOnly)) continue;
         out.push_back(QJsonDocument::fromJson(f.readAll()).object());
     }
     return out;

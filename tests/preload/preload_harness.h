@@ -33,8 +33,8 @@ public:
     QProcess* startServer(bool preloaded, const QString& program, const QStringList& args, int port,
                           const QString& readyText = {}, const QStringList& extraEnv = {});
     // Runs a client to its end (bounded); returns its exit code, stdout in *out.
-    int runClient(bool preloaded, const QString& program, const QStringList& args, QString* out,
-                  int timeoutMs = 20000, const QStringList& extraEnv = {}, QString* err = nullptr);
+    int runClient(bool preloaded, const QString& program, const QStringList& args, QString* out, int timeoutMs = 20000,
+                  const QStringList& extraEnv = {}, QString* err = nullptr);
     // Ends the servers started so far (SIGTERM, then SIGKILL).
     void stopServers();
 

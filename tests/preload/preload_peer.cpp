@@ -53,13 +53,11 @@ void echoBlocking(int fd) {
     std::vector<char> buf(65536);
     for (;;) {
         const ssize_t n = ::read(fd, buf.data(), buf.size());
-        if (n <= 0)
-            break;
+        if (n <= 0) break;
         ssize_t at = 0;
         while (at < n) {
             const ssize_t w = ::write(fd, buf.data() + at, static_cast<size_t>(n - at));
-            if (w <= 0)
-                break;
+            if (w <= 0) break;
             at += w;
         }
     }
@@ -70,8 +68,7 @@ int serveThreads(int port) {
     const int lfd = listenOn(port);
     for (;;) {
         const int fd = ::accept(lfd, nullptr, nullptr);
-        if (fd < 0)
-            continue;
+        if (fd < 0) continue;
         std::thread(echoBlocking, fd).detach();
     }
 }
@@ -93,14 +90,12 @@ int serveEpoll(int port) {
     for (;;) {
         epoll_event events[64];
         const int n = ::epoll_wait(ep, events, 64, -1);
-        if (g_stop != 0)
-            return 0;
+        if (g_stop != 0) return 0;
         for (int i = 0; i < n; ++i) {
             const int fd = events[i].data.fd;
             if (fd == lfd) {
                 const int c = ::accept4(lfd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (c < 0)
-                    continue;
+                if (c < 0) continue;
                 epoll_event cev{};
                 cev.events = EPOLLIN | EPOLLOUT | EPOLLET | EPOLLRDHUP;
                 cev.data.fd = c;
@@ -117,14 +112,12 @@ int serveEpoll(int port) {
                     out.append(buf.data(), static_cast<size_t>(r));
                     continue;
                 }
-                if (r == 0 || errno != EAGAIN)
-                    closed = r == 0 || errno != EAGAIN;
+                if (r == 0 || errno != EAGAIN) closed = r == 0 || errno != EAGAIN;
                 break;
             }
             while (!out.empty()) {
                 const ssize_t w = ::send(fd, out.data(), out.size(), MSG_NOSIGNAL);
-                if (w <= 0)
-                    break;
+                if (w <= 0) break;
                 out.erase(0, static_cast<size_t>(w));
             }
             if (closed && out.empty()) {
@@ -180,8 +173,7 @@ int client(int port, uint64_t bytes, uint64_t seed) {
         if ((q.revents & POLLOUT) != 0 && sent < bytes) {
             // Two iovecs, the first with MSG_MORE-style cork semantics via sendmsg.
             const size_t n = static_cast<size_t>(std::min<uint64_t>(out.size(), bytes - sent));
-            for (size_t i = 0; i < n; ++i)
-                out[i] = patternByte(sent + i, seed);
+            for (size_t i = 0; i < n; ++i) out[i] = patternByte(sent + i, seed);
             iovec iov[2] = {{out.data(), n / 3}, {out.data() + n / 3, n - n / 3}};
             msghdr msg{};
             msg.msg_iov = iov;
@@ -191,8 +183,7 @@ int client(int port, uint64_t bytes, uint64_t seed) {
                 std::perror("sendmsg");
                 return 2;
             }
-            if (w > 0)
-                sent += static_cast<uint64_t>(w);
+            if (w > 0) sent += static_cast<uint64_t>(w);
         }
         if ((q.revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
             int avail = 0;
@@ -208,8 +199,7 @@ int client(int port, uint64_t bytes, uint64_t seed) {
             }
             const ssize_t r = ::recv(fd, in.data(), in.size(), MSG_DONTWAIT);
             if (r == 0) {
-                std::fprintf(stderr, "early end of stream at %llu\n",
-                             static_cast<unsigned long long>(received));
+                std::fprintf(stderr, "early end of stream at %llu\n", static_cast<unsigned long long>(received));
                 return 3;
             }
             if (r < 0 && errno != EAGAIN) {
@@ -223,8 +213,7 @@ int client(int port, uint64_t bytes, uint64_t seed) {
                     return 1;
                 }
             }
-            if (r > 0)
-                received += static_cast<uint64_t>(r);
+            if (r > 0) received += static_cast<uint64_t>(r);
         }
     }
     ::shutdown(fd, SHUT_WR);
@@ -236,13 +225,10 @@ int client(int port, uint64_t bytes, uint64_t seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc >= 3 && std::strcmp(argv[1], "serve-threads") == 0)
-        return serveThreads(std::atoi(argv[2]));
-    if (argc >= 3 && std::strcmp(argv[1], "serve-epoll") == 0)
-        return serveEpoll(std::atoi(argv[2]));
+    if (argc >= 3 && std::strcmp(argv[1], "serve-threads") == 0) return serveThreads(std::atoi(argv[2]));
+    if (argc >= 3 && std::strcmp(argv[1], "serve-epoll") == 0) return serveEpoll(std::atoi(argv[2]));
     if (argc >= 5 && std::strcmp(argv[1], "client") == 0) {
-        return client(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10),
-                      std::strtoull(argv[4], nullptr, 10));
+        return client(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
     }
     std::fprintf(stderr, "usage: preload_peer serve-threads|serve-epoll PORT | client PORT BYTES SEED\n");
     return 2;

@@ -11,10 +11,9 @@ class TestPreloadCalls : public QObject {
 private slots:
     void scenario_data() {
         QTest::addColumn<QString>("name");
-        for (const char* n :
-             {"peek_waitall", "dup", "sendfile", "shutdown", "eintr", "nonblocking", "select",
-              "epoll_oneshot", "epoll_et", "fork", "cancel", "peer_killed", "epoll_before_connect", "vfork",
-              "close_range", "syscall", "nested_epoll", "limit_smc_hs"}) {
+        for (const char* n : {"peek_waitall", "dup", "sendfile", "shutdown", "eintr", "nonblocking", "select",
+                              "epoll_oneshot", "epoll_et", "fork", "cancel", "peer_killed", "epoll_before_connect",
+                              "vfork", "close_range", "syscall", "nested_epoll", "limit_smc_hs"}) {
             QTest::newRow(n) << QString(n);
         }
     }
@@ -23,8 +22,7 @@ private slots:
         PreloadHarness h;
         QString out;
         QString err;
-        const int rc =
-            h.runClient(true, PreloadHarness::testBin("preload_calls"), {name}, &out, 30000, {}, &err);
+        const int rc = h.runClient(true, PreloadHarness::testBin("preload_calls"), {name}, &out, 30000, {}, &err);
         QVERIFY2(rc == 0, qPrintable(out + err));
         QCOMPARE(out.trimmed(), "ok " + name);
         QVERIFY2(err.contains("connect") && err.contains("SMC-R"), qPrintable(err));

@@ -22,13 +22,10 @@ int runSmclab(PreloadHarness& h, const QStringList& args, QString* out, QString*
 // The value of the sample `name{...}` whose labels include every one in `labels`.
 std::optional<double> sampleValue(const QByteArray& page, const QString& name, const QStringList& labels) {
     for (const QString& line : QString::fromUtf8(page).split('\n')) {
-        if (line.startsWith('#') || !line.startsWith(name + '{'))
-            continue;
+        if (line.startsWith('#') || !line.startsWith(name + '{')) continue;
         bool all = true;
-        for (const QString& label : labels)
-            all = all && line.contains(label);
-        if (all)
-            return line.section(' ', -1).toDouble();
+        for (const QString& label : labels) all = all && line.contains(label);
+        if (all) return line.section(' ', -1).toDouble();
     }
     return std::nullopt;
 }
@@ -73,21 +70,18 @@ QByteArray scrapeAgent(PreloadHarness& h, QString* why) {
     }
     agent.terminate();
     agent.waitForFinished(5000);
-    if (reply.isEmpty())
-        *why = "no page from the agent: " + QString::fromUtf8(log + agent.readAll());
+    if (reply.isEmpty()) *why = "no page from the agent: " + QString::fromUtf8(log + agent.readAll());
     return reply.mid(reply.indexOf("\r\n\r\n") + 4);
 }
 
 QString promtoolComplaint(const QByteArray& page) {
     const QString promtool = QStandardPaths::findExecutable("promtool");
-    if (promtool.isEmpty())
-        return {};
+    if (promtool.isEmpty()) return {};
     QProcess check;
     check.start(promtool, {"check", "metrics"});
     check.write(page);
     check.closeWriteChannel();
-    if (!check.waitForFinished(20'000))
-        return "promtool hung";
+    if (!check.waitForFinished(20'000)) return "promtool hung";
     return check.exitCode() == 0 ? QString() : QString::fromUtf8(check.readAll() + check.readAllStandardError());
 }
 
@@ -141,9 +135,11 @@ private slots:
                  engine.value("smcr.cdc_received").toDouble());
         QVERIFY(engine.value("smcr.cdc_received").toDouble() > 0);
         QCOMPARE(sampleValue(page, "smcr_rx_bytes_total", labels), engine.value("smcr.rx_bytes").toDouble());
-        QCOMPARE(sampleValue(page, "smcr_preload_app_bytes_total", labels + QStringList{"path=\"smc\"", "direction=\"rx\""}),
-                 200000.0);
-        QCOMPARE(sampleValue(page, "smcr_preload_connections_total", labels + QStringList{"path=\"smc\"", "side=\"server\""}),
+        QCOMPARE(
+            sampleValue(page, "smcr_preload_app_bytes_total", labels + QStringList{"path=\"smc\"", "direction=\"rx\""}),
+            200000.0);
+        QCOMPARE(sampleValue(page, "smcr_preload_connections_total",
+                             labels + QStringList{"path=\"smc\"", "side=\"server\""}),
                  1.0);
 
         h.stopServers();

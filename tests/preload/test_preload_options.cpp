@@ -13,8 +13,8 @@ class TestPreloadOptions : public QObject {
 
 private slots:
     void parsesSettingsInOrder() {
-        auto o = parseRunOptions({"--fabric", "sim", "--set", "autocorking_size=0", "-v", "--stats", "/tmp/x",
-                                  "qperf", "-t", "1"});
+        auto o = parseRunOptions(
+            {"--fabric", "sim", "--set", "autocorking_size=0", "-v", "--stats", "/tmp/x", "qperf", "-t", "1"});
         QVERIFY2(o.ok(), o.ok() ? "" : o.error().message.c_str());
         QCOMPARE(o.value().settings.size(), size_t{2});
         QCOMPARE(o.value().settings[0].first, std::string("lab.fabric"));

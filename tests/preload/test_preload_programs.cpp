@@ -25,8 +25,7 @@ double num(const QJsonObject& o, const char* key) {
 QJsonObject clientStats(const PreloadHarness& h) {
     for (const QJsonObject& o : h.stats()) {
         if (num(o, "smc_client") > 0 || num(o, "tcp_connections") > 0) {
-            if (o.value("fallbacks").toObject().keys().filter("server.").isEmpty())
-                return o;
+            if (o.value("fallbacks").toObject().keys().filter("server.").isEmpty()) return o;
         }
     }
     return {};
@@ -44,8 +43,8 @@ private:
         h.startServer(true, peer(), {serverMode, QString::number(port)}, port, "listening");
         QString out;
         QString err;
-        const int rc = h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "11"}, &out,
-                                   30000, {}, &err);
+        const int rc =
+            h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "11"}, &out, 30000, {}, &err);
         QVERIFY2(rc == 0, qPrintable(out + err));
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
         QVERIFY2(err.contains("SMC-R"), qPrintable(err));
@@ -70,9 +69,8 @@ private slots:
         h.startServer(false, peer(), {"serve-threads", QString::number(port)}, port, "listening");
         QString out;
         QString err;
-        QCOMPARE(h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "12"}, &out, 30000,
-                             {}, &err),
-                 0);
+        QCOMPARE(
+            h.runClient(true, peer(), {"client", QString::number(port), kStreamBytes, "12"}, &out, 30000, {}, &err), 0);
         QCOMPARE(out.trimmed(), QString("ok ") + kStreamBytes);
         const QJsonObject c = clientStats(h);
         QCOMPARE(num(c, "smc_connections"), 0.0);
@@ -101,8 +99,7 @@ private slots:
         h.stopServers();  // serve-epoll returns on SIGTERM: its counters file
         QJsonObject server;
         for (const QJsonObject& o : h.stats()) {
-            if (o.value("program").toString() == "preload_peer")
-                server = o;
+            if (o.value("program").toString() == "preload_peer") server = o;
         }
         QVERIFY2(!server.isEmpty(), "the server wrote no counters file");
         QCOMPARE(num(server, "tcp_connections"), 1.0);
@@ -136,10 +133,9 @@ private slots:
         h.startServer(true, "/usr/bin/qperf", {"-lp", QString::number(port)}, port, {}, env);
         QString out;
         QString err;
-        const int rc =
-            h.runClient(true, "/usr/bin/qperf",
-                        {"-lp", QString::number(port), "-t", "1", "127.0.0.1", "tcp_bw", "tcp_lat"}, &out,
-                        30000, env, &err);
+        const int rc = h.runClient(true, "/usr/bin/qperf",
+                                   {"-lp", QString::number(port), "-t", "1", "127.0.0.1", "tcp_bw", "tcp_lat"}, &out,
+                                   30000, env, &err);
         QVERIFY2(rc == 0, qPrintable(out + err));
         QVERIFY2(out.contains("bw") && out.contains("latency"), qPrintable(out));
         h.stopServers();
@@ -150,8 +146,7 @@ private slots:
         double bwApp = 0;
         double bwSmc = 0;
         for (const QJsonObject& o : h.stats()) {
-            if (num(o, "smc_server") < 1)
-                continue;
+            if (num(o, "smc_server") < 1) continue;
             ++smcChildren;
             const double app = num(o, "app_rx_bytes") + num(o, "app_tx_bytes");
             if (app > bwApp) {

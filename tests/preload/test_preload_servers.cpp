@@ -32,8 +32,7 @@ struct Totals {
 Totals totalsOf(const PreloadHarness& h, const QString& program) {
     Totals t;
     for (const QJsonObject& o : h.stats()) {
-        if (o.value("program").toString() != program)
-            continue;
+        if (o.value("program").toString() != program) continue;
         ++t.files;
         t.smcConnections += num(o, "smc_connections");
         t.appTx += num(o, "app_tx_bytes");
@@ -43,8 +42,7 @@ Totals totalsOf(const PreloadHarness& h, const QString& program) {
 }
 
 void requireProgram(const QString& path) {
-    if (!QFile::exists(path))
-        QSKIP(qPrintable(path + " is not installed (packaging/install-deps.sh)"));
+    if (!QFile::exists(path)) QSKIP(qPrintable(path + " is not installed (packaging/install-deps.sh)"));
 }
 
 QString nginxConfig(const PreloadHarness& h, int port, bool sendfile) {
@@ -82,21 +80,19 @@ private:
         // An odd size, so the last sendfile piece is short.
         QByteArray body(777777, Qt::Uninitialized);
         QRandomGenerator gen(42);
-        for (char& c : body)
-            c = static_cast<char>(gen.generate() & 0xff);
+        for (char& c : body) c = static_cast<char>(gen.generate() & 0xff);
         QFile f(h.path("nginx/www/rand.bin"));
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(body);
         f.close();
-        QFile::setPermissions(f.fileName(),
-                              QFileDevice::ReadOwner | QFileDevice::ReadOther | QFileDevice::ReadGroup);
+        QFile::setPermissions(f.fileName(), QFileDevice::ReadOwner | QFileDevice::ReadOther | QFileDevice::ReadGroup);
         const int port = PreloadHarness::freePort();
         QFile conf(h.path("nginx/nginx.conf"));
         QVERIFY(conf.open(QIODevice::WriteOnly));
         conf.write(nginxConfig(h, port, sendfile).toUtf8());
         conf.close();
-        h.startServer(true, "/usr/sbin/nginx",
-                      {"-p", h.path("nginx"), "-c", conf.fileName(), "-g", "daemon off;"}, port);
+        h.startServer(true, "/usr/sbin/nginx", {"-p", h.path("nginx"), "-c", conf.fileName(), "-g", "daemon off;"},
+                      port);
         const QString url = QString("http://127.0.0.1:%1/rand.bin").arg(port);
 
         // Keep-alive: two fetches on one connection; then Connection: close.
@@ -104,8 +100,7 @@ private:
         const QString out2 = h.path("two.bin");
         QString out;
         QString err;
-        QCOMPARE(h.runClient(true, "/usr/bin/curl", {"-sS", "-o", out1, url, "-o", out2, url}, &out, 20000,
-                             {}, &err),
+        QCOMPARE(h.runClient(true, "/usr/bin/curl", {"-sS", "-o", out1, url, "-o", out2, url}, &out, 20000, {}, &err),
                  0);
         for (const QString& file : {out1, out2}) {
             QFile got(file);
@@ -114,17 +109,15 @@ private:
         }
         QVERIFY2(err.count("SMC-R") == 1, qPrintable(err));  // one connection, kept alive
         const QString out3 = h.path("three.bin");
-        QCOMPARE(
-            h.runClient(true, "/usr/bin/curl", {"-sS", "-H", "Connection: close", "-o", out3, url}, &out), 0);
+        QCOMPARE(h.runClient(true, "/usr/bin/curl", {"-sS", "-H", "Connection: close", "-o", out3, url}, &out), 0);
         QFile got(out3);
         QVERIFY(got.open(QIODevice::ReadOnly));
         QCOMPARE(sha256(got.readAll()), sha256(body));
 
         if (QFile::exists("/usr/bin/wrk")) {
             QCOMPARE(h.runClient(true, "/usr/bin/wrk", {"-t2", "-c16", "-d1", url}, &out, 30000), 0);
-            QVERIFY2(
-                out.contains("Requests/sec") && !out.contains("Socket errors") && !out.contains("Non-2xx"),
-                qPrintable(out));
+            QVERIFY2(out.contains("Requests/sec") && !out.contains("Socket errors") && !out.contains("Non-2xx"),
+                     qPrintable(out));
         }
         h.stopServers();  // SIGTERM: the workers exit and write their counters
         QTest::qWait(300);
@@ -142,15 +135,15 @@ private slots:
         PreloadHarness h;
         const int port = PreloadHarness::freePort();
         h.startServer(true, "/usr/bin/redis-server",
-                      {"--port", QString::number(port), "--save", "", "--appendonly", "no", "--io-threads",
-                       "2", "--io-threads-do-reads", "yes", "--dir", h.path("")},
+                      {"--port", QString::number(port), "--save", "", "--appendonly", "no", "--io-threads", "2",
+                       "--io-threads-do-reads", "yes", "--dir", h.path("")},
                       port);
         for (const char* pipeline : {"16", "1"}) {
             QString out;
             QString err;
             const int rc = h.runClient(true, "/usr/bin/redis-benchmark",
-                                       {"-p", QString::number(port), "-n", "4000", "-c", "8", "--threads",
-                                        "2", "-P", pipeline, "-t", "set,get", "-q"},
+                                       {"-p", QString::number(port), "-n", "4000", "-c", "8", "--threads", "2", "-P",
+                                        pipeline, "-t", "set,get", "-q"},
                                        &out, 60000, {}, &err);
             QVERIFY2(rc == 0, qPrintable(out + err));
             QVERIFY2(out.contains("SET:") && out.contains("GET:") && out.contains("requests per second"),
@@ -160,14 +153,11 @@ private slots:
         if (QFile::exists("/usr/bin/redis-cli")) {
             QString value;
             QRandomGenerator gen(7);
-            for (int i = 0; i < 5000; ++i)
-                value += QChar('a' + static_cast<int>(gen.bounded(26)));
+            for (int i = 0; i < 5000; ++i) value += QChar('a' + static_cast<int>(gen.bounded(26)));
             QString out;
-            QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "set", "k", value},
-                                 &out),
+            QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "set", "k", value}, &out),
                      0);
-            QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "get", "k"}, &out),
-                     0);
+            QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "get", "k"}, &out), 0);
             QCOMPARE(out.trimmed(), value);
             // BGSAVE forks a child that inherits the SMC-R client fds; the
             // server carries on and the child's save succeeds.
@@ -175,9 +165,9 @@ private slots:
             bool saved = false;
             for (int i = 0; i < 50 && !saved; ++i) {
                 QTest::qWait(100);
-                QCOMPARE(h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "info", "persistence"},
-                                     &out),
-                         0);
+                QCOMPARE(
+                    h.runClient(true, "/usr/bin/redis-cli", {"-p", QString::number(port), "info", "persistence"}, &out),
+                    0);
                 saved = out.contains("rdb_bgsave_in_progress:0") && out.contains("rdb_last_bgsave_status:ok");
             }
             QVERIFY2(saved, qPrintable(out));
@@ -187,8 +177,7 @@ private slots:
         const Totals bench = totalsOf(h, "redis-benchmark");
         QCOMPARE(bench.files, 2);
         QVERIFY(bench.smcConnections >= 16);
-        QVERIFY2(bench.smcTx >= 0.9 * bench.appTx,
-                 qPrintable(QString("%1 of %2").arg(bench.smcTx).arg(bench.appTx)));
+        QVERIFY2(bench.smcTx >= 0.9 * bench.appTx, qPrintable(QString("%1 of %2").arg(bench.smcTx).arg(bench.appTx)));
     }
 
     // Python's http.server: a thread per connection, serve_forever's poll

@@ -19,13 +19,16 @@ QString binDir() {
                          : QString::fromLocal8Bit(dir);
 }
 
-QString agentBinary() { return binDir() + QStringLiteral("/smclab-agent"); }
-QString smclabBinary() { return binDir() + QStringLiteral("/smclab"); }
+QString agentBinary() {
+    return binDir() + QStringLiteral("/smclab-agent");
+}
+QString smclabBinary() {
+    return binDir() + QStringLiteral("/smclab");
+}
 
 quint16 freePort() {
     QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return 0;
+    if (!probe.listen(QHostAddress::LocalHost, 0)) return 0;
     return probe.serverPort();
 }
 
@@ -63,14 +66,12 @@ bool AgentProcess::restart() {
         m_error = QStringLiteral("restart: the agent never started");
         return false;
     }
-    if (isRunning())
-        kill();
+    if (isRunning()) kill();
     const quint16 port = m_port;
     m_port = 0;
     // The old socket may linger a moment after SIGKILL; the agent binds
     // with SO_REUSEADDR, so one retry covers the rest.
-    if (launch(QStringLiteral("127.0.0.1:%1").arg(port)))
-        return true;
+    if (launch(QStringLiteral("127.0.0.1:%1").arg(port))) return true;
     QThread::msleep(300);
     return launch(QStringLiteral("127.0.0.1:%1").arg(port));
 }
@@ -95,8 +96,7 @@ bool AgentProcess::launch(const QString& listen) {
         m_process.waitForReadyRead(100);
         m_stdout += QString::fromUtf8(m_process.readAllStandardOutput());
         const auto match = listening.match(m_stdout);
-        if (match.hasMatch())
-            m_port = static_cast<quint16>(match.captured(2).toUInt());
+        if (match.hasMatch()) m_port = static_cast<quint16>(match.captured(2).toUInt());
     }
     if (m_port == 0) {
         m_error = QStringLiteral("agent did not report its port; stderr:\n") + log();
@@ -106,21 +106,18 @@ bool AgentProcess::launch(const QString& listen) {
 }
 
 int AgentProcess::terminate(int timeoutMs) {
-    if (m_process.state() == QProcess::NotRunning)
-        return m_process.exitCode();
+    if (m_process.state() == QProcess::NotRunning) return m_process.exitCode();
     ::kill(static_cast<pid_t>(m_process.processId()), SIGTERM);
     if (!QTest::qWaitFor([&] { return m_process.state() == QProcess::NotRunning; }, timeoutMs)) {
         kill();
         return -1;
     }
-    if (m_process.exitStatus() != QProcess::NormalExit)
-        return -1;
+    if (m_process.exitStatus() != QProcess::NormalExit) return -1;
     return m_process.exitCode();
 }
 
 void AgentProcess::kill() {
-    if (m_process.state() == QProcess::NotRunning)
-        return;
+    if (m_process.state() == QProcess::NotRunning) return;
     ::kill(static_cast<pid_t>(m_process.processId()), SIGKILL);
     m_process.waitForFinished(5000);
 }

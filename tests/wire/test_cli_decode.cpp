@@ -21,15 +21,12 @@ QString program() {
 Run runDecode(const QStringList& args, const QByteArray& input = {}) {
     QProcess process;
     process.start(program(), QStringList{"decode"} + args);
-    if (!process.waitForStarted(5000))
-        return {};
-    if (!input.isEmpty())
-        process.write(input);
+    if (!process.waitForStarted(5000)) return {};
+    if (!input.isEmpty()) process.write(input);
     process.closeWriteChannel();
     process.waitForFinished(10000);
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
+            QString::fromUtf8(process.readAllStandardOutput()), QString::fromUtf8(process.readAllStandardError())};
 }
 
 QString hexArg(const char* vector) {
@@ -41,9 +38,7 @@ QString hexArg(const char* vector) {
 class TestCliDecode : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() {
-        QVERIFY2(QFile::exists(program()), "smclab is not built");
-    }
+    void initTestCase() { QVERIFY2(QFile::exists(program()), "smclab is not built"); }
 
     void proposalV1() {
         const Run r = runDecode({hexArg(wirevec::kProposalV1)});
@@ -59,8 +54,7 @@ private slots:
     void acceptFromStdinWithColons() {
         const auto bytes = wirevec::hex(wirevec::kAcceptV1);
         QByteArray text;
-        for (uint8_t b : bytes)
-            text += QByteArray::number(b, 16).rightJustified(2, '0') + ":";
+        for (uint8_t b : bytes) text += QByteArray::number(b, 16).rightJustified(2, '0') + ":";
         const Run r = runDecode({}, text + "\n");
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.startsWith("SMC-R CLC Accept (v1, 68 bytes)\n"), qPrintable(r.out));
@@ -97,8 +91,7 @@ private slots:
     }
 
     void severalMessagesInARow() {
-        const Run r =
-            runDecode({hexArg(wirevec::kLlcTestLink), hexArg(wirevec::kCdc), hexArg(wirevec::kDeclineV1)});
+        const Run r = runDecode({hexArg(wirevec::kLlcTestLink), hexArg(wirevec::kCdc), hexArg(wirevec::kDeclineV1)});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("SMC-R LLC TEST_LINK request"));
         QVERIFY(r.out.contains("SMC-R CDC"));
@@ -108,12 +101,10 @@ private slots:
     void truncatedIsRejected() {
         const auto bytes = wirevec::hex(wirevec::kAcceptV1);
         QString text;
-        for (size_t i = 0; i < 50; ++i)
-            text += QString::asprintf("%02x", bytes[i]);
+        for (size_t i = 0; i < 50; ++i) text += QString::asprintf("%02x", bytes[i]);
         const Run r = runDecode({text});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("malformed: clc.accept.length: header says 68 bytes, have 50"),
-                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("malformed: clc.accept.length: header says 68 bytes, have 50"), qPrintable(r.err));
         QVERIFY(r.out.isEmpty());
 
         const Run llc = runDecode({"01 2c 00 03 02 00"});

@@ -16,10 +16,8 @@ namespace {
 template <typename T>
 T decodeAs(const std::vector<uint8_t>& bytes) {
     auto msg = decodeClc(bytes);
-    if (!msg)
-        qFatal("decode failed: %s", msg.error().toString().c_str());
-    if (!std::holds_alternative<T>(*msg))
-        qFatal("decoded to the wrong message type");
+    if (!msg) qFatal("decode failed: %s", msg.error().toString().c_str());
+    if (!std::holds_alternative<T>(*msg)) qFatal("decoded to the wrong message type");
     return std::get<T>(*msg);
 }
 
@@ -214,8 +212,7 @@ private slots:
             {0x09990001, "ERR_RTOK"},   {0x09990002, "ERR_RDYLNK"}, {0x09990003, "ERR_REGBUF"},
             {0x09990004, "CREDITSERR"},
         };
-        for (const auto& [code, name] : expected)
-            QCOMPARE(QString(declineReasonName(code)), QString(name));
+        for (const auto& [code, name] : expected) QCOMPARE(QString(declineReasonName(code)), QString(name));
         QCOMPARE(declineReasonTable().size(), std::size(expected));
         QVERIFY(declineReasonName(0x12345678) == nullptr);
         QCOMPARE(QString::fromStdString(formatDeclineReason(0x03010000)), QString("PEERNOSMC (0x03010000)"));
@@ -230,8 +227,7 @@ private slots:
         QCOMPARE(rmbeSizeToCode(100 * 1024), uint8_t{3});
         QCOMPARE(rmbeSizeToCode(512 * 1024), uint8_t{5});
         QCOMPARE(rmbeSizeToCode(1024 * 1024), uint8_t{6});
-        for (uint8_t code = 0; code <= 10; ++code)
-            QCOMPARE(rmbeSizeToCode(rmbeCodeToSize(code)), code);
+        for (uint8_t code = 0; code <= 10; ++code) QCOMPARE(rmbeSizeToCode(rmbeCodeToSize(code)), code);
         QCOMPARE(rmbeCodeToSize(5), uint32_t{512 * 1024});
         QCOMPARE(QString::fromStdString(formatRmbeSize(3)), QString("3 (128 KiB)"));
     }

@@ -16,10 +16,8 @@ namespace {
 template <typename T>
 T decodeAs(const std::vector<uint8_t>& bytes) {
     auto msg = decodeLlc(bytes);
-    if (!msg)
-        qFatal("decode failed: %s", msg.error().toString().c_str());
-    if (!std::holds_alternative<T>(*msg))
-        qFatal("decoded to the wrong LLC type");
+    if (!msg) qFatal("decode failed: %s", msg.error().toString().c_str());
+    if (!std::holds_alternative<T>(*msg)) qFatal("decoded to the wrong LLC type");
     return std::get<T>(*msg);
 }
 
@@ -106,8 +104,7 @@ private slots:
         const auto bytes = wirevec::hex(wirevec::kLlcTestLink);
         const auto msg = decodeAs<LlcTestLink>(bytes);
         QVERIFY(!msg.response);
-        for (uint8_t i = 0; i < 16; ++i)
-            QCOMPARE(msg.userData[i], i);
+        for (uint8_t i = 0; i < 16; ++i) QCOMPARE(msg.userData[i], i);
         QCOMPARE(toVector(encode(msg)), bytes);
     }
 
@@ -149,8 +146,7 @@ private slots:
             auto msg = decodeLlc(bytes);
             QVERIFY(!msg.ok());
             QCOMPARE(msg.error().code, smcr::Errc::notSupported);
-            QVERIFY2(msg.error().message.find(llcTypeName(type)) != std::string::npos,
-                     msg.error().message.c_str());
+            QVERIFY2(msg.error().message.find(llcTypeName(type)) != std::string::npos, msg.error().message.c_str());
             auto header = peekLlcHeader(bytes);
             QVERIFY(header.ok());
             QVERIFY(header->v2);
@@ -160,8 +156,7 @@ private slots:
 
     void unknownTypes() {
         for (int type = 0; type < 256; ++type) {
-            if (llcTypeName(static_cast<uint8_t>(type)) != nullptr)
-                continue;
+            if (llcTypeName(static_cast<uint8_t>(type)) != nullptr) continue;
             auto bytes = wirevec::hex(wirevec::kLlcTestLink);
             bytes[0] = static_cast<uint8_t>(type);
             auto msg = decodeLlc(bytes);

@@ -17,10 +17,9 @@ namespace {
 const char* const kClcVectors[] = {
     wirevec::kProposalV1,       wirevec::kProposalV2, wirevec::kAcceptV1, wirevec::kAcceptV2FirstContact,
     wirevec::kConfirmV2GidList, wirevec::kDeclineV1,  wirevec::kDeclineV2};
-const char* const kLlcVectors[] = {
-    wirevec::kLlcConfirmLink, wirevec::kLlcAddLinkReject, wirevec::kLlcAddLinkCont,
-    wirevec::kLlcDeleteLink,  wirevec::kLlcConfirmRkey,   wirevec::kLlcConfirmRkeyCont,
-    wirevec::kLlcTestLink,    wirevec::kLlcDeleteRkey,    wirevec::kLlcAnnounceCredits};
+const char* const kLlcVectors[] = {wirevec::kLlcConfirmLink, wirevec::kLlcAddLinkReject, wirevec::kLlcAddLinkCont,
+                                   wirevec::kLlcDeleteLink,  wirevec::kLlcConfirmRkey,   wirevec::kLlcConfirmRkeyCont,
+                                   wirevec::kLlcTestLink,    wirevec::kLlcDeleteRkey,    wirevec::kLlcAnnounceCredits};
 
 // Sets the CLC length field (offset 5) and moves the trailer to the new end.
 std::vector<uint8_t> withLength(std::vector<uint8_t> bytes, size_t length) {
@@ -66,8 +65,7 @@ private slots:
                 auto result = decodeClc(bytes);
                 if (result.ok()) {
                     QCOMPARE(encodeClc(*result), bytes);
-                    QVERIFY2(n == 108 || n == 160,
-                             "only the v2 Accept/Confirm without FCE/GID list is valid");
+                    QVERIFY2(n == 108 || n == 160, "only the v2 Accept/Confirm without FCE/GID list is valid");
                 } else {
                     QCOMPARE(result.error().code, smcr::Errc::malformed);
                 }
@@ -91,8 +89,7 @@ private slots:
                 bytes[i] ^= 0x01;
                 expectMalformed(decodeClc(bytes), "clc.header.eyecatcher");
             }
-            if (good[4] == 4)
-                continue;  // Decline: trailer not checked
+            if (good[4] == 4) continue;  // Decline: trailer not checked
             for (size_t i = good.size() - 4; i < good.size(); ++i) {
                 auto bytes = good;
                 bytes[i] ^= 0x01;
@@ -115,8 +112,7 @@ private slots:
                 auto result = decodeClc(bytes);
                 QVERIFY(!result.ok());
                 QCOMPARE(result.error().code, smcr::Errc::malformed);
-                QVERIFY2(result.error().message.find("length") != std::string::npos,
-                         result.error().message.c_str());
+                QVERIFY2(result.error().message.find("length") != std::string::npos, result.error().message.c_str());
             }
         }
         // Exact-length rules (section 1.2) with self-consistent framing.
@@ -124,8 +120,7 @@ private slots:
         expectMalformed(decodeClc(withLength(wirevec::hex(wirevec::kDeclineV1), 44)), "clc.decline.length");
         expectMalformed(decodeClc(withLength(wirevec::hex(wirevec::kDeclineV2), 28)), "clc.decline.length");
         expectMalformed(decodeClc(withLength(wirevec::hex(wirevec::kProposalV1), 96)), "clc.proposal.length");
-        expectMalformed(decodeClc(withLength(wirevec::hex(wirevec::kAcceptV2FirstContact), 104)),
-                        "clc.accept.length");
+        expectMalformed(decodeClc(withLength(wirevec::hex(wirevec::kAcceptV2FirstContact), 104)), "clc.accept.length");
         // Trailing bytes after a GID list.
         auto confirm = wirevec::hex(wirevec::kConfirmV2GidList);
         expectMalformed(decodeClc(withLength(confirm, confirm.size() + 4)), "clc.confirm.");
@@ -139,8 +134,7 @@ private slots:
                 bytes[50] = static_cast<uint8_t>(code << 4 | (bytes[50] & 0x0F));
                 auto result = decodeClc(bytes);
                 expectMalformed(result, ".rmbe_size");
-                QVERIFY(result.error().message.find("reserved code " + std::to_string(code)) !=
-                        std::string::npos);
+                QVERIFY(result.error().message.find("reserved code " + std::to_string(code)) != std::string::npos);
             }
         }
     }
@@ -227,8 +221,7 @@ private slots:
                 auto result = decodeLlc(bytes);
                 QVERIFY(!result.ok());
                 QCOMPARE(result.error().code, smcr::Errc::malformed);
-                QVERIFY2(result.error().message.find(".length") != std::string::npos,
-                         result.error().message.c_str());
+                QVERIFY2(result.error().message.find(".length") != std::string::npos, result.error().message.c_str());
             }
         }
     }

@@ -30,8 +30,7 @@ public:
     template <size_t N>
     std::array<uint8_t, N> bytes() {
         std::array<uint8_t, N> out{};
-        for (auto& b : out)
-            b = u8();
+        for (auto& b : out) b = u8();
         return out;
     }
 
@@ -85,14 +84,12 @@ ClcProposal randomProposal(Gen& g, uint16_t* expectedIpAreaOffset) {
         e.maxConns = g.u8();
         e.maxLinks = g.u8();
         e.featureMask = g.u16();
-        for (uint32_t i = g.below(9); i > 0; --i)
-            e.ueids.push_back(g.bytes<32>());
+        for (uint32_t i = g.below(9); i > 0; --i) e.ueids.push_back(g.bytes<32>());
         m.v2Ext = e;
         if (m.typeV2 == SmcType::d || m.typeV2 == SmcType::both) {
             ClcProposalSmcdV2Ext d;
             d.seid = g.bytes<32>();
-            for (uint32_t i = g.below(9); i > 0; --i)
-                d.ismGids.push_back({g.u64(), g.u16()});
+            for (uint32_t i = g.below(9); i > 0; --i) d.ismGids.push_back({g.u64(), g.u16()});
             m.smcdV2Ext = d;
         }
     }
@@ -131,8 +128,7 @@ ClcAcceptConfirm randomAcceptConfirm(Gen& g) {
             m.firstContactExt = f;
             if (g.coin()) {
                 std::vector<Gid> gids;
-                for (uint32_t i = g.below(3); i > 0; --i)
-                    gids.push_back(g.bytes<16>());
+                for (uint32_t i = g.below(3); i > 0; --i) gids.push_back(g.bytes<16>());
                 m.gidList = gids;
             }
         }
@@ -149,8 +145,7 @@ ClcDecline randomDecline(Gen& g) {
     m.reasonCode = g.u32();
     m.osType = static_cast<uint8_t>(g.below(16));
     if (m.version >= 2) {
-        for (auto& code : m.additionalReasons)
-            code = g.u32();
+        for (auto& code : m.additionalReasons) code = g.u32();
     }
     return m;
 }
@@ -193,8 +188,7 @@ LlcMessage randomLlc(Gen& g) {
             m.response = g.coin();
             m.linkNumber = g.u8();
             m.numRkeys = g.u8();
-            for (auto& pair : m.rkeys)
-                pair = {g.u32(), g.u32(), g.u64()};
+            for (auto& pair : m.rkeys) pair = {g.u32(), g.u32(), g.u64()};
             return m;
         }
         case 3: {
@@ -211,8 +205,7 @@ LlcMessage randomLlc(Gen& g) {
             m.response = g.coin();
             m.negative = g.coin();
             m.retry = g.coin();
-            for (auto& e : m.entries)
-                e = randomLinkRkey(g);
+            for (auto& e : m.entries) e = randomLinkRkey(g);
             return m;
         }
         case 5: {
@@ -221,8 +214,7 @@ LlcMessage randomLlc(Gen& g) {
             m.negative = g.coin();
             m.retry = g.coin();
             m.numRkeys = g.u8();
-            for (auto& e : m.entries)
-                e = randomLinkRkey(g);
+            for (auto& e : m.entries) e = randomLinkRkey(g);
             return m;
         }
         case 6: {
@@ -236,8 +228,7 @@ LlcMessage randomLlc(Gen& g) {
             m.response = g.coin();
             m.numRkeys = static_cast<uint8_t>(g.below(9));
             m.errorMask = g.u8();
-            for (auto& k : m.rkeys)
-                k = g.u32();
+            for (auto& k : m.rkeys) k = g.u32();
             return m;
         }
         default: {
@@ -276,10 +267,8 @@ private slots:
             QVERIFY2(decoded.ok(), decoded.ok() ? "" : decoded.error().message.c_str());
             QCOMPARE(decoded->ipAreaOffset, expectedIpAreaOffset);
             // The encoder chose the v2 offsets (given as 0 = "right after"): adopt them.
-            if (msg.smcdArea)
-                msg.smcdArea->v2ExtOffset = decoded->smcdArea->v2ExtOffset;
-            if (msg.v2Ext)
-                msg.v2Ext->smcdV2ExtOffset = decoded->v2Ext->smcdV2ExtOffset;
+            if (msg.smcdArea) msg.smcdArea->v2ExtOffset = decoded->smcdArea->v2ExtOffset;
+            if (msg.v2Ext) msg.v2Ext->smcdV2ExtOffset = decoded->v2Ext->smcdV2ExtOffset;
             QVERIFY(*decoded == msg);
             QCOMPARE(encode(*decoded), bytes);
         }

@@ -20,22 +20,19 @@ namespace {
 QByteArray textLine(const std::vector<uint8_t>& bytes, const char* prefix = "") {
     QByteArray line = "0000 ";
     line += prefix;
-    for (uint8_t b : bytes)
-        line += QByteArray::number(b, 16).rightJustified(2, '0') + ' ';
+    for (uint8_t b : bytes) line += QByteArray::number(b, 16).rightJustified(2, '0') + ' ';
     return line;
 }
 
 std::vector<uint8_t> clcBytes(const char* vector) {
     auto msg = decodeClc(wirevec::hex(vector));
-    if (!msg)
-        qFatal("vector does not decode: %s", msg.error().message.c_str());
+    if (!msg) qFatal("vector does not decode: %s", msg.error().message.c_str());
     return encodeClc(*msg);
 }
 
 std::vector<uint8_t> llcBytes(const char* vector) {
     auto msg = decodeLlc(wirevec::hex(vector));
-    if (!msg)
-        qFatal("vector does not decode: %s", msg.error().message.c_str());
+    if (!msg) qFatal("vector does not decode: %s", msg.error().message.c_str());
     const LlcBytes bytes = encodeLlc(*msg);
     return {bytes.begin(), bytes.end()};
 }
@@ -46,18 +43,15 @@ QString dissect(const QByteArray& lines, const QStringList& text2pcapArgs) {
     const QString txt = dir.filePath("in.txt");
     const QString pcap = dir.filePath("in.pcap");
     QFile file(txt);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
+    if (!file.open(QIODevice::WriteOnly)) return {};
     file.write(lines);
     file.close();
     QProcess text2pcap;
     text2pcap.start("text2pcap", QStringList{"-q"} + text2pcapArgs + QStringList{txt, pcap});
-    if (!text2pcap.waitForFinished(30000) || text2pcap.exitCode() != 0)
-        return {};
+    if (!text2pcap.waitForFinished(30000) || text2pcap.exitCode() != 0) return {};
     QProcess tshark;
     tshark.start("tshark", {"-r", pcap, "-O", "smc"});
-    if (!tshark.waitForFinished(60000))
-        return {};
+    if (!tshark.waitForFinished(60000)) return {};
     return QString::fromUtf8(tshark.readAllStandardOutput());
 }
 
@@ -75,9 +69,8 @@ private slots:
 
     void clcMessages() {
         QByteArray lines;
-        for (const char* v :
-             {wirevec::kProposalV1, wirevec::kProposalV2, wirevec::kAcceptV1, wirevec::kAcceptV2FirstContact,
-              wirevec::kConfirmV2GidList, wirevec::kDeclineV2}) {
+        for (const char* v : {wirevec::kProposalV1, wirevec::kProposalV2, wirevec::kAcceptV1,
+                              wirevec::kAcceptV2FirstContact, wirevec::kConfirmV2GidList, wirevec::kDeclineV2}) {
             lines += textLine(clcBytes(v)) + '\n';
         }
         const QString out = dissect(lines, {"-T", "40000,12345"});
@@ -116,8 +109,7 @@ private slots:
             "Peer Diagnosis Information: 0x04000000",
             "Peer Diagnosis Information: 0x03030008",
         };
-        for (const char* line : expected)
-            QVERIFY2(out.contains(line), qPrintable(QString(line) + "\n---\n" + out));
+        for (const char* line : expected) QVERIFY2(out.contains(line), qPrintable(QString(line) + "\n---\n" + out));
     }
 
     void llcAndCdcMessages() {
@@ -160,8 +152,7 @@ private slots:
             "Urgent Data Present: True",
             "Peer Sending Done: True",
         };
-        for (const char* line : expected)
-            QVERIFY2(out.contains(line), qPrintable(QString(line) + "\n---\n" + out));
+        for (const char* line : expected) QVERIFY2(out.contains(line), qPrintable(QString(line) + "\n---\n" + out));
     }
 };
 

@@ -16,12 +16,9 @@ inline std::vector<uint8_t> hex(const char* text) {
     for (const char* p = text; *p != '\0'; ++p) {
         const int c = std::tolower(static_cast<unsigned char>(*p));
         int nibble = -1;
-        if (c >= '0' && c <= '9')
-            nibble = c - '0';
-        if (c >= 'a' && c <= 'f')
-            nibble = c - 'a' + 10;
-        if (nibble < 0)
-            continue;
+        if (c >= '0' && c <= '9') nibble = c - '0';
+        if (c >= 'a' && c <= 'f') nibble = c - 'a' + 10;
+        if (nibble < 0) continue;
         if (high < 0) {
             high = nibble;
         } else {
@@ -52,29 +49,29 @@ inline const char* kProposalV1 =
 
 // SMC-Rv1 + SMC-Rv2 Proposal with one UEID, 164 bytes = 132 + 32 (section 1.3).
 inline const char* kProposalV2 =
-    "e2d4c3d9 01 00a4"                          // 0 eyecatcher, type 1, length 164
-    "20"                                        // 7 version 2, typev2 R (0), typev1 R (0)
-    "1234020000000001"                          // 8 peer id
-    "fe800000000000000200 00fffe000001"         // 16 GID
-    "020000000001"                              // 32 MAC
-    "0028"                                      // 38 ip area offset 40
-    "0000000000000000"                          // 40 ISM GID
-    "0000"                                      // 48 ISM CHID
-    "0024"                                      // 50 v2 ext offset 36 (from 52 -> 88)
-    "000000 0000000000"                         // 52 vendor OUI, 55 vendor options
-    "0000000000000000000000000000000000000000"  // 60 reserved
-    "c0a80100 18 0000 00"                       // 80 IP prefix area: 192.168.1.0/24, no IPv6
-    "01"                                        // 88 +0 UEID count 1
-    "00"                                        // 89 +1 ISMv2 GID count
-    "00"                                        // 90 +2 reserved
-    "10"                                        // 91 +3 release 1 (v2.1), SEID flag 0
-    "0000"                                      // 92 +4 reserved
-    "0000"                                      // 94 +6 SMC-Dv2 ext offset
-    "00000000000000000000ffffc0a8010a"          // 96 +8 RoCEv2 GID ::ffff:192.168.1.10
-    "ff"                                        // 112 +24 max conns 255
-    "02"                                        // 113 +25 max links 2
-    "0000"                                      // 114 +26 feature mask
-    "000000000000000000000000"                  // 116 +28 reserved(12)
+    "e2d4c3d9 01 00a4"                                                  // 0 eyecatcher, type 1, length 164
+    "20"                                                                // 7 version 2, typev2 R (0), typev1 R (0)
+    "1234020000000001"                                                  // 8 peer id
+    "fe800000000000000200 00fffe000001"                                 // 16 GID
+    "020000000001"                                                      // 32 MAC
+    "0028"                                                              // 38 ip area offset 40
+    "0000000000000000"                                                  // 40 ISM GID
+    "0000"                                                              // 48 ISM CHID
+    "0024"                                                              // 50 v2 ext offset 36 (from 52 -> 88)
+    "000000 0000000000"                                                 // 52 vendor OUI, 55 vendor options
+    "0000000000000000000000000000000000000000"                          // 60 reserved
+    "c0a80100 18 0000 00"                                               // 80 IP prefix area: 192.168.1.0/24, no IPv6
+    "01"                                                                // 88 +0 UEID count 1
+    "00"                                                                // 89 +1 ISMv2 GID count
+    "00"                                                                // 90 +2 reserved
+    "10"                                                                // 91 +3 release 1 (v2.1), SEID flag 0
+    "0000"                                                              // 92 +4 reserved
+    "0000"                                                              // 94 +6 SMC-Dv2 ext offset
+    "00000000000000000000ffffc0a8010a"                                  // 96 +8 RoCEv2 GID ::ffff:192.168.1.10
+    "ff"                                                                // 112 +24 max conns 255
+    "02"                                                                // 113 +25 max links 2
+    "0000"                                                              // 114 +26 feature mask
+    "000000000000000000000000"                                          // 116 +28 reserved(12)
     "534d434c41422d55454944202020202020202020202020202020202020202020"  // 128 +40 UEID "SMCLAB-UEID" blank
                                                                         // padded
     "e2d4c3d9";                                                         // 160 trailer
@@ -128,13 +125,13 @@ inline const char* kConfirmV2GidList =
     "0000000000200000 00 000002"         // 52 vaddr, 60 rsvd, 61 PSN
     "534d434c41422d55454944202020202020202020202020202020202020202020"  // 64 EID
     "0000000000000000"                                                  // 96 reserved
-    "00 21 0000"  // 104 FCE: not direct, Linux release 1
+    "00 21 0000"                                                        // 104 FCE: not direct, Linux release 1
     "686f73742d622020202020202020202020202020202020202020202020202020"  // 108 hostname "host-b"
-    "ff 02 0000 00000000 0000000000000000"  // 140 max conns/links, mask, vendor, reserved
-    "02 000000"                             // 156 GID list count 2, reserved(3)
-    "00000000000000000000ffffc0a8010a"      // 160 GID 0
-    "00000000000000000000ffffc0a8020a"      // 176 GID 1
-    "e2d4c3d9";                             // 192 trailer
+    "ff 02 0000 00000000 0000000000000000"                              // 140 max conns/links, mask, vendor, reserved
+    "02 000000"                                                         // 156 GID list count 2, reserved(3)
+    "00000000000000000000ffffc0a8010a"                                  // 160 GID 0
+    "00000000000000000000ffffc0a8020a"                                  // 176 GID 1
+    "e2d4c3d9";                                                         // 192 trailer
 
 // v1 Decline, 28 bytes (section 1.5): reason NOSMCDEV.
 inline const char* kDeclineV1 =
@@ -146,10 +143,10 @@ inline const char* kDeclineV1 =
 
 // v2 Decline, 44 bytes, out of sync (section 1.5): reason SYNCERR, OS Linux.
 inline const char* kDeclineV2 =
-    "e2d4c3d9 04 002c 28"  // 0 eyecatcher, Decline, length 44, version 2 + out-of-sync (bit 3)
-    "abcd020000000002"     // 8 peer id
-    "04000000"             // 16 SYNCERR
-    "20 000000"            // 20 OS type 2 (Linux)
+    "e2d4c3d9 04 002c 28"                  // 0 eyecatcher, Decline, length 44, version 2 + out-of-sync (bit 3)
+    "abcd020000000002"                     // 8 peer id
+    "04000000"                             // 16 SYNCERR
+    "20 000000"                            // 20 OS type 2 (Linux)
     "03030008 00000000 00000000 00000000"  // 24 additional diagnosis codes
     "e2d4c3d9";                            // 40 trailer
 
@@ -181,9 +178,9 @@ inline const char* kLlcAddLinkCont =
     "00000000";                           // 40 reserved
 
 inline const char* kLlcDeleteLink =
-    "04 2c 00 e0"  // flags resp | all links | orderly
-    "01"           // 4 link number
-    "00020000"     // 5 reason OPERATOR_TERM
+    "04 2c 00 e0"                                                              // flags resp | all links | orderly
+    "01"                                                                       // 4 link number
+    "00020000"                                                                 // 5 reason OPERATOR_TERM
     "0000000000000000000000000000000000000000000000000000000000000000000000";  // 9 reserved(35)
 
 inline const char* kLlcConfirmRkey =

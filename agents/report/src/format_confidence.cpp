@@ -31,16 +31,14 @@ QString changeIntervalText(const Interval& interval) {
 bool hasRepetitions(const ComparisonTable& table) {
     for (const Row& row : table.rows) {
         for (const Cell& cell : row.cells) {
-            if (cell.samples.size() >= 2)
-                return true;
+            if (cell.samples.size() >= 2) return true;
         }
     }
     return false;
 }
 
 QString verdictText(const Change& change) {
-    if (change.noise == Noise::unknown)
-        return QString();
+    if (change.noise == Noise::unknown) return QString();
     return QString::fromLatin1(noiseName(change.noise));
 }
 
@@ -48,20 +46,16 @@ QString verdictText(const Change& change) {
 QString renderGrid(const QList<QStringList>& lines, const QList<bool>& rightAligned) {
     QList<qsizetype> widths(rightAligned.size(), 0);
     for (const QStringList& fields : lines) {
-        for (qsizetype i = 0; i < fields.size(); ++i)
-            widths[i] = std::max(widths[i], fields[i].size());
+        for (qsizetype i = 0; i < fields.size(); ++i) widths[i] = std::max(widths[i], fields[i].size());
     }
     QString out;
     for (const QStringList& fields : lines) {
         QString line;
         for (qsizetype i = 0; i < fields.size(); ++i) {
-            if (i > 0)
-                line += QStringLiteral("  ");
-            line +=
-                rightAligned[i] ? fields[i].rightJustified(widths[i]) : fields[i].leftJustified(widths[i]);
+            if (i > 0) line += QStringLiteral("  ");
+            line += rightAligned[i] ? fields[i].rightJustified(widths[i]) : fields[i].leftJustified(widths[i]);
         }
-        while (line.endsWith(QLatin1Char(' ')))
-            line.chop(1);
+        while (line.endsWith(QLatin1Char(' '))) line.chop(1);
         out += line + QLatin1Char('\n');
     }
     return out;
@@ -78,8 +72,7 @@ QString tableSection(const ComparisonTable& table) {
         const Cell base = row.cells.value(0);
         for (qsizetype c = 0; c < table.columns.size(); ++c) {
             const Cell cell = row.cells.value(c);
-            QStringList fields{QString::number(row.msgSize), table.columns[c],
-                               QString::number(cell.repetitions)};
+            QStringList fields{QString::number(row.msgSize), table.columns[c], QString::number(cell.repetitions)};
             fields << (cell.value ? QString::number(*cell.value, 'f', 3) : QStringLiteral("-"));
             fields << (cell.interval ? intervalText(*cell.interval, 3) : QString());
             const std::optional<Change> change = c == 0 ? std::nullopt : changeVsBaseline(cell, base);
@@ -104,11 +97,9 @@ QString tableSection(const ComparisonTable& table) {
 QString formatConfidence(const QList<ComparisonTable>& tables) {
     QString out;
     for (const ComparisonTable& table : tables) {
-        if (hasRepetitions(table))
-            out += tableSection(table);
+        if (hasRepetitions(table)) out += tableSection(table);
     }
-    if (out.isEmpty())
-        return out;
+    if (out.isEmpty()) return out;
     return QStringLiteral("==== Confidence ====\n") + out +
            QStringLiteral(
                "Values are medians of the repetitions. Intervals are distribution-free: the median's from "

@@ -8,10 +8,9 @@ namespace smclab::report {
 namespace {
 
 const QStringList kHeader = {
-    QStringLiteral("table"),       QStringLiteral("metric"),     QStringLiteral("unit"),
-    QStringLiteral("lower_is_better"), QStringLiteral("workload"), QStringLiteral("column_index"),
-    QStringLiteral("column"),      QStringLiteral("msg_size"),   QStringLiteral("value"),
-    QStringLiteral("spread"),      QStringLiteral("repetitions"), QStringLiteral("pct_vs_baseline"),
+    QStringLiteral("table"), QStringLiteral("metric"), QStringLiteral("unit"), QStringLiteral("lower_is_better"),
+    QStringLiteral("workload"), QStringLiteral("column_index"), QStringLiteral("column"), QStringLiteral("msg_size"),
+    QStringLiteral("value"), QStringLiteral("spread"), QStringLiteral("repetitions"), QStringLiteral("pct_vs_baseline"),
     // The intervals (statistics.h): of the median, of the change against the
     // baseline, and the repetitions' values separated by ';'.
     QStringLiteral("median_low"), QStringLiteral("median_high"), QStringLiteral("median_confidence_pct"),
@@ -23,7 +22,9 @@ const QStringList kHeader = {
 const qsizetype kFieldsBeforeLiveChanges = 21;
 
 // 17 significant digits: a double survives the round trip exactly.
-QString exact(double value) { return QString::number(value, 'g', 17); }
+QString exact(double value) {
+    return QString::number(value, 'g', 17);
+}
 
 smcr::Unexpected bad(qsizetype line, const QString& what) {
     return smcr::fail(smcr::Errc::malformed, QStringLiteral("csv line %1: %2").arg(line).arg(what).toStdString());
@@ -44,11 +45,18 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
                 const std::optional<Interval> changeInterval = change ? change->interval : std::nullopt;
                 QStringList samples;
                 for (double v : cell.samples) samples << exact(v);
-                out += csv::line({table.title, table.metric, table.unit,
-                                  table.lowerIsBetter ? QStringLiteral("1") : QStringLiteral("0"), table.workload,
-                                  QString::number(c), table.columns[c], QString::number(row.msgSize),
-                                  cell.value ? exact(*cell.value) : QString(), exact(cell.spread),
-                                  QString::number(cell.repetitions), pct ? exact(*pct) : QString(),
+                out += csv::line({table.title,
+                                  table.metric,
+                                  table.unit,
+                                  table.lowerIsBetter ? QStringLiteral("1") : QStringLiteral("0"),
+                                  table.workload,
+                                  QString::number(c),
+                                  table.columns[c],
+                                  QString::number(row.msgSize),
+                                  cell.value ? exact(*cell.value) : QString(),
+                                  exact(cell.spread),
+                                  QString::number(cell.repetitions),
+                                  pct ? exact(*pct) : QString(),
                                   cell.interval ? exact(cell.interval->low) : QString(),
                                   cell.interval ? exact(cell.interval->high) : QString(),
                                   cell.interval ? exact(cell.interval->confidencePct) : QString(),
@@ -56,7 +64,8 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
                                   changeInterval ? exact(changeInterval->high) : QString(),
                                   changeInterval ? exact(changeInterval->confidencePct) : QString(),
                                   change ? QString::fromLatin1(noiseName(change->noise)) : QString(),
-                                  QString::number(cell.busyRepetitions), samples.join(QLatin1Char(';')),
+                                  QString::number(cell.busyRepetitions),
+                                  samples.join(QLatin1Char(';')),
                                   QString::number(cell.liveChangedRepetitions)});
             }
         }

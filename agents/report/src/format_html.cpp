@@ -50,9 +50,9 @@ QString comparisonHtml(const ComparisonTable& table) {
     out += svgPlot(table);
     out += QStringLiteral("<table class=\"comparison\">\n<tr><th>MsgSize</th>");
     for (qsizetype c = 0; c < table.columns.size(); ++c) {
-        out += QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> %2%3</th>")
-                   .arg(seriesColour(c), xmlEscape(table.columns[c]),
-                        c == 0 ? QStringLiteral(" (baseline)") : QString());
+        out +=
+            QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> %2%3</th>")
+                .arg(seriesColour(c), xmlEscape(table.columns[c]), c == 0 ? QStringLiteral(" (baseline)") : QString());
     }
     out += QStringLiteral("</tr>\n");
     for (const Row& row : table.rows) {
@@ -72,11 +72,13 @@ QString comparisonHtml(const ComparisonTable& table) {
                 if (const auto pct = percentVsBaseline(cell.value, base)) {
                     // Colour by direction; the sign stays as computed (letter rule).
                     const bool better = table.lowerIsBetter ? *pct < 0 : *pct > 0;
-                    const QString kind = *pct == 0 ? QString() : (better ? QStringLiteral(" better") : QStringLiteral(" worse"));
+                    const QString kind =
+                        *pct == 0 ? QString() : (better ? QStringLiteral(" better") : QStringLiteral(" worse"));
                     const auto change = changeVsBaseline(cell, row.cells[0]);
                     // A change inside the noise is not coloured as better or worse.
                     const QString shown = change && change->noise == Noise::within ? QStringLiteral(" noise") : kind;
-                    out += QStringLiteral("<span class=\"pct%1\">(%2%)</span>").arg(shown, QString::number(*pct, 'f', 2));
+                    out +=
+                        QStringLiteral("<span class=\"pct%1\">(%2%)</span>").arg(shown, QString::number(*pct, 'f', 2));
                     if (change && change->interval) {
                         out += QStringLiteral("<span class=\"interval\">change %1%2</span>")
                                    .arg(xmlEscape(intervalText(*change->interval, 2)),
@@ -85,10 +87,13 @@ QString comparisonHtml(const ComparisonTable& table) {
                 }
             }
             if (cell.interval) {
-                out += QStringLiteral("<span class=\"interval\">median %1</span>").arg(xmlEscape(intervalText(*cell.interval, 3)));
+                out += QStringLiteral("<span class=\"interval\">median %1</span>")
+                           .arg(xmlEscape(intervalText(*cell.interval, 3)));
             }
             if (cell.busyRepetitions > 0) {
-                out += QStringLiteral("<span class=\"busy\">busy host: %1 of %2 runs</span>").arg(cell.busyRepetitions).arg(cell.repetitions);
+                out += QStringLiteral("<span class=\"busy\">busy host: %1 of %2 runs</span>")
+                           .arg(cell.busyRepetitions)
+                           .arg(cell.repetitions);
             }
             if (cell.liveChangedRepetitions > 0) {
                 out += QStringLiteral("<span class=\"busy\">settings changed live: %1 of %2 runs</span>")
@@ -133,7 +138,8 @@ QString formatHtml(const ReportDocument& document) {
                .arg(xmlEscape(document.title), QString::fromLatin1(kStyle));
     out += QStringLiteral("<h1>%1</h1>\n").arg(xmlEscape(document.title));
     if (!document.generatedAt.isEmpty()) {
-        out += QStringLiteral("<p class=\"generated\">Generated %1 by smclab</p>\n").arg(xmlEscape(document.generatedAt));
+        out +=
+            QStringLiteral("<p class=\"generated\">Generated %1 by smclab</p>\n").arg(xmlEscape(document.generatedAt));
     }
     for (const ComparisonTable& table : document.tables) out += comparisonHtml(table);
     for (const DetailTable& detail : document.details) out += detailHtml(detail);

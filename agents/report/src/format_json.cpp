@@ -28,7 +28,9 @@ std::optional<Interval> intervalFromJson(const QJsonValue& value) {
                     o.value(QStringLiteral("confidencePct")).toDouble()};
 }
 
-QJsonArray stringArray(const QStringList& list) { return QJsonArray::fromStringList(list); }
+QJsonArray stringArray(const QStringList& list) {
+    return QJsonArray::fromStringList(list);
+}
 
 QStringList fromStringArray(const QJsonValue& value) {
     QStringList out;
@@ -98,7 +100,8 @@ ComparisonTable tableFromJson(const QJsonObject& o) {
             if (value.isDouble()) cell.value = value.toDouble();
             cell.spread = co.value(QStringLiteral("spread")).toDouble();
             cell.repetitions = co.value(QStringLiteral("repetitions")).toInt();
-            for (const QJsonValue& sv : co.value(QStringLiteral("samples")).toArray()) cell.samples.append(sv.toDouble());
+            for (const QJsonValue& sv : co.value(QStringLiteral("samples")).toArray())
+                cell.samples.append(sv.toDouble());
             cell.interval = intervalFromJson(co.value(QStringLiteral("interval")));
             cell.busyRepetitions = co.value(QStringLiteral("busyRepetitions")).toInt();
             cell.liveChangedRepetitions = co.value(QStringLiteral("liveChangedRepetitions")).toInt();
@@ -118,7 +121,8 @@ QString formatJson(const ReportDocument& document) {
     for (const DetailTable& detail : document.details) {
         QJsonArray rows;
         for (const DetailRow& row : detail.rows) {
-            rows.append(QJsonObject{{QStringLiteral("name"), row.name}, {QStringLiteral("values"), stringArray(row.values)}});
+            rows.append(
+                QJsonObject{{QStringLiteral("name"), row.name}, {QStringLiteral("values"), stringArray(row.values)}});
         }
         details.append(QJsonObject{{QStringLiteral("title"), detail.title},
                                    {QStringLiteral("columns"), stringArray(detail.columns)},
@@ -146,10 +150,9 @@ smcr::Result<ReportDocument> documentFromJson(const QString& json) {
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson(json.toUtf8(), &error);
     if (error.error != QJsonParseError::NoError) {
-        return smcr::fail(smcr::Errc::malformed, QStringLiteral("report json at offset %1: %2")
-                                                     .arg(error.offset)
-                                                     .arg(error.errorString())
-                                                     .toStdString());
+        return smcr::fail(
+            smcr::Errc::malformed,
+            QStringLiteral("report json at offset %1: %2").arg(error.offset).arg(error.errorString()).toStdString());
     }
     const QJsonObject root = doc.object();
     if (root.value(QStringLiteral("format")).toString() != QLatin1String("smclab-report")) {
@@ -157,8 +160,10 @@ smcr::Result<ReportDocument> documentFromJson(const QString& json) {
     }
     const int version = root.value(QStringLiteral("version")).toInt();
     if (version < 1 || version > kJsonVersion) {
-        return smcr::fail(smcr::Errc::notSupported,
-                          QStringLiteral("report json version %1 (this smclab reads 1..%2)").arg(version).arg(kJsonVersion).toStdString());
+        return smcr::fail(smcr::Errc::notSupported, QStringLiteral("report json version %1 (this smclab reads 1..%2)")
+                                                        .arg(version)
+                                                        .arg(kJsonVersion)
+                                                        .toStdString());
     }
     ReportDocument document;
     document.title = root.value(QStringLiteral("title")).toString();
@@ -173,7 +178,8 @@ smcr::Result<ReportDocument> documentFromJson(const QString& json) {
         detail.columns = fromStringArray(o.value(QStringLiteral("columns")));
         for (const QJsonValue& rv : o.value(QStringLiteral("rows")).toArray()) {
             const QJsonObject ro = rv.toObject();
-            detail.rows.append({ro.value(QStringLiteral("name")).toString(), fromStringArray(ro.value(QStringLiteral("values")))});
+            detail.rows.append(
+                {ro.value(QStringLiteral("name")).toString(), fromStringArray(ro.value(QStringLiteral("values")))});
         }
         document.details.append(detail);
     }
@@ -183,7 +189,8 @@ smcr::Result<ReportDocument> documentFromJson(const QString& json) {
         section.title = o.value(QStringLiteral("title")).toString();
         for (const QJsonValue& ev : o.value(QStringLiteral("entries")).toArray()) {
             const QJsonObject eo = ev.toObject();
-            section.entries.append({eo.value(QStringLiteral("key")).toString(), eo.value(QStringLiteral("value")).toString()});
+            section.entries.append(
+                {eo.value(QStringLiteral("key")).toString(), eo.value(QStringLiteral("value")).toString()});
         }
         document.provenance.append(section);
     }

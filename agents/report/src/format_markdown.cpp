@@ -7,7 +7,9 @@ namespace smclab::report {
 namespace {
 
 // Pipes would end a cell early.
-QString escapeCell(QString text) { return text.replace(QLatin1Char('|'), QStringLiteral("\\|")); }
+QString escapeCell(QString text) {
+    return text.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+}
 
 QString valueCell(const Row& row, qsizetype column) {
     const Cell cell = column < row.cells.size() ? row.cells[column] : Cell{};
@@ -24,14 +26,16 @@ QString valueCell(const Row& row, qsizetype column) {
             if (change->noise == Noise::within) text += QStringLiteral(" *within noise*");
         }
     }
-    if (cell.busyRepetitions > 0) text += QStringLiteral(" (busy host: %1/%2)").arg(cell.busyRepetitions).arg(cell.repetitions);
+    if (cell.busyRepetitions > 0)
+        text += QStringLiteral(" (busy host: %1/%2)").arg(cell.busyRepetitions).arg(cell.repetitions);
     if (cell.liveChangedRepetitions > 0)
         text += QStringLiteral(" (live change: %1/%2)").arg(cell.liveChangedRepetitions).arg(cell.repetitions);
     return text;
 }
 
 QString tableMarkdown(const ComparisonTable& table) {
-    QString out = QStringLiteral("### %1 (%2)\n\n").arg(table.title, table.unit.isEmpty() ? QStringLiteral("-") : table.unit);
+    QString out =
+        QStringLiteral("### %1 (%2)\n\n").arg(table.title, table.unit.isEmpty() ? QStringLiteral("-") : table.unit);
     QStringList header{QStringLiteral("MsgSize")};
     QStringList rule{QStringLiteral("---:")};
     for (qsizetype c = 0; c < table.columns.size(); ++c) {

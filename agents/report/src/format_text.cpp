@@ -16,9 +16,13 @@ constexpr int kHeaderBaselineField = 24;
 constexpr int kHeaderComparedField = 19;
 constexpr int kPercentLength = 9;  // "(%6.2f%)"
 
-QString number(double value) { return QString::number(value, 'f', 3); }
+QString number(double value) {
+    return QString::number(value, 'f', 3);
+}
 
-QString percent(double pct) { return QLatin1Char('(') + QString::number(pct, 'f', 2).rightJustified(6) + QStringLiteral("%)"); }
+QString percent(double pct) {
+    return QLatin1Char('(') + QString::number(pct, 'f', 2).rightJustified(6) + QStringLiteral("%)");
+}
 
 void trimRight(QString& line) {
     qsizetype end = line.size();

@@ -16,24 +16,36 @@ std::optional<Format> parseFormat(const QString& name) {
 
 QString formatName(Format format) {
     switch (format) {
-        case Format::text: return QStringLiteral("text");
-        case Format::markdown: return QStringLiteral("md");
-        case Format::csv: return QStringLiteral("csv");
-        case Format::json: return QStringLiteral("json");
-        case Format::html: return QStringLiteral("html");
-        case Format::invalid: break;
+        case Format::text:
+            return QStringLiteral("text");
+        case Format::markdown:
+            return QStringLiteral("md");
+        case Format::csv:
+            return QStringLiteral("csv");
+        case Format::json:
+            return QStringLiteral("json");
+        case Format::html:
+            return QStringLiteral("html");
+        case Format::invalid:
+            break;
     }
     return QStringLiteral("invalid");
 }
 
 QString render(const ReportDocument& document, Format format) {
     switch (format) {
-        case Format::text: return formatTextWithConfidence(document.tables);
-        case Format::markdown: return formatMarkdown(document);
-        case Format::csv: return formatCsv(document.tables);
-        case Format::json: return formatJson(document);
-        case Format::html: return formatHtml(document);
-        case Format::invalid: break;
+        case Format::text:
+            return formatTextWithConfidence(document.tables);
+        case Format::markdown:
+            return formatMarkdown(document);
+        case Format::csv:
+            return formatCsv(document.tables);
+        case Format::json:
+            return formatJson(document);
+        case Format::html:
+            return formatHtml(document);
+        case Format::invalid:
+            break;
     }
     return QString();
 }

@@ -36,8 +36,7 @@ std::vector<double> mannWhitneyCounts(int n, int m) {
             std::vector<double>& cur = f[static_cast<size_t>(i)];
             const std::vector<double>& prev = f[static_cast<size_t>(i) - 1];  // already f(i-1, j)
             cur.resize(static_cast<size_t>(i) * static_cast<size_t>(j) + 1, 0.0);
-            for (size_t u = 0; u < prev.size(); ++u)
-                cur[u + static_cast<size_t>(j)] += prev[u];
+            for (size_t u = 0; u < prev.size(); ++u) cur[u + static_cast<size_t>(j)] += prev[u];
         }
     }
     return f[static_cast<size_t>(n)];
@@ -49,8 +48,7 @@ double normalCdf(double z) {
 
 // P(U <= j) for sizes n, m.
 double shiftCdf(int n, int m, int j) {
-    if (j < 0)
-        return 0.0;
+    if (j < 0) return 0.0;
     const double pairs = static_cast<double>(n) * m;
     if (pairs > kExactPairsMax) {
         const double sd = std::sqrt(pairs * (n + m + 1) / 12.0);
@@ -61,8 +59,7 @@ double shiftCdf(int n, int m, int j) {
     double below = 0.0;
     for (size_t u = 0; u < counts.size(); ++u) {
         total += counts[u];
-        if (static_cast<int>(u) <= j)
-            below += counts[u];
+        if (static_cast<int>(u) <= j) below += counts[u];
     }
     return below / total;
 }
@@ -71,8 +68,7 @@ double shiftCdf(int n, int m, int j) {
 template <typename Coverage>
 int bestK(int kMax, const Coverage& coverage) {
     int k = 1;
-    while (k + 1 <= kMax && coverage(k + 1) >= kTarget)
-        ++k;
+    while (k + 1 <= kMax && coverage(k + 1) >= kTarget) ++k;
     return k;
 }
 
@@ -93,20 +89,17 @@ const char* noiseName(Noise noise) {
 }
 
 double medianCoverage(int n, int k) {
-    if (n < 1 || k < 1 || 2 * k > n + 1)
-        return 0.0;
+    if (n < 1 || k < 1 || 2 * k > n + 1) return 0.0;
     return std::max(0.0, 1.0 - 2.0 * binomialCdfHalf(n, k - 1));
 }
 
 double shiftCoverage(int n, int m, int k) {
-    if (n < 1 || m < 1 || k < 1 || 2 * k > n * m + 1)
-        return 0.0;
+    if (n < 1 || m < 1 || k < 1 || 2 * k > n * m + 1) return 0.0;
     return std::max(0.0, 1.0 - 2.0 * shiftCdf(n, m, k - 1));
 }
 
 std::optional<double> medianOf(QList<double> values) {
-    if (values.isEmpty())
-        return std::nullopt;
+    if (values.isEmpty()) return std::nullopt;
     std::sort(values.begin(), values.end());
     const qsizetype n = values.size();
     return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
@@ -114,8 +107,7 @@ std::optional<double> medianOf(QList<double> values) {
 
 std::optional<Interval> medianInterval(QList<double> values) {
     const int n = static_cast<int>(values.size());
-    if (n < 2)
-        return std::nullopt;
+    if (n < 2) return std::nullopt;
     std::sort(values.begin(), values.end());
     // Coverage grows as k shrinks; k = n/2 is the narrowest symmetric pair.
     const int k = bestK(n / 2, [n](int kk) { return medianCoverage(n, kk); });
@@ -129,13 +121,11 @@ namespace {
 std::optional<Interval> pairwiseInterval(const QList<double>& values, const QList<double>& base, bool ratio) {
     const int n = static_cast<int>(values.size());
     const int m = static_cast<int>(base.size());
-    if (n < 2 || m < 2)
-        return std::nullopt;
+    if (n < 2 || m < 2) return std::nullopt;
     std::vector<double> pairs;
     pairs.reserve(static_cast<size_t>(n) * static_cast<size_t>(m));
     for (double a : values) {
-        for (double b : base)
-            pairs.push_back(ratio ? a / b : a - b);
+        for (double b : base) pairs.push_back(ratio ? a / b : a - b);
     }
     std::sort(pairs.begin(), pairs.end());
     const int count = n * m;
@@ -144,20 +134,16 @@ std::optional<Interval> pairwiseInterval(const QList<double>& values, const QLis
     if (count <= kExactPairsMax) {
         const std::vector<double> counts = mannWhitneyCounts(n, m);
         double total = 0.0;
-        for (double c : counts)
-            total += c;
+        for (double c : counts) total += c;
         double run = 0.0;
-        for (double c : counts)
-            cdf.push_back((run += c) / total);
+        for (double c : counts) cdf.push_back((run += c) / total);
     }
     const auto coverage = [&](int k) {
-        if (cdf.empty())
-            return shiftCoverage(n, m, k);
+        if (cdf.empty()) return shiftCoverage(n, m, k);
         return std::max(0.0, 1.0 - 2.0 * cdf[static_cast<size_t>(k) - 1]);  // 1 - 2 P(U <= k-1)
     };
     const int k = bestK(count / 2, coverage);
-    return Interval{pairs[static_cast<size_t>(k) - 1], pairs[static_cast<size_t>(count - k)],
-                    100.0 * coverage(k)};
+    return Interval{pairs[static_cast<size_t>(k) - 1], pairs[static_cast<size_t>(count - k)], 100.0 * coverage(k)};
 }
 
 bool allPositive(const QList<double>& values) {
@@ -167,16 +153,14 @@ bool allPositive(const QList<double>& values) {
 }  // namespace
 
 std::optional<Interval> ratioInterval(const QList<double>& values, const QList<double>& base) {
-    if (!allPositive(values) || !allPositive(base))
-        return std::nullopt;
+    if (!allPositive(values) || !allPositive(base)) return std::nullopt;
     return pairwiseInterval(values, base, true);
 }
 
 std::optional<Change> changeOf(const QList<double>& values, const QList<double>& base) {
     const std::optional<double> a = medianOf(values);
     const std::optional<double> b = medianOf(base);
-    if (!a || !b || *b == 0.0)
-        return std::nullopt;
+    if (!a || !b || *b == 0.0) return std::nullopt;
     Change change;
     change.pct = (*a / *b - 1.0) * 100.0;
     std::optional<Interval> interval;
@@ -195,9 +179,7 @@ std::optional<Change> changeOf(const QList<double>& values, const QList<double>&
     }
     change.interval = interval;
     if (interval) {
-        change.noise = interval->contains(0.0) ? Noise::within
-                       : interval->low > 0.0   ? Noise::higher
-                                               : Noise::lower;
+        change.noise = interval->contains(0.0) ? Noise::within : interval->low > 0.0 ? Noise::higher : Noise::lower;
     }
     return change;
 }

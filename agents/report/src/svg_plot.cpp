@@ -10,12 +10,14 @@ namespace smclab::report {
 namespace {
 
 constexpr double kMarginLeft = 78;
-constexpr double kMarginRight = 170;  // room for the legend; grows with long labels
+constexpr double kMarginRight = 170;   // room for the legend; grows with long labels
 constexpr double kLegendCharPx = 7.2;  // 12px sans-serif, a generous average
 constexpr double kMarginTop = 34;
 constexpr double kMarginBottom = 52;
 
-QString num(double v) { return QString::number(v, 'f', 1); }
+QString num(double v) {
+    return QString::number(v, 'f', 1);
+}
 
 // 1, 2, 2.5, 5 x 10^k: axis steps a reader can add up.
 double niceStep(double range, int targetTicks) {
@@ -88,16 +90,18 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
 
     // Grid and ticks.
     for (double v = 0; v <= yTop + yStep / 2; v += yStep) {
-        svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" class=\"grid\"/>"
-                              "<text x=\"%4\" y=\"%5\" class=\"ytick\">%6</text>\n")
-                   .arg(num(kMarginLeft), num(py(v)), num(kMarginLeft + plotW), num(kMarginLeft - 6),
-                        num(py(v) + 4), tickLabel(v, yStep));
+        svg += QStringLiteral(
+                   "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" class=\"grid\"/>"
+                   "<text x=\"%4\" y=\"%5\" class=\"ytick\">%6</text>\n")
+                   .arg(num(kMarginLeft), num(py(v)), num(kMarginLeft + plotW), num(kMarginLeft - 6), num(py(v) + 4),
+                        tickLabel(v, yStep));
     }
     for (const Row& row : table.rows) {
         if (row.msgSize <= 0) continue;
         const double x = px(std::log2(static_cast<double>(row.msgSize)));
-        svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" class=\"grid\"/>"
-                              "<text x=\"%1\" y=\"%4\" class=\"xtick\">%5</text>\n")
+        svg += QStringLiteral(
+                   "<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" class=\"grid\"/>"
+                   "<text x=\"%1\" y=\"%4\" class=\"xtick\">%5</text>\n")
                    .arg(num(x), num(kMarginTop), num(kMarginTop + plotH), num(kMarginTop + plotH + 16),
                         sizeLabel(row.msgSize));
     }
@@ -131,13 +135,15 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
                 // The median's interval as an error bar with short caps.
                 const double lo = py(interval->low);
                 const double hi = py(interval->high);
-                points += QStringLiteral("<path class=\"errorbar\" stroke=\"%1\" d=\"M%2,%3 V%4 M%5,%3 H%6 M%5,%4 H%6\">"
-                                         "<title>%7, %8 B: %9 %10</title></path>\n")
-                              .arg(colour, num(x), num(lo), num(hi), num(x - 3), num(x + 3),
-                                   xmlEscape(table.columns[c]), QString::number(row.msgSize),
-                                   intervalText(*interval, 3), xmlEscape(table.unit));
+                points +=
+                    QStringLiteral(
+                        "<path class=\"errorbar\" stroke=\"%1\" d=\"M%2,%3 V%4 M%5,%3 H%6 M%5,%4 H%6\">"
+                        "<title>%7, %8 B: %9 %10</title></path>\n")
+                        .arg(colour, num(x), num(lo), num(hi), num(x - 3), num(x + 3), xmlEscape(table.columns[c]),
+                             QString::number(row.msgSize), intervalText(*interval, 3), xmlEscape(table.unit));
             }
-            points += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"3\" fill=\"%3\"><title>%4, %5 B: %6 %7</title></circle>\n")
+            points += QStringLiteral(
+                          "<circle cx=\"%1\" cy=\"%2\" r=\"3\" fill=\"%3\"><title>%4, %5 B: %6 %7</title></circle>\n")
                           .arg(num(x), num(y), colour, xmlEscape(table.columns[c]), QString::number(row.msgSize),
                                QString::number(*value, 'f', 3), xmlEscape(table.unit));
         }
@@ -149,8 +155,9 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
     const double legendX = kMarginLeft + plotW + 14;
     for (qsizetype c = 0; c < table.columns.size(); ++c) {
         const double y = kMarginTop + 10 + 20.0 * static_cast<double>(c);
-        svg += QStringLiteral("<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" class=\"legendline\"/>"
-                              "<text x=\"%5\" y=\"%6\" class=\"legend\">%7</text>\n")
+        svg += QStringLiteral(
+                   "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" class=\"legendline\"/>"
+                   "<text x=\"%5\" y=\"%6\" class=\"legend\">%7</text>\n")
                    .arg(num(legendX), num(y), num(legendX + 22), seriesColour(c), num(legendX + 28), num(y + 4),
                         xmlEscape(table.columns[c] + (c == 0 ? QStringLiteral(" (baseline)") : QString())));
     }

@@ -6,6 +6,8 @@
 
 namespace smclab::report {
 
-inline QString xmlEscape(const QString& text) { return text.toHtmlEscaped(); }
+inline QString xmlEscape(const QString& text) {
+    return text.toHtmlEscaped();
+}
 
 }  // namespace smclab::report

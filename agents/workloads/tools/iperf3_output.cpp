@@ -17,8 +17,7 @@ smcr::Unexpected bad(const std::string& why) {
 // A number member that must be there.
 std::optional<double> need(const QJsonObject& object, const char* key) {
     const QJsonValue v = object.value(QLatin1String(key));
-    if (!v.isDouble())
-        return std::nullopt;
+    if (!v.isDouble()) return std::nullopt;
     return v.toDouble();
 }
 
@@ -30,26 +29,21 @@ smcr::Result<Iperf3Report> parseIperf3Json(std::string_view text) {
         QJsonDocument::fromJson(QByteArray(text.data(), static_cast<qsizetype>(text.size())), &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         return bad("does not parse at offset " + std::to_string(parseError.offset) + ": " +
-                   parseError.errorString().toStdString() +
-                   (text.empty() ? " (empty)" : " (cut off or garbled?)"));
+                   parseError.errorString().toStdString() + (text.empty() ? " (empty)" : " (cut off or garbled?)"));
     }
-    if (!doc.isObject())
-        return bad("the top level is not an object");
+    if (!doc.isObject()) return bad("the top level is not an object");
     const QJsonObject root = doc.object();
     if (root.contains(QLatin1String("error"))) {
-        return smcr::fail(
-            smcr::Errc::connectionRefused,
-            "iperf3 reported an error: " + root.value(QLatin1String("error")).toString().toStdString());
+        return smcr::fail(smcr::Errc::connectionRefused,
+                          "iperf3 reported an error: " + root.value(QLatin1String("error")).toString().toStdString());
     }
     const QJsonObject start = root.value(QLatin1String("start")).toObject();
     const QJsonObject end = root.value(QLatin1String("end")).toObject();
     const QJsonObject testStart = start.value(QLatin1String("test_start")).toObject();
     const QJsonObject sent = end.value(QLatin1String("sum_sent")).toObject();
     const QJsonObject received = end.value(QLatin1String("sum_received")).toObject();
-    if (testStart.isEmpty())
-        return bad("no start.test_start");
-    if (sent.isEmpty() || received.isEmpty())
-        return bad("no end.sum_sent / end.sum_received (cut off?)");
+    if (testStart.isEmpty()) return bad("no start.test_start");
+    if (sent.isEmpty() || received.isEmpty()) return bad("no end.sum_sent / end.sum_received (cut off?)");
     const auto sentBps = need(sent, "bits_per_second");
     const auto receivedBps = need(received, "bits_per_second");
     const auto receivedBytes = need(received, "bytes");
@@ -64,18 +58,14 @@ smcr::Result<Iperf3Report> parseIperf3Json(std::string_view text) {
     s.insert("received_bits_per_sec", *receivedBps);
     s.insert("bytes", *receivedBytes);
     s.insert("seconds", *seconds);
-    if (const auto r = need(sent, "retransmits"))
-        s.insert("retransmits", *r);
+    if (const auto r = need(sent, "retransmits")) s.insert("retransmits", *r);
     const QJsonObject cpu = end.value(QLatin1String("cpu_utilization_percent")).toObject();
-    if (const auto v = need(cpu, "host_total"))
-        s.insert("cpu_local_pct", *v);
-    if (const auto v = need(cpu, "remote_total"))
-        s.insert("cpu_remote_pct", *v);
+    if (const auto v = need(cpu, "host_total")) s.insert("cpu_local_pct", *v);
+    if (const auto v = need(cpu, "remote_total")) s.insert("cpu_remote_pct", *v);
     const QJsonObject reverse = end.value(QLatin1String("sum_received_bidir_reverse")).toObject();
     if (!reverse.isEmpty()) {
         const auto v = need(reverse, "bits_per_second");
-        if (!v)
-            return bad("end.sum_received_bidir_reverse lacks bits_per_second");
+        if (!v) return bad("end.sum_received_bidir_reverse lacks bits_per_second");
         s.insert("reverse_bw_MBps", *v / 8e6);
     }
     s.insert("version", start.value(QLatin1String("version")).toString());

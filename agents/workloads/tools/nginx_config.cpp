@@ -3,18 +3,14 @@
 namespace smclab::workloads {
 
 std::string nginxConfigText(const NginxConfig& c) {
-    const std::string host =
-        c.listenHost.find(':') != std::string::npos ? "[" + c.listenHost + "]" : c.listenHost;
+    const std::string host = c.listenHost.find(':') != std::string::npos ? "[" + c.listenHost + "]" : c.listenHost;
     std::string listen = "listen " + host + ":" + std::to_string(c.port) + " backlog=4096";
-    if (c.sndbufBytes > 0)
-        listen += " sndbuf=" + std::to_string(c.sndbufBytes);
-    if (c.rcvbufBytes > 0)
-        listen += " rcvbuf=" + std::to_string(c.rcvbufBytes);
+    if (c.sndbufBytes > 0) listen += " sndbuf=" + std::to_string(c.sndbufBytes);
+    if (c.rcvbufBytes > 0) listen += " rcvbuf=" + std::to_string(c.rcvbufBytes);
     std::string text;
     text += "daemon off;\n";
     text += "master_process on;\n";
-    if (c.runAsRoot)
-        text += "user root;\n";
+    if (c.runAsRoot) text += "user root;\n";
     text += "worker_processes " + std::to_string(c.workers) + ";\n";
     text += "error_log stderr warn;\n";
     text += "pid " + c.dir + "/nginx.pid;\n";

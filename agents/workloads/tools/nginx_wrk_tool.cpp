@@ -21,13 +21,7 @@ ParamSchema serverSchema() {
     return {
         {"workers", ParamType::integer, 1, 1, 64, {}, "nginx worker_processes"},
         {"sendfile", ParamType::boolean, true, 0, 0, {}, "nginx sendfile on|off"},
-        {"tcp_nopush",
-         ParamType::boolean,
-         true,
-         0,
-         0,
-         {},
-         "nginx tcp_nopush (TCP_CORK around header + sendfile)"},
+        {"tcp_nopush", ParamType::boolean, true, 0, 0, {}, "nginx tcp_nopush (TCP_CORK around header + sendfile)"},
         {"keepalive", ParamType::boolean, true, 0, 0, {}, "keep connections open (off: keepalive_timeout 0)"},
         {"file_size", ParamType::size, 4096, 0, 1 << 30, {}, "bytes of the served file"},
         {"sndbuf", ParamType::size, 0, 0, 64 << 20, {}, "listen socket SO_SNDBUF (0 = system default)"},
@@ -55,11 +49,9 @@ ParamSchema clientSchema() {
 
 Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
     auto port = choosePort(ctx.host, ctx.port);
-    if (!port.ok())
-        return smcr::fail(port.error());
+    if (!port.ok()) return smcr::fail(port.error());
     auto dir = makeTempDir("smclab-nginx");
-    if (!dir.ok())
-        return smcr::fail(dir.error());
+    if (!dir.ok()) return smcr::fail(dir.error());
     NginxConfig config;
     config.dir = *dir;
     config.listenHost = ctx.host.empty() ? "0.0.0.0" : ctx.host;
@@ -78,8 +70,7 @@ Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
         conf << nginxConfigText(config);
         std::ofstream file(*dir + "/www" + kNginxFilePath, std::ios::binary);
         std::string block(65536, '\0');
-        for (size_t i = 0; i < block.size(); ++i)
-            block[i] = static_cast<char>('a' + i % 26);
+        for (size_t i = 0; i < block.size(); ++i) block[i] = static_cast<char>('a' + i % 26);
         for (uint64_t left = fileBytes; left > 0;) {
             const size_t n = static_cast<size_t>(std::min<uint64_t>(left, block.size()));
             file.write(block.data(), static_cast<std::streamsize>(n));
@@ -89,11 +80,9 @@ Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
     }
     if (!written) {
         removeTree(*dir);
-        return smcr::fail(smcr::Errc::systemError,
-                          "nginx-wrk: could not write the config and file in " + *dir);
+        return smcr::fail(smcr::Errc::systemError, "nginx-wrk: could not write the config and file in " + *dir);
     }
-    auto launch =
-        prepareTool(ctx, ToolProgram::nginx, {"-p", *dir, "-c", *dir + "/nginx.conf", "-e", "stderr"});
+    auto launch = prepareTool(ctx, ToolProgram::nginx, {"-p", *dir, "-c", *dir + "/nginx.conf", "-e", "stderr"});
     if (!launch.ok()) {
         removeTree(*dir);
         return smcr::fail(launch.error());
@@ -108,20 +97,15 @@ class NginxWrkWorkload final : public Workload {
 public:
     std::string name() const override { return "nginx-wrk"; }
     std::string summary() const override { return "the real nginx serving one file, loaded by the real wrk"; }
-    ParamSchema schema(Role role) const override {
-        return role == Role::server ? serverSchema() : clientSchema();
-    }
+    ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 
     Result<RunResult> run(const RunContext& ctx) const override {
         auto params = validateParams(schema(ctx.role), ctx.params);
-        if (!params.ok())
-            return smcr::fail(params.error());
+        if (!params.ok()) return smcr::fail(params.error());
         RunContext c = ctx;
         c.params = *params;
-        if (ctx.role == Role::server)
-            return serve(c, name());
-        if (ctx.role != Role::client)
-            return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
+        if (ctx.role == Role::server) return serve(c, name());
+        if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
         const int64_t threads = c.params.value("threads").toInteger();
         const int64_t connections = c.params.value("connections").toInteger();
         if (connections < threads) {
@@ -134,19 +118,15 @@ public:
             "-t", std::to_string(threads),
             "-c", std::to_string(connections),
             "-d", std::to_string(wholeSeconds(c.params.value("duration_ms").toInteger())) + "s"};
-        if (latency)
-            args.emplace_back("--latency");
-        if (c.params.value("connection_close").toBool())
-            args.insert(args.end(), {"-H", "Connection: Close"});
+        if (latency) args.emplace_back("--latency");
+        if (c.params.value("connection_close").toBool()) args.insert(args.end(), {"-H", "Connection: Close"});
         args.push_back("http://" + urlHost(ctx.host) + ":" + std::to_string(ctx.port) + kNginxFilePath);
         auto launch = prepareTool(c, ToolProgram::wrk, args);
-        if (!launch.ok())
-            return smcr::fail(launch.error());
+        if (!launch.ok()) return smcr::fail(launch.error());
         return runClientTool(c, name(), std::move(*launch),
                              [latency](const ToolExit& exit, RunResult& r) -> smcr::Status {
                                  auto report = parseWrkOutput(exit.out, latency);
-                                 if (!report.ok())
-                                     return smcr::fail(report.error());
+                                 if (!report.ok()) return smcr::fail(report.error());
                                  for (auto it = report->begin(); it != report->end(); ++it)
                                      r.summary.insert(it.key(), it.value());
                                  r.elapsedSec = report->value("duration_sec").toDouble();

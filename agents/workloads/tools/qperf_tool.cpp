@@ -19,13 +19,7 @@ ParamSchema clientSchema() {
     return {
         {"test", ParamType::string, QStringLiteral("tcp_bw"), 0, 0, {"tcp_bw", "tcp_lat"}, "qperf test"},
         {"msg_size", ParamType::size, 65536, 1, 64 << 20, {}, "message size in bytes (qperf -m)"},
-        {"duration_ms",
-         ParamType::durationMs,
-         2000,
-         1000,
-         86400000,
-         {},
-         "test time (qperf -t, whole seconds)"},
+        {"duration_ms", ParamType::durationMs, 2000, 1000, 86400000, {}, "test time (qperf -t, whole seconds)"},
         cpuParam(),
     };
 }
@@ -34,63 +28,51 @@ class QperfWorkload final : public Workload {
 public:
     std::string name() const override { return "qperf"; }
     std::string summary() const override { return "the real qperf: tcp_bw or tcp_lat, server and client"; }
-    ParamSchema schema(Role role) const override {
-        return role == Role::server ? serverSchema() : clientSchema();
-    }
+    ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 
     Result<RunResult> run(const RunContext& ctx) const override {
         auto params = validateParams(schema(ctx.role), ctx.params);
-        if (!params.ok())
-            return smcr::fail(params.error());
+        if (!params.ok()) return smcr::fail(params.error());
         RunContext c = ctx;
         c.params = *params;
         if (ctx.role == Role::server) {
             auto port = choosePort(ctx.host, ctx.port);
-            if (!port.ok())
-                return smcr::fail(port.error());
+            if (!port.ok()) return smcr::fail(port.error());
             auto launch = prepareTool(c, ToolProgram::qperf, {"-lp", std::to_string(*port)}, 0, *port);
-            if (!launch.ok())
-                return smcr::fail(launch.error());
+            if (!launch.ok()) return smcr::fail(launch.error());
             return serveTool(c, name(), std::move(*launch), *port);
         }
-        if (ctx.role != Role::client)
-            return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
+        if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
         const std::string test = c.params.value("test").toString().toStdString();
         const auto size = static_cast<uint64_t>(c.params.value("msg_size").toInteger());
         const int seconds = wholeSeconds(c.params.value("duration_ms").toInteger());
         auto launch = prepareTool(c, ToolProgram::qperf,
-                                  {ctx.host, "-lp", std::to_string(ctx.port), "-m", std::to_string(size),
-                                   "-t", std::to_string(seconds), "-vu", "-vt", test},
+                                  {ctx.host, "-lp", std::to_string(ctx.port), "-m", std::to_string(size), "-t",
+                                   std::to_string(seconds), "-vu", "-vt", test},
                                   0, ctx.port);
-        if (!launch.ok())
-            return smcr::fail(launch.error());
-        return runClientTool(
-            c, name(), std::move(*launch), [test](const ToolExit& exit, RunResult& r) -> smcr::Status {
-                auto blocks = parseQperfOutput(exit.out);
-                if (!blocks.ok())
-                    return smcr::fail(blocks.error());
-                if (blocks->size() != 1 || blocks->front().test != test) {
-                    return smcr::fail(smcr::Errc::malformed, "qperf output: expected one " + test +
-                                                                 " block, got " +
-                                                                 std::to_string(blocks->size()));
-                }
-                const QJsonObject& figures = blocks->front().figures;
-                for (auto it = figures.begin(); it != figures.end(); ++it)
-                    r.summary.insert(it.key(), it.value());
-                r.summary.insert("test", QString::fromStdString(test));
-                const double timeSec = figures.value("time_sec").toDouble(r.elapsedSec);
-                r.elapsedSec = timeSec;
-                if (test == "tcp_bw") {
-                    r.bytes = static_cast<uint64_t>(figures.value("bw_MBps").toDouble() * 1e6 * timeSec);
-                    r.ops = static_cast<uint64_t>(figures.value("msg_rate").toDouble() * timeSec);
-                } else {
-                    const double latencyUs = figures.value("latency_us").toDouble();
-                    // qperf's latency is one-way (RTT/2): a round trip per 2x.
-                    if (latencyUs > 0)
-                        r.ops = static_cast<uint64_t>(timeSec * 1e6 / (2 * latencyUs));
-                }
-                return {};
-            });
+        if (!launch.ok()) return smcr::fail(launch.error());
+        return runClientTool(c, name(), std::move(*launch), [test](const ToolExit& exit, RunResult& r) -> smcr::Status {
+            auto blocks = parseQperfOutput(exit.out);
+            if (!blocks.ok()) return smcr::fail(blocks.error());
+            if (blocks->size() != 1 || blocks->front().test != test) {
+                return smcr::fail(smcr::Errc::malformed, "qperf output: expected one " + test + " block, got " +
+                                                             std::to_string(blocks->size()));
+            }
+            const QJsonObject& figures = blocks->front().figures;
+            for (auto it = figures.begin(); it != figures.end(); ++it) r.summary.insert(it.key(), it.value());
+            r.summary.insert("test", QString::fromStdString(test));
+            const double timeSec = figures.value("time_sec").toDouble(r.elapsedSec);
+            r.elapsedSec = timeSec;
+            if (test == "tcp_bw") {
+                r.bytes = static_cast<uint64_t>(figures.value("bw_MBps").toDouble() * 1e6 * timeSec);
+                r.ops = static_cast<uint64_t>(figures.value("msg_rate").toDouble() * timeSec);
+            } else {
+                const double latencyUs = figures.value("latency_us").toDouble();
+                // qperf's latency is one-way (RTT/2): a round trip per 2x.
+                if (latencyUs > 0) r.ops = static_cast<uint64_t>(timeSec * 1e6 / (2 * latencyUs));
+            }
+            return {};
+        });
     }
 };
 

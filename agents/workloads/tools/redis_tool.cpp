@@ -40,13 +40,7 @@ ParamSchema clientSchema() {
         {"data_size", ParamType::size, 3, 1, 64 << 20, {}, "SET value size in bytes (-d)"},
         {"pipeline", ParamType::integer, 1, 1, 10000, {}, "commands per batch (-P)"},
         {"threads", ParamType::integer, 0, 0, 64, {}, "client threads (--threads; 0 = not given)"},
-        {"keyspace",
-         ParamType::integer,
-         0,
-         0,
-         1000000000000LL,
-         {},
-         "random keys below this (-r; 0 = not given)"},
+        {"keyspace", ParamType::integer, 0, 0, 1000000000000LL, {}, "random keys below this (-r; 0 = not given)"},
         {"output", ParamType::string, QStringLiteral("quiet"), 0, 0, {"quiet", "csv"}, "-q or --csv"},
         cpuParam(),
     };
@@ -54,11 +48,9 @@ ParamSchema clientSchema() {
 
 Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
     auto port = choosePort(ctx.host, ctx.port);
-    if (!port.ok())
-        return smcr::fail(port.error());
+    if (!port.ok()) return smcr::fail(port.error());
     auto dir = makeTempDir("smclab-redis");
-    if (!dir.ok())
-        return smcr::fail(dir.error());
+    if (!dir.ok()) return smcr::fail(dir.error());
     const std::vector<std::string> args = {"--bind",
                                            ctx.host.empty() ? "0.0.0.0" : ctx.host,
                                            "--port",
@@ -90,29 +82,21 @@ Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
 class RedisWorkload final : public Workload {
 public:
     std::string name() const override { return "redis"; }
-    std::string summary() const override {
-        return "the real redis-server, loaded by the real redis-benchmark";
-    }
-    ParamSchema schema(Role role) const override {
-        return role == Role::server ? serverSchema() : clientSchema();
-    }
+    std::string summary() const override { return "the real redis-server, loaded by the real redis-benchmark"; }
+    ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 
     Result<RunResult> run(const RunContext& ctx) const override {
         auto params = validateParams(schema(ctx.role), ctx.params);
-        if (!params.ok())
-            return smcr::fail(params.error());
+        if (!params.ok()) return smcr::fail(params.error());
         RunContext c = ctx;
         c.params = *params;
-        if (ctx.role == Role::server)
-            return serve(c, name());
-        if (ctx.role != Role::client)
-            return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
+        if (ctx.role == Role::server) return serve(c, name());
+        if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
         const QJsonObject& p = c.params;
         std::string testList;
         for (const QJsonValue& t : p.value("tests").toArray())
             testList += (testList.empty() ? "" : ",") + t.toString().toStdString();
-        if (testList.empty())
-            return smcr::fail(smcr::Errc::invalidArgument, "tests: name at least one test");
+        if (testList.empty()) return smcr::fail(smcr::Errc::invalidArgument, "tests: name at least one test");
         const bool csv = p.value("output").toString() == QLatin1String("csv");
         std::vector<std::string> args = {"-h",
                                          ctx.host,
@@ -136,35 +120,31 @@ public:
             args.insert(args.end(), {"-r", std::to_string(keyspace)});
         }
         auto launch = prepareTool(c, ToolProgram::redisBenchmark, args, kMinRedisVersion);
-        if (!launch.ok())
-            return smcr::fail(launch.error());
+        if (!launch.ok()) return smcr::fail(launch.error());
         const double requests = static_cast<double>(p.value("requests").toInteger());
-        return runClientTool(c, name(), std::move(*launch),
-                             [csv, requests](const ToolExit& exit, RunResult& r) -> smcr::Status {
-                                 auto report = parseRedisBenchmarkOutput(
-                                     exit.out, csv ? RedisBenchmarkForm::csv : RedisBenchmarkForm::quiet);
-                                 if (!report.ok())
-                                     return smcr::fail(report.error());
-                                 QJsonArray tests;
-                                 double seconds = 0;
-                                 for (const QJsonValue& entry : report->value("tests").toArray()) {
-                                     QJsonObject test = entry.toObject();
-                                     const double rps = test.value("rps").toDouble();
-                                     test.insert("requests", requests);
-                                     if (rps > 0) {
-                                         test.insert("seconds", requests / rps);
-                                         seconds += requests / rps;
-                                     }
-                                     tests.append(test);
-                                 }
-                                 r.summary.insert("tests", tests);
-                                 if (report->contains("warnings"))
-                                     r.summary.insert("warnings", report->value("warnings"));
-                                 r.ops = static_cast<uint64_t>(requests * tests.size());
-                                 if (seconds > 0)
-                                     r.elapsedSec = seconds;
-                                 return {};
-                             });
+        return runClientTool(
+            c, name(), std::move(*launch), [csv, requests](const ToolExit& exit, RunResult& r) -> smcr::Status {
+                auto report =
+                    parseRedisBenchmarkOutput(exit.out, csv ? RedisBenchmarkForm::csv : RedisBenchmarkForm::quiet);
+                if (!report.ok()) return smcr::fail(report.error());
+                QJsonArray tests;
+                double seconds = 0;
+                for (const QJsonValue& entry : report->value("tests").toArray()) {
+                    QJsonObject test = entry.toObject();
+                    const double rps = test.value("rps").toDouble();
+                    test.insert("requests", requests);
+                    if (rps > 0) {
+                        test.insert("seconds", requests / rps);
+                        seconds += requests / rps;
+                    }
+                    tests.append(test);
+                }
+                r.summary.insert("tests", tests);
+                if (report->contains("warnings")) r.summary.insert("warnings", report->value("warnings"));
+                r.ops = static_cast<uint64_t>(requests * tests.size());
+                if (seconds > 0) r.elapsedSec = seconds;
+                return {};
+            });
     }
 };
 

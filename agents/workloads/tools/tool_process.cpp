@@ -28,8 +28,7 @@ double seconds(const timeval& tv) {
 }
 
 void closeFd(int& fd) {
-    if (fd >= 0)
-        ::close(fd);
+    if (fd >= 0) ::close(fd);
     fd = -1;
 }
 
@@ -41,8 +40,7 @@ smcr::Result<std::unique_ptr<ToolProcess>> ToolProcess::start(const ToolCommand&
     }
     int outPipe[2] = {-1, -1};
     int errPipe[2] = {-1, -1};
-    if (::pipe2(outPipe, O_CLOEXEC) != 0)
-        return smcr::fail(smcr::makeSystemError("pipe2", errno));
+    if (::pipe2(outPipe, O_CLOEXEC) != 0) return smcr::fail(smcr::makeSystemError("pipe2", errno));
     if (::pipe2(errPipe, O_CLOEXEC) != 0) {
         const int err = errno;
         ::close(outPipe[0]);
@@ -52,34 +50,28 @@ smcr::Result<std::unique_ptr<ToolProcess>> ToolProcess::start(const ToolCommand&
     // Everything the child needs is built before fork: after it only
     // async-signal-safe calls (the agent has threads).
     std::vector<char*> argv;
-    for (const std::string& word : command.argv)
-        argv.push_back(const_cast<char*>(word.c_str()));
+    for (const std::string& word : command.argv) argv.push_back(const_cast<char*>(word.c_str()));
     argv.push_back(nullptr);
     std::vector<std::string> envText = command.env;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
         const std::string entry = *e;
         const std::string name = entry.substr(0, entry.find('='));
         bool replaced = false;
-        for (const std::string& extra : command.env)
-            replaced = replaced || extra.substr(0, extra.find('=')) == name;
-        if (!replaced)
-            envText.push_back(entry);
+        for (const std::string& extra : command.env) replaced = replaced || extra.substr(0, extra.find('=')) == name;
+        if (!replaced) envText.push_back(entry);
     }
     std::vector<char*> envp;
-    for (const std::string& entry : envText)
-        envp.push_back(const_cast<char*>(entry.c_str()));
+    for (const std::string& entry : envText) envp.push_back(const_cast<char*>(entry.c_str()));
     envp.push_back(nullptr);
     cpu_set_t cpus;
     CPU_ZERO(&cpus);
-    if (command.cpu >= 0)
-        CPU_SET(command.cpu, &cpus);
+    if (command.cpu >= 0) CPU_SET(command.cpu, &cpus);
     const int devNull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 
     const pid_t pid = ::fork();
     if (pid < 0) {
         const int err = errno;
-        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], devNull})
-            ::close(fd);
+        for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1], devNull}) ::close(fd);
         return smcr::fail(smcr::makeSystemError("fork", err));
     }
     if (pid == 0) {
@@ -87,8 +79,7 @@ smcr::Result<std::unique_ptr<ToolProcess>> ToolProcess::start(const ToolCommand&
         sigset_t none;
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        if (command.cpu >= 0 && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0)
-            _exit(125);
+        if (command.cpu >= 0 && ::sched_setaffinity(0, sizeof cpus, &cpus) != 0) _exit(125);
         ::dup2(devNull, 0);
         ::dup2(outPipe[1], 1);
         ::dup2(errPipe[1], 2);
@@ -101,8 +92,7 @@ smcr::Result<std::unique_ptr<ToolProcess>> ToolProcess::start(const ToolCommand&
     ::setpgid(pid, pid);  // also here: no race with a kill before the child ran
     ::close(outPipe[1]);
     ::close(errPipe[1]);
-    if (devNull >= 0)
-        ::close(devNull);
+    if (devNull >= 0) ::close(devNull);
     ::fcntl(outPipe[0], F_SETFL, O_NONBLOCK);
     ::fcntl(errPipe[0], F_SETFL, O_NONBLOCK);
     std::unique_ptr<ToolProcess> process(new ToolProcess());
@@ -125,20 +115,16 @@ void ToolProcess::pump(int timeoutMs) {
     pollfd fds[2];
     nfds_t count = 0;
     for (int fd : {m_outFd, m_errFd}) {
-        if (fd >= 0)
-            fds[count++] = {fd, POLLIN, 0};
+        if (fd >= 0) fds[count++] = {fd, POLLIN, 0};
     }
     if (count == 0) {
-        if (timeoutMs > 0)
-            ::usleep(static_cast<useconds_t>(timeoutMs) * 1000);
+        if (timeoutMs > 0) ::usleep(static_cast<useconds_t>(timeoutMs) * 1000);
         return;
     }
-    if (::poll(fds, count, timeoutMs) <= 0)
-        return;
+    if (::poll(fds, count, timeoutMs) <= 0) return;
     char buffer[16384];
     for (nfds_t i = 0; i < count; ++i) {
-        if (fds[i].revents == 0)
-            continue;
+        if (fds[i].revents == 0) continue;
         const bool isOut = fds[i].fd == m_outFd;
         std::string& sink = isOut ? m_exit.out : m_exit.err;
         for (;;) {
@@ -148,24 +134,21 @@ void ToolProcess::pump(int timeoutMs) {
                 sink.append(buffer, std::min(room, static_cast<size_t>(n)));
                 continue;
             }
-            if (n == 0)
-                closeFd(isOut ? m_outFd : m_errFd);  // EOF
-            break;                                   // EAGAIN or EOF
+            if (n == 0) closeFd(isOut ? m_outFd : m_errFd);  // EOF
+            break;                                           // EAGAIN or EOF
         }
     }
 }
 
 void ToolProcess::reap(bool block) {
-    if (m_exited)
-        return;
+    if (m_exited) return;
     int status = 0;
     rusage usage{};
     pid_t got;
     do {
         got = ::wait4(m_pid, &status, block ? 0 : WNOHANG, &usage);
     } while (got < 0 && errno == EINTR);
-    if (got != m_pid)
-        return;
+    if (got != m_pid) return;
     m_exited = true;
     m_exit.elapsedSec = monotonicSec() - m_startSec;
     m_exit.cpu.userSec = seconds(usage.ru_utime);
@@ -186,8 +169,7 @@ bool ToolProcess::poll() {
 }
 
 void ToolProcess::terminate() {
-    if (m_exited)
-        return;
+    if (m_exited) return;
     m_exit.stoppedByUs = true;
     ::kill(-m_pid, SIGTERM);
     const double deadline = monotonicSec() + 3.0;
@@ -206,16 +188,13 @@ ToolExit ToolProcess::wait(const std::atomic<bool>* stop, int timeoutMs) {
     while (!m_exited) {
         pump(50);
         reap(false);
-        if (m_exited)
-            break;
+        if (m_exited) break;
         const bool stopNow = stop != nullptr && stop->load(std::memory_order_relaxed);
-        if (stopNow || (timeoutMs >= 0 && monotonicSec() >= deadline))
-            terminate();
+        if (stopNow || (timeoutMs >= 0 && monotonicSec() >= deadline)) terminate();
     }
     // The pipes may still hold the last lines: read until EOF, briefly.
     const double drainUntil = monotonicSec() + 0.5;
-    while ((m_outFd >= 0 || m_errFd >= 0) && monotonicSec() < drainUntil)
-        pump(20);
+    while ((m_outFd >= 0 || m_errFd >= 0) && monotonicSec() < drainUntil) pump(20);
     closeFd(m_outFd);
     closeFd(m_errFd);
     return m_exit;
@@ -224,15 +203,13 @@ ToolExit ToolProcess::wait(const std::atomic<bool>* stop, int timeoutMs) {
 std::string commandText(const std::vector<std::string>& argv) {
     std::string out;
     for (const std::string& word : argv) {
-        if (!out.empty())
-            out += ' ';
+        if (!out.empty()) out += ' ';
         const bool plain = !word.empty() && word.find_first_of(" \t'\"\\$;&|<>*?()[]{}") == std::string::npos;
         if (plain) {
             out += word;
         } else {
             out += '\'';
-            for (char c : word)
-                out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
             out += '\'';
         }
     }

@@ -41,8 +41,7 @@ bool isExecutableFile(const std::string& path) {
 std::string ownDirectory() {
     char buffer[4096];
     const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
-    if (n <= 0)
-        return {};
+    if (n <= 0) return {};
     std::string path(buffer, static_cast<size_t>(n));
     return path.substr(0, path.rfind('/'));
 }
@@ -51,16 +50,14 @@ std::string ownDirectory() {
 
 const char* toolProgramName(ToolProgram program) {
     for (const ProgramInfo& info : kPrograms) {
-        if (info.program == program)
-            return info.name;
+        if (info.program == program) return info.name;
     }
     return "?";
 }
 
 ToolProgram toolProgramFromName(std::string_view name) {
     for (const ProgramInfo& info : kPrograms) {
-        if (name == info.name)
-            return info.program;
+        if (name == info.name) return info.program;
     }
     return ToolProgram::invalid;
 }
@@ -71,8 +68,7 @@ smcr::Status setToolPaths(const std::map<std::string, std::string>& paths) {
         const ToolProgram program = toolProgramFromName(name);
         if (program == ToolProgram::invalid) {
             std::string known;
-            for (const ProgramInfo& info : kPrograms)
-                known += (known.empty() ? "" : ", ") + std::string(info.name);
+            for (const ProgramInfo& info : kPrograms) known += (known.empty() ? "" : ", ") + std::string(info.name);
             return smcr::fail(smcr::Errc::invalidArgument,
                               "--tool " + name + ": not a tool program (known: " + known + ")");
         }
@@ -93,53 +89,42 @@ smcr::Result<std::string> findToolProgram(ToolProgram program) {
         std::lock_guard lock(g_mutex);
         const auto it = g_configured.find(program);
         if (it != g_configured.end()) {
-            if (isExecutableFile(it->second))
-                return it->second;
-            return smcr::fail(smcr::Errc::notFound, name + ": the configured path " + it->second +
-                                                        " (--tool) is not an executable file");
+            if (isExecutableFile(it->second)) return it->second;
+            return smcr::fail(smcr::Errc::notFound,
+                              name + ": the configured path " + it->second + " (--tool) is not an executable file");
         }
     }
     std::vector<std::string> dirs;
-    if (program == ToolProgram::smcrRun)
-        dirs.push_back(ownDirectory());  // build/bin, /usr/bin
+    if (program == ToolProgram::smcrRun) dirs.push_back(ownDirectory());  // build/bin, /usr/bin
     const char* path = std::getenv("PATH");
     const std::string pathText = path != nullptr ? path : "/usr/bin:/bin";
     size_t start = 0;
     while (start <= pathText.size()) {
         const size_t colon = pathText.find(':', start);
-        const std::string dir =
-            pathText.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-        if (!dir.empty() && dir.front() == '/')
-            dirs.push_back(dir);
-        if (colon == std::string::npos)
-            break;
+        const std::string dir = pathText.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        if (!dir.empty() && dir.front() == '/') dirs.push_back(dir);
+        if (colon == std::string::npos) break;
         start = colon + 1;
     }
-    for (const char* sbin : {"/usr/sbin", "/sbin", "/usr/local/sbin"})
-        dirs.emplace_back(sbin);
+    for (const char* sbin : {"/usr/sbin", "/sbin", "/usr/local/sbin"}) dirs.emplace_back(sbin);
     for (const std::string& dir : dirs) {
-        if (dir.empty())
-            continue;
+        if (dir.empty()) continue;
         const std::string candidate = dir + "/" + name;
-        if (isExecutableFile(candidate))
-            return candidate;
+        if (isExecutableFile(candidate)) return candidate;
     }
-    return smcr::fail(smcr::Errc::notFound, name + ": not found on PATH (" + pathText +
-                                                ") nor given with --tool " + name +
-                                                "=PATH; packaging/install-deps.sh installs it");
+    return smcr::fail(smcr::Errc::notFound, name + ": not found on PATH (" + pathText + ") nor given with --tool " +
+                                                name + "=PATH; packaging/install-deps.sh installs it");
 }
 
 std::string toolVersion(ToolProgram program, const std::string& path) {
     {
         std::lock_guard lock(g_mutex);
         const auto it = g_versions.find(path);
-        if (it != g_versions.end())
-            return it->second;
+        if (it != g_versions.end()) return it->second;
     }
     const char* flag = "--version";
     for (const ProgramInfo& info : kPrograms) {
-        if (info.program == program)
-            flag = info.versionFlag;
+        if (info.program == program) flag = info.versionFlag;
     }
     std::string line;
     auto process = ToolProcess::start({{path, flag}, -1, {}});
@@ -156,20 +141,15 @@ std::string toolVersion(ToolProgram program, const std::string& path) {
 
 int versionNumber(std::string_view line) {
     for (size_t i = 0; i < line.size(); ++i) {
-        if (line[i] < '0' || line[i] > '9')
-            continue;
-        if (i > 0 && line[i - 1] != ' ' && line[i - 1] != '/' && line[i - 1] != 'v' && line[i - 1] != '=')
-            continue;
+        if (line[i] < '0' || line[i] > '9') continue;
+        if (i > 0 && line[i - 1] != ' ' && line[i - 1] != '/' && line[i - 1] != 'v' && line[i - 1] != '=') continue;
         int major = 0;
         size_t j = i;
-        while (j < line.size() && line[j] >= '0' && line[j] <= '9')
-            major = major * 10 + (line[j++] - '0');
-        if (j >= line.size() || line[j] != '.')
-            continue;
+        while (j < line.size() && line[j] >= '0' && line[j] <= '9') major = major * 10 + (line[j++] - '0');
+        if (j >= line.size() || line[j] != '.') continue;
         int minor = 0;
         ++j;
-        while (j < line.size() && line[j] >= '0' && line[j] <= '9')
-            minor = minor * 10 + (line[j++] - '0');
+        while (j < line.size() && line[j] >= '0' && line[j] <= '9') minor = minor * 10 + (line[j++] - '0');
         return major * 1000 + minor;
     }
     return -1;

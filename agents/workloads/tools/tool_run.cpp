@@ -26,8 +26,7 @@ std::string transportName(const RunContext& ctx) {
 
 std::string optionValue(const RunContext& ctx, const char* key) {
     for (const auto& [name, value] : ctx.transportOptions) {
-        if (name == key)
-            return value;
+        if (name == key) return value;
     }
     return {};
 }
@@ -36,10 +35,8 @@ std::string optionValue(const RunContext& ctx, const char* key) {
 
 smcr::Result<std::string> makeTempDir(const char* prefix) {
     const char* base = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-        return smcr::fail(smcr::makeSystemError("mkdtemp " + pattern, errno));
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + "-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) return smcr::fail(smcr::makeSystemError("mkdtemp " + pattern, errno));
     // nginx's workers run as another user when the agent is root: they
     // write smcr_run's counters and read the served file here.
     ::chmod(pattern.c_str(), 0777);
@@ -47,13 +44,11 @@ smcr::Result<std::string> makeTempDir(const char* prefix) {
 }
 
 void removeTree(const std::string& dir) {
-    if (dir.empty())
-        return;
+    if (dir.empty()) return;
     if (DIR* d = ::opendir(dir.c_str())) {
         while (dirent* e = ::readdir(d)) {
             const std::string name = e->d_name;
-            if (name == "." || name == "..")
-                continue;
+            if (name == "." || name == "..") continue;
             const std::string path = dir + "/" + name;
             struct stat st {};
             if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -75,11 +70,9 @@ transports::Counters preloadCounters(const std::string& dir) {
     if (DIR* d = ::opendir(dir.c_str())) {
         while (dirent* e = ::readdir(d)) {
             const std::string name = e->d_name;
-            if (name.rfind("smcr-", 0) != 0)
-                continue;
+            if (name.rfind("smcr-", 0) != 0) continue;
             QFile file(QString::fromStdString(dir + "/" + name));
-            if (!file.open(QIODevice::ReadOnly))
-                continue;
+            if (!file.open(QIODevice::ReadOnly)) continue;
             const QJsonObject o = QJsonDocument::fromJson(file.readAll()).object();
             for (auto it = o.begin(); it != o.end(); ++it) {
                 if (it.value().isDouble() && it.key() != QLatin1String("pid")) {
@@ -90,19 +83,16 @@ transports::Counters preloadCounters(const std::string& dir) {
         ::closedir(d);
     }
     transports::Counters out;
-    for (const auto& [name, value] : sums)
-        out.push_back({name, value});
+    for (const auto& [name, value] : sums) out.push_back({name, value});
     return out;
 }
 
 std::string tail(const std::string& text, size_t lines) {
     size_t pos = text.size();
-    while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == ' '))
-        --pos;
+    while (pos > 0 && (text[pos - 1] == '\n' || text[pos - 1] == ' ')) --pos;
     const size_t end = pos;
     for (size_t n = 0; pos > 0 && n < lines; --pos) {
-        if (text[pos - 1] == '\n' && ++n == lines)
-            break;
+        if (text[pos - 1] == '\n' && ++n == lines) break;
     }
     return text.substr(pos, end - pos);
 }
@@ -110,18 +100,15 @@ std::string tail(const std::string& text, size_t lines) {
 std::string exitText(const std::string& name, const ToolExit& exit) {
     std::string why = exit.signal != 0 ? "was killed by signal " + std::to_string(exit.signal)
                                        : "exited with status " + std::to_string(exit.exitCode);
-    if (exit.exitCode == 125)
-        why += " (could not pin it to the requested CPU)";
-    if (exit.exitCode == 127)
-        why += " (could not execute it)";
+    if (exit.exitCode == 125) why += " (could not pin it to the requested CPU)";
+    if (exit.exitCode == 127) why += " (could not execute it)";
     const std::string said = tail(exit.err.empty() ? exit.out : exit.err, 3);
     return name + " " + why + (said.empty() ? "" : ": " + said);
 }
 
 QJsonObject toolFacts(const ToolLaunch& launch, const ToolExit& exit) {
     std::string output = exit.out;
-    if (!exit.err.empty())
-        output += (output.empty() ? "" : "\n") + std::string("[stderr]\n") + exit.err;
+    if (!exit.err.empty()) output += (output.empty() ? "" : "\n") + std::string("[stderr]\n") + exit.err;
     return QJsonObject{{"program", QString::fromStdString(launch.program)},
                        {"version", QString::fromStdString(launch.version)},
                        {"command", QString::fromStdString(commandText(launch.command.argv))},
@@ -141,21 +128,14 @@ RunResult baseResult(const RunContext& ctx, const std::string& workload, const T
     r.summary.insert("cpu_sec", exit.cpu.totalSec());
     r.summary.insert("cpu_user_sec", exit.cpu.userSec);
     r.summary.insert("cpu_system_sec", exit.cpu.systemSec);
-    if (!launch.statsDir.empty())
-        r.counters = preloadCounters(launch.statsDir);
+    if (!launch.statsDir.empty()) r.counters = preloadCounters(launch.statsDir);
     return r;
 }
 
 }  // namespace
 
 ParamSpec cpuParam() {
-    return {"cpu",
-            ParamType::integer,
-            -1,
-            -1,
-            1023,
-            {},
-            "pin the program to this CPU (taskset -c N); -1 = not pinned"};
+    return {"cpu", ParamType::integer, -1, -1, 1023, {}, "pin the program to this CPU (taskset -c N); -1 = not pinned"};
 }
 
 int wholeSeconds(int64_t durationMs) {
@@ -166,11 +146,10 @@ std::string urlHost(const std::string& host) {
     return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
-smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
-                                     const std::vector<std::string>& args, int minVersion, uint16_t tcpPort) {
+smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program, const std::vector<std::string>& args,
+                                     int minVersion, uint16_t tcpPort) {
     auto path = findToolProgram(program);
-    if (!path.ok())
-        return smcr::fail(path.error());
+    if (!path.ok()) return smcr::fail(path.error());
     ToolLaunch launch;
     launch.program = *path;
     launch.version = toolVersion(program, *path);
@@ -178,19 +157,19 @@ smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
     if (minVersion > 0) {
         const int have = versionNumber(launch.version);
         if (have < minVersion) {
-            return smcr::fail(smcr::Errc::notSupported,
-                              name + " at " + *path + " is too old or says no version (\"" + launch.version +
-                                  "\"): this workload needs " + std::to_string(minVersion / 1000) + "." +
-                                  std::to_string(minVersion % 1000) + " or later");
+            return smcr::fail(smcr::Errc::notSupported, name + " at " + *path + " is too old or says no version (\"" +
+                                                            launch.version + "\"): this workload needs " +
+                                                            std::to_string(minVersion / 1000) + "." +
+                                                            std::to_string(minVersion % 1000) + " or later");
         }
     }
     const int64_t cpu = ctx.params.value("cpu").toInteger(-1);
     if (cpu >= 0) {
         const long online = ::sysconf(_SC_NPROCESSORS_CONF);
         if (cpu >= online) {
-            return smcr::fail(smcr::Errc::invalidArgument, "cpu: " + std::to_string(cpu) +
-                                                               " is not a CPU of this host (0.." +
-                                                               std::to_string(online - 1) + ")");
+            return smcr::fail(
+                smcr::Errc::invalidArgument,
+                "cpu: " + std::to_string(cpu) + " is not a CPU of this host (0.." + std::to_string(online - 1) + ")");
         }
         launch.command.cpu = static_cast<int>(cpu);
     }
@@ -198,28 +177,23 @@ smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
     const std::string transport = transportName(ctx);
     if (transport == "smcr") {
         auto wrapper = findToolProgram(ToolProgram::smcrRun);
-        if (!wrapper.ok())
-            return smcr::fail(wrapper.error());
+        if (!wrapper.ok()) return smcr::fail(wrapper.error());
         auto stats = makeTempDir("smclab-smcr-stats");
-        if (!stats.ok())
-            return smcr::fail(stats.error());
+        if (!stats.ok()) return smcr::fail(stats.error());
         launch.statsDir = *stats;
         argv = {*wrapper};
         if (const std::string fabric = optionValue(ctx, "fabric"); !fabric.empty())
             argv.insert(argv.end(), {"--fabric", fabric});
-        if (const std::string link = optionValue(ctx, "link"); !link.empty())
-            argv.insert(argv.end(), {"--link", link});
-        for (const auto& [setting, value] : ctx.settings)
-            argv.insert(argv.end(), {"--set", setting + "=" + value});
+        if (const std::string link = optionValue(ctx, "link"); !link.empty()) argv.insert(argv.end(), {"--link", link});
+        for (const auto& [setting, value] : ctx.settings) argv.insert(argv.end(), {"--set", setting + "=" + value});
         argv.insert(argv.end(), {"--stats", launch.statsDir});
-        if (tcpPort != 0)
-            launch.command.env.push_back("SMCR_TCP_PORTS=" + std::to_string(tcpPort));
+        if (tcpPort != 0) launch.command.env.push_back("SMCR_TCP_PORTS=" + std::to_string(tcpPort));
     } else if (transport == "ksmc") {
         auto wrapper = findToolProgram(ToolProgram::smcRun);
         if (!wrapper.ok()) {
-            return smcr::fail(smcr::Errc::notSupported,
-                              "ksmc unavailable for tool workloads: " + wrapper.error().message +
-                                  " (smc_run comes with smc-tools)");
+            return smcr::fail(
+                smcr::Errc::notSupported,
+                "ksmc unavailable for tool workloads: " + wrapper.error().message + " (smc_run comes with smc-tools)");
         }
         argv = {*wrapper};
     } else if (transport != "tcp") {
@@ -231,12 +205,10 @@ smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
 }
 
 smcr::Result<uint16_t> choosePort(const std::string& host, uint16_t port) {
-    if (port != 0)
-        return port;
+    if (port != 0) return port;
     const bool v6 = host.find(':') != std::string::npos;
     const int fd = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return smcr::fail(smcr::makeSystemError("socket", errno));
+    if (fd < 0) return smcr::fail(smcr::makeSystemError("socket", errno));
     sockaddr_storage storage{};
     socklen_t len = 0;
     if (v6) {
@@ -274,15 +246,14 @@ bool portListening(uint16_t port) {
             std::istringstream fields(line);
             std::string slot, local, remote, state;
             fields >> slot >> local >> remote >> state;
-            if (state == "0A" && local.size() > 5 && local.compare(local.size() - 5, 5, wanted) == 0)
-                return true;
+            if (state == "0A" && local.size() > 5 && local.compare(local.size() - 5, 5, wanted) == 0) return true;
         }
     }
     return false;
 }
 
-smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch,
-                                  uint16_t port, QJsonObject summary) {
+smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch, uint16_t port,
+                                  QJsonObject summary) {
     const std::string name = launch.program.substr(launch.program.rfind('/') + 1);
     auto started = ToolProcess::start(launch.command);
     if (!started.ok()) {
@@ -290,17 +261,14 @@ smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& work
         return smcr::fail(started.error());
     }
     ToolProcess& process = *started.value();
-    if (ctx.onToolProcess)
-        ctx.onToolProcess(process.pid());
+    if (ctx.onToolProcess) ctx.onToolProcess(process.pid());
     if (ctx.onLog)
-        ctx.onLog("started " + commandText(launch.command.argv) + " (pid " + std::to_string(process.pid()) +
-                  ")");
+        ctx.onLog("started " + commandText(launch.command.argv) + " (pid " + std::to_string(process.pid()) + ")");
     // Ready when its port listens; a server that exits or never listens fails the run.
     constexpr int kListenTimeoutMs = 10'000;
     bool listening = false;
     for (int waitedMs = 0; waitedMs < kListenTimeoutMs && !ctx.stopRequested(); waitedMs += 20) {
-        if (!process.poll())
-            break;
+        if (!process.poll()) break;
         if (portListening(port)) {
             listening = true;
             break;
@@ -311,24 +279,19 @@ smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& work
         const bool running = process.poll();
         const ToolExit exit = process.wait(nullptr, 0);
         removeTree(launch.statsDir);
-        if (ctx.stopRequested())
-            return smcr::fail(smcr::Errc::closed, name + ": stopped before it listened");
-        return smcr::fail(smcr::Errc::timedOut,
-                          running ? name + " did not listen on port " + std::to_string(port) +
-                                        " within 10 s" + (exit.err.empty() ? "" : ": " + tail(exit.err, 3))
-                                  : exitText(name, exit));
+        if (ctx.stopRequested()) return smcr::fail(smcr::Errc::closed, name + ": stopped before it listened");
+        return smcr::fail(smcr::Errc::timedOut, running ? name + " did not listen on port " + std::to_string(port) +
+                                                              " within 10 s" +
+                                                              (exit.err.empty() ? "" : ": " + tail(exit.err, 3))
+                                                        : exitText(name, exit));
     }
-    if (ctx.onListening)
-        ctx.onListening(port);
+    if (ctx.onListening) ctx.onListening(port);
     const ToolExit exit = process.wait(ctx.stop, -1);
-    if (ctx.onToolProcess)
-        ctx.onToolProcess(0);
+    if (ctx.onToolProcess) ctx.onToolProcess(0);
     RunResult result = baseResult(ctx, workload, launch, exit);
     removeTree(launch.statsDir);
-    if (!exit.stoppedByUs)
-        return smcr::fail(smcr::Errc::connectionAborted, exitText(name, exit) + " while serving");
-    for (auto it = summary.begin(); it != summary.end(); ++it)
-        result.summary.insert(it.key(), it.value());
+    if (!exit.stoppedByUs) return smcr::fail(smcr::Errc::connectionAborted, exitText(name, exit) + " while serving");
+    for (auto it = summary.begin(); it != summary.end(); ++it) result.summary.insert(it.key(), it.value());
     result.summary.insert("port", port);
     return result;
 }
@@ -341,17 +304,13 @@ smcr::Result<RunResult> runClientTool(const RunContext& ctx, const std::string& 
         removeTree(launch.statsDir);
         return smcr::fail(started.error());
     }
-    if (ctx.onLog)
-        ctx.onLog("running " + commandText(launch.command.argv));
-    if (ctx.onToolProcess)
-        ctx.onToolProcess(started.value()->pid());
+    if (ctx.onLog) ctx.onLog("running " + commandText(launch.command.argv));
+    if (ctx.onToolProcess) ctx.onToolProcess(started.value()->pid());
     const ToolExit exit = started.value()->wait(ctx.stop, -1);
-    if (ctx.onToolProcess)
-        ctx.onToolProcess(0);
+    if (ctx.onToolProcess) ctx.onToolProcess(0);
     RunResult result = baseResult(ctx, workload, launch, exit);
     removeTree(launch.statsDir);
-    if (exit.stoppedByUs)
-        return smcr::fail(smcr::Errc::closed, name + " was stopped before it finished");
+    if (exit.stoppedByUs) return smcr::fail(smcr::Errc::closed, name + " was stopped before it finished");
     const smcr::Status parsed = parse(exit, result);
     if (exit.exitCode != 0) {
         // What the tool said in its own report (iperf3 -J's "error") says why.
@@ -359,8 +318,7 @@ smcr::Result<RunResult> runClientTool(const RunContext& ctx, const std::string& 
                           exitText(name, exit) + (parsed.ok() ? "" : "; " + parsed.error().message));
     }
     if (!parsed.ok()) {
-        return smcr::fail(parsed.error().code,
-                          parsed.error().message + " [" + commandText(launch.command.argv) + "]");
+        return smcr::fail(parsed.error().code, parsed.error().message + " [" + commandText(launch.command.argv) + "]");
     }
     return result;
 }

@@ -32,9 +32,8 @@ struct ToolLaunch {
 // `tcpPort` (smcr only) is a port whose connections stay plain TCP
 // (SMCR_TCP_PORTS): qperf's control connection, which its server's fork
 // shares between processes.
-smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
-                                     const std::vector<std::string>& args, int minVersion = 0,
-                                     uint16_t tcpPort = 0);
+smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program, const std::vector<std::string>& args,
+                                     int minVersion = 0, uint16_t tcpPort = 0);
 
 // A free TCP port on `host` when `port` is 0 (the tools want a number).
 smcr::Result<uint16_t> choosePort(const std::string& host, uint16_t port);
@@ -44,8 +43,8 @@ bool portListening(uint16_t port);
 
 // Server role: starts it, reports onListening(port) once it listens, serves
 // until ctx.stop, stops it. `summary` may add figures to the result.
-smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch,
-                                  uint16_t port, QJsonObject summary = {});
+smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch, uint16_t port,
+                                  QJsonObject summary = {});
 
 // Client role: runs it to the end (or ctx.stop) and hands its exit to
 // `parse`, which fills the RunResult's figures or says why it cannot.

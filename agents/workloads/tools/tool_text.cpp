@@ -10,8 +10,7 @@ std::vector<std::string_view> lines(std::string_view text) {
     while (start <= text.size()) {
         const size_t end = text.find('\n', start);
         if (end == std::string_view::npos) {
-            if (start < text.size())
-                out.push_back(text.substr(start));
+            if (start < text.size()) out.push_back(text.substr(start));
             break;
         }
         out.push_back(text.substr(start, end - start));
@@ -22,30 +21,23 @@ std::vector<std::string_view> lines(std::string_view text) {
 
 std::string_view trim(std::string_view text) {
     const auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-    while (!text.empty() && isSpace(text.front()))
-        text.remove_prefix(1);
-    while (!text.empty() && isSpace(text.back()))
-        text.remove_suffix(1);
+    while (!text.empty() && isSpace(text.front())) text.remove_prefix(1);
+    while (!text.empty() && isSpace(text.back())) text.remove_suffix(1);
     return text;
 }
 
 std::optional<double> number(std::string_view token) {
     std::string digits;
     for (char c : token) {
-        if (c != ',')
-            digits.push_back(c);
+        if (c != ',') digits.push_back(c);
     }
-    if (digits.empty())
-        return std::nullopt;
+    if (digits.empty()) return std::nullopt;
     const char first = digits.front();
-    if (!(first == '-' || first == '.' || (first >= '0' && first <= '9')))
-        return std::nullopt;
+    if (!(first == '-' || first == '.' || (first >= '0' && first <= '9'))) return std::nullopt;
     double value = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec != std::errc() || end != digits.data() + digits.size())
-        return std::nullopt;
-    if (value != value)
-        return std::nullopt;  // NaN
+    if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    if (value != value) return std::nullopt;  // NaN
     return value;
 }
 
@@ -53,13 +45,10 @@ std::vector<std::string_view> tokens(std::string_view text) {
     std::vector<std::string_view> out;
     size_t i = 0;
     while (i < text.size()) {
-        while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r'))
-            ++i;
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
         const size_t start = i;
-        while (i < text.size() && !(text[i] == ' ' || text[i] == '\t' || text[i] == '\r'))
-            ++i;
-        if (i > start)
-            out.push_back(text.substr(start, i - start));
+        while (i < text.size() && !(text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) ++i;
+        if (i > start) out.push_back(text.substr(start, i - start));
     }
     return out;
 }

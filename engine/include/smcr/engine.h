@@ -34,7 +34,8 @@ public:
     static Result<std::shared_ptr<Engine>> shared();
     // A separate engine (its own device and link groups), with settings
     // applied before the device opens (so lab.fabric and lab.link count).
-    static Result<std::shared_ptr<Engine>> create(const std::vector<std::pair<std::string, std::string>>& settings = {});
+    static Result<std::shared_ptr<Engine>> create(
+        const std::vector<std::pair<std::string, std::string>>& settings = {});
 
     Settings& settings();
     EngineStats stats() const;

@@ -91,9 +91,9 @@ public:
 };
 
 struct CqInit {
-    uint32_t depth = 0;                     // minimum number of CQEs
-    CompletionChannel* channel = nullptr;   // optional
-    uint64_t userData = 0;                  // returned by CompletionQueue::userData()
+    uint32_t depth = 0;                    // minimum number of CQEs
+    CompletionChannel* channel = nullptr;  // optional
+    uint64_t userData = 0;                 // returned by CompletionQueue::userData()
 };
 
 class CompletionQueue {
@@ -116,8 +116,8 @@ public:
 struct QpInit {
     CompletionQueue* sendCq = nullptr;
     CompletionQueue* recvCq = nullptr;
-    QpCaps caps;           // requested; QueuePair::caps() has the actual values
-    bool sigAll = false;   // every send WR generates a completion
+    QpCaps caps;          // requested; QueuePair::caps() has the actual values
+    bool sigAll = false;  // every send WR generates a completion
 };
 
 // A reliable-connected queue pair (ibv_qp, IBV_QPT_RC).
@@ -154,8 +154,7 @@ public:
     virtual Result<std::unique_ptr<MemoryRegion>> allocateRegion(uint64_t bytes, Access access) = 0;
     // Registers caller memory (must outlive the region). sim: local access
     // only (notSupported for remote access).
-    virtual Result<std::unique_ptr<MemoryRegion>> registerRegion(void* addr, uint64_t bytes,
-                                                                 Access access) = 0;
+    virtual Result<std::unique_ptr<MemoryRegion>> registerRegion(void* addr, uint64_t bytes, Access access) = 0;
     virtual Result<std::unique_ptr<QueuePair>> createQp(const QpInit& init) = 0;
 };
 

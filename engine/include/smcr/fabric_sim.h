@@ -13,10 +13,10 @@ namespace smcr::fabric::sim {
 // Per-device link model (all zero = as fast as memory).
 struct LinkModel {
     std::string name = "ideal";
-    uint64_t wireLatencyNs = 0;   // one way; added to delivery and again to the ACK
-    double bandwidthGbps = 0;     // 0 = unlimited; bytes serialise per port
+    uint64_t wireLatencyNs = 0;  // one way; added to delivery and again to the ACK
+    double bandwidthGbps = 0;    // 0 = unlimited; bytes serialise per port
     PathMtu mtu = PathMtu::mtu4096;
-    uint64_t perWrNs = 0;         // WQE processing per work request
+    uint64_t perWrNs = 0;  // WQE processing per work request
 };
 
 // "ideal" (none), "cx4-25g" (two hosts over ConnectX-4 Lx 25 GbE: ~1.5 us one way,
@@ -41,12 +41,12 @@ std::string simDir(const std::string& configured = {});
 struct SimCounters {
     uint64_t rdmaWrites = 0;
     uint64_t sends = 0;
-    uint64_t recvs = 0;          // SENDs this device's QPs received
-    uint64_t rnrNaksSent = 0;    // as responder: SENDs that found no receive WQE
+    uint64_t recvs = 0;            // SENDs this device's QPs received
+    uint64_t rnrNaksSent = 0;      // as responder: SENDs that found no receive WQE
     uint64_t rnrNaksReceived = 0;  // as requester: RNR NAKs taken (retries + final)
     uint64_t retryExceeded = 0;
     uint64_t remoteAccessErrors = 0;
-    uint64_t cqEvents = 0;       // channel wake-ups produced for this device's CQs
+    uint64_t cqEvents = 0;  // channel wake-ups produced for this device's CQs
     uint64_t bytesWritten = 0;
     uint64_t bytesSent = 0;
 };
@@ -54,11 +54,11 @@ struct SimCounters {
 // Fault injection: each arms a one-shot (or persistent, for deadPeer) fault.
 enum class Fault : uint8_t {
     invalid = 0,
-    failNextPost,      // the next postSend/postRecv on the QP fails with systemError (EIO)
-    dropCompletion,    // the next completion this QP would produce is lost
-    qpError,           // move the QP to ERR now (async fatal error)
-    delayDelivery,     // add `value` ns to the next WR's delivery time
-    deadPeer,          // treat the remote side as dead from now on
+    failNextPost,    // the next postSend/postRecv on the QP fails with systemError (EIO)
+    dropCompletion,  // the next completion this QP would produce is lost
+    qpError,         // move the QP to ERR now (async fatal error)
+    delayDelivery,   // add `value` ns to the next WR's delivery time
+    deadPeer,        // treat the remote side as dead from now on
 };
 
 // The sim-specific surface of a sim Device; nullptr for other backends.

@@ -21,20 +21,17 @@ std::string formatMac(const Mac& mac);  // "02:12:34:56:78:01"
 template <typename E>
 struct EnableFlags : std::false_type {};
 template <typename E>
-    requires EnableFlags<E>::value
-constexpr E operator|(E a, E b) {
+requires EnableFlags<E>::value constexpr E operator|(E a, E b) {
     using U = std::underlying_type_t<E>;
     return static_cast<E>(static_cast<U>(a) | static_cast<U>(b));
 }
 template <typename E>
-    requires EnableFlags<E>::value
-constexpr E operator&(E a, E b) {
+requires EnableFlags<E>::value constexpr E operator&(E a, E b) {
     using U = std::underlying_type_t<E>;
     return static_cast<E>(static_cast<U>(a) & static_cast<U>(b));
 }
 template <typename E>
-    requires EnableFlags<E>::value
-constexpr bool hasFlag(E set, E flag) {
+requires EnableFlags<E>::value constexpr bool hasFlag(E set, E flag) {
     using U = std::underlying_type_t<E>;
     return (static_cast<U>(set) & static_cast<U>(flag)) == static_cast<U>(flag) && static_cast<U>(flag) != 0;
 }
@@ -61,7 +58,7 @@ const char* gidTypeName(GidType type);
 struct PortInfo {
     uint8_t portNum = 0;  // 1-based, as in verbs
     bool active = false;
-    Gid gid{};           // the GID SMC-R would announce for this port
+    Gid gid{};  // the GID SMC-R would announce for this port
     uint8_t gidIndex = 0;
     GidType gidType = GidType::invalid;
     Mac mac{};
@@ -99,10 +96,10 @@ const char* qpStateName(QpState state);
 enum class QpAttrMask : uint32_t {
     none = 0,
     state = 1u << 0,
-    port = 1u << 1,            // + pkey index 0, implied
-    accessFlags = 1u << 2,     // remote access allowed on this QP
+    port = 1u << 1,         // + pkey index 0, implied
+    accessFlags = 1u << 2,  // remote access allowed on this QP
     pathMtu = 1u << 3,
-    address = 1u << 4,         // remote GID + MAC + hop limit (the address vector)
+    address = 1u << 4,  // remote GID + MAC + hop limit (the address vector)
     remoteQpn = 1u << 5,
     rqPsn = 1u << 6,
     sqPsn = 1u << 7,
@@ -119,14 +116,12 @@ struct EnableFlags<QpAttrMask> : std::true_type {};
 // Masks that each RC transition requires, exactly as ibv_modify_qp(3) lists
 // them. A modify() with a missing or extra attribute fails with
 // invalidArgument and changes nothing, not even the state.
-inline constexpr QpAttrMask kMaskResetToInit =
-    QpAttrMask::state | QpAttrMask::port | QpAttrMask::accessFlags;
+inline constexpr QpAttrMask kMaskResetToInit = QpAttrMask::state | QpAttrMask::port | QpAttrMask::accessFlags;
 inline constexpr QpAttrMask kMaskInitToRtr = QpAttrMask::state | QpAttrMask::address | QpAttrMask::pathMtu |
-                                             QpAttrMask::remoteQpn | QpAttrMask::rqPsn |
-                                             QpAttrMask::maxDestRdAtomic | QpAttrMask::minRnrTimer;
+                                             QpAttrMask::remoteQpn | QpAttrMask::rqPsn | QpAttrMask::maxDestRdAtomic |
+                                             QpAttrMask::minRnrTimer;
 inline constexpr QpAttrMask kMaskRtrToRts = QpAttrMask::state | QpAttrMask::sqPsn | QpAttrMask::timeout |
-                                            QpAttrMask::retryCnt | QpAttrMask::rnrRetry |
-                                            QpAttrMask::maxRdAtomic;
+                                            QpAttrMask::retryCnt | QpAttrMask::rnrRetry | QpAttrMask::maxRdAtomic;
 
 inline constexpr uint32_t kQpnMask = 0xffffff;  // QPNs and PSNs are 24 bit
 inline constexpr uint32_t kPsnMask = 0xffffff;
@@ -141,9 +136,9 @@ struct QpAttr {
     Gid remoteGid{};
     Mac remoteMac{};
     uint8_t hopLimit = 1;
-    uint32_t remoteQpn = 0;  // 24 bit
-    uint32_t rqPsn = 0;      // 24 bit: first PSN expected from the peer (= peer's sqPsn)
-    uint32_t sqPsn = 0;      // 24 bit: first PSN this side sends
+    uint32_t remoteQpn = 0;   // 24 bit
+    uint32_t rqPsn = 0;       // 24 bit: first PSN expected from the peer (= peer's sqPsn)
+    uint32_t sqPsn = 0;       // 24 bit: first PSN this side sends
     uint8_t minRnrTimer = 0;  // IB code 0..31 (5 = 0.06 ms)
     uint8_t timeout = 0;      // local ACK timeout 4.096 us * 2^timeout; 0 = infinite
     uint8_t retryCnt = 0;     // 0..7, not infinite
@@ -179,9 +174,9 @@ enum class WrOpcode : uint8_t { invalid = 0, rdmaWrite, send };
 
 enum class SendFlags : uint32_t {
     none = 0,
-    signaled = 1u << 0,   // generate a completion on success (errors always complete)
-    solicited = 1u << 1,  // SEND only: the Solicited Event bit (wakes SOLICITED-armed CQs)
-    inlineData = 1u << 2, // copy the payload at post time; lkeys are not checked
+    signaled = 1u << 0,    // generate a completion on success (errors always complete)
+    solicited = 1u << 1,   // SEND only: the Solicited Event bit (wakes SOLICITED-armed CQs)
+    inlineData = 1u << 2,  // copy the payload at post time; lkeys are not checked
     fence = 1u << 3,
 };
 template <>

@@ -5,11 +5,11 @@
 // call wait(events, 0).
 #pragma once
 
-#include <poll.h>
-
 #include <cstdint>
 #include <memory>
 #include <span>
+
+#include <poll.h>
 
 #include <smcr/engine.h>
 #include <smcr/listener.h>

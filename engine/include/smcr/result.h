@@ -11,8 +11,8 @@
 namespace smcr {
 
 enum class Errc {
-    invalid = 0,  // never a valid code: a default-constructed Error is a bug
-    malformed,    // bytes on the wire do not parse (message names the field)
+    invalid = 0,        // never a valid code: a default-constructed Error is a bug
+    malformed,          // bytes on the wire do not parse (message names the field)
     notSupported,       // the backend or peer lacks the operation
     invalidArgument,    // caller passed an out-of-range or inconsistent value
     invalidState,       // operation not allowed in the object's current state
@@ -61,8 +61,12 @@ Error makeSystemError(const std::string& what, int err);
 struct Unexpected {
     Error error;
 };
-inline Unexpected fail(Errc code, std::string message) { return {makeError(code, std::move(message))}; }
-inline Unexpected fail(Error error) { return {std::move(error)}; }
+inline Unexpected fail(Errc code, std::string message) {
+    return {makeError(code, std::move(message))};
+}
+inline Unexpected fail(Error error) {
+    return {std::move(error)};
+}
 
 template <typename T>
 class [[nodiscard]] Result {

@@ -25,32 +25,33 @@ const char* settingScopeName(SettingScope scope);
 
 // Identifies a numeric setting; names in settingTable().
 enum class SettingId : uint8_t {
-    autocorkingSize = 0,   // autocorking_size (bytes; 0 = off): cork while a CDC is outstanding
-    wmem,                  // wmem: initial sndbuf bytes (16 KiB << n, <= 512 KiB)
-    rmem,                  // rmem: initial RMB bytes
-    maxConnsPerLgr,        // smcr_max_conns_per_lgr (16..255)
-    maxLinksPerLgr,        // smcr_max_links_per_lgr (1..2)
-    testlinkTimeS,         // smcr_testlink_time (seconds; 0 = off)
-    maxSendWr,             // smcr_max_send_wr (2..2048): CDC/LLC send slots per link
-    maxRecvWr,             // smcr_max_recv_wr (2..2048): receive WQEs per link
-    limitSmcHs,            // limit_smc_hs (0/1)
-    busyPollUs,            // lab.busy_poll_us: spin before arming and blocking
-    clcWaitMs,             // lab.clc_wait_ms: CLC message wait (kernel CLC_WAIT_TIME 6 s)
-    llcWaitMs,             // lab.llc_wait_ms: LLC response wait (kernel SMC_LLC_WAIT_TIME 2 s)
-    clcDetectMs,           // lab.clc_detect_ms: listener waits this long for a CLC Proposal
-    lgrLingerMs,           // lab.lgr_linger_ms: unused link group kept before it is freed
-    closeDrainMs,          // lab.close_drain_ms: shutdown/close wait for the sndbuf to drain
-    wndUpdateLimit,        // lab.wnd_update_limit: 0 = max (Linux >= 2022), 1 = min (older)
-    rqCredits,             // lab.rq_credits (on/off): EXPERIMENTAL RQ credit flow control (seed 004), per new link
-    rxBacklog,             // lab.rx_backlog (on/off): refill receive WQEs first, process CDCs from a backlog
-    rxRepostDelayUs,       // lab.rx_repost_delay_us: lab knob, CDC handling and WQE refill this late (no CPU)
-    fastFallback,          // lab.fast_fallback: listener queues plain TCP clients without the handshake worker
-    corkTimerMs,           // lab.cork_timer_ms: > 0 = pre-2022 delayed-work corking (push after this many ms)
-    cqMode,                // lab.cq_mode: 0 = drain_then_arm (NAPI-like), 1 = arm_first (arm after the first poll)
-    txDeferToOwner,        // lab.tx_defer_to_owner (on/off): completions leave pushes to the thread inside the socket
-    txCompletionTimeoutMs, // lab.tx_completion_timeout_ms: no send completion for this long takes the link down (0 = off)
-    linkReaddMs,           // lab.link_readd_ms: after a lost link the server adds one again after this long (0 = off)
-    count_,                // number of numeric settings (not a setting)
+    autocorkingSize = 0,    // autocorking_size (bytes; 0 = off): cork while a CDC is outstanding
+    wmem,                   // wmem: initial sndbuf bytes (16 KiB << n, <= 512 KiB)
+    rmem,                   // rmem: initial RMB bytes
+    maxConnsPerLgr,         // smcr_max_conns_per_lgr (16..255)
+    maxLinksPerLgr,         // smcr_max_links_per_lgr (1..2)
+    testlinkTimeS,          // smcr_testlink_time (seconds; 0 = off)
+    maxSendWr,              // smcr_max_send_wr (2..2048): CDC/LLC send slots per link
+    maxRecvWr,              // smcr_max_recv_wr (2..2048): receive WQEs per link
+    limitSmcHs,             // limit_smc_hs (0/1)
+    busyPollUs,             // lab.busy_poll_us: spin before arming and blocking
+    clcWaitMs,              // lab.clc_wait_ms: CLC message wait (kernel CLC_WAIT_TIME 6 s)
+    llcWaitMs,              // lab.llc_wait_ms: LLC response wait (kernel SMC_LLC_WAIT_TIME 2 s)
+    clcDetectMs,            // lab.clc_detect_ms: listener waits this long for a CLC Proposal
+    lgrLingerMs,            // lab.lgr_linger_ms: unused link group kept before it is freed
+    closeDrainMs,           // lab.close_drain_ms: shutdown/close wait for the sndbuf to drain
+    wndUpdateLimit,         // lab.wnd_update_limit: 0 = max (Linux >= 2022), 1 = min (older)
+    rqCredits,              // lab.rq_credits (on/off): EXPERIMENTAL RQ credit flow control (seed 004), per new link
+    rxBacklog,              // lab.rx_backlog (on/off): refill receive WQEs first, process CDCs from a backlog
+    rxRepostDelayUs,        // lab.rx_repost_delay_us: lab knob, CDC handling and WQE refill this late (no CPU)
+    fastFallback,           // lab.fast_fallback: listener queues plain TCP clients without the handshake worker
+    corkTimerMs,            // lab.cork_timer_ms: > 0 = pre-2022 delayed-work corking (push after this many ms)
+    cqMode,                 // lab.cq_mode: 0 = drain_then_arm (NAPI-like), 1 = arm_first (arm after the first poll)
+    txDeferToOwner,         // lab.tx_defer_to_owner (on/off): completions leave pushes to the thread inside the socket
+    txCompletionTimeoutMs,  // lab.tx_completion_timeout_ms: no send completion for this long takes the link down (0 =
+                            // off)
+    linkReaddMs,            // lab.link_readd_ms: after a lost link the server adds one again after this long (0 = off)
+    count_,                 // number of numeric settings (not a setting)
 };
 
 // How a setting's value is spelled. Every numeric type (number, flag,
@@ -67,8 +68,8 @@ const char* settingTypeName(SettingType type);
 // One row of the settings table: parsing, validation, the listing and the
 // help the agent and the GUI show all read it.
 struct SettingInfo {
-    const char* name;     // the kernel's net.smc sysctl name, or lab.* for a lab knob
-    SettingId id;         // the numeric value's slot; SettingId::count_ for text settings
+    const char* name;  // the kernel's net.smc sysctl name, or lab.* for a lab knob
+    SettingId id;      // the numeric value's slot; SettingId::count_ for text settings
     SettingScope scope;
     uint64_t defaultValue;
     uint64_t minValue;
@@ -98,9 +99,7 @@ class Settings {
 public:
     Settings();
 
-    uint64_t get(SettingId id) const {
-        return m_values[static_cast<size_t>(id)].load(std::memory_order_relaxed);
-    }
+    uint64_t get(SettingId id) const { return m_values[static_cast<size_t>(id)].load(std::memory_order_relaxed); }
     // Range-checked; invalidArgument names the setting and its range.
     Status set(SettingId id, uint64_t value);
 

@@ -15,12 +15,12 @@
 // Flags: MSG_DONTWAIT, MSG_PEEK (recv), MSG_MORE (send) from <sys/socket.h>.
 #pragma once
 
-#include <sys/socket.h>
-#include <sys/types.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #include <smcr/engine.h>
 #include <smcr/result.h>
@@ -33,7 +33,7 @@ class SocketImpl;
 }
 
 struct ConnectOptions {
-    int timeoutMs = 5000;  // TCP connect limit (the CLC waits are settings)
+    int timeoutMs = 5000;            // TCP connect limit (the CLC waits are settings)
     std::shared_ptr<Engine> engine;  // null: Engine::shared()
 };
 

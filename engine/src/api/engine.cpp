@@ -1,9 +1,9 @@
-#include <smcr/engine.h>
+#include <cstdlib>
+#include <mutex>
 
 #include <unistd.h>
 
-#include <cstdlib>
-#include <mutex>
+#include <smcr/engine.h>
 
 #include "core/engine_impl.h"
 
@@ -56,8 +56,12 @@ Result<std::shared_ptr<Engine>> Engine::create(const std::vector<std::pair<std::
     return std::shared_ptr<Engine>(new Engine(impl.value()));
 }
 
-Settings& Engine::settings() { return m_impl->settings(); }
-EngineStats Engine::stats() const { return m_impl->stats(); }
+Settings& Engine::settings() {
+    return m_impl->settings();
+}
+EngineStats Engine::stats() const {
+    return m_impl->stats();
+}
 
 uint64_t Engine::nextDueNs() const {
     std::lock_guard lock(m_impl->mutex());

@@ -5,8 +5,7 @@
 
 namespace smcr {
 
-Result<Listener> Listener::listen(const std::string& addr, uint16_t port, int backlog,
-                                  std::shared_ptr<Engine> engine) {
+Result<Listener> Listener::listen(const std::string& addr, uint16_t port, int backlog, std::shared_ptr<Engine> engine) {
     if (!engine) {
         auto shared = Engine::shared();
         if (!shared) return fail(shared.error());
@@ -37,7 +36,9 @@ Status Listener::setTimeoutMs(int timeoutMs) {
     return {};
 }
 
-uint16_t Listener::localPort() const { return m_impl ? m_impl->localPort() : 0; }
+uint16_t Listener::localPort() const {
+    return m_impl ? m_impl->localPort() : 0;
+}
 
 void Listener::close() {
     if (m_impl) m_impl->close();

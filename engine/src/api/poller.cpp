@@ -1,6 +1,6 @@
-#include <smcr/poller.h>
-
 #include <vector>
+
+#include <smcr/poller.h>
 
 #include "core/listener_impl.h"
 #include "core/poller_impl.h"
@@ -9,7 +9,9 @@
 namespace smcr {
 
 namespace {
-Status notCreated() { return fail(Errc::invalidState, "poller not created"); }
+Status notCreated() {
+    return fail(Errc::invalidState, "poller not created");
+}
 }  // namespace
 
 Result<Poller> Poller::create(std::shared_ptr<Engine> engine) {
@@ -67,6 +69,8 @@ void Poller::fdReadable() {
     if (m_impl) m_impl->fdReadable();
 }
 
-int Poller::fd() const { return m_impl ? m_impl->fd() : -1; }
+int Poller::fd() const {
+    return m_impl ? m_impl->fd() : -1;
+}
 
 }  // namespace smcr

@@ -1,4 +1,4 @@
-#include <smcr/socket.h>
+#include <cerrno>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <smcr/socket.h>
 
 #include "core/link_group.h"
 #include "core/socket_impl.h"
@@ -18,7 +18,9 @@ namespace smcr {
 
 namespace {
 
-Status invalidSocket() { return fail(Errc::invalidState, "socket is not connected"); }
+Status invalidSocket() {
+    return fail(Errc::invalidState, "socket is not connected");
+}
 
 // Blocking TCP connect with a limit.
 Result<int> tcpConnect(const std::string& host, uint16_t port, int timeoutMs) {
@@ -49,7 +51,8 @@ Result<int> tcpConnect(const std::string& host, uint16_t port, int timeoutMs) {
         ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
         if (err != 0) {
             ::close(fd);
-            if (err == ECONNREFUSED) return fail(Errc::connectionRefused, "connect " + host + ":" + service + ": refused");
+            if (err == ECONNREFUSED)
+                return fail(Errc::connectionRefused, "connect " + host + ":" + service + ": refused");
             return fail(makeSystemError("connect " + host + ":" + service, err));
         }
     } else if (rc != 0) {
@@ -139,18 +142,30 @@ Result<size_t> Socket::sendfile(int fileFd, off_t offset, size_t len) {
     if (!m_impl) return fail(invalidSocket().error());
     return m_impl->sendfile(fileFd, offset, len);
 }
-Status Socket::setNonBlocking(bool enabled) { return m_impl ? m_impl->setNonBlocking(enabled) : invalidSocket(); }
-bool Socket::nonBlocking() const { return m_impl && m_impl->nonBlocking(); }
+Status Socket::setNonBlocking(bool enabled) {
+    return m_impl ? m_impl->setNonBlocking(enabled) : invalidSocket();
+}
+bool Socket::nonBlocking() const {
+    return m_impl && m_impl->nonBlocking();
+}
 Status Socket::setTimeoutMs(int timeoutMs) {
     if (!m_impl) return invalidSocket();
     if (timeoutMs < 0) return fail(Errc::invalidArgument, "timeout must be >= 0");
     m_impl->setTimeoutMs(timeoutMs);
     return {};
 }
-Status Socket::setNoDelay(bool enabled) { return m_impl ? m_impl->setNoDelay(enabled) : invalidSocket(); }
-Status Socket::setCork(bool enabled) { return m_impl ? m_impl->setCork(enabled) : invalidSocket(); }
-bool Socket::noDelay() const { return m_impl && m_impl->noDelay(); }
-bool Socket::cork() const { return m_impl && m_impl->cork(); }
+Status Socket::setNoDelay(bool enabled) {
+    return m_impl ? m_impl->setNoDelay(enabled) : invalidSocket();
+}
+Status Socket::setCork(bool enabled) {
+    return m_impl ? m_impl->setCork(enabled) : invalidSocket();
+}
+bool Socket::noDelay() const {
+    return m_impl && m_impl->noDelay();
+}
+bool Socket::cork() const {
+    return m_impl && m_impl->cork();
+}
 Status Socket::shutdown(int how) {
     if (!m_impl) return invalidSocket();
     if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return fail(Errc::invalidArgument, "shutdown: bad how");
@@ -163,10 +178,20 @@ Result<uint32_t> Socket::waitReady(uint32_t events, int timeoutMs) {
     if (!m_impl) return fail(invalidSocket().error());
     return m_impl->waitReady(events, timeoutMs);
 }
-bool Socket::fellBack() const { return m_impl && !m_impl->smc(); }
-uint32_t Socket::fallbackReason() const { return m_impl ? m_impl->fallbackReason() : 0; }
-uint32_t Socket::peerDeclineReason() const { return m_impl ? m_impl->peerDeclineReason() : 0; }
-std::string Socket::peerAddress() const { return m_impl ? m_impl->peer() : std::string(); }
-ConnectionStats Socket::stats() const { return m_impl ? m_impl->stats() : ConnectionStats{}; }
+bool Socket::fellBack() const {
+    return m_impl && !m_impl->smc();
+}
+uint32_t Socket::fallbackReason() const {
+    return m_impl ? m_impl->fallbackReason() : 0;
+}
+uint32_t Socket::peerDeclineReason() const {
+    return m_impl ? m_impl->peerDeclineReason() : 0;
+}
+std::string Socket::peerAddress() const {
+    return m_impl ? m_impl->peer() : std::string();
+}
+ConnectionStats Socket::stats() const {
+    return m_impl ? m_impl->stats() : ConnectionStats{};
+}
 
 }  // namespace smcr

@@ -26,9 +26,7 @@ public:
     }
     bool empty() const { return m_fast.empty() && m_handshake.empty(); }
     size_t size() const { return m_fast.size() + m_handshake.size(); }
-    size_t size(AcceptSource from) const {
-        return from == AcceptSource::fastPath ? m_fast.size() : m_handshake.size();
-    }
+    size_t size(AcceptSource from) const { return from == AcceptSource::fastPath ? m_fast.size() : m_handshake.size(); }
 
     // The next socket: from the queue not served last when both hold one.
     std::optional<T> pop() {

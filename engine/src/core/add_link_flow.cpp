@@ -11,13 +11,20 @@ constexpr uint8_t kMaxLinksAnnounced = 2;
 
 const char* addLinkStateName(AddLinkState state) {
     switch (state) {
-        case AddLinkState::idle: return "idle";
-        case AddLinkState::awaitAddLinkResp: return "awaitAddLinkResp";
-        case AddLinkState::rkeyExchange: return "rkeyExchange";
-        case AddLinkState::awaitConfirmLink: return "awaitConfirmLink";
-        case AddLinkState::awaitConfirmLinkResp: return "awaitConfirmLinkResp";
-        case AddLinkState::active: return "active";
-        case AddLinkState::failed: return "failed";
+        case AddLinkState::idle:
+            return "idle";
+        case AddLinkState::awaitAddLinkResp:
+            return "awaitAddLinkResp";
+        case AddLinkState::rkeyExchange:
+            return "rkeyExchange";
+        case AddLinkState::awaitConfirmLink:
+            return "awaitConfirmLink";
+        case AddLinkState::awaitConfirmLinkResp:
+            return "awaitConfirmLinkResp";
+        case AddLinkState::active:
+            return "active";
+        case AddLinkState::failed:
+            return "failed";
     }
     return "?";
 }
@@ -118,8 +125,8 @@ AddLinkActions AddLinkFlow::onResponse(const wire::LlcAddLink& response, uint64_
         out.rejectedByPeer = true;
         return out;
     }
-    out.bringUp = LinkEndpoint{response.senderMac, response.senderGid, response.qpn, response.initialPsn,
-                               response.qpMtu};
+    out.bringUp =
+        LinkEndpoint{response.senderMac, response.senderGid, response.qpn, response.initialPsn, response.qpMtu};
     out.peerInitCredits = m_creditOffer > 0 ? response.initCredits : uint8_t{0};
     out.sendOnCurrent.push_back(nextCont());
     m_state = AddLinkState::rkeyExchange;
@@ -158,8 +165,7 @@ AddLinkActions AddLinkFlow::onConfirmLink(const wire::LlcConfirmLink& confirm, u
         out.sendOnNew = confirmLinkMessage(true);
         out.linkActive = true;
         m_state = AddLinkState::active;
-    } else if (m_role == HandshakeRole::server && m_state == AddLinkState::awaitConfirmLinkResp &&
-               confirm.response) {
+    } else if (m_role == HandshakeRole::server && m_state == AddLinkState::awaitConfirmLinkResp && confirm.response) {
         out.linkActive = true;
         m_state = AddLinkState::active;
     }

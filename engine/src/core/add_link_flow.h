@@ -72,8 +72,9 @@ public:
 
     HandshakeRole role() const { return m_role; }
     AddLinkState state() const { return m_state; }
-    bool running() const { return m_state != AddLinkState::idle && m_state != AddLinkState::active &&
-                                  m_state != AddLinkState::failed; }
+    bool running() const {
+        return m_state != AddLinkState::idle && m_state != AddLinkState::active && m_state != AddLinkState::failed;
+    }
     uint8_t newLinkId() const { return m_newLinkId; }
     // RQ credits for the new link (seed 004; credits.h): the receive WQEs it
     // posted, offered in ADD_LINK byte 36, which a peer without the feature
@@ -113,9 +114,9 @@ private:
     uint32_t m_linkUid = 0;
     LinkEndpoint m_local;
     std::vector<wire::RkeyPair> m_localRkeys;
-    size_t m_sendNext = 0;          // index of the next local rkey to announce
-    uint32_t m_recvRemaining = 0;   // rkeys the peer still has to announce
-    uint8_t m_creditOffer = 0;      // ADD_LINK byte 36 we send
+    size_t m_sendNext = 0;         // index of the next local rkey to announce
+    uint32_t m_recvRemaining = 0;  // rkeys the peer still has to announce
+    uint8_t m_creditOffer = 0;     // ADD_LINK byte 36 we send
 };
 
 }  // namespace smcr::core

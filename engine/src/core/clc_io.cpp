@@ -1,11 +1,11 @@
 #include "clc_io.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
 #include <poll.h>
 #include <sys/socket.h>
-
-#include <cerrno>
-#include <algorithm>
-#include <cstring>
 
 #include "engine_impl.h"
 

@@ -4,15 +4,24 @@ namespace smcr::core {
 
 const char* closeStateName(CloseState state) {
     switch (state) {
-        case CloseState::active: return "ACTIVE";
-        case CloseState::peerCloseWait1: return "PEERCLOSEWAIT1";
-        case CloseState::peerCloseWait2: return "PEERCLOSEWAIT2";
-        case CloseState::appCloseWait1: return "APPCLOSEWAIT1";
-        case CloseState::appCloseWait2: return "APPCLOSEWAIT2";
-        case CloseState::appFinCloseWait: return "APPFINCLOSEWAIT";
-        case CloseState::peerFinCloseWait: return "PEERFINCLOSEWAIT";
-        case CloseState::processAbort: return "PROCESSABORT";
-        case CloseState::closed: return "CLOSED";
+        case CloseState::active:
+            return "ACTIVE";
+        case CloseState::peerCloseWait1:
+            return "PEERCLOSEWAIT1";
+        case CloseState::peerCloseWait2:
+            return "PEERCLOSEWAIT2";
+        case CloseState::appCloseWait1:
+            return "APPCLOSEWAIT1";
+        case CloseState::appCloseWait2:
+            return "APPCLOSEWAIT2";
+        case CloseState::appFinCloseWait:
+            return "APPFINCLOSEWAIT";
+        case CloseState::peerFinCloseWait:
+            return "PEERFINCLOSEWAIT";
+        case CloseState::processAbort:
+            return "PROCESSABORT";
+        case CloseState::closed:
+            return "CLOSED";
     }
     return "?";
 }

@@ -43,7 +43,7 @@ struct CloseActions {
     bool sendDoneWriting = false;
     bool sendConnClosed = false;
     bool sendAbnormalClose = false;
-    bool readerEof = false;  // recv() returns 0 once the readable bytes are consumed
+    bool readerEof = false;      // recv() returns 0 once the readable bytes are consumed
     Errc error = Errc::invalid;  // connectionReset / connectionAborted when it just failed
 };
 

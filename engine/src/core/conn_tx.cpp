@@ -8,7 +8,9 @@ namespace smcr::core {
 ConnTx::ConnTx(uint32_t sndbufBytes, uint32_t peerRmbeBytes)
     : m_sndbufBytes(sndbufBytes), m_peerRmbeBytes(peerRmbeBytes) {}
 
-uint32_t ConnTx::sndbufFreeBytes() const { return static_cast<uint32_t>(m_sndbufBytes - (m_prepared - m_finished)); }
+uint32_t ConnTx::sndbufFreeBytes() const {
+    return static_cast<uint32_t>(m_sndbufBytes - (m_prepared - m_finished));
+}
 
 RingSpans ConnTx::reserve(uint32_t bytes) const {
     assert(bytes <= sndbufFreeBytes());

@@ -24,7 +24,7 @@ namespace smcr::core {
 struct RdmaWritePlan {
     uint32_t remoteOffset = 0;  // offset inside the peer RMBE
     uint32_t lengthBytes = 0;
-    RingSpans source;           // pieces of the local sndbuf
+    RingSpans source;  // pieces of the local sndbuf
 };
 
 // What to transmit now: at most two WRITEs (the peer RMBE wraps at most once

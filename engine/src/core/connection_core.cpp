@@ -19,8 +19,7 @@ CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc) {
         out.verdict = checkFailoverValidation(m_rxSeqno, cdc.seqno);
         return out;
     }
-    if (m_haveRxSeqno &&
-        static_cast<int16_t>(static_cast<uint16_t>(cdc.seqno - m_rxSeqno)) < 0) {
+    if (m_haveRxSeqno && static_cast<int16_t>(static_cast<uint16_t>(cdc.seqno - m_rxSeqno)) < 0) {
         out.verdict = CdcVerdict::staleSeqno;
         return out;
     }

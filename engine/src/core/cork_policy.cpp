@@ -9,7 +9,9 @@ bool appContext(PushOrigin origin) {
            origin == PushOrigin::owner;
 }
 
-bool deferrable(PushOrigin origin) { return origin == PushOrigin::completion || origin == PushOrigin::cdcReceived; }
+bool deferrable(PushOrigin origin) {
+    return origin == PushOrigin::completion || origin == PushOrigin::cdcReceived;
+}
 
 uint64_t autocorkLimitBytes(uint64_t autocorkingSize, uint32_t sndbufBytes) {
     return std::min<uint64_t>(autocorkingSize, sndbufBytes / 2);

@@ -58,15 +58,15 @@ enum class SendDecision : uint8_t {
 };
 
 struct SendCorkInput {
-    uint64_t unsentBytes = 0;      // prepared but not yet written, this send's bytes included
-    uint32_t pendingCdcs = 0;      // CDCs posted whose send completion has not arrived
+    uint64_t unsentBytes = 0;  // prepared but not yet written, this send's bytes included
+    uint32_t pendingCdcs = 0;  // CDCs posted whose send completion has not arrived
     uint32_t sndbufBytes = 0;
     uint32_t sndbufFreeBytes = 0;  // after this send's copy
     uint64_t autocorkingSize = 0;  // the setting; 0 = off
     bool msgMore = false;
     bool tcpCork = false;
-    bool notLast = false;          // a sendfile piece that more pieces follow
-    bool timerMode = false;        // lab.cork_timer_ms > 0
+    bool notLast = false;    // a sendfile piece that more pieces follow
+    bool timerMode = false;  // lab.cork_timer_ms > 0
 };
 
 // min(autocorking_size, sndbuf/2): the most a push may gather while corked.
@@ -118,13 +118,13 @@ struct SendHints {
 // Per connection: the push state the shell keeps next to the core.
 struct TxPushState {
     PushGate gate;
-    uint32_t owners = 0;        // application threads inside the socket (not waiting)
-    bool copying = false;       // a sender copies into the sndbuf with the engine unlocked
-    uint32_t copyWaiters = 0;   // other senders of the socket waiting for that copy
-    bool deferred = false;      // a push waits for the owner to leave
-    bool userCorked = false;    // unsent data is held by TCP_CORK / MSG_MORE / a sendfile piece
-    bool autocorked = false;    // unsent data is held by autocorking
-    bool sendQueued = false;    // this send's push found no free send slot: the sender waits for one
+    uint32_t owners = 0;                   // application threads inside the socket (not waiting)
+    bool copying = false;                  // a sender copies into the sndbuf with the engine unlocked
+    uint32_t copyWaiters = 0;              // other senders of the socket waiting for that copy
+    bool deferred = false;                 // a push waits for the owner to leave
+    bool userCorked = false;               // unsent data is held by TCP_CORK / MSG_MORE / a sendfile piece
+    bool autocorked = false;               // unsent data is held by autocorking
+    bool sendQueued = false;               // this send's push found no free send slot: the sender waits for one
     uint64_t corkDeadlineMs = UINT64_MAX;  // lab.cork_timer_ms: when the background thread pushes
 };
 

@@ -31,7 +31,7 @@ bool EngineImpl::serviceCqsLocked(bool armSend) {
     }
     bool any = false;
     for (;;) {
-        any = progressLocked() || any;  // batches until a short one (engine_impl.cpp)
+        any = progressLocked() || any;       // batches until a short one (engine_impl.cpp)
         if (armLocked(armSend)) return any;  // false: events were missed, poll again
         ++m_stats.cqMissedEvents;
     }

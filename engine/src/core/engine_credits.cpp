@@ -13,10 +13,10 @@
 // wait here would burn the CPU both processes need and hold the engine lock).
 // lab.rx_backlog refills first and hands CDC processing to the same queue,
 // drained after the completion batch (or after the delay).
+#include <cstring>
+
 #include <smcr/fabric_sim.h>
 #include <smcr/wire/cdc.h>
-
-#include <cstring>
 
 #include "engine_impl.h"
 #include "wr_id.h"
@@ -108,8 +108,7 @@ bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_
         onCdcLocked(*lgr, p.bytes.data());
         // Handled, then refilled (the kernel's order). A slot of a QP that
         // failed over meanwhile went with it.
-        if (p.slot != RxPending::kRefilled && lgr->qp && lgr->qp->qpn() == p.qpn &&
-            !refillRecvLocked(lgr, p.slot)) {
+        if (p.slot != RxPending::kRefilled && lgr->qp && lgr->qp->qpn() == p.qpn && !refillRecvLocked(lgr, p.slot)) {
             break;  // the group ended
         }
         // The credits it carried last: the senders they release go after the

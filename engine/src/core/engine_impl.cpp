@@ -1,16 +1,16 @@
 #include "engine_impl.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <random>
+
 #include <poll.h>
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <ctime>
-#include <random>
 
 namespace smcr::core {
 
@@ -173,7 +173,9 @@ EngineImpl::~EngineImpl() {
     if (m_bgEventFd >= 0) ::close(m_bgEventFd);
 }
 
-int EngineImpl::channelFd() const { return m_channel->fd(); }
+int EngineImpl::channelFd() const {
+    return m_channel->fd();
+}
 
 EngineStats EngineImpl::stats() {
     std::lock_guard lock(m_mutex);
@@ -233,7 +235,9 @@ void EngineImpl::wakeSleepersLocked() {
     }
 }
 
-void EngineImpl::addPersistentWatcherLocked(int eventFd) { m_watchers.push_back({eventFd, true}); }
+void EngineImpl::addPersistentWatcherLocked(int eventFd) {
+    m_watchers.push_back({eventFd, true});
+}
 void EngineImpl::removePersistentWatcherLocked(int eventFd) {
     std::erase_if(m_watchers, [&](const PersistentWatcher& w) { return w.fd == eventFd; });
 }
@@ -269,8 +273,8 @@ void EngineImpl::consumeChannelEventsLocked() {
     }
 }
 
-bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred,
-                           uint64_t deadlineNs, std::span<const int> extraFds, Connection* owner, WaitFor waitFor) {
+bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
+                           std::span<const int> extraFds, Connection* owner, WaitFor waitFor) {
     progressLocked();
     if (pred()) return true;
     ++m_appWaiters;
@@ -456,8 +460,7 @@ void EngineImpl::backgroundLoop() {
         nextMs = std::min(nextMs, txWatchdogDeadlineMsLocked(nowMs));
         int timeoutMs = static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
 
-        const bool inGrace =
-            m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
+        const bool inGrace = m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
         const bool watchChannel = !inGrace;
         m_bgAwaitsForeignExit = false;
         if (watchChannel) {
@@ -477,7 +480,8 @@ void EngineImpl::backgroundLoop() {
             // the time keeps the timer, and no waiter's exit costs a kick.
             m_bgAwaitsForeignExit = true;
         } else {
-            const uint64_t graceLeftMs = m_appWaiters > 0 ? kChannelGraceMs : m_lastWaiterExitMs + kChannelGraceMs - nowMs;
+            const uint64_t graceLeftMs =
+                m_appWaiters > 0 ? kChannelGraceMs : m_lastWaiterExitMs + kChannelGraceMs - nowMs;
             timeoutMs = std::min(timeoutMs, static_cast<int>(std::max<uint64_t>(graceLeftMs, 1)));
         }
         if (watchChannel != m_bgChannelWatched) {

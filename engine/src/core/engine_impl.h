@@ -27,8 +27,6 @@
 //   epoll_wait and poll: Poller::beginForeignWait) counts as such a waiter.
 #pragma once
 
-#include <sys/types.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -41,6 +39,8 @@
 #include <span>
 #include <thread>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <smcr/fabric.h>
 #include <smcr/fabric_sim.h>
@@ -57,7 +57,9 @@
 namespace smcr::core {
 
 uint64_t monotonicNs();
-inline uint64_t monotonicMs() { return monotonicNs() / 1000000; }
+inline uint64_t monotonicMs() {
+    return monotonicNs() / 1000000;
+}
 // One step of a spin-wait: a PAUSE, so a spinning thread leaves the core's
 // pipeline to its sibling and the peer it waits for.
 inline void cpuRelax() {
@@ -208,8 +210,7 @@ private:
     void dropConnectionLocked(Connection& conn);
     void lingerCheckLocked(uint64_t nowMs);
     // kind: an ANNOUNCE_CREDITS may use the credit kept back for it (credits.h).
-    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes,
-                         CreditSendKind kind = CreditSendKind::message);
+    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, CreditSendKind kind = CreditSendKind::message);
 
     // engine_rx.cpp
     void onSendCompletionLocked(const fabric::WorkCompletion& wc);
@@ -228,7 +229,7 @@ private:
     // (lab.rx_backlog), receive refill order, RNR counters.
     uint8_t creditOfferLocked(const LinkGroup& lgr) const;  // CLC byte 51 on first contact
     void enableCreditsLocked(LinkGroup& lgr, uint8_t peerInitCredits);
-    bool creditsBlockedLocked(const LinkGroup& lgr) const;  // no credit for a message SEND
+    bool creditsBlockedLocked(const LinkGroup& lgr) const;                 // no credit for a message SEND
     void attachCdcCreditsLocked(LinkRxFlow& flow, wire::CdcMessage& msg);  // the flow of the CDC's link
     bool refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot);
     void receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
@@ -269,8 +270,7 @@ private:
     // An LLC message the multi-link code owns; false: LinkCore handles it.
     bool onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcMessage& msg);
     // A completion of the standby link's QP (true: it was one and is handled).
-    bool onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
-                                   bool recv);
+    bool onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc, bool recv);
     // The primary link failed: fail over (true) or leave it to the caller to
     // terminate the group (false).
     bool primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason);
@@ -290,8 +290,7 @@ private:
     // link's (and is handled).
     void retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link);
     void freeRetiredLinkLocked(LinkGroup& lgr);
-    bool onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
-                                   bool recv);
+    bool onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc, bool recv);
     void addLinkStatsLocked(EngineStats& out) const;
     // The standby link failed: its connections move to the primary, it is
     // dropped and the peer hears of it over the primary.

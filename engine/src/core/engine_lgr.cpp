@@ -1,11 +1,11 @@
 // Link groups: creation with one RC QP, QP bring-up from the CLC values,
 // connections and their pooled buffers, termination and linger.
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 #include <random>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "engine_impl.h"
 #include "llc_send.h"
@@ -16,8 +16,8 @@ namespace smcr::core {
 namespace {
 
 // Kernel QP attributes for SMC-R (smc-protocol.md section 4).
-constexpr uint8_t kMinRnrTimer = 5;   // 0.06 ms
-constexpr uint8_t kAckTimeout = 15;   // ~134 ms
+constexpr uint8_t kMinRnrTimer = 5;  // 0.06 ms
+constexpr uint8_t kAckTimeout = 15;  // ~134 ms
 constexpr uint8_t kRetryCnt = 7;
 constexpr uint8_t kRnrRetryInfinite = 7;
 // Clients keep an unused link group 10 s longer than servers, so the server
@@ -204,14 +204,14 @@ Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, Cr
         lgr.pendingLlc.push_back(bytes);
         return {};
     }
-    if (Status s = postLlcSend(*lgr.qp, lgr.inlineSends, lgr.sendBuffers.get(), lgr.nextSendBuffer,
-                               lgr.sendSlots, bytes);
+    if (Status s =
+            postLlcSend(*lgr.qp, lgr.inlineSends, lgr.sendBuffers.get(), lgr.nextSendBuffer, lgr.sendSlots, bytes);
         !s) {
         return s;
     }
     ++lgr.sendSlotsUsed;
     watchdogOnPostLocked(lgr.sendSlotsUsed);  // engine_watchdog.cpp
-    (void)lgr.flow.credits.take(kind);  // checked above
+    (void)lgr.flow.credits.take(kind);        // checked above
     return {};
 }
 

@@ -10,13 +10,13 @@
 // server adds a new one once the free port can take it.
 // The decisions come from the functional core (add_link_flow.h,
 // link_failover.h, rkey_table.h); this file does the I/O.
-#include <smcr/wire/cdc.h>
-
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <set>
+
+#include <smcr/wire/cdc.h>
 
 #include "engine_impl.h"
 #include "handshake_io.h"
@@ -108,9 +108,8 @@ Status postPathRecv(LinkPath& path, uint32_t slot) {
     return path.qp->postRecv(wr);
 }
 
-Result<std::unique_ptr<LinkPath>> makePath(const PathSetup& setup, const LinkGroup& lgr,
-                                           const fabric::PortInfo& port, uint8_t linkId,
-                                           const LinkTimers& timers, uint64_t nowMs) {
+Result<std::unique_ptr<LinkPath>> makePath(const PathSetup& setup, const LinkGroup& lgr, const fabric::PortInfo& port,
+                                           uint8_t linkId, const LinkTimers& timers, uint64_t nowMs) {
     auto path = std::make_unique<LinkPath>();
     path->linkId = linkId;
     path->portNum = port.portNum;
@@ -188,8 +187,8 @@ Status postPathLlc(LinkPath& path, const wire::LlcBytes& bytes, CreditSendKind k
         path.pendingLlc.push_back(bytes);
         return {};
     }
-    if (Status s = postLlcSend(*path.qp, path.inlineSends, path.sendBuffers.get(), path.nextSendBuffer,
-                               path.sendSlots, bytes);
+    if (Status s =
+            postLlcSend(*path.qp, path.inlineSends, path.sendBuffers.get(), path.nextSendBuffer, path.sendSlots, bytes);
         !s) {
         return s;
     }
@@ -259,8 +258,8 @@ void EngineImpl::startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr) {
     timers.testLinkIdleMs = m_settings.get(SettingId::testlinkTimeS) * 1000;
     timers.llcWaitMs = m_settings.get(SettingId::llcWaitMs);
     const uint64_t nowMs = monotonicMs();
-    auto path = makePath(PathSetup{m_pd.get(), m_sendCq.get(), m_recvCq.get(), &m_device->info().limits}, *lgr,
-                         *port, multi.nextLinkId++, timers, nowMs);
+    auto path = makePath(PathSetup{m_pd.get(), m_sendCq.get(), m_recvCq.get(), &m_device->info().limits}, *lgr, *port,
+                         multi.nextLinkId++, timers, nowMs);
     if (!path) {
         ++m_stats.addLinkFailed;
         return;
@@ -664,8 +663,8 @@ void EngineImpl::announceRmbLocked(LinkGroup& lgr, Connection& conn) {
     if (!multi.standby || lgr.terminated || conn.rmb == nullptr) return;
     if (!multi.announcedRmbs.insert(conn.rmbId).second) return;
     const wire::RkeyPair own = ownRkeyPair(*conn.rmb);
-    const wire::LlcConfirmRkey m = makeConfirmRkey(RmbOnLink{own.rkeyCurrent, own.vaddrNew},
-                                                   multi.standby->linkId, RmbOnLink{own.rkeyNew, own.vaddrNew});
+    const wire::LlcConfirmRkey m = makeConfirmRkey(RmbOnLink{own.rkeyCurrent, own.vaddrNew}, multi.standby->linkId,
+                                                   RmbOnLink{own.rkeyNew, own.vaddrNew});
     (void)postLlcLocked(lgr, wire::encode(m));  // a failure shows as a lost link
 }
 

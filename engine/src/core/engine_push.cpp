@@ -1,10 +1,10 @@
 // The shell's side of the push decisions in cork_policy.h: the send copy,
 // autocorking, TCP_CORK/MSG_MORE/TCP_NODELAY, the old cork timer, tx deferral
 // to the thread inside the socket, and the counters that show each at work.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
+
+#include <unistd.h>
 
 #include "engine_impl.h"
 
@@ -28,7 +28,8 @@ uint32_t EngineImpl::sendCopyLocked(std::unique_lock<std::mutex>& lock, Connecti
     // bytes are reserved but not committed yet (the kernel's lock_sock).
     while (conn.push.copying && conn.error == Errc::invalid) {
         ++conn.push.copyWaiters;
-        waitUntil(lock, [&] { return !conn.push.copying || conn.error != Errc::invalid; }, 0);
+        waitUntil(
+            lock, [&] { return !conn.push.copying || conn.error != Errc::invalid; }, 0);
         --conn.push.copyWaiters;
     }
     ConnTx& tx = conn.core->tx();
@@ -108,8 +109,7 @@ void EngineImpl::waitSendSlotLocked(std::unique_lock<std::mutex>& lock, Connecti
     const uint64_t bound = monotonicNs() + kSendSlotWaitMaxNs;
     const uint64_t until = deadlineNs != 0 ? std::min(deadlineNs, bound) : bound;
     waitUntil(
-        lock,
-        [&] { return !conn.queuedForSlot || conn.error != Errc::invalid || !conn.lgr || conn.lgr->terminated; },
+        lock, [&] { return !conn.queuedForSlot || conn.error != Errc::invalid || !conn.lgr || conn.lgr->terminated; },
         until, {}, &conn);
 }
 
@@ -134,7 +134,9 @@ void EngineImpl::pushLocked(Connection& conn, PushOrigin origin) {
     } while (conn.push.gate.again());
 }
 
-void EngineImpl::enterOwnerLocked(Connection& conn) { ++conn.push.owners; }
+void EngineImpl::enterOwnerLocked(Connection& conn) {
+    ++conn.push.owners;
+}
 
 void EngineImpl::leaveOwnerLocked(Connection& conn) {
     if (conn.push.owners > 0) --conn.push.owners;

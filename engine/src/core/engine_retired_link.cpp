@@ -20,10 +20,10 @@
 // flushed completions of the later WQEs may reach our CQ before its receive
 // completion (the sim's responder claims the WQE, then the CQE slot), and
 // the first flushed completion already fails the link over.
-#include <smcr/wire/cdc.h>
-
 #include <algorithm>
 #include <cstring>
+
+#include <smcr/wire/cdc.h>
 
 #include "engine_impl.h"
 #include "wr_id.h"

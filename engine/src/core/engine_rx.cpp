@@ -1,8 +1,8 @@
 // Completions: send completions return send slots and sndbuf space; receive
 // completions carry CDC and LLC messages (smc-protocol.md sections 2-4).
-#include <smcr/wire/cdc.h>
-
 #include <cstring>
+
+#include <smcr/wire/cdc.h>
 
 #include "engine_impl.h"
 #include "wr_id.h"
@@ -34,15 +34,14 @@ Status EngineImpl::postRecvLocked(LinkGroup& lgr, uint32_t slot) {
     fabric::RecvWr wr;
     wr.wrId = makeWrId(WrKind::recv, slot);
     wr.numSge = 1;
-    wr.sg[0] = {lgr.recvBuffers->address() + uint64_t{slot} * kWrBufferBytes, kWrBufferBytes,
-                lgr.recvBuffers->lkey()};
+    wr.sg[0] = {lgr.recvBuffers->address() + uint64_t{slot} * kWrBufferBytes, kWrBufferBytes, lgr.recvBuffers->lkey()};
     return lgr.qp->postRecv(wr);
 }
 
 void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
     auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
-    if (!lgr) return;  // a terminated group's flushed WRs
+    if (!lgr) return;                                       // a terminated group's flushed WRs
     if (onRetiredCompletionLocked(lgr, wc, false)) return;  // a lost link's (engine_retired_link.cpp)
     if (onStandbyCompletionLocked(lgr, wc, false)) return;  // the added link (engine_links.cpp)
     if (wc.status != fabric::WcStatus::success) {
@@ -126,16 +125,22 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
     std::shared_ptr<Connection> conn = it->second;
     const CdcRxResult r = conn->core->onCdc(cdc);
     switch (r.verdict) {
-        case CdcVerdict::accepted: break;
-        case CdcVerdict::staleSeqno: ++conn->stats.staleCdcDropped; return;
-        case CdcVerdict::wrongToken: ++m_stats.unknownTokenDropped; return;
+        case CdcVerdict::accepted:
+            break;
+        case CdcVerdict::staleSeqno:
+            ++conn->stats.staleCdcDropped;
+            return;
+        case CdcVerdict::wrongToken:
+            ++m_stats.unknownTokenDropped;
+            return;
         case CdcVerdict::protocolViolation: {
             CloseActions a = conn->core->closer().on(CloseEvent::appAbort);
             conn->error = Errc::protocolViolation;
             applyCloseLocked(*conn, a);
             return;
         }
-        case CdcVerdict::failoverChecked: return;
+        case CdcVerdict::failoverChecked:
+            return;
         case CdcVerdict::failoverLost: {
             // CDCs went missing in the failover: the stream cannot be trusted.
             CloseActions a = conn->core->closer().on(CloseEvent::appAbort);
@@ -152,7 +157,8 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
     }
     // Freed peer space lets queued data go; a requested or due window update
     // goes out with it (or alone).
-    if (conn->core->rx().windowUpdateNeeded(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
+    if (conn->core->rx().windowUpdateNeeded(
+            static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
         conn->needCdc = true;
     }
     if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) {

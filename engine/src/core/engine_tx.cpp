@@ -1,9 +1,9 @@
 // The send side of the data path over the fabric: sndbuf copy, RDMA WRITEs
 // into the peer RMBE, then the CDC SEND on the same QP (RC ordering makes the
 // data visible before the CDC; smc-protocol.md section 3).
-#include <smcr/wire/cdc.h>
-
 #include <cstring>
+
+#include <smcr/wire/cdc.h>
 
 #include "engine_impl.h"
 #include "link_send_side.h"
@@ -113,8 +113,8 @@ void EngineImpl::flushLocked(Connection& conn) {
             // queues the same way until the peer's credits arrive.
             conn.queuedForSlot = true;
             side.slotWaiters->push_back(conn.lgr->conns.count(conn.localToken) != 0
-                                          ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
-                                          : std::weak_ptr<Connection>());
+                                            ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
+                                            : std::weak_ptr<Connection>());
             ++(noCredit ? m_stats.creditWaits : m_stats.sendSlotWaits);
             return;
         }

@@ -72,7 +72,9 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
     return false;
 }
 
-void EngineImpl::foreignWaitBeginLocked() { ++m_foreignWaiters; }
+void EngineImpl::foreignWaitBeginLocked() {
+    ++m_foreignWaiters;
+}
 
 void EngineImpl::foreignWaitEndLocked() {
     if (m_foreignWaiters > 0) --m_foreignWaiters;

@@ -6,14 +6,22 @@ using wire::DeclineReason;
 
 const char* handshakeStateName(HandshakeState state) {
     switch (state) {
-        case HandshakeState::idle: return "idle";
-        case HandshakeState::awaitProposal: return "awaitProposal";
-        case HandshakeState::awaitAccept: return "awaitAccept";
-        case HandshakeState::awaitConfirm: return "awaitConfirm";
-        case HandshakeState::awaitConfirmLink: return "awaitConfirmLink";
-        case HandshakeState::awaitConfirmLinkResp: return "awaitConfirmLinkResp";
-        case HandshakeState::established: return "established";
-        case HandshakeState::fellBack: return "fellBack";
+        case HandshakeState::idle:
+            return "idle";
+        case HandshakeState::awaitProposal:
+            return "awaitProposal";
+        case HandshakeState::awaitAccept:
+            return "awaitAccept";
+        case HandshakeState::awaitConfirm:
+            return "awaitConfirm";
+        case HandshakeState::awaitConfirmLink:
+            return "awaitConfirmLink";
+        case HandshakeState::awaitConfirmLinkResp:
+            return "awaitConfirmLinkResp";
+        case HandshakeState::established:
+            return "established";
+        case HandshakeState::fellBack:
+            return "fellBack";
     }
     return "?";
 }
@@ -89,10 +97,14 @@ HandshakeActions Handshake::onClient(const HandshakeEvent& event) {
                 // No answer to the Proposal: the server is plain TCP (the
                 // kernel learns this from the missing SYN option; we can only
                 // wait). No Decline: the peer does not speak CLC.
-                case HandshakeEventKind::timeout: return fallBackSilently(DeclineReason::peerNoSmc, false);
-                case HandshakeEventKind::notClc: return fallBackSilently(DeclineReason::peerNoSmc, false);
-                case HandshakeEventKind::malformed: return declineAndFallBack(DeclineReason::cnfErr);
-                default: return declineAndFallBack(DeclineReason::intErr);
+                case HandshakeEventKind::timeout:
+                    return fallBackSilently(DeclineReason::peerNoSmc, false);
+                case HandshakeEventKind::notClc:
+                    return fallBackSilently(DeclineReason::peerNoSmc, false);
+                case HandshakeEventKind::malformed:
+                    return declineAndFallBack(DeclineReason::cnfErr);
+                default:
+                    return declineAndFallBack(DeclineReason::intErr);
             }
         case HandshakeState::awaitConfirmLink:
             switch (event.kind) {
@@ -101,10 +113,13 @@ HandshakeActions Handshake::onClient(const HandshakeEvent& event) {
                     out.established = true;
                     m_state = HandshakeState::established;
                     return out;
-                case HandshakeEventKind::timeout: return declineAndFallBack(DeclineReason::timeoutCl);
-                default: return declineAndFallBack(DeclineReason::intErr);
+                case HandshakeEventKind::timeout:
+                    return declineAndFallBack(DeclineReason::timeoutCl);
+                default:
+                    return declineAndFallBack(DeclineReason::intErr);
             }
-        default: break;
+        default:
+            break;
     }
     return out;
 }
@@ -128,9 +143,12 @@ HandshakeActions Handshake::onServer(const HandshakeEvent& event) {
                 // Not SMC at all (other bytes, or a client that waits for the
                 // server to speak first): plain TCP, nothing is sent.
                 case HandshakeEventKind::notClc:
-                case HandshakeEventKind::timeout: return fallBackSilently(DeclineReason::peerNoSmc, false);
-                case HandshakeEventKind::malformed: return declineAndFallBack(DeclineReason::cnfErr);
-                default: return declineAndFallBack(DeclineReason::intErr);
+                case HandshakeEventKind::timeout:
+                    return fallBackSilently(DeclineReason::peerNoSmc, false);
+                case HandshakeEventKind::malformed:
+                    return declineAndFallBack(DeclineReason::cnfErr);
+                default:
+                    return declineAndFallBack(DeclineReason::intErr);
             }
         case HandshakeState::awaitConfirm:
             switch (event.kind) {
@@ -147,9 +165,12 @@ HandshakeActions Handshake::onServer(const HandshakeEvent& event) {
                     return out;
                 // The kernel fails the socket on a CLC wait timeout; a lab
                 // engine keeps the TCP connection and reports INTERR.
-                case HandshakeEventKind::timeout: return declineAndFallBack(DeclineReason::intErr);
-                case HandshakeEventKind::malformed: return declineAndFallBack(DeclineReason::cnfErr);
-                default: return declineAndFallBack(DeclineReason::intErr);
+                case HandshakeEventKind::timeout:
+                    return declineAndFallBack(DeclineReason::intErr);
+                case HandshakeEventKind::malformed:
+                    return declineAndFallBack(DeclineReason::cnfErr);
+                default:
+                    return declineAndFallBack(DeclineReason::intErr);
             }
         case HandshakeState::awaitConfirmLinkResp:
             switch (event.kind) {
@@ -157,10 +178,13 @@ HandshakeActions Handshake::onServer(const HandshakeEvent& event) {
                     out.established = true;
                     m_state = HandshakeState::established;
                     return out;
-                case HandshakeEventKind::timeout: return declineAndFallBack(DeclineReason::timeoutCl);
-                default: return declineAndFallBack(DeclineReason::intErr);
+                case HandshakeEventKind::timeout:
+                    return declineAndFallBack(DeclineReason::timeoutCl);
+                default:
+                    return declineAndFallBack(DeclineReason::intErr);
             }
-        default: break;
+        default:
+            break;
     }
     return out;
 }

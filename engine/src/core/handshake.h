@@ -34,25 +34,25 @@ const char* handshakeStateName(HandshakeState state);
 // What the shell learned; each event carries only the facts it needs.
 enum class HandshakeEventKind : uint8_t {
     start = 0,
-    notClc,            // server: the first bytes are not a CLC Proposal (plain TCP client)
-    proposal,          // server: a Proposal arrived
-    accept,            // client: an Accept arrived
-    confirm,           // server: a Confirm arrived
-    decline,           // a Decline arrived (peerReason)
-    malformed,         // a CLC message failed to decode or was unexpected
+    notClc,               // server: the first bytes are not a CLC Proposal (plain TCP client)
+    proposal,             // server: a Proposal arrived
+    accept,               // client: an Accept arrived
+    confirm,              // server: a Confirm arrived
+    decline,              // a Decline arrived (peerReason)
+    malformed,            // a CLC message failed to decode or was unexpected
     confirmLinkRequest,   // client: LLC CONFIRM_LINK request on the new link
     confirmLinkResponse,  // server: LLC CONFIRM_LINK response
-    timeout,           // the armed timer expired
-    localFailure,      // resources could not be set up (reason says which)
+    timeout,              // the armed timer expired
+    localFailure,         // resources could not be set up (reason says which)
 };
 
 struct HandshakeEvent {
     HandshakeEventKind kind = HandshakeEventKind::start;
-    bool firstContact = false;     // accept/confirm: byte 7 bit 3
-    bool smcrOffered = true;       // proposal: typeV1 is R or both
-    bool linkGroupFound = true;    // accept without first contact: the client knows the link group
-    bool rmbeSizeValid = true;     // accept/confirm: size code <= 5
-    uint32_t peerReason = 0;       // decline: the peer's diagnosis
+    bool firstContact = false;   // accept/confirm: byte 7 bit 3
+    bool smcrOffered = true;     // proposal: typeV1 is R or both
+    bool linkGroupFound = true;  // accept without first contact: the client knows the link group
+    bool rmbeSizeValid = true;   // accept/confirm: size code <= 5
+    uint32_t peerReason = 0;     // decline: the peer's diagnosis
     wire::DeclineReason reason = wire::DeclineReason::invalid;  // localFailure
 };
 
@@ -65,14 +65,14 @@ struct HandshakeActions {
     bool sendConfirmLinkRequest = false;
     bool sendConfirmLinkResponse = false;
     bool sendDecline = false;
-    bool declineOutOfSync = false;     // SYNCERR: the peer must drop its link group
+    bool declineOutOfSync = false;  // SYNCERR: the peer must drop its link group
     wire::DeclineReason declineReason = wire::DeclineReason::invalid;
     TimerKind armTimer = TimerKind::none;
     bool established = false;
     bool fallBack = false;
-    uint32_t fallbackReason = 0;       // counted in the stats
-    uint32_t peerReason = 0;           // when the peer declined
-    bool handshakeError = false;       // a failure (not a plain TCP peer)
+    uint32_t fallbackReason = 0;  // counted in the stats
+    uint32_t peerReason = 0;      // when the peer declined
+    bool handshakeError = false;  // a failure (not a plain TCP peer)
 };
 
 class Handshake {

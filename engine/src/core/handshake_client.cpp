@@ -130,7 +130,8 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
                 // held by connections whose closing CDCs are in flight.
                 if (lgr && lgr->core->full()) {
                     const uint64_t deadline = monotonicNs() + m_settings.get(SettingId::llcWaitMs) * 1000000;
-                    waitUntil(lock, [&] { return !lgr->core->full() || lgr->terminated; }, deadline);
+                    waitUntil(
+                        lock, [&] { return !lgr->core->full() || lgr->terminated; }, deadline);
                 }
             }
         }
@@ -188,8 +189,8 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
     if (!a.established) {
         // First contact: the server's CONFIRM_LINK request is the first RoCE message.
         std::unique_lock lock(m_mutex);
-        const LlcWaitResult w = waitForLlcFlag(*this, lock, *lgr, &LinkGroup::confirmLinkSeen, fd,
-                                               m_settings.get(SettingId::llcWaitMs));
+        const LlcWaitResult w =
+            waitForLlcFlag(*this, lock, *lgr, &LinkGroup::confirmLinkSeen, fd, m_settings.get(SettingId::llcWaitMs));
         if (w != LlcWaitResult::seen) {
             lock.unlock();
             if (w == LlcWaitResult::tcpData) {

@@ -16,18 +16,27 @@ Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason rea
     return writeAllTcp(fd, bytes);
 }
 
-ClcReceived receiveClc(int fd, int timeoutMs) { return receiveClc(fd, timeoutMs, nullptr); }
+ClcReceived receiveClc(int fd, int timeoutMs) {
+    return receiveClc(fd, timeoutMs, nullptr);
+}
 
 ClcReceived receiveClc(int fd, int timeoutMs, std::vector<uint8_t>* prefix) {
     ClcReceived out;
     const ClcRead read = readClc(fd, timeoutMs, prefix);
     switch (read.status) {
-        case ClcReadStatus::ok: break;
-        case ClcReadStatus::timeout: out.failure = HandshakeEventKind::timeout; return out;
+        case ClcReadStatus::ok:
+            break;
+        case ClcReadStatus::timeout:
+            out.failure = HandshakeEventKind::timeout;
+            return out;
         case ClcReadStatus::notClc:
-        case ClcReadStatus::closed: out.failure = HandshakeEventKind::notClc; return out;
+        case ClcReadStatus::closed:
+            out.failure = HandshakeEventKind::notClc;
+            return out;
         case ClcReadStatus::malformed:
-        case ClcReadStatus::error: out.failure = HandshakeEventKind::malformed; return out;
+        case ClcReadStatus::error:
+            out.failure = HandshakeEventKind::malformed;
+            return out;
     }
     auto msg = wire::decodeClc(read.bytes);
     if (msg) out.message = std::move(msg.value());
@@ -40,7 +49,8 @@ LlcWaitResult waitForLlcFlag(EngineImpl& engine, std::unique_lock<std::mutex>& l
     for (;;) {
         // Slices, so a Decline on the TCP socket is noticed while waiting.
         const uint64_t slice = std::min<uint64_t>(deadline, monotonicNs() + 20 * 1000000ull);
-        if (engine.waitUntil(lock, [&] { return lgr.*flag || lgr.terminated; }, slice)) {
+        if (engine.waitUntil(
+                lock, [&] { return lgr.*flag || lgr.terminated; }, slice)) {
             return lgr.*flag ? LlcWaitResult::seen : LlcWaitResult::timeout;
         }
         if (tcpReadable(fd)) return LlcWaitResult::tcpData;

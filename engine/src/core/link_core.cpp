@@ -7,9 +7,12 @@ namespace smcr::core {
 
 const char* linkStateName(LinkState state) {
     switch (state) {
-        case LinkState::activating: return "activating";
-        case LinkState::active: return "active";
-        case LinkState::down: return "down";
+        case LinkState::activating:
+            return "activating";
+        case LinkState::active:
+            return "active";
+        case LinkState::down:
+            return "down";
     }
     return "?";
 }

@@ -6,10 +6,14 @@ namespace smcr::core {
 
 const char* linkLossKindName(LinkLossKind kind) {
     switch (kind) {
-        case LinkLossKind::none: return "none";
-        case LinkLossKind::dropStandby: return "dropStandby";
-        case LinkLossKind::failover: return "failover";
-        case LinkLossKind::terminateGroup: return "terminateGroup";
+        case LinkLossKind::none:
+            return "none";
+        case LinkLossKind::dropStandby:
+            return "dropStandby";
+        case LinkLossKind::failover:
+            return "failover";
+        case LinkLossKind::terminateGroup:
+            return "terminateGroup";
     }
     return "?";
 }
@@ -21,8 +25,7 @@ LinkLossPlan planLinkLoss(const LinkSetView& links, uint8_t lostLinkId, uint32_t
     if (lostLinkId == links.standbyId) {
         plan.kind = LinkLossKind::dropStandby;
     } else if (lostLinkId == links.primaryId) {
-        plan.kind = links.standbyId != 0 && links.standbyActive ? LinkLossKind::failover
-                                                                : LinkLossKind::terminateGroup;
+        plan.kind = links.standbyId != 0 && links.standbyActive ? LinkLossKind::failover : LinkLossKind::terminateGroup;
     }
     // The peer always hears about it (a response also for a link we no
     // longer know, kernel DELETE_LINK reason "unknown link"), unless no link

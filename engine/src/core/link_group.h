@@ -47,7 +47,7 @@ public:
 
     std::shared_ptr<LinkGroup> lgr;
     uint32_t localToken;
-    uint64_t id = 0;  // engine-wide, for the hang-up monitor
+    uint64_t id = 0;                       // engine-wide, for the hang-up monitor
     std::unique_ptr<ConnectionCore> core;  // made once the peer's RMB is known
     uint32_t rmbId = 0;
     uint32_t sndbufId = 0;
@@ -56,11 +56,11 @@ public:
     uint64_t peerRmbVaddr = 0;
     uint32_t peerRmbRkey = 0;
     int tcpFd = -1;
-    bool appClosed = false;       // the socket was closed (or never handed out)
-    bool readShutdown = false;    // shutdown(SHUT_RD)
-    bool released = false;        // buffers back in the pool, token freed
-    bool needCdc = false;         // a window update or close flags must go out
-    bool queuedForSlot = false;   // waiting in the link group's slot queue
+    bool appClosed = false;      // the socket was closed (or never handed out)
+    bool readShutdown = false;   // shutdown(SHUT_RD)
+    bool released = false;       // buffers back in the pool, token freed
+    bool needCdc = false;        // a window update or close flags must go out
+    bool queuedForSlot = false;  // waiting in the link group's slot queue
     // Multi-link groups (engine_links.cpp): the link the connection sends on.
     // A new connection of a two-link group is assigned to the link with the
     // fewest connections (the kernel's smcr_lgr_conn_assign_link);
@@ -73,7 +73,7 @@ public:
     uint32_t standbyRmbRkey = 0;
     uint64_t standbyRmbVaddr = 0;
     uint64_t hangupDeadlineMs = UINT64_MAX;  // TCP peer gone: abort unless closed by then
-    Errc error = Errc::invalid;   // set when aborted
+    Errc error = Errc::invalid;              // set when aborted
     // CDCs that arrived before the handshake finished on this side (the
     // client may write right after its Confirm, before the server read it).
     std::vector<std::array<uint8_t, 44>> earlyCdcs;
@@ -93,7 +93,7 @@ public:
     std::unique_ptr<fabric::QueuePair> qp;
     std::unique_ptr<fabric::MemoryRegion> recvBuffers;  // recvWr slots of 48 bytes
     uint32_t recvWr = 0;
-    uint32_t sendSlots = 0;       // CDC/LLC SENDs that may be outstanding
+    uint32_t sendSlots = 0;  // CDC/LLC SENDs that may be outstanding
     uint32_t sendSlotsUsed = 0;
     bool inlineSends = true;
     std::unique_ptr<fabric::MemoryRegion> sendBuffers;  // when SENDs cannot go inline
@@ -101,13 +101,13 @@ public:
     std::unique_ptr<LinkCore> link;
     std::unique_ptr<LinkGroupCore> core;
     std::map<uint32_t, std::shared_ptr<Connection>> conns;  // by local token
-    std::vector<PooledBuffer> rmbs;     // index = pool id
+    std::vector<PooledBuffer> rmbs;                         // index = pool id
     std::vector<PooledBuffer> sndbufs;
     std::deque<std::weak_ptr<Connection>> slotWaiters;
     std::deque<wire::LlcBytes> pendingLlc;  // replies waiting for a send slot
-    LinkRxFlow flow;  // RQ credits and RX backlog of the link (rx_flow.h)
-    TxWatchdog txWatchdog;  // send completions that stopped coming (tx_watchdog.h)
-    MultiLink multi;  // a second link, failover, rkey announcements (link_path.h)
+    LinkRxFlow flow;                        // RQ credits and RX backlog of the link (rx_flow.h)
+    TxWatchdog txWatchdog;                  // send completions that stopped coming (tx_watchdog.h)
+    MultiLink multi;                        // a second link, failover, rkey announcements (link_path.h)
     bool terminated = false;
     bool confirmLinkSeen = false;      // client: CONFIRM_LINK request arrived
     bool confirmLinkRespSeen = false;  // server: CONFIRM_LINK response arrived

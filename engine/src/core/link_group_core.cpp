@@ -52,6 +52,8 @@ void LinkGroupCore::removeConnection(uint32_t token, uint64_t nowMs) {
     if (m_tokens.empty()) m_lingerDeadlineMs = nowMs + m_lingerMs;
 }
 
-bool LinkGroupCore::lingerExpired(uint64_t nowMs) const { return m_tokens.empty() && nowMs >= m_lingerDeadlineMs; }
+bool LinkGroupCore::lingerExpired(uint64_t nowMs) const {
+    return m_tokens.empty() && nowMs >= m_lingerDeadlineMs;
+}
 
 }  // namespace smcr::core

@@ -15,7 +15,9 @@ inline constexpr uint32_t kBufferMinBytes = 16 * 1024;
 inline constexpr uint8_t kBufferMaxClass = 5;
 // The size class that holds `bytes` (rounded up, clamped to 16 KiB..512 KiB).
 uint8_t bufferClassFor(uint64_t bytes);
-inline uint32_t bufferClassBytes(uint8_t sizeClass) { return kBufferMinBytes << sizeClass; }
+inline uint32_t bufferClassBytes(uint8_t sizeClass) {
+    return kBufferMinBytes << sizeClass;
+}
 
 // Buffers reused per size class (the kernel keeps RMBs and sndbufs per lgr
 // and reuses a free one of the same size before allocating).

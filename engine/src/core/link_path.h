@@ -51,22 +51,22 @@ struct LinkPath {
     std::unique_ptr<LinkCore> link;
     std::deque<wire::LlcBytes> pendingLlc;
     std::deque<std::weak_ptr<Connection>> slotWaiters;  // balanced connections waiting for a slot
-    LinkRxFlow flow;  // RQ credits: negotiated in ADD_LINK byte 36 (add_link_flow.h)
+    LinkRxFlow flow;                                    // RQ credits: negotiated in ADD_LINK byte 36 (add_link_flow.h)
     TxWatchdog txWatchdog;
 };
 
 struct MultiLink {
-    std::unique_ptr<LinkPath> standby;   // the added link (being added or active)
-    std::unique_ptr<AddLinkFlow> flow;   // the ADD_LINK flow that built it
+    std::unique_ptr<LinkPath> standby;  // the added link (being added or active)
+    std::unique_ptr<AddLinkFlow> flow;  // the ADD_LINK flow that built it
     // The last link lost from this group, kept (QP in ERR, receive buffers)
     // so that CDCs it received before it went down are still handled when
     // their completions come after the switch (engine_retired_link.cpp).
     std::unique_ptr<LinkPath> retired;
-    RkeyTable peerRkeys;                 // the peer's RMBs on the standby link
-    std::set<uint32_t> announcedRmbs;    // our RMB pool ids the peer knows on it
+    RkeyTable peerRkeys;                                    // the peer's RMBs on the standby link
+    std::set<uint32_t> announcedRmbs;                       // our RMB pool ids the peer knows on it
     std::deque<std::weak_ptr<Connection>> validationQueue;  // failover CDCs waiting for a send slot
-    uint8_t nextLinkId = 2;              // the server numbers links (kernel next_link_id)
-    bool addLinkTried = false;           // the server tries ADD_LINK once per group
+    uint8_t nextLinkId = 2;                                 // the server numbers links (kernel next_link_id)
+    bool addLinkTried = false;                              // the server tries ADD_LINK once per group
     // The port of the link in LinkGroup's fields (0: the engine's first
     // port); a failover moves the group onto the standby's port.
     uint8_t primaryPort = 0;

@@ -19,9 +19,9 @@
 // which watches them until they decide or lab.clc_detect_ms ends.
 // Sockets already queued are served first, so SMC clients finished by the
 // worker are never starved by a stream of TCP clients.
-#include <poll.h>
-
 #include <vector>
+
+#include <poll.h>
 
 #include "listener_impl.h"
 #include "socket_impl.h"

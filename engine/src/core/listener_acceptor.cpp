@@ -14,16 +14,16 @@
 //     fast-path queue as TCP at once.
 // With lab.fast_fallback off every connection goes to the worker unsorted
 // (except limit_smc_hs declines, which never wait for the worker).
+#include <cerrno>
+#include <iterator>
+#include <span>
+#include <vector>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <iterator>
-#include <span>
-#include <vector>
 
 #include <smcr/wire/clc.h>
 #include <smcr/wire/decline_reasons.h>
@@ -213,7 +213,8 @@ bool ListenerImpl::decide(Pending& p, bool expired, std::shared_ptr<SocketImpl>*
             unwatch(p);
             queuePlain(p, true, direct);
             return true;
-        case DetectResult::silent: break;
+        case DetectResult::silent:
+            break;
     }
     if (!expired) return false;
     unwatch(p);

@@ -45,8 +45,10 @@ void ListenerImpl::queueHandshake(HsJob job) {
         std::lock_guard lock(m_mutex);
         m_hsJobs.push_back(std::move(job));
         depth = m_hsJobs.size() + (m_hsRunning ? 1 : 0);
-        if (depth <= m_hsDepthMax) depth = 0;  // nothing new to report
-        else m_hsDepthMax = depth;
+        if (depth <= m_hsDepthMax)
+            depth = 0;  // nothing new to report
+        else
+            m_hsDepthMax = depth;
     }
     m_hsCv.notify_one();
     if (depth == 0) return;

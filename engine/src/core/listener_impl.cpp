@@ -1,5 +1,10 @@
 #include "listener_impl.h"
 
+#include <cerrno>
+#include <chrono>
+#include <thread>
+#include <vector>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,17 +14,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
-#include <thread>
-#include <vector>
-
 #include "socket_impl.h"
 
 namespace smcr::core {
 
-Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<EngineImpl> engine,
-                                                           const std::string& addr, uint16_t port, int backlog) {
+Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<EngineImpl> engine, const std::string& addr,
+                                                           uint16_t port, int backlog) {
     std::shared_ptr<ListenerImpl> l(new ListenerImpl());
     l->m_engine = std::move(engine);
     sockaddr_in sa{};
@@ -77,13 +77,16 @@ Result<std::shared_ptr<ListenerImpl>> ListenerImpl::listen(std::shared_ptr<Engin
     return l;
 }
 
-ListenerImpl::~ListenerImpl() { close(); }
+ListenerImpl::~ListenerImpl() {
+    close();
+}
 
 void ListenerImpl::close() {
     if (m_closed.exchange(true)) return;
     const uint64_t one = 1;
     for (int fd : {m_stopFd, m_readyFd}) {
-        if (fd >= 0) [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+        if (fd >= 0) [[maybe_unused]]
+            const ssize_t n = ::write(fd, &one, sizeof one);
     }
     notifyReadyWatchers();  // a closed listener reads as POLLNVAL
     {

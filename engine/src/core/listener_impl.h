@@ -19,8 +19,6 @@
 // queues in turn (accept_queues.h).
 #pragma once
 
-#include <poll.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -34,6 +32,8 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <poll.h>
 
 #include <smcr/result.h>
 
@@ -78,8 +78,8 @@ private:
         int fd = -1;
         uint64_t deadlineNs = 0;  // lab.clc_detect_ms after accept: silence means plain TCP
         std::string peer;
-        bool declining = false;   // limit_smc_hs: waiting for the whole Proposal to decline it
-        bool watched = false;     // in the acceptor's epoll set (removed before the fd is handed on)
+        bool declining = false;  // limit_smc_hs: waiting for the whole Proposal to decline it
+        bool watched = false;    // in the acceptor's epoll set (removed before the fd is handed on)
         // The client's first bytes, taken off the socket by the sort
         // (smc_detect.h readSmcClient): the application's or the CLC reader's.
         std::vector<uint8_t> prefix;
@@ -88,7 +88,7 @@ private:
     struct HsJob {
         int fd = -1;
         std::string peer;
-        bool detect = false;  // fast fallback off: the worker decides SMC or TCP too
+        bool detect = false;          // fast fallback off: the worker decides SMC or TCP too
         std::vector<uint8_t> prefix;  // first bytes the sort read (the start of a CLC message)
     };
 
@@ -163,7 +163,7 @@ private:
     // accept() callers sleep in poll() on this eventfd; queueReady writes it
     // while m_waitingCallers > 0.
     int m_readyFd = -1;
-    int m_kickFd = -1;  // eventfd in the acceptor's epoll set: look at m_listenWatched again
+    int m_kickFd = -1;         // eventfd in the acceptor's epoll set: look at m_listenWatched again
     int m_callerEpollFd = -1;  // the listening socket and m_readyFd, for callers in accept()
     // The last accept() slept before a connection came (one client at a
     // time): the next one sleeps first instead of trying an accept4() that

@@ -1,12 +1,12 @@
 #include "poller_impl.h"
 
+#include <algorithm>
+#include <cerrno>
+
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 
 #include "listener_impl.h"
 #include "socket_impl.h"
@@ -282,7 +282,8 @@ std::optional<size_t> PollerImpl::waitOutsideEngineLocked(std::unique_lock<std::
         pollfd fds[] = {{m_notifyFd, POLLIN, 0}, {m_kernelEpollFd, POLLIN, 0}};
         ::ppoll(fds, std::size(fds), deadlineNs != 0 ? &timeout : nullptr, nullptr);
         uint64_t value = 0;
-        if (fds[0].revents != 0) [[maybe_unused]] const ssize_t r = ::read(m_notifyFd, &value, sizeof value);
+        if (fds[0].revents != 0) [[maybe_unused]]
+            const ssize_t r = ::read(m_notifyFd, &value, sizeof value);
         lock.lock();
         const size_t n = scanLocked(out);
         if (n > 0 || m_wakeup) return n;

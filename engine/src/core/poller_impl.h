@@ -6,9 +6,9 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 
 #include <smcr/result.h>
@@ -66,10 +66,10 @@ private:
     std::shared_ptr<EngineImpl> m_engine;
     std::map<const void*, Entry> m_entries;  // by impl pointer
     const void* m_scanAfter = nullptr;       // the entry reported last: the next scan starts after it
-    int m_kernelEpollFd = -1;   // fallback sockets
-    int m_watchFd = -1;         // eventfd the engine writes at a change (re-armed by each wait)
-    int m_notifyFd = -1;        // eventfd the listeners and wakeup() write (waitOutsideEngineLocked)
-    int m_foreignEpollFd = -1;  // channel + m_watchFd + m_kernelEpollFd
+    int m_kernelEpollFd = -1;                // fallback sockets
+    int m_watchFd = -1;                      // eventfd the engine writes at a change (re-armed by each wait)
+    int m_notifyFd = -1;                     // eventfd the listeners and wakeup() write (waitOutsideEngineLocked)
+    int m_foreignEpollFd = -1;               // channel + m_watchFd + m_kernelEpollFd
     bool m_wakeup = false;
     size_t m_kernelCount = 0;
     size_t m_smcCount = 0;  // SMC sockets (user-space readiness that completions move)

@@ -8,7 +8,9 @@ namespace {
 constexpr size_t kDeleteRkeyMax = 8;  // DELETE_RKEY holds up to 8 rkeys
 }
 
-void RkeyTable::learn(const wire::RkeyPair& pair) { m_byCurrent[pair.rkeyCurrent] = RmbOnLink{pair.rkeyNew, pair.vaddrNew}; }
+void RkeyTable::learn(const wire::RkeyPair& pair) {
+    m_byCurrent[pair.rkeyCurrent] = RmbOnLink{pair.rkeyNew, pair.vaddrNew};
+}
 
 std::optional<RmbOnLink> RkeyTable::onOtherLink(uint32_t rkeyCurrent) const {
     auto it = m_byCurrent.find(rkeyCurrent);

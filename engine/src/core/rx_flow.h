@@ -14,8 +14,8 @@ namespace smcr::core {
 
 // A received CDC waiting for the receive path (engine_credits.cpp).
 struct RxPending {
-    uint64_t dueNs = 0;       // handled at this time (lab.rx_repost_delay_us after arrival)
-    uint32_t qpn = 0;         // the QP whose receive WQE `slot` still waits for its refill
+    uint64_t dueNs = 0;  // handled at this time (lab.rx_repost_delay_us after arrival)
+    uint32_t qpn = 0;    // the QP whose receive WQE `slot` still waits for its refill
     uint32_t slot = kRefilled;
     std::array<uint8_t, 44> bytes{};
     static constexpr uint32_t kRefilled = UINT32_MAX;  // lab.rx_backlog refilled it at arrival

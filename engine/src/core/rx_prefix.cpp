@@ -30,6 +30,8 @@ size_t RxPrefix::take(void* data, size_t len, bool peek) {
     return n;
 }
 
-void RxPrefix::clear() { set({}); }
+void RxPrefix::clear() {
+    set({});
+}
 
 }  // namespace smcr::core

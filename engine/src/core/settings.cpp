@@ -1,10 +1,10 @@
-#include <smcr/settings.h>
-
 #include <cctype>
 #include <cstdlib>
 #include <iterator>
 #include <optional>
 #include <string_view>
+
+#include <smcr/settings.h>
 
 namespace smcr {
 
@@ -23,8 +23,8 @@ constexpr SettingInfo flag(const char* name, SettingId id, SettingScope scope, b
 }
 
 // The first name is the default (value 0).
-constexpr SettingInfo choice(const char* name, SettingId id, SettingScope scope,
-                             std::span<const char* const> names, const char* help) {
+constexpr SettingInfo choice(const char* name, SettingId id, SettingScope scope, std::span<const char* const> names,
+                             const char* help) {
     return {name, id, scope, 0, 0, names.size() - 1, help, SettingType::choice, names, ""};
 }
 
@@ -58,8 +58,7 @@ constexpr SettingInfo kSettings[] = {
            "seconds of receive silence before TEST_LINK; 0 = off"),
     number("smcr_max_send_wr", SettingId::maxSendWr, SettingScope::newLinkGroups, 16, 2, 2048,
            "CDC/LLC send slots per link (the QP gets 3x for the RDMA WRITEs)"),
-    number("smcr_max_recv_wr", SettingId::maxRecvWr, SettingScope::newLinkGroups, 48, 2, 2048,
-           "receive WQEs per link"),
+    number("smcr_max_recv_wr", SettingId::maxRecvWr, SettingScope::newLinkGroups, 48, 2, 2048, "receive WQEs per link"),
     flag("limit_smc_hs", SettingId::limitSmcHs, SettingScope::newConnections, false,
          "handshake limitation: while the listener's handshake queue is congested (a handshake already waits for "
          "the worker), new SMC clients are declined at once and carry on over TCP"),
@@ -110,8 +109,7 @@ constexpr SettingInfo kSettings[] = {
          "the push to that thread (the kernel's release_cb); off: pushes in completion context"),
     // The kernel's SMC_WR_TX_WAIT_FREE_SLOT_TIME (10 s): a send slot whose
     // completion never comes back declares the link down (tx_watchdog.h).
-    number("lab.tx_completion_timeout_ms", SettingId::txCompletionTimeoutMs, SettingScope::immediate, 10000, 0,
-           600000,
+    number("lab.tx_completion_timeout_ms", SettingId::txCompletionTimeoutMs, SettingScope::immediate, 10000, 0, 600000,
            "a link with sends outstanding and no send completion for this long is down: its connections fail "
            "over to the other link, or are aborted when it was the last (kernel SMC_WR_TX_WAIT_FREE_SLOT_TIME "
            "10 s); 0 = off"),
@@ -133,8 +131,7 @@ constexpr bool rowsInOrder() {
     for (size_t i = 0; i < std::size(kSettings); ++i) {
         const bool numeric = i < kNumericCount;
         if (numeric != (kSettings[i].type != SettingType::text)) return false;
-        if (numeric ? kSettings[i].id != static_cast<SettingId>(i) : kSettings[i].id != SettingId::count_)
-            return false;
+        if (numeric ? kSettings[i].id != static_cast<SettingId>(i) : kSettings[i].id != SettingId::count_) return false;
     }
     return true;
 }
@@ -154,9 +151,12 @@ std::optional<uint64_t> parseNumber(const std::string& text) {
     if (end == text.c_str()) return std::nullopt;
     std::string suffix(end);
     uint64_t mult = 1;
-    if (suffix == "K" || suffix == "k") mult = kKiB;
-    else if (suffix == "M" || suffix == "m") mult = kKiB * kKiB;
-    else if (!suffix.empty()) return std::nullopt;
+    if (suffix == "K" || suffix == "k")
+        mult = kKiB;
+    else if (suffix == "M" || suffix == "m")
+        mult = kKiB * kKiB;
+    else if (!suffix.empty())
+        return std::nullopt;
     return value * mult;
 }
 
@@ -195,8 +195,7 @@ Status checkText(const SettingInfo& info, const std::string& value) {
     for (const char* allowed : info.names) {
         if (value == allowed) return {};
     }
-    return fail(Errc::invalidArgument,
-                std::string(info.name) + ": '" + value + "' is not " + oneOf(info.names));
+    return fail(Errc::invalidArgument, std::string(info.name) + ": '" + value + "' is not " + oneOf(info.names));
 }
 
 const SettingInfo* findSetting(const std::string& name) {
@@ -208,38 +207,54 @@ const SettingInfo* findSetting(const std::string& name) {
     return nullptr;
 }
 
-size_t rowOf(const SettingInfo& info) { return static_cast<size_t>(&info - kSettings); }
+size_t rowOf(const SettingInfo& info) {
+    return static_cast<size_t>(&info - kSettings);
+}
 
 }  // namespace
 
 const char* settingScopeName(SettingScope scope) {
     switch (scope) {
-        case SettingScope::immediate: return "immediate";
-        case SettingScope::newConnections: return "new connections";
-        case SettingScope::newLinkGroups: return "new link groups";
-        case SettingScope::invalid: break;
+        case SettingScope::immediate:
+            return "immediate";
+        case SettingScope::newConnections:
+            return "new connections";
+        case SettingScope::newLinkGroups:
+            return "new link groups";
+        case SettingScope::invalid:
+            break;
     }
     return "invalid";
 }
 
 const char* settingTypeName(SettingType type) {
     switch (type) {
-        case SettingType::number: return "number";
-        case SettingType::flag: return "flag";
-        case SettingType::choice: return "choice";
-        case SettingType::text: return "text";
-        case SettingType::invalid: break;
+        case SettingType::number:
+            return "number";
+        case SettingType::flag:
+            return "flag";
+        case SettingType::choice:
+            return "choice";
+        case SettingType::text:
+            return "text";
+        case SettingType::invalid:
+            break;
     }
     return "invalid";
 }
 
-std::span<const SettingInfo> settingTable() { return std::span<const SettingInfo>(kSettings).first(kNumericCount); }
+std::span<const SettingInfo> settingTable() {
+    return std::span<const SettingInfo>(kSettings).first(kNumericCount);
+}
 
-std::span<const SettingInfo> allSettings() { return kSettings; }
+std::span<const SettingInfo> allSettings() {
+    return kSettings;
+}
 
 std::string settingValuesText(const SettingInfo& info) {
     switch (info.type) {
-        case SettingType::flag: return "on|off";
+        case SettingType::flag:
+            return "on|off";
         case SettingType::choice:
         case SettingType::text: {
             if (info.names.empty()) return "text";
@@ -248,15 +263,18 @@ std::string settingValuesText(const SettingInfo& info) {
             return out;
         }
         case SettingType::number:
-        case SettingType::invalid: break;
+        case SettingType::invalid:
+            break;
     }
     return std::to_string(info.minValue) + ".." + std::to_string(info.maxValue);
 }
 
 Settings::Settings() : m_text(std::size(kSettings)) {
     for (const SettingInfo& info : kSettings) {
-        if (info.type == SettingType::text) m_text[rowOf(info)] = info.defaultText;
-        else m_values[static_cast<size_t>(info.id)].store(info.defaultValue);
+        if (info.type == SettingType::text)
+            m_text[rowOf(info)] = info.defaultText;
+        else
+            m_values[static_cast<size_t>(info.id)].store(info.defaultValue);
     }
 }
 
@@ -265,8 +283,7 @@ Status Settings::set(SettingId id, uint64_t value) {
     const SettingInfo& info = kSettings[static_cast<size_t>(id)];
     if (value < info.minValue || value > info.maxValue) {
         return fail(Errc::invalidArgument, std::string(info.name) + ": " + std::to_string(value) + " outside " +
-                                               std::to_string(info.minValue) + ".." +
-                                               std::to_string(info.maxValue));
+                                               std::to_string(info.minValue) + ".." + std::to_string(info.maxValue));
     }
     m_values[static_cast<size_t>(id)].store(value, std::memory_order_relaxed);
     return {};

@@ -1,11 +1,11 @@
 #include "smc_detect.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <smcr/wire/basic_types.h>
 
@@ -15,10 +15,14 @@ namespace smcr::core {
 
 const char* detectResultName(DetectResult result) {
     switch (result) {
-        case DetectResult::smc: return "smc";
-        case DetectResult::plainTcp: return "plain-tcp";
-        case DetectResult::silent: return "silent";
-        case DetectResult::closed: return "closed";
+        case DetectResult::smc:
+            return "smc";
+        case DetectResult::plainTcp:
+            return "plain-tcp";
+        case DetectResult::silent:
+            return "silent";
+        case DetectResult::closed:
+            return "closed";
     }
     return "?";
 }

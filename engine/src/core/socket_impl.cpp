@@ -1,5 +1,9 @@
 #include "socket_impl.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -8,20 +12,19 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <vector>
-
 namespace smcr::core {
 
 namespace {
 
 Status errnoStatus(const char* what, int err) {
     switch (err) {
-        case EAGAIN: return fail(Errc::wouldBlock, std::string(what) + ": would block");
+        case EAGAIN:
+            return fail(Errc::wouldBlock, std::string(what) + ": would block");
         case ECONNRESET:
-        case EPIPE: return fail(Errc::connectionReset, std::string(what) + ": connection reset");
-        default: return fail(makeSystemError(what, err));
+        case EPIPE:
+            return fail(Errc::connectionReset, std::string(what) + ": connection reset");
+        default:
+            return fail(makeSystemError(what, err));
     }
 }
 
@@ -73,7 +76,9 @@ SocketImpl::SocketImpl(std::shared_ptr<EngineImpl> engine, int tcpFd, std::strin
       m_fallbackReason(fallbackReason),
       m_peerDeclineReason(peerDeclineReason) {}
 
-SocketImpl::~SocketImpl() { close(); }
+SocketImpl::~SocketImpl() {
+    close();
+}
 
 uint64_t SocketImpl::deadlineNs(bool dontWait) const {
     if (dontWait) return 1;  // already past: one look, no wait
@@ -126,7 +131,9 @@ Status SocketImpl::setCork(bool enabled) {
     return {};
 }
 
-Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) { return sendImpl(data, len, flags, false); }
+Result<size_t> SocketImpl::send(const void* data, size_t len, int flags) {
+    return sendImpl(data, len, flags, false);
+}
 
 Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, bool notLast) {
     if (m_closed.load()) return fail(Errc::closed, "socket closed");
@@ -178,7 +185,8 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         }
         const auto chunk = static_cast<uint32_t>(std::min<size_t>(len - sent, UINT32_MAX));
         sent += engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
-        if (conn.push.sendQueued) engine.waitSendSlotLocked(lock, conn, waitDeadline());  // no free CDC slot: wait like the kernel
+        if (conn.push.sendQueued)
+            engine.waitSendSlotLocked(lock, conn, waitDeadline());  // no free CDC slot: wait like the kernel
         if (sent == len) break;
         ++conn.stats.bufFull;
         // Still inside while it spins (it polls its own completions and pushes
@@ -253,8 +261,8 @@ Result<size_t> SocketImpl::sendfile(int fileFd, off_t offset, size_t len) {
     std::vector<uint8_t> buffer(std::min<size_t>(len, 64 * 1024));
     size_t done = 0;
     while (done < len) {
-        const ssize_t n = ::pread(fileFd, buffer.data(), std::min(buffer.size(), len - done),
-                                  offset + static_cast<off_t>(done));
+        const ssize_t n =
+            ::pread(fileFd, buffer.data(), std::min(buffer.size(), len - done), offset + static_cast<off_t>(done));
         if (n < 0) {
             if (done > 0) return done;
             return fail(makeSystemError("pread", errno));

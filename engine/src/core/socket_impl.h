@@ -2,13 +2,13 @@
 // after a fallback. The public smcr::Socket is a handle to it.
 #pragma once
 
-#include <sys/types.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <smcr/result.h>
 #include <smcr/stats.h>

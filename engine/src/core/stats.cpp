@@ -1,7 +1,7 @@
+#include <cstdio>
+
 #include <smcr/stats.h>
 #include <smcr/wire/decline_reasons.h>
-
-#include <cstdio>
 
 namespace smcr {
 

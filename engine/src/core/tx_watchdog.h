@@ -33,9 +33,9 @@ public:
 
 private:
     uint64_t m_completions = 0;
-    uint64_t m_seen = 0;       // m_completions when the clock (re)started
-    uint64_t m_sinceMs = 0;    // when the clock (re)started
-    bool m_running = false;    // something was outstanding at the last look
+    uint64_t m_seen = 0;     // m_completions when the clock (re)started
+    uint64_t m_sinceMs = 0;  // when the clock (re)started
+    bool m_running = false;  // something was outstanding at the last look
 };
 
 }  // namespace smcr::core

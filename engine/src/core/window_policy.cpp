@@ -10,7 +10,9 @@ uint32_t windowUpdateLimitBytes(WindowUpdateLimit policy, uint32_t rmbeBytes) {
     return policy == WindowUpdateLimit::min ? std::min(tenth, half) : std::max(tenth, half);
 }
 
-uint32_t readPieceBytes(uint32_t rmbeBytes) { return std::max<uint32_t>(rmbeBytes / 4, 4096); }
+uint32_t readPieceBytes(uint32_t rmbeBytes) {
+    return std::max<uint32_t>(rmbeBytes / 4, 4096);
+}
 
 bool windowUpdateNeeded(WindowUpdateLimit policy, const WindowUpdateInput& in) {
     if (in.unannouncedConsumedBytes == 0) return false;  // nothing new to announce

@@ -6,7 +6,9 @@ namespace smcr::fabric {
 
 namespace {
 
-Status invalid(const std::string& what) { return fail(Errc::invalidArgument, what); }
+Status invalid(const std::string& what) {
+    return fail(Errc::invalidArgument, what);
+}
 
 Status needMask(QpState current, QpState target, QpAttrMask mask, QpAttrMask required, QpAttrMask optional) {
     const auto m = static_cast<uint32_t>(mask);
@@ -28,7 +30,8 @@ Status checkQpTransition(QpState current, const QpAttr& attr, QpAttrMask mask, u
     }
     if (current == QpState::reset && target == QpState::init) {
         if (auto st = needMask(current, target, mask, kMaskResetToInit, QpAttrMask::none); !st) return st;
-        if (attr.port < 1 || attr.port > portCount) return invalid("port " + std::to_string(attr.port) + " does not exist");
+        if (attr.port < 1 || attr.port > portCount)
+            return invalid("port " + std::to_string(attr.port) + " does not exist");
         return {};
     }
     if (current == QpState::init && target == QpState::rtr) {

@@ -27,12 +27,10 @@ bool parseSettingsList(const std::string& text, std::vector<std::pair<std::strin
     size_t pos = 0;
     while (pos < text.size()) {
         size_t end = text.find(',', pos);
-        if (end == std::string::npos)
-            end = text.size();
+        if (end == std::string::npos) end = text.size();
         const std::string item = text.substr(pos, end - pos);
         pos = end + 1;
-        if (item.empty())
-            continue;
+        if (item.empty()) continue;
         const size_t eq = item.find('=');
         if (eq == std::string::npos || eq == 0) {
             error = "'" + item + "' is not NAME=VALUE";
@@ -57,18 +55,15 @@ void loadConfig() {
         size_t pos = 0;
         while (pos < text.size()) {
             size_t end = text.find(',', pos);
-            if (end == std::string::npos)
-                end = text.size();
+            if (end == std::string::npos) end = text.size();
             const long port = std::strtol(text.substr(pos, end - pos).c_str(), nullptr, 10);
-            if (port > 0 && port < 65536)
-                c.tcpPorts.insert(static_cast<uint16_t>(port));
+            if (port > 0 && port < 65536) c.tcpPorts.insert(static_cast<uint16_t>(port));
             pos = end + 1;
         }
     }
     c.registryDir = fabric::sim::simDir() + "/preload";
     for (const char* name : {"SMCR_SIM_DIR", "SMCR_CAPTURE"}) {
-        if (const char* v = std::getenv(name); v != nullptr)
-            c.engineEnv.emplace_back(name, v);
+        if (const char* v = std::getenv(name); v != nullptr) c.engineEnv.emplace_back(name, v);
     }
     std::ifstream comm("/proc/self/comm");
     std::getline(comm, c.program);

@@ -27,12 +27,10 @@ Result<std::string> controlRequest(pid_t pid, const std::string& request, int ti
     const std::string path = controlPath(pid);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
-    if (path.size() >= sizeof addr.sun_path)
-        return fail(Errc::invalidArgument, path + ": path too long");
+    if (path.size() >= sizeof addr.sun_path) return fail(Errc::invalidArgument, path + ": path too long");
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return fail(makeSystemError("socket", errno));
+    if (fd < 0) return fail(makeSystemError("socket", errno));
     if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
         const int err = errno;
         ::close(fd);
@@ -60,8 +58,7 @@ Result<std::string> controlRequest(pid_t pid, const std::string& request, int ti
             return fail(Errc::timedOut, "process " + std::to_string(pid) + " did not answer");
         }
         const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-        if (n <= 0)
-            break;
+        if (n <= 0) break;
         answer.append(buf, static_cast<size_t>(n));
     }
     ::close(fd);
@@ -71,15 +68,12 @@ Result<std::string> controlRequest(pid_t pid, const std::string& request, int ti
 std::vector<pid_t> controlPids() {
     std::vector<pid_t> pids;
     DIR* dir = ::opendir(controlDir().c_str());
-    if (dir == nullptr)
-        return pids;
+    if (dir == nullptr) return pids;
     while (const dirent* e = ::readdir(dir)) {
         const std::string name = e->d_name;
-        if (name.size() < 6 || name.substr(name.size() - 5) != ".sock")
-            continue;
+        if (name.size() < 6 || name.substr(name.size() - 5) != ".sock") continue;
         const long pid = std::strtol(name.c_str(), nullptr, 10);
-        if (pid > 0)
-            pids.push_back(static_cast<pid_t>(pid));
+        if (pid > 0) pids.push_back(static_cast<pid_t>(pid));
     }
     ::closedir(dir);
     std::sort(pids.begin(), pids.end());

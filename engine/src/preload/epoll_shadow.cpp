@@ -46,34 +46,28 @@ struct Shadow {
 };
 
 std::mutex g_mutex;
-std::unordered_map<int, std::shared_ptr<Shadow>>* g_shadows =
-    new std::unordered_map<int, std::shared_ptr<Shadow>>;
+std::unordered_map<int, std::shared_ptr<Shadow>>* g_shadows = new std::unordered_map<int, std::shared_ptr<Shadow>>;
 
 std::shared_ptr<Shadow> findShadow(int epfd) {
     std::lock_guard lock(g_mutex);
     auto it = g_shadows->find(epfd);
-    if (it == g_shadows->end() || it->second->pid != currentPid())
-        return nullptr;
+    if (it == g_shadows->end() || it->second->pid != currentPid()) return nullptr;
     return it->second;
 }
 
 std::shared_ptr<Shadow> shadowFor(int epfd) {
-    if (auto s = findShadow(epfd))
-        return s;
+    if (auto s = findShadow(epfd)) return s;
     auto engine = existingEngine();
-    if (!engine)
-        return nullptr;
+    if (!engine) return nullptr;
     auto poller = Poller::create(engine);
-    if (!poller)
-        return nullptr;
+    if (!poller) return nullptr;
     auto shadow = std::make_shared<Shadow>();
     shadow->poller = std::move(poller.value());
     shadow->pid = currentPid();
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = kPollerTag;
-    if (real().epoll_ctl(epfd, EPOLL_CTL_ADD, shadow->poller->fd(), &ev) != 0)
-        return nullptr;
+    if (real().epoll_ctl(epfd, EPOLL_CTL_ADD, shadow->poller->fd(), &ev) != 0) return nullptr;
     std::lock_guard lock(g_mutex);
     (*g_shadows)[epfd] = shadow;
     fdTable().setKind(epfd, FdKind::epoll);
@@ -99,37 +93,30 @@ int harvest(Shadow& s, epoll_event* out, int maxEvents) {
     std::lock_guard lock(s.mutex);
     Poller& poller = *s.poller;
     for (auto& [fd, r] : s.regs) {
-        if (r.suppressed == 0 || !r.inPoller)
-            continue;
+        if (r.suppressed == 0 || !r.inPoller) continue;
         uint32_t back = 0;
-        if ((r.suppressed & EPOLLIN) != 0 && r.conn->rxGen.load(std::memory_order_relaxed) != r.rxSeen)
-            back |= EPOLLIN;
+        if ((r.suppressed & EPOLLIN) != 0 && r.conn->rxGen.load(std::memory_order_relaxed) != r.rxSeen) back |= EPOLLIN;
         if ((r.suppressed & EPOLLOUT) != 0 && r.conn->txGen.load(std::memory_order_relaxed) != r.txSeen)
             back |= EPOLLOUT;
         // Errors and hang-ups come back with the direction the program used.
-        if (back != 0)
-            back |= EPOLLERR | EPOLLHUP | EPOLLRDHUP;
-        if ((r.suppressed & back) == 0)
-            continue;
+        if (back != 0) back |= EPOLLERR | EPOLLHUP | EPOLLRDHUP;
+        if ((r.suppressed & back) == 0) continue;
         r.suppressed &= ~back;
         (void)poller.modify(r.conn->sock, pollerInterest(r), userDataOf(fd));
     }
     thread_local std::vector<PollEvent> events;
     events.resize(static_cast<size_t>(maxEvents));
     auto n = poller.wait(events, 0);
-    if (!n)
-        return 0;
+    if (!n) return 0;
     int k = 0;
     for (size_t i = 0; i < n.value() && k < maxEvents; ++i) {
         const int fd = static_cast<int>(reinterpret_cast<intptr_t>(events[i].userData) - 1);
         auto it = s.regs.find(fd);
-        if (it == s.regs.end())
-            continue;
+        if (it == s.regs.end()) continue;
         Registration& r = it->second;
         uint32_t bits = events[i].events & (r.events | EPOLLERR | EPOLLHUP);
         bits &= ~r.suppressed;
-        if (bits == 0)
-            continue;
+        if (bits == 0) continue;
         out[k].events = bits;
         out[k].data = r.data;
         ++k;
@@ -164,12 +151,10 @@ void noteCandidateCtl(int epfd, int op, int fd, const epoll_event* event) {
     std::lock_guard lock(g_candidateMutex);
     if (op == EPOLL_CTL_DEL) {
         auto it = g_candidateRegs->find(fd);
-        if (it != g_candidateRegs->end())
-            it->second.erase(epfd);
+        if (it != g_candidateRegs->end()) it->second.erase(epfd);
         return;
     }
-    if (event != nullptr)
-        (*g_candidateRegs)[fd][epfd] = *event;
+    if (event != nullptr) (*g_candidateRegs)[fd][epfd] = *event;
 }
 
 void candidateGone(int fd) {
@@ -182,14 +167,12 @@ void candidateBecameSmc(int fd) {
     {
         std::lock_guard lock(g_candidateMutex);
         auto it = g_candidateRegs->find(fd);
-        if (it == g_candidateRegs->end())
-            return;
+        if (it == g_candidateRegs->end()) return;
         regs = std::move(it->second);
         g_candidateRegs->erase(it);
     }
     for (auto& [epfd, ev] : regs) {
-        if (!isEpollFd(epfd))
-            continue;
+        if (!isEpollFd(epfd)) continue;
         // The carrier leaves the kernel set (it would say writable forever
         // and never readable); the connection joins the shadow instead.
         (void)real().epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nullptr);
@@ -200,12 +183,11 @@ void candidateBecameSmc(int fd) {
 
 int epollCtl(int epfd, int op, int fd, epoll_event* event) {
     std::shared_ptr<Conn> conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid())
-        return real().epoll_ctl(epfd, op, fd, event);
+    if (!conn || conn->ownerPid != currentPid()) return real().epoll_ctl(epfd, op, fd, event);
     std::shared_ptr<Shadow> s = op == EPOLL_CTL_ADD ? shadowFor(epfd) : findShadow(epfd);
     if (!s) {
-        logLine("epoll_ctl " + std::to_string(op) + " fd " + std::to_string(fd) +
-                ": no shadow for epoll fd " + std::to_string(epfd));
+        logLine("epoll_ctl " + std::to_string(op) + " fd " + std::to_string(fd) + ": no shadow for epoll fd " +
+                std::to_string(epfd));
         if (op == EPOLL_CTL_ADD) {
             errno = ENOMEM;
             return -1;
@@ -267,8 +249,7 @@ int epollCtl(int epfd, int op, int fd, epoll_event* event) {
                 errno = ENOENT;
                 return -1;
             }
-            if (it->second.inPoller)
-                (void)s->poller->remove(conn->sock);
+            if (it->second.inPoller) (void)s->poller->remove(conn->sock);
             s->regs.erase(it);
             std::lock_guard connLock(conn->epollMutex);
             conn->epollSets.erase(epfd);
@@ -282,8 +263,7 @@ int epollCtl(int epfd, int op, int fd, epoll_event* event) {
 
 int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const sigset_t* mask) {
     std::shared_ptr<Shadow> s = findShadow(epfd);
-    if (!s || maxEvents <= 0)
-        return real().epoll_pwait(epfd, events, maxEvents, timeoutMs, mask);
+    if (!s || maxEvents <= 0) return real().epoll_pwait(epfd, events, maxEvents, timeoutMs, mask);
     // The completion channel is this thread's while it is in here
     // (Poller::beginForeignWait): a CDC wakes it, not a background thread first.
     ForeignWait foreignWait(*s->poller);
@@ -315,15 +295,13 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
             if (real().epoll_pwait2 != nullptr) {
                 r = real().epoll_pwait2(epfd, events + n, maxEvents - n, sleep, mask);
             } else {
-                const int ms =
-                    sleep == nullptr
-                        ? -1
-                        : static_cast<int>(sleep->tv_sec * 1000 + (sleep->tv_nsec + 999999) / 1000000);
+                const int ms = sleep == nullptr
+                                   ? -1
+                                   : static_cast<int>(sleep->tv_sec * 1000 + (sleep->tv_nsec + 999999) / 1000000);
                 r = real().epoll_pwait(epfd, events + n, maxEvents - n, ms, mask);
             }
         }
-        if (r < 0)
-            return n > 0 ? n : -1;
+        if (r < 0) return n > 0 ? n : -1;
         int k = n;
         bool tagged = false;
         for (int i = n; i < n + r; ++i) {
@@ -333,12 +311,9 @@ int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const
             }
             events[k++] = events[i];
         }
-        if (tagged)
-            s->poller->fdReadable();
-        if (k > 0)
-            return k;
-        if (!tagged && waitMs >= 0 && !bounded)
-            return 0;  // timed out
+        if (tagged) s->poller->fdReadable();
+        if (k > 0) return k;
+        if (!tagged && waitMs >= 0 && !bounded) return 0;  // timed out
     }
 }
 
@@ -350,18 +325,14 @@ void epollRemoveFd(Conn& conn, int fd) {
     }
     for (int epfd : sets) {
         std::shared_ptr<Shadow> s = findShadow(epfd);
-        if (!s)
-            continue;
+        if (!s) continue;
         std::lock_guard lock(s->mutex);
         auto it = s->regs.find(fd);
-        if (it == s->regs.end() || it->second.conn.get() != &conn)
-            continue;
-        if (it->second.inPoller)
-            (void)s->poller->remove(conn.sock);
+        if (it == s->regs.end() || it->second.conn.get() != &conn) continue;
+        if (it->second.inPoller) (void)s->poller->remove(conn.sock);
         s->regs.erase(it);
         bool still = false;
-        for (const auto& [otherFd, r] : s->regs)
-            still = still || r.conn.get() == &conn;
+        for (const auto& [otherFd, r] : s->regs) still = still || r.conn.get() == &conn;
         if (!still) {
             std::lock_guard connLock(conn.epollMutex);
             conn.epollSets.erase(epfd);
@@ -379,8 +350,7 @@ void epollClosed(int epfd) {
     {
         std::lock_guard lock(g_mutex);
         auto it = g_shadows->find(epfd);
-        if (it == g_shadows->end())
-            return;
+        if (it == g_shadows->end()) return;
         s = std::move(it->second);
         g_shadows->erase(it);
     }

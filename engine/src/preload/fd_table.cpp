@@ -26,14 +26,12 @@ FdTable* existingFdTable() {
 
 FdTable::FdTable() {
     void* pages = ::mmap(nullptr, kMaxFd, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (pages == MAP_FAILED)
-        std::abort();  // at load: nothing sensible to fall back to
+    if (pages == MAP_FAILED) std::abort();  // at load: nothing sensible to fall back to
     m_kinds = static_cast<std::atomic<uint8_t>*>(pages);
 }
 
 void FdTable::setKind(int fd, FdKind kind) {
-    if (fd < 0 || fd >= kMaxFd)
-        return;
+    if (fd < 0 || fd >= kMaxFd) return;
     m_kinds[fd].store(static_cast<uint8_t>(kind), std::memory_order_release);
 }
 
@@ -44,30 +42,26 @@ std::shared_ptr<Conn> FdTable::conn(int fd) {
 }
 
 void FdTable::setConn(int fd, std::shared_ptr<Conn> c) {
-    if (fd < 0 || fd >= kMaxFd)
-        return;
+    if (fd < 0 || fd >= kMaxFd) return;
     std::lock_guard lock(m_mutex);
     m_conns[fd] = std::move(c);
     m_kinds[fd].store(static_cast<uint8_t>(FdKind::smc), std::memory_order_release);
 }
 
 std::shared_ptr<Conn> FdTable::take(int fd) {
-    if (fd < 0 || fd >= kMaxFd)
-        return nullptr;
+    if (fd < 0 || fd >= kMaxFd) return nullptr;
     std::lock_guard lock(m_mutex);
     m_kinds[fd].store(static_cast<uint8_t>(FdKind::none), std::memory_order_release);
     m_listeners.erase(fd);
     auto it = m_conns.find(fd);
-    if (it == m_conns.end())
-        return nullptr;
+    if (it == m_conns.end()) return nullptr;
     std::shared_ptr<Conn> c = std::move(it->second);
     m_conns.erase(it);
     return c;
 }
 
 std::shared_ptr<Conn> FdTable::copy(int oldFd, int newFd) {
-    if (newFd < 0 || newFd >= kMaxFd)
-        return nullptr;
+    if (newFd < 0 || newFd >= kMaxFd) return nullptr;
     std::lock_guard lock(m_mutex);
     std::shared_ptr<Conn> dropped;
     if (auto it = m_conns.find(newFd); it != m_conns.end()) {
@@ -80,15 +74,13 @@ std::shared_ptr<Conn> FdTable::copy(int oldFd, int newFd) {
         it->second->fdRefs.fetch_add(1);
         m_conns[newFd] = it->second;
     }
-    if (auto it = m_listeners.find(oldFd); it != m_listeners.end())
-        m_listeners[newFd] = it->second;
+    if (auto it = m_listeners.find(oldFd); it != m_listeners.end()) m_listeners[newFd] = it->second;
     m_kinds[newFd].store(k, std::memory_order_release);
     return dropped;
 }
 
 void FdTable::setListener(int fd, ListenerInfo info) {
-    if (fd < 0 || fd >= kMaxFd)
-        return;
+    if (fd < 0 || fd >= kMaxFd) return;
     std::lock_guard lock(m_mutex);
     m_listeners[fd] = info;
     m_kinds[fd].store(static_cast<uint8_t>(FdKind::listener), std::memory_order_release);
@@ -104,8 +96,7 @@ std::vector<uint16_t> FdTable::listenerPorts() {
     std::lock_guard lock(m_mutex);
     std::vector<uint16_t> ports;
     for (const auto& [fd, info] : m_listeners) {
-        if (info.port != 0)
-            ports.push_back(info.port);
+        if (info.port != 0) ports.push_back(info.port);
     }
     return ports;
 }

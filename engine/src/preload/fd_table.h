@@ -56,8 +56,7 @@ public:
     FdTable();
 
     FdKind kind(int fd) const {
-        if (fd < 0 || fd >= kMaxFd)
-            return FdKind::none;
+        if (fd < 0 || fd >= kMaxFd) return FdKind::none;
         return static_cast<FdKind>(m_kinds[fd].load(std::memory_order_acquire));
     }
     void setKind(int fd, FdKind kind);

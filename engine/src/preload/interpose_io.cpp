@@ -47,16 +47,14 @@ ssize_t eio() {
 
 }  // namespace
 
-#define SMC_OR_PASS(fd, smcCall, passCall, count)    \
-    do {                                             \
-        if (fdTable().kind(fd) == FdKind::smc) {     \
-            bool inherited = false;                  \
-            if (auto conn = smcConn(fd, &inherited)) \
-                return smcCall;                      \
-            if (inherited)                           \
-                return eio();                        \
-        }                                            \
-        return count(passCall, fd);                  \
+#define SMC_OR_PASS(fd, smcCall, passCall, count)                    \
+    do {                                                             \
+        if (fdTable().kind(fd) == FdKind::smc) {                     \
+            bool inherited = false;                                  \
+            if (auto conn = smcConn(fd, &inherited)) return smcCall; \
+            if (inherited) return eio();                             \
+        }                                                            \
+        return count(passCall, fd);                                  \
     } while (0)
 
 SMCR_EXPORT ssize_t read(int fd, void* buf, size_t len) {
@@ -105,10 +103,8 @@ SMCR_EXPORT ssize_t __recvfrom_chk(int fd, void* buf, size_t len, size_t buflen,
     return recvfrom(fd, buf, len, flags, from, fromLen);
 }
 
-SMCR_EXPORT ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* to,
-                           socklen_t toLen) {
-    SMC_OR_PASS(fd, smcSend(*conn, buf, len, flags), real().sendto(fd, buf, len, flags, to, toLen),
-                countTcpTx);
+SMCR_EXPORT ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* to, socklen_t toLen) {
+    SMC_OR_PASS(fd, smcSend(*conn, buf, len, flags), real().sendto(fd, buf, len, flags, to, toLen), countTcpTx);
 }
 
 SMCR_EXPORT ssize_t recvmsg(int fd, msghdr* msg, int flags) {

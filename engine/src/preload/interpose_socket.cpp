@@ -54,8 +54,7 @@ __attribute__((constructor)) void preloadInit() {
     refreshPid();
     ::pthread_atfork(forkPrepare, forkParent, forkChild);
     if (!config().settingsError.empty()) {
-        const std::string text =
-            "smcr: " + config().settingsError + "; SMC-R is off, every connection stays TCP\n";
+        const std::string text = "smcr: " + config().settingsError + "; SMC-R is off, every connection stays TCP\n";
         (void)real().write(STDERR_FILENO, text.data(), text.size());
     }
 }
@@ -68,16 +67,14 @@ __attribute__((destructor)) void preloadFini() {
 // After a call that made newFd: whatever stale entry the number had is gone
 // (its old fd was closed behind our back, e.g. by close_range).
 void fresh(int newFd) {
-    if (newFd >= 0 && fdTable().kind(newFd) != FdKind::none)
-        forget(newFd);
+    if (newFd >= 0 && fdTable().kind(newFd) != FdKind::none) forget(newFd);
 }
 
 }  // namespace
 
 SMCR_EXPORT int socket(int domain, int type, int protocol) {
     const int fd = real().socket(domain, type, protocol);
-    if (fd < 0)
-        return fd;
+    if (fd < 0) return fd;
     fresh(fd);
     if (isTcpSocket(domain, type, protocol)) {
         fdTable().setKind(fd, FdKind::candidate);
@@ -87,15 +84,13 @@ SMCR_EXPORT int socket(int domain, int type, int protocol) {
 }
 
 SMCR_EXPORT int connect(int fd, const sockaddr* addr, socklen_t len) {
-    if (fdTable().kind(fd) != FdKind::candidate)
-        return real().connect(fd, addr, len);
+    if (fdTable().kind(fd) != FdKind::candidate) return real().connect(fd, addr, len);
     return connectUpgrading(fd, addr, len);
 }
 
 SMCR_EXPORT int listen(int fd, int backlog) {
     const int rc = real().listen(fd, backlog);
-    if (rc == 0)
-        listened(fd);
+    if (rc == 0) listened(fd);
     return rc;
 }
 
@@ -118,17 +113,14 @@ SMCR_EXPORT int accept(int fd, sockaddr* addr, socklen_t* len) {
 }
 
 SMCR_EXPORT int close(int fd) {
-    if (fdTable().kind(fd) != FdKind::none)
-        forget(fd);
+    if (fdTable().kind(fd) != FdKind::none) forget(fd);
     return real().close(fd);
 }
 
 SMCR_EXPORT int shutdown(int fd, int how) {
-    if (fdTable().kind(fd) != FdKind::smc)
-        return real().shutdown(fd, how);
+    if (fdTable().kind(fd) != FdKind::smc) return real().shutdown(fd, how);
     auto conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid())
-        return real().shutdown(fd, how);
+    if (!conn || conn->ownerPid != currentPid()) return real().shutdown(fd, how);
     if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
         errno = EINVAL;
         return -1;
@@ -143,20 +135,16 @@ SMCR_EXPORT int shutdown(int fd, int how) {
 
 SMCR_EXPORT int dup(int fd) {
     const int newFd = real().dup(fd);
-    if (newFd >= 0)
-        release(fdTable().copy(fd, newFd));
+    if (newFd >= 0) release(fdTable().copy(fd, newFd));
     return newFd;
 }
 
 SMCR_EXPORT int dup2(int fd, int newFd) {
-    if (fd == newFd)
-        return real().dup2(fd, newFd);
+    if (fd == newFd) return real().dup2(fd, newFd);
     const FdKind was = fdTable().kind(newFd);
     const int rc = real().dup2(fd, newFd);
-    if (rc < 0)
-        return rc;
-    if (was != FdKind::none)
-        forget(newFd);
+    if (rc < 0) return rc;
+    if (was != FdKind::none) forget(newFd);
     release(fdTable().copy(fd, newFd));
     return rc;
 }
@@ -164,10 +152,8 @@ SMCR_EXPORT int dup2(int fd, int newFd) {
 SMCR_EXPORT int dup3(int fd, int newFd, int flags) {
     const FdKind was = fdTable().kind(newFd);
     const int rc = real().dup3(fd, newFd, flags);
-    if (rc < 0)
-        return rc;
-    if (was != FdKind::none)
-        forget(newFd);
+    if (rc < 0) return rc;
+    if (was != FdKind::none) forget(newFd);
     release(fdTable().copy(fd, newFd));
     return rc;
 }
@@ -179,13 +165,11 @@ SMCR_EXPORT int fcntl(int fd, int cmd, ...) {
     const long arg = va_arg(ap, long);
     va_end(ap);
     const int rc = real().fcntl(fd, cmd, arg);
-    if (rc < 0 || fdTable().kind(fd) == FdKind::none)
-        return rc;
+    if (rc < 0 || fdTable().kind(fd) == FdKind::none) return rc;
     if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
         release(fdTable().copy(fd, rc));
     } else if (cmd == F_SETFL && fdTable().kind(fd) == FdKind::smc) {
-        if (auto conn = fdTable().conn(fd))
-            conn->nonBlocking = (arg & O_NONBLOCK) != 0;
+        if (auto conn = fdTable().conn(fd)) conn->nonBlocking = (arg & O_NONBLOCK) != 0;
     }
     return rc;
 }
@@ -210,8 +194,7 @@ SMCR_EXPORT int ioctl(int fd, unsigned long request, ...) {
                 *static_cast<int*>(arg) = static_cast<int>(conn->sock.readableBytes());
                 return 0;
             }
-            if (request == FIONBIO && arg != nullptr)
-                conn->nonBlocking = *static_cast<int*>(arg) != 0;
+            if (request == FIONBIO && arg != nullptr) conn->nonBlocking = *static_cast<int*>(arg) != 0;
         }
     }
     return real().ioctl(fd, request, arg);
@@ -219,18 +202,13 @@ SMCR_EXPORT int ioctl(int fd, unsigned long request, ...) {
 
 SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, socklen_t len) {
     const int rc = real().setsockopt(fd, level, name, value, len);
-    if (rc != 0 || level != IPPROTO_TCP || fdTable().kind(fd) != FdKind::smc)
-        return rc;
-    if (value == nullptr || len < static_cast<socklen_t>(sizeof(int)))
-        return rc;
+    if (rc != 0 || level != IPPROTO_TCP || fdTable().kind(fd) != FdKind::smc) return rc;
+    if (value == nullptr || len < static_cast<socklen_t>(sizeof(int))) return rc;
     auto conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid())
-        return rc;
+    if (!conn || conn->ownerPid != currentPid()) return rc;
     const bool on = *static_cast<const int*>(value) != 0;
-    if (name == TCP_NODELAY)
-        (void)conn->sock.setNoDelay(on);
-    if (name == TCP_CORK)
-        (void)conn->sock.setCork(on);
+    if (name == TCP_NODELAY) (void)conn->sock.setNoDelay(on);
+    if (name == TCP_CORK) (void)conn->sock.setCork(on);
     return rc;
 }
 
@@ -240,8 +218,7 @@ SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, sockl
 SMCR_EXPORT pid_t fork() {
     const pid_t pid = real().fork();
     if (pid > 0) {
-        for (const uint16_t port : fdTable().listenerPorts())
-            registerListener(port, pid);
+        for (const uint16_t port : fdTable().listenerPorts()) registerListener(port, pid);
     }
     return pid;
 }
@@ -268,12 +245,10 @@ SMCR_EXPORT int close_range(unsigned first, unsigned last, int flags) {
         if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && lim.rlim_cur <= top)
             top = static_cast<unsigned>(lim.rlim_cur > 0 ? lim.rlim_cur - 1 : 0);
         for (unsigned fd = first; fd <= std::min(last, top); ++fd) {
-            if (fdTable().kind(static_cast<int>(fd)) != FdKind::none)
-                forget(static_cast<int>(fd));
+            if (fdTable().kind(static_cast<int>(fd)) != FdKind::none) forget(static_cast<int>(fd));
         }
     }
-    if (real().close_range != nullptr)
-        return real().close_range(first, last, flags);
+    if (real().close_range != nullptr) return real().close_range(first, last, flags);
     return static_cast<int>(real().syscall(SYS_close_range, first, last, flags));
 }
 

@@ -66,8 +66,7 @@ SMCR_EXPORT long syscall(long number, ...) {
     va_list ap;
     va_start(ap, number);
     long a[6];
-    for (long& v : a)
-        v = va_arg(ap, long);
+    for (long& v : a) v = va_arg(ap, long);
     va_end(ap);
     const int fd = static_cast<int>(a[0]);
     const auto len = static_cast<size_t>(a[2]);
@@ -76,14 +75,12 @@ SMCR_EXPORT long syscall(long number, ...) {
     smcr::preload::FdTable* table = smcr::preload::existingFdTable();
     const bool tracked =
         table != nullptr && (number == SYS_close_range || table->kind(fd) != smcr::preload::FdKind::none);
-    if (!tracked)
-        return kernel(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    if (!tracked) return kernel(number, a[0], a[1], a[2], a[3], a[4], a[5]);
     switch (number) {
         case SYS_close:
             return ::close(fd);
         case SYS_close_range:
-            return ::close_range(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]),
-                                 static_cast<int>(a[2]));
+            return ::close_range(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]), static_cast<int>(a[2]));
         case SYS_read:
             return ::read(fd, ptr<void>(a[1]), len);
         case SYS_write:

@@ -28,8 +28,7 @@ std::shared_ptr<Engine>* g_engine = nullptr;
 pid_t g_engineOwner = 0;
 
 // Settings changed from outside (`smclab set`) before or after the engine.
-std::vector<std::pair<std::string, std::string>>* g_overrides =
-    new std::vector<std::pair<std::string, std::string>>;
+std::vector<std::pair<std::string, std::string>>* g_overrides = new std::vector<std::pair<std::string, std::string>>;
 
 std::mutex g_reasonMutex;
 std::map<std::string, uint64_t> g_tcpReasons;
@@ -50,10 +49,8 @@ Settings* g_noEngineSettings = nullptr;
 Settings& noEngineSettingsLocked() {
     if (g_noEngineSettings == nullptr) {
         g_noEngineSettings = new Settings;
-        for (const auto& [name, value] : config().settings)
-            (void)g_noEngineSettings->set(name, value);
-        for (const auto& [name, value] : *g_overrides)
-            (void)g_noEngineSettings->set(name, value);
+        for (const auto& [name, value] : config().settings) (void)g_noEngineSettings->set(name, value);
+        for (const auto& [name, value] : *g_overrides) (void)g_noEngineSettings->set(name, value);
     }
     return *g_noEngineSettings;
 }
@@ -90,13 +87,10 @@ void refreshPid() {
 
 Result<std::shared_ptr<Engine>> processEngine() {
     std::lock_guard lock(g_engineMutex);
-    if (g_engine != nullptr && g_engineOwner == currentPid())
-        return *g_engine;
-    if (!config().settingsError.empty())
-        return fail(Errc::invalidArgument, config().settingsError);
+    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
+    if (!config().settingsError.empty()) return fail(Errc::invalidArgument, config().settingsError);
     for (const auto& [name, value] : config().engineEnv) {
-        if (std::getenv(name.c_str()) == nullptr)
-            ::setenv(name.c_str(), value.c_str(), 0);
+        if (std::getenv(name.c_str()) == nullptr) ::setenv(name.c_str(), value.c_str(), 0);
     }
     std::vector<std::pair<std::string, std::string>> settings = config().settings;
     settings.insert(settings.end(), g_overrides->begin(), g_overrides->end());
@@ -109,8 +103,7 @@ Result<std::shared_ptr<Engine>> processEngine() {
     pthread_sigmask(SIG_SETMASK, &all, &old);
     auto made = Engine::create(settings);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (!made)
-        return fail(made.error());
+    if (!made) return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());
     g_engineOwner = currentPid();
     return *g_engine;
@@ -118,24 +111,20 @@ Result<std::shared_ptr<Engine>> processEngine() {
 
 Status applySetting(const std::string& name, const std::string& value) {
     Settings check;
-    if (Status s = check.set(name, value); !s)
-        return s;
+    if (Status s = check.set(name, value); !s) return s;
     std::shared_ptr<Engine> engine;
     {
         std::lock_guard lock(g_engineMutex);
         g_overrides->emplace_back(name, value);
         (void)noEngineSettingsLocked().set(name, value);
-        if (g_engine != nullptr && g_engineOwner == currentPid())
-            engine = *g_engine;
+        if (g_engine != nullptr && g_engineOwner == currentPid()) engine = *g_engine;
     }
-    if (engine)
-        return engine->settings().set(name, value);
+    if (engine) return engine->settings().set(name, value);
     return {};
 }
 
 uint64_t settingValue(SettingId id) {
-    if (auto engine = existingEngine())
-        return engine->settings().get(id);
+    if (auto engine = existingEngine()) return engine->settings().get(id);
     std::lock_guard lock(g_engineMutex);
     return noEngineSettingsLocked().get(id);
 }
@@ -144,14 +133,12 @@ void countAcceptFallback(uint32_t reason, bool fastPath) {
     std::lock_guard lock(g_reasonMutex);
     ++g_acceptFallbacks.total;
     ++g_acceptFallbacks.reasons[reason];
-    if (fastPath)
-        ++g_acceptFallbacks.fastPath;
+    if (fastPath) ++g_acceptFallbacks.fastPath;
 }
 
 std::shared_ptr<Engine> existingEngine() {
     std::lock_guard lock(g_engineMutex);
-    if (g_engine != nullptr && g_engineOwner == currentPid())
-        return *g_engine;
+    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
     return nullptr;
 }
 
@@ -170,8 +157,7 @@ const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {
             }
         }
     }
-    if (sleepNs == UINT64_MAX)
-        return nullptr;
+    if (sleepNs == UINT64_MAX) return nullptr;
     ts.tv_sec = static_cast<time_t>(sleepNs / 1000000000ull);
     ts.tv_nsec = static_cast<long>(sleepNs % 1000000000ull);
     return &ts;
@@ -179,22 +165,18 @@ const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {
 
 bool spinUntilReady(const std::function<bool()>& ready) {
     auto engine = existingEngine();
-    if (!engine)
-        return false;
+    if (!engine) return false;
     const uint64_t spinUs = engine->settings().get(SettingId::busyPollUs);
-    if (spinUs == 0)
-        return false;
+    if (spinUs == 0) return false;
     timespec start{};
     ::clock_gettime(CLOCK_MONOTONIC, &start);
     const uint64_t startNs = uint64_t(start.tv_sec) * 1000000000ull + uint64_t(start.tv_nsec);
     for (;;) {
-        if (ready())
-            return true;
+        if (ready()) return true;
         timespec now{};
         ::clock_gettime(CLOCK_MONOTONIC, &now);
         const uint64_t nowNs = uint64_t(now.tv_sec) * 1000000000ull + uint64_t(now.tv_nsec);
-        if (nowNs - startNs >= spinUs * 1000)
-            return false;
+        if (nowNs - startNs >= spinUs * 1000) return false;
     }
 }
 
@@ -210,10 +192,8 @@ void countTcp(bool client, const std::string& reason) {
 }
 
 void logLine(const std::string& line) {
-    if (!config().verbose)
-        return;
-    const std::string text =
-        "smcr[" + std::to_string(currentPid()) + " " + config().program + "]: " + line + "\n";
+    if (!config().verbose) return;
+    const std::string text = "smcr[" + std::to_string(currentPid()) + " " + config().program + "]: " + line + "\n";
     (void)real().write(STDERR_FILENO, text.data(), text.size());
 }
 
@@ -222,14 +202,13 @@ std::string statsJson() {
     const Counters& c = counters();
     out << "{\n  \"pid\": " << currentPid() << ",\n  \"program\": ";
     jsonString(out, config().program);
-    out << ",\n  \"smc_connections\": " << (c.smcClient + c.smcServer)
-        << ",\n  \"smc_client\": " << c.smcClient << ",\n  \"smc_server\": " << c.smcServer
-        << ",\n  \"tcp_connections\": " << (c.tcpClient + c.tcpServer)
+    out << ",\n  \"smc_connections\": " << (c.smcClient + c.smcServer) << ",\n  \"smc_client\": " << c.smcClient
+        << ",\n  \"smc_server\": " << c.smcServer << ",\n  \"tcp_connections\": " << (c.tcpClient + c.tcpServer)
         << ",\n  \"app_tx_bytes\": " << (c.smcTxBytes + c.tcpTxBytes)
-        << ",\n  \"app_rx_bytes\": " << (c.smcRxBytes + c.tcpRxBytes)
-        << ",\n  \"smc_tx_bytes\": " << c.smcTxBytes << ",\n  \"smc_rx_bytes\": " << c.smcRxBytes
-        << ",\n  \"tcp_tx_bytes\": " << c.tcpTxBytes << ",\n  \"tcp_rx_bytes\": " << c.tcpRxBytes
-        << ",\n  \"inherited_io\": " << c.inheritedIo << ",\n  \"fallbacks\": {";
+        << ",\n  \"app_rx_bytes\": " << (c.smcRxBytes + c.tcpRxBytes) << ",\n  \"smc_tx_bytes\": " << c.smcTxBytes
+        << ",\n  \"smc_rx_bytes\": " << c.smcRxBytes << ",\n  \"tcp_tx_bytes\": " << c.tcpTxBytes
+        << ",\n  \"tcp_rx_bytes\": " << c.tcpRxBytes << ",\n  \"inherited_io\": " << c.inheritedIo
+        << ",\n  \"fallbacks\": {";
     {
         std::lock_guard lock(g_reasonMutex);
         bool first = true;
@@ -249,8 +228,7 @@ std::string statsJson() {
         acceptFallbacks = g_acceptFallbacks.total > 0;
         stats.serverFallbacks += g_acceptFallbacks.total;
         stats.fastFallbackAccepts += g_acceptFallbacks.fastPath;
-        for (const auto& [reason, n] : g_acceptFallbacks.reasons)
-            stats.serverFallbackReasons[reason] += n;
+        for (const auto& [reason, n] : g_acceptFallbacks.reasons) stats.serverFallbackReasons[reason] += n;
     }
     if (engine || acceptFallbacks) {
         bool first = true;
@@ -278,18 +256,15 @@ std::string statsJson() {
 
 void writeStatsFile() {
     const std::string& dir = config().statsDir;
-    if (dir.empty())
-        return;
+    if (dir.empty()) return;
     const std::string text = statsJson();
     const std::string path = dir + "/smcr-" + std::to_string(currentPid()) + ".json";
     const std::string tmp = path + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
+    if (fd < 0) return;
     const bool ok = real().write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     real().close(fd);
-    if (ok)
-        ::rename(tmp.c_str(), path.c_str());
+    if (ok) ::rename(tmp.c_str(), path.c_str());
 }
 
 }  // namespace smcr::preload

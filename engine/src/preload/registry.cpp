@@ -31,11 +31,9 @@ void ensureDir() {
     std::call_once(once, [] {
         const std::string& dir = config().registryDir;
         const size_t slash = dir.rfind('/');
-        if (slash != std::string::npos && slash > 0)
-            ::mkdir(dir.substr(0, slash).c_str(), 0777);
+        if (slash != std::string::npos && slash > 0) ::mkdir(dir.substr(0, slash).c_str(), 0777);
         // Open to every user: nginx's workers run as another user than its master.
-        if (::mkdir(dir.c_str(), 0777) == 0)
-            ::chmod(dir.c_str(), 01777);
+        if (::mkdir(dir.c_str(), 0777) == 0) ::chmod(dir.c_str(), 01777);
     });
 }
 
@@ -44,8 +42,7 @@ bool writeFile(const std::string& path, const std::string& text) {
     ensureDir();
     const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(::gettid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return false;
+    if (fd < 0) return false;
     const bool ok = real().write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     real().close(fd);
     if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -66,8 +63,7 @@ const LocalAddresses& localAddresses() {
         ifaddrs* list = nullptr;
         if (::getifaddrs(&list) == 0) {
             for (ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-                if (i->ifa_addr == nullptr)
-                    continue;
+                if (i->ifa_addr == nullptr) continue;
                 if (i->ifa_addr->sa_family == AF_INET) {
                     a->v4.push_back(reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr);
                 } else if (i->ifa_addr->sa_family == AF_INET6) {
@@ -84,33 +80,26 @@ const LocalAddresses& localAddresses() {
 }  // namespace
 
 uint16_t portOf(const sockaddr* addr) {
-    if (addr->sa_family == AF_INET)
-        return ntohs(reinterpret_cast<const sockaddr_in*>(addr)->sin_port);
-    if (addr->sa_family == AF_INET6)
-        return ntohs(reinterpret_cast<const sockaddr_in6*>(addr)->sin6_port);
+    if (addr->sa_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(addr)->sin_port);
+    if (addr->sa_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(addr)->sin6_port);
     return 0;
 }
 
 bool isLocalAddress(const sockaddr* addr, socklen_t len) {
     if (addr->sa_family == AF_INET && len >= sizeof(sockaddr_in)) {
         const in_addr a = reinterpret_cast<const sockaddr_in*>(addr)->sin_addr;
-        if ((ntohl(a.s_addr) >> 24) == 127)
-            return true;
+        if ((ntohl(a.s_addr) >> 24) == 127) return true;
         for (const in_addr& l : localAddresses().v4) {
-            if (l.s_addr == a.s_addr)
-                return true;
+            if (l.s_addr == a.s_addr) return true;
         }
         return false;
     }
     if (addr->sa_family == AF_INET6 && len >= sizeof(sockaddr_in6)) {
         const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(addr)->sin6_addr;
-        if (IN6_IS_ADDR_LOOPBACK(&a))
-            return true;
-        if (IN6_IS_ADDR_V4MAPPED(&a))
-            return (a.s6_addr[12] == 127);
+        if (IN6_IS_ADDR_LOOPBACK(&a)) return true;
+        if (IN6_IS_ADDR_V4MAPPED(&a)) return (a.s6_addr[12] == 127);
         for (const in6_addr& l : localAddresses().v6) {
-            if (std::memcmp(&l, &a, sizeof a) == 0)
-                return true;
+            if (std::memcmp(&l, &a, sizeof a) == 0) return true;
         }
     }
     return false;
@@ -123,8 +112,7 @@ std::string listenerDir(uint16_t port) {
 void registerListener(uint16_t port, pid_t pid) {
     ensureDir();
     const std::string dir = listenerDir(port);
-    if (::mkdir(dir.c_str(), 0777) == 0)
-        ::chmod(dir.c_str(), 01777);
+    if (::mkdir(dir.c_str(), 0777) == 0) ::chmod(dir.c_str(), 01777);
     (void)writeFile(dir + "/" + std::to_string(pid != 0 ? pid : ::getpid()), "");
 }
 
@@ -136,13 +124,11 @@ void unregisterListener(uint16_t port) {
 
 bool listenerRegistered(uint16_t port) {
     DIR* dir = ::opendir(listenerDir(port).c_str());
-    if (dir == nullptr)
-        return false;
+    if (dir == nullptr) return false;
     bool alive = false;
     while (const dirent* e = ::readdir(dir)) {
         const long pid = std::strtol(e->d_name, nullptr, 10);
-        if (pid <= 0)
-            continue;
+        if (pid <= 0) continue;
         // A registration left by a process that died is no libsmcr listener
         // (a forked child that exited without closing): tidied on the way.
         if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) {

@@ -33,14 +33,12 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
     RunOptions o;
     Settings check;  // every --set is applied to a scratch copy: the table validates it
     auto addSetting = [&](const std::string& name, const std::string& value) -> Status {
-        if (Status s = check.set(name, value); !s)
-            return fail(Errc::invalidArgument, s.error().message);
+        if (Status s = check.set(name, value); !s) return fail(Errc::invalidArgument, s.error().message);
         if (name == "lab.fabric") {
             // The settings table takes any text; the backend must exist here.
             const std::string backend = value.substr(0, value.find(':'));
             if (fabric::findBackend(backend) == nullptr) {
-                return fail(Errc::invalidArgument,
-                            "lab.fabric " + value + ": no such fabric (sim, verbs[:DEVICE])");
+                return fail(Errc::invalidArgument, "lab.fabric " + value + ": no such fabric (sim, verbs[:DEVICE])");
             }
         }
         o.settings.emplace_back(name, value);
@@ -48,8 +46,7 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
     };
     size_t i = 0;
     auto needValue = [&](const std::string& opt) -> Result<std::string> {
-        if (i + 1 >= args.size())
-            return fail(Errc::invalidArgument, opt + " needs a value");
+        if (i + 1 >= args.size()) return fail(Errc::invalidArgument, opt + " needs a value");
         return args[++i];
     };
     for (; i < args.size(); ++i) {
@@ -58,8 +55,7 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
             ++i;
             break;
         }
-        if (a.empty() || a[0] != '-')
-            break;
+        if (a.empty() || a[0] != '-') break;
         if (a == "-h" || a == "--help") {
             o.help = true;
             return o;
@@ -74,16 +70,14 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
         }
         if (a == "--fabric" || a == "--link") {
             auto v = needValue(a);
-            if (!v)
-                return fail(v.error());
+            if (!v) return fail(v.error());
             if (Status s = addSetting(a == "--fabric" ? "lab.fabric" : "lab.link", v.value()); !s)
                 return fail(s.error());
             continue;
         }
         if (a == "--set") {
             auto v = needValue(a);
-            if (!v)
-                return fail(v.error());
+            if (!v) return fail(v.error());
             const size_t eq = v.value().find('=');
             if (eq == std::string::npos || eq == 0) {
                 return fail(Errc::invalidArgument, "--set " + v.value() + ": expected NAME=VALUE");
@@ -92,22 +86,19 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
             if (value.find(',') != std::string::npos) {
                 return fail(Errc::invalidArgument, "--set " + v.value() + ": a value cannot contain ','");
             }
-            if (Status s = addSetting(v.value().substr(0, eq), value); !s)
-                return fail(s.error());
+            if (Status s = addSetting(v.value().substr(0, eq), value); !s) return fail(s.error());
             continue;
         }
         if (a == "--stats") {
             auto v = needValue(a);
-            if (!v)
-                return fail(v.error());
+            if (!v) return fail(v.error());
             o.statsDir = v.value();
             continue;
         }
         return fail(Errc::invalidArgument, "unknown option " + a);
     }
     o.command.assign(args.begin() + static_cast<std::ptrdiff_t>(std::min(i, args.size())), args.end());
-    if (o.command.empty())
-        return fail(Errc::invalidArgument, "no PROGRAM given");
+    if (o.command.empty()) return fail(Errc::invalidArgument, "no PROGRAM given");
     return o;
 }
 
@@ -115,16 +106,12 @@ std::vector<std::pair<std::string, std::string>> runEnvironment(const RunOptions
     std::vector<std::pair<std::string, std::string>> env;
     std::string settings;
     for (const auto& [name, value] : o.settings) {
-        if (!settings.empty())
-            settings += ",";
+        if (!settings.empty()) settings += ",";
         settings += name + "=" + value;
     }
-    if (!settings.empty())
-        env.emplace_back("SMCR_SETTINGS", settings);
-    if (!o.statsDir.empty())
-        env.emplace_back("SMCR_STATS_DIR", o.statsDir);
-    if (o.verbose)
-        env.emplace_back("SMCR_VERBOSE", "1");
+    if (!settings.empty()) env.emplace_back("SMCR_SETTINGS", settings);
+    if (!o.statsDir.empty()) env.emplace_back("SMCR_STATS_DIR", o.statsDir);
+    if (o.verbose) env.emplace_back("SMCR_VERBOSE", "1");
     return env;
 }
 

@@ -20,11 +20,9 @@ std::atomic<uint64_t> g_interrupting{0};
 void trampoline(int signo, siginfo_t* info, void* context) {
     const Saved& s = g_saved[signo];
     const int flags = s.flags.load(std::memory_order_relaxed);
-    if ((flags & SA_RESTART) == 0)
-        g_interrupting.fetch_add(1, std::memory_order_relaxed);
+    if ((flags & SA_RESTART) == 0) g_interrupting.fetch_add(1, std::memory_order_relaxed);
     void* fn = s.handler.load(std::memory_order_relaxed);
-    if (fn == nullptr)
-        return;
+    if (fn == nullptr) return;
     if ((flags & SA_SIGINFO) != 0) {
         reinterpret_cast<void (*)(int, siginfo_t*, void*)>(fn)(signo, info, context);
     } else {
@@ -33,19 +31,15 @@ void trampoline(int signo, siginfo_t* info, void* context) {
 }
 
 void* handlerOf(const struct sigaction& act) {
-    if ((act.sa_flags & SA_SIGINFO) != 0)
-        return reinterpret_cast<void*>(act.sa_sigaction);
+    if ((act.sa_flags & SA_SIGINFO) != 0) return reinterpret_cast<void*>(act.sa_sigaction);
     return reinterpret_cast<void*>(act.sa_handler);
 }
 
 // Faults are the program's own business: no frame of ours in between.
 bool wrappable(int signo, const struct sigaction& act) {
-    if (signo <= 0 || signo >= kMaxSignal)
-        return false;
-    if (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE || signo == SIGABRT)
-        return false;
-    if ((act.sa_flags & SA_SIGINFO) == 0 && (act.sa_handler == SIG_DFL || act.sa_handler == SIG_IGN))
-        return false;
+    if (signo <= 0 || signo >= kMaxSignal) return false;
+    if (signo == SIGSEGV || signo == SIGBUS || signo == SIGILL || signo == SIGFPE || signo == SIGABRT) return false;
+    if ((act.sa_flags & SA_SIGINFO) == 0 && (act.sa_handler == SIG_DFL || act.sa_handler == SIG_IGN)) return false;
     return handlerOf(act) != nullptr;
 }
 
@@ -84,8 +78,7 @@ int interposedSigaction(int signo, const struct sigaction* act, struct sigaction
             old->sa_handler = reinterpret_cast<void (*)(int)>(prevHandler);
         }
     }
-    if (act != nullptr && !wrap && inRange)
-        g_saved[signo].handler.store(nullptr);
+    if (act != nullptr && !wrap && inRange) g_saved[signo].handler.store(nullptr);
     return rc;
 }
 

@@ -37,16 +37,14 @@ thread_local ThreadPoller t_poller;
 
 Poller* threadPoller() {
     auto engine = existingEngine();
-    if (!engine)
-        return nullptr;
+    if (!engine) return nullptr;
     if (!t_poller.poller || t_poller.pid != currentPid() || t_poller.engine != engine.get()) {
         if (t_poller.pid != currentPid()) {
             // The parent's poller belongs to an engine this child cannot use.
             new (&t_poller.poller) std::optional<Poller>();
         }
         auto made = Poller::create(engine);
-        if (!made)
-            return nullptr;
+        if (!made) return nullptr;
         t_poller.poller = std::move(made.value());
         t_poller.pid = currentPid();
         t_poller.engine = engine.get();
@@ -73,8 +71,7 @@ int waitFor(Conn& conn, short events) {
             errno = EIO;
             return -1;
         }
-        if ((r.value() & wanted) != 0)
-            return 0;
+        if ((r.value() & wanted) != 0) return 0;
         if (interruptingSignals() != signals) {
             errno = EINTR;
             return -1;
@@ -123,38 +120,30 @@ ssize_t smcRecv(Conn& conn, void* data, size_t len, int flags) {
     for (;;) {
         auto r = conn.sock.recv(bytes + got, len - got, peek ? MSG_PEEK : 0);
         if (r) {
-            if (r.value() == 0)
-                break;  // end of stream
+            if (r.value() == 0) break;  // end of stream
             got += r.value();
-            if (!waitAll || got == len)
-                break;
+            if (!waitAll || got == len) break;
             continue;
         }
         if (r.error().code != Errc::wouldBlock) {
-            if (got > 0)
-                break;
+            if (got > 0) break;
             const int err = errnoOf(r.error(), false);
-            if (err == 0)
-                return 0;  // after shutdown(SHUT_RD): end of stream
+            if (err == 0) return 0;  // after shutdown(SHUT_RD): end of stream
             errno = err;
             return -1;
         }
-        if (got > 0 && !waitAll)
-            break;
+        if (got > 0 && !waitAll) break;
         if (dontWait(conn, flags)) {
-            if (got > 0)
-                break;
+            if (got > 0) break;
             errno = EAGAIN;
             return -1;
         }
         if (waitFor(conn, POLLIN) != 0) {
-            if (got > 0)
-                break;
+            if (got > 0) break;
             return -1;
         }
     }
-    if (!peek)
-        counters().smcRxBytes.fetch_add(got, std::memory_order_relaxed);
+    if (!peek) counters().smcRxBytes.fetch_add(got, std::memory_order_relaxed);
     return static_cast<ssize_t>(got);
 }
 
@@ -167,28 +156,23 @@ ssize_t smcSend(Conn& conn, const void* data, size_t len, int flags) {
         auto r = conn.sock.send(bytes + sent, len - sent, passFlags);
         if (r) {
             sent += r.value();
-            if (len == 0 || sent == len)
-                break;
+            if (len == 0 || sent == len) break;
             continue;
         }
         if (r.error().code != Errc::wouldBlock) {
-            if (sent > 0)
-                break;
+            if (sent > 0) break;
             const int err = errnoOf(r.error(), true);
-            if (err == EPIPE && (flags & MSG_NOSIGNAL) == 0)
-                ::raise(SIGPIPE);
+            if (err == EPIPE && (flags & MSG_NOSIGNAL) == 0) ::raise(SIGPIPE);
             errno = err;
             return -1;
         }
         if (dontWait(conn, flags)) {
-            if (sent > 0)
-                break;
+            if (sent > 0) break;
             errno = EAGAIN;
             return -1;
         }
         if (waitFor(conn, POLLOUT) != 0) {
-            if (sent > 0)
-                break;
+            if (sent > 0) break;
             return -1;
         }
     }
@@ -197,17 +181,14 @@ ssize_t smcSend(Conn& conn, const void* data, size_t len, int flags) {
 }
 
 ssize_t smcRecvIov(Conn& conn, const iovec* iov, int iovcnt, int flags) {
-    if (iovcnt == 1)
-        return smcRecv(conn, iov[0].iov_base, iov[0].iov_len, flags);
+    if (iovcnt == 1) return smcRecv(conn, iov[0].iov_base, iov[0].iov_len, flags);
     size_t total = 0;
-    for (int i = 0; i < iovcnt; ++i)
-        total += iov[i].iov_len;
+    for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
     // One recv into a bounce buffer, then scattered: a peek of several
     // buffers must see one consistent prefix of the stream.
     std::vector<uint8_t> buffer(std::min<size_t>(total, 1 << 20));
     const ssize_t n = smcRecv(conn, buffer.data(), buffer.size(), flags);
-    if (n <= 0)
-        return n;
+    if (n <= 0) return n;
     size_t at = 0;
     for (int i = 0; i < iovcnt && at < static_cast<size_t>(n); ++i) {
         const size_t piece = std::min(iov[i].iov_len, static_cast<size_t>(n) - at);
@@ -218,11 +199,9 @@ ssize_t smcRecvIov(Conn& conn, const iovec* iov, int iovcnt, int flags) {
 }
 
 ssize_t smcSendIov(Conn& conn, const iovec* iov, int iovcnt, int flags) {
-    if (iovcnt == 1)
-        return smcSend(conn, iov[0].iov_base, iov[0].iov_len, flags);
+    if (iovcnt == 1) return smcSend(conn, iov[0].iov_base, iov[0].iov_len, flags);
     size_t total = 0;
-    for (int i = 0; i < iovcnt; ++i)
-        total += iov[i].iov_len;
+    for (int i = 0; i < iovcnt; ++i) total += iov[i].iov_len;
     // Gathered into one send: headers and body leave as one push, as the
     // kernel's tcp_sendmsg copies all iovecs before it pushes.
     std::vector<uint8_t> buffer;
@@ -241,36 +220,30 @@ ssize_t smcSendfile(Conn& conn, int inFd, off_t* offset, size_t count) {
         at = *offset;
     } else {
         at = ::lseek(inFd, 0, SEEK_CUR);
-        if (at < 0)
-            return -1;
+        if (at < 0) return -1;
     }
     size_t done = 0;
     while (done < count) {
         auto r = conn.sock.sendfile(inFd, at + static_cast<off_t>(done), count - done);
         if (r) {
-            if (r.value() == 0)
-                break;  // end of file
+            if (r.value() == 0) break;  // end of file
             done += r.value();
             continue;
         }
         if (r.error().code != Errc::wouldBlock) {
-            if (done > 0)
-                break;
+            if (done > 0) break;
             const int err = errnoOf(r.error(), true);
-            if (err == EPIPE)
-                ::raise(SIGPIPE);
+            if (err == EPIPE) ::raise(SIGPIPE);
             errno = err;
             return -1;
         }
         if (done > 0 || conn.nonBlocking.load(std::memory_order_relaxed)) {
-            if (done > 0)
-                break;
+            if (done > 0) break;
             errno = EAGAIN;
             return -1;
         }
         if (waitFor(conn, POLLOUT) != 0) {
-            if (done > 0)
-                break;
+            if (done > 0) break;
             return -1;
         }
     }
@@ -285,29 +258,24 @@ ssize_t smcSendfile(Conn& conn, int inFd, off_t* offset, size_t count) {
 
 bool anySmc(const pollfd* fds, nfds_t nfds) {
     for (nfds_t i = 0; i < nfds; ++i) {
-        if (fdTable().kind(fds[i].fd) == FdKind::smc)
-            return true;
+        if (fdTable().kind(fds[i].fd) == FdKind::smc) return true;
     }
     return false;
 }
 
 int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     Poller* poller = threadPoller();
-    if (poller == nullptr)
-        return mask ? real().ppoll(fds, nfds, nullptr, mask) : real().poll(fds, nfds, timeoutMs);
+    if (poller == nullptr) return mask ? real().ppoll(fds, nfds, nullptr, mask) : real().poll(fds, nfds, timeoutMs);
     std::vector<std::shared_ptr<Conn>> conns(nfds);
     std::vector<pollfd> kernel(fds, fds + nfds);
     size_t smcCount = 0;
     for (nfds_t i = 0; i < nfds; ++i) {
-        if (fdTable().kind(fds[i].fd) != FdKind::smc)
-            continue;
+        if (fdTable().kind(fds[i].fd) != FdKind::smc) continue;
         auto c = fdTable().conn(fds[i].fd);
-        if (!c || c->ownerPid != currentPid())
-            continue;
+        if (!c || c->ownerPid != currentPid()) continue;
         // The same connection twice (dup'ed fds) is watched once.
         const uint32_t want = static_cast<uint32_t>(fds[i].events) & (POLLIN | POLLOUT);
-        if (!poller->add(c->sock, want, reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1)))
-            continue;
+        if (!poller->add(c->sock, want, reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1))) continue;
         conns[i] = std::move(c);
         kernel[i].fd = -1;  // the kernel ignores it
         ++smcCount;
@@ -319,16 +287,14 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     ForeignWait foreignWait(*poller);  // the completion channel is ours meanwhile
     for (;;) {
         int ready = 0;
-        for (nfds_t i = 0; i < nfds; ++i)
-            fds[i].revents = 0;
+        for (nfds_t i = 0; i < nfds; ++i) fds[i].revents = 0;
         auto n = poller->wait(events, 0);
         if (n) {
             for (size_t k = 0; k < n.value(); ++k) {
                 const size_t i = reinterpret_cast<uintptr_t>(events[k].userData) - 1;
                 const uint32_t asked = static_cast<uint32_t>(fds[i].events) | POLLERR | POLLHUP | POLLNVAL;
                 fds[i].revents = static_cast<short>(events[k].events & asked);
-                if (fds[i].revents != 0)
-                    ++ready;
+                if (fds[i].revents != 0) ++ready;
             }
         }
         int waitMs = 0;
@@ -343,8 +309,7 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
         timespec ts{};
         bool bounded = false;
         const int r = real().ppoll(kernel.data(), kernel.size(), boundedSleep(waitMs, ts, &bounded), mask);
-        if (r > 0 && kernel.back().revents != 0)
-            poller->fdReadable();
+        if (r > 0 && kernel.back().revents != 0) poller->fdReadable();
         if (r < 0) {
             if (ready > 0) {
                 result = ready;
@@ -354,11 +319,9 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
             break;
         }
         for (nfds_t i = 0; i < nfds; ++i) {
-            if (conns[i])
-                continue;
+            if (conns[i]) continue;
             fds[i].revents = kernel[i].revents;
-            if (fds[i].revents != 0)
-                ++ready;
+            if (fds[i].revents != 0) ++ready;
         }
         if (ready > 0) {
             result = ready;
@@ -371,8 +334,7 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
     }
     const int saved = errno;
     for (nfds_t i = 0; i < nfds; ++i) {
-        if (conns[i])
-            (void)poller->remove(conns[i]->sock);
+        if (conns[i]) (void)poller->remove(conns[i]->sock);
     }
     errno = saved;
     return result;

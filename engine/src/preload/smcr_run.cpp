@@ -24,8 +24,7 @@ bool isFile(const std::string& path) {
 std::string selfDir() {
     char buf[PATH_MAX] = {};
     const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0)
-        return ".";
+    if (n <= 0) return ".";
     std::string path(buf, static_cast<size_t>(n));
     return path.substr(0, path.rfind('/'));
 }
@@ -33,13 +32,11 @@ std::string selfDir() {
 // The library beside this program: build/bin/../lib, or the package's
 // <prefix>/bin/../lib/smclab.
 std::string findLibrary() {
-    if (const char* env = std::getenv("SMCR_PRELOAD_LIB"); env != nullptr && *env != '\0')
-        return env;
+    if (const char* env = std::getenv("SMCR_PRELOAD_LIB"); env != nullptr && *env != '\0') return env;
     const std::string dir = selfDir();
     for (const std::string& candidate :
          {dir + "/../lib/libsmcr-preload.so", dir + "/../lib/smclab/libsmcr-preload.so"}) {
-        if (isFile(candidate))
-            return candidate;
+        if (isFile(candidate)) return candidate;
     }
     return {};
 }
@@ -47,8 +44,7 @@ std::string findLibrary() {
 // PROGRAM as execvp would find it; an error text when it cannot run.
 std::string checkProgram(const std::string& program, std::string& error) {
     auto check = [&](const std::string& path) {
-        if (!isFile(path))
-            return false;
+        if (!isFile(path)) return false;
         if (::access(path.c_str(), X_OK) != 0) {
             error = program + ": not executable";
             return false;
@@ -56,10 +52,8 @@ std::string checkProgram(const std::string& program, std::string& error) {
         return true;
     };
     if (program.find('/') != std::string::npos) {
-        if (check(program))
-            return program;
-        if (error.empty())
-            error = program + ": no such file";
+        if (check(program)) return program;
+        if (error.empty()) error = program + ": no such file";
         return {};
     }
     const char* path = std::getenv("PATH");
@@ -67,15 +61,12 @@ std::string checkProgram(const std::string& program, std::string& error) {
     size_t pos = 0;
     while (pos <= dirs.size()) {
         size_t end = dirs.find(':', pos);
-        if (end == std::string::npos)
-            end = dirs.size();
+        if (end == std::string::npos) end = dirs.size();
         const std::string dir = dirs.substr(pos, end - pos);
-        if (!dir.empty() && check(dir + "/" + program))
-            return dir + "/" + program;
+        if (!dir.empty() && check(dir + "/" + program)) return dir + "/" + program;
         pos = end + 1;
     }
-    if (error.empty())
-        error = program + ": command not found";
+    if (error.empty()) error = program + ": command not found";
     return {};
 }
 
@@ -98,8 +89,7 @@ int main(int argc, char** argv) {
     }
     const std::string library = findLibrary();
     if (library.empty()) {
-        std::cerr << "smcr_run: libsmcr-preload.so not found beside " << selfDir()
-                  << " (set SMCR_PRELOAD_LIB)\n";
+        std::cerr << "smcr_run: libsmcr-preload.so not found beside " << selfDir() << " (set SMCR_PRELOAD_LIB)\n";
         return 2;
     }
     std::string error;
@@ -117,12 +107,10 @@ int main(int argc, char** argv) {
     if (!options.value().statsDir.empty()) {
         // Made open to every user: servers drop privileges in their workers
         // (nginx's run as nobody) and each process writes its own file.
-        if (::mkdir(options.value().statsDir.c_str(), 0777) == 0)
-            ::chmod(options.value().statsDir.c_str(), 01777);
+        if (::mkdir(options.value().statsDir.c_str(), 0777) == 0) ::chmod(options.value().statsDir.c_str(), 01777);
         char real[PATH_MAX] = {};
         if (::realpath(options.value().statsDir.c_str(), real) == nullptr) {
-            std::cerr << "smcr_run: --stats " << options.value().statsDir << ": " << std::strerror(errno)
-                      << "\n";
+            std::cerr << "smcr_run: --stats " << options.value().statsDir << ": " << std::strerror(errno) << "\n";
             return 2;
         }
         options.value().statsDir = real;
@@ -131,13 +119,11 @@ int main(int argc, char** argv) {
         ::setenv(name.c_str(), value.c_str(), 1);
     }
     std::string preload = library;
-    if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0')
-        preload += std::string(":") + old;
+    if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
     ::setenv("LD_PRELOAD", preload.c_str(), 1);
 
     std::vector<char*> argvOut;
-    for (std::string& a : options.value().command)
-        argvOut.push_back(a.data());
+    for (std::string& a : options.value().command) argvOut.push_back(a.data());
     argvOut.push_back(nullptr);
     ::execv(program.c_str(), argvOut.data());
     std::cerr << "smcr_run: " << program << ": " << std::strerror(errno) << "\n";

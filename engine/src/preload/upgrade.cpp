@@ -44,16 +44,14 @@ std::string addressText(const sockaddr* addr) {
 uint16_t localPort(int fd) {
     sockaddr_storage local{};
     socklen_t len = sizeof local;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0)
-        return 0;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return 0;
     return portOf(reinterpret_cast<sockaddr*>(&local));
 }
 
 // The ephemeral port must be known before the SYN so the client's marker
 // is there when the server accepts (registry.h).
 bool bindEphemeral(int fd, int family) {
-    if (localPort(fd) != 0)
-        return true;
+    if (localPort(fd) != 0) return true;
     sockaddr_storage any{};
     socklen_t len = 0;
     if (family == AF_INET6) {
@@ -76,16 +74,13 @@ bool bindEphemeral(int fd, int family) {
 int dupForEngine(int fd) {
     static const int floor = [] {
         rlimit lim{};
-        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
-            return 512;
+        if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 512;
         const auto soft = static_cast<long>(lim.rlim_cur);
         return static_cast<int>(soft > 4096 ? soft - 2048 : soft / 2);
     }();
     int mine = real().fcntl(fd, F_DUPFD_CLOEXEC, floor);
-    if (mine < 0)
-        mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (mine >= 0 && fdTable().kind(mine) != FdKind::none)
-        forget(mine);  // a stale entry
+    if (mine < 0) mine = real().fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (mine >= 0 && fdTable().kind(mine) != FdKind::none) forget(mine);  // a stale entry
     return mine;
 }
 
@@ -93,8 +88,8 @@ void stayTcp(int fd, bool client, const std::string& peer, const std::string& re
     fdTable().setKind(fd, FdKind::tcp);
     candidateGone(fd);
     countTcp(client, reason);
-    logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": TCP (" +
-            reason + ")");
+    logLine(std::string(client ? "connect " : "accept ") + peer + " fd " + std::to_string(fd) + ": TCP (" + reason +
+            ")");
 }
 
 std::string fallbackText(const Socket& sock) {
@@ -118,10 +113,8 @@ void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::st
 // The TCP connect of an SMC candidate, blocking even for a non-blocking
 // socket (bounded); 0 or -1 with errno as connect() would end.
 int connectNow(int fd, const sockaddr* addr, socklen_t len) {
-    if (real().connect(fd, addr, len) == 0)
-        return 0;
-    if (errno != EINPROGRESS)
-        return -1;
+    if (real().connect(fd, addr, len) == 0) return 0;
+    if (errno != EINPROGRESS) return -1;
     pollfd p{fd, POLLOUT, 0};
     int r = 0;
     do {
@@ -156,8 +149,7 @@ int connectNow(int fd, const sockaddr* addr, socklen_t len) {
 void acceptPlain(int fd, const std::string& peer) {
     const bool fast = settingValue(SettingId::fastFallback) != 0;
     if (!fast) {
-        const auto waitMs =
-            static_cast<int>(std::min<uint64_t>(settingValue(SettingId::clcDetectMs), 600000));
+        const auto waitMs = static_cast<int>(std::min<uint64_t>(settingValue(SettingId::clcDetectMs), 600000));
         pollfd p{fd, POLLIN, 0};
         int r = 0;
         do {
@@ -195,8 +187,7 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
             logLine("engine: " + made.error().toString());
         }
     }
-    if (reason.empty() && !bindEphemeral(fd, addr->sa_family))
-        reason = "bind_failed";
+    if (reason.empty() && !bindEphemeral(fd, addr->sa_family)) reason = "bind_failed";
     if (!reason.empty()) {
         stayTcp(fd, true, peer, reason);
         return real().connect(fd, addr, len);
@@ -242,19 +233,16 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
 // are the connections queued behind this one in the kernel's accept queue
 // (TCP_INFO of a listening socket: tcpi_unacked is the queue's length).
 bool handshakesCongested(int listenFd) {
-    if (settingValue(SettingId::limitSmcHs) == 0)
-        return false;
+    if (settingValue(SettingId::limitSmcHs) == 0) return false;
     tcp_info info{};
     socklen_t len = sizeof info;
-    if (::getsockopt(listenFd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
-        return false;
+    if (::getsockopt(listenFd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return false;
     return info.tcpi_unacked >= 1;
 }
 
 int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     ensureControl();
-    if (std::shared_ptr<Conn> stale = fdTable().take(newFd))
-        release(std::move(stale));
+    if (std::shared_ptr<Conn> stale = fdTable().take(newFd)) release(std::move(stale));
     sockaddr_storage peerAddr{};
     socklen_t len = sizeof peerAddr;
     if (::getpeername(newFd, reinterpret_cast<sockaddr*>(&peerAddr), &len) != 0) {
@@ -294,24 +282,19 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
 
 void listened(int fd) {
     const FdKind k = fdTable().kind(fd);
-    if (k != FdKind::candidate && k != FdKind::listener)
-        return;
-    if (k == FdKind::listener)
-        return;
+    if (k != FdKind::candidate && k != FdKind::listener) return;
+    if (k == FdKind::listener) return;
     candidateGone(fd);  // a listener stays in the program's epoll sets as it is
     ensureControl();
     const uint16_t port = localPort(fd);
     fdTable().setListener(fd, ListenerInfo{port, currentPid()});
-    if (port != 0)
-        registerListener(port);
+    if (port != 0) registerListener(port);
     logLine("listen port " + std::to_string(port) + " fd " + std::to_string(fd));
 }
 
 void release(std::shared_ptr<Conn> conn) {
-    if (!conn)
-        return;
-    if (conn->fdRefs.fetch_sub(1) != 1)
-        return;
+    if (!conn) return;
+    if (conn->fdRefs.fetch_sub(1) != 1) return;
     if (conn->ownerPid != currentPid()) {
         // A forked child's copy: its parent's engine is not ours to touch,
         // not even to destroy the handle (it would take a lock a parent's
@@ -330,8 +313,7 @@ void forget(int fd) {
         case FdKind::listener: {
             const ListenerInfo info = fdTable().listener(fd);
             (void)fdTable().take(fd);
-            if (info.port != 0)
-                unregisterListener(info.port);
+            if (info.port != 0) unregisterListener(info.port);
             return;
         }
         case FdKind::epoll:
@@ -340,8 +322,7 @@ void forget(int fd) {
             return;
         case FdKind::smc: {
             std::shared_ptr<Conn> conn = fdTable().take(fd);
-            if (conn)
-                epollRemoveFd(*conn, fd);
+            if (conn) epollRemoveFd(*conn, fd);
             release(std::move(conn));
             return;
         }

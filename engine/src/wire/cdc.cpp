@@ -57,11 +57,9 @@ Result<CdcMessage> decodeCdc(std::span<const uint8_t> bytes) {
     }
     const uint8_t length = in.u8("length");
     if (in.ok() && bytes.size() != kCdcMessageBytes) {
-        in.fail("length",
-                "message is " + std::to_string(bytes.size()) + " bytes, a CDC message is exactly 44");
+        in.fail("length", "message is " + std::to_string(bytes.size()) + " bytes, a CDC message is exactly 44");
     }
-    if (in.ok() && length != kCdcMessageBytes)
-        in.fail("length", std::to_string(length) + ", must be 44");
+    if (in.ok() && length != kCdcMessageBytes) in.fail("length", std::to_string(length) + ", must be 44");
     CdcMessage msg;
     msg.seqno = in.u16("seqno");
     msg.alertToken = in.u32("token");
@@ -78,8 +76,7 @@ Result<CdcMessage> decodeCdc(std::span<const uint8_t> bytes) {
     msg.connFlags.peerConnClosed = (conn & 0x40) != 0;
     msg.connFlags.peerAbnormalClose = (conn & 0x20) != 0;
     msg.credits = in.u8("credits");
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
     return msg;
 }
 

@@ -17,16 +17,14 @@ constexpr uint8_t kFirstContactBit = 0x02;  // within typev2 (header byte 7 bit 
 
 Result<ClcAcceptConfirm> decodeClcAcceptConfirm(std::span<const uint8_t> bytes) {
     auto peeked = peekClcHeader(bytes);
-    if (!peeked)
-        return fail(peeked.error());
+    if (!peeked) return fail(peeked.error());
     if (peeked->type != ClcType::accept && peeked->type != ClcType::confirm) {
-        return fail(Errc::malformed, std::string("clc.accept.type: expected Accept or Confirm, got ") +
-                                         clcTypeName(peeked->type));
+        return fail(Errc::malformed,
+                    std::string("clc.accept.type: expected Accept or Confirm, got ") + clcTypeName(peeked->type));
     }
     const std::string ctx = peeked->type == ClcType::accept ? "clc.accept" : "clc.confirm";
     auto header = checkClcFrame(bytes, peeked->type, ctx);
-    if (!header)
-        return fail(header.error());
+    if (!header) return fail(header.error());
 
     if (header->eyecatcher == Eyecatcher::smcd || header->typeV1 == static_cast<uint8_t>(SmcType::d)) {
         return fail(Errc::notSupported, ctx + ": SMC-D " + clcTypeName(header->type) + " is not supported");
@@ -91,20 +89,17 @@ Result<ClcAcceptConfirm> decodeClcAcceptConfirm(std::span<const uint8_t> bytes) 
             const uint8_t count = in.u8("gid_list.count");
             in.skip("gid_list.reserved", 3);
             if (count > kClcMaxGidListEntries) {
-                in.fail("gid_list.count",
-                        std::to_string(count) + " > " + std::to_string(kClcMaxGidListEntries));
+                in.fail("gid_list.count", std::to_string(count) + " > " + std::to_string(kClcMaxGidListEntries));
             }
             std::vector<Gid> gids;
-            for (size_t i = 0; in.ok() && i < count; ++i)
-                gids.push_back(in.array<16>("gid_list.gid"));
+            for (size_t i = 0; in.ok() && i < count; ++i) gids.push_back(in.array<16>("gid_list.gid"));
             msg.gidList = std::move(gids);
             if (in.ok() && in.remaining() != 0) {
                 in.fail("length", std::to_string(in.remaining()) + " unexpected bytes after the GID list");
             }
         }
     }
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
     return msg;
 }
 
@@ -115,8 +110,8 @@ std::vector<uint8_t> encode(const ClcAcceptConfirm& msg) {
     const size_t gidCount = withGids ? std::min(msg.gidList->size(), kClcMaxGidListEntries) : 0;
     size_t length = kClcAcceptConfirmV1Bytes;
     if (v2) {
-        length = kClcAcceptConfirmV2MinBytes + (withFce ? kClcFirstContactExtBytes : 0) +
-                 (withGids ? 4 + 16 * gidCount : 0);
+        length =
+            kClcAcceptConfirmV2MinBytes + (withFce ? kClcFirstContactExtBytes : 0) + (withGids ? 4 + 16 * gidCount : 0);
     }
 
     std::vector<uint8_t> bytes(length, 0);
@@ -159,8 +154,7 @@ std::vector<uint8_t> encode(const ClcAcceptConfirm& msg) {
         if (withGids) {
             out.u8(static_cast<uint8_t>(gidCount));
             out.zeros(3);
-            for (size_t i = 0; i < gidCount; ++i)
-                out.bytes((*msg.gidList)[i]);
+            for (size_t i = 0; i < gidCount; ++i) out.bytes((*msg.gidList)[i]);
         }
     }
     writeClcTrailer(out, Eyecatcher::smcr);

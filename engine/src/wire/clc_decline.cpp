@@ -14,8 +14,7 @@ constexpr uint8_t kOutOfSyncBit = 0x02;  // within typev2 (header byte 7 bit 3)
 
 Result<ClcDecline> decodeClcDecline(std::span<const uint8_t> bytes) {
     auto header = checkClcFrame(bytes, ClcType::decline, "clc.decline");
-    if (!header)
-        return fail(header.error());
+    if (!header) return fail(header.error());
     const size_t expected = header->version == 1 ? kClcDeclineV1Bytes : kClcDeclineV2Bytes;
     if (header->lengthBytes != expected) {
         return fail(Errc::malformed, "clc.decline.length: " + std::to_string(header->lengthBytes) + ", a v" +
@@ -33,11 +32,9 @@ Result<ClcDecline> decodeClcDecline(std::span<const uint8_t> bytes) {
     msg.osType = static_cast<uint8_t>(in.u8("os_type") >> 4);
     in.skip("reserved", 3);
     if (msg.version >= 2) {
-        for (uint32_t& code : msg.additionalReasons)
-            code = in.u32("peer_diagnosis_ext");
+        for (uint32_t& code : msg.additionalReasons) code = in.u32("peer_diagnosis_ext");
     }
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
     return msg;
 }
 
@@ -58,8 +55,7 @@ std::vector<uint8_t> encode(const ClcDecline& msg) {
     out.u8(static_cast<uint8_t>((msg.osType & 0x0F) << 4));
     out.zeros(3);
     if (length == kClcDeclineV2Bytes) {
-        for (uint32_t code : msg.additionalReasons)
-            out.u32(code);
+        for (uint32_t code : msg.additionalReasons) out.u32(code);
     }
     writeClcTrailer(out, msg.eyecatcher);
     return bytes;

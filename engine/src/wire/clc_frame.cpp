@@ -15,8 +15,7 @@ std::span<const uint8_t> eyecatcherBytes(Eyecatcher eyecatcher) {
 std::string hex32(uint32_t value) {
     static const char* digits = "0123456789abcdef";
     std::string text = "0x";
-    for (int shift = 28; shift >= 0; shift -= 4)
-        text += digits[(value >> shift) & 0xF];
+    for (int shift = 28; shift >= 0; shift -= 4) text += digits[(value >> shift) & 0xF];
     return text;
 }
 
@@ -28,8 +27,7 @@ Result<ClcHeader> peekClcHeader(std::span<const uint8_t> bytes) {
     const uint8_t type = in.u8("type");
     const uint16_t length = in.u16("length");
     const uint8_t byte7 = in.u8("version");
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
 
     ClcHeader header;
     if (eye == kEyecatcherSmcr) {
@@ -37,10 +35,9 @@ Result<ClcHeader> peekClcHeader(std::span<const uint8_t> bytes) {
     } else if (eye == kEyecatcherSmcd) {
         header.eyecatcher = Eyecatcher::smcd;
     } else {
-        const uint32_t value =
-            (uint32_t{eye[0]} << 24) | (uint32_t{eye[1]} << 16) | (uint32_t{eye[2]} << 8) | eye[3];
-        return fail(Errc::malformed, "clc.header.eyecatcher: " + hex32(value) +
-                                         " is neither SMCR (0xe2d4c3d9) nor SMCD (0xe2d4c3c4)");
+        const uint32_t value = (uint32_t{eye[0]} << 24) | (uint32_t{eye[1]} << 16) | (uint32_t{eye[2]} << 8) | eye[3];
+        return fail(Errc::malformed,
+                    "clc.header.eyecatcher: " + hex32(value) + " is neither SMCR (0xe2d4c3d9) nor SMCD (0xe2d4c3c4)");
     }
     if (type < 1 || type > 4) {
         return fail(Errc::malformed, "clc.header.type: unknown CLC type " + std::to_string(type));
@@ -55,15 +52,13 @@ Result<ClcHeader> peekClcHeader(std::span<const uint8_t> bytes) {
     header.version = static_cast<uint8_t>(byte7 >> 4);
     header.typeV2 = static_cast<uint8_t>((byte7 >> 2) & 0x03);
     header.typeV1 = static_cast<uint8_t>(byte7 & 0x03);
-    if (header.version == 0)
-        return fail(Errc::malformed, "clc.header.version: 0 is not a CLC version");
+    if (header.version == 0) return fail(Errc::malformed, "clc.header.version: 0 is not a CLC version");
     return header;
 }
 
 Result<ClcHeader> checkClcFrame(std::span<const uint8_t> bytes, ClcType expected, std::string_view context) {
     auto header = peekClcHeader(bytes);
-    if (!header)
-        return fail(header.error());
+    if (!header) return fail(header.error());
     const std::string ctx(context);
     if (header->type != expected) {
         return fail(Errc::malformed,

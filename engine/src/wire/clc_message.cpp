@@ -23,26 +23,22 @@ const char* clcTypeName(ClcType type) {
 
 Result<ClcMessage> decodeClc(std::span<const uint8_t> bytes) {
     auto header = peekClcHeader(bytes);
-    if (!header)
-        return fail(header.error());
+    if (!header) return fail(header.error());
     switch (header->type) {
         case ClcType::proposal: {
             auto msg = decodeClcProposal(bytes);
-            if (!msg)
-                return fail(msg.error());
+            if (!msg) return fail(msg.error());
             return ClcMessage{std::move(msg).value()};
         }
         case ClcType::accept:
         case ClcType::confirm: {
             auto msg = decodeClcAcceptConfirm(bytes);
-            if (!msg)
-                return fail(msg.error());
+            if (!msg) return fail(msg.error());
             return ClcMessage{std::move(msg).value()};
         }
         case ClcType::decline: {
             auto msg = decodeClcDecline(bytes);
-            if (!msg)
-                return fail(msg.error());
+            if (!msg) return fail(msg.error());
             return ClcMessage{std::move(msg).value()};
         }
         case ClcType::invalid:
@@ -56,10 +52,8 @@ std::vector<uint8_t> encodeClc(const ClcMessage& msg) {
 }
 
 ClcType clcTypeOf(const ClcMessage& msg) {
-    if (const auto* ac = std::get_if<ClcAcceptConfirm>(&msg))
-        return ac->type;
-    if (std::holds_alternative<ClcProposal>(msg))
-        return ClcType::proposal;
+    if (const auto* ac = std::get_if<ClcAcceptConfirm>(&msg)) return ac->type;
+    if (std::holds_alternative<ClcProposal>(msg)) return ClcType::proposal;
     return ClcType::decline;
 }
 

@@ -45,8 +45,7 @@ bool hasSmcdV2Ext(uint8_t version, SmcType typeV2) {
 
 Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
     auto header = checkClcFrame(bytes, ClcType::proposal, "clc.proposal");
-    if (!header)
-        return fail(header.error());
+    if (!header) return fail(header.error());
 
     ClcProposal msg;
     msg.eyecatcher = header->eyecatcher;
@@ -102,8 +101,7 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
             Ipv6Prefix p;
             p.prefix = in.array<16>("ipv6_prefix");
             p.prefixLength = in.u8("ipv6_prefix_length");
-            if (p.prefixLength > 128)
-                in.fail("ipv6_prefix_length", std::to_string(p.prefixLength) + " > 128");
+            if (p.prefixLength > 128) in.fail("ipv6_prefix_length", std::to_string(p.prefixLength) + " > 128");
             prefix.ipv6Prefixes.push_back(p);
         }
         msg.ipPrefix = prefix;
@@ -118,8 +116,7 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
     if (in.ok() && hasV2Ext(msg.version, msg.typeV2)) {
         const size_t start = kV2ExtAnchor + msg.smcdArea->v2ExtOffset;
         if (start < areaEnd) {
-            in.fail("v2_ext_offset",
-                    std::to_string(msg.smcdArea->v2ExtOffset) + " points into an earlier area");
+            in.fail("v2_ext_offset", std::to_string(msg.smcdArea->v2ExtOffset) + " points into an earlier area");
         }
         in.seek("v2_ext_offset", start);
         ClcProposalV2Ext ext;
@@ -139,8 +136,7 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
         if (ueidCount > kClcMaxUeids) {
             in.fail("v2_ext.eid_count", std::to_string(ueidCount) + " > " + std::to_string(kClcMaxUeids));
         }
-        for (size_t i = 0; in.ok() && i < ueidCount; ++i)
-            ext.ueids.push_back(in.array<kEidBytes>("v2_ext.ueid"));
+        for (size_t i = 0; in.ok() && i < ueidCount; ++i) ext.ueids.push_back(in.array<kEidBytes>("v2_ext.ueid"));
         const size_t ueidsEnd = in.offset();
         msg.v2Ext = ext;
 
@@ -155,8 +151,7 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
             dext.seid = in.array<kEidBytes>("smcd_v2_ext.seid");
             in.skip("smcd_v2_ext.reserved", 16);
             if (ismGidCount > kClcMaxIsmV2Gids) {
-                in.fail("v2_ext.ism_gid_count",
-                        std::to_string(ismGidCount) + " > " + std::to_string(kClcMaxIsmV2Gids));
+                in.fail("v2_ext.ism_gid_count", std::to_string(ismGidCount) + " > " + std::to_string(kClcMaxIsmV2Gids));
             }
             for (size_t i = 0; in.ok() && i < ismGidCount; ++i) {
                 IsmGidChid entry;
@@ -168,8 +163,7 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
         }
     }
 
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
     return msg;
 }
 
@@ -258,8 +252,7 @@ std::vector<uint8_t> encode(const ClcProposal& msg) {
         out.u8(v2Ext.maxLinks);
         out.u16(v2Ext.featureMask);
         out.zeros(12);
-        for (size_t i = 0; i < ueidCount; ++i)
-            out.bytes(v2Ext.ueids[i]);
+        for (size_t i = 0; i < ueidCount; ++i) out.bytes(v2Ext.ueids[i]);
         if (withSmcdV2Ext) {
             out.seek(dStart);
             out.bytes(smcdV2Ext.seid);

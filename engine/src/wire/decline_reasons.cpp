@@ -48,8 +48,7 @@ constexpr DeclineReasonInfo kReasons[] = {
 
 const DeclineReasonInfo* find(uint32_t code) {
     for (const DeclineReasonInfo& info : kReasons) {
-        if (info.code == code)
-            return &info;
+        if (info.code == code) return &info;
     }
     return nullptr;
 }

@@ -11,11 +11,9 @@ namespace smcr::wire {
 
 std::string formatPaddedText(const uint8_t* data, size_t size) {
     size_t end = size;
-    while (end > 0 && (data[end - 1] == ' ' || data[end - 1] == '\0'))
-        --end;
+    while (end > 0 && (data[end - 1] == ' ' || data[end - 1] == '\0')) --end;
     for (size_t i = 0; i < end; ++i) {
-        if (data[i] < 0x20 || data[i] > 0x7E)
-            return hexBytes(data, size, '\0');
+        if (data[i] < 0x20 || data[i] > 0x7E) return hexBytes(data, size, '\0');
     }
     return "\"" + std::string(reinterpret_cast<const char*>(data), end) + "\"";
 }
@@ -27,8 +25,7 @@ std::string formatIpv4(uint32_t address) {
 
 std::string formatIpv6(const uint8_t* address16) {
     char text[INET6_ADDRSTRLEN] = {};
-    if (inet_ntop(AF_INET6, address16, text, sizeof(text)) == nullptr)
-        return hexBytes(address16, 16, ':');
+    if (inet_ntop(AF_INET6, address16, text, sizeof(text)) == nullptr) return hexBytes(address16, 16, ':');
     return text;
 }
 
@@ -47,8 +44,7 @@ std::string variant(Eyecatcher eyecatcher) {
 }
 
 std::string title(const std::string& prefix, const char* typeName, unsigned version, size_t bytes) {
-    return prefix + " CLC " + typeName + " (v" + std::to_string(version) + ", " + std::to_string(bytes) +
-           " bytes)";
+    return prefix + " CLC " + typeName + " (v" + std::to_string(version) + ", " + std::to_string(bytes) + " bytes)";
 }
 
 Description describeProposal(const ClcProposal& msg) {
@@ -84,8 +80,7 @@ Description describeProposal(const ClcProposal& msg) {
         f.add("ipv6_prefixes_cnt", p.ipv6Prefixes.size());
         for (size_t i = 0; i < p.ipv6Prefixes.size(); ++i) {
             f.add("ipv6_prefix[" + std::to_string(i) + "]",
-                  formatIpv6(p.ipv6Prefixes[i].prefix.data()) + "/" +
-                      std::to_string(p.ipv6Prefixes[i].prefixLength));
+                  formatIpv6(p.ipv6Prefixes[i].prefix.data()) + "/" + std::to_string(p.ipv6Prefixes[i].prefixLength));
         }
         f.leave();
     }
@@ -95,9 +90,7 @@ Description describeProposal(const ClcProposal& msg) {
         f.enter();
         f.add("eid_cnt", e.ueids.size());
         f.add("ism_gid_cnt", msg.smcdV2Ext ? msg.smcdV2Ext->ismGids.size() : 0);
-        f.add("release", std::to_string(e.release) + (e.release == 0   ? " (v2.0)"
-                                                      : e.release == 1 ? " (v2.1)"
-                                                                       : ""));
+        f.add("release", std::to_string(e.release) + (e.release == 0 ? " (v2.0)" : e.release == 1 ? " (v2.1)" : ""));
         f.flag("seid", e.seidIndicated);
         f.add("smcd_v2_ext_offset", e.smcdV2ExtOffset);
         f.add("roce_v2_gid", formatGid(e.roceV2Gid));
@@ -152,8 +145,7 @@ Description describeAcceptConfirm(const ClcAcceptConfirm& msg) {
             f.group("fce");
             f.enter();
             f.flag("v2_direct", e.v2Direct);
-            f.add("os_type",
-                  std::to_string(e.osType) + " (" + (e.osType < 4 ? kOs[e.osType] : "unknown") + ")");
+            f.add("os_type", std::to_string(e.osType) + " (" + (e.osType < 4 ? kOs[e.osType] : "unknown") + ")");
             f.add("release", e.release);
             f.add("hostname", formatPaddedText(e.hostname.data(), e.hostname.size()));
             f.add("max_conns", e.maxConns);
@@ -193,8 +185,7 @@ Description describeDecline(const ClcDecline& msg) {
     f.add("os_type", msg.osType);
     if (length == kClcDeclineV2Bytes) {
         for (size_t i = 0; i < msg.additionalReasons.size(); ++i) {
-            f.add("peer_diagnosis_ext[" + std::to_string(i) + "]",
-                  formatDeclineReason(msg.additionalReasons[i]));
+            f.add("peer_diagnosis_ext[" + std::to_string(i) + "]", formatDeclineReason(msg.additionalReasons[i]));
         }
     }
     return {title(variant(msg.eyecatcher), "Decline", msg.version, length), f.take()};
@@ -203,10 +194,8 @@ Description describeDecline(const ClcDecline& msg) {
 }  // namespace
 
 Description describe(const ClcMessage& msg) {
-    if (const auto* p = std::get_if<ClcProposal>(&msg))
-        return describeProposal(*p);
-    if (const auto* ac = std::get_if<ClcAcceptConfirm>(&msg))
-        return describeAcceptConfirm(*ac);
+    if (const auto* p = std::get_if<ClcProposal>(&msg)) return describeProposal(*p);
+    if (const auto* ac = std::get_if<ClcAcceptConfirm>(&msg)) return describeAcceptConfirm(*ac);
     return describeDecline(std::get<ClcDecline>(msg));
 }
 

@@ -14,8 +14,7 @@ std::string llcTitle(LlcType type, bool response) {
     const char* name = llcTypeName(static_cast<uint8_t>(type));
     text += name != nullptr ? name : "?";
     text += response ? " response" : " request";
-    if (type == LlcType::announceCredits)
-        text += " [experimental]";
+    if (type == LlcType::announceCredits) text += " [experimental]";
     text += " (" + formatHex(static_cast<uint8_t>(type), 2) + ", 44 bytes)";
     return text;
 }
@@ -42,8 +41,8 @@ void fields(FieldList& f, const LlcConfirmLink& m) {
 
 void fields(FieldList& f, const LlcAddLink& m) {
     f.flag("rejected", m.rejected);
-    f.add("reject_reason", std::to_string(m.rejectReason) +
-                               (m.rejectReason == kAddLinkRejectNoAltPath ? " (no alternate path)" : ""));
+    f.add("reject_reason",
+          std::to_string(m.rejectReason) + (m.rejectReason == kAddLinkRejectNoAltPath ? " (no alternate path)" : ""));
     f.add("sender_mac", formatMac(m.senderMac));
     f.add("sender_gid", formatGid(m.senderGid));
     f.add("sender_qp_num", formatHex(m.qpn, 6) + " (" + std::to_string(m.qpn) + ")");
@@ -113,8 +112,8 @@ Description describe(const LlcMessage& msg) {
         [](const auto& m) {
             FieldList f;
             const LlcType type = llcTypeOf(LlcMessage{m});
-            f.add("type", formatHex(static_cast<uint8_t>(type), 2) + " (" +
-                              llcTypeName(static_cast<uint8_t>(type)) + ")");
+            f.add("type",
+                  formatHex(static_cast<uint8_t>(type), 2) + " (" + llcTypeName(static_cast<uint8_t>(type)) + ")");
             f.add("length", kLlcMessageBytes);
             f.flag("response", m.response);
             fields(f, m);

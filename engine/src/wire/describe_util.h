@@ -10,9 +10,7 @@ namespace smcr::wire {
 
 class FieldList {
 public:
-    void add(std::string name, std::string value) {
-        m_fields.push_back({std::move(name), std::move(value), m_depth});
-    }
+    void add(std::string name, std::string value) { m_fields.push_back({std::move(name), std::move(value), m_depth}); }
     void add(std::string name, uint64_t value) { add(std::move(name), std::to_string(value)); }
     void flag(std::string name, bool value) { add(std::move(name), value ? "yes" : "no"); }
     void group(std::string name) { add(std::move(name), ""); }

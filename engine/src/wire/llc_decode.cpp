@@ -101,8 +101,7 @@ LlcConfirmRkey readConfirmRkey(ByteReader& in, uint8_t flags) {
     msg.response = (flags & kLlcFlagResponse) != 0;
     msg.negative = (flags & kLlcFlagConfirmRkeyNegative) != 0;
     msg.retry = (flags & kLlcFlagConfirmRkeyRetry) != 0;
-    for (LinkRkey& entry : msg.entries)
-        entry = readLinkRkey(in);
+    for (LinkRkey& entry : msg.entries) entry = readLinkRkey(in);
     return msg;
 }
 
@@ -112,8 +111,7 @@ LlcConfirmRkeyCont readConfirmRkeyCont(ByteReader& in, uint8_t flags) {
     msg.negative = (flags & kLlcFlagConfirmRkeyNegative) != 0;
     msg.retry = (flags & kLlcFlagConfirmRkeyRetry) != 0;
     msg.numRkeys = in.u8("num_rkeys");
-    for (LinkRkey& entry : msg.entries)
-        entry = readLinkRkey(in);
+    for (LinkRkey& entry : msg.entries) entry = readLinkRkey(in);
     return msg;
 }
 
@@ -130,10 +128,8 @@ LlcDeleteRkey readDeleteRkey(ByteReader& in, uint8_t flags) {
     msg.numRkeys = in.u8("num_rkeys");
     msg.errorMask = in.u8("err_mask");
     in.skip("reserved", 2);
-    for (uint32_t& rkey : msg.rkeys)
-        rkey = in.u32("rkey");
-    if (msg.numRkeys > msg.rkeys.size())
-        in.fail("num_rkeys", std::to_string(msg.numRkeys) + " > 8");
+    for (uint32_t& rkey : msg.rkeys) rkey = in.u32("rkey");
+    if (msg.numRkeys > msg.rkeys.size()) in.fail("num_rkeys", std::to_string(msg.numRkeys) + " > 8");
     return msg;
 }
 
@@ -159,40 +155,31 @@ Result<LlcHeader> peekLlcHeader(std::span<const uint8_t> bytes) {
         in.skip("reserved", 1);
     }
     header.flags = in.u8("flags");
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
     return header;
 }
 
 Result<LlcMessage> decodeLlc(std::span<const uint8_t> bytes) {
-    if (bytes.empty())
-        return fail(Errc::malformed, "llc.type: need 1 byte at offset 0, have 0");
+    if (bytes.empty()) return fail(Errc::malformed, "llc.type: need 1 byte at offset 0, have 0");
     const uint8_t type = bytes[0];
     const char* name = llcTypeName(type);
-    if (type == kCdcType)
-        return fail(Errc::malformed, "llc.type: 0xFE is a CDC message, not LLC");
-    if (name == nullptr)
-        return fail(Errc::malformed, "llc.type: unknown LLC type " + hexByte(type));
+    if (type == kCdcType) return fail(Errc::malformed, "llc.type: 0xFE is a CDC message, not LLC");
+    if (name == nullptr) return fail(Errc::malformed, "llc.type: unknown LLC type " + hexByte(type));
     auto header = peekLlcHeader(bytes);
     if (isV2Type(type)) {
-        if (!header)
-            return fail(header.error());
-        return fail(Errc::notSupported, std::string("llc: SMC-R v2 message ") + name + " (" + hexByte(type) +
-                                            ", " + std::to_string(header->lengthBytes) +
-                                            " bytes) is not supported");
+        if (!header) return fail(header.error());
+        return fail(Errc::notSupported, std::string("llc: SMC-R v2 message ") + name + " (" + hexByte(type) + ", " +
+                                            std::to_string(header->lengthBytes) + " bytes) is not supported");
     }
     std::string ctx = "llc.";
-    for (const char* p = name; *p != '\0'; ++p)
-        ctx += static_cast<char>(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    for (const char* p = name; *p != '\0'; ++p) ctx += static_cast<char>(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
     if (bytes.size() != kLlcMessageBytes) {
-        return fail(Errc::malformed, ctx + ": message is " + std::to_string(bytes.size()) +
-                                         " bytes, a v1 LLC message is exactly 44");
-    }
-    if (!header)
-        return fail(header.error());
-    if (header->lengthBytes != kLlcMessageBytes) {
         return fail(Errc::malformed,
-                    ctx + ".length: " + std::to_string(header->lengthBytes) + ", must be 44");
+                    ctx + ": message is " + std::to_string(bytes.size()) + " bytes, a v1 LLC message is exactly 44");
+    }
+    if (!header) return fail(header.error());
+    if (header->lengthBytes != kLlcMessageBytes) {
+        return fail(Errc::malformed, ctx + ".length: " + std::to_string(header->lengthBytes) + ", must be 44");
     }
     const uint8_t byte2 = bytes[2];
     const uint8_t flags = header->flags;
@@ -230,8 +217,7 @@ Result<LlcMessage> decodeLlc(std::span<const uint8_t> bytes) {
         default:
             return fail(Errc::malformed, "llc.type: unknown LLC type " + hexByte(type));
     }
-    if (!in.ok())
-        return in.takeError();
+    if (!in.ok()) return in.takeError();
     return msg;
 }
 

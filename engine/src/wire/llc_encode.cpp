@@ -50,8 +50,7 @@ LlcBytes encode(const LlcConfirmLink& msg) {
 }
 
 LlcBytes encode(const LlcAddLink& msg) {
-    LlcOut m(LlcType::addLink,
-             flag(msg.response, kLlcFlagResponse) | flag(msg.rejected, kLlcFlagAddLinkRejected),
+    LlcOut m(LlcType::addLink, flag(msg.response, kLlcFlagResponse) | flag(msg.rejected, kLlcFlagAddLinkRejected),
              static_cast<uint8_t>(msg.rejectReason & 0x0F));
     m.out.bytes(msg.senderMac);
     m.out.zeros(2);
@@ -78,8 +77,7 @@ LlcBytes encode(const LlcAddLinkCont& msg) {
 }
 
 LlcBytes encode(const LlcDeleteLink& msg) {
-    LlcOut m(LlcType::deleteLink, flag(msg.response, kLlcFlagResponse) |
-                                      flag(msg.allLinks, kLlcFlagDeleteLinkAll) |
+    LlcOut m(LlcType::deleteLink, flag(msg.response, kLlcFlagResponse) | flag(msg.allLinks, kLlcFlagDeleteLinkAll) |
                                       flag(msg.orderly, kLlcFlagDeleteLinkOrderly));
     m.out.u8(msg.linkNumber);
     m.out.u32(msg.reason);
@@ -90,8 +88,7 @@ LlcBytes encode(const LlcConfirmRkey& msg) {
     LlcOut m(LlcType::confirmRkey, flag(msg.response, kLlcFlagResponse) |
                                        flag(msg.negative, kLlcFlagConfirmRkeyNegative) |
                                        flag(msg.retry, kLlcFlagConfirmRkeyRetry));
-    for (const LinkRkey& entry : msg.entries)
-        writeLinkRkey(m.out, entry);
+    for (const LinkRkey& entry : msg.entries) writeLinkRkey(m.out, entry);
     return m.bytes;
 }
 
@@ -100,8 +97,7 @@ LlcBytes encode(const LlcConfirmRkeyCont& msg) {
                                            flag(msg.negative, kLlcFlagConfirmRkeyNegative) |
                                            flag(msg.retry, kLlcFlagConfirmRkeyRetry));
     m.out.u8(msg.numRkeys);
-    for (const LinkRkey& entry : msg.entries)
-        writeLinkRkey(m.out, entry);
+    for (const LinkRkey& entry : msg.entries) writeLinkRkey(m.out, entry);
     return m.bytes;
 }
 
@@ -116,8 +112,7 @@ LlcBytes encode(const LlcDeleteRkey& msg) {
     m.out.u8(msg.numRkeys);
     m.out.u8(msg.errorMask);
     m.out.zeros(2);
-    for (uint32_t rkey : msg.rkeys)
-        m.out.u32(rkey);
+    for (uint32_t rkey : msg.rkeys) m.out.u32(rkey);
     return m.bytes;
 }
 
@@ -135,24 +130,15 @@ LlcType llcTypeOf(const LlcMessage& msg) {
     return std::visit(
         [](const auto& m) -> LlcType {
             using T = std::decay_t<decltype(m)>;
-            if constexpr (std::is_same_v<T, LlcConfirmLink>)
-                return LlcType::confirmLink;
-            if constexpr (std::is_same_v<T, LlcAddLink>)
-                return LlcType::addLink;
-            if constexpr (std::is_same_v<T, LlcAddLinkCont>)
-                return LlcType::addLinkCont;
-            if constexpr (std::is_same_v<T, LlcDeleteLink>)
-                return LlcType::deleteLink;
-            if constexpr (std::is_same_v<T, LlcConfirmRkey>)
-                return LlcType::confirmRkey;
-            if constexpr (std::is_same_v<T, LlcConfirmRkeyCont>)
-                return LlcType::confirmRkeyCont;
-            if constexpr (std::is_same_v<T, LlcTestLink>)
-                return LlcType::testLink;
-            if constexpr (std::is_same_v<T, LlcDeleteRkey>)
-                return LlcType::deleteRkey;
-            if constexpr (std::is_same_v<T, LlcAnnounceCredits>)
-                return LlcType::announceCredits;
+            if constexpr (std::is_same_v<T, LlcConfirmLink>) return LlcType::confirmLink;
+            if constexpr (std::is_same_v<T, LlcAddLink>) return LlcType::addLink;
+            if constexpr (std::is_same_v<T, LlcAddLinkCont>) return LlcType::addLinkCont;
+            if constexpr (std::is_same_v<T, LlcDeleteLink>) return LlcType::deleteLink;
+            if constexpr (std::is_same_v<T, LlcConfirmRkey>) return LlcType::confirmRkey;
+            if constexpr (std::is_same_v<T, LlcConfirmRkeyCont>) return LlcType::confirmRkeyCont;
+            if constexpr (std::is_same_v<T, LlcTestLink>) return LlcType::testLink;
+            if constexpr (std::is_same_v<T, LlcDeleteRkey>) return LlcType::deleteRkey;
+            if constexpr (std::is_same_v<T, LlcAnnounceCredits>) return LlcType::announceCredits;
             return LlcType::invalid;
         },
         msg);

@@ -2,23 +2,25 @@
 // own engine created after the fork as engine.h requires) open one SMC-R
 // connection over the sim fabric; the client sends bytes, the server echoes
 // them back, and the client checks every byte and that no fallback happened.
-#include <smcr/engine.h>
-#include <smcr/listener.h>
-#include <smcr/socket.h>
-
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <smcr/engine.h>
+#include <smcr/listener.h>
+#include <smcr/socket.h>
+
 namespace {
 
 constexpr size_t kMessageBytes = 4096;
 
-uint8_t patternByte(size_t i) { return static_cast<uint8_t>((i * 131u + 7u) & 0xffu); }
+uint8_t patternByte(size_t i) {
+    return static_cast<uint8_t>((i * 131u + 7u) & 0xffu);
+}
 
 bool sendAll(smcr::Socket& s, const uint8_t* data, size_t len) {
     size_t done = 0;

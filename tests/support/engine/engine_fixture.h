@@ -25,8 +25,7 @@ using SettingList = std::vector<std::pair<std::string, std::string>>;
 
 inline std::shared_ptr<smcr::Engine> newEngine(const SettingList& settings = {}) {
     auto e = smcr::Engine::create(settings);
-    if (!e)
-        qFatal("engine: %s", e.error().toString().c_str());
+    if (!e) qFatal("engine: %s", e.error().toString().c_str());
     return e.value();
 }
 
@@ -35,16 +34,14 @@ inline smcr::Socket connectTo(const std::shared_ptr<smcr::Engine>& engine, uint1
     smcr::ConnectOptions options;
     options.engine = engine;
     auto s = smcr::Socket::connect("127.0.0.1", port, options);
-    if (!s)
-        qFatal("connect: %s", s.error().toString().c_str());
+    if (!s) qFatal("connect: %s", s.error().toString().c_str());
     return s.value();
 }
 
 // "fallback 0x... peer 0x..." for a message when a socket fell back.
 inline std::string fallbackText(const smcr::Socket& s) {
     char text[64];
-    std::snprintf(text, sizeof text, "fallback 0x%08x peer 0x%08x", s.fallbackReason(),
-                  s.peerDeclineReason());
+    std::snprintf(text, sizeof text, "fallback 0x%08x peer 0x%08x", s.fallbackReason(), s.peerDeclineReason());
     return text;
 }
 
@@ -53,8 +50,7 @@ template <typename Cond>
 bool waitFor(Cond cond, int timeoutMs = 5000) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     while (std::chrono::steady_clock::now() < until) {
-        if (cond())
-            return true;
+        if (cond()) return true;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return cond();
@@ -63,8 +59,7 @@ bool waitFor(Cond cond, int timeoutMs = 5000) {
 // An engine counter by its flat smc_stats-like name ("smcr.srv_fallbacks"); 0 if unknown.
 inline uint64_t counter(const smcr::EngineStats& stats, const std::string& name) {
     for (const auto& [n, v] : stats.flatten()) {
-        if (n == name)
-            return v;
+        if (n == name) return v;
     }
     return 0;
 }

@@ -38,8 +38,7 @@ inline bool writeAll(int fd, const void* data, size_t len) {
     const auto* p = static_cast<const uint8_t*>(data);
     while (len > 0) {
         const ssize_t n = ::send(fd, p, len, MSG_NOSIGNAL);
-        if (n <= 0)
-            return false;
+        if (n <= 0) return false;
         p += n;
         len -= static_cast<size_t>(n);
     }
@@ -51,11 +50,9 @@ inline bool readExact(int fd, void* data, size_t len, int timeoutMs = 5000) {
     auto* p = static_cast<uint8_t*>(data);
     while (len > 0) {
         pollfd pf{fd, POLLIN, 0};
-        if (::poll(&pf, 1, timeoutMs) <= 0)
-            return false;
+        if (::poll(&pf, 1, timeoutMs) <= 0) return false;
         const ssize_t n = ::recv(fd, p, len, 0);
-        if (n <= 0)
-            return false;
+        if (n <= 0) return false;
         p += n;
         len -= static_cast<size_t>(n);
     }
@@ -65,17 +62,13 @@ inline bool readExact(int fd, void* data, size_t len, int timeoutMs = 5000) {
 // One CLC message from a kernel socket (header, then the rest).
 inline std::optional<smcr::wire::ClcMessage> readClcMessage(int fd, int timeoutMs = 5000) {
     std::vector<uint8_t> bytes(8);
-    if (!readExact(fd, bytes.data(), 8, timeoutMs))
-        return std::nullopt;
+    if (!readExact(fd, bytes.data(), 8, timeoutMs)) return std::nullopt;
     auto h = smcr::wire::peekClcHeader(bytes);
-    if (!h)
-        return std::nullopt;
+    if (!h) return std::nullopt;
     bytes.resize(h->lengthBytes);
-    if (!readExact(fd, bytes.data() + 8, bytes.size() - 8, timeoutMs))
-        return std::nullopt;
+    if (!readExact(fd, bytes.data() + 8, bytes.size() - 8, timeoutMs)) return std::nullopt;
     auto m = smcr::wire::decodeClc(bytes);
-    if (!m)
-        return std::nullopt;
+    if (!m) return std::nullopt;
     return m.value();
 }
 

@@ -19,8 +19,7 @@ inline bool sendAll(smcr::Socket& s, const void* data, size_t len) {
     const auto* p = static_cast<const uint8_t*>(data);
     while (len > 0) {
         auto w = s.send(p, len);
-        if (!w)
-            return false;
+        if (!w) return false;
         p += w.value();
         len -= w.value();
     }
@@ -32,8 +31,7 @@ inline bool recvAll(smcr::Socket& s, void* data, size_t len) {
     auto* p = static_cast<uint8_t*>(data);
     while (len > 0) {
         auto r = s.recv(p, len);
-        if (!r || r.value() == 0)
-            return false;
+        if (!r || r.value() == 0) return false;
         p += r.value();
         len -= r.value();
     }
@@ -54,8 +52,7 @@ inline bool recvAtLeast(smcr::Socket& s, uint64_t bytes) {
     uint64_t got = 0;
     while (got < bytes) {
         auto r = s.recv(buf.data(), buf.size());
-        if (!r || r.value() == 0)
-            return false;
+        if (!r || r.value() == 0) return false;
         got += r.value();
     }
     return true;
@@ -79,12 +76,10 @@ inline ReadEnd recvUntilError(smcr::Socket& s) {
             end.code = r.error().code;
             break;
         }
-        if (r.value() == 0)
-            break;
+        if (r.value() == 0) break;
     }
     end.elapsedMs =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
-            .count();
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
     return end;
 }
 

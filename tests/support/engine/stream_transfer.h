@@ -24,8 +24,7 @@ namespace smclab::test {
 
 // Sends `total` bytes of stream `seed` in messages of 1 B..maxMessageBytes;
 // "" when all went out, else what failed.
-inline std::string sendStream(smcr::Socket& s, uint64_t seed, uint64_t total,
-                              size_t maxMessageBytes = 1 << 20) {
+inline std::string sendStream(smcr::Socket& s, uint64_t seed, uint64_t total, size_t maxMessageBytes = 1 << 20) {
     MessageSizes sizes(seed, maxMessageBytes);
     std::vector<uint8_t> buf(maxMessageBytes);
     uint64_t off = 0;
@@ -50,8 +49,7 @@ inline std::string sendRange(smcr::Socket& s, uint64_t seed, uint64_t offset, ui
         size_t put = 0;
         while (put < n) {
             auto w = s.send(buf.data() + put, n - put);
-            if (!w)
-                return "send at " + std::to_string(offset + done + put) + ": " + w.error().toString();
+            if (!w) return "send at " + std::to_string(offset + done + put) + ": " + w.error().toString();
             put += w.value();
         }
         done += n;
@@ -67,13 +65,10 @@ inline std::string recvRange(smcr::Socket& s, uint64_t seed, uint64_t offset, ui
     while (done < len) {
         const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), len - done));
         auto r = s.recv(buf.data(), want);
-        if (!r)
-            return "recv at " + std::to_string(offset + done) + ": " + r.error().toString();
-        if (r.value() == 0)
-            return "EOF at " + std::to_string(offset + done);
+        if (!r) return "recv at " + std::to_string(offset + done) + ": " + r.error().toString();
+        if (r.value() == 0) return "EOF at " + std::to_string(offset + done);
         const size_t bad = checkPattern(seed, offset + done, buf.data(), r.value());
-        if (bad != r.value())
-            return "wrong byte at " + std::to_string(offset + done + bad);
+        if (bad != r.value()) return "wrong byte at " + std::to_string(offset + done + bad);
         done += r.value();
     }
     return "";
@@ -83,10 +78,8 @@ inline std::string recvRange(smcr::Socket& s, uint64_t seed, uint64_t offset, ui
 inline std::string expectEof(smcr::Socket& s) {
     uint8_t byte = 0;
     auto r = s.recv(&byte, 1);
-    if (!r)
-        return "recv at the end: " + r.error().toString();
-    if (r.value() != 0)
-        return "a byte beyond the end of the stream";
+    if (!r) return "recv at the end: " + r.error().toString();
+    if (r.value() != 0) return "a byte beyond the end of the stream";
     return "";
 }
 
@@ -105,8 +98,7 @@ struct ReceiveRun {
 
 // Receives stream `seed` until EOF in reads of random size, checking every
 // byte; `total` is the length the stream must have.
-inline ReceiveRun receiveStream(smcr::Socket& s, uint64_t seed, uint64_t total,
-                                const ReceiveOptions& options = {}) {
+inline ReceiveRun receiveStream(smcr::Socket& s, uint64_t seed, uint64_t total, const ReceiveOptions& options = {}) {
     using Clock = std::chrono::steady_clock;
     ReceiveRun run;
     MessageSizes sizes(seed ^ 0x55, options.maxMessageBytes);
@@ -117,20 +109,19 @@ inline ReceiveRun receiveStream(smcr::Socket& s, uint64_t seed, uint64_t total,
         auto r = s.recv(buf.data(), sizes.next());
         const Clock::time_point now = Clock::now();
         if (faulted) {
-            run.stallMs = std::max<int64_t>(
-                run.stallMs, std::chrono::duration_cast<std::chrono::milliseconds>(now - last).count());
+            run.stallMs = std::max<int64_t>(run.stallMs,
+                                            std::chrono::duration_cast<std::chrono::milliseconds>(now - last).count());
         }
         last = now;
         if (!r) {
             run.error = "recv: " + r.error().toString();
             return run;
         }
-        if (r.value() == 0)
-            break;
+        if (r.value() == 0) break;
         const size_t bad = checkPattern(seed, run.received, buf.data(), r.value());
         if (bad != r.value()) {
-            run.error = "byte " + std::to_string(run.received + bad) + " of stream " + std::to_string(seed) +
-                        " is wrong";
+            run.error =
+                "byte " + std::to_string(run.received + bad) + " of stream " + std::to_string(seed) + " is wrong";
             return run;
         }
         run.received += r.value();
@@ -163,8 +154,7 @@ inline DuplexRun runDuplex(smcr::Socket& s, uint64_t total, uint64_t sendSeed, u
     DuplexRun run;
     std::thread sender([&] {
         run.sendError = sendStream(s, sendSeed, total, options.maxMessageBytes);
-        if (run.sendError.empty() && !s.shutdown(SHUT_WR))
-            run.sendError = "shutdown failed";
+        if (run.sendError.empty() && !s.shutdown(SHUT_WR)) run.sendError = "shutdown failed";
     });
     run.receive = receiveStream(s, recvSeed, total, options);
     sender.join();

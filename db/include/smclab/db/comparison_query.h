@@ -26,8 +26,7 @@
 namespace smclab::db {
 
 smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId);
-smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA,
-                                                              qint64 campaignB);
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB);
 
 // One table of any stored metric of one workload ("kv:SET", "p99_us"), built
 // like the headline tables (titles and units from report::metricInfo).

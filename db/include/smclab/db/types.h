@@ -28,21 +28,21 @@ RunStatus runStatusFromString(const QString& text);
 // campaign; the orchestrator plans the cells, runs them, and the store
 // answers "which cells are not done yet" for resume.
 struct RunCell {
-    QString workload;   // "tcp_bw", "tcp_lat", "http", "kv"
-    QString transport;  // "tcp", "smcr", "ksmc"
-    QString column;     // the settings variant's label: "Origin SMC", "TCP"
-    qint64 msgSize = 0; // bytes (file size for http, value size for kv)
-    int repetition = 0; // 0-based
+    QString workload;    // "tcp_bw", "tcp_lat", "http", "kv"
+    QString transport;   // "tcp", "smcr", "ksmc"
+    QString column;      // the settings variant's label: "Origin SMC", "TCP"
+    qint64 msgSize = 0;  // bytes (file size for http, value size for kv)
+    int repetition = 0;  // 0-based
 
     bool operator==(const RunCell&) const = default;
 };
 
 struct NewCampaign {
     QString name;
-    QString preset;       // "datapath", ... or empty for a campaign file
-    QJsonObject spec;     // the campaign as the user wrote it (campaign file JSON)
-    QString notes;        // free text, like the letters' "Test environment notes"
-    QList<RunCell> cells; // the expanded matrix, in run order; column order = first appearance
+    QString preset;        // "datapath", ... or empty for a campaign file
+    QJsonObject spec;      // the campaign as the user wrote it (campaign file JSON)
+    QString notes;         // free text, like the letters' "Test environment notes"
+    QList<RunCell> cells;  // the expanded matrix, in run order; column order = first appearance
 };
 
 struct Campaign {

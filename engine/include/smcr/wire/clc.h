@@ -158,7 +158,7 @@ struct ClcAcceptConfirm {
     // v2 only (version >= 2):
     Eid eid{};                                          // 64, negotiated EID
     std::optional<ClcFirstContactExt> firstContactExt;  // 104
-    std::optional<std::vector<Gid>> gidList;  // 156: count, rsvd(3), GIDs (<= 2); first-contact Confirm
+    std::optional<std::vector<Gid>> gidList;            // 156: count, rsvd(3), GIDs (<= 2); first-contact Confirm
     bool operator==(const ClcAcceptConfirm&) const = default;
 };
 

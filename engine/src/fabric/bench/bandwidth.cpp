@@ -39,7 +39,7 @@ Result<std::vector<BandwidthRow>> runBandwidth(const Options& options) {
         for (uint32_t size : sizes) {
             const uint32_t iterations = options.bwIterations;
             uint64_t posted = 0;
-            uint64_t completed = 0;  // WRs covered by polled completions
+            uint64_t completed = 0;     // WRs covered by polled completions
             std::vector<double> rates;  // GB/s between polls that returned completions
             const uint64_t start = monotonicNs();
             uint64_t lastCqeNs = start;
@@ -78,7 +78,8 @@ Result<std::vector<BandwidthRow>> runBandwidth(const Options& options) {
                     // a timestamp and would make a rate out of nothing.
                     const uint64_t now = monotonicNs();
                     const double seconds = static_cast<double>(now - lastCqeNs) / 1e9;
-                    if (seconds > 0) rates.push_back(static_cast<double>((completed - lastCovered) * size) / seconds / 1e9);
+                    if (seconds > 0)
+                        rates.push_back(static_cast<double>((completed - lastCovered) * size) / seconds / 1e9);
                     lastCqeNs = now;
                     lastCovered = completed;
                 }

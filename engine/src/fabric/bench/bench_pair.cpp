@@ -1,12 +1,12 @@
 #include "bench_pair.h"
 
+#include <cerrno>
+#include <cstdio>
+
 #include <sched.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
 
 namespace smcr::fabric::bench {
 
@@ -117,7 +117,9 @@ bool sendAll(int fd, const void* data, size_t len) {
     return ::send(fd, data, len, MSG_NOSIGNAL) == static_cast<ssize_t>(len);
 }
 
-bool recvAll(int fd, void* data, size_t len) { return ::recv(fd, data, len, MSG_WAITALL) == static_cast<ssize_t>(len); }
+bool recvAll(int fd, void* data, size_t len) {
+    return ::recv(fd, data, len, MSG_WAITALL) == static_cast<ssize_t>(len);
+}
 
 void pinToCpu(int cpu) {
     cpu_set_t set;

@@ -3,11 +3,11 @@
 // to the first; they swap the CLC fields over a socketpair.
 #pragma once
 
-#include <sys/types.h>
-
 #include <functional>
 #include <memory>
 #include <vector>
+
+#include <sys/types.h>
 
 #include <smcr/fabric_bench.h>
 

@@ -20,7 +20,9 @@ namespace smcr::fabric::bench {
 
 namespace {
 
-uint8_t loadAcquire(const uint8_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+uint8_t loadAcquire(const uint8_t* p) {
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
 
 // Polls the send CQ: frees SQ slots and, on sim, drives progress.
 bool drainSend(BenchSide& s) {
@@ -114,8 +116,7 @@ bool flushSendQueue(BenchSide& s, const Endpoint& peer) {
 }
 
 // One ping or pong: post, then wait for the peer's.
-bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t seq, bool event,
-              bool postFirst) {
+bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t seq, bool event, bool postFirst) {
     const auto value = static_cast<uint8_t>(seq % 251 + 1);
     auto post = [&] {
         s.src->data()[size - 1] = value;

@@ -1,17 +1,17 @@
 // The physical floor of this host for a two-process fabric: the one-way
 // latency of handing a cache line between two processes (spin ping-pong on
 // a MAP_SHARED page) and memcpy bandwidth, cache-resident and DRAM-sized.
-#include <sched.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
+
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench_pair.h"
 

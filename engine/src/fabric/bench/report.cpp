@@ -11,10 +11,14 @@ namespace smcr::fabric::bench {
 
 const char* testName(Test test) {
     switch (test) {
-        case Test::writeLat: return "write_lat";
-        case Test::writeBw: return "write_bw";
-        case Test::sendLat: return "send_lat";
-        case Test::invalid: break;
+        case Test::writeLat:
+            return "write_lat";
+        case Test::writeBw:
+            return "write_bw";
+        case Test::sendLat:
+            return "send_lat";
+        case Test::invalid:
+            break;
     }
     return "?";
 }
@@ -29,8 +33,8 @@ void printLatency(FILE* out, const char* title, const std::vector<LatencyRow>& r
     std::fprintf(out, " %-8s %-12s %-12s %-12s %-16s %-12s %-14s %-12s %-12s\n", "#bytes", "#iterations", "t_min[usec]",
                  "t_max[usec]", "t_typical[usec]", "t_avg[usec]", "t_stdev[usec]", "99%[usec]", "99.9%[usec]");
     for (const LatencyRow& r : rows) {
-        std::fprintf(out, " %-8u %-12u %-12.2f %-12.2f %-16.2f %-12.2f %-14.2f %-12.2f %-12.2f\n", r.bytes, r.iterations,
-                     r.minUs, r.maxUs, r.typicalUs, r.avgUs, r.stdevUs, r.p99Us, r.p999Us);
+        std::fprintf(out, " %-8u %-12u %-12.2f %-12.2f %-16.2f %-12.2f %-14.2f %-12.2f %-12.2f\n", r.bytes,
+                     r.iterations, r.minUs, r.maxUs, r.typicalUs, r.avgUs, r.stdevUs, r.p99Us, r.p999Us);
     }
 }
 
@@ -39,12 +43,14 @@ void printBandwidth(FILE* out, const char* title, const std::vector<BandwidthRow
     std::fprintf(out, " %-8s %-12s %-16s %-19s %-19s %-14s\n", "#bytes", "#iterations", "BW peak[GB/sec]",
                  "BW average[GB/sec]", "BW typical[GB/sec]", "MsgRate[Mpps]");
     for (const BandwidthRow& r : rows) {
-        std::fprintf(out, " %-8u %-12u %-16.2f %-19.2f %-19.2f %-14.3f\n", r.bytes, r.iterations, r.peakGBps,
-                     r.avgGBps, r.typicalGBps, r.msgRateMpps);
+        std::fprintf(out, " %-8u %-12u %-16.2f %-19.2f %-19.2f %-14.3f\n", r.bytes, r.iterations, r.peakGBps, r.avgGBps,
+                     r.typicalGBps, r.msgRateMpps);
     }
 }
 
-const LatencyRow* smallest(const std::vector<LatencyRow>& rows) { return rows.empty() ? nullptr : &rows.front(); }
+const LatencyRow* smallest(const std::vector<LatencyRow>& rows) {
+    return rows.empty() ? nullptr : &rows.front();
+}
 
 const BandwidthRow* rowFor(const std::vector<BandwidthRow>& rows, uint32_t bytes) {
     for (const BandwidthRow& r : rows) {
@@ -53,8 +59,7 @@ const BandwidthRow* rowFor(const std::vector<BandwidthRow>& rows, uint32_t bytes
     return nullptr;
 }
 
-void verdict(FILE* out, const char* what, double value, const char* unit, double ratio, const char* target,
-             bool ok) {
+void verdict(FILE* out, const char* what, double value, const char* unit, double ratio, const char* target, bool ok) {
     std::fprintf(out, "  %-34s %8.2f %-5s %7.2fx  target %-22s %s\n", what, value, unit, ratio, target,
                  ok ? "PASS" : "MISS");
 }
@@ -75,7 +80,8 @@ bool runAndReport(const Options& options, FILE* out, FILE* err) {
                 return false;
             }
             writeBw = rows.value();
-            std::snprintf(title, sizeof title, "                    RDMA_Write BW Test (%s, link %s, poll %s, tx depth %u)",
+            std::snprintf(title, sizeof title,
+                          "                    RDMA_Write BW Test (%s, link %s, poll %s, tx depth %u)",
                           options.backend.c_str(), link.c_str(), poll, kTxDepth);
             printBandwidth(out, title, writeBw);
         } else {

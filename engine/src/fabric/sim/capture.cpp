@@ -1,15 +1,15 @@
 #include "capture.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <vector>
 
 namespace smcr::fabric::sim {
 
@@ -82,10 +82,12 @@ Result<std::unique_ptr<Capture>> Capture::open(const std::string& path) {
     return std::unique_ptr<Capture>(new Capture(fd, path));
 }
 
-Capture::~Capture() { ::close(m_fd); }
+Capture::~Capture() {
+    ::close(m_fd);
+}
 
-void Capture::writePacket(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint8_t opcode,
-                          bool solicited, uint32_t psn, const uint8_t* reth, std::span<const uint8_t> payload) {
+void Capture::writePacket(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint8_t opcode, bool solicited,
+                          uint32_t psn, const uint8_t* reth, std::span<const uint8_t> payload) {
     const uint32_t pad = (4 - payload.size() % 4) % 4;
     const uint32_t ibBytes = 12 + (reth != nullptr ? 16 : 0) + static_cast<uint32_t>(payload.size()) + pad + 4;
     const uint32_t udpBytes = 8 + ibBytes;

@@ -31,9 +31,8 @@ public:
     // returns the number of PSNs used.
     uint32_t writeSend(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint32_t psn, bool solicited,
                        std::span<const uint8_t> payload, uint32_t mtuBytes);
-    uint32_t writeRdmaWrite(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint32_t psn,
-                            uint64_t remoteAddr, uint32_t rkey, std::span<const uint8_t> payload,
-                            uint32_t mtuBytes);
+    uint32_t writeRdmaWrite(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint32_t psn, uint64_t remoteAddr,
+                            uint32_t rkey, std::span<const uint8_t> payload, uint32_t mtuBytes);
     const std::string& path() const { return m_path; }
 
 private:

@@ -2,9 +2,9 @@
 // times stamped by one process are meaningful to another.
 #pragma once
 
-#include <time.h>
-
 #include <cstdint>
+
+#include <time.h>
 
 namespace smcr::fabric::sim {
 

@@ -1,13 +1,12 @@
 #include "cq_ring.h"
 
-#include <pthread.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <csignal>
 #include <ctime>
-
 #include <new>
+
+#include <pthread.h>
+#include <unistd.h>
 
 namespace smcr::fabric::sim {
 

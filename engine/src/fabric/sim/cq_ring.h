@@ -32,8 +32,7 @@ void initCq(CqShared* cq, uint32_t depth, uint32_t channelId);
 // consumerSeen, when given, is the producer's private copy of the owner's
 // poll index: the index only grows, so a stale copy errs towards "full" and
 // the shared one (a line the owner writes on every poll) is read only then.
-bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters,
-                uint64_t* consumerSeen = nullptr);
+bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters, uint64_t* consumerSeen = nullptr);
 
 // publishCqe in two steps, so a producer can claim its slot before it
 // writes the data the completion announces: claimed first (a locked

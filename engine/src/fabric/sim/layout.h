@@ -59,7 +59,7 @@ struct DeviceShared {
 };
 
 struct RqSge {
-    uint32_t mrKey;   // the owner's region (file d<inst>-mr<key>)
+    uint32_t mrKey;  // the owner's region (file d<inst>-mr<key>)
     uint32_t length;
     uint64_t offset;  // into the region's data
 };
@@ -149,7 +149,11 @@ inline RqEntry* rqEntries(QpShared* qp) {
 inline CqeSlot* cqSlots(CqShared* cq) {
     return reinterpret_cast<CqeSlot*>(reinterpret_cast<char*>(cq) + sizeof(CqShared));
 }
-inline uint64_t qpFileBytes(uint32_t recvDepth) { return sizeof(QpShared) + uint64_t{recvDepth} * sizeof(RqEntry); }
-inline uint64_t cqFileBytes(uint32_t depth) { return sizeof(CqShared) + uint64_t{depth} * sizeof(CqeSlot); }
+inline uint64_t qpFileBytes(uint32_t recvDepth) {
+    return sizeof(QpShared) + uint64_t{recvDepth} * sizeof(RqEntry);
+}
+inline uint64_t cqFileBytes(uint32_t depth) {
+    return sizeof(CqShared) + uint64_t{depth} * sizeof(CqeSlot);
+}
 
 }  // namespace smcr::fabric::sim

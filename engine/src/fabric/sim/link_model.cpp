@@ -48,15 +48,19 @@ std::string simDir(const std::string& configured) {
 
 Mac simMac(uint32_t instance, uint8_t port) {
     // Locally administered unicast address: 02:<instance>:<port>.
-    return Mac{0x02, static_cast<uint8_t>(instance >> 24), static_cast<uint8_t>(instance >> 16),
-               static_cast<uint8_t>(instance >> 8), static_cast<uint8_t>(instance), port};
+    return Mac{0x02,
+               static_cast<uint8_t>(instance >> 24),
+               static_cast<uint8_t>(instance >> 16),
+               static_cast<uint8_t>(instance >> 8),
+               static_cast<uint8_t>(instance),
+               port};
 }
 
 Gid simGid(uint32_t instance, uint8_t port) {
     // fe80::/64 with the MAC's modified EUI-64, like a RoCE v1 default GID.
     const Mac mac = simMac(instance, port);
-    return Gid{0xfe, 0x80, 0, 0, 0, 0, 0, 0, static_cast<uint8_t>(mac[0] ^ 0x02), mac[1], mac[2], 0xff, 0xfe,
-               mac[3], mac[4], mac[5]};
+    return Gid{0xfe,   0x80,   0,    0,    0,      0,      0,     0, static_cast<uint8_t>(mac[0] ^ 0x02),
+               mac[1], mac[2], 0xff, 0xfe, mac[3], mac[4], mac[5]};
 }
 
 Result<SimAddress> decodeSimGid(const Gid& gid) {

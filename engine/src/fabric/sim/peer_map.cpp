@@ -40,8 +40,8 @@ bool PeerMap::deviceAlive(uint32_t instance, uint64_t nowNs) {
 }
 
 template <typename T>
-T* PeerMap::lookup(std::unordered_map<uint64_t, ShmFile>& cache, uint32_t instance, const char* kind,
-                   uint32_t id, uint32_t magic) {
+T* PeerMap::lookup(std::unordered_map<uint64_t, ShmFile>& cache, uint32_t instance, const char* kind, uint32_t id,
+                   uint32_t magic) {
     const uint64_t key = keyOf(instance, id);
     auto it = cache.find(key);
     if (it != cache.end()) {

@@ -1,17 +1,17 @@
 #include "shm.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <utility>
-#include <vector>
 
 namespace smcr::fabric::sim {
 
@@ -30,7 +30,9 @@ ShmFile& ShmFile::operator=(ShmFile&& other) noexcept {
     return *this;
 }
 
-ShmFile::~ShmFile() { reset(); }
+ShmFile::~ShmFile() {
+    reset();
+}
 
 void ShmFile::reset() {
     if (m_data != nullptr) munmap(m_data, m_size);

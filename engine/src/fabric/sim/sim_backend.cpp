@@ -1,12 +1,12 @@
 // The sim backend's registry entry: probe, open with key=value options, and
 // the list of live device instances found in the sim directory.
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <smcr/fabric_sim.h>
 
@@ -99,8 +99,8 @@ Result<std::vector<DeviceSummary>> listSim() {
 }  // namespace
 
 const BackendEntry& simBackendEntry() {
-    static const BackendEntry kEntry{"sim", "simulated RNIC in shared memory between processes on this host",
-                                     probeSim, openSim, listSim};
+    static const BackendEntry kEntry{"sim", "simulated RNIC in shared memory between processes on this host", probeSim,
+                                     openSim, listSim};
     return kEntry;
 }
 

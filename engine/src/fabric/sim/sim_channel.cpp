@@ -1,13 +1,13 @@
 // Completion channels: a named FIFO that producers in any process write one
 // byte to when an armed CQ fires, and the device timer, both behind one
 // epoll fd the application can poll.
+#include <algorithm>
+#include <cerrno>
+
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
 
 #include "clock.h"
 #include "sim_objects.h"
@@ -46,8 +46,12 @@ SimChannel::~SimChannel() {
     ::unlink(objectPath(m_core->dir, m_core->instance, "ch", m_id).c_str());
 }
 
-void SimChannel::attach(SimCq* cq) { m_cqs.push_back(cq); }
-void SimChannel::detach(SimCq* cq) { std::erase(m_cqs, cq); }
+void SimChannel::attach(SimCq* cq) {
+    m_cqs.push_back(cq);
+}
+void SimChannel::detach(SimCq* cq) {
+    std::erase(m_cqs, cq);
+}
 
 bool SimChannel::anyArmed() const {
     return std::any_of(m_cqs.begin(), m_cqs.end(),
@@ -67,9 +71,8 @@ SimCq* SimChannel::takeEventLocked() {
         }
     }
     auto anyPending = [this] {
-        return std::any_of(m_cqs.begin(), m_cqs.end(), [](SimCq* cq) {
-            return cq->shared()->eventsPending.load(std::memory_order_seq_cst) > 0;
-        });
+        return std::any_of(m_cqs.begin(), m_cqs.end(),
+                           [](SimCq* cq) { return cq->shared()->eventsPending.load(std::memory_order_seq_cst) > 0; });
     };
     // The FIFO stays readable while any event is pending; drain it only
     // when none is, then look again for a producer that raced the drain.

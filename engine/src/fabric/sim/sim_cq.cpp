@@ -1,7 +1,7 @@
 // Completion queues: the owner's side of the shared completion ring.
-#include <unistd.h>
-
 #include <algorithm>
+
+#include <unistd.h>
 
 #include "sim_objects.h"
 
@@ -22,7 +22,9 @@ SimCq::~SimCq() {
     ::unlink(objectPath(m_core->dir, m_core->instance, "cq", m_id).c_str());
 }
 
-bool SimCq::publish(const Cqe& cqe) { return publishCqe(m_shared, fifoFd(), cqe, &m_core->shared->counters); }
+bool SimCq::publish(const Cqe& cqe) {
+    return publishCqe(m_shared, fifoFd(), cqe, &m_core->shared->counters);
+}
 
 Result<size_t> SimCq::poll(std::span<WorkCompletion> out) {
     std::lock_guard lock(m_core->mu);

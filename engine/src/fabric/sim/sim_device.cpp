@@ -1,15 +1,15 @@
 // Opening a simulated device instance and its device-level services.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <new>
 #include <random>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "sim_objects.h"
@@ -243,6 +243,8 @@ Result<std::unique_ptr<Device>> openSimDevice(const SimConfig& config) {
     return std::unique_ptr<Device>(std::move(device));
 }
 
-SimControl* simControl(Device& device) { return dynamic_cast<SimDevice*>(&device); }
+SimControl* simControl(Device& device) {
+    return dynamic_cast<SimDevice*>(&device);
+}
 
 }  // namespace smcr::fabric::sim

@@ -288,7 +288,8 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
             // is in order; the responder drops what follows the NAKed PSN).
             // The table's value as such, as an RNIC honours it (the seed's
             // CX4); rxe rounds it up to a jiffy.
-            const auto waitNs = static_cast<uint64_t>(rnrTimerMs(static_cast<uint8_t>(peerQp->minRnrTimer.load())) * 1e6);
+            const auto waitNs =
+                static_cast<uint64_t>(rnrTimerMs(static_cast<uint8_t>(peerQp->minRnrTimer.load())) * 1e6);
             w.retryAtNs = clock.now() + waitNs + 2 * m_core->config.link.wireLatencyNs;
             *dueNs = w.retryAtNs;
             return Outcome::stall;

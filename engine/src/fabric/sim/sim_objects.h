@@ -49,8 +49,7 @@ private:
 
 class SimMr final : public MemoryRegion {
 public:
-    SimMr(std::shared_ptr<SimCore> core, uint32_t key, ShmFile file, uint8_t* data, uint64_t length,
-          Access access);
+    SimMr(std::shared_ptr<SimCore> core, uint32_t key, ShmFile file, uint8_t* data, uint64_t length, Access access);
     ~SimMr() override;
     uint8_t* data() const override { return m_data; }
     uint64_t address() const override { return reinterpret_cast<uint64_t>(m_data); }
@@ -60,9 +59,7 @@ public:
     Access access() const override { return m_access; }
 
 private:
-    bool hasRemote() const {
-        return hasFlag(m_access, Access::remoteWrite) || hasFlag(m_access, Access::remoteRead);
-    }
+    bool hasRemote() const { return hasFlag(m_access, Access::remoteWrite) || hasFlag(m_access, Access::remoteRead); }
     std::shared_ptr<SimCore> m_core;
     uint32_t m_key;
     ShmFile m_file;  // empty for registerRegion
@@ -132,10 +129,10 @@ struct PendingWr {
     std::array<uint8_t, kSimMaxInline> inlineData;  // copied at post time
     bool inlined = false;
     bool signaled = false;
-    uint64_t deliverAtNs = 0;  // link model: first byte may land
-    uint64_t ackAtNs = 0;      // link model: requester's completion
-    uint64_t retryAtNs = 0;    // RNR back-off
-    uint64_t stallSinceNs = 0; // peer unreachable since
+    uint64_t deliverAtNs = 0;   // link model: first byte may land
+    uint64_t ackAtNs = 0;       // link model: requester's completion
+    uint64_t retryAtNs = 0;     // RNR back-off
+    uint64_t stallSinceNs = 0;  // peer unreachable since
     uint32_t rnrLeft = 0;
 };
 
@@ -161,8 +158,8 @@ public:
     // Nothing queued and no error to process: progress would do nothing
     // (lets a poll skip reading the clock).
     bool idleLocked() const {
-        return m_head == m_tail &&
-               (m_errorHandled || m_shared->state.load(std::memory_order_acquire) != static_cast<uint32_t>(QpState::error));
+        return m_head == m_tail && (m_errorHandled || m_shared->state.load(std::memory_order_acquire) !=
+                                                          static_cast<uint32_t>(QpState::error));
     }
     void sendSlotsFreedUpTo(uint64_t seq) {
         if (seq + 1 > m_freedSeq) m_freedSeq = seq + 1;

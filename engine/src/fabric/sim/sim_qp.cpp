@@ -1,11 +1,11 @@
 // RC queue pairs: creation, the state machine with ibv_modify_qp(3)'s
 // attribute rules, and posting. Execution lives in sim_exec.cpp.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
+
+#include <unistd.h>
 
 #include "../qp_rules.h"
 #include "clock.h"
@@ -52,8 +52,8 @@ Result<std::unique_ptr<QueuePair>> SimPd::createQp(const QpInit& init) {
     return std::unique_ptr<QueuePair>(std::move(qp));
 }
 
-SimQp::SimQp(std::shared_ptr<SimCore> core, uint32_t pdId, uint32_t qpn, ShmFile file, SimCq* sendCq,
-             SimCq* recvCq, QpCaps caps, bool sigAll)
+SimQp::SimQp(std::shared_ptr<SimCore> core, uint32_t pdId, uint32_t qpn, ShmFile file, SimCq* sendCq, SimCq* recvCq,
+             QpCaps caps, bool sigAll)
     : m_core(std::move(core)),
       m_pdId(pdId),
       m_qpn(qpn),
@@ -89,7 +89,9 @@ Result<QpAttr> SimQp::query() const {
     return attr;
 }
 
-static Status invalid(const std::string& what) { return fail(Errc::invalidArgument, what); }
+static Status invalid(const std::string& what) {
+    return fail(Errc::invalidArgument, what);
+}
 
 Status SimQp::checkModify(const QpAttr& attr, QpAttrMask mask, QpState current) const {
     if (auto st = checkQpTransition(current, attr, mask, static_cast<uint32_t>(m_core->info.ports.size())); !st) {
@@ -236,7 +238,8 @@ Status SimQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
             w.inlined = true;
             uint32_t offset = 0;
             for (uint32_t i = 0; i < wr.numSge; ++i) {
-                std::memcpy(w.inlineData.data() + offset, reinterpret_cast<const void*>(wr.sg[i].addr), wr.sg[i].length);
+                std::memcpy(w.inlineData.data() + offset, reinterpret_cast<const void*>(wr.sg[i].addr),
+                            wr.sg[i].length);
                 offset += wr.sg[i].length;
             }
         }
@@ -246,11 +249,11 @@ Status SimQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
             const uint32_t packets = packetCount(w.bytes, mtu);
             // Per packet: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4
             // + preamble/IFG 20; RETH 16 once for a write.
-            const uint64_t wireBytes =
-                w.bytes + uint64_t{packets} * 82 + (wr.opcode == WrOpcode::rdmaWrite ? 16 : 0);
+            const uint64_t wireBytes = w.bytes + uint64_t{packets} * 82 + (wr.opcode == WrOpcode::rdmaWrite ? 16 : 0);
             const uint64_t serNs =
-                link.bandwidthGbps > 0 ? static_cast<uint64_t>(static_cast<double>(wireBytes) * 8.0 / link.bandwidthGbps)
-                                       : 0;
+                link.bandwidthGbps > 0
+                    ? static_cast<uint64_t>(static_cast<double>(wireBytes) * 8.0 / link.bandwidthGbps)
+                    : 0;
             uint64_t& busy = m_core->portBusyUntilNs[(m_attr.port - 1) % kSimPorts];
             const uint64_t start = std::max(now, busy) + link.perWrNs;
             busy = start + serNs;
@@ -295,7 +298,8 @@ Status SimQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
             const Sge& sge = wr.sg[i];
             const LocalRegion* region = m_core->findRegion(sge.lkey);
             if (region != nullptr && !region->shared) unsupported = true;
-            const bool good = region != nullptr && region->pdId == m_pdId && hasFlag(region->access, Access::localWrite) &&
+            const bool good = region != nullptr && region->pdId == m_pdId &&
+                              hasFlag(region->access, Access::localWrite) &&
                               sge.addr >= reinterpret_cast<uint64_t>(region->base) &&
                               sge.addr - reinterpret_cast<uint64_t>(region->base) + sge.length <= region->length;
             // A bad lkey is reported when a SEND lands (LOC_PROT_ERR), as on hardware.
@@ -332,12 +336,23 @@ Status SimQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
 
 Status SimQp::injectLocked(Fault fault, uint64_t value) {
     switch (fault) {
-        case Fault::failNextPost: m_failNextPost = true; return {};
-        case Fault::dropCompletion: m_dropNextCompletion = true; return {};
-        case Fault::qpError: enterErrorLocked(); return {};
-        case Fault::delayDelivery: m_delayNextNs = value; return {};
-        case Fault::deadPeer: m_deadPeer = true; return {};
-        case Fault::invalid: break;
+        case Fault::failNextPost:
+            m_failNextPost = true;
+            return {};
+        case Fault::dropCompletion:
+            m_dropNextCompletion = true;
+            return {};
+        case Fault::qpError:
+            enterErrorLocked();
+            return {};
+        case Fault::delayDelivery:
+            m_delayNextNs = value;
+            return {};
+        case Fault::deadPeer:
+            m_deadPeer = true;
+            return {};
+        case Fault::invalid:
+            break;
     }
     return invalid("unknown fault");
 }

@@ -1,8 +1,8 @@
 // Protection domains and memory regions. Regions a peer may write live in
 // their own shared file (d<inst>-mr<key>): a header page, then the bytes.
-#include <unistd.h>
-
 #include <new>
+
+#include <unistd.h>
 
 #include "sim_objects.h"
 
@@ -54,8 +54,7 @@ Result<std::unique_ptr<MemoryRegion>> SimPd::registerRegion(void* addr, uint64_t
     return std::unique_ptr<MemoryRegion>(new SimMr(m_core, key, ShmFile(), data, bytes, access));
 }
 
-SimMr::SimMr(std::shared_ptr<SimCore> core, uint32_t key, ShmFile file, uint8_t* data, uint64_t length,
-             Access access)
+SimMr::SimMr(std::shared_ptr<SimCore> core, uint32_t key, ShmFile file, uint8_t* data, uint64_t length, Access access)
     : m_core(std::move(core)), m_key(key), m_file(std::move(file)), m_data(data), m_length(length), m_access(access) {}
 
 SimMr::~SimMr() {

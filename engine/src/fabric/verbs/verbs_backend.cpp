@@ -20,9 +20,8 @@ std::string readLine(const std::string& path) {
 }
 
 GidType sysfsGidType(const std::string& dev, int port, int index) {
-    const std::string type =
-        readLine("/sys/class/infiniband/" + dev + "/ports/" + std::to_string(port) + "/gid_attrs/types/" +
-                 std::to_string(index));
+    const std::string type = readLine("/sys/class/infiniband/" + dev + "/ports/" + std::to_string(port) +
+                                      "/gid_attrs/types/" + std::to_string(index));
     if (type == "RoCE v2") return GidType::roceV2;
     if (type == "IB/RoCE v1") return GidType::roceV1;
     return GidType::invalid;
@@ -65,21 +64,21 @@ Status describe(ibv_context* ctx, int gidIndex, GidType preferred, DeviceInfo* i
         int chosen = -1;
         // Two passes: the preferred GID type first, then any non-zero GID.
         for (int pass = 0; pass < 2 && chosen < 0; ++pass) {
-        if (pass == 1) preferred = GidType::invalid;
-        for (int i = 0; i < tableLen; ++i) {
-            if (gidIndex >= 0 && i != gidIndex) continue;
-            ibv_gid gid{};
-            if (ibv_query_gid(ctx, port, i, &gid) != 0) continue;
-            bool zero = true;
-            for (uint8_t b : gid.raw) zero = zero && b == 0;
-            if (zero) continue;
-            const GidType type = sysfsGidType(info->name, port, i);
-            if (gidIndex < 0 && preferred != GidType::invalid && type != preferred) continue;
-            chosen = i;
-            std::copy(std::begin(gid.raw), std::end(gid.raw), p.gid.begin());
-            p.gidType = type;
-            break;
-        }
+            if (pass == 1) preferred = GidType::invalid;
+            for (int i = 0; i < tableLen; ++i) {
+                if (gidIndex >= 0 && i != gidIndex) continue;
+                ibv_gid gid{};
+                if (ibv_query_gid(ctx, port, i, &gid) != 0) continue;
+                bool zero = true;
+                for (uint8_t b : gid.raw) zero = zero && b == 0;
+                if (zero) continue;
+                const GidType type = sysfsGidType(info->name, port, i);
+                if (gidIndex < 0 && preferred != GidType::invalid && type != preferred) continue;
+                chosen = i;
+                std::copy(std::begin(gid.raw), std::end(gid.raw), p.gid.begin());
+                p.gidType = type;
+                break;
+            }
         }
         if (chosen >= 0) {
             p.gidIndex = static_cast<uint8_t>(chosen);
@@ -97,8 +96,8 @@ Status probeVerbs() {
     ibv_device** list = ibv_get_device_list(&count);
     if (list != nullptr) ibv_free_device_list(list);
     if (count <= 0) {
-        return fail(Errc::notSupported, "no RDMA device on this host (libibverbs found " + std::to_string(count < 0 ? 0 : count) +
-                                            " devices)");
+        return fail(Errc::notSupported, "no RDMA device on this host (libibverbs found " +
+                                            std::to_string(count < 0 ? 0 : count) + " devices)");
     }
     return {};
 }

@@ -1,10 +1,10 @@
 // Device, PD, regions, CQs and completion channels over libibverbs.
-#include <fcntl.h>
-#include <poll.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
+#include <fcntl.h>
+#include <poll.h>
 
 #include "verbs_objects.h"
 
@@ -12,10 +12,14 @@ namespace smcr::fabric::verbs {
 
 Error errnoError(const std::string& what, int err) {
     switch (err) {
-        case ENOMEM: return makeError(Errc::outOfResources, what + ": " + std::strerror(err));
-        case EINVAL: return makeError(Errc::invalidArgument, what + ": " + std::strerror(err));
-        case EOPNOTSUPP: return makeError(Errc::notSupported, what + ": " + std::strerror(err));
-        default: return makeSystemError(what, err);
+        case ENOMEM:
+            return makeError(Errc::outOfResources, what + ": " + std::strerror(err));
+        case EINVAL:
+            return makeError(Errc::invalidArgument, what + ": " + std::strerror(err));
+        case EOPNOTSUPP:
+            return makeError(Errc::notSupported, what + ": " + std::strerror(err));
+        default:
+            return makeSystemError(what, err);
     }
 }
 
@@ -59,7 +63,9 @@ Result<std::unique_ptr<CompletionQueue>> VerbsDevice::createCq(const CqInit& ini
     return std::unique_ptr<CompletionQueue>(std::move(cq));
 }
 
-VerbsPd::~VerbsPd() { ibv_dealloc_pd(m_pd); }
+VerbsPd::~VerbsPd() {
+    ibv_dealloc_pd(m_pd);
+}
 
 Result<std::unique_ptr<MemoryRegion>> VerbsPd::allocateRegion(uint64_t bytes, Access access) {
     if (bytes == 0) return fail(Errc::invalidArgument, "region of 0 bytes");
@@ -87,7 +93,9 @@ VerbsMr::~VerbsMr() {
     std::free(m_owned);
 }
 
-VerbsChannel::~VerbsChannel() { ibv_destroy_comp_channel(m_channel); }
+VerbsChannel::~VerbsChannel() {
+    ibv_destroy_comp_channel(m_channel);
+}
 
 Result<CompletionQueue*> VerbsChannel::getEvent(int timeoutMs) {
     pollfd p{m_channel->fd, POLLIN, 0};
@@ -115,10 +123,18 @@ WorkCompletion fromIbv(const ibv_wc& wc) {
     out.wrId = wc.wr_id;
     out.status = static_cast<WcStatus>(wc.status);
     switch (wc.opcode) {
-        case IBV_WC_SEND: out.opcode = WcOpcode::send; break;
-        case IBV_WC_RDMA_WRITE: out.opcode = WcOpcode::rdmaWrite; break;
-        case IBV_WC_RECV: out.opcode = WcOpcode::recv; break;
-        default: out.opcode = WcOpcode::invalid; break;
+        case IBV_WC_SEND:
+            out.opcode = WcOpcode::send;
+            break;
+        case IBV_WC_RDMA_WRITE:
+            out.opcode = WcOpcode::rdmaWrite;
+            break;
+        case IBV_WC_RECV:
+            out.opcode = WcOpcode::recv;
+            break;
+        default:
+            out.opcode = WcOpcode::invalid;
+            break;
     }
     out.byteLen = wc.byte_len;
     out.qpNum = wc.qp_num;
@@ -159,6 +175,8 @@ Result<NotifyResult> VerbsCq::requestNotify(bool solicitedOnly) {
     return m_stash.empty() ? NotifyResult::armed : NotifyResult::missedEvents;
 }
 
-void VerbsCq::ackEvents(uint32_t count) { ibv_ack_cq_events(m_cq, count); }
+void VerbsCq::ackEvents(uint32_t count) {
+    ibv_ack_cq_events(m_cq, count);
+}
 
 }  // namespace smcr::fabric::verbs

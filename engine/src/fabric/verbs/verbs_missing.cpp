@@ -9,9 +9,13 @@ Status probeMissing() {
     return fail(Errc::notSupported, "verbs backend not built: libibverbs was not found at build time");
 }
 
-Result<std::unique_ptr<Device>> openMissing(const std::string&, const OpenOptions&) { return fail(probeMissing().error()); }
+Result<std::unique_ptr<Device>> openMissing(const std::string&, const OpenOptions&) {
+    return fail(probeMissing().error());
+}
 
-Result<std::vector<DeviceSummary>> listMissing() { return std::vector<DeviceSummary>{}; }
+Result<std::vector<DeviceSummary>> listMissing() {
+    return std::vector<DeviceSummary>{};
+}
 
 }  // namespace
 

@@ -3,12 +3,12 @@
 // fabric-anchors.md section 7).
 #pragma once
 
-#include <infiniband/verbs.h>
-
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include <infiniband/verbs.h>
 
 #include <smcr/fabric.h>
 
@@ -85,7 +85,8 @@ private:
 
 class VerbsCq final : public CompletionQueue {
 public:
-    VerbsCq(std::shared_ptr<VerbsContext> context, uint64_t userData) : m_ctx(std::move(context)), m_userData(userData) {}
+    VerbsCq(std::shared_ptr<VerbsContext> context, uint64_t userData)
+        : m_ctx(std::move(context)), m_userData(userData) {}
     ~VerbsCq() override;
     void attach(ibv_cq* cq) { m_cq = cq; }
     uint32_t depth() const override { return static_cast<uint32_t>(m_cq->cqe); }
@@ -107,7 +108,8 @@ private:
 
 class VerbsQp final : public QueuePair {
 public:
-    VerbsQp(std::shared_ptr<VerbsContext> context, ibv_qp* qp, QpCaps caps) : m_ctx(std::move(context)), m_qp(qp), m_caps(caps) {}
+    VerbsQp(std::shared_ptr<VerbsContext> context, ibv_qp* qp, QpCaps caps)
+        : m_ctx(std::move(context)), m_qp(qp), m_caps(caps) {}
     ~VerbsQp() override;
     uint32_t qpn() const override { return m_qp->qp_num; }
     QpCaps caps() const override { return m_caps; }

@@ -33,25 +33,37 @@ Result<std::unique_ptr<QueuePair>> VerbsPd::createQp(const QpInit& init) {
     return std::unique_ptr<QueuePair>(new VerbsQp(m_ctx, qp, caps));
 }
 
-VerbsQp::~VerbsQp() { ibv_destroy_qp(m_qp); }
+VerbsQp::~VerbsQp() {
+    ibv_destroy_qp(m_qp);
+}
 
 static QpState fromIbvState(ibv_qp_state state) {
     switch (state) {
-        case IBV_QPS_RESET: return QpState::reset;
-        case IBV_QPS_INIT: return QpState::init;
-        case IBV_QPS_RTR: return QpState::rtr;
-        case IBV_QPS_RTS: return QpState::rts;
-        default: return QpState::error;
+        case IBV_QPS_RESET:
+            return QpState::reset;
+        case IBV_QPS_INIT:
+            return QpState::init;
+        case IBV_QPS_RTR:
+            return QpState::rtr;
+        case IBV_QPS_RTS:
+            return QpState::rts;
+        default:
+            return QpState::error;
     }
 }
 
 static ibv_qp_state toIbvState(QpState state) {
     switch (state) {
-        case QpState::reset: return IBV_QPS_RESET;
-        case QpState::init: return IBV_QPS_INIT;
-        case QpState::rtr: return IBV_QPS_RTR;
-        case QpState::rts: return IBV_QPS_RTS;
-        case QpState::error: return IBV_QPS_ERR;
+        case QpState::reset:
+            return IBV_QPS_RESET;
+        case QpState::init:
+            return IBV_QPS_INIT;
+        case QpState::rtr:
+            return IBV_QPS_RTR;
+        case QpState::rts:
+            return IBV_QPS_RTS;
+        case QpState::error:
+            return IBV_QPS_ERR;
     }
     return IBV_QPS_ERR;
 }
@@ -66,9 +78,9 @@ QpState VerbsQp::state() const {
 Result<QpAttr> VerbsQp::query() const {
     ibv_qp_attr attr{};
     ibv_qp_init_attr init{};
-    const int mask = IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MTU | IBV_QP_AV |
-                     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT |
-                     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC;
+    const int mask = IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS | IBV_QP_PATH_MTU | IBV_QP_AV | IBV_QP_DEST_QPN |
+                     IBV_QP_RQ_PSN | IBV_QP_SQ_PSN | IBV_QP_MIN_RNR_TIMER | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MAX_DEST_RD_ATOMIC;
     if (ibv_query_qp(m_qp, &attr, mask, &init) != 0) return fail(errnoError("ibv_query_qp", errno));
     QpAttr out;
     out.state = fromIbvState(attr.qp_state);
@@ -117,7 +129,9 @@ constexpr AttrRule kAttrRules[] = {
          o.pkey_index = 0;
      }},
     {QpAttrMask::accessFlags, IBV_QP_ACCESS_FLAGS,
-     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.qp_access_flags = static_cast<unsigned>(ibvAccess(i.accessFlags)); }},
+     [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) {
+         o.qp_access_flags = static_cast<unsigned>(ibvAccess(i.accessFlags));
+     }},
     {QpAttrMask::pathMtu, IBV_QP_PATH_MTU,
      [](ibv_qp_attr& o, const QpAttr& i, const RuleContext&) { o.path_mtu = static_cast<ibv_mtu>(i.pathMtu); }},
     {QpAttrMask::address, IBV_QP_AV,

@@ -26,9 +26,7 @@ struct CampaignDifference {
     Cell b;                        // campaign B's cell
     std::optional<Change> change;  // B against A; nullopt when a side has no value
 
-    bool outsideNoise() const {
-        return change && (change->noise == Noise::higher || change->noise == Noise::lower);
-    }
+    bool outsideNoise() const { return change && (change->noise == Noise::higher || change->noise == Noise::lower); }
 };
 
 // From tables whose columns are labelled `prefixA` + label and `prefixB` +
@@ -39,11 +37,9 @@ QList<CampaignDifference> campaignDifferences(const QList<ComparisonTable>& tabl
 
 // The "==== Differences: B against A ====" text section, a table per
 // comparison table, and a count of what is outside the noise.
-QString formatDifferences(const QList<CampaignDifference>& differences, const QString& nameA,
-                          const QString& nameB);
+QString formatDifferences(const QList<CampaignDifference>& differences, const QString& nameA, const QString& nameB);
 
 // The same as a detail table (markdown, HTML and JSON carry it).
-DetailTable differencesDetail(const QList<CampaignDifference>& differences, const QString& nameA,
-                              const QString& nameB);
+DetailTable differencesDetail(const QList<CampaignDifference>& differences, const QString& nameA, const QString& nameB);
 
 }  // namespace smclab::report

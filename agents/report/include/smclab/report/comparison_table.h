@@ -23,13 +23,13 @@ namespace smclab::report {
 // (run failed or not yet run) has no value. A cell built by hand from one
 // number has no samples and no interval.
 struct Cell {
-    std::optional<double> value;  // median, in the table's unit, full precision
-    double spread = 0.0;          // sample standard deviation (0 for one repetition)
-    int repetitions = 0;          // how many runs the median is taken over
-    QList<double> samples;        // each repetition's value, in run order; empty for one repetition
+    std::optional<double> value;       // median, in the table's unit, full precision
+    double spread = 0.0;               // sample standard deviation (0 for one repetition)
+    int repetitions = 0;               // how many runs the median is taken over
+    QList<double> samples;             // each repetition's value, in run order; empty for one repetition
     std::optional<Interval> interval;  // of the median; nullopt under 2 repetitions
-    int busyRepetitions = 0;      // repetitions that ran while the host was busy (host_state.h)
-    int liveChangedRepetitions = 0;  // repetitions during which a setting was changed live
+    int busyRepetitions = 0;           // repetitions that ran while the host was busy (host_state.h)
+    int liveChangedRepetitions = 0;    // repetitions during which a setting was changed live
 
     Cell() = default;
     // One value without its repetitions (tables typed in, single runs).
@@ -50,13 +50,13 @@ struct Row {
 // that a chosen column comes first (the cover letters put the baseline first
 // and print it without a percentage).
 struct ComparisonTable {
-    QString title;              // section title: "Bandwidth", "Latency"
-    QString metric;             // stored metric name: "bw_mbps", "latency_us"
-    QString unit;               // printed unit: "MB/s", "us"
-    bool lowerIsBetter = false; // colouring only; the printed sign is never flipped
-    QString workload;           // "tcp_bw", ... (informational)
-    QStringList columns;        // column labels, baseline first
-    QList<Row> rows;            // ascending msgSize
+    QString title;               // section title: "Bandwidth", "Latency"
+    QString metric;              // stored metric name: "bw_mbps", "latency_us"
+    QString unit;                // printed unit: "MB/s", "us"
+    bool lowerIsBetter = false;  // colouring only; the printed sign is never flipped
+    QString workload;            // "tcp_bw", ... (informational)
+    QStringList columns;         // column labels, baseline first
+    QList<Row> rows;             // ascending msgSize
 
     bool operator==(const ComparisonTable&) const = default;
 };
