@@ -14,6 +14,8 @@
 # plus the module it tests, which is its folder under tests/ (added here:
 # wire, fabric, engine, agents, db, orchestrator, ...) and optional topic
 # labels (rnic, fuzz). smclab_check_test_labels() checks a plain add_test.
+# (fuzz_wire is integration: it builds and runs the libFuzzer programs, and
+# scripts/sanitize.sh selects "unit", which would build them again under ASan.)
 set(SMCLAB_TEST_KINDS unit integration gui sanitize)
 
 function(smclab_check_test_labels name labels)
