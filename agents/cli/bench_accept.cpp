@@ -25,7 +25,7 @@
 #include "local_campaign.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/run_record.h"
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "stored_counters.h"
 #include "stream_campaign.h"

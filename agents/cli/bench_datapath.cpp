@@ -13,8 +13,8 @@
 #include "datapath_columns.h"
 #include "datapath_shapes.h"
 #include "orchestrator/datapath_columns.h"
-#include "smclab/db/comparison_query.h"
 #include "smclab/db/result_store.h"
+#include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "stream_campaign.h"
 

@@ -22,7 +22,7 @@
 #include "local_campaign.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/run_record.h"
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
 #include "stored_counters.h"

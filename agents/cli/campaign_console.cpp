@@ -11,8 +11,8 @@
 #include <QSaveFile>
 #include <QTimer>
 
-#include "smclab/db/comparison_query.h"
 #include "smclab/db/result_store.h"
+#include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
 

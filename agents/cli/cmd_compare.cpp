@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "report_options.h"
-#include "smclab/db/comparison_query.h"
 #include "smclab/report/campaign_diff.h"
+#include "smclab/report/comparison_query.h"
 #include "store_cli.h"
 
 namespace smclab::cli {

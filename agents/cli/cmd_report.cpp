@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "report_options.h"
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 #include "store_cli.h"
 
 namespace smclab::cli {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "orchestrator/run_record.h"
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 
 namespace smclab::cli {
 

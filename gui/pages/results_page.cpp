@@ -21,9 +21,9 @@
 #include "data/run_provenance.h"
 #include "dialogs/database_dialog.h"
 #include "orchestrator/runner_lock.h"
-#include "smclab/db/comparison_query.h"
 #include "smclab/db/database_location.h"
 #include "smclab/db/result_store.h"
+#include "smclab/report/comparison_query.h"
 #include "widgets/comparison_view.h"
 #include "widgets/run_view.h"
 

@@ -9,7 +9,7 @@
 #include "postgres_server.h"
 #include "report_fixtures.h"
 #include "seed_campaign.h"
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
 

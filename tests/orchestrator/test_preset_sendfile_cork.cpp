@@ -11,8 +11,8 @@
 #include "agent_process.h"
 #include "orchestrator/orchestrator.h"
 #include "orchestrator/presets.h"
-#include "smclab/db/comparison_query.h"
 #include "smclab/db/result_store.h"
+#include "smclab/report/comparison_query.h"
 #include "transport.h"
 
 using namespace smclab;

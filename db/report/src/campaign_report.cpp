@@ -3,7 +3,7 @@
 #include <QMap>
 #include <QSet>
 
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 
 namespace smclab::db {
 

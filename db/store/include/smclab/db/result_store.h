@@ -1,7 +1,7 @@
 // ResultStore: the lab's results database (Qt SQL; QSQLITE today, written
 // so a lab can later point it at QPSQL without touching callers).
 //
-// Schema (version kSchemaVersion; db/src/schema.cpp has the DDL):
+// Schema (version kSchemaVersion; db/store/src/schema.cpp has the DDL):
 //   meta(key, value)                 'schema_version'
 //   hosts(id, name, facts, last_seen)
 //   agents(id, host_id, address, version, capabilities, last_seen)

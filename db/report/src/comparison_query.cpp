@@ -1,5 +1,5 @@
 // From stored results to comparison tables (see comparison_query.h).
-#include "smclab/db/comparison_query.h"
+#include "smclab/report/comparison_query.h"
 
 #include <algorithm>
 
