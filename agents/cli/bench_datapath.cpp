@@ -17,6 +17,7 @@
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "stream_campaign.h"
+#include "workload.h"
 
 namespace smclab::cli {
 
@@ -249,7 +250,7 @@ int runDatapathBench(const DatapathOptions& options) {
     printColumnFailures(ran->console, kWho);
 
     // The cover-letter tables come from the store, as `smclab report` builds them.
-    auto stored = db::comparisonTables(*store, ran->campaignId);
+    auto stored = db::comparisonTables(*store, ran->campaignId, workloads::headlineMetricsByWorkload());
     if (!stored) {
         std::fprintf(stderr, "%s: %s\n", kWho, stored.error().message.c_str());
         return kExitFailure;

@@ -27,6 +27,7 @@
 #include "smclab/report/formats.h"
 #include "stored_counters.h"
 #include "stream_campaign.h"
+#include "workload.h"
 
 namespace smclab::cli {
 
@@ -223,7 +224,8 @@ int runBenchSendfile(const Args& args) {
     const auto ran = runBenchCampaign(spec, *store, labOptions);
     if (!ran) return kExitFailure;
     const qint64 id = ran->result.campaignId;
-    auto document = db::campaignReport(*store, id, QDateTime::currentDateTimeUtc());
+    auto document =
+        db::campaignReport(*store, id, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) {
         std::fprintf(stderr, "%s: %s\n", kWho, document.error().message.c_str());
         return kExitFailure;

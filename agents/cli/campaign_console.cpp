@@ -15,6 +15,7 @@
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
+#include "workload.h"
 
 namespace smclab::cli {
 
@@ -205,7 +206,7 @@ void printColumnFailures(const ConsoleResult& result, const char* who) {
 }
 
 bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
-    auto tables = db::comparisonTables(store, campaignId);
+    auto tables = db::comparisonTables(store, campaignId, workloads::headlineMetricsByWorkload());
     if (!tables) {
         std::fprintf(stderr, "smclab: cannot build the tables of campaign %lld: %s\n",
                      static_cast<long long>(campaignId), tables.error().message.c_str());
@@ -240,7 +241,8 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
 }
 
 QString writeHtmlReport(db::ResultStore& store, qint64 campaignId, const QString& path) {
-    auto document = db::campaignReport(store, campaignId, QDateTime::currentDateTimeUtc());
+    auto document =
+        db::campaignReport(store, campaignId, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return QString::fromStdString(document.error().message);
     if (const QString baseline = fallbackBaseline(document->tables); !baseline.isEmpty()) {
         if (auto moved = report::withBaseline(*document, baseline)) document = std::move(moved);

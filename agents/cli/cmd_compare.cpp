@@ -10,6 +10,7 @@
 #include "smclab/report/campaign_diff.h"
 #include "smclab/report/comparison_query.h"
 #include "store_cli.h"
+#include "workload.h"
 
 namespace smclab::cli {
 
@@ -46,7 +47,8 @@ int runCompare(const Args& args) {
     }
     auto store = openExistingStore(options.dbPath, "smclab compare");
     if (!store) return kExitFailure;
-    auto document = db::compareReport(*store, *a, *b, QDateTime::currentDateTimeUtc());
+    auto document =
+        db::compareReport(*store, *a, *b, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab compare", document.error());
     const QString nameA = QStringLiteral("#%1").arg(*a);
     const QString nameB = QStringLiteral("#%1").arg(*b);

@@ -8,6 +8,7 @@
 #include "report_options.h"
 #include "smclab/report/comparison_query.h"
 #include "store_cli.h"
+#include "workload.h"
 
 namespace smclab::cli {
 
@@ -42,7 +43,8 @@ int runReport(const Args& args) {
     }
     auto store = openExistingStore(options.dbPath, "smclab report");
     if (!store) return kExitFailure;
-    auto document = db::campaignReport(*store, *id, QDateTime::currentDateTimeUtc());
+    auto document =
+        db::campaignReport(*store, *id, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab report", document.error());
     return emitReport("smclab report", options, *document);
 }

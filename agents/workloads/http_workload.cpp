@@ -10,6 +10,7 @@ namespace {
 class HttpWorkload final : public Workload {
 public:
     std::string name() const override { return "http"; }
+    std::vector<std::string> headlineMetrics() const override { return {"rps"}; }
     std::string summary() const override {
         return "static files with TCP_CORK + writev + sendfile; wrk-like closed-loop client";
     }

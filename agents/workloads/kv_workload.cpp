@@ -10,6 +10,8 @@ namespace {
 class KvWorkload final : public Workload {
 public:
     std::string name() const override { return "kv"; }
+    // One entry running several tests stores set_rps, get_rps ... instead (a table each).
+    std::vector<std::string> headlineMetrics() const override { return {"rps"}; }
     std::string summary() const override { return "RESP SET/GET server with I/O threads; redis-benchmark-like client"; }
     ParamSchema schema(Role role) const override { return role == Role::server ? kvServerSchema() : kvClientSchema(); }
     Result<RunResult> run(const RunContext& ctx) const override {

@@ -11,6 +11,16 @@ std::span<const Workload* const> workloadRegistry() {
     return kWorkloads;
 }
 
+QMap<QString, QStringList> headlineMetricsByWorkload() {
+    QMap<QString, QStringList> out;
+    for (const Workload* w : workloadRegistry()) {
+        QStringList metrics;
+        for (const std::string& metric : w->headlineMetrics()) metrics << QString::fromStdString(metric);
+        out.insert(QString::fromStdString(w->name()), metrics);
+    }
+    return out;
+}
+
 const Workload* findWorkload(std::string_view name) {
     for (const Workload* w : workloadRegistry()) {
         if (w->name() == name) return w;

@@ -40,6 +40,7 @@ class TcpWorkload final : public Workload {
 public:
     explicit TcpWorkload(bool latency) : m_latency(latency) {}
     std::string name() const override { return m_latency ? "tcp_lat" : "tcp_bw"; }
+    std::vector<std::string> headlineMetrics() const override { return {m_latency ? "latency_us" : "bw_mbps"}; }
     std::string summary() const override {
         return m_latency ? "ping-pong latency, one-way = RTT/2, with percentiles (qperf tcp_lat)"
                          : "stream bandwidth counted at the receiver (qperf tcp_bw)";

@@ -28,6 +28,9 @@
 
 #include <QJsonObject>
 #include <QJsonValue>
+#include <QMap>
+#include <QString>
+#include <QStringList>
 
 #include "hdr_histogram.h"
 #include "transport.h"
@@ -161,6 +164,10 @@ public:
     virtual ~Workload() = default;
     virtual std::string name() const = 0;
     virtual std::string summary() const = 0;
+    // The stored metrics a comparison table shows for this workload, in
+    // table order ("bw_mbps", "latency_us", "rps": the names the
+    // orchestrator stores its results under, run_record.h).
+    virtual std::vector<std::string> headlineMetrics() const = 0;
     virtual ParamSchema schema(Role role) const = 0;
     // Validates ctx.params against schema(ctx.role) itself, so an unchecked
     // call still fails cleanly. Thread-safe: several runs may go at once.
@@ -171,5 +178,10 @@ public:
 // are one server that answers both tests (like a qperf server).
 std::span<const Workload* const> workloadRegistry();
 const Workload* findWorkload(std::string_view name);
+
+// Every registered workload's headlineMetrics() by name: the table the
+// report's comparison queries take (report::HeadlineMetrics, db/report
+// headline_metrics.h), so that the report knows no workload.
+QMap<QString, QStringList> headlineMetricsByWorkload();
 
 }  // namespace smclab::workloads

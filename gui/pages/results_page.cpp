@@ -26,6 +26,7 @@
 #include "smclab/report/comparison_query.h"
 #include "widgets/comparison_view.h"
 #include "widgets/run_view.h"
+#include "workload.h"
 
 namespace smclab::gui {
 
@@ -355,7 +356,8 @@ void ResultsPage::expandCampaign(qint64 campaignId) {
 bool ResultsPage::showCampaign(qint64 campaignId) {
     db::ResultStore* store = m_lab->store();
     if (store == nullptr) return false;
-    const auto document = db::campaignReport(*store, campaignId, QDateTime::currentDateTimeUtc());
+    const auto document =
+        db::campaignReport(*store, campaignId, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) {
         m_lab->reportError(tr("Cannot build the comparison of campaign %1: %2")
                                .arg(campaignId)
@@ -380,7 +382,8 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
 bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
     db::ResultStore* store = m_lab->store();
     if (store == nullptr) return false;
-    const auto document = db::compareReport(*store, campaignA, campaignB, QDateTime::currentDateTimeUtc());
+    const auto document = db::compareReport(*store, campaignA, campaignB, workloads::headlineMetricsByWorkload(),
+                                            QDateTime::currentDateTimeUtc());
     if (!document) {
         m_lab->reportError(tr("Cannot compare campaigns %1 and %2: %3")
                                .arg(campaignA)

@@ -87,6 +87,17 @@ private slots:
                 QVERIFY2(r.ok(), (w->name() + ": defaults must validate").c_str());
             }
         }
+        // Every workload declares the metrics its comparison tables show
+        // (the report refuses a workload that declares none).
+        const QMap<QString, QStringList> headlines = headlineMetricsByWorkload();
+        QCOMPARE(headlines.keys(),
+                 (QStringList{"http", "iperf3", "kv", "nginx-wrk", "qperf", "redis", "tcp_bw", "tcp_lat"}));
+        QCOMPARE(headlines.value("tcp_bw"), QStringList{"bw_mbps"});
+        QCOMPARE(headlines.value("tcp_lat"), QStringList{"latency_us"});
+        QCOMPARE(headlines.value("qperf"), (QStringList{"bw_mbps", "latency_us"}));
+        for (const char* workload : {"http", "kv", "nginx-wrk", "redis"})
+            QCOMPARE(headlines.value(workload), QStringList{"rps"});
+        QCOMPARE(headlines.value("iperf3"), QStringList{"bw_mbps"});
     }
 
     void everyWorkloadRejectsBadParamsBeforeRunning() {

@@ -12,8 +12,19 @@
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
+#include "workload.h"
 
 using namespace smclab::db;
+
+namespace {
+
+// The headline metrics the registered workloads declare (agents/workloads).
+const smclab::report::HeadlineMetrics& headlines() {
+    static const smclab::report::HeadlineMetrics kDeclared = smclab::workloads::headlineMetricsByWorkload();
+    return kDeclared;
+}
+
+}  // namespace
 
 class TestDbStore : public QObject {
     Q_OBJECT
@@ -197,7 +208,7 @@ private slots:
         const qint64 id = dbtest::seedCampaign(*store);
         QVERIFY(id > 0);
         QCOMPARE(store->columns(id).value(), dbtest::kSeedColumns);
-        auto tables = comparisonTables(*store, id);
+        auto tables = comparisonTables(*store, id, headlines());
         QVERIFY(tables.ok());
         QCOMPARE(tables->size(), 2);
         // Every seeded run changed a setting live (dbtest::fullRecord): every
@@ -225,7 +236,7 @@ private slots:
             QVERIFY(store->recordRun(r).ok());
         }
         QVERIFY(store->markRunFailed(id, dbtest::cell(QStringLiteral("SMC"), 64), QStringLiteral("x")).ok());
-        auto tables = comparisonTables(*store, id);
+        auto tables = comparisonTables(*store, id, headlines());
         QVERIFY(tables.ok());
         const smclab::report::ComparisonTable& bw = tables->first();
         QCOMPARE(bw.columns, (QStringList{"TCP", "SMC"}));
@@ -248,7 +259,7 @@ private slots:
                                  rep == 1 ? QStringLiteral("yes") : QStringLiteral("no"));
             QVERIFY(store->recordRun(r).ok());
         }
-        auto tables = comparisonTables(*store, id);
+        auto tables = comparisonTables(*store, id, headlines());
         QVERIFY(tables.ok());
         const smclab::report::Cell& cell = tables->first().rows[0].cells[0];
         QCOMPARE(cell.value.value(), 11.0);  // the median; the mean would be 17
@@ -264,9 +275,12 @@ private slots:
     void kvEntriesUnderLabelsAreKvTables() {
         // The credits preset stores its two kv entries as "kv:SET" and
         // "kv:GET": each gets the kv headline (rps), not every stored metric.
-        QCOMPARE(headlineMetrics(QStringLiteral("kv:SET")), QStringList{QStringLiteral("rps")});
-        QCOMPARE(headlineMetrics(QStringLiteral("kv")), QStringList{QStringLiteral("rps")});
-        QCOMPARE(headlineMetrics(QStringLiteral("tcp_bw:Small")), QStringList{QStringLiteral("bw_mbps")});
+        using smclab::report::baseWorkload;
+        using smclab::report::headlineMetrics;
+        QCOMPARE(headlineMetrics(headlines(), QStringLiteral("kv:SET")).value(), QStringList{QStringLiteral("rps")});
+        QCOMPARE(headlineMetrics(headlines(), QStringLiteral("kv")).value(), QStringList{QStringLiteral("rps")});
+        QCOMPARE(headlineMetrics(headlines(), QStringLiteral("tcp_bw:Small")).value(),
+                 QStringList{QStringLiteral("bw_mbps")});
         QCOMPARE(baseWorkload(QStringLiteral("kv:GET")), QStringLiteral("kv"));
         auto store = openStore(QStringLiteral("kv.db"));
         QVERIFY(store);
@@ -283,7 +297,7 @@ private slots:
                 QVERIFY(store->recordRun(r).ok());
             }
         }
-        auto tables = comparisonTables(*store, id);
+        auto tables = comparisonTables(*store, id, headlines());
         QVERIFY(tables.ok());
         QCOMPARE(tables->size(), 2);
         QCOMPARE(tables->at(0).metric, QStringLiteral("rps"));
@@ -306,7 +320,7 @@ private slots:
                      {QStringLiteral("get_rps"), 2000.0},
                      {QStringLiteral("set_p50_us"), 50.0}};
         QVERIFY(store->recordRun(r).ok());
-        auto tables = comparisonTables(*store, id);
+        auto tables = comparisonTables(*store, id, headlines());
         QVERIFY(tables.ok());
         QStringList metrics;
         for (const auto& t : *tables) metrics << t.metric;
@@ -314,12 +328,35 @@ private slots:
         QCOMPARE(metrics, (QStringList{"get_rps", "set_rps"}));
     }
 
+    void workloadWithoutHeadlineMetricIsAnError() {
+        // A workload that declares no headline metric would be in no table:
+        // the query says so (naming it) instead of dropping its runs.
+        auto undeclared = smclab::report::headlineMetrics(headlines(), QStringLiteral("custom:A"));
+        QCOMPARE(undeclared.error().code, smcr::Errc::notFound);
+        QVERIFY2(QString::fromStdString(undeclared.error().message).contains(QStringLiteral("custom:A")),
+                 undeclared.error().message.c_str());
+        auto store = openStore(QStringLiteral("undeclared.db"));
+        QVERIFY(store);
+        const qint64 id = store->createCampaign({QStringLiteral("c"), {}, {}, {}, {}}).valueOr(0);
+        QVERIFY(store->recordRun(dbtest::fullRecord(id, dbtest::cell(QStringLiteral("TCP"), 64), 1.0)).ok());
+        QVERIFY(store
+                    ->recordRun(dbtest::fullRecord(
+                        id, dbtest::cell(QStringLiteral("TCP"), 64, 0, QStringLiteral("custom")), 1.0))
+                    .ok());
+        auto tables = comparisonTables(*store, id, headlines());
+        QCOMPARE(tables.error().code, smcr::Errc::notFound);
+        QVERIFY2(QString::fromStdString(tables.error().message).contains(QStringLiteral("custom")),
+                 tables.error().message.c_str());
+        QCOMPARE(campaignReport(*store, id, headlines(), QDateTime::currentDateTimeUtc()).error().code,
+                 smcr::Errc::notFound);
+    }
+
     void twoCampaignsSideBySide() {
         auto store = openStore(QStringLiteral("compare.db"));
         QVERIFY(store);
         const qint64 a = dbtest::seedCampaign(*store);
         const qint64 b = dbtest::seedCampaign(*store);
-        auto tables = comparisonTables(*store, a, b);
+        auto tables = comparisonTables(*store, a, b, headlines());
         QVERIFY(tables.ok());
         QCOMPARE(tables->size(), 2);
         const auto& bw = tables->first();
@@ -327,7 +364,7 @@ private slots:
         QCOMPARE(bw.columns[0], QStringLiteral("#%1 Origin SMC").arg(a));
         QCOMPARE(bw.columns[3], QStringLiteral("#%1 Origin SMC").arg(b));
         QCOMPARE(bw.rows[0].cells[3].value, bw.rows[0].cells[0].value);
-        QCOMPARE(comparisonTables(*store, a, 999).error().code, smcr::Errc::notFound);
+        QCOMPARE(comparisonTables(*store, a, 999, headlines()).error().code, smcr::Errc::notFound);
     }
 
     void reportDocumentCarriesProvenance() {
@@ -335,7 +372,7 @@ private slots:
         QVERIFY(store);
         const qint64 id = dbtest::seedCampaign(*store);
         const QDateTime now(QDate(2026, 11, 30), QTime(8, 0), Qt::UTC);
-        auto doc = campaignReport(*store, id, now);
+        auto doc = campaignReport(*store, id, headlines(), now);
         QVERIFY(doc.ok());
         QCOMPARE(doc->tables.size(), 2);
         QCOMPARE(doc->generatedAt, QStringLiteral("2026-11-30T08:00:00Z"));
@@ -351,7 +388,7 @@ private slots:
         const qint64 sizesSum = 2 * ((1 << 17) - 1);
         QCOMPARE(counters.rows.first().name, QStringLiteral("client cdc_msgs_sent"));
         QCOMPARE(counters.rows.first().values.first(), QString::number(34 * 1000 + sizesSum));
-        auto compared = compareReport(*store, id, id, now);
+        auto compared = compareReport(*store, id, id, headlines(), now);
         QVERIFY(compared.ok());
         QCOMPARE(compared->tables.first().columns.size(), 6);
     }

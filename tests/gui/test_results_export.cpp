@@ -19,6 +19,7 @@
 #include "smclab/report/formats.h"
 #include "widgets/comparison_plot.h"
 #include "widgets/comparison_view.h"
+#include "workload.h"
 
 using namespace smclab::gui;
 
@@ -97,7 +98,8 @@ QString TestResultsExport::cliReport(const QStringList& extra) {
              qPrintable(process.errorString() + QString::fromUtf8(process.readAllStandardError())));
     auto store = smclab::db::ResultStore::open(m_db);
     if (!store) return QStringLiteral("cannot open store");
-    auto document = smclab::db::campaignReport(*store.value(), m_campaign, QDateTime::currentDateTimeUtc());
+    auto document = smclab::db::campaignReport(
+        *store.value(), m_campaign, smclab::workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return QStringLiteral("no report");
     smclab::report::ReportDocument doc = document.value();
     if (extra.size() == 2) doc = smclab::report::withBaseline(doc, extra[1]).value();

@@ -14,6 +14,7 @@
 #include "smclab/db/result_store.h"
 #include "smclab/report/comparison_query.h"
 #include "transport.h"
+#include "workload.h"
 
 using namespace smclab;
 using namespace smclab::orchestrator;
@@ -77,7 +78,7 @@ private:
                 QCOMPARE(settings->value(QStringLiteral("lab.cork_timer_ms")), expected);
             }
         }
-        auto tables = db::comparisonTables(**store, o.campaignId());
+        auto tables = db::comparisonTables(**store, o.campaignId(), workloads::headlineMetricsByWorkload());
         QVERIFY(tables.ok());
         QCOMPARE(tables->size(), 1);
         QCOMPARE(tables->front().metric, QStringLiteral("rps"));

@@ -29,6 +29,7 @@ ParamSchema clientSchema() {
 class Iperf3Workload final : public Workload {
 public:
     std::string name() const override { return "iperf3"; }
+    std::vector<std::string> headlineMetrics() const override { return {"bw_mbps"}; }
     std::string summary() const override { return "the real iperf3: TCP streams, -P, -R, --bidir"; }
     ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 

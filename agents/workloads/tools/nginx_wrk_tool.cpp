@@ -96,6 +96,7 @@ Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
 class NginxWrkWorkload final : public Workload {
 public:
     std::string name() const override { return "nginx-wrk"; }
+    std::vector<std::string> headlineMetrics() const override { return {"rps"}; }
     std::string summary() const override { return "the real nginx serving one file, loaded by the real wrk"; }
     ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 

@@ -27,6 +27,8 @@ ParamSchema clientSchema() {
 class QperfWorkload final : public Workload {
 public:
     std::string name() const override { return "qperf"; }
+    // tcp_bw's and tcp_lat's: a campaign gets a table for the one its runs measured.
+    std::vector<std::string> headlineMetrics() const override { return {"bw_mbps", "latency_us"}; }
     std::string summary() const override { return "the real qperf: tcp_bw or tcp_lat, server and client"; }
     ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 

@@ -82,6 +82,7 @@ Result<RunResult> serve(const RunContext& ctx, const std::string& name) {
 class RedisWorkload final : public Workload {
 public:
     std::string name() const override { return "redis"; }
+    std::vector<std::string> headlineMetrics() const override { return {"rps"}; }
     std::string summary() const override { return "the real redis-server, loaded by the real redis-benchmark"; }
     ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 

@@ -159,10 +159,11 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
 }  // namespace
 
 smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 campaignId,
+                                                    const report::HeadlineMetrics& headlines,
                                                     const QDateTime& generatedAt) {
     auto details = loadDetails(store, campaignId);
     if (!details) return smcr::fail(details.error());
-    auto tables = comparisonTables(store, campaignId);
+    auto tables = comparisonTables(store, campaignId, headlines);
     if (!tables) return smcr::fail(tables.error());
     report::ReportDocument doc;
     doc.title = QStringLiteral("smclab campaign #%1: %2").arg(campaignId).arg(details->campaign.name);
@@ -174,12 +175,13 @@ smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 c
 }
 
 smcr::Result<report::ReportDocument> compareReport(ResultStore& store, qint64 campaignA, qint64 campaignB,
+                                                   const report::HeadlineMetrics& headlines,
                                                    const QDateTime& generatedAt) {
     auto a = loadDetails(store, campaignA);
     if (!a) return smcr::fail(a.error());
     auto b = loadDetails(store, campaignB);
     if (!b) return smcr::fail(b.error());
-    auto tables = comparisonTables(store, campaignA, campaignB);
+    auto tables = comparisonTables(store, campaignA, campaignB, headlines);
     if (!tables) return smcr::fail(tables.error());
     report::ReportDocument doc;
     doc.title = QStringLiteral("smclab: campaign #%1 (%2) vs #%3 (%4)")

@@ -17,7 +17,8 @@ struct TableKey {
 
 // Keyed values of one campaign: (workload, metric, column, size) -> repetitions.
 struct CampaignValues {
-    QList<TableKey> tables;                            // plan order
+    QStringList workloads;                             // plan order, even before any run finished
+    QMap<QString, QStringList> storedMetrics;          // workload -> metrics seen, in first-seen order
     QStringList columns;                               // plan order
     QMap<QString, QMap<qint64, QList<double>>> cells;  // key(workload, metric, column) -> size -> values
     QMap<QString, QMap<qint64, int>> busy;             // key(workload, metric, column) -> size -> busy runs
@@ -37,42 +38,14 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     out.columns = *columns;
     auto runs = store.runs(campaignId);
     if (!runs) return smcr::fail(runs.error());
-    // Tables in plan order of their workloads, even before any run finished.
-    QStringList workloads;
     for (const Run& r : *runs) {
-        if (!workloads.contains(r.cell.workload)) workloads << r.cell.workload;
+        if (!out.workloads.contains(r.cell.workload)) out.workloads << r.cell.workload;
     }
     auto values = store.campaignResults(campaignId);
     if (!values) return smcr::fail(values.error());
-    QMap<QString, QStringList> storedMetrics;  // workload -> metrics seen, in first-seen order
     for (const ResultValue& v : *values) {
-        QStringList& metrics = storedMetrics[v.cell.workload];
+        QStringList& metrics = out.storedMetrics[v.cell.workload];
         if (!metrics.contains(v.metric)) metrics << v.metric;
-    }
-    for (const QString& workload : workloads) {
-        QStringList metrics = headlineMetrics(workload);
-        const QStringList stored = storedMetrics.value(workload);
-        // qperf names two headlines (tcp_bw's, tcp_lat's): a table for the one its runs made.
-        if (metrics.size() > 1 && !stored.isEmpty()) {
-            QStringList present;
-            for (const QString& metric : metrics) {
-                if (stored.contains(metric)) present << metric;
-            }
-            if (!present.isEmpty()) metrics = present;
-        }
-        const bool perTestWorkload =
-            baseWorkload(workload) == QLatin1String("kv") || baseWorkload(workload) == QLatin1String("redis");
-        if (perTestWorkload && !stored.isEmpty() && !stored.contains(metrics.value(0))) {
-            // A kv entry running several tests stores set_rps, get_rps ...
-            // (one table each) instead of one rps.
-            QStringList perTest;
-            for (const QString& metric : stored) {
-                if (metric.endsWith(QLatin1String("_rps"))) perTest << metric;
-            }
-            if (!perTest.isEmpty()) metrics = perTest;
-        }
-        if (metrics.isEmpty()) metrics = stored;
-        for (const QString& metric : metrics) out.tables.append({workload, metric});
     }
     for (const Run& r : *runs) {
         QStringList& cols = out.tableColumns[r.cell.workload];
@@ -98,6 +71,39 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
         if (changedLive.contains(v.runId)) ++out.liveChanged[k][v.cell.msgSize];
     }
     return out;
+}
+
+// The tables of a campaign: its workloads' declared headline metrics, in
+// plan order, narrowed to what the runs stored.
+smcr::Result<QList<TableKey>> headlineTables(const CampaignValues& values, const report::HeadlineMetrics& headlines) {
+    QList<TableKey> tables;
+    for (const QString& workload : values.workloads) {
+        auto declared = report::headlineMetrics(headlines, workload);
+        if (!declared) return smcr::fail(declared.error());
+        QStringList metrics = *declared;
+        const QStringList stored = values.storedMetrics.value(workload);
+        // qperf names two headlines (tcp_bw's, tcp_lat's): a table for the one its runs made.
+        if (metrics.size() > 1 && !stored.isEmpty()) {
+            QStringList present;
+            for (const QString& metric : metrics) {
+                if (stored.contains(metric)) present << metric;
+            }
+            if (!present.isEmpty()) metrics = present;
+        }
+        if (!stored.isEmpty() && !stored.contains(metrics.value(0))) {
+            // An entry running several tests (kv, redis: -t set,get) stores
+            // TEST_METRIC (set_rps, get_rps ...; orchestrator run_record.cpp)
+            // instead of one rps: a table each.
+            const QString suffix = QLatin1Char('_') + metrics.value(0);
+            QStringList perTest;
+            for (const QString& metric : stored) {
+                if (metric.endsWith(suffix)) perTest << metric;
+            }
+            if (!perTest.isEmpty()) metrics = perTest;
+        }
+        for (const QString& metric : metrics) tables.append({workload, metric});
+    }
+    return tables;
 }
 
 report::ComparisonTable buildTable(const TableKey& table,
@@ -154,33 +160,14 @@ void disambiguateTitles(QList<report::ComparisonTable>& tables) {
 
 }  // namespace
 
-QString baseWorkload(const QString& storedName) {
-    const qsizetype colon = storedName.indexOf(QLatin1Char(':'));
-    return colon > 0 ? storedName.left(colon) : storedName;
-}
-
-QStringList headlineMetrics(const QString& storedName) {
-    // "kv:SET" is the kv workload under the label SET (orchestrator's
-    // storedWorkloadName): same headline as plain "kv".
-    const QString workload = baseWorkload(storedName);
-    if (workload == QLatin1String("tcp_bw")) return {QStringLiteral("bw_mbps")};
-    if (workload == QLatin1String("tcp_lat")) return {QStringLiteral("latency_us")};
-    if (workload == QLatin1String("http")) return {QStringLiteral("rps")};
-    if (workload == QLatin1String("kv")) return {QStringLiteral("rps")};
-    // The tool workloads (agents/workloads/tools): the same figures as the
-    // built-in look-alikes, from the tools' own output.
-    if (workload == QLatin1String("qperf")) return {QStringLiteral("bw_mbps"), QStringLiteral("latency_us")};
-    if (workload == QLatin1String("nginx-wrk")) return {QStringLiteral("rps")};
-    if (workload == QLatin1String("redis")) return {QStringLiteral("rps")};
-    if (workload == QLatin1String("iperf3")) return {QStringLiteral("bw_mbps")};
-    return {};
-}
-
-smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId) {
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId,
+                                                              const report::HeadlineMetrics& headlines) {
     auto values = loadValues(store, campaignId);
     if (!values) return smcr::fail(values.error());
+    auto keys = headlineTables(*values, headlines);
+    if (!keys) return smcr::fail(keys.error());
     QList<report::ComparisonTable> tables;
-    for (const TableKey& t : values->tables) tables.append(buildTable(t, {{&*values, QString()}}));
+    for (const TableKey& t : *keys) tables.append(buildTable(t, {{&*values, QString()}}));
     disambiguateTitles(tables);
     return tables;
 }
@@ -192,13 +179,18 @@ smcr::Result<report::ComparisonTable> metricTable(ResultStore& store, qint64 cam
     return buildTable({workload, metric}, {{&*values, QString()}});
 }
 
-smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB) {
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB,
+                                                              const report::HeadlineMetrics& headlines) {
     auto a = loadValues(store, campaignA);
     if (!a) return smcr::fail(a.error());
     auto b = loadValues(store, campaignB);
     if (!b) return smcr::fail(b.error());
-    QList<TableKey> keys = a->tables;
-    for (const TableKey& t : b->tables) {
+    auto tablesA = headlineTables(*a, headlines);
+    if (!tablesA) return smcr::fail(tablesA.error());
+    auto tablesB = headlineTables(*b, headlines);
+    if (!tablesB) return smcr::fail(tablesB.error());
+    QList<TableKey> keys = *tablesA;
+    for (const TableKey& t : *tablesB) {
         bool known = false;
         for (const TableKey& k : keys) known = known || (k.workload == t.workload && k.metric == t.metric);
         if (!known) keys.append(t);

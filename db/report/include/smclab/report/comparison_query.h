@@ -2,9 +2,11 @@
 // tables of a campaign, or of two campaigns side by side, and a whole
 // ReportDocument with counters, settings and provenance.
 //
-// Tables: one per (workload, headline metric) in plan order: tcp_bw ->
-// bw_mbps ("Bandwidth", MB/s), tcp_lat -> latency_us ("Latency", us),
-// http and kv -> rps; other workloads -> every metric they stored. Rows are
+// Tables: one per (workload, headline metric) in plan order, the headline
+// metrics as the workloads declare them (headline_metrics.h: tcp_bw ->
+// bw_mbps, "Bandwidth", MB/s; tcp_lat -> latency_us, "Latency", us; http
+// and kv -> rps), passed in by the caller; a workload that declares none
+// makes the query fail (Errc::notFound, naming it). Rows are
 // message sizes, columns the campaign's column labels in plan order (the
 // first is the baseline); a cell is the median of the done repetitions with
 // their sample standard deviation, their values and the median's interval
@@ -21,12 +23,15 @@
 #include <QList>
 
 #include "smclab/db/result_store.h"
+#include "smclab/report/headline_metrics.h"
 #include "smclab/report/report_document.h"
 
 namespace smclab::db {
 
-smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId);
-smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB);
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignId,
+                                                              const report::HeadlineMetrics& headlines);
+smcr::Result<QList<report::ComparisonTable>> comparisonTables(ResultStore& store, qint64 campaignA, qint64 campaignB,
+                                                              const report::HeadlineMetrics& headlines);
 
 // One table of any stored metric of one workload ("kv:SET", "p99_us"), built
 // like the headline tables (titles and units from report::metricInfo).
@@ -37,15 +42,10 @@ smcr::Result<report::ComparisonTable> metricTable(ResultStore& store, qint64 cam
 // settings per column, provenance (campaign, hosts of both ends, dates).
 // `generatedAt` is printed as the report date.
 smcr::Result<report::ReportDocument> campaignReport(ResultStore& store, qint64 campaignId,
+                                                    const report::HeadlineMetrics& headlines,
                                                     const QDateTime& generatedAt);
 smcr::Result<report::ReportDocument> compareReport(ResultStore& store, qint64 campaignA, qint64 campaignB,
+                                                   const report::HeadlineMetrics& headlines,
                                                    const QDateTime& generatedAt);
-
-// "kv" for "kv:SET": a campaign with two entries of one workload stores
-// them as WORKLOAD:LABEL (see orchestrator run_record.h).
-QString baseWorkload(const QString& storedName);
-// The headline metrics of a stored workload name ("tcp_bw", "kv:GET"), in
-// table order.
-QStringList headlineMetrics(const QString& storedName);
 
 }  // namespace smclab::db
