@@ -6,6 +6,8 @@
 // server that goes away mid-campaign ends the runner with an error naming
 // it, and --resume after the restart completes the campaign.
 // Skips only when the PostgreSQL binaries are not installed.
+#include <functional>
+
 #include <signal.h>
 
 #include <QElapsedTimer>
@@ -52,6 +54,46 @@ private:
         return file;
     }
 
+    // smclab run WHAT (a campaign file, or --resume ID) through one agent pair into the database at url.
+    static void startRun(QProcess& process, const QStringList& what, test::AgentPair& agents, const QString& url) {
+        process.start(test::smclabBinary(), QStringList{"run"} + what +
+                                                QStringList{"--agents", agents.addresses(), "--token-file",
+                                                            agents.token().path(), "--db", url});
+    }
+
+    // Watches the database while `run` runs; once the first campaign has two
+    // runs in, calls act(campaign) and stops watching (also after 30 s, or
+    // when the runner ended first). False when the database does not open.
+    static bool whenTwoRunsIn(const QString& url, const QProcess& run,
+                              const std::function<void(const db::Campaign&)>& act) {
+        auto watcher = db::ResultStore::open(url);
+        if (!watcher) return false;
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 30'000 && run.state() == QProcess::Running) {
+            QTest::qWait(50);
+            const auto campaigns = (*watcher)->listCampaigns().valueOr({});
+            if (!campaigns.isEmpty() && campaigns.front().runsDone >= 2) {
+                act(campaigns.front());
+                break;
+            }
+        }
+        return true;
+    }
+
+    // smclab run --resume ID through `agents` completes the campaign: every cell done.
+    static void resumeCompletes(qint64 campaignId, test::AgentPair& agents, const QString& url, int cells) {
+        QProcess resume;
+        startRun(resume, {"--resume", QString::number(campaignId)}, agents, url);
+        QVERIFY(resume.waitForFinished(60'000));
+        QVERIFY2(resume.exitCode() == 0, resume.readAllStandardError().constData());
+        auto store = db::ResultStore::open(url);
+        QVERIFY(store);
+        const db::Campaign campaign = (*store)->campaign(campaignId).value();
+        QCOMPARE(campaign.runsDone, cells);
+        QCOMPARE(campaign.status, db::CampaignStatus::done);
+    }
+
 private slots:
     void initTestCase() {
         if (dbtest::PostgresServer::binDir().isEmpty()) {
@@ -77,10 +119,8 @@ private slots:
         constexpr int kCells = 5;
         QProcess a;
         QProcess b;
-        a.start(test::smclabBinary(), {"run", writeCampaign("alpha", kCells), "--agents", m_first.addresses(),
-                                       "--token-file", m_first.token().path(), "--db", url});
-        b.start(test::smclabBinary(), {"run", writeCampaign("beta", kCells), "--agents", m_second.addresses(),
-                                       "--token-file", m_second.token().path(), "--db", url});
+        startRun(a, {writeCampaign("alpha", kCells)}, m_first, url);
+        startRun(b, {writeCampaign("beta", kCells)}, m_second, url);
         QVERIFY(a.waitForFinished(60'000) && b.waitForFinished(60'000));
         QVERIFY2(a.exitCode() == 0, a.readAllStandardError().constData());
         QVERIFY2(b.exitCode() == 0, b.readAllStandardError().constData());
@@ -116,25 +156,14 @@ private slots:
         const QString url = m_server->url(QStringLiteral("resume"));
         constexpr int kCells = 8;
         QProcess run;
-        run.start(test::smclabBinary(), {"run", writeCampaign("resumable", kCells), "--agents", m_first.addresses(),
-                                         "--token-file", m_first.token().path(), "--db", url});
+        startRun(run, {writeCampaign("resumable", kCells)}, m_first, url);
         QVERIFY(run.waitForStarted());
         qint64 campaignId = 0;
         int doneBefore = 0;
-        {
-            auto watcher = db::ResultStore::open(url);
-            QElapsedTimer timer;
-            timer.start();
-            while (watcher && timer.elapsed() < 30'000 && run.state() == QProcess::Running) {
-                QTest::qWait(100);
-                const auto campaigns = (*watcher)->listCampaigns().valueOr({});
-                if (!campaigns.isEmpty() && campaigns.front().runsDone >= 2) {
-                    ::kill(static_cast<pid_t>(run.processId()), SIGKILL);
-                    campaignId = campaigns.front().id;
-                    break;
-                }
-            }
-        }
+        whenTwoRunsIn(url, run, [&](const db::Campaign& campaign) {
+            ::kill(static_cast<pid_t>(run.processId()), SIGKILL);
+            campaignId = campaign.id;
+        });
         QVERIFY(run.waitForFinished(10'000));
         QVERIFY2(campaignId > 0, "the campaign never got two runs in before the runner ended");
         {
@@ -144,17 +173,7 @@ private slots:
             QVERIFY(doneBefore >= 2 && doneBefore < kCells);
         }
         // Another controller, other agents, the same database.
-        QProcess resume;
-        resume.start(test::smclabBinary(),
-                     {"run", "--resume", QString::number(campaignId), "--agents", m_second.addresses(), "--token-file",
-                      m_second.token().path(), "--db", url});
-        QVERIFY(resume.waitForFinished(60'000));
-        QVERIFY2(resume.exitCode() == 0, resume.readAllStandardError().constData());
-        auto store = db::ResultStore::open(url);
-        QVERIFY(store);
-        const db::Campaign campaign = (*store)->campaign(campaignId).value();
-        QCOMPARE(campaign.runsDone, kCells);
-        QCOMPARE(campaign.status, db::CampaignStatus::done);
+        resumeCompletes(campaignId, m_second, url, kCells);
     }
 
     // Last: it stops the shared server (and brings it back). The server goes
@@ -167,27 +186,15 @@ private slots:
         const QString url = m_server->url(QStringLiteral("dropped"));
         constexpr int kCells = 8;
         QProcess run;
-        run.start(test::smclabBinary(), {"run", writeCampaign("dropped", kCells), "--agents", m_first.addresses(),
-                                         "--token-file", m_first.token().path(), "--db", url});
+        startRun(run, {writeCampaign("dropped", kCells)}, m_first, url);
         QVERIFY(run.waitForStarted());
         qint64 campaignId = 0;
         int doneAtStop = 0;
-        {
-            auto watcher = db::ResultStore::open(url);
-            QVERIFY(watcher);
-            QElapsedTimer timer;
-            timer.start();
-            while (timer.elapsed() < 30'000 && run.state() == QProcess::Running) {
-                QTest::qWait(50);
-                const auto campaigns = (*watcher)->listCampaigns().valueOr({});
-                if (!campaigns.isEmpty() && campaigns.front().runsDone >= 2) {
-                    campaignId = campaigns.front().id;
-                    doneAtStop = campaigns.front().runsDone;
-                    m_server->stop();
-                    break;
-                }
-            }
-        }
+        QVERIFY(whenTwoRunsIn(url, run, [&](const db::Campaign& campaign) {
+            campaignId = campaign.id;
+            doneAtStop = campaign.runsDone;
+            m_server->stop();
+        }));
         const bool ended = run.waitForFinished(30'000);
         const QString err = QString::fromUtf8(run.readAllStandardError());
         QVERIFY2(ended && campaignId > 0, qPrintable("the campaign never got two runs in, or did not end: " + err));
@@ -201,15 +208,7 @@ private slots:
             const int kept = (*store)->campaign(campaignId)->runsDone;
             QVERIFY2(kept >= doneAtStop && kept < kCells, qPrintable(QString::number(kept)));
         }
-        QProcess resume;
-        resume.start(test::smclabBinary(), {"run", "--resume", QString::number(campaignId), "--agents",
-                                            m_first.addresses(), "--token-file", m_first.token().path(), "--db", url});
-        QVERIFY(resume.waitForFinished(60'000));
-        QVERIFY2(resume.exitCode() == 0, resume.readAllStandardError().constData());
-        auto store = db::ResultStore::open(url);
-        QVERIFY(store);
-        QCOMPARE((*store)->campaign(campaignId)->runsDone, kCells);
-        QCOMPARE((*store)->campaign(campaignId)->status, db::CampaignStatus::done);
+        resumeCompletes(campaignId, m_first, url, kCells);
     }
 };
 
