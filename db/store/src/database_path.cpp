@@ -22,7 +22,7 @@ QString defaultDatabasePath() {
 
 QString resolveDatabasePath(const QString& explicitPath) {
     if (!explicitPath.isEmpty()) return explicitPath;
-    const QString fromEnv = qEnvironmentVariable(kDatabaseEnv);
+    QString fromEnv = qEnvironmentVariable(kDatabaseEnv);
     if (!fromEnv.isEmpty()) return fromEnv;
     return defaultDatabasePath();
 }

@@ -48,7 +48,8 @@ smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const 
     return query;
 }
 
-WriteTransaction::WriteTransaction(QSqlDatabase db, QString path) : m_db(std::move(db)), m_path(std::move(path)) {}
+// QSqlDatabase is a shared handle without a move constructor: copying it is the only way.
+WriteTransaction::WriteTransaction(const QSqlDatabase& db, QString path) : m_db(db), m_path(std::move(path)) {}
 
 WriteTransaction::~WriteTransaction() {
     if (m_active) {

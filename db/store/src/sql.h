@@ -33,7 +33,7 @@ smcr::Result<QSqlQuery> exec(const QSqlDatabase& db, const QString& path, const 
 // BEGIN (dialect::beginWrite) ... COMMIT; rolls back when destroyed uncommitted.
 class WriteTransaction {
 public:
-    WriteTransaction(QSqlDatabase db, QString path);
+    WriteTransaction(const QSqlDatabase& db, QString path);
     ~WriteTransaction();
     WriteTransaction(const WriteTransaction&) = delete;
     WriteTransaction& operator=(const WriteTransaction&) = delete;

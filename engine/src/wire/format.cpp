@@ -62,7 +62,7 @@ std::string formatDeclineReason(uint32_t code) {
 std::string formatDescription(const Description& description) {
     std::string text = description.title + "\n";
     for (const Field& field : description.fields) {
-        text.append(static_cast<size_t>(2 + 2 * field.depth), ' ');
+        text.append(2 + 2 * static_cast<size_t>(field.depth), ' ');
         text += field.name;
         if (!field.value.empty()) {
             text += ": ";
