@@ -270,6 +270,7 @@ void EngineImpl::consumeChannelEventsLocked() {
         if (!ev) break;
         ev.value()->ackEvents(1);
         ++m_stats.cqEvents;
+        if (!m_channel->mayHaveEvents()) break;
     }
 }
 
