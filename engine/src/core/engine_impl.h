@@ -265,6 +265,29 @@ private:
     };
     bool spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs, DueSpin& spin);
 
+    // waitUntil's steps: busy-poll for lab.busy_poll_us, then drain and arm
+    // the CQs (spinning for the sim's near due work), then sleep on the
+    // channel. Each says whether the condition holds, to go round again, or
+    // to sleep.
+    enum class WaitStep { ready, again, sleep };
+    struct Waiter {
+        const std::function<bool()>& pred;
+        uint64_t deadlineNs = 0;
+        std::span<const int> extraFds;
+        Connection* owner = nullptr;
+        WaitFor waitFor = WaitFor::anyCompletion;
+        uint64_t spinUntilNs = 0;  // busy polling ends here
+        int eventFd = -1;          // this thread's eventfd (wakeSleepersLocked)
+        DueSpin dueSpin;           // the sim's near due work, waited for instead of slept on
+    };
+    WaitStep busyPollStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w);
+    WaitStep armStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w);
+    // Sleeps until the channel, the eventfd, an extra fd or the next due
+    // time; true when the condition holds afterwards.
+    bool sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now);
+    // True when it waited for the sim's near due work and polled; *ready: the condition then held.
+    bool spinToDueStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, bool* ready);
+
     // engine_links.cpp: the second link (ADD_LINK), failover, CONFIRM_RKEY/DELETE_RKEY.
     void startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr);  // server: first link confirmed
     // An LLC message the multi-link code owns; false: LinkCore handles it.
