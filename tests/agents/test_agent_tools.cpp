@@ -86,6 +86,7 @@ private slots:
           "columns": [{"label": "TCP", "transport": "tcp"}, {"label": "SMC", "transport": "smcr"}],
           "sizes": [4096],
           "duration": "1s",
+          "sampleIntervalMs": 250,
           "transportOptions": {"fabric": "sim"}
         })");
         const QString db = m_dir.filePath("tools.sqlite");
@@ -113,6 +114,28 @@ private slots:
                 QCOMPARE(side->value("tool.command").contains("smcr_run"), run.cell.transport == "smcr");
             }
             QVERIFY2(!facts.client.value("tool.output").isEmpty(), qPrintable(where));
+            // Live samples: iperf3's server prints its intervals; the others
+            // print none, so under smcr their engines are sampled and over
+            // tcp the run's facts say there were none.
+            const QString how = facts.client.value("tool.samples");
+            QVERIFY2(!how.isEmpty() && !facts.server.value("tool.samples").isEmpty(), qPrintable(where));
+            if (run.cell.workload == "iperf3") {
+                QVERIFY2(facts.server.value("tool.samples").startsWith("iperf3's own interval lines"),
+                         qPrintable(where + ": " + facts.server.value("tool.samples")));
+                const QList<db::Sample> series = (*store)->samples(run.id, "server_throughput_mbps").valueOr({});
+                QVERIFY2(series.size() >= 2, qPrintable(where + ": " + QString::number(series.size())));
+                for (qsizetype i = 1; i < series.size(); ++i) QVERIFY(series[i].tMs > series[i - 1].tMs);
+                QVERIFY(series.first().tMs > 0 && series.last().tMs < 10'000);
+            }
+            if (run.cell.transport == "tcp") {
+                QVERIFY2(how.startsWith("none: ") && how.contains("no interval samples"),
+                         qPrintable(where + ": " + how));
+            } else {
+                QVERIFY2(how.startsWith("engine counters of the preloaded processes"), qPrintable(where + ": " + how));
+                // A one-second timed client under smcr: its engines were read while it ran.
+                if (run.cell.workload == "qperf" || run.cell.workload == "nginx-wrk")
+                    QVERIFY2(!(*store)->samples(run.id, "throughput_mbps").valueOr({}).isEmpty(), qPrintable(where));
+            }
             if (run.cell.transport == "smcr") {
                 // The preloaded client's engine counters: its connections went over SMC-R.
                 qint64 smc = 0;

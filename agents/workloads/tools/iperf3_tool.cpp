@@ -1,6 +1,13 @@
-// iperf3 as a workload: the server role runs `iperf3 -s -B HOST -p PORT`,
-// the client `iperf3 -c HOST -p PORT -t S -P N [-R | --bidir] [-l LEN] -J`
-// and reports the JSON's end sums (iperf3_output.h).
+// iperf3 as a workload: the server role runs `iperf3 -s -B HOST -p PORT -i
+// SEC --forceflush`, whose interval lines are the run's live samples
+// (iperf3_intervals.h); the client `iperf3 -c HOST -p PORT -t S -P N [-R |
+// --bidir] [-l LEN] -J` reports the JSON's end sums (iperf3_output.h), which
+// iperf 3.12 prints only at its end.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "iperf3_intervals.h"
 #include "iperf3_output.h"
 #include "tool_workload.h"
 #include "tool_workloads.h"
@@ -18,6 +25,28 @@ smcr::Status fillIperf3Result(const ToolExit& exit, RunResult& r) {
     r.bytes = static_cast<uint64_t>(report->summary.value("bytes").toDouble());
     r.elapsedSec = report->summary.value("seconds").toDouble();
     return {};
+}
+
+// -i in seconds from the run's sample interval (iperf3 takes 0.1..60; 0 = none).
+std::string intervalSeconds(int sampleIntervalMs) {
+    if (sampleIntervalMs <= 0) return "0";
+    char text[16];
+    std::snprintf(text, sizeof text, "%g", std::clamp(sampleIntervalMs / 1000.0, 0.1, 60.0));
+    return text;
+}
+
+ToolIntervalReader iperf3IntervalReader() {
+    auto text = std::make_shared<Iperf3IntervalText>();
+    return [text](std::string_view more) {
+        std::vector<Sample> samples;
+        for (const Iperf3Interval& interval : text->feed(more)) {
+            Sample sample;
+            sample.intervalSec = interval.seconds;
+            sample.bytes = static_cast<uint64_t>(interval.bytes);
+            samples.push_back(sample);
+        }
+        return samples;
+    };
 }
 
 class Iperf3Workload final : public ToolWorkload {
@@ -41,7 +70,9 @@ protected:
 
     Result<ToolPlan> serverPlan(const RunContext& ctx, uint16_t port, const std::string&) const override {
         return ToolPlan{.program = ToolProgram::iperf3,
-                        .args = {"-s", "-B", listenAddress(ctx), "-p", std::to_string(port)}};
+                        .args = {"-s", "-B", listenAddress(ctx), "-p", std::to_string(port), "-i",
+                                 intervalSeconds(ctx.sampleIntervalMs), "--forceflush"},
+                        .intervals = iperf3IntervalReader()};
     }
 
     Result<ToolPlan> clientPlan(const RunContext& ctx) const override {

@@ -10,6 +10,17 @@ std::string listenAddress(const RunContext& ctx) {
     return ctx.host.empty() ? "0.0.0.0" : ctx.host;
 }
 
+namespace {
+
+// The run's facts say how it was sampled (tool.samples), or that it was not.
+void noteSampling(RunResult& result, const ToolSampler& sampler) {
+    QJsonObject tool = result.summary.value("tool").toObject();
+    tool.insert("samples", QString::fromStdString(sampler.note()));
+    result.summary.insert("tool", tool);
+}
+
+}  // namespace
+
 Result<RunResult> ToolWorkload::run(const RunContext& ctx) const {
     auto params = validateParams(schema(ctx.role), ctx.params);
     if (!params.ok()) return smcr::fail(params.error());
@@ -21,7 +32,12 @@ Result<RunResult> ToolWorkload::run(const RunContext& ctx) const {
     if (!plan.ok()) return smcr::fail(plan.error());
     auto launch = prepareTool(c, plan->program, plan->args, plan->minVersion, plan->tcpPort);
     if (!launch.ok()) return smcr::fail(launch.error());
-    return runClientTool(c, name(), std::move(*launch), plan->parse);
+    const bool preloaded = !launch->statsDir.empty();
+    ToolSampler sampler(c, toolProgramName(plan->program), plan->intervals, preloaded);
+    auto result = runClientTool(c, name(), std::move(*launch), plan->parse,
+                                [&sampler](const ToolProcess& process) { sampler.tick(process); });
+    if (result.ok()) noteSampling(*result, sampler);
+    return result;
 }
 
 Result<RunResult> ToolWorkload::serve(const RunContext& ctx) const {
@@ -38,7 +54,12 @@ Result<RunResult> ToolWorkload::serve(const RunContext& ctx) const {
         if (!plan.ok()) return smcr::fail(plan.error());
         auto launch = prepareTool(ctx, plan->program, plan->args, plan->minVersion, plan->tcpPort);
         if (!launch.ok()) return smcr::fail(launch.error());
-        return serveTool(ctx, name(), std::move(*launch), *port, plan->summary);
+        const bool preloaded = !launch->statsDir.empty();
+        ToolSampler sampler(ctx, toolProgramName(plan->program), plan->intervals, preloaded);
+        auto served = serveTool(ctx, name(), std::move(*launch), *port, plan->summary,
+                                [&sampler](const ToolProcess& process) { sampler.tick(process); });
+        if (served.ok()) noteSampling(*served, sampler);
+        return served;
     }();
     removeTree(dir);
     return result;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tool_run.h"
+#include "tool_sampler.h"
 
 namespace smclab::workloads {
 
@@ -22,6 +23,7 @@ struct ToolPlan {
     uint16_t tcpPort = 0;             // smcr: a port that stays on TCP (qperf's control connection)
     QJsonObject summary{};            // server: figures added to its result (nginx's generated config)
     ToolParser parse{};               // client: fills the result from the tool's exit
+    ToolIntervalReader intervals{};   // the tool prints interval lines: live samples from them
 };
 
 class ToolWorkload : public Workload {
