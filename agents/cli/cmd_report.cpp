@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "report_options.h"
 #include "smclab/db/comparison_query.h"
+#include "smclab/db/letter_query.h"
 #include "store_cli.h"
 
 namespace smclab::cli {
@@ -44,7 +45,14 @@ int runReport(const Args& args) {
     if (!store) return kExitFailure;
     auto document = db::campaignReport(*store, *id, QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab report", document.error());
-    return emitReport("smclab report", options, *document);
+    // The tool presets' letters print their own lines after the tables.
+    QString letter;
+    if (options.format == report::Format::text) {
+        auto lines = db::letterLines(*store, *id);
+        if (!lines) return reportError("smclab report", lines.error());
+        letter = *lines;
+    }
+    return emitReport("smclab report", options, *document, letter);
 }
 
 }  // namespace smclab::cli
