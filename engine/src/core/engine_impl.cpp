@@ -156,12 +156,10 @@ EngineImpl::~EngineImpl() {
     for (auto& lgr : m_linkGroups) {
         for (auto& [token, conn] : lgr->conns) conn->lgr.reset();
         lgr->conns.clear();
-        lgr->multi.standby.reset();
-        lgr->qp.reset();
+        for (auto& link : lgr->links) link.reset();
+        lgr->multi.retired.reset();
         lgr->rmbs.clear();
         lgr->sndbufs.clear();
-        lgr->recvBuffers.reset();
-        lgr->sendBuffers.reset();
     }
     m_linkGroups.clear();
     m_sendCq.reset();
@@ -418,8 +416,8 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
     // TEST_LINK and link-down per link group.
     std::vector<std::shared_ptr<LinkGroup>> lost;
     for (auto& lgr : m_linkGroups) {
-        if (lgr->terminated || !lgr->link) continue;
-        LinkActions a = lgr->link->poll(nowMs);
+        if (lgr->terminated) continue;
+        LinkActions a = lgr->primary().core->poll(nowMs);
         if (a.send) {
             ++m_stats.testLinksSent;
             (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // a failed post shows as a lost link
@@ -453,7 +451,7 @@ void EngineImpl::backgroundLoop() {
         }
         nextMs = std::min(nextMs, nextCorkDeadlineMsLocked());  // lab.cork_timer_ms (engine_push.cpp)
         for (auto& lgr : m_linkGroups) {
-            if (lgr->link) nextMs = std::min(nextMs, lgr->link->nextDeadlineMs());
+            if (!lgr->terminated) nextMs = std::min(nextMs, lgr->primary().core->nextDeadlineMs());
             if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
         }
         nextMs = std::min(nextMs, multiLinkDeadlineMs());

@@ -1,5 +1,5 @@
 // A link lost from a multi-link group is retired, not destroyed at once
-// (MultiLink::retired, link_path.h). Its QP is in ERR and completions still
+// (MultiLink::retired, link_group.h). Its QP is in ERR and completions still
 // come for it after the connections switched to the survivor:
 // - flushed WRs, sends and receives: ignored (the loss is handled, and the
 //   survivor's send slots are not the dead link's);
@@ -30,7 +30,7 @@
 
 namespace smcr::core {
 
-void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link) {
+void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<Link> link) {
     // One retired link per group: its late completions come right after the
     // flush (before the peer could answer our DELETE_LINK); an older one is
     // long drained.
@@ -47,13 +47,13 @@ void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link
 }
 
 void EngineImpl::freeRetiredLinkLocked(LinkGroup& lgr) {
-    std::unique_ptr<LinkPath> old = std::move(lgr.multi.retired);
+    std::unique_ptr<Link> old = std::move(lgr.multi.retired);
     if (old && old->qp) m_lgrByQpn.erase(old->qp->qpn());
 }
 
 bool EngineImpl::onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
                                            bool recv) {
-    const LinkPath* link = lgr->multi.retired.get();
+    const Link* link = lgr->multi.retired.get();
     if (link == nullptr || !link->qp || wc.qpNum != link->qp->qpn()) return false;
     if (!recv || wc.status != fabric::WcStatus::success || wc.byteLen < kWrMessageBytes || lgr->terminated) {
         return true;
@@ -64,7 +64,7 @@ bool EngineImpl::onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr
     const uint8_t* bytes = link->recvBuffers->data() + uint64_t{slot} * kWrBufferBytes;
     if (bytes[0] != wire::kCdcType) return true;
     ++m_stats.retiredLinkCdcs;
-    LinkRxFlow& flow = lgr->flow;
+    LinkRxFlow& flow = lgr->primary().flow;
     if (flow.backlog.empty()) {
         onCdcLocked(*lgr, bytes);
         return true;
