@@ -12,7 +12,6 @@
 // link_failover.h, rkey_table.h); this file does the I/O.
 #include <algorithm>
 #include <cstring>
-#include <functional>
 #include <random>
 #include <set>
 
