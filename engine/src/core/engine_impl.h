@@ -148,11 +148,13 @@ public:
     // Counts a fallback of a socket that never started the handshake.
     void countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error);
 
-    // ---- data path (engine_tx.cpp; callers hold the lock) --------------------
-    // Sends what the window allows and any owed CDC; queues for a send slot
-    // when none is free.
+    // ---- data path (callers hold the lock) ------------------------------------
+    // engine_tx.cpp: sends what the window allows and any owed CDC; queues
+    // for a send slot when none is free.
     void flushLocked(Connection& conn);
-    // Copies up to len bytes into the sndbuf and pushes. Returns bytes taken.
+    // engine_rx.cpp: recv() copies out (and consumes unless peek),
+    // announcing the window if due.
+    uint32_t readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek);
 
     // ---- push decisions (engine_push.cpp, rules in cork_policy.h) -------------
     // send(): copies up to len bytes (large copies with the engine unlocked
@@ -173,8 +175,6 @@ public:
     void setCorkLocked(Connection& conn, bool enabled);
     // shutdown/close: whatever is corked goes now.
     void pushAllLocked(Connection& conn);
-    // Copies out (and consumes unless peek), announcing the window if due.
-    uint32_t readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek);
     void applyCloseLocked(Connection& conn, const CloseActions& actions);
     // Keeps a closed connection alive until the peer's close arrives.
     void retainClosingLocked(const std::shared_ptr<Connection>& conn) { m_closingConns.push_back(conn); }
@@ -224,7 +224,8 @@ private:
     // engine_rx.cpp
     void onSendCompletionLocked(const fabric::WorkCompletion& wc);
     void onRecvCompletionLocked(const fabric::WorkCompletion& wc);
-    void onCdcLocked(LinkGroup& lgr, const uint8_t* bytes);
+    // A decoded CDC for the connection its token names, whichever link brought it.
+    void onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc);
     // The handshake made conn.core: process CDCs that came before it.
     void replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn);
     void onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes);
@@ -247,7 +248,7 @@ private:
     void receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
                               const uint8_t* bytes);
     // CDC byte 26 for the link the CDC came over; true when it granted credits.
-    bool takeCdcCreditsLocked(Link& link, const uint8_t* bytes);
+    bool takeCdcCreditsLocked(Link& link, uint8_t credits);
     void onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link,
                                  const wire::LlcAnnounceCredits& msg);
     void announceCreditsLocked(LinkGroup& lgr, Link& link);

@@ -210,8 +210,10 @@ void EngineImpl::onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link
     if (bytes[0] == wire::kCdcType) {
         // Data of a connection the peer balanced onto this link, or sent
         // after the peer switched before we heard its DELETE_LINK.
-        (void)takeCdcCreditsLocked(link, bytes);
-        onCdcLocked(*lgr, bytes);
+        const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
+        if (!cdc) return;  // a wrong length byte: dropped like the kernel
+        (void)takeCdcCreditsLocked(link, cdc->credits);
+        onCdcLocked(*lgr, cdc->info);
         if (lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);
         return;
     }

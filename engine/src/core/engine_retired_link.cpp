@@ -64,24 +64,22 @@ bool EngineImpl::onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr
     const uint8_t* bytes = link->recvBuffers->data() + uint64_t{slot} * kWrBufferBytes;
     if (bytes[0] != wire::kCdcType) return true;
     ++m_stats.retiredLinkCdcs;
+    const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
+    if (!cdc) return true;  // a wrong length byte: dropped like the kernel
     LinkRxFlow& flow = lgr->primary().flow;
     if (flow.backlog.empty()) {
-        onCdcLocked(*lgr, bytes);
+        onCdcLocked(*lgr, cdc->info);
         return true;
     }
     // CDCs of the group still wait in the RX backlog (lab.rx_backlog,
     // lab.rx_repost_delay_us): this one arrived after them and goes behind.
     // Its RQ credits (byte 26) were the dead link's: they grant nothing on
     // the survivor.
-    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg) return true;
-    msg.value().credits = 0;
-    const wire::CdcBytes encoded = wire::encode(msg.value());
     RxPending p;
     p.dueNs = std::max(monotonicNs(), flow.backlog.back().dueNs);
     p.qpn = wc.qpNum;
     p.slot = RxPending::kRefilled;  // a dead link's slot is never refilled
-    std::memcpy(p.bytes.data(), encoded.data(), kWrMessageBytes);
+    p.cdc = ReceivedCdc{cdc->info, 0};
     flow.backlog.push_back(p);
     return true;
 }

@@ -1,5 +1,6 @@
 // Completions: send completions return send slots and sndbuf space; receive
-// completions carry CDC and LLC messages (smc-protocol.md sections 2-4).
+// completions carry CDC and LLC messages (smc-protocol.md sections 2-4),
+// each decoded once; received data is copied out to the application here.
 #include <cstring>
 
 #include <smcr/wire/cdc.h>
@@ -29,6 +30,12 @@ CdcInfo fromWire(const wire::CdcMessage& m) {
 }
 
 }  // namespace
+
+std::optional<ReceivedCdc> decodeReceivedCdc(const uint8_t* bytes) {
+    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
+    if (!msg) return std::nullopt;
+    return ReceivedCdc{fromWire(msg.value()), msg.value().credits};
+}
 
 void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
@@ -107,19 +114,14 @@ void EngineImpl::onRecvCompletionLocked(const fabric::WorkCompletion& wc) {
     receiveMessageLocked(lgr, slot, wc.byteLen, bytes);
 }
 
-void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
-    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg) return;  // wrong length byte: dropped like the kernel
-    const CdcInfo cdc = fromWire(msg.value());
+void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
     auto it = lgr.conns.find(cdc.token);
     if (it == lgr.conns.end()) {
         ++m_stats.unknownTokenDropped;
         return;
     }
     if (!it->second->core) {
-        std::array<uint8_t, kWrMessageBytes> copy{};
-        std::memcpy(copy.data(), bytes, kWrMessageBytes);
-        it->second->earlyCdcs.push_back(copy);
+        it->second->earlyCdcs.push_back(cdc);
         return;
     }
     std::shared_ptr<Connection> conn = it->second;
@@ -168,9 +170,40 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const uint8_t* bytes) {
 }
 
 void EngineImpl::replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn) {
-    std::vector<std::array<uint8_t, kWrMessageBytes>> early;
+    std::vector<CdcInfo> early;
     early.swap(conn.earlyCdcs);
-    for (const auto& bytes : early) onCdcLocked(lgr, bytes.data());
+    for (const CdcInfo& cdc : early) onCdcLocked(lgr, cdc);
+}
+
+// The copy to the application: recv() and peek read the RMB here; the
+// window update the read makes due goes out at once (flushLocked).
+uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
+    ConnRx& rx = conn.core->rx();
+    const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
+    if (n == 0) return 0;
+    // Pieces with the window rule checked after each (window_policy.h,
+    // readPieceBytes): the sender refills while the rest is copied.
+    const uint32_t piece = peek ? n : readPieceBytes(rx.rmbeBytes());
+    const auto limit = static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit));
+    uint32_t done = 0;
+    while (done < n) {
+        const uint32_t step = std::min(n - done, piece);
+        const RingSpans spans = rx.readSpans(peek ? done : 0, step);
+        for (uint8_t i = 0; i < spans.count; ++i) {
+            std::memcpy(out + done, conn.rmb->data() + spans.spans[i].offset, spans.spans[i].lengthBytes);
+            done += spans.spans[i].lengthBytes;
+        }
+        if (peek) continue;
+        rx.consume(step);
+        conn.stats.rxBytes += step;
+        if (rx.windowUpdateNeeded(limit)) {
+            conn.needCdc = true;
+            flushLocked(conn);
+            // A failed post may have ended the group: the rest stays unread.
+            if (done < n && (conn.released || !conn.lgr || conn.lgr->terminated)) return done;
+        }
+    }
+    return n;
 }
 
 void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes) {

@@ -120,35 +120,6 @@ void EngineImpl::flushLocked(Connection& conn) {
     }
 }
 
-uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
-    ConnRx& rx = conn.core->rx();
-    const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
-    if (n == 0) return 0;
-    // Pieces with the window rule checked after each (window_policy.h,
-    // readPieceBytes): the sender refills while the rest is copied.
-    const uint32_t piece = peek ? n : readPieceBytes(rx.rmbeBytes());
-    const auto limit = static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit));
-    uint32_t done = 0;
-    while (done < n) {
-        const uint32_t step = std::min(n - done, piece);
-        const RingSpans spans = rx.readSpans(peek ? done : 0, step);
-        for (uint8_t i = 0; i < spans.count; ++i) {
-            std::memcpy(out + done, conn.rmb->data() + spans.spans[i].offset, spans.spans[i].lengthBytes);
-            done += spans.spans[i].lengthBytes;
-        }
-        if (peek) continue;
-        rx.consume(step);
-        conn.stats.rxBytes += step;
-        if (rx.windowUpdateNeeded(limit)) {
-            conn.needCdc = true;
-            flushLocked(conn);
-            // A failed post may have ended the group: the rest stays unread.
-            if (done < n && (conn.released || !conn.lgr || conn.lgr->terminated)) return done;
-        }
-    }
-    return n;
-}
-
 void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions) {
     if (actions.sendDoneWriting || actions.sendConnClosed || actions.sendAbnormalClose) {
         conn.core->addCloseFlags(actions);

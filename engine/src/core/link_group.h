@@ -76,7 +76,7 @@ public:
     Errc error = Errc::invalid;              // set when aborted
     // CDCs that arrived before the handshake finished on this side (the
     // client may write right after its Confirm, before the server read it).
-    std::vector<std::array<uint8_t, 44>> earlyCdcs;
+    std::vector<CdcInfo> earlyCdcs;
     TxPushState push;  // corking, pusher gate, tx deferral (cork_policy.h)
     ConnectionStats stats;
 };
