@@ -417,11 +417,7 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
     std::vector<std::shared_ptr<LinkGroup>> lost;
     for (auto& lgr : m_linkGroups) {
         if (lgr->terminated) continue;
-        LinkActions a = lgr->primary().core->poll(nowMs);
-        if (a.send) {
-            ++m_stats.testLinksSent;
-            (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // a failed post shows as a lost link
-        }
+        const LinkActions a = pollLinkLocked(*lgr, lgr->primary(), nowMs);
         if (a.linkDown || a.terminateLinkGroup) lost.push_back(lgr);
     }
     for (auto& lgr : lost) {

@@ -288,6 +288,9 @@ private:
     void applyAddLinkLocked(LinkGroup& lgr, const AddLinkActions& a);
     // A receive completion of the added link (no RX backlog knobs there).
     void onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, const fabric::WorkCompletion& wc);
+    // The timer duty of either link (LinkCore::poll): a TEST_LINK when idle
+    // is sent over it; the caller acts on a link that went down.
+    LinkActions pollLinkLocked(LinkGroup& lgr, Link& link, uint64_t nowMs);
     // `link` failed (error completion, failed post, watchdog, TEST_LINK):
     // the primary fails over or ends the group, the added link is dropped.
     void linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link);

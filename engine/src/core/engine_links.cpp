@@ -237,6 +237,15 @@ void EngineImpl::onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link
     if (lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);
 }
 
+LinkActions EngineImpl::pollLinkLocked(LinkGroup& lgr, Link& link, uint64_t nowMs) {
+    LinkActions a = link.core->poll(nowMs);
+    if (a.send) {
+        ++m_stats.testLinksSent;
+        (void)postLlcLocked(lgr, link, wire::encodeLlc(*a.send));  // a failed post shows as a lost link
+    }
+    return a;
+}
+
 void EngineImpl::linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link) {
     if (!lgr->isPrimary(link)) {
         // The added link: its connections move to the first link, the peer
@@ -463,12 +472,7 @@ void EngineImpl::multiLinkTimersLocked(uint64_t nowMs) {
                 continue;
             }
         }
-        Link& standby = *lgr->standby();
-        LinkActions a = standby.core->poll(nowMs);
-        if (a.send) {
-            ++m_stats.testLinksSent;
-            (void)postLlcLocked(*lgr, standby, wire::encodeLlc(*a.send));
-        }
+        const LinkActions a = pollLinkLocked(*lgr, *lgr->standby(), nowMs);
         if (a.linkDown) standbyLinkLostLocked(*lgr);  // unanswered TEST_LINK
     }
 }
