@@ -156,12 +156,10 @@ EngineImpl::~EngineImpl() {
     for (auto& lgr : m_linkGroups) {
         for (auto& [token, conn] : lgr->conns) conn->lgr.reset();
         lgr->conns.clear();
-        lgr->multi.standby.reset();
-        lgr->qp.reset();
+        for (auto& link : lgr->links) link.reset();
+        lgr->multi.retired.reset();
         lgr->rmbs.clear();
         lgr->sndbufs.clear();
-        lgr->recvBuffers.reset();
-        lgr->sendBuffers.reset();
     }
     m_linkGroups.clear();
     m_sendCq.reset();
@@ -427,12 +425,8 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
     // TEST_LINK and link-down per link group.
     std::vector<std::shared_ptr<LinkGroup>> lost;
     for (auto& lgr : m_linkGroups) {
-        if (lgr->terminated || !lgr->link) continue;
-        LinkActions a = lgr->link->poll(nowMs);
-        if (a.send) {
-            ++m_stats.testLinksSent;
-            (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // a failed post shows as a lost link
-        }
+        if (lgr->terminated) continue;
+        const LinkActions a = pollLinkLocked(*lgr, lgr->primary(), nowMs);
         if (a.linkDown || a.terminateLinkGroup) lost.push_back(lgr);
     }
     for (auto& lgr : lost) {
@@ -462,7 +456,7 @@ void EngineImpl::backgroundLoop() {
         }
         nextMs = std::min(nextMs, nextCorkDeadlineMsLocked());  // lab.cork_timer_ms (engine_push.cpp)
         for (auto& lgr : m_linkGroups) {
-            if (lgr->link) nextMs = std::min(nextMs, lgr->link->nextDeadlineMs());
+            if (!lgr->terminated) nextMs = std::min(nextMs, lgr->primary().core->nextDeadlineMs());
             if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
         }
         nextMs = std::min(nextMs, multiLinkDeadlineMs());
