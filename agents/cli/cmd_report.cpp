@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "report_options.h"
 #include "smclab/report/comparison_query.h"
+#include "smclab/report/letter_query.h"
 #include "store_cli.h"
 #include "workload.h"
 
@@ -46,7 +47,14 @@ int runReport(const Args& args) {
     auto document =
         db::campaignReport(*store, *id, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab report", document.error());
-    return emitReport("smclab report", options, *document);
+    // The tool presets' letters print their own lines after the tables.
+    QString letter;
+    if (options.format == report::Format::text) {
+        auto lines = db::letterLines(*store, *id);
+        if (!lines) return reportError("smclab report", lines.error());
+        letter = *lines;
+    }
+    return emitReport("smclab report", options, *document, letter);
 }
 
 }  // namespace smclab::cli

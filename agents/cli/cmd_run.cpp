@@ -92,267 +92,251 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-}  // namespace
+int failure(const QString& message) {
+    std::fprintf(stderr, "smclab run: %s\n", qPrintable(message));
+    return kExitFailure;
+}
 
-int runRun(const Args& args) {
-    ArgCursor cursor(args);
+// The command line as given.
+struct RunOptions {
     QString target, agentsText, tokenFile, dbPath, sizesText, name, caCert, policyText, labArg;
     std::optional<int64_t> durationMs, warmupMs, resumeId, repetitions, repeatBusy, quietWaitMs;
     int connectTimeoutMs = 10'000;
     bool tls = false;
     bool quick = false;
+};
+
+// nullopt: go on; a value: exit with it (help printed, or a usage error).
+std::optional<int> parseRunOptions(const Args& args, RunOptions& o) {
+    ArgCursor cursor(args);
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printRunHelp();
             return kExitOk;
         }
         if (auto v1 = cursor.takeValue("--agents")) {
-            agentsText = QString::fromStdString(*v1);
+            o.agentsText = QString::fromStdString(*v1);
         } else if (auto v2 = cursor.takeValue("--token-file")) {
-            tokenFile = QString::fromStdString(*v2);
+            o.tokenFile = QString::fromStdString(*v2);
         } else if (auto vl = cursor.takeValue("--lab")) {
-            labArg = QString::fromStdString(*vl);
+            o.labArg = QString::fromStdString(*vl);
         } else if (auto v3 = cursor.takeValue("--db")) {
-            dbPath = QString::fromStdString(*v3);
+            o.dbPath = QString::fromStdString(*v3);
         } else if (auto v4 = cursor.takeValue("--resume")) {
-            resumeId = parseInt(*v4);
-            if (!resumeId || *resumeId <= 0) return usage("--resume: '" + *v4 + "' is not a campaign id");
+            o.resumeId = parseInt(*v4);
+            if (!o.resumeId || *o.resumeId <= 0) return usage("--resume: '" + *v4 + "' is not a campaign id");
         } else if (auto v5 = cursor.takeValue("-t")) {
-            durationMs = parseDurationText(QString::fromStdString(*v5));
-            if (!durationMs || *durationMs < 100) return usage("-t: '" + *v5 + "' is not a duration of at least 0.1 s");
+            o.durationMs = parseDurationText(QString::fromStdString(*v5));
+            if (!o.durationMs || *o.durationMs < 100)
+                return usage("-t: '" + *v5 + "' is not a duration of at least 0.1 s");
         } else if (auto v6 = cursor.takeValue("--warmup")) {
-            warmupMs = parseDurationText(QString::fromStdString(*v6));
-            if (!warmupMs) return usage("--warmup: '" + *v6 + "' is not a duration");
+            o.warmupMs = parseDurationText(QString::fromStdString(*v6));
+            if (!o.warmupMs) return usage("--warmup: '" + *v6 + "' is not a duration");
         } else if (auto v7 = cursor.takeValue("--sizes")) {
-            sizesText = QString::fromStdString(*v7);
+            o.sizesText = QString::fromStdString(*v7);
         } else if (auto v8 = cursor.takeValue("--repetitions")) {
-            repetitions = parseInt(*v8);
-            if (!repetitions) return usage("--repetitions: '" + *v8 + "' is not a number");
+            o.repetitions = parseInt(*v8);
+            if (!o.repetitions) return usage("--repetitions: '" + *v8 + "' is not a number");
         } else if (auto v9 = cursor.takeValue("-r")) {
-            repetitions = parseInt(*v9);
-            if (!repetitions) return usage("-r: '" + *v9 + "' is not a number");
+            o.repetitions = parseInt(*v9);
+            if (!o.repetitions) return usage("-r: '" + *v9 + "' is not a number");
         } else if (auto vb = cursor.takeValue("--repeat-busy")) {
-            repeatBusy = parseInt(*vb);
-            if (!repeatBusy) return usage("--repeat-busy: '" + *vb + "' is not a number");
+            o.repeatBusy = parseInt(*vb);
+            if (!o.repeatBusy) return usage("--repeat-busy: '" + *vb + "' is not a number");
         } else if (auto vw = cursor.takeValue("--quiet-wait")) {
-            quietWaitMs = parseDurationText(QString::fromStdString(*vw));
-            if (!quietWaitMs) return usage("--quiet-wait: '" + *vw + "' is not a duration");
+            o.quietWaitMs = parseDurationText(QString::fromStdString(*vw));
+            if (!o.quietWaitMs) return usage("--quiet-wait: '" + *vw + "' is not a duration");
         } else if (auto v10 = cursor.takeValue("--on-agent-loss")) {
-            policyText = QString::fromStdString(*v10);
+            o.policyText = QString::fromStdString(*v10);
         } else if (auto v11 = cursor.takeValue("--name")) {
-            name = QString::fromStdString(*v11);
+            o.name = QString::fromStdString(*v11);
         } else if (auto v12 = cursor.takeValue("--ca-cert")) {
-            caCert = QString::fromStdString(*v12);
+            o.caCert = QString::fromStdString(*v12);
         } else if (auto v13 = cursor.takeValue("--connect-timeout")) {
             auto ms = parseDurationText(QString::fromStdString(*v13));
             if (!ms || *ms < 100) return usage("--connect-timeout: '" + *v13 + "' is not a duration");
-            connectTimeoutMs = static_cast<int>(*ms);
+            o.connectTimeoutMs = static_cast<int>(*ms);
         } else if (cursor.takeFlag("--tls")) {
-            tls = true;
+            o.tls = true;
         } else if (cursor.takeFlag("--quick")) {
-            quick = true;
+            o.quick = true;
         } else if (!cursor.peek().empty() && cursor.peek()[0] == '-') {
             return usage("unknown option '" + cursor.peek() + "'");
-        } else if (target.isEmpty()) {
-            target = QString::fromStdString(cursor.next());
+        } else if (o.target.isEmpty()) {
+            o.target = QString::fromStdString(cursor.next());
         } else {
             return usage("unexpected argument '" + cursor.peek() + "'");
         }
         if (!cursor.error().empty()) return usage(cursor.error());
     }
     if (!cursor.error().empty()) return usage(cursor.error());
-    if (target.isEmpty() && !resumeId) return usage("name a preset or a campaign file (or --resume ID)");
-    if (!target.isEmpty() && resumeId)
-        return usage("--resume takes the campaign from the database; drop '" + target.toStdString() + "'");
+    if (o.target.isEmpty() && !o.resumeId) return usage("name a preset or a campaign file (or --resume ID)");
+    if (!o.target.isEmpty() && o.resumeId)
+        return usage("--resume takes the campaign from the database; drop '" + o.target.toStdString() + "'");
+    if (o.resumeId && (o.durationMs || o.warmupMs || o.repetitions || o.repeatBusy || o.quietWaitMs ||
+                       !o.sizesText.isEmpty() || !o.name.isEmpty())) {
+        return usage("--resume runs the stored campaign as planned; -t, --warmup, --sizes, -r and --name do not apply");
+    }
+    return std::nullopt;
+}
+
+// Where the campaign runs: a lab file's agents, --agents with a token, or
+// the local lab; and what a resume needs to reach them again.
+struct Reach {
+    bool useLab = false;
+    bool localLab = false;
+    std::vector<AgentPair> agents;
+    QString token;
+    QHash<QString, QString> tokenByAddress;
+    QString resumeArgs;  // "--lab FILE --db PATH", for the hints
+};
+
+std::optional<int> resolveReach(const RunOptions& o, Reach& r) {
     // A deployed lab (smclab lab deploy) stands in for --agents and --token-file;
     // with neither and no lab file, the local lab (two agents on this host), as smclab demo.
-    const QString labPath = resolveLabPath(labArg);
-    const bool useLab =
-        !labArg.isEmpty() || (agentsText.isEmpty() && tokenFile.isEmpty() && QFileInfo::exists(labPath));
-    const bool localLab = !useLab && agentsText.isEmpty() && tokenFile.isEmpty() && !resumeId;
-    if (!useLab && !localLab && agentsText.isEmpty()) {
-        return usage(resumeId ? "--resume needs --agents (server and client HOST:PORT) or --lab FILE"
-                              : "--agents is required with --token-file (server and client HOST:PORT); "
-                                "without both, the campaign runs on the local lab");
+    const QString labPath = resolveLabPath(o.labArg);
+    r.useLab = !o.labArg.isEmpty() || (o.agentsText.isEmpty() && o.tokenFile.isEmpty() && QFileInfo::exists(labPath));
+    r.localLab = !r.useLab && o.agentsText.isEmpty() && o.tokenFile.isEmpty() && !o.resumeId;
+    if (!r.useLab && !r.localLab && o.agentsText.isEmpty()) {
+        return usage(o.resumeId ? "--resume needs --agents (server and client HOST:PORT) or --lab FILE"
+                                : "--agents is required with --token-file (server and client HOST:PORT); "
+                                  "without both, the campaign runs on the local lab");
     }
-    if (!useLab && !localLab && tokenFile.isEmpty()) return usage("--token-file is required");
+    if (!r.useLab && !r.localLab && o.tokenFile.isEmpty()) return usage("--token-file is required");
 
-    std::vector<AgentPair> agents;
-    const QStringList agentList = agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
-    if (!useLab && !localLab) {
+    const QStringList agentList = o.agentsText.split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (!r.useLab && !r.localLab) {
         if (agentList.size() < 2 || agentList.size() % 2 != 0)
             return usage("--agents needs pairs: SERVER_HOST:PORT,CLIENT_HOST:PORT[,...]");
         for (int i = 0; i + 1 < agentList.size(); i += 2)
-            agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
-        if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
+            r.agents.push_back({agentList[i].trimmed(), agentList[i + 1].trimmed()});
+        if (const auto errors = validateAgents(r.agents); !errors.empty())
+            return usage(joinErrors(errors).toStdString());
     }
-
-    QString token;
-    if (!tokenFile.isEmpty()) {
+    if (!o.tokenFile.isEmpty()) {
         QString why;
-        token = readTokenFile(tokenFile, QStringLiteral("--token-file"), &why);
-        if (token.isEmpty()) {
-            std::fprintf(stderr, "smclab run: %s\n", qPrintable(why));
-            return kExitFailure;
-        }
+        r.token = readTokenFile(o.tokenFile, QStringLiteral("--token-file"), &why);
+        if (r.token.isEmpty()) return failure(why);
     }
-    QHash<QString, QString> tokenByAddress;
-    if (useLab) {
+    if (r.useLab) {
         QString why;
         const auto lab = loadLab(labPath, &why);
-        if (!lab) {
-            std::fprintf(stderr, "smclab run: %s\n", qPrintable(why));
-            return kExitFailure;
-        }
-        auto resolved = resolveCampaignAgents(*lab, labPath, agentList, token, &why);
-        if (!resolved) {
-            std::fprintf(stderr, "smclab run: %s\n", qPrintable(why));
-            return kExitFailure;
-        }
-        agents = resolved->pairs;
-        tokenByAddress = resolved->tokenByAddress;
-        if (const auto errors = validateAgents(agents); !errors.empty()) return usage(joinErrors(errors).toStdString());
+        if (!lab) return failure(why);
+        auto resolved = resolveCampaignAgents(*lab, labPath, agentList, r.token, &why);
+        if (!resolved) return failure(why);
+        r.agents = resolved->pairs;
+        r.tokenByAddress = resolved->tokenByAddress;
+        if (const auto errors = validateAgents(r.agents); !errors.empty())
+            return usage(joinErrors(errors).toStdString());
     }
-    // What a resume needs to reach the same agents, for the hints below.
     QStringList reachArgs;
-    if (useLab) reachArgs << QStringLiteral("--lab") << labPath;
-    if (!agentsText.isEmpty()) reachArgs << QStringLiteral("--agents") << agentsText;
-    if (!tokenFile.isEmpty()) reachArgs << QStringLiteral("--token-file") << tokenFile;
-    if (!dbPath.isEmpty()) reachArgs << QStringLiteral("--db") << dbPath;
-    const QString reach = reachArgs.join(QLatin1Char(' '));
+    if (r.useLab) reachArgs << QStringLiteral("--lab") << labPath;
+    if (!o.agentsText.isEmpty()) reachArgs << QStringLiteral("--agents") << o.agentsText;
+    if (!o.tokenFile.isEmpty()) reachArgs << QStringLiteral("--token-file") << o.tokenFile;
+    if (!o.dbPath.isEmpty()) reachArgs << QStringLiteral("--db") << o.dbPath;
+    r.resumeArgs = reachArgs.join(QLatin1Char(' '));
+    return std::nullopt;
+}
 
-    ensureCoreApplication();
-    CampaignSpec spec;
-    if (!resumeId) {
-        if (auto preset = presetCampaign(target)) {
-            spec = *preset;
-        } else if (QFileInfo::exists(target)) {
-            auto loaded = loadCampaignFile(target);
-            if (!loaded) {
-                std::fprintf(stderr, "smclab run: %s\n", loaded.error().message.c_str());
-                return kExitUsage;
-            }
-            spec = *loaded;
-        } else {
-            return usage("unknown preset '" + target.toStdString() + "' and no such campaign file (presets: " +
-                         presetNames().join(QStringLiteral(", ")).toStdString() + ")");
-        }
-        if (!name.isEmpty()) spec.name = name;
-        if (durationMs) {
-            spec.durationMs = static_cast<int>(*durationMs);
-            // A shortened run keeps a proportionate warm-up.
-            if (!warmupMs) spec.warmupMs = std::min<int>(spec.warmupMs, spec.durationMs / 5);
-        }
-        if (warmupMs) spec.warmupMs = static_cast<int>(*warmupMs);
-        if (repetitions) spec.repetitions = static_cast<int>(*repetitions);
-        if (repeatBusy)
-            spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*repeatBusy, -1, kMaxRepeatBusy + 1));
-        if (quietWaitMs)
-            spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*quietWaitMs, -1, kMaxQuietWaitMs + 1));
-        if (!sizesText.isEmpty()) {
-            QString error;
-            auto sizes = parseSizeListText(sizesText, &error);
-            if (!sizes) return usage("--sizes: " + error.toStdString());
-            spec.sizes = *sizes;
-            for (WorkloadSpec& workload : spec.workloads) workload.sizes.clear();
-        }
-        if (!policyText.isEmpty()) {
-            if (policyText == QLatin1String("continue"))
-                spec.onAgentLoss = AgentLossPolicy::continueCampaign;
-            else if (policyText == QLatin1String("pause"))
-                spec.onAgentLoss = AgentLossPolicy::pause;
-            else
-                return usage("--on-agent-loss: must be continue or pause");
-        }
-        if (!localLab) spec.agents = agents;
-        if (isToolPreset(spec.preset)) {
-            bool oneHost = localLab;
-            for (const AgentPair& pair : spec.agents) {
-                oneHost = oneHost ||
-                          pair.server.section(QLatin1Char(':'), 0, -2) == pair.client.section(QLatin1Char(':'), 0, -2);
-            }
-            const HostScale host{static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), quick, oneHost};
-            for (const QString& note : scaleToolPreset(spec, host))
-                std::fprintf(stderr, "scaled: %s\n", qPrintable(note));
-        } else if (quick) {
-            return usage(
-                "--quick applies to the seed presets (seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis)");
-        }
-        if (localLab) spec.agents = {{QStringLiteral("127.0.0.1:1"), QStringLiteral("127.0.0.1:2")}};  // replaced below
-        if (const auto errors = validateCampaign(spec); !errors.empty()) {
-            std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
+// The preset or campaign file with the command line's overrides.
+std::optional<int> buildSpec(const RunOptions& o, const Reach& r, CampaignSpec& spec) {
+    if (auto preset = presetCampaign(o.target)) {
+        spec = *preset;
+    } else if (QFileInfo::exists(o.target)) {
+        auto loaded = loadCampaignFile(o.target);
+        if (!loaded) {
+            std::fprintf(stderr, "smclab run: %s\n", loaded.error().message.c_str());
             return kExitUsage;
         }
-    } else if (durationMs || warmupMs || repetitions || repeatBusy || quietWaitMs || !sizesText.isEmpty() ||
-               !name.isEmpty()) {
-        return usage("--resume runs the stored campaign as planned; -t, --warmup, --sizes, -r and --name do not apply");
+        spec = *loaded;
+    } else {
+        return usage("unknown preset '" + o.target.toStdString() + "' and no such campaign file (presets: " +
+                     presetNames().join(QStringLiteral(", ")).toStdString() + ")");
     }
-
-    auto store = db::ResultStore::open(db::resolveDatabasePath(dbPath));
-    if (!store) {
-        std::fprintf(stderr, "smclab run: %s\n", store.error().message.c_str());
-        return kExitFailure;
+    if (!o.name.isEmpty()) spec.name = o.name;
+    if (o.durationMs) {
+        spec.durationMs = static_cast<int>(*o.durationMs);
+        // A shortened run keeps a proportionate warm-up.
+        if (!o.warmupMs) spec.warmupMs = std::min<int>(spec.warmupMs, spec.durationMs / 5);
     }
-
-    locallab::LocalLab lab;
-    if (localLab) {
-        if (smcr::Status s = startLocalLab(lab, spec, "smclab run"); !s) {
-            std::fprintf(stderr, "smclab run: the local lab did not start: %s\n", s.error().message.c_str());
-            return kExitFailure;
+    if (o.warmupMs) spec.warmupMs = static_cast<int>(*o.warmupMs);
+    if (o.repetitions) spec.repetitions = static_cast<int>(*o.repetitions);
+    if (o.repeatBusy)
+        spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*o.repeatBusy, -1, kMaxRepeatBusy + 1));
+    if (o.quietWaitMs)
+        spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*o.quietWaitMs, -1, kMaxQuietWaitMs + 1));
+    if (!o.sizesText.isEmpty()) {
+        QString error;
+        auto sizes = parseSizeListText(o.sizesText, &error);
+        if (!sizes) return usage("--sizes: " + error.toStdString());
+        spec.sizes = *sizes;
+        for (WorkloadSpec& workload : spec.workloads) workload.sizes.clear();
+    }
+    if (!o.policyText.isEmpty()) {
+        if (o.policyText == QLatin1String("continue"))
+            spec.onAgentLoss = AgentLossPolicy::continueCampaign;
+        else if (o.policyText == QLatin1String("pause"))
+            spec.onAgentLoss = AgentLossPolicy::pause;
+        else
+            return usage("--on-agent-loss: must be continue or pause");
+    }
+    if (!r.localLab) spec.agents = r.agents;
+    if (isToolPreset(spec.preset)) {
+        bool oneHost = r.localLab;
+        for (const AgentPair& pair : spec.agents) {
+            oneHost =
+                oneHost || pair.server.section(QLatin1Char(':'), 0, -2) == pair.client.section(QLatin1Char(':'), 0, -2);
         }
-        agents = spec.agents;
-        token = lab.agents().token();
+        const HostScale host{static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), o.quick, oneHost};
+        for (const QString& note : scaleToolPreset(spec, host)) std::fprintf(stderr, "scaled: %s\n", qPrintable(note));
+    } else if (o.quick) {
+        return usage(
+            "--quick applies to the seed presets (seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis)");
     }
+    if (r.localLab) spec.agents = {{QStringLiteral("127.0.0.1:1"), QStringLiteral("127.0.0.1:2")}};  // replaced later
+    if (const auto errors = validateCampaign(spec); !errors.empty()) {
+        std::fprintf(stderr, "smclab run: invalid campaign:\n%s\n", qPrintable(joinErrors(errors)));
+        return kExitUsage;
+    }
+    return std::nullopt;
+}
 
-    Orchestrator orchestrator(**store);
-    if (localLab) orchestrator.setWire(lab.wire().toJson());
-    AgentConnectOptions options;
-    options.token = token;
-    options.tls = tls;
-    options.caCertFile = caCert;
-    options.connectTimeoutMs = connectTimeoutMs;
-    orchestrator.setConnectOptions(options);
-    orchestrator.setAgentTokens(tokenByAddress);
-    const ConsoleResult result = runCampaignOnConsole(orchestrator, [&]() -> smcr::Status {
-        if (resumeId) return orchestrator.resume(*resumeId, agents);
-        return orchestrator.start(spec);
-    });
-
+// What the console run ended in: the tables, or how to resume.
+int reportOutcome(const ConsoleResult& result, Orchestrator& orchestrator, db::ResultStore& store,
+                  const QString& resumeArgs) {
+    const auto id = static_cast<long long>(result.campaignId);
     switch (result.state) {
         case RunnerState::finished: {
             const Progress progress = orchestrator.progress();
-            std::fprintf(stderr, "campaign %lld done: %d cells ran, %d failed; database %s\n",
-                         static_cast<long long>(result.campaignId), progress.doneCells, result.failedCells,
-                         qPrintable((*store)->path()));
+            std::fprintf(stderr, "campaign %lld done: %d cells ran, %d failed; database %s\n", id, progress.doneCells,
+                         result.failedCells, qPrintable(store.path()));
             for (const auto& [column, error] : result.failuresByColumn)
                 std::fprintf(stderr, "  failed in %s: %s\n", qPrintable(column), qPrintable(error));
             if (orchestrator.spec().repetitions > 1)
                 std::fprintf(stderr,
                              "  values are medians of %d repetitions (intervals in ==== Confidence ====); all formats: "
                              "smclab report %lld --format md\n",
-                             orchestrator.spec().repetitions, static_cast<long long>(result.campaignId));
-            if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
+                             orchestrator.spec().repetitions, id);
+            if (!printCampaignTables(store, result.campaignId, stdout)) return kExitFailure;
             if (result.failedCells == 0) return kExitOk;
             // A campaign with holes is not a success: scripts that chain
             // `run` and `report` must see it (the tables show '-').
             std::fprintf(stderr, "smclab run: %s; re-run them with:\n  smclab run --resume %lld %s\n",
-                         qPrintable(failedRunsText(result.failedCells, progress.totalCells)),
-                         static_cast<long long>(result.campaignId), qPrintable(reach));
+                         qPrintable(failedRunsText(result.failedCells, progress.totalCells)), id,
+                         qPrintable(resumeArgs));
             return kExitRunsFailed;
         }
         case RunnerState::stopped:
             std::fprintf(stderr,
                          "smclab run: stopped; campaign %lld keeps its finished runs. Resume with:\n"
                          "  smclab run --resume %lld %s\n",
-                         static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
-                         qPrintable(reach));
+                         id, id, qPrintable(resumeArgs));
             return kExitInterrupted;
         case RunnerState::paused:
             std::fprintf(stderr,
                          "smclab run: an agent was lost; campaign %lld paused (onAgentLoss: pause). Resume with:\n"
                          "  smclab run --resume %lld %s\n",
-                         static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
-                         qPrintable(reach));
+                         id, id, qPrintable(resumeArgs));
             return kExitFailure;
         default:
             std::fprintf(stderr, "smclab run: %s\n",
@@ -364,10 +348,52 @@ int runRun(const Args& args) {
                     stderr,
                     "smclab run: campaign %lld keeps its finished runs; once the cause is fixed, resume with:\n"
                     "  smclab run --resume %lld %s\n",
-                    static_cast<long long>(result.campaignId), static_cast<long long>(result.campaignId),
-                    qPrintable(reach));
+                    id, id, qPrintable(resumeArgs));
             return kExitFailure;
     }
+}
+
+}  // namespace
+
+int runRun(const Args& args) {
+    RunOptions o;
+    if (auto exit = parseRunOptions(args, o)) return *exit;
+    Reach reach;
+    if (auto exit = resolveReach(o, reach)) return *exit;
+    ensureCoreApplication();
+    CampaignSpec spec;
+    if (!o.resumeId) {
+        if (auto exit = buildSpec(o, reach, spec)) return *exit;
+    }
+    auto store = db::ResultStore::open(db::resolveDatabasePath(o.dbPath));
+    if (!store) {
+        std::fprintf(stderr, "smclab run: %s\n", store.error().message.c_str());
+        return kExitFailure;
+    }
+    locallab::LocalLab lab;
+    if (reach.localLab) {
+        if (smcr::Status s = startLocalLab(lab, spec, "smclab run"); !s) {
+            std::fprintf(stderr, "smclab run: the local lab did not start: %s\n", s.error().message.c_str());
+            return kExitFailure;
+        }
+        reach.agents = spec.agents;
+        reach.token = lab.agents().token();
+    }
+
+    Orchestrator orchestrator(**store);
+    if (reach.localLab) orchestrator.setWire(lab.wire().toJson());
+    AgentConnectOptions options;
+    options.token = reach.token;
+    options.tls = o.tls;
+    options.caCertFile = o.caCert;
+    options.connectTimeoutMs = o.connectTimeoutMs;
+    orchestrator.setConnectOptions(options);
+    orchestrator.setAgentTokens(reach.tokenByAddress);
+    const ConsoleResult result = runCampaignOnConsole(orchestrator, [&]() -> smcr::Status {
+        if (o.resumeId) return orchestrator.resume(*o.resumeId, reach.agents);
+        return orchestrator.start(spec);
+    });
+    return reportOutcome(result, orchestrator, **store, reach.resumeArgs);
 }
 
 }  // namespace smclab::cli

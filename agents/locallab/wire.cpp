@@ -8,6 +8,8 @@
 #include <QProcess>
 #include <QStringList>
 
+#include "veth_probe.h"
+
 namespace smclab::locallab {
 
 namespace {
@@ -62,6 +64,9 @@ QJsonObject WireRecord::toJson() const {
                        {QStringLiteral("tcp_path"), tcpPath},
                        {QStringLiteral("tcp_rate"), tcpRate},
                        {QStringLiteral("tcp_delay"), tcpDelay},
+                       {QStringLiteral("tcp_capacity_gbps"), tcpCapacityGbps},
+                       {QStringLiteral("tcp_host_limited"), tcpHostLimited},
+                       {QStringLiteral("tcp_capacity"), tcpCapacity},
                        {QStringLiteral("note"), note}};
 }
 
@@ -74,6 +79,9 @@ WireRecord WireRecord::fromJson(const QJsonObject& o) {
     r.tcpPath = o.value(QStringLiteral("tcp_path")).toString();
     r.tcpRate = o.value(QStringLiteral("tcp_rate")).toString();
     r.tcpDelay = o.value(QStringLiteral("tcp_delay")).toString();
+    r.tcpCapacityGbps = o.value(QStringLiteral("tcp_capacity_gbps")).toDouble();
+    r.tcpHostLimited = o.value(QStringLiteral("tcp_host_limited")).toBool();
+    r.tcpCapacity = o.value(QStringLiteral("tcp_capacity")).toString();
     r.note = o.value(QStringLiteral("note")).toString();
     return r;
 }
@@ -223,15 +231,44 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
         // tc's own words: "Specified qdisc kind is unknown" where netem is not built.
         m_record.tcpDelay = QStringLiteral("not applied (tc netem: %1)").arg(delayWhy.section(QLatin1String(": "), -1));
     }
+    probeCapacity(model);
     m_record.note = QStringLiteral(
                         "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
-                        "over a veth between network namespaces, MTU %4, rate %5, delay %6")
+                        "over a veth between network namespaces, MTU %4, rate %5, delay %6; %7")
                         .arg(m_record.model)
                         .arg(model.bandwidthGbps)
                         .arg(model.wireLatencyNs)
                         .arg(m_record.ethernetMtu)
-                        .arg(m_record.tcpRate, m_record.tcpDelay);
+                        .arg(m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity);
     return {};
+}
+
+void NamespaceWire::probeCapacity(const sim::LinkModel& model) {
+    // 64 KiB writes for a third of a second: long enough for TCP to leave slow
+    // start on a veth, short enough for every lab start.
+    constexpr int kWriteBytes = 64 * 1024;
+    constexpr std::chrono::milliseconds kDuration{300};
+    auto probe = probeVethTcp(m_namespace, m_serverAddress, kDuration, kWriteBytes);
+    if (!probe) {
+        m_record.tcpCapacity =
+            QStringLiteral("TCP capacity not probed (%1)").arg(QString::fromStdString(probe.error().message));
+        return;
+    }
+    m_record.tcpCapacityGbps = probe->gbps;
+    const QString measured =
+        QStringLiteral("a probe moved %1 Gbit/s through the veth (64 KiB writes, 0.3 s)").arg(probe->gbps, 0, 'f', 2);
+    // Below 90% of the model's rate the host, not the shaping, sets TCP's ceiling.
+    m_record.tcpHostLimited = model.bandwidthGbps > 0 && probe->gbps < 0.9 * model.bandwidthGbps;
+    if (m_record.tcpHostLimited) {
+        m_record.tcpCapacity =
+            QStringLiteral(
+                "TCP HOST-LIMITED: %1, below the model's %2 Gbit/s: the TCP column is bounded by this "
+                "host's veth, not by the modelled wire")
+                .arg(measured)
+                .arg(model.bandwidthGbps);
+    } else {
+        m_record.tcpCapacity = measured;
+    }
 }
 
 void NamespaceWire::destroy() {

@@ -9,7 +9,10 @@
 // CLC handshake crosses the same veth. The "ideal" model is unshaped on both
 // sides: TCP over loopback, the sim without delay (SMC-D loopback against
 // TCP over lo). Where a namespace cannot be made (no CAP_NET_ADMIN, no
-// `ip`), TCP runs over loopback and the record says so.
+// `ip`), TCP runs over loopback and the record says so. A short TCP probe
+// through the shaped veth records what the host can carry (veth_probe.h):
+// where that is below the model's rate, the record says the TCP column is
+// host-limited.
 #pragma once
 
 #include <memory>
@@ -25,14 +28,17 @@ namespace smclab::locallab {
 // What one run's TCP and SMC crossed (stored with the run, shown by
 // `smclab show`, the reports and the GUI).
 struct WireRecord {
-    QString model;             // the sim link model's name ("cx4-25g")
-    double bandwidthGbps = 0;  // the model's rate, 0 = unlimited
-    qint64 latencyNs = 0;      // the model's one-way latency
-    int ethernetMtu = 0;       // the veth's MTU (0 = loopback's)
-    QString tcpPath;           // "loopback" or "veth between network namespaces"
-    QString tcpRate;           // "tbf 25gbit on both veth ends", "unshaped"
-    QString tcpDelay;          // "netem 1250 ns each way", "not applied: ...", "none"
-    QString note;              // one sentence for a table's notes
+    QString model;                // the sim link model's name ("cx4-25g")
+    double bandwidthGbps = 0;     // the model's rate, 0 = unlimited
+    qint64 latencyNs = 0;         // the model's one-way latency
+    int ethernetMtu = 0;          // the veth's MTU (0 = loopback's)
+    QString tcpPath;              // "loopback" or "veth between network namespaces"
+    QString tcpRate;              // "tbf 25gbit on both veth ends", "unshaped"
+    QString tcpDelay;             // "netem 1250 ns each way", "not applied: ...", "none"
+    double tcpCapacityGbps = 0;   // what a probe moved through the shaped veth, 0 = not probed
+    bool tcpHostLimited = false;  // the probe fell below 90% of the model's rate
+    QString tcpCapacity;          // the probe in words, "HOST-LIMITED" where below the model
+    QString note;                 // one sentence for a table's notes
 
     QJsonObject toJson() const;
     static WireRecord fromJson(const QJsonObject& object);
@@ -65,6 +71,8 @@ public:
 private:
     NamespaceWire() = default;
     smcr::Status build(const smcr::fabric::sim::LinkModel& model);
+    // Records what TCP can carry through the shaped veth (veth_probe.h).
+    void probeCapacity(const smcr::fabric::sim::LinkModel& model);
     void destroy();
 
     QString m_namespace;

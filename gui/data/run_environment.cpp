@@ -26,6 +26,13 @@ QString wireText(const db::HostFacts& facts) {
     }
     const QString delay = facts.value(QStringLiteral("wire.tcp_delay"));
     if (!delay.isEmpty()) tcp << QObject::tr("delay %1").arg(delay);
+    // The lab's probe of the veth (locallab/veth_probe.h): below the model, TCP measured the host.
+    const double capacity = facts.value(QStringLiteral("wire.tcp_capacity_gbps")).toDouble();
+    if (capacity > 0) {
+        const bool limited = facts.value(QStringLiteral("wire.tcp_host_limited")) == QLatin1String("true");
+        tcp << (limited ? QObject::tr("HOST-LIMITED to %1 Gbit/s by this host's veth").arg(capacity, 0, 'f', 2)
+                        : QObject::tr("veth carries %1 Gbit/s").arg(capacity, 0, 'f', 2));
+    }
     return tcp.isEmpty() ? QObject::tr("SMC link %1").arg(link)
                          : QObject::tr("SMC link %1; TCP over %2").arg(link, tcp.join(QStringLiteral(", ")));
 }

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -23,6 +24,8 @@
 #include "orchestrator/cell_matrix.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/size_text.h"
+#include "orchestrator/workload_params.h"
+#include "widgets/param_editor.h"
 
 namespace smclab::gui {
 
@@ -127,7 +130,11 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     wlButtons->addWidget(delWl);
     wlButtons->addStretch();
     wlLayout->addLayout(wlButtons);
-    layout->addWidget(workloadsBox);
+    // The selected workload's parameters beside its table (the page fits 1280x800).
+    auto* workloadsRow = new QHBoxLayout;
+    workloadsRow->addWidget(workloadsBox, 1);
+    workloadsRow->addWidget(makeParamsBox(), 1);
+    layout->addLayout(workloadsRow);
 
     auto* columnsBox = new QGroupBox(tr("Columns (settings variants; the first is the default baseline)"), this);
     auto* colLayout = new QVBoxLayout(columnsBox);
@@ -219,6 +226,7 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
         updateWidgets();
     });
     connect(m_workloads, &QTableWidget::itemChanged, this, [this] { updateWidgets(); });
+    connect(m_workloads, &QTableWidget::currentCellChanged, this, [this](int row) { showWorkloadParams(row); });
     connect(m_columns, &QTableWidget::itemChanged, this, [this] { updateWidgets(); });
     for (QLineEdit* edit : {m_name, m_description, m_sizes}) {
         connect(edit, &QLineEdit::textChanged, this, [this] { updateWidgets(); });
@@ -291,10 +299,76 @@ void CampaignPage::addWorkloadRow(const orchestrator::WorkloadSpec& workload) {
                                             {QStringLiteral("serverParams"), workload.serverParams}});
     m_workloads->setItem(row, wlLabel, label);
     auto* combo = makeCombo(m_workloads, knownWorkloads(), workload.workload);
-    connect(combo, &QComboBox::currentTextChanged, this, [this] { updateWidgets(); });
+    connect(combo, &QComboBox::currentTextChanged, this, [this, combo] {
+        // Another workload's parameters would not validate: it starts from its defaults.
+        for (int r = 0; r < m_workloads->rowCount(); ++r) {
+            if (m_workloads->cellWidget(r, wlWorkload) != combo) continue;
+            if (QTableWidgetItem* item = m_workloads->item(r, wlLabel)) item->setData(kHiddenRole, QJsonObject{});
+            if (r == m_workloads->currentRow()) showWorkloadParams(r);
+        }
+        updateWidgets();
+    });
     m_workloads->setCellWidget(row, wlWorkload, combo);
     m_workloads->setItem(row, wlSizes,
                          new QTableWidgetItem(workload.sizes.empty() ? QString() : sizesToText(workload.sizes)));
+}
+
+QWidget* CampaignPage::makeParamsBox() {
+    auto* box = new QGroupBox(tr("Parameters of the selected workload (ranges as the agent checks them)"), this);
+    auto* boxLayout = new QVBoxLayout(box);
+    // Scrolled: a tool with many parameters does not make the page taller.
+    auto* scroll = new QScrollArea(box);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMaximumHeight(150);
+    auto* inner = new QWidget(scroll);
+    auto* row = new QHBoxLayout(inner);
+    m_clientParams = new ParamEditor(inner);
+    m_serverParams = new ParamEditor(inner);
+    m_paramsTitle = new QLabel(inner);
+    auto* client = new QVBoxLayout;
+    client->addWidget(m_paramsTitle);
+    client->addWidget(m_clientParams);
+    client->addStretch();
+    auto* server = new QVBoxLayout;
+    server->addWidget(new QLabel(tr("Server"), inner));
+    server->addWidget(m_serverParams);
+    server->addStretch();
+    row->addLayout(client, 1);
+    row->addLayout(server, 1);
+    scroll->setWidget(inner);
+    boxLayout->addWidget(scroll);
+    for (ParamEditor* editor : {m_clientParams, m_serverParams})
+        connect(editor, &ParamEditor::changed, this, &CampaignPage::storeWorkloadParams);
+    return box;
+}
+
+void CampaignPage::showWorkloadParams(int row) {
+    m_paramsRow = row;
+    const auto* combo = row >= 0 ? qobject_cast<QComboBox*>(m_workloads->cellWidget(row, wlWorkload)) : nullptr;
+    const QString name = combo ? combo->currentText() : QString();
+    const workloads::Workload* workload = workloads::findWorkload(name.toStdString());
+    const QTableWidgetItem* label = row >= 0 ? m_workloads->item(row, wlLabel) : nullptr;
+    const QJsonObject hidden = label ? label->data(kHiddenRole).toJsonObject() : QJsonObject();
+    // What the campaign sets itself: its duration, and each cell's size.
+    QStringList clientHidden{QStringLiteral("duration_ms"), QStringLiteral("warmup_ms")};
+    QStringList serverHidden = clientHidden;
+    const orchestrator::SizeParam size = orchestrator::sizeParamFor(name);
+    if (size.name != nullptr) {
+        (size.side == orchestrator::ParamSide::client ? clientHidden : serverHidden) << QLatin1String(size.name);
+    }
+    m_paramsTitle->setText(workload ? tr("Client (%1)").arg(name) : tr("Client"));
+    m_clientParams->setSchema(workload ? workload->schema(workloads::Role::client) : workloads::ParamSchema{},
+                              hidden.value(QStringLiteral("params")).toObject(), clientHidden);
+    m_serverParams->setSchema(workload ? workload->schema(workloads::Role::server) : workloads::ParamSchema{},
+                              hidden.value(QStringLiteral("serverParams")).toObject(), serverHidden);
+}
+
+void CampaignPage::storeWorkloadParams() {
+    QTableWidgetItem* label = m_paramsRow >= 0 ? m_workloads->item(m_paramsRow, wlLabel) : nullptr;
+    if (label == nullptr) return;
+    label->setData(kHiddenRole, QJsonObject{{QStringLiteral("params"), m_clientParams->values()},
+                                            {QStringLiteral("serverParams"), m_serverParams->values()}});
 }
 
 void CampaignPage::addColumnRow(const orchestrator::ColumnSpec& column) {
@@ -327,6 +401,8 @@ void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
     for (const auto& column : spec.columns) addColumnRow(column);
     m_workloads->resizeColumnToContents(wlLabel);
     m_columns->resizeColumnToContents(colLabel);
+    m_workloads->setCurrentCell(spec.workloads.empty() ? -1 : 0, wlLabel);
+    showWorkloadParams(m_workloads->currentRow());
     m_sizes->setText(spec.sizes.empty() ? QString() : sizesToText(spec.sizes));
     m_repetitions->setValue(spec.repetitions);
     m_duration->setValue(spec.durationMs / 1000.0);

@@ -1,7 +1,9 @@
 // The campaign editor: start from a preset (datapath, sendfile-cork,
 // fallback, credits) or a free matrix of workloads x columns of settings x
 // message sizes x repetitions; validated as you type (the hint label names
-// the field), with the number of runs and an estimated duration; campaign
+// the field), with the number of runs and an estimated duration; the
+// selected workload's client and server parameters as widgets built from the
+// schema the agent validates them with (widgets/param_editor.h); campaign
 // files are the orchestrator's JSON format.
 #pragma once
 
@@ -21,6 +23,7 @@ class QTableWidget;
 namespace smclab::gui {
 
 class LabContext;
+class ParamEditor;
 
 class CampaignPage : public QWidget {
     Q_OBJECT
@@ -52,6 +55,8 @@ public:
     QTableWidget* columnsTable() const { return m_columns; }
     QTableWidget* workloadsTable() const { return m_workloads; }
     QLineEdit* sizesEdit() const { return m_sizes; }
+    ParamEditor* clientParamEditor() const { return m_clientParams; }
+    ParamEditor* serverParamEditor() const { return m_serverParams; }
 
 signals:
     void runRequested();
@@ -61,6 +66,10 @@ private:
     void addColumnRow(const orchestrator::ColumnSpec& column);
     void updateWidgets();
     void restoreDraft();
+    QWidget* makeParamsBox();
+    // The parameter editors show workload row `row` (-1: none).
+    void showWorkloadParams(int row);
+    void storeWorkloadParams();
 
     LabContext* m_lab = nullptr;
     orchestrator::CampaignSpec m_base;  // fields the editor does not show (params, transport options)
@@ -81,6 +90,10 @@ private:
     QLabel* m_estimate = nullptr;
     QLabel* m_hint = nullptr;
     QPushButton* m_runButton = nullptr;
+    ParamEditor* m_clientParams = nullptr;
+    ParamEditor* m_serverParams = nullptr;
+    QLabel* m_paramsTitle = nullptr;
+    int m_paramsRow = -1;
 };
 
 }  // namespace smclab::gui

@@ -4,7 +4,11 @@
 // tools' figures, command lines, versions, output, CPU of both sides, the
 // preloaded processes' counters). Then the refusals: a parameter out of
 // range, a program the controller tries to name, ksmc where the kernel has
-// no SMC, and an agent whose configured program does not exist.
+// no SMC, and an agent whose configured program does not exist. And a tool
+// campaign stopped mid-way (SIGINT, as Ctrl-C) and resumed: every cell done
+// once, the tools' output stored.
+#include <csignal>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -86,6 +90,7 @@ private slots:
           "columns": [{"label": "TCP", "transport": "tcp"}, {"label": "SMC", "transport": "smcr"}],
           "sizes": [4096],
           "duration": "1s",
+          "sampleIntervalMs": 250,
           "transportOptions": {"fabric": "sim"}
         })");
         const QString db = m_dir.filePath("tools.sqlite");
@@ -113,6 +118,28 @@ private slots:
                 QCOMPARE(side->value("tool.command").contains("smcr_run"), run.cell.transport == "smcr");
             }
             QVERIFY2(!facts.client.value("tool.output").isEmpty(), qPrintable(where));
+            // Live samples: iperf3's server prints its intervals; the others
+            // print none, so under smcr their engines are sampled and over
+            // tcp the run's facts say there were none.
+            const QString how = facts.client.value("tool.samples");
+            QVERIFY2(!how.isEmpty() && !facts.server.value("tool.samples").isEmpty(), qPrintable(where));
+            if (run.cell.workload == "iperf3") {
+                QVERIFY2(facts.server.value("tool.samples").startsWith("iperf3's own interval lines"),
+                         qPrintable(where + ": " + facts.server.value("tool.samples")));
+                const QList<db::Sample> series = (*store)->samples(run.id, "server_throughput_mbps").valueOr({});
+                QVERIFY2(series.size() >= 2, qPrintable(where + ": " + QString::number(series.size())));
+                for (qsizetype i = 1; i < series.size(); ++i) QVERIFY(series[i].tMs > series[i - 1].tMs);
+                QVERIFY(series.first().tMs > 0 && series.last().tMs < 10'000);
+            }
+            if (run.cell.transport == "tcp") {
+                QVERIFY2(how.startsWith("none: ") && how.contains("no interval samples"),
+                         qPrintable(where + ": " + how));
+            } else {
+                QVERIFY2(how.startsWith("engine counters of the preloaded processes"), qPrintable(where + ": " + how));
+                // A one-second timed client under smcr: its engines were read while it ran.
+                if (run.cell.workload == "qperf" || run.cell.workload == "nginx-wrk")
+                    QVERIFY2(!(*store)->samples(run.id, "throughput_mbps").valueOr({}).isEmpty(), qPrintable(where));
+            }
             if (run.cell.transport == "smcr") {
                 // The preloaded client's engine counters: its connections went over SMC-R.
                 qint64 smc = 0;
@@ -166,6 +193,74 @@ private slots:
         const QString log = m_server.log();
         QVERIFY2(QRegularExpression("lab.cork_timer_ms=5 set in [1-9][0-9]* preloaded process").match(log).hasMatch(),
                  qPrintable(log.right(2000)));
+    }
+
+    void stoppedCampaignResumes() {
+        constexpr int kCells = 3;
+        const QString file = writeFile(m_dir, "resume.json", R"({
+          "name": "resume", "workloads": [{"workload": "iperf3", "label": "iperf3"}],
+          "columns": [{"label": "TCP", "transport": "tcp"}], "sizes": [16384, 32768, 65536], "duration": "1s"
+        })");
+        const QString db = m_dir.filePath("resume.sqlite");
+        const QString agents = m_server.address() + "," + m_client.address();
+        QProcess run;
+        run.start(smclabBinary(), {"run", file, "--agents", agents, "--token-file", m_token.path(), "--db", db});
+        QVERIFY(run.waitForStarted());
+        // Ctrl-C once the first cell is in: the orchestrator stops the cell in
+        // flight and keeps the campaign resumable.
+        qint64 campaignId = 0;
+        QElapsedTimer timer;
+        timer.start();
+        while (timer.elapsed() < 30'000 && run.state() == QProcess::Running && campaignId == 0) {
+            QTest::qWait(100);
+            auto store = db::ResultStore::open(db);
+            if (!store) continue;
+            auto campaigns = (*store)->listCampaigns();
+            if (!campaigns || campaigns->isEmpty() || campaigns->front().runsDone < 1) continue;
+            campaignId = campaigns->front().id;
+            ::kill(static_cast<pid_t>(run.processId()), SIGINT);
+        }
+        QVERIFY(run.waitForFinished(20'000));
+        QVERIFY2(campaignId > 0, "the campaign never got a run in");
+        const QString stoppedErr = QString::fromUtf8(run.readAllStandardError());
+        QVERIFY2(run.exitCode() == 130 && stoppedErr.contains("--resume"), qPrintable(stoppedErr));
+
+        QMap<qint64, QDateTime> finishedBefore;  // size -> finished_at
+        {
+            auto store = db::ResultStore::open(db);
+            QVERIFY(store.ok());
+            for (const db::Run& r : *(*store)->runs(campaignId)) {
+                if (r.status == db::RunStatus::done) finishedBefore.insert(r.cell.msgSize, r.finishedAt);
+            }
+        }
+        QVERIFY2(!finishedBefore.isEmpty() && finishedBefore.size() < kCells, qPrintable(stoppedErr));
+
+        QProcess resume;
+        resume.start(smclabBinary(), {"run", "--resume", QString::number(campaignId), "--agents", agents,
+                                      "--token-file", m_token.path(), "--db", db});
+        QVERIFY(resume.waitForFinished(40'000));
+        const QString resumedErr = QString::fromUtf8(resume.readAllStandardError());
+        QVERIFY2(resume.exitCode() == 0, qPrintable(resumedErr));
+        const auto plan = QRegularExpression("(\\d+) cells to run of (\\d+)").match(resumedErr);
+        QVERIFY2(plan.hasMatch(), qPrintable(resumedErr));
+        QCOMPARE(plan.captured(1).toInt(), kCells - int(finishedBefore.size()));
+
+        auto store = db::ResultStore::open(db);
+        QVERIFY(store.ok());
+        QCOMPARE((*store)->campaign(campaignId)->status, db::CampaignStatus::done);
+        QMap<qint64, int> doneBySize;
+        for (const db::Run& r : *(*store)->runs(campaignId)) {
+            if (r.status != db::RunStatus::done) continue;
+            ++doneBySize[r.cell.msgSize];
+            // The runs before the stop were kept, not run again.
+            if (finishedBefore.contains(r.cell.msgSize)) QCOMPARE(r.finishedAt, finishedBefore.value(r.cell.msgSize));
+            const db::RunFacts facts = *(*store)->hostFacts(r.id);
+            QVERIFY2(facts.client.value("tool.output").contains("\"end\""), qPrintable(r.error));
+            QVERIFY(facts.client.value("tool.command").contains("-l " + QString::number(r.cell.msgSize)));
+            QVERIFY(facts.server.value("tool.output").contains("Server listening"));
+        }
+        QCOMPARE(doneBySize.size(), kCells);
+        for (int count : doneBySize) QCOMPARE(count, 1);
     }
 
     void missingProgramSaysWhich() {

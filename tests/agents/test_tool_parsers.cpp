@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QTest>
 
+#include "iperf3_intervals.h"
 #include "iperf3_output.h"
 #include "qperf_output.h"
 #include "redis_output.h"
@@ -172,6 +173,34 @@ private slots:
         QVERIFY(!garbled.ok());
         QVERIFY2(mentions(garbled.error(), "sum_received"), garbled.error().message.c_str());
         QVERIFY(!parseIperf3Json("").ok());
+    }
+
+    void iperf3ServerIntervals() {
+        // The server's --forceflush text of three tests (-P 2, --bidir, -R),
+        // fed in pieces that split lines: each interval once, the end-of-test
+        // sender/receiver lines none.
+        const std::string text = capture("iperf3_server_intervals.txt");
+        Iperf3IntervalText reader;
+        std::vector<Iperf3Interval> intervals;
+        for (size_t at = 0; at < text.size(); at += 37) {
+            for (const Iperf3Interval& i : reader.feed(std::string_view(text).substr(at, 37))) intervals.push_back(i);
+        }
+        QCOMPARE(intervals.size(), size_t(6));
+        // -P 2: the [SUM] line (466 MBytes), not the streams' added to it.
+        QCOMPARE(intervals[0].bytes, 466.0 * 1024 * 1024);
+        QCOMPARE(intervals[0].endSec, 0.5);
+        QCOMPARE(intervals[1].bytes, 472.0 * 1024 * 1024);
+        // --bidir without [SUM]: both directions' streams.
+        QCOMPARE(intervals[2].bytes, (178.0 + 278.0) * 1024 * 1024);
+        QCOMPARE(intervals[3].endSec, 1.01);
+        QCOMPARE(intervals[3].seconds, 1.01 - 0.51);
+        // -R: the server's sending lines carry Retr and Cwnd columns.
+        QCOMPARE(intervals[4].bytes, 419.0 * 1024 * 1024);
+        QCOMPARE(intervals[5].bytes, 430.0 * 1024 * 1024);
+        QVERIFY(intervals[5].bitsPerSecond > 0);
+        // Garbled or cut-off text completes no interval of its own.
+        Iperf3IntervalText garbled;
+        QVERIFY(garbled.feed("[  5]   0.00-0.50   sec   banana MBytes\n- - -\n[  5]   0.00-0.5").empty());
     }
 };
 

@@ -1,10 +1,12 @@
 // The main window at 1280x800: every page renders (a PNG per page, plus the
 // results of a campaign with error bars and the single-run view, is saved
 // under the build tree for review), the shortcuts are there, the campaign
-// editor validates with a hint, and hosts and window state persist.
+// editor validates with a hint, offers a tool workload's parameters as the
+// agent's schema has them, and hosts and window state persist.
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -31,8 +33,10 @@
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/message_bar.h"
+#include "widgets/param_editor.h"
 #include "widgets/run_view.h"
 #include "widgets/settings_panel.h"
+#include "workload.h"
 
 using namespace smclab::gui;
 
@@ -43,6 +47,7 @@ private slots:
     void shortcutsExist();
     void campaignEditorValidates();
     void campaignFileRoundTrip();
+    void campaignEditorOffersToolParams();
     void addHostDialogExplains();
     void errorsReachTheWindow();
     void settingsPanelOffersTheLabToggles();
@@ -126,6 +131,76 @@ void TestGuiPages::campaignFileRoundTrip() {
     QVERIFY(page->openPath(path));
     QCOMPARE(page->campaignJson(), saved);
     QCOMPARE(AppSettings::lastCampaignFile(), path);
+    page->loadPreset(QStringLiteral("datapath"));
+}
+
+namespace {
+
+// Every parameter the editor shows has the widget its schema entry asks for,
+// with the schema's range, choices and help.
+void checkFieldsFollowSchema(const ParamEditor* editor, const smclab::workloads::ParamSchema& schema) {
+    using smclab::workloads::ParamType;
+    for (const smclab::workloads::ParamSpec& spec : schema) {
+        const QString name = QString::fromStdString(spec.name);
+        QWidget* field = editor->field(name);
+        if (field == nullptr) continue;
+        QCOMPARE(field->toolTip(), QString::fromStdString(spec.help));
+        if (spec.type == ParamType::integer || spec.type == ParamType::size) {
+            if (auto* box = qobject_cast<QSpinBox*>(field)) {
+                QCOMPARE(qint64(box->minimum()), spec.minValue);
+                QCOMPARE(qint64(box->maximum()), spec.maxValue);
+            } else {
+                auto* wide = qobject_cast<QDoubleSpinBox*>(field);
+                QVERIFY2(wide != nullptr, qPrintable(name));
+                QCOMPARE(qint64(wide->maximum()), spec.maxValue);
+            }
+        } else if (spec.type == ParamType::boolean) {
+            auto* box = qobject_cast<QCheckBox*>(field);
+            QVERIFY2(box != nullptr, qPrintable(name));
+            QCOMPARE(box->isChecked(), spec.defaultValue.toBool());
+        } else if (spec.type == ParamType::string && !spec.choices.empty()) {
+            auto* box = qobject_cast<QComboBox*>(field);
+            QVERIFY2(box != nullptr, qPrintable(name));
+            QCOMPARE(size_t(box->count()), spec.choices.size());
+        }
+    }
+}
+
+}  // namespace
+
+void TestGuiPages::campaignEditorOffersToolParams() {
+    using namespace smclab;
+    CampaignPage* page = m_window->campaignPage();
+    page->loadPreset(QStringLiteral("seed004-redis"));
+    QCOMPARE(page->workloadsTable()->currentRow(), 0);
+    ParamEditor* client = page->clientParamEditor();
+    ParamEditor* server = page->serverParamEditor();
+    const workloads::Workload* redis = workloads::findWorkload("redis");
+    QVERIFY(redis != nullptr);
+    checkFieldsFollowSchema(client, redis->schema(workloads::Role::client));
+    checkFieldsFollowSchema(server, redis->schema(workloads::Role::server));
+    // The campaign sets the size (-d) and the time itself; the preset's values show.
+    QVERIFY(client->field("data_size") == nullptr && client->field("duration_ms") == nullptr);
+    auto* clients = qobject_cast<QSpinBox*>(client->field("clients"));
+    QVERIFY(clients != nullptr);
+    QCOMPARE(clients->value(), 200);
+    QVERIFY(qobject_cast<QSpinBox*>(server->field("io_threads")) != nullptr);
+    QVERIFY(qobject_cast<QCheckBox*>(server->field("io_threads_do_reads"))->isChecked());
+    // An edit lands in the campaign; the preset's other parameters stay.
+    clients->setValue(300);
+    QString error;
+    orchestrator::CampaignSpec spec = page->campaign(&error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(spec.workloads.front().params.value("clients").toInt(), 300);
+    QCOMPARE(spec.workloads.front().params.value("pipeline").toInt(), 1);
+    // Another tool: its own schema, from its defaults.
+    auto* combo = qobject_cast<QComboBox*>(page->workloadsTable()->cellWidget(0, 1));
+    combo->setCurrentText(QStringLiteral("iperf3"));
+    checkFieldsFollowSchema(client, workloads::findWorkload("iperf3")->schema(workloads::Role::client));
+    auto* streams = qobject_cast<QSpinBox*>(client->field("streams"));
+    QVERIFY(streams != nullptr && streams->minimum() == 1 && streams->maximum() == 128);
+    QVERIFY(client->field("length") == nullptr && client->field("reverse") != nullptr);
+    QVERIFY(page->campaign().workloads.front().params.isEmpty());
     page->loadPreset(QStringLiteral("datapath"));
 }
 

@@ -51,11 +51,10 @@ smcr::Status injectFault(smcr::Socket& socket, Fault fault, uint64_t value = 0) 
     smcr::core::EngineImpl& engine = impl.engine();
     std::lock_guard<std::mutex> lock(engine.mutex());
     smcr::core::Connection* conn = impl.connection();
-    if (conn == nullptr || !conn->lgr || !conn->lgr->qp)
-        return smcr::fail(smcr::Errc::invalidArgument, "socket has no SMC-R link");
+    if (conn == nullptr || !conn->lgr) return smcr::fail(smcr::Errc::invalidArgument, "socket has no SMC-R link");
     smcr::fabric::sim::SimControl* sim = smcr::fabric::sim::simControl(engine.device());
     if (sim == nullptr) return smcr::fail(smcr::Errc::notSupported, "not a sim device");
-    return sim->injectFault(*conn->lgr->qp, fault, value);
+    return sim->injectFault(*conn->lgr->primary().qp, fault, value);
 }
 
 // What one side saw.

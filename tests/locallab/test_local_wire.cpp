@@ -58,6 +58,10 @@ private slots:
         QCOMPARE(w.record().tcpRate, QStringLiteral("tbf 400mbit on both veth ends"));
         QCOMPARE(w.record().ethernetMtu, 1500);
         QVERIFY(w.record().note.contains(QStringLiteral("test-400mbit")));
+        // The lab's own probe crossed the shaped veth: above zero, within the rate.
+        QVERIFY2(w.record().tcpCapacityGbps > 0, qPrintable(w.record().tcpCapacity));
+        QVERIFY2(w.record().tcpCapacityGbps <= 0.4 * 1.10, qPrintable(w.record().tcpCapacity));
+        QVERIFY(w.record().note.contains(w.record().tcpCapacity));
         // The recorded wire is what the kernel has on both ends.
         const QString rootQdisc = run("tc", {"qdisc", "show"});
         const QString nsQdisc = run("tc", {"-n", w.serverNamespace(), "qdisc", "show"});
@@ -120,6 +124,13 @@ private slots:
             QVERIFY2(r.tcpDelay.startsWith(QStringLiteral("not applied")), qPrintable(r.tcpDelay));
         }
         QCOMPARE(WireRecord::fromJson(r.toJson()).note, r.note);
+        QCOMPARE(WireRecord::fromJson(r.toJson()).tcpCapacityGbps, r.tcpCapacityGbps);
+        // The record calls TCP host-limited exactly when the probe fell short of 90% of the model.
+        QVERIFY2(r.tcpCapacityGbps > 0, qPrintable(r.tcpCapacity));
+        const bool limited = r.tcpCapacityGbps < 0.9 * model->bandwidthGbps;
+        QVERIFY2(r.tcpCapacity.contains(QStringLiteral("HOST-LIMITED")) == limited, qPrintable(r.tcpCapacity));
+        QCOMPARE(r.tcpHostLimited, limited);
+        QCOMPARE(WireRecord::fromJson(r.toJson()).tcpHostLimited, limited);
     }
 
     void loopbackRecordSaysWhy() {

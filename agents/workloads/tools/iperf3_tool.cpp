@@ -1,8 +1,15 @@
-// iperf3 as a workload: the server role runs `iperf3 -s -B HOST -p PORT`,
-// the client `iperf3 -c HOST -p PORT -t S -P N [-R | --bidir] [-l LEN] -J`
-// and reports the JSON's end sums (iperf3_output.h).
+// iperf3 as a workload: the server role runs `iperf3 -s -B HOST -p PORT -i
+// SEC --forceflush`, whose interval lines are the run's live samples
+// (iperf3_intervals.h); the client `iperf3 -c HOST -p PORT -t S -P N [-R |
+// --bidir] [-l LEN] -J` reports the JSON's end sums (iperf3_output.h), which
+// iperf 3.12 prints only at its end.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "iperf3_intervals.h"
 #include "iperf3_output.h"
-#include "tool_run.h"
+#include "tool_workload.h"
 #include "tool_workloads.h"
 
 namespace smclab::workloads {
@@ -11,68 +18,80 @@ namespace {
 
 constexpr int kMinBidirVersion = 3007;  // --bidir came with iperf 3.7
 
-ParamSchema serverSchema() {
-    return {cpuParam()};
+smcr::Status fillIperf3Result(const ToolExit& exit, RunResult& r) {
+    auto report = parseIperf3Json(exit.out);
+    if (!report.ok()) return smcr::fail(report.error());
+    insertAll(r.summary, report->summary);
+    r.bytes = static_cast<uint64_t>(report->summary.value("bytes").toDouble());
+    r.elapsedSec = report->summary.value("seconds").toDouble();
+    return {};
 }
 
-ParamSchema clientSchema() {
-    return {
-        {"duration_ms", ParamType::durationMs, 2000, 1000, 86400000, {}, "iperf3 -t (whole seconds)"},
-        {"streams", ParamType::integer, 1, 1, 128, {}, "parallel streams (-P)"},
-        {"reverse", ParamType::boolean, false, 0, 0, {}, "server sends, client receives (-R)"},
-        {"bidir", ParamType::boolean, false, 0, 0, {}, "both directions at once (--bidir)"},
-        {"length", ParamType::size, 0, 0, 1 << 20, {}, "bytes per write (-l; 0 = iperf3's default, 128 KiB)"},
-        cpuParam(),
+// -i in seconds from the run's sample interval (iperf3 takes 0.1..60; 0 = none).
+std::string intervalSeconds(int sampleIntervalMs) {
+    if (sampleIntervalMs <= 0) return "0";
+    char text[16];
+    std::snprintf(text, sizeof text, "%g", std::clamp(sampleIntervalMs / 1000.0, 0.1, 60.0));
+    return text;
+}
+
+ToolIntervalReader iperf3IntervalReader() {
+    auto text = std::make_shared<Iperf3IntervalText>();
+    return [text](std::string_view more) {
+        std::vector<Sample> samples;
+        for (const Iperf3Interval& interval : text->feed(more)) {
+            Sample sample;
+            sample.intervalSec = interval.seconds;
+            sample.bytes = static_cast<uint64_t>(interval.bytes);
+            samples.push_back(sample);
+        }
+        return samples;
     };
 }
 
-class Iperf3Workload final : public Workload {
+class Iperf3Workload final : public ToolWorkload {
 public:
     std::string name() const override { return "iperf3"; }
     std::vector<std::string> headlineMetrics() const override { return {"bw_mbps"}; }
     std::string summary() const override { return "the real iperf3: TCP streams, -P, -R, --bidir"; }
-    ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 
-    Result<RunResult> run(const RunContext& ctx) const override {
-        auto params = validateParams(schema(ctx.role), ctx.params);
-        if (!params.ok()) return smcr::fail(params.error());
-        RunContext c = ctx;
-        c.params = *params;
-        if (ctx.role == Role::server) {
-            auto port = choosePort(ctx.host, ctx.port);
-            if (!port.ok()) return smcr::fail(port.error());
-            auto launch =
-                prepareTool(c, ToolProgram::iperf3,
-                            {"-s", "-B", ctx.host.empty() ? "0.0.0.0" : ctx.host, "-p", std::to_string(*port)});
-            if (!launch.ok()) return smcr::fail(launch.error());
-            return serveTool(c, name(), std::move(*launch), *port);
-        }
-        if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
-        const bool reverse = c.params.value("reverse").toBool();
-        const bool bidir = c.params.value("bidir").toBool();
-        if (reverse && bidir) return smcr::fail(smcr::Errc::invalidArgument, "bidir: cannot be combined with reverse");
-        std::vector<std::string> args = {"-c", ctx.host,
-                                         "-p", std::to_string(ctx.port),
-                                         "-t", std::to_string(wholeSeconds(c.params.value("duration_ms").toInteger())),
-                                         "-P", std::to_string(c.params.value("streams").toInteger()),
-                                         "-J"};
-        if (reverse) args.emplace_back("-R");
-        if (bidir) args.emplace_back("--bidir");
-        if (const int64_t length = c.params.value("length").toInteger(); length > 0) {
-            args.insert(args.end(), {"-l", std::to_string(length)});
-        }
-        auto launch = prepareTool(c, ToolProgram::iperf3, args, bidir ? kMinBidirVersion : 0);
-        if (!launch.ok()) return smcr::fail(launch.error());
-        ToolParser parse = [](const ToolExit& exit, RunResult& r) -> smcr::Status {
-            auto report = parseIperf3Json(exit.out);
-            if (!report.ok()) return smcr::fail(report.error());
-            for (auto it = report->summary.begin(); it != report->summary.end(); ++it)
-                r.summary.insert(it.key(), it.value());
-            r.bytes = static_cast<uint64_t>(report->summary.value("bytes").toDouble());
-            r.elapsedSec = report->summary.value("seconds").toDouble();
-            return {};
+protected:
+    ParamSchema serverSchema() const override { return {cpuParam()}; }
+
+    ParamSchema clientSchema() const override {
+        return {
+            {"duration_ms", ParamType::durationMs, 2000, 1000, 86400000, {}, "iperf3 -t (whole seconds)"},
+            {"streams", ParamType::integer, 1, 1, 128, {}, "parallel streams (-P)"},
+            {"reverse", ParamType::boolean, false, 0, 0, {}, "server sends, client receives (-R)"},
+            {"bidir", ParamType::boolean, false, 0, 0, {}, "both directions at once (--bidir)"},
+            {"length", ParamType::size, 0, 0, 1 << 20, {}, "bytes per write (-l; 0 = iperf3's default, 128 KiB)"},
+            cpuParam(),
         };
-        return runClientTool(c, name(), std::move(*launch), parse);
+    }
+
+    Result<ToolPlan> serverPlan(const RunContext& ctx, uint16_t port, const std::string&) const override {
+        return ToolPlan{.program = ToolProgram::iperf3,
+                        .args = {"-s", "-B", listenAddress(ctx), "-p", std::to_string(port), "-i",
+                                 intervalSeconds(ctx.sampleIntervalMs), "--forceflush"},
+                        .intervals = iperf3IntervalReader()};
+    }
+
+    Result<ToolPlan> clientPlan(const RunContext& ctx) const override {
+        const bool reverse = ctx.params.value("reverse").toBool();
+        const bool bidir = ctx.params.value("bidir").toBool();
+        if (reverse && bidir) return smcr::fail(smcr::Errc::invalidArgument, "bidir: cannot be combined with reverse");
+        ToolPlan plan{.program = ToolProgram::iperf3,
+                      .args = {"-c", ctx.host, "-p", std::to_string(ctx.port), "-t",
+                               std::to_string(wholeSeconds(ctx.params.value("duration_ms").toInteger())), "-P",
+                               std::to_string(ctx.params.value("streams").toInteger()), "-J"},
+                      .minVersion = bidir ? kMinBidirVersion : 0};
+        if (reverse) plan.args.emplace_back("-R");
+        if (bidir) plan.args.emplace_back("--bidir");
+        if (const int64_t length = ctx.params.value("length").toInteger(); length > 0) {
+            plan.args.insert(plan.args.end(), {"-l", std::to_string(length)});
+        }
+        plan.parse = fillIperf3Result;
+        return plan;
     }
 };
 

@@ -4,77 +4,69 @@
 // -vu -vt make qperf print msg_size, time and the CPU each side used
 // (send/recv_cpus_used for tcp_bw, loc/rem_cpus_used for tcp_lat).
 #include "qperf_output.h"
-#include "tool_run.h"
+#include "tool_workload.h"
 #include "tool_workloads.h"
 
 namespace smclab::workloads {
 
 namespace {
 
-ParamSchema serverSchema() {
-    return {cpuParam()};
+// One tcp_bw or tcp_lat block of qperf's output into the result.
+smcr::Status fillQperfResult(const std::string& test, const ToolExit& exit, RunResult& r) {
+    auto blocks = parseQperfOutput(exit.out);
+    if (!blocks.ok()) return smcr::fail(blocks.error());
+    if (blocks->size() != 1 || blocks->front().test != test) {
+        return smcr::fail(smcr::Errc::malformed,
+                          "qperf output: expected one " + test + " block, got " + std::to_string(blocks->size()));
+    }
+    const QJsonObject& figures = blocks->front().figures;
+    insertAll(r.summary, figures);
+    r.summary.insert("test", QString::fromStdString(test));
+    const double timeSec = figures.value("time_sec").toDouble(r.elapsedSec);
+    r.elapsedSec = timeSec;
+    if (test == "tcp_bw") {
+        r.bytes = static_cast<uint64_t>(figures.value("bw_MBps").toDouble() * 1e6 * timeSec);
+        r.ops = static_cast<uint64_t>(figures.value("msg_rate").toDouble() * timeSec);
+    } else {
+        const double latencyUs = figures.value("latency_us").toDouble();
+        // qperf's latency is one-way (RTT/2): a round trip per 2x.
+        if (latencyUs > 0) r.ops = static_cast<uint64_t>(timeSec * 1e6 / (2 * latencyUs));
+    }
+    return {};
 }
 
-ParamSchema clientSchema() {
-    return {
-        {"test", ParamType::string, QStringLiteral("tcp_bw"), 0, 0, {"tcp_bw", "tcp_lat"}, "qperf test"},
-        {"msg_size", ParamType::size, 65536, 1, 64 << 20, {}, "message size in bytes (qperf -m)"},
-        {"duration_ms", ParamType::durationMs, 2000, 1000, 86400000, {}, "test time (qperf -t, whole seconds)"},
-        cpuParam(),
-    };
-}
-
-class QperfWorkload final : public Workload {
+class QperfWorkload final : public ToolWorkload {
 public:
     std::string name() const override { return "qperf"; }
     // tcp_bw's and tcp_lat's: a campaign gets a table for the one its runs measured.
     std::vector<std::string> headlineMetrics() const override { return {"bw_mbps", "latency_us"}; }
     std::string summary() const override { return "the real qperf: tcp_bw or tcp_lat, server and client"; }
-    ParamSchema schema(Role role) const override { return role == Role::server ? serverSchema() : clientSchema(); }
 
-    Result<RunResult> run(const RunContext& ctx) const override {
-        auto params = validateParams(schema(ctx.role), ctx.params);
-        if (!params.ok()) return smcr::fail(params.error());
-        RunContext c = ctx;
-        c.params = *params;
-        if (ctx.role == Role::server) {
-            auto port = choosePort(ctx.host, ctx.port);
-            if (!port.ok()) return smcr::fail(port.error());
-            auto launch = prepareTool(c, ToolProgram::qperf, {"-lp", std::to_string(*port)}, 0, *port);
-            if (!launch.ok()) return smcr::fail(launch.error());
-            return serveTool(c, name(), std::move(*launch), *port);
-        }
-        if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
-        const std::string test = c.params.value("test").toString().toStdString();
-        const auto size = static_cast<uint64_t>(c.params.value("msg_size").toInteger());
-        const int seconds = wholeSeconds(c.params.value("duration_ms").toInteger());
-        auto launch = prepareTool(c, ToolProgram::qperf,
-                                  {ctx.host, "-lp", std::to_string(ctx.port), "-m", std::to_string(size), "-t",
-                                   std::to_string(seconds), "-vu", "-vt", test},
-                                  0, ctx.port);
-        if (!launch.ok()) return smcr::fail(launch.error());
-        return runClientTool(c, name(), std::move(*launch), [test](const ToolExit& exit, RunResult& r) -> smcr::Status {
-            auto blocks = parseQperfOutput(exit.out);
-            if (!blocks.ok()) return smcr::fail(blocks.error());
-            if (blocks->size() != 1 || blocks->front().test != test) {
-                return smcr::fail(smcr::Errc::malformed, "qperf output: expected one " + test + " block, got " +
-                                                             std::to_string(blocks->size()));
-            }
-            const QJsonObject& figures = blocks->front().figures;
-            for (auto it = figures.begin(); it != figures.end(); ++it) r.summary.insert(it.key(), it.value());
-            r.summary.insert("test", QString::fromStdString(test));
-            const double timeSec = figures.value("time_sec").toDouble(r.elapsedSec);
-            r.elapsedSec = timeSec;
-            if (test == "tcp_bw") {
-                r.bytes = static_cast<uint64_t>(figures.value("bw_MBps").toDouble() * 1e6 * timeSec);
-                r.ops = static_cast<uint64_t>(figures.value("msg_rate").toDouble() * timeSec);
-            } else {
-                const double latencyUs = figures.value("latency_us").toDouble();
-                // qperf's latency is one-way (RTT/2): a round trip per 2x.
-                if (latencyUs > 0) r.ops = static_cast<uint64_t>(timeSec * 1e6 / (2 * latencyUs));
-            }
-            return {};
-        });
+protected:
+    ParamSchema serverSchema() const override { return {cpuParam()}; }
+
+    ParamSchema clientSchema() const override {
+        return {
+            {"test", ParamType::string, QStringLiteral("tcp_bw"), 0, 0, {"tcp_bw", "tcp_lat"}, "qperf test"},
+            {"msg_size", ParamType::size, 65536, 1, 64 << 20, {}, "message size in bytes (qperf -m)"},
+            {"duration_ms", ParamType::durationMs, 2000, 1000, 86400000, {}, "test time (qperf -t, whole seconds)"},
+            cpuParam(),
+        };
+    }
+
+    Result<ToolPlan> serverPlan(const RunContext&, uint16_t port, const std::string&) const override {
+        return ToolPlan{.program = ToolProgram::qperf, .args = {"-lp", std::to_string(port)}, .tcpPort = port};
+    }
+
+    Result<ToolPlan> clientPlan(const RunContext& ctx) const override {
+        const std::string test = ctx.params.value("test").toString().toStdString();
+        const auto size = static_cast<uint64_t>(ctx.params.value("msg_size").toInteger());
+        const int seconds = wholeSeconds(ctx.params.value("duration_ms").toInteger());
+        return ToolPlan{.program = ToolProgram::qperf,
+                        .args = {ctx.host, "-lp", std::to_string(ctx.port), "-m", std::to_string(size), "-t",
+                                 std::to_string(seconds), "-vu", "-vt", test},
+                        .tcpPort = ctx.port,
+                        .parse = [test](const ToolExit& exit, RunResult& r) { return fillQperfResult(test, exit, r); }};
     }
 };
 

@@ -183,12 +183,13 @@ void ToolProcess::terminate() {
     }
 }
 
-ToolExit ToolProcess::wait(const std::atomic<bool>* stop, int timeoutMs) {
+ToolExit ToolProcess::wait(const std::atomic<bool>* stop, int timeoutMs, const std::function<void()>& onTick) {
     const double deadline = timeoutMs >= 0 ? monotonicSec() + timeoutMs / 1000.0 : 0;
     while (!m_exited) {
         pump(50);
         reap(false);
         if (m_exited) break;
+        if (onTick) onTick();
         const bool stopNow = stop != nullptr && stop->load(std::memory_order_relaxed);
         if (stopNow || (timeoutMs >= 0 && monotonicSec() >= deadline)) terminate();
     }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,8 +51,10 @@ public:
     // Until the process exits, `stop` becomes true or `timeoutMs` passes
     // (< 0 = no limit); in the last two cases it is terminated (SIGTERM to
     // its group, SIGKILL after 3 s). Reaps it and returns what it left.
-    ToolExit wait(const std::atomic<bool>* stop, int timeoutMs);
-    // Output so far (for messages while it still runs).
+    // `onTick` (optional) runs every ~50 ms while it runs: live samples.
+    ToolExit wait(const std::atomic<bool>* stop, int timeoutMs, const std::function<void()>& onTick = {});
+    // Output so far (for messages and live samples while it still runs).
+    const std::string& out() const { return m_exit.out; }
     const std::string& err() const { return m_exit.err; }
 
 private:

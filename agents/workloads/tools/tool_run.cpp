@@ -253,7 +253,7 @@ bool portListening(uint16_t port) {
 }
 
 smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch, uint16_t port,
-                                  QJsonObject summary) {
+                                  QJsonObject summary, const ToolTick& onTick) {
     const std::string name = launch.program.substr(launch.program.rfind('/') + 1);
     auto started = ToolProcess::start(launch.command);
     if (!started.ok()) {
@@ -286,7 +286,9 @@ smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& work
                                                         : exitText(name, exit));
     }
     if (ctx.onListening) ctx.onListening(port);
-    const ToolExit exit = process.wait(ctx.stop, -1);
+    const ToolExit exit = process.wait(ctx.stop, -1, [&] {
+        if (onTick) onTick(process);
+    });
     if (ctx.onToolProcess) ctx.onToolProcess(0);
     RunResult result = baseResult(ctx, workload, launch, exit);
     removeTree(launch.statsDir);
@@ -297,7 +299,7 @@ smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& work
 }
 
 smcr::Result<RunResult> runClientTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch,
-                                      const ToolParser& parse) {
+                                      const ToolParser& parse, const ToolTick& onTick) {
     const std::string name = launch.program.substr(launch.program.rfind('/') + 1);
     auto started = ToolProcess::start(launch.command);
     if (!started.ok()) {
@@ -306,7 +308,10 @@ smcr::Result<RunResult> runClientTool(const RunContext& ctx, const std::string& 
     }
     if (ctx.onLog) ctx.onLog("running " + commandText(launch.command.argv));
     if (ctx.onToolProcess) ctx.onToolProcess(started.value()->pid());
-    const ToolExit exit = started.value()->wait(ctx.stop, -1);
+    const ToolProcess& process = *started.value();
+    const ToolExit exit = started.value()->wait(ctx.stop, -1, [&] {
+        if (onTick) onTick(process);
+    });
     if (ctx.onToolProcess) ctx.onToolProcess(0);
     RunResult result = baseResult(ctx, workload, launch, exit);
     removeTree(launch.statsDir);

@@ -41,16 +41,19 @@ smcr::Result<uint16_t> choosePort(const std::string& host, uint16_t port);
 // tcp6): no connection is made, so no server sees a stray client.
 bool portListening(uint16_t port);
 
+// Called every ~50 ms while the program runs (live samples, tool_sampler.h).
+using ToolTick = std::function<void(const ToolProcess& process)>;
+
 // Server role: starts it, reports onListening(port) once it listens, serves
 // until ctx.stop, stops it. `summary` may add figures to the result.
 smcr::Result<RunResult> serveTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch, uint16_t port,
-                                  QJsonObject summary = {});
+                                  QJsonObject summary = {}, const ToolTick& onTick = {});
 
 // Client role: runs it to the end (or ctx.stop) and hands its exit to
 // `parse`, which fills the RunResult's figures or says why it cannot.
 using ToolParser = std::function<smcr::Status(const ToolExit& exit, RunResult& result)>;
 smcr::Result<RunResult> runClientTool(const RunContext& ctx, const std::string& workload, ToolLaunch launch,
-                                      const ToolParser& parse);
+                                      const ToolParser& parse, const ToolTick& onTick = {});
 
 // A fresh directory under $TMPDIR (mode 0777: nginx's workers may run as
 // another user), and its removal with everything in it.

@@ -88,6 +88,10 @@ public:
     // The CQ that fired (its arm is consumed). timeoutMs: 0 = do not block
     // (wouldBlock when nothing fired), -1 = wait forever; timedOut on expiry.
     virtual Result<CompletionQueue*> getEvent(int timeoutMs) = 0;
+    // False when a getEvent(0) now would certainly find nothing, so a caller
+    // draining the channel can stop without the call that says wouldBlock (a
+    // syscall on most backends). True when the backend cannot tell.
+    virtual bool mayHaveEvents() const { return true; }
 };
 
 struct CqInit {

@@ -23,42 +23,24 @@
 
 namespace smcr::core {
 
-uint8_t EngineImpl::creditOfferLocked(const LinkGroup& lgr) const {
+uint8_t EngineImpl::creditOfferLocked(const Link& link) const {
     if (m_settings.get(SettingId::rqCredits) == 0) return 0;
-    return LinkCredits::offerFor(lgr.recvWr);
+    return LinkCredits::offerFor(link.recvWr);
 }
 
-void EngineImpl::enableCreditsLocked(LinkGroup& lgr, uint8_t peerInitCredits) {
-    lgr.flow.credits.enable(lgr.recvWr, peerInitCredits);
-}
-
-bool EngineImpl::creditsBlockedLocked(const LinkGroup& lgr) const {
-    return !lgr.flow.credits.canSend(CreditSendKind::message);
-}
-
-void EngineImpl::attachCdcCreditsLocked(LinkRxFlow& flow, wire::CdcMessage& msg) {
-    LinkCredits& credits = flow.credits;
-    if (!credits.enabled()) return;
-    (void)credits.take(CreditSendKind::message);  // flushLocked checked the link's credits
-    msg.credits = credits.takeForCdc();
-    flow.announcedByCdc += msg.credits;
-}
-
-bool EngineImpl::refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot) {
+bool EngineImpl::refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, uint32_t slot) {
     if (lgr->terminated) return false;
-    if (Status s = postRecvLocked(*lgr, slot); !s) {
+    if (Status s = link.postRecv(slot); !s) {
         // The link cannot take work. Its QP goes to ERR: the flushed WRs come
         // back as error completions behind everything that already completed
         // (so no received CDC is skipped), and those fail the link over to a
-        // second link or end the group (engine_rx.cpp). This message arrived
-        // intact and is still handled.
-        if (lgr->qp->setError()) return true;
-        if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
-            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
-        }
+        // second link, drop the added link or end the group (engine_rx.cpp).
+        // This message arrived intact and is still handled.
+        if (link.qp->setError()) return true;
+        linkLostLocked(lgr, link);
         return false;
     }
-    lgr->flow.credits.onRecvReposted();
+    link.flow.credits.onRecvReposted();
     return true;
 }
 
@@ -66,15 +48,16 @@ void EngineImpl::receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uin
                                       const uint8_t* bytes) {
     const bool backlog = m_settings.get(SettingId::rxBacklog) != 0;
     const uint64_t delayUs = m_settings.get(SettingId::rxRepostDelayUs);
-    LinkRxFlow& flow = lgr->flow;
+    Link& link = lgr->primary();
+    LinkRxFlow& flow = link.flow;
     // The slow part of the kernel's rx tasklet is CDC handling (socket state,
     // wake-ups); LLC messages are only queued for the LLC worker, so the lab
     // delay applies to CDCs. A CDC waits behind any still queued (order).
     const bool isCdc = bytes[0] == wire::kCdcType;
     const bool queued = isCdc && (backlog || delayUs > 0 || !flow.backlog.empty());
     const bool refillNow = !queued || backlog;
-    if (refillNow && !refillRecvLocked(lgr, slot)) return;
-    lgr->link->onRxActivity(monotonicMs());
+    if (refillNow && !refillRecvLocked(lgr, link, slot)) return;
+    link.core->onRxActivity(monotonicMs());
     if (byteLen < kWrMessageBytes) {
         terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
         return;
@@ -83,32 +66,42 @@ void EngineImpl::receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uin
         onLlcLocked(lgr, bytes);
         return;
     }
+    // Decoded once, here; a wrong length byte drops it like the kernel
+    // (its receive WQE goes back now if it was held for the delay).
+    const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
+    if (!cdc) {
+        if (!refillNow) (void)refillRecvLocked(lgr, link, slot);
+        return;
+    }
     if (!queued) {
-        takeCdcCreditsLocked(*lgr, bytes);
-        onCdcLocked(*lgr, bytes);
+        if (takeCdcCreditsLocked(link, cdc->credits)) serviceSlotWaitersLocked(*lgr, link);
+        onCdcLocked(*lgr, cdc->info);
         return;
     }
     RxPending p;
     p.dueNs = monotonicNs() + delayUs * 1000;
     if (!flow.backlog.empty()) p.dueNs = std::max(p.dueNs, flow.backlog.back().dueNs);
-    p.qpn = lgr->qp->qpn();
+    p.qpn = link.qp->qpn();
     p.slot = refillNow ? RxPending::kRefilled : slot;
-    std::memcpy(p.bytes.data(), bytes, kWrMessageBytes);
+    p.cdc = *cdc;
     flow.backlog.push_back(p);
     if (backlog) flow.backlogMax = std::max(flow.backlogMax, flow.backlog.size());
 }
 
 bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs) {
-    LinkRxFlow& flow = lgr->flow;
     bool any = false;
-    while (!flow.backlog.empty() && !lgr->terminated && flow.backlog.front().dueNs <= nowNs) {
+    // The backlog is the primary's; a failover moves it to the survivor.
+    while (!lgr->primary().flow.backlog.empty() && !lgr->terminated &&
+           lgr->primary().flow.backlog.front().dueNs <= nowNs) {
+        LinkRxFlow& flow = lgr->primary().flow;
         const RxPending p = flow.backlog.front();
         flow.backlog.pop_front();
         any = true;
-        onCdcLocked(*lgr, p.bytes.data());
+        onCdcLocked(*lgr, p.cdc.info);
         // Handled, then refilled (the kernel's order). A slot of a QP that
         // failed over meanwhile went with it.
-        if (p.slot != RxPending::kRefilled && lgr->qp && lgr->qp->qpn() == p.qpn && !refillRecvLocked(lgr, p.slot)) {
+        Link& link = lgr->primary();
+        if (p.slot != RxPending::kRefilled && link.qp->qpn() == p.qpn && !refillRecvLocked(lgr, link, p.slot)) {
             break;  // the group ended
         }
         // The credits it carried last: the senders they release go after the
@@ -118,9 +111,9 @@ bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_
         // tasklet, whose credit put is late too. Taking them at arrival
         // instead (tried) broke that pairing: bench kv --preset credits sent
         // 85% of the credits by LLC, ~12 per message, instead of 40%.
-        takeCdcCreditsLocked(*lgr, p.bytes.data());
+        if (takeCdcCreditsLocked(link, p.cdc.credits)) serviceSlotWaitersLocked(*lgr, link);
     }
-    if (lgr->terminated) flow.backlog.clear();
+    if (lgr->terminated) lgr->primary().flow.backlog.clear();
     return any;
 }
 
@@ -129,9 +122,10 @@ bool EngineImpl::serviceRxQueuesLocked() {
     uint64_t nowNs = 0;
     bool due = false;
     for (const auto& lgr : m_linkGroups) {
-        if (lgr->flow.backlog.empty()) continue;
+        const LinkRxFlow& flow = lgr->primary().flow;
+        if (flow.backlog.empty()) continue;
         if (nowNs == 0) nowNs = monotonicNs();
-        if (lgr->flow.backlog.front().dueNs <= nowNs) {
+        if (flow.backlog.front().dueNs <= nowNs) {
             due = true;
             break;
         }
@@ -142,7 +136,7 @@ bool EngineImpl::serviceRxQueuesLocked() {
     for (auto& lgr : groups) {
         if (!runRxQueueLocked(lgr, nowNs)) continue;
         any = true;
-        announceCreditsLocked(*lgr);  // the refills may owe the peer an announcement
+        announceCreditsLocked(*lgr, lgr->primary());  // the refills may owe the peer an announcement
     }
     return any;
 }
@@ -150,49 +144,43 @@ bool EngineImpl::serviceRxQueuesLocked() {
 uint64_t EngineImpl::nextRxDueNsLocked() const {
     uint64_t next = 0;
     for (const auto& lgr : m_linkGroups) {
-        if (lgr->flow.backlog.empty()) continue;
-        const uint64_t due = lgr->flow.backlog.front().dueNs;
+        const LinkRxFlow& flow = lgr->primary().flow;
+        if (flow.backlog.empty()) continue;
+        const uint64_t due = flow.backlog.front().dueNs;
         if (next == 0 || due < next) next = due;
     }
     return next;
 }
 
-void EngineImpl::takeCdcCreditsLocked(LinkGroup& lgr, const uint8_t* bytes) {
-    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg || msg.value().credits == 0) return;
-    if (!lgr.flow.credits.enabled()) {
+bool EngineImpl::takeCdcCreditsLocked(Link& link, uint8_t credits) {
+    if (credits == 0) return false;
+    if (!link.onPeerCredits(credits)) {
         // Byte 26 is reserved without the extension: count, never act on it.
         ++m_stats.cdcReservedNonzero;
-        return;
+        return false;
     }
-    lgr.flow.credits.onPeerCredits(msg.value().credits);
-    lgr.flow.creditsReceived += msg.value().credits;
-    serviceSlotWaitersLocked(lgr);
+    return true;
 }
 
-void EngineImpl::onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcAnnounceCredits& msg) {
-    if (!lgr->flow.credits.enabled()) {
-        // Not negotiated: 0x0A is an unknown LLC type here, as in the kernel.
+void EngineImpl::onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link,
+                                         const wire::LlcAnnounceCredits& msg) {
+    if (!link.onPeerCredits(msg.credits)) {
+        // Not negotiated on this link: 0x0A is an unknown LLC type here, as in the kernel.
         terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
         return;
     }
-    lgr->flow.credits.onPeerCredits(msg.credits);
-    lgr->flow.creditsReceived += msg.credits;
-    serviceSlotWaitersLocked(*lgr);
+    serviceSlotWaitersLocked(*lgr, link);
 }
 
-void EngineImpl::announceCreditsLocked(LinkGroup& lgr) {
+void EngineImpl::announceCreditsLocked(LinkGroup& lgr, Link& link) {
     // Only when no CDC took the owed credits along (callers run after the
     // completion batch and its pushes) and a send slot is free; a slot that
     // frees later brings us back here.
-    if (lgr.terminated || !lgr.flow.credits.announceDue() || lgr.sendSlotsUsed >= lgr.sendSlots) return;
-    wire::LlcAnnounceCredits msg;
-    msg.response = true;  // the RFC patch sends it as a response: nobody answers it
-    msg.credits = lgr.flow.credits.takeForAnnounce();
-    if (msg.credits == 0) return;
-    lgr.flow.announcedByLlc += msg.credits;
-    ++lgr.flow.announceLlcs;
-    (void)postLlcLocked(lgr, wire::encode(msg), CreditSendKind::announce);  // failures surface as a lost link
+    if (lgr.terminated) return;
+    if (auto msg = link.takeCreditAnnouncement()) {
+        (void)postLlcLocked(lgr, link, wire::encode(*msg),
+                            CreditSendKind::announce);  // failures surface as a lost link
+    }
 }
 
 void EngineImpl::afterRecvBatchLocked() {
@@ -200,7 +188,7 @@ void EngineImpl::afterRecvBatchLocked() {
     const uint64_t nowNs = monotonicNs();
     for (auto& lgr : groups) {
         runRxQueueLocked(lgr, nowNs);  // lab.rx_backlog without a delay: all of it
-        announceCreditsLocked(*lgr);
+        announceCreditsLocked(*lgr, lgr->primary());
     }
 }
 
@@ -222,8 +210,9 @@ void EngineImpl::addFlowStatsLocked(EngineStats& out) {
         out.rxBacklogMax = std::max<uint64_t>(out.rxBacklogMax, f.backlogMax);
     };
     for (const auto& lgr : m_linkGroups) {
-        add(lgr->flow);
-        if (lgr->multi.standby) add(lgr->multi.standby->flow);  // credits of an added link (ADD_LINK byte 36)
+        for (const auto& link : lgr->links) {
+            if (link) add(link->flow);  // an added link's credits: ADD_LINK byte 36
+        }
     }
 }
 

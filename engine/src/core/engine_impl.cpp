@@ -156,12 +156,10 @@ EngineImpl::~EngineImpl() {
     for (auto& lgr : m_linkGroups) {
         for (auto& [token, conn] : lgr->conns) conn->lgr.reset();
         lgr->conns.clear();
-        lgr->multi.standby.reset();
-        lgr->qp.reset();
+        for (auto& link : lgr->links) link.reset();
+        lgr->multi.retired.reset();
         lgr->rmbs.clear();
         lgr->sndbufs.clear();
-        lgr->recvBuffers.reset();
-        lgr->sendBuffers.reset();
     }
     m_linkGroups.clear();
     m_sendCq.reset();
@@ -270,6 +268,7 @@ void EngineImpl::consumeChannelEventsLocked() {
         if (!ev) break;
         ev.value()->ackEvents(1);
         ++m_stats.cqEvents;
+        if (!m_channel->mayHaveEvents()) break;
     }
 }
 
@@ -278,93 +277,25 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
     progressLocked();
     if (pred()) return true;
     ++m_appWaiters;
-    const uint64_t spinUs = m_settings.get(SettingId::busyPollUs);
-    const uint64_t spinUntil = monotonicNs() + spinUs * 1000;
-    const int myFd = threadEventFd();
+    Waiter w{pred,
+             deadlineNs,
+             extraFds,
+             owner,
+             waitFor,
+             monotonicNs() + m_settings.get(SettingId::busyPollUs) * 1000,
+             threadEventFd(),
+             DueSpin{}};
     bool result = false;
-    DueSpin dueSpin;  // the sim's near due work, waited for instead of slept on (engine_wake.cpp)
-    // True when it waited for such work and polled; *ready: pred() then held.
-    auto spinToDue = [&](bool* ready) {
-        if (!spinToFabricDueLocked(lock, deadlineNs, dueSpin)) return false;
-        progressLocked();
-        if (owner != nullptr) runDeferredPushLocked(*owner);
-        *ready = pred();
-        return true;
-    };
     for (;;) {
         const uint64_t now = monotonicNs();
         if (deadlineNs != 0 && now >= deadlineNs) break;
-        if (now < spinUntil) {
-            lock.unlock();
-            for (int i = 0; i < 16; ++i) cpuRelax();
-            lock.lock();
-            progressLocked();
-            if (owner != nullptr) runDeferredPushLocked(*owner);  // tx deferral (engine_push.cpp)
-            if (pred()) {
-                ++m_stats.busyPollHits;
-                result = true;
-                break;
-            }
-            continue;
-        }
-        // Our own WRs the sim delivers soon (a request just posted): wait for
-        // them here, before arming, instead of sleeping on the sim's timer.
-        if (spinToDue(&result)) {
-            if (result) break;
-            continue;
-        }
-        // A push deferred to us (tx deferral) goes out before the arm, so its
-        // completions are drained or armed for, not found by a wake-up that
-        // the arm itself caused.
-        if (owner != nullptr) runDeferredPushLocked(*owner);
-        // Drain and arm per lab.cq_mode (engine_cq.cpp): a completion that
-        // slipped in between the last poll and the arm must not be slept on.
-        // A receives-only waiter arms the send CQ only if a send completion
-        // would move something (engine_wake.cpp).
-        serviceCqsLocked(waitFor != WaitFor::receives || sendCompletionAwaitedLocked());
-        if (pred()) {
+        const WaitStep step = now < w.spinUntilNs ? busyPollStepLocked(lock, w) : armStepLocked(lock, w);
+        if (step == WaitStep::ready) {
             result = true;
             break;
         }
-        // An ACK the arm made due soon (a sndbuf or slot waiter): the same.
-        if (spinToDue(&result)) {
-            if (result) break;
-            continue;
-        }
-        // A sleeping thread is not inside its socket (the kernel releases the
-        // socket lock): completions push directly meanwhile.
-        if (owner != nullptr) leaveOwnerLocked(*owner);
-        ++m_stats.blockingWaits;
-        m_sleepers.push_back(myFd);
-        // Bounded by the fabric's next due time too: the sim runs a delayed
-        // delivery or ACK only inside our calls (fabric/README.md, "Progress").
-        const uint64_t wakeNs = sleepUntilNsLocked(deadlineNs);
-        timespec timeout{};
-        if (wakeNs != 0) {
-            const uint64_t left = wakeNs > now ? wakeNs - now : 0;
-            timeout.tv_sec = static_cast<time_t>(left / 1000000000ull);
-            timeout.tv_nsec = static_cast<long>(left % 1000000000ull);
-        }
-        lock.unlock();
-        pollfd fds[2 + 8] = {{m_channel->fd(), POLLIN, 0}, {myFd, POLLIN, 0}};
-        nfds_t nfds = 2;
-        for (int fd : extraFds) {
-            if (nfds < std::size(fds)) fds[nfds++] = pollfd{fd, POLLIN, 0};
-        }
-        ::ppoll(fds, nfds, wakeNs != 0 ? &timeout : nullptr, nullptr);
-        lock.lock();
-        dueSpin.spentNs = 0;
-        std::erase(m_sleepers, myFd);
-        if (fds[1].revents != 0) drainEventFd(myFd);
-        if (fds[0].revents != 0) consumeChannelEventsLocked();
-        // What arrived while we slept is handled before we re-enter the
-        // socket, as the kernel's tasklet handles it while the owner sleeps:
-        // its pushes go out at once instead of waiting for our next leave
-        // (deferred, they waited until after the next arm: tx deferral
-        // halved tcp_bw at 4-64 KiB on the ideal link).
-        progressLocked();
-        if (owner != nullptr) enterOwnerLocked(*owner);
-        if (pred()) {
+        if (step == WaitStep::again) continue;
+        if (sleepStepLocked(lock, w, now)) {
             result = true;
             break;
         }
@@ -374,6 +305,82 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
     // last waiter leaves, on its own timer: no wake-up from here.
     m_lastWaiterExitMs = monotonicMs();
     return result;
+}
+
+bool EngineImpl::spinToDueStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, bool* ready) {
+    if (!spinToFabricDueLocked(lock, w.deadlineNs, w.dueSpin)) return false;
+    progressLocked();
+    if (w.owner != nullptr) runDeferredPushLocked(*w.owner);
+    *ready = w.pred();
+    return true;
+}
+
+EngineImpl::WaitStep EngineImpl::busyPollStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w) {
+    lock.unlock();
+    for (int i = 0; i < 16; ++i) cpuRelax();
+    lock.lock();
+    progressLocked();
+    if (w.owner != nullptr) runDeferredPushLocked(*w.owner);  // tx deferral (engine_push.cpp)
+    if (!w.pred()) return WaitStep::again;
+    ++m_stats.busyPollHits;
+    return WaitStep::ready;
+}
+
+EngineImpl::WaitStep EngineImpl::armStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w) {
+    bool ready = false;
+    // Our own WRs the sim delivers soon (a request just posted): wait for
+    // them here, before arming, instead of sleeping on the sim's timer.
+    if (spinToDueStepLocked(lock, w, &ready)) return ready ? WaitStep::ready : WaitStep::again;
+    // A push deferred to us (tx deferral) goes out before the arm, so its
+    // completions are drained or armed for, not found by a wake-up that
+    // the arm itself caused.
+    if (w.owner != nullptr) runDeferredPushLocked(*w.owner);
+    // Drain and arm per lab.cq_mode (engine_cq.cpp): a completion that
+    // slipped in between the last poll and the arm must not be slept on.
+    // A receives-only waiter arms the send CQ only if a send completion
+    // would move something (engine_wake.cpp).
+    serviceCqsLocked(w.waitFor != WaitFor::receives || sendCompletionAwaitedLocked());
+    if (w.pred()) return WaitStep::ready;
+    // An ACK the arm made due soon (a sndbuf or slot waiter): the same.
+    if (spinToDueStepLocked(lock, w, &ready)) return ready ? WaitStep::ready : WaitStep::again;
+    return WaitStep::sleep;
+}
+
+bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now) {
+    // A sleeping thread is not inside its socket (the kernel releases the
+    // socket lock): completions push directly meanwhile.
+    if (w.owner != nullptr) leaveOwnerLocked(*w.owner);
+    ++m_stats.blockingWaits;
+    m_sleepers.push_back(w.eventFd);
+    // Bounded by the fabric's next due time too: the sim runs a delayed
+    // delivery or ACK only inside our calls (fabric/README.md, "Progress").
+    const uint64_t wakeNs = sleepUntilNsLocked(w.deadlineNs);
+    timespec timeout{};
+    if (wakeNs != 0) {
+        const uint64_t left = wakeNs > now ? wakeNs - now : 0;
+        timeout.tv_sec = static_cast<time_t>(left / 1000000000ull);
+        timeout.tv_nsec = static_cast<long>(left % 1000000000ull);
+    }
+    lock.unlock();
+    pollfd fds[2 + 8] = {{m_channel->fd(), POLLIN, 0}, {w.eventFd, POLLIN, 0}};
+    nfds_t nfds = 2;
+    for (int fd : w.extraFds) {
+        if (nfds < std::size(fds)) fds[nfds++] = pollfd{fd, POLLIN, 0};
+    }
+    ::ppoll(fds, nfds, wakeNs != 0 ? &timeout : nullptr, nullptr);
+    lock.lock();
+    w.dueSpin.spentNs = 0;
+    std::erase(m_sleepers, w.eventFd);
+    if (fds[1].revents != 0) drainEventFd(w.eventFd);
+    if (fds[0].revents != 0) consumeChannelEventsLocked();
+    // What arrived while we slept is handled before we re-enter the
+    // socket, as the kernel's tasklet handles it while the owner sleeps:
+    // its pushes go out at once instead of waiting for our next leave
+    // (deferred, they waited until after the next arm: tx deferral
+    // halved tcp_bw at 4-64 KiB on the ideal link).
+    progressLocked();
+    if (w.owner != nullptr) enterOwnerLocked(*w.owner);
+    return w.pred();
 }
 
 uint64_t EngineImpl::sleepUntilNsLocked(uint64_t deadlineNs) {
@@ -418,12 +425,8 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
     // TEST_LINK and link-down per link group.
     std::vector<std::shared_ptr<LinkGroup>> lost;
     for (auto& lgr : m_linkGroups) {
-        if (lgr->terminated || !lgr->link) continue;
-        LinkActions a = lgr->link->poll(nowMs);
-        if (a.send) {
-            ++m_stats.testLinksSent;
-            (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // a failed post shows as a lost link
-        }
+        if (lgr->terminated) continue;
+        const LinkActions a = pollLinkLocked(*lgr, lgr->primary(), nowMs);
         if (a.linkDown || a.terminateLinkGroup) lost.push_back(lgr);
     }
     for (auto& lgr : lost) {
@@ -453,7 +456,7 @@ void EngineImpl::backgroundLoop() {
         }
         nextMs = std::min(nextMs, nextCorkDeadlineMsLocked());  // lab.cork_timer_ms (engine_push.cpp)
         for (auto& lgr : m_linkGroups) {
-            if (lgr->link) nextMs = std::min(nextMs, lgr->link->nextDeadlineMs());
+            if (!lgr->terminated) nextMs = std::min(nextMs, lgr->primary().core->nextDeadlineMs());
             if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
         }
         nextMs = std::min(nextMs, multiLinkDeadlineMs());

@@ -148,11 +148,13 @@ public:
     // Counts a fallback of a socket that never started the handshake.
     void countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error);
 
-    // ---- data path (engine_tx.cpp; callers hold the lock) --------------------
-    // Sends what the window allows and any owed CDC; queues for a send slot
-    // when none is free.
+    // ---- data path (callers hold the lock) ------------------------------------
+    // engine_tx.cpp: sends what the window allows and any owed CDC; queues
+    // for a send slot when none is free.
     void flushLocked(Connection& conn);
-    // Copies up to len bytes into the sndbuf and pushes. Returns bytes taken.
+    // engine_rx.cpp: recv() copies out (and consumes unless peek),
+    // announcing the window if due.
+    uint32_t readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek);
 
     // ---- push decisions (engine_push.cpp, rules in cork_policy.h) -------------
     // send(): copies up to len bytes (large copies with the engine unlocked
@@ -173,8 +175,6 @@ public:
     void setCorkLocked(Connection& conn, bool enabled);
     // shutdown/close: whatever is corked goes now.
     void pushAllLocked(Connection& conn);
-    // Copies out (and consumes unless peek), announcing the window if due.
-    uint32_t readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek);
     void applyCloseLocked(Connection& conn, const CloseActions& actions);
     // Keeps a closed connection alive until the peer's close arrives.
     void retainClosingLocked(const std::shared_ptr<Connection>& conn) { m_closingConns.push_back(conn); }
@@ -202,41 +202,56 @@ private:
 
     // engine_lgr.cpp
     Result<std::shared_ptr<LinkGroup>> createLinkGroupLocked(HandshakeRole role, const PeerKey& peer);
-    Status bringUpQpLocked(LinkGroup& lgr, const wire::Gid& gid, const wire::Mac& mac, uint32_t qpn, uint32_t psn,
-                           fabric::PathMtu mtu);
+    // A link on `port` (link.h), the first of a group or one added by
+    // ADD_LINK; its QP is mapped to lgr for the completions.
+    Result<std::unique_ptr<Link>> makeLinkLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::PortInfo& port,
+                                                 uint8_t linkId, uint32_t sendSlots, uint32_t recvWr);
     std::shared_ptr<LinkGroup> findLinkGroupLocked(HandshakeRole role, const PeerKey& peer, uint32_t peerQpn,
                                                    bool anyQpn);
     Result<std::shared_ptr<Connection>> addConnectionLocked(const std::shared_ptr<LinkGroup>& lgr);
     void dropConnectionLocked(Connection& conn);
     void lingerCheckLocked(uint64_t nowMs);
-    // kind: an ANNOUNCE_CREDITS may use the credit kept back for it (credits.h).
-    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, CreditSendKind kind = CreditSendKind::message);
+    // An LLC message on `link` of lgr, either link: posted or queued for a
+    // slot (Link::postLlc); refused once the group is terminated. kind: an
+    // ANNOUNCE_CREDITS may use the credit kept back for it (credits.h).
+    Status postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcBytes& bytes,
+                         CreditSendKind kind = CreditSendKind::message);
+    // The same on the link that carries the connections.
+    Status postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes) {
+        return postLlcLocked(lgr, lgr.primary(), bytes);
+    }
 
     // engine_rx.cpp
     void onSendCompletionLocked(const fabric::WorkCompletion& wc);
     void onRecvCompletionLocked(const fabric::WorkCompletion& wc);
-    void onCdcLocked(LinkGroup& lgr, const uint8_t* bytes);
+    // A decoded CDC for the connection its token names, whichever link brought it.
+    void onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc);
     // The handshake made conn.core: process CDCs that came before it.
     void replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn);
     void onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes);
-    Status postRecvLocked(LinkGroup& lgr, uint32_t slot);
-    void serviceSlotWaitersLocked(LinkGroup& lgr);
+    // A send slot or credit of `link` came free: its queued LLC messages,
+    // the failover validations (primary), its waiting connections, then
+    // owed credits (either link).
+    void serviceSlotWaitersLocked(LinkGroup& lgr, Link& link);
 
     // engine_tx.cpp
     bool postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan);
 
     // engine_credits.cpp: RQ credits (lab.rq_credits) and the RX backlog
     // (lab.rx_backlog), receive refill order, RNR counters.
-    uint8_t creditOfferLocked(const LinkGroup& lgr) const;  // CLC byte 51 on first contact
-    void enableCreditsLocked(LinkGroup& lgr, uint8_t peerInitCredits);
-    bool creditsBlockedLocked(const LinkGroup& lgr) const;                 // no credit for a message SEND
-    void attachCdcCreditsLocked(LinkRxFlow& flow, wire::CdcMessage& msg);  // the flow of the CDC's link
-    bool refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot);
+    // The receive WQEs a link offers as credits (CLC byte 51, ADD_LINK byte 36; 0: off).
+    uint8_t creditOfferLocked(const Link& link) const;
+    // Reposts receive `slot` of either link; false when the link failed
+    // over or the group ended meanwhile (the message is then not handled).
+    bool refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, uint32_t slot);
+    // The primary's receive path: refill order and the RX backlog knobs.
     void receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
                               const uint8_t* bytes);
-    void takeCdcCreditsLocked(LinkGroup& lgr, const uint8_t* bytes);
-    void onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcAnnounceCredits& msg);
-    void announceCreditsLocked(LinkGroup& lgr);
+    // CDC byte 26 for the link the CDC came over; true when it granted credits.
+    bool takeCdcCreditsLocked(Link& link, uint8_t credits);
+    void onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link,
+                                 const wire::LlcAnnounceCredits& msg);
+    void announceCreditsLocked(LinkGroup& lgr, Link& link);
     void afterRecvBatchLocked();  // drains backlogs, announces due credits
     // CDCs waiting for the receive path (lab.rx_backlog, lab.rx_repost_delay_us).
     bool runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs);
@@ -265,12 +280,43 @@ private:
     };
     bool spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs, DueSpin& spin);
 
+    // waitUntil's steps: busy-poll for lab.busy_poll_us, then drain and arm
+    // the CQs (spinning for the sim's near due work), then sleep on the
+    // channel. Each says whether the condition holds, to go round again, or
+    // to sleep.
+    enum class WaitStep { ready, again, sleep };
+    struct Waiter {
+        const std::function<bool()>& pred;
+        uint64_t deadlineNs = 0;
+        std::span<const int> extraFds;
+        Connection* owner = nullptr;
+        WaitFor waitFor = WaitFor::anyCompletion;
+        uint64_t spinUntilNs = 0;  // busy polling ends here
+        int eventFd = -1;          // this thread's eventfd (wakeSleepersLocked)
+        DueSpin dueSpin;           // the sim's near due work, waited for instead of slept on
+    };
+    WaitStep busyPollStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w);
+    WaitStep armStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w);
+    // Sleeps until the channel, the eventfd, an extra fd or the next due
+    // time; true when the condition holds afterwards.
+    bool sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now);
+    // True when it waited for the sim's near due work and polled; *ready: the condition then held.
+    bool spinToDueStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, bool* ready);
+
     // engine_links.cpp: the second link (ADD_LINK), failover, CONFIRM_RKEY/DELETE_RKEY.
     void startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr);  // server: first link confirmed
     // An LLC message the multi-link code owns; false: LinkCore handles it.
     bool onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcMessage& msg);
-    // A completion of the standby link's QP (true: it was one and is handled).
-    bool onStandbyCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc, bool recv);
+    // Carries out what the ADD_LINK flow decided (add_link_flow.h).
+    void applyAddLinkLocked(LinkGroup& lgr, const AddLinkActions& a);
+    // A receive completion of the added link (no RX backlog knobs there).
+    void onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, const fabric::WorkCompletion& wc);
+    // The timer duty of either link (LinkCore::poll): a TEST_LINK when idle
+    // is sent over it; the caller acts on a link that went down.
+    LinkActions pollLinkLocked(LinkGroup& lgr, Link& link, uint64_t nowMs);
+    // `link` failed (error completion, failed post, watchdog, TEST_LINK):
+    // the primary fails over or ends the group, the added link is dropped.
+    void linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link);
     // The primary link failed: fail over (true) or leave it to the caller to
     // terminate the group (false).
     bool primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason);
@@ -288,7 +334,7 @@ private:
     // when their completions come after the switch; everything else of it
     // is ignored. onRetired...: true when the completion was the retired
     // link's (and is handled).
-    void retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link);
+    void retireLinkLocked(LinkGroup& lgr, std::unique_ptr<Link> link);
     void freeRetiredLinkLocked(LinkGroup& lgr);
     bool onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc, bool recv);
     void addLinkStatsLocked(EngineStats& out) const;
@@ -300,8 +346,6 @@ private:
     // and the switch of a connection assigned to the added link.
     void assignLinkLocked(LinkGroup& lgr, Connection& conn);
     void switchToStandbyLocked(Connection& conn);
-    // Send completions freed a slot on the added link: its queued LLC and connections.
-    void serviceStandbySlotsLocked(LinkGroup& lgr);
 
     // engine_watchdog.cpp: lab.tx_completion_timeout_ms, the send-completion
     // watchdog of every link (tx_watchdog.h); run by the timers.

@@ -1,5 +1,6 @@
-// Link groups: creation with one RC QP, QP bring-up from the CLC values,
-// connections and their pooled buffers, termination and linger.
+// Link groups: creation with their first link, the links' fabric setup
+// (link.h) and LLC posting on either link, connections and their pooled
+// buffers, termination and linger.
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -8,18 +9,12 @@
 #include <unistd.h>
 
 #include "engine_impl.h"
-#include "llc_send.h"
-#include "wr_id.h"
+#include "handshake_io.h"
 
 namespace smcr::core {
 
 namespace {
 
-// Kernel QP attributes for SMC-R (smc-protocol.md section 4).
-constexpr uint8_t kMinRnrTimer = 5;  // 0.06 ms
-constexpr uint8_t kAckTimeout = 15;  // ~134 ms
-constexpr uint8_t kRetryCnt = 7;
-constexpr uint8_t kRnrRetryInfinite = 7;
 // Clients keep an unused link group 10 s longer than servers, so the server
 // frees first (kernel SMC_LGR_FREE_DELAY_CLNT = SERV + 10 s).
 constexpr uint64_t kClientExtraLingerMs = 10000;
@@ -32,90 +27,48 @@ Result<std::shared_ptr<LinkGroup>> EngineImpl::createLinkGroupLocked(HandshakeRo
     lgr->role = role;
     lgr->peer = peer;
     lgr->createdMs = monotonicMs();
-    lgr->sendSlots = static_cast<uint32_t>(m_settings.get(SettingId::maxSendWr));
-    lgr->recvWr = static_cast<uint32_t>(m_settings.get(SettingId::maxRecvWr));
     uint64_t lingerMs = m_settings.get(SettingId::lgrLingerMs);
     if (role == HandshakeRole::client) lingerMs += kClientExtraLingerMs;
     std::random_device rd;
     lgr->core = std::make_unique<LinkGroupCore>(static_cast<uint32_t>(m_settings.get(SettingId::maxConnsPerLgr)),
                                                 lingerMs, rd());
-    LinkTimers timers;
-    timers.testLinkIdleMs = m_settings.get(SettingId::testlinkTimeS) * 1000;
-    timers.llcWaitMs = m_settings.get(SettingId::llcWaitMs);
-    lgr->link = std::make_unique<LinkCore>(1, timers, monotonicMs());
-    lgr->localPsn = rd() & fabric::kPsnMask;
-
-    const fabric::DeviceLimits& limits = m_device->info().limits;
-    fabric::QpInit init;
-    init.sendCq = m_sendCq.get();
-    init.recvCq = m_recvCq.get();
-    // One CDC SEND may follow up to two RDMA WRITEs: 3 WRs per send slot.
-    init.caps.maxSendWr = std::min(3 * lgr->sendSlots, limits.maxQpWr);
-    init.caps.maxRecvWr = std::min(lgr->recvWr, limits.maxQpWr);
-    init.caps.maxSendSge = 2;
-    init.caps.maxRecvSge = 1;
-    init.caps.maxInlineBytes = std::min<uint32_t>(kWrMessageBytes, limits.maxInlineBytes);
-    auto qp = m_pd->createQp(init);
-    if (!qp) return fail(qp.error());
-    lgr->qp = std::move(qp.value());
-    lgr->inlineSends = lgr->qp->caps().maxInlineBytes >= kWrMessageBytes;
-
-    fabric::QpAttr attr;
-    attr.state = fabric::QpState::init;
-    attr.port = m_port.portNum;
-    attr.accessFlags = fabric::Access::localWrite | fabric::Access::remoteWrite;
-    if (Status s = lgr->qp->modify(attr, fabric::kMaskResetToInit); !s) return fail(s.error());
-
-    auto recv = m_pd->allocateRegion(uint64_t{lgr->recvWr} * kWrBufferBytes, fabric::Access::localWrite);
-    if (!recv) return fail(recv.error());
-    lgr->recvBuffers = std::move(recv.value());
-    if (!lgr->inlineSends) {
-        auto send = m_pd->allocateRegion(uint64_t{lgr->sendSlots} * kWrBufferBytes, fabric::Access::localWrite);
-        if (!send) return fail(send.error());
-        lgr->sendBuffers = std::move(send.value());
-    }
-    // Receives are posted before the peer can send (from INIT on; the
-    // server's CONFIRM_LINK follows the Confirm at once).
-    for (uint32_t slot = 0; slot < lgr->recvWr; ++slot) {
-        if (Status s = postRecvLocked(*lgr, slot); !s) return fail(s.error());
-    }
+    auto link = makeLinkLocked(lgr, m_port, 1, static_cast<uint32_t>(m_settings.get(SettingId::maxSendWr)),
+                               static_cast<uint32_t>(m_settings.get(SettingId::maxRecvWr)));
+    if (!link) return fail(link.error());
+    lgr->links[lgr->current] = std::move(link.value());
     m_linkGroups.push_back(lgr);
-    m_lgrByQpn[lgr->qp->qpn()] = lgr;
     ++m_stats.linkGroupsCreated;
     return lgr;
 }
 
-Status EngineImpl::bringUpQpLocked(LinkGroup& lgr, const wire::Gid& gid, const wire::Mac& mac, uint32_t qpn,
-                                   uint32_t psn, fabric::PathMtu mtu) {
-    lgr.peerMac = mac;
-    lgr.peerQpn = qpn;
-    lgr.mtu = mtu;
-    fabric::QpAttr attr;
-    attr.state = fabric::QpState::rtr;
-    attr.remoteGid = gid;
-    attr.remoteMac = mac;
-    attr.hopLimit = 1;
-    attr.pathMtu = mtu;
-    attr.remoteQpn = qpn;
-    attr.rqPsn = psn;
-    attr.maxDestRdAtomic = 1;
-    attr.minRnrTimer = kMinRnrTimer;
-    if (Status s = lgr.qp->modify(attr, fabric::kMaskInitToRtr); !s) return s;
-    attr.state = fabric::QpState::rts;
-    attr.sqPsn = lgr.localPsn;
-    attr.timeout = kAckTimeout;
-    attr.retryCnt = kRetryCnt;
-    attr.rnrRetry = kRnrRetryInfinite;
-    attr.maxRdAtomic = 1;
-    return lgr.qp->modify(attr, fabric::kMaskRtrToRts);
+Result<std::unique_ptr<Link>> EngineImpl::makeLinkLocked(const std::shared_ptr<LinkGroup>& lgr,
+                                                         const fabric::PortInfo& port, uint8_t linkId,
+                                                         uint32_t sendSlots, uint32_t recvWr) {
+    LinkSetup setup;
+    setup.pd = m_pd.get();
+    setup.sendCq = m_sendCq.get();
+    setup.recvCq = m_recvCq.get();
+    setup.limits = &m_device->info().limits;
+    setup.port = &port;
+    setup.announcedMtu = mtuToWire(port.activeMtu);
+    setup.linkId = linkId;
+    setup.sendSlots = sendSlots;
+    setup.recvWr = recvWr;
+    setup.timers.testLinkIdleMs = m_settings.get(SettingId::testlinkTimeS) * 1000;
+    setup.timers.llcWaitMs = m_settings.get(SettingId::llcWaitMs);
+    setup.nowMs = monotonicMs();
+    auto link = Link::create(setup);
+    if (!link) return fail(link.error());
+    m_lgrByQpn[link.value()->qp->qpn()] = lgr;
+    return link;
 }
 
 std::shared_ptr<LinkGroup> EngineImpl::findLinkGroupLocked(HandshakeRole role, const PeerKey& peer, uint32_t peerQpn,
                                                            bool anyQpn) {
     for (auto& lgr : m_linkGroups) {
         if (lgr->terminated || lgr->role != role || !(lgr->peer == peer)) continue;
-        if (!lgr->link || lgr->link->state() != LinkState::active) continue;
-        if (!anyQpn && lgr->peerQpn != peerQpn) continue;
+        if (!lgr->primary().active()) continue;
+        if (!anyQpn && lgr->primary().peerQpn != peerQpn) continue;
         if (anyQpn && lgr->core->full()) continue;
         return lgr;
     }
@@ -198,40 +151,30 @@ void EngineImpl::lingerCheckLocked(uint64_t nowMs) {
     for (auto& lgr : expired) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, true);
 }
 
-Status EngineImpl::postLlcLocked(LinkGroup& lgr, const wire::LlcBytes& bytes, CreditSendKind kind) {
+Status EngineImpl::postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcBytes& bytes, CreditSendKind kind) {
     if (lgr.terminated) return fail(Errc::connectionAborted, "link group terminated");
-    if (lgr.sendSlotsUsed >= lgr.sendSlots || !lgr.flow.credits.canSend(kind)) {
-        lgr.pendingLlc.push_back(bytes);
-        return {};
-    }
-    if (Status s =
-            postLlcSend(*lgr.qp, lgr.inlineSends, lgr.sendBuffers.get(), lgr.nextSendBuffer, lgr.sendSlots, bytes);
-        !s) {
-        return s;
-    }
-    ++lgr.sendSlotsUsed;
-    watchdogOnPostLocked(lgr.sendSlotsUsed);  // engine_watchdog.cpp
-    (void)lgr.flow.credits.take(kind);        // checked above
+    auto posted = link.postLlc(bytes, kind);
+    if (!posted) return fail(posted.error());
+    if (posted.value()) watchdogOnPostLocked(link.sendSlotsUsed);  // engine_watchdog.cpp
     return {};
 }
 
 void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, bool tellPeer) {
     if (lgr->terminated) return;
-    if (tellPeer && lgr->link && lgr->link->state() == LinkState::active) {
+    Link& primary = lgr->primary();
+    if (tellPeer && primary.active()) {
         wire::LlcDeleteLink del;
         del.allLinks = true;
         del.orderly = true;
-        del.linkNumber = lgr->link->linkId();
+        del.linkNumber = primary.linkId();
         del.reason = reason;
         (void)postLlcLocked(*lgr, wire::encode(del));  // best effort: the group goes anyway
     }
     lgr->terminated = true;
     dropStandbyLocked(*lgr);  // the added link goes with the group (engine_links.cpp)
-    if (lgr->link) {
-        if (lgr->link->state() != LinkState::down) ++m_stats.linksDown;
-        lgr->link->markDown();
-    }
-    if (lgr->qp) (void)lgr->qp->setError();  // flushes whatever is outstanding
+    if (primary.core->state() != LinkState::down) ++m_stats.linksDown;
+    primary.core->markDown();
+    (void)primary.qp->setError();  // flushes whatever is outstanding
     // Every connection on the group is aborted locally (ECONNABORTED).
     std::vector<std::shared_ptr<Connection>> conns;
     for (auto& [token, conn] : lgr->conns) conns.push_back(conn);
@@ -252,7 +195,7 @@ void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr,
         if (conn->appClosed) dropConnectionLocked(*conn);
     }
     std::erase(m_linkGroups, lgr);
-    if (lgr->qp) m_lgrByQpn.erase(lgr->qp->qpn());
+    m_lgrByQpn.erase(primary.qp->qpn());
     ++m_stats.linkGroupsFreed;
     wakeSleepersLocked();
 }

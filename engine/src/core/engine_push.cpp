@@ -103,7 +103,10 @@ void EngineImpl::waitSendSlotLocked(std::unique_lock<std::mutex>& lock, Connecti
     // credit queues the same way but is the credits code's wait, not this.
     if (!conn.push.sendQueued) return;
     conn.push.sendQueued = false;
-    if (!conn.queuedForSlot || !conn.lgr || conn.lgr->terminated || creditsBlockedLocked(*conn.lgr)) return;
+    if (!conn.queuedForSlot || !conn.lgr || conn.lgr->terminated ||
+        !sendLinkOf(conn).flow.credits.canSend(CreditSendKind::message)) {
+        return;
+    }
     // Bounded: the bytes are in the sndbuf already and leave with the next
     // free slot whether or not this thread is still here.
     const uint64_t bound = monotonicNs() + kSendSlotWaitMaxNs;

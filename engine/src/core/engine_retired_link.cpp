@@ -1,5 +1,5 @@
 // A link lost from a multi-link group is retired, not destroyed at once
-// (MultiLink::retired, link_path.h). Its QP is in ERR and completions still
+// (MultiLink::retired, link_group.h). Its QP is in ERR and completions still
 // come for it after the connections switched to the survivor:
 // - flushed WRs, sends and receives: ignored (the loss is handled, and the
 //   survivor's send slots are not the dead link's);
@@ -30,7 +30,7 @@
 
 namespace smcr::core {
 
-void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link) {
+void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<Link> link) {
     // One retired link per group: its late completions come right after the
     // flush (before the peer could answer our DELETE_LINK); an older one is
     // long drained.
@@ -47,13 +47,13 @@ void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<LinkPath> link
 }
 
 void EngineImpl::freeRetiredLinkLocked(LinkGroup& lgr) {
-    std::unique_ptr<LinkPath> old = std::move(lgr.multi.retired);
+    std::unique_ptr<Link> old = std::move(lgr.multi.retired);
     if (old && old->qp) m_lgrByQpn.erase(old->qp->qpn());
 }
 
 bool EngineImpl::onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
                                            bool recv) {
-    const LinkPath* link = lgr->multi.retired.get();
+    const Link* link = lgr->multi.retired.get();
     if (link == nullptr || !link->qp || wc.qpNum != link->qp->qpn()) return false;
     if (!recv || wc.status != fabric::WcStatus::success || wc.byteLen < kWrMessageBytes || lgr->terminated) {
         return true;
@@ -64,24 +64,22 @@ bool EngineImpl::onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr
     const uint8_t* bytes = link->recvBuffers->data() + uint64_t{slot} * kWrBufferBytes;
     if (bytes[0] != wire::kCdcType) return true;
     ++m_stats.retiredLinkCdcs;
-    LinkRxFlow& flow = lgr->flow;
+    const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
+    if (!cdc) return true;  // a wrong length byte: dropped like the kernel
+    LinkRxFlow& flow = lgr->primary().flow;
     if (flow.backlog.empty()) {
-        onCdcLocked(*lgr, bytes);
+        onCdcLocked(*lgr, cdc->info);
         return true;
     }
     // CDCs of the group still wait in the RX backlog (lab.rx_backlog,
     // lab.rx_repost_delay_us): this one arrived after them and goes behind.
     // Its RQ credits (byte 26) were the dead link's: they grant nothing on
     // the survivor.
-    auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg) return true;
-    msg.value().credits = 0;
-    const wire::CdcBytes encoded = wire::encode(msg.value());
     RxPending p;
     p.dueNs = std::max(monotonicNs(), flow.backlog.back().dueNs);
     p.qpn = wc.qpNum;
     p.slot = RxPending::kRefilled;  // a dead link's slot is never refilled
-    std::memcpy(p.bytes.data(), encoded.data(), kWrMessageBytes);
+    p.cdc = ReceivedCdc{cdc->info, 0};
     flow.backlog.push_back(p);
     return true;
 }

@@ -6,7 +6,6 @@
 #include <smcr/wire/cdc.h>
 
 #include "engine_impl.h"
-#include "link_send_side.h"
 #include "wr_id.h"
 
 namespace smcr::core {
@@ -34,8 +33,12 @@ wire::CdcMessage toWire(const CdcInfo& c) {
 
 bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan) {
     // The link this connection sends on: the first link, or the added one
-    // when the connection was balanced onto it (engine_links.cpp).
-    const LinkSendSide side = sendSideOf(conn);
+    // when the connection was balanced onto it (engine_links.cpp), and the
+    // peer's RMB as that link knows it.
+    Link& link = sendLinkOf(conn);
+    const bool standby = !conn.lgr->isPrimary(link);
+    const uint32_t peerRmbRkey = standby ? conn.standbyRmbRkey : conn.peerRmbRkey;
+    const uint64_t peerRmbVaddr = standby ? conn.standbyRmbVaddr : conn.peerRmbVaddr;
     fabric::SendWr wrs[3];
     size_t count = 0;
     if (plan != nullptr) {
@@ -45,8 +48,8 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
             wr.wrId = makeWrId(WrKind::rdmaWrite, conn.localToken);
             wr.opcode = fabric::WrOpcode::rdmaWrite;
             wr.flags = fabric::SendFlags::none;  // unsignaled: covered by the CDC's completion
-            wr.remoteAddr = side.peerRmbVaddr + w.remoteOffset;
-            wr.rkey = side.peerRmbRkey;
+            wr.remoteAddr = peerRmbVaddr + w.remoteOffset;
+            wr.rkey = peerRmbRkey;
             wr.numSge = w.source.count;
             for (uint8_t s = 0; s < w.source.count; ++s) {
                 wr.sg[s] = {conn.sndbuf->address() + w.source.spans[s].offset, w.source.spans[s].lengthBytes,
@@ -55,38 +58,26 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
         }
     }
     wire::CdcMessage msg = toWire(cdc);
-    attachCdcCreditsLocked(*side.flow, msg);  // one RQ credit spent, owed credits returned (byte 26)
+    msg.credits = link.spendCdcCredit();  // one RQ credit spent, owed credits returned (byte 26)
     const wire::CdcBytes bytes = wire::encode(msg);
     fabric::SendWr& send = wrs[count++];
     send.wrId = makeWrId(WrKind::cdc, conn.localToken);
     send.opcode = fabric::WrOpcode::send;
     send.flags = fabric::SendFlags::signaled | fabric::SendFlags::solicited;
-    send.numSge = 1;
-    if (side.inlineSends) {
-        send.flags = send.flags | fabric::SendFlags::inlineData;
-        send.sg[0] = {reinterpret_cast<uint64_t>(bytes.data()), kWrMessageBytes, 0};
-    } else {
-        uint8_t* slot = side.sendBuffers->data() + ((*side.nextSendBuffer)++ % side.sendSlots) * kWrBufferBytes;
-        std::memcpy(slot, bytes.data(), kWrMessageBytes);
-        send.sg[0] = {reinterpret_cast<uint64_t>(slot), kWrMessageBytes, side.sendBuffers->lkey()};
-    }
-    if (Status s = side.qp->postSend(std::span<const fabric::SendWr>(wrs, count)); !s) {
+    link.attachMessage(send, bytes.data());
+    if (Status s = link.qp->postSend(std::span<const fabric::SendWr>(wrs, count)); !s) {
         // The link cannot take work. Its QP goes to ERR: the flushed WRs come
         // back as error completions behind everything that already completed,
         // and those move the connections to a second link (this CDC's bytes
         // are re-sent by the failover, engine_links.cpp) or end the group.
-        if (side.qp->setError()) return false;
+        if (link.qp->setError()) return false;
         const std::shared_ptr<LinkGroup> group = conn.lgr;
-        if (side.standby) {
-            standbyLinkLostLocked(*group);
-        } else if (!primaryLinkLostLocked(group, wire::kDeleteLinkLostPath)) {
-            terminateLinkGroupLocked(group, wire::kDeleteLinkLostPath, false);
-        }
+        linkLostLocked(group, link);
         return false;
     }
-    ++*side.sendSlotsUsed;
-    watchdogOnPostLocked(*side.sendSlotsUsed);  // engine_watchdog.cpp
-    if (side.standby) ++m_stats.cdcSecondLink;
+    ++link.sendSlotsUsed;
+    watchdogOnPostLocked(link.sendSlotsUsed);  // engine_watchdog.cpp
+    if (standby) ++m_stats.cdcSecondLink;
     ++conn.stats.cdcSent;
     if (plan != nullptr) {
         conn.stats.rdmaWrites += plan->writeCount;
@@ -105,16 +96,16 @@ void EngineImpl::flushLocked(Connection& conn) {
         const TxPlan plan = held ? TxPlan{} : conn.core->tx().plan();
         if (!held && plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
         if (plan.bytes == 0 && !conn.needCdc) return;
-        const LinkSendSide side = sendSideOf(conn);
-        const bool noCredit = !side.flow->credits.canSend(CreditSendKind::message);
-        if (side.slotsFull() || noCredit) {
+        Link& link = sendLinkOf(conn);
+        const bool noCredit = !link.flow.credits.canSend(CreditSendKind::message);
+        if (link.sendSlotsUsed >= link.sendSlots || noCredit) {
             // The kernel waits for a free WR slot; here the connection queues
             // and the next send completion pushes it. Without an RQ credit it
             // queues the same way until the peer's credits arrive.
             conn.queuedForSlot = true;
-            side.slotWaiters->push_back(conn.lgr->conns.count(conn.localToken) != 0
-                                            ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
-                                            : std::weak_ptr<Connection>());
+            link.slotWaiters.push_back(conn.lgr->conns.count(conn.localToken) != 0
+                                           ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
+                                           : std::weak_ptr<Connection>());
             ++(noCredit ? m_stats.creditWaits : m_stats.sendSlotWaits);
             return;
         }
@@ -127,35 +118,6 @@ void EngineImpl::flushLocked(Connection& conn) {
         if (!postCdcLocked(conn, cdc, data ? &plan : nullptr)) return;
         if (!data) return;
     }
-}
-
-uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
-    ConnRx& rx = conn.core->rx();
-    const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
-    if (n == 0) return 0;
-    // Pieces with the window rule checked after each (window_policy.h,
-    // readPieceBytes): the sender refills while the rest is copied.
-    const uint32_t piece = peek ? n : readPieceBytes(rx.rmbeBytes());
-    const auto limit = static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit));
-    uint32_t done = 0;
-    while (done < n) {
-        const uint32_t step = std::min(n - done, piece);
-        const RingSpans spans = rx.readSpans(peek ? done : 0, step);
-        for (uint8_t i = 0; i < spans.count; ++i) {
-            std::memcpy(out + done, conn.rmb->data() + spans.spans[i].offset, spans.spans[i].lengthBytes);
-            done += spans.spans[i].lengthBytes;
-        }
-        if (peek) continue;
-        rx.consume(step);
-        conn.stats.rxBytes += step;
-        if (rx.windowUpdateNeeded(limit)) {
-            conn.needCdc = true;
-            flushLocked(conn);
-            // A failed post may have ended the group: the rest stays unread.
-            if (done < n && (conn.released || !conn.lgr || conn.lgr->terminated)) return done;
-        }
-    }
-    return n;
 }
 
 void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions) {

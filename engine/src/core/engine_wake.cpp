@@ -55,11 +55,9 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
         if (lgr->terminated) continue;
         // Queued CDCs, LLC replies and failover validations leave with the
         // next free send slot; owed credits are announced with one.
-        if (!lgr->slotWaiters.empty() || !lgr->pendingLlc.empty() || !lgr->multi.validationQueue.empty()) return true;
-        if (lgr->sendSlotsUsed >= lgr->sendSlots && lgr->flow.credits.announceDue()) return true;
-        if (const LinkPath* standby = lgr->multi.standby.get();
-            standby != nullptr && (!standby->slotWaiters.empty() || !standby->pendingLlc.empty())) {
-            return true;
+        if (!lgr->multi.validationQueue.empty()) return true;
+        for (const auto& link : lgr->links) {
+            if (link && link->awaitsSendCompletion()) return true;
         }
         for (const auto& [token, conn] : lgr->conns) {
             // Autocorked bytes leave with the completion of the last

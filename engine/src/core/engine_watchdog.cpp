@@ -20,16 +20,11 @@ void EngineImpl::txWatchdogLocked(uint64_t nowMs) {
     std::vector<std::shared_ptr<LinkGroup>> groups = m_linkGroups;
     for (auto& lgr : groups) {
         if (lgr->terminated) continue;
-        if (LinkPath* standby = lgr->multi.standby.get(); standby != nullptr && standby->qp) {
-            if (standby->txWatchdog.stalled(standby->sendSlotsUsed, nowMs, timeoutMs)) {
-                ++m_stats.txCompletionTimeouts;
-                standbyLinkLostLocked(*lgr);
-            }
-        }
-        if (!lgr->qp || !lgr->txWatchdog.stalled(lgr->sendSlotsUsed, nowMs, timeoutMs)) continue;
-        ++m_stats.txCompletionTimeouts;
-        if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
-            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        // The added link first: losing it leaves the primary where it is.
+        for (Link* link : {lgr->standby(), &lgr->primary()}) {
+            if (link == nullptr || !link->txWatchdog.stalled(link->sendSlotsUsed, nowMs, timeoutMs)) continue;
+            ++m_stats.txCompletionTimeouts;
+            linkLostLocked(lgr, *link);
         }
     }
 }
@@ -39,9 +34,8 @@ uint64_t EngineImpl::txWatchdogDeadlineMsLocked(uint64_t nowMs) const {
     uint64_t next = UINT64_MAX;
     for (const auto& lgr : m_linkGroups) {
         if (lgr->terminated) continue;
-        next = std::min(next, lgr->txWatchdog.deadlineMs(lgr->sendSlotsUsed, nowMs, timeoutMs));
-        if (const LinkPath* standby = lgr->multi.standby.get(); standby != nullptr) {
-            next = std::min(next, standby->txWatchdog.deadlineMs(standby->sendSlotsUsed, nowMs, timeoutMs));
+        for (const auto& link : lgr->links) {
+            if (link) next = std::min(next, link->txWatchdog.deadlineMs(link->sendSlotsUsed, nowMs, timeoutMs));
         }
     }
     return next;

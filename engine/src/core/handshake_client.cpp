@@ -113,11 +113,11 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
                 lgr = made.value();
                 newLgr = true;
                 // RQ credits (seed 004): on when the server offered and so do we.
-                if (accept->initCredits > 0 && creditOfferLocked(*lgr) > 0) {
-                    enableCreditsLocked(*lgr, accept->initCredits);
-                }
+                Link& link = lgr->primary();
+                if (accept->initCredits > 0 && creditOfferLocked(link) > 0) link.enableCredits(accept->initCredits);
                 const fabric::PathMtu mtu = std::min(mtuFromWire(accept->qpMtu), m_port.activeMtu);
-                if (!bringUpQpLocked(*lgr, accept->gid, accept->mac, accept->qpn, accept->initialPsn, mtu)) {
+                if (!link.bringUp(
+                        LinkEndpoint{accept->mac, accept->gid, accept->qpn, accept->initialPsn, accept->qpMtu}, mtu)) {
                     lock.unlock();
                     HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
                     e.reason = wire::DeclineReason::errRdyLnk;
@@ -169,11 +169,12 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
     confirm.mac = m_port.mac;
     {
         std::lock_guard lock(m_mutex);
-        confirm.qpn = lgr->qp->qpn();
-        confirm.initialPsn = lgr->localPsn;
-        confirm.qpMtu = mtuToWire(lgr->mtu);
+        const Link& link = lgr->primary();
+        confirm.qpn = link.local.qpn;
+        confirm.initialPsn = link.local.psn;
+        confirm.qpMtu = mtuToWire(link.mtu);
         // Our offer answers the server's; zero (reserved) when credits are off.
-        if (newLgr && lgr->flow.credits.enabled()) confirm.initCredits = LinkCredits::offerFor(lgr->recvWr);
+        if (newLgr && link.flow.credits.enabled()) confirm.initCredits = LinkCredits::offerFor(link.recvWr);
     }
     confirm.rmbRkey = conn->rmb->rkey();
     confirm.rmbeIndex = 1;
@@ -213,7 +214,7 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
             e.reason = wire::DeclineReason::errRdyLnk;
             return fallBack(hs.on(e));
         }
-        lgr->link->activate(monotonicMs());
+        lgr->primary().core->activate(monotonicMs());
     }
 
     std::lock_guard lock(m_mutex);

@@ -64,8 +64,8 @@ wire::LlcConfirmLink makeConfirmLink(const EngineImpl& engine, const LinkGroup& 
     m.noRmbeEyecatcher = true;
     m.senderMac = engine.port().mac;
     m.senderGid = engine.port().gid;
-    m.qpn = lgr.qp->qpn();
-    m.linkNumber = lgr.link->linkId();
+    m.qpn = lgr.primary().local.qpn;
+    m.linkNumber = lgr.primary().linkId();
     m.linkUid = static_cast<uint32_t>(lgr.id);
     m.maxLinks = 2;  // Linux announces SMC_LINKS_PER_LGR_MAX_PREFER; ADD_LINK follows (engine_links.cpp)
     return m;

@@ -120,10 +120,10 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
     accept.mac = m_port.mac;
     {
         std::lock_guard lock(m_mutex);
-        accept.qpn = lgr->qp->qpn();
-        accept.initialPsn = lgr->localPsn;
+        accept.qpn = lgr->primary().local.qpn;
+        accept.initialPsn = lgr->primary().local.psn;
         // RQ credits offer (seed 004), first contact only; zero = reserved.
-        if (newLgr) accept.initCredits = creditOfferLocked(*lgr);
+        if (newLgr) accept.initCredits = creditOfferLocked(lgr->primary());
     }
     accept.qpMtu = mtuToWire(m_port.activeMtu);
     accept.rmbRkey = conn->rmb->rkey();
@@ -165,7 +165,7 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
             conn->peerRmbRkey = confirm->rmbRkey;
         }
         // Credits are on when we offered and the client answered with its own.
-        if (newLgr && accept.initCredits > 0) enableCreditsLocked(*lgr, confirm->initCredits);
+        if (newLgr && accept.initCredits > 0) lgr->primary().enableCredits(confirm->initCredits);
     }
     a = hs.on(confirmEvent);
     if (a.fallBack) return fallBack(a);
@@ -173,7 +173,8 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
     if (a.sendConfirmLinkRequest) {
         std::unique_lock lock(m_mutex);
         const fabric::PathMtu mtu = std::min(mtuFromWire(confirm->qpMtu), m_port.activeMtu);
-        if (!bringUpQpLocked(*lgr, confirm->gid, confirm->mac, confirm->qpn, confirm->initialPsn, mtu) ||
+        const LinkEndpoint peer{confirm->mac, confirm->gid, confirm->qpn, confirm->initialPsn, confirm->qpMtu};
+        if (!lgr->primary().bringUp(peer, mtu) ||
             !postLlcLocked(*lgr, wire::encode(makeConfirmLink(*this, *lgr, false)))) {
             lock.unlock();
             HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
@@ -187,7 +188,7 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
             return fallBack(hs.on(eventOf(HandshakeEventKind::timeout)));
         }
         a = hs.on(eventOf(HandshakeEventKind::confirmLinkResponse));
-        lgr->link->activate(monotonicMs());
+        lgr->primary().core->activate(monotonicMs());
     }
 
     std::lock_guard lock(m_mutex);

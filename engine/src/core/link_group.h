@@ -1,6 +1,6 @@
-// The shell's objects around the functional core: a link group (its first
-// link's QP held inline, the second in a LinkPath) and the connections on
-// it. They are plain holders; EngineImpl drives them under its mutex.
+// The shell's objects around the functional core: a link group (its links,
+// as the kernel's lgr->lnk[], link.h) and the connections on it. They are
+// plain holders; EngineImpl drives them under its mutex.
 #pragma once
 
 #include <array>
@@ -8,20 +8,20 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include <smcr/fabric.h>
 #include <smcr/stats.h>
 #include <smcr/wire/basic_types.h>
 
+#include "add_link_flow.h"
 #include "connection_core.h"
 #include "cork_policy.h"
 #include "handshake.h"
-#include "link_core.h"
+#include "link.h"
 #include "link_group_core.h"
-#include "link_path.h"
-#include "rx_flow.h"
-#include "tx_watchdog.h"
+#include "rkey_table.h"
 
 namespace smcr::core {
 
@@ -60,7 +60,7 @@ public:
     bool readShutdown = false;   // shutdown(SHUT_RD)
     bool released = false;       // buffers back in the pool, token freed
     bool needCdc = false;        // a window update or close flags must go out
-    bool queuedForSlot = false;  // waiting in the link group's slot queue
+    bool queuedForSlot = false;  // waiting in the slot queue of the link it sends on
     // Multi-link groups (engine_links.cpp): the link the connection sends on.
     // A new connection of a two-link group is assigned to the link with the
     // fewest connections (the kernel's smcr_lgr_conn_assign_link);
@@ -76,42 +76,88 @@ public:
     Errc error = Errc::invalid;              // set when aborted
     // CDCs that arrived before the handshake finished on this side (the
     // client may write right after its Confirm, before the server read it).
-    std::vector<std::array<uint8_t, 44>> earlyCdcs;
+    std::vector<CdcInfo> earlyCdcs;
     TxPushState push;  // corking, pusher gate, tx deferral (cork_policy.h)
     ConnectionStats stats;
 };
 
+// What a group with two links keeps beside them (engine_links.cpp): the
+// ADD_LINK flow that builds the added link, the peer's rkeys on it, which of
+// our RMBs the peer knows on it, and the failover's validation queue.
+//
+// A link added by ADD_LINK runs LLC (CONFIRM_LINK, TEST_LINK) and takes the
+// connections over when the link carrying them fails (LinkGroup::current
+// moves to it) and the dead link is retired. New connections are balanced
+// over both links like the kernel's (Connection::wantStandby): a connection
+// on the added link sends its RDMA WRITEs and CDCs there (sendLinkOf), and
+// moves back with a failover validation when the added link is lost.
+struct MultiLink {
+    std::unique_ptr<AddLinkFlow> flow;  // the ADD_LINK flow that built the added link
+    // The last link lost from this group, kept (QP in ERR, receive buffers)
+    // so that CDCs it received before it went down are still handled when
+    // their completions come after the switch (engine_retired_link.cpp).
+    std::unique_ptr<Link> retired;
+    RkeyTable peerRkeys;                                    // the peer's RMBs on the added link
+    std::set<uint32_t> announcedRmbs;                       // our RMB pool ids the peer knows on it
+    std::deque<std::weak_ptr<Connection>> validationQueue;  // failover CDCs waiting for a send slot
+    uint8_t nextLinkId = 2;                                 // the server numbers links (kernel next_link_id)
+    bool addLinkTried = false;                              // the server tries ADD_LINK once per group
+    // Server: after a lost link, ADD_LINK again at this time on the port
+    // that is free (UINT64_MAX: none planned). The kernel re-adds on a port
+    // event; the lab retries once per loss after lab.link_readd_ms.
+    uint64_t readdAtMs = UINT64_MAX;
+};
+
 class LinkGroup {
 public:
+    // smcr_max_links_per_lgr is 1 or 2 (the kernel's SMC_LINKS_PER_LGR_MAX
+    // is 3; its default and most, SMC_LINKS_PER_LGR_MAX_PREFER, is 2).
+    static constexpr size_t kMaxLinks = 2;
+
     uint64_t id = 0;
     HandshakeRole role = HandshakeRole::client;
     PeerKey peer;
-    wire::Mac peerMac{};
-    uint32_t peerQpn = 0;
-    uint32_t localPsn = 0;
-    fabric::PathMtu mtu = fabric::PathMtu::mtu1024;
-    std::unique_ptr<fabric::QueuePair> qp;
-    std::unique_ptr<fabric::MemoryRegion> recvBuffers;  // recvWr slots of 48 bytes
-    uint32_t recvWr = 0;
-    uint32_t sendSlots = 0;  // CDC/LLC SENDs that may be outstanding
-    uint32_t sendSlotsUsed = 0;
-    bool inlineSends = true;
-    std::unique_ptr<fabric::MemoryRegion> sendBuffers;  // when SENDs cannot go inline
-    uint32_t nextSendBuffer = 0;
-    std::unique_ptr<LinkCore> link;
+    // The kernel's lgr->lnk[]: the link the handshake made, and one added by
+    // ADD_LINK (null while there is none). `current` is the one that carries
+    // the connections (the primary); a failover moves it to the other.
+    std::array<std::unique_ptr<Link>, kMaxLinks> links;
+    uint8_t current = 0;
     std::unique_ptr<LinkGroupCore> core;
     std::map<uint32_t, std::shared_ptr<Connection>> conns;  // by local token
     std::vector<PooledBuffer> rmbs;                         // index = pool id
     std::vector<PooledBuffer> sndbufs;
-    std::deque<std::weak_ptr<Connection>> slotWaiters;
-    std::deque<wire::LlcBytes> pendingLlc;  // replies waiting for a send slot
-    LinkRxFlow flow;                        // RQ credits and RX backlog of the link (rx_flow.h)
-    TxWatchdog txWatchdog;                  // send completions that stopped coming (tx_watchdog.h)
-    MultiLink multi;                        // a second link, failover, rkey announcements (link_path.h)
+    MultiLink multi;  // the added link's flow, failover, rkey announcements
     bool terminated = false;
     bool confirmLinkSeen = false;      // client: CONFIRM_LINK request arrived
     bool confirmLinkRespSeen = false;  // server: CONFIRM_LINK response arrived
     uint64_t createdMs = 0;
+
+    // The link carrying the connections: always there from creation on.
+    Link& primary() { return *links[current]; }
+    const Link& primary() const { return *links[current]; }
+    // The added link (being added or active), or null.
+    Link* standby() { return links[current ^ 1u].get(); }
+    const Link* standby() const { return links[current ^ 1u].get(); }
+    bool standbyActive() const { return standby() != nullptr && standby()->active(); }
+    bool isPrimary(const Link& link) const { return links[current].get() == &link; }
+    // Whether `link` is still one of the group's (a flush may retire it).
+    bool holds(const Link* link) const { return link != nullptr && (links[0].get() == link || links[1].get() == link); }
+    // The link whose QP is qpn, or null (the retired one is not looked at).
+    Link* linkByQpn(uint32_t qpn) {
+        for (auto& link : links) {
+            if (link && link->qp && link->qp->qpn() == qpn) return link.get();
+        }
+        return nullptr;
+    }
 };
+
+// The link a connection sends on: the primary, or the added link once the
+// connection was balanced onto it (Connection::onStandby, engine_links.cpp).
+// Valid while the caller holds the engine mutex and no link is dropped.
+inline Link& sendLinkOf(Connection& conn) {
+    LinkGroup& lgr = *conn.lgr;
+    Link* standby = lgr.standby();
+    return conn.onStandby && standby != nullptr ? *standby : lgr.primary();
+}
 
 }  // namespace smcr::core

@@ -3,21 +3,32 @@
 // handled yet (lab.rx_backlog, lab.rx_repost_delay_us).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 
+#include "cdc_info.h"
 #include "credits.h"
 
 namespace smcr::core {
+
+// A received CDC, decoded once when it arrives (engine_rx.cpp): what its
+// connection takes, and the RQ credits it returns to the link it came over
+// (byte 26).
+struct ReceivedCdc {
+    CdcInfo info;
+    uint8_t credits = 0;
+};
+// The 44 bytes of a CDC; nullopt for a wrong length byte (dropped like the kernel).
+std::optional<ReceivedCdc> decodeReceivedCdc(const uint8_t* bytes);
 
 // A received CDC waiting for the receive path (engine_credits.cpp).
 struct RxPending {
     uint64_t dueNs = 0;  // handled at this time (lab.rx_repost_delay_us after arrival)
     uint32_t qpn = 0;    // the QP whose receive WQE `slot` still waits for its refill
     uint32_t slot = kRefilled;
-    std::array<uint8_t, 44> bytes{};
+    ReceivedCdc cdc;
     static constexpr uint32_t kRefilled = UINT32_MAX;  // lab.rx_backlog refilled it at arrival
 };
 

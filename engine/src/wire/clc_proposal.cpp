@@ -41,6 +41,102 @@ bool hasSmcdV2Ext(uint8_t version, SmcType typeV2) {
     return version >= 2 && offersD(typeV2);
 }
 
+// The decoder's areas, in message order. Each reads at its offset field,
+// fails `in` on an offset that points back into an earlier area, and
+// returns where it ended.
+size_t readSmcdArea(ByteReader& in, ClcProposal& msg) {
+    ClcProposalSmcdArea area;
+    area.ismGid = in.u64("ism_gid");
+    area.ismChid = in.u16("ism_chid");
+    area.v2ExtOffset = in.u16("v2_ext_offset");
+    area.vendorOui = in.array<3>("vendor_oui");
+    area.vendorOptions = in.array<5>("vendor_options");
+    in.skip("smcd_area.reserved", 20);
+    msg.smcdArea = area;
+    return kBaseBytes + kSmcdAreaBytes;
+}
+
+size_t readIpPrefix(ByteReader& in, ClcProposal& msg, size_t areaEnd, size_t messageBytes) {
+    const size_t start = kBaseBytes + msg.ipAreaOffset;
+    if (start < areaEnd) in.fail("ip_area_offset", std::to_string(msg.ipAreaOffset) + " points into the SMC-D/v2 area");
+    in.seek("ip_area_offset", start);
+    ClcProposalIpPrefix prefix;
+    prefix.ipv4Subnet = in.u32("ipv4_subnet");
+    prefix.ipv4PrefixLength = in.u8("ipv4_prefix_length");
+    in.skip("ip_prefix.reserved", 2);
+    const uint8_t count = in.u8("ipv6_prefix_count");
+    if (prefix.ipv4PrefixLength > 32) in.fail("ipv4_prefix_length", std::to_string(prefix.ipv4PrefixLength) + " > 32");
+    if (count > kClcMaxIpv6Prefixes) {
+        in.fail("ipv6_prefix_count", std::to_string(count) + " > " + std::to_string(kClcMaxIpv6Prefixes));
+    }
+    for (size_t i = 0; in.ok() && i < count; ++i) {
+        Ipv6Prefix p;
+        p.prefix = in.array<16>("ipv6_prefix");
+        p.prefixLength = in.u8("ipv6_prefix_length");
+        if (p.prefixLength > 128) in.fail("ipv6_prefix_length", std::to_string(p.prefixLength) + " > 128");
+        prefix.ipv6Prefixes.push_back(p);
+    }
+    msg.ipPrefix = prefix;
+    const size_t end = in.offset();
+    // The kernel requires the exact v1 length: 40 + offset + 8 + 17n + 4.
+    if (in.ok() && msg.version == 1 && in.remaining() != 0) {
+        in.fail("length", std::to_string(messageBytes) + " bytes, a v1 proposal with these areas has " +
+                              std::to_string(end + kClcTrailerBytes));
+    }
+    return end;
+}
+
+void readSmcdV2Ext(ByteReader& in, ClcProposal& msg, size_t v2Start, size_t ueidsEnd, uint8_t ismGidCount) {
+    const size_t start = v2Start + 8 + msg.v2Ext->smcdV2ExtOffset;
+    if (start < ueidsEnd) {
+        in.fail("v2_ext.smcd_v2_ext_offset",
+                std::to_string(msg.v2Ext->smcdV2ExtOffset) + " points into the v2 extension");
+    }
+    in.seek("v2_ext.smcd_v2_ext_offset", start);
+    ClcProposalSmcdV2Ext dext;
+    dext.seid = in.array<kEidBytes>("smcd_v2_ext.seid");
+    in.skip("smcd_v2_ext.reserved", 16);
+    if (ismGidCount > kClcMaxIsmV2Gids) {
+        in.fail("v2_ext.ism_gid_count", std::to_string(ismGidCount) + " > " + std::to_string(kClcMaxIsmV2Gids));
+    }
+    for (size_t i = 0; in.ok() && i < ismGidCount; ++i) {
+        IsmGidChid entry;
+        entry.gid = in.u64("smcd_v2_ext.ism_gid");
+        entry.chid = in.u16("smcd_v2_ext.ism_chid");
+        dext.ismGids.push_back(entry);
+    }
+    msg.smcdV2Ext = dext;
+}
+
+void readV2Ext(ByteReader& in, ClcProposal& msg, size_t areaEnd) {
+    const size_t start = kV2ExtAnchor + msg.smcdArea->v2ExtOffset;
+    if (start < areaEnd) {
+        in.fail("v2_ext_offset", std::to_string(msg.smcdArea->v2ExtOffset) + " points into an earlier area");
+    }
+    in.seek("v2_ext_offset", start);
+    ClcProposalV2Ext ext;
+    const uint8_t ueidCount = in.u8("v2_ext.eid_count");
+    const uint8_t ismGidCount = in.u8("v2_ext.ism_gid_count");
+    in.skip("v2_ext.reserved", 1);
+    const uint8_t flags = in.u8("v2_ext.release");
+    ext.release = static_cast<uint8_t>(flags >> 4);
+    ext.seidIndicated = (flags & 0x01) != 0;
+    in.skip("v2_ext.reserved", 2);
+    ext.smcdV2ExtOffset = in.u16("v2_ext.smcd_v2_ext_offset");
+    ext.roceV2Gid = in.array<16>("v2_ext.roce_v2_gid");
+    ext.maxConns = in.u8("v2_ext.max_conns");
+    ext.maxLinks = in.u8("v2_ext.max_links");
+    ext.featureMask = in.u16("v2_ext.feature_mask");
+    in.skip("v2_ext.reserved", 12);
+    if (ueidCount > kClcMaxUeids) {
+        in.fail("v2_ext.eid_count", std::to_string(ueidCount) + " > " + std::to_string(kClcMaxUeids));
+    }
+    for (size_t i = 0; in.ok() && i < ueidCount; ++i) ext.ueids.push_back(in.array<kEidBytes>("v2_ext.ueid"));
+    const size_t ueidsEnd = in.offset();
+    msg.v2Ext = ext;
+    if (in.ok() && hasSmcdV2Ext(msg.version, msg.typeV2)) readSmcdV2Ext(in, msg, start, ueidsEnd, ismGidCount);
+}
+
 }  // namespace
 
 Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
@@ -69,99 +165,9 @@ Result<ClcProposal> decodeClcProposal(std::span<const uint8_t> bytes) {
     }
 
     size_t areaEnd = kBaseBytes;
-    if (in.ok() && hasSmcdArea(msg.version, msg.ipAreaOffset)) {
-        ClcProposalSmcdArea area;
-        area.ismGid = in.u64("ism_gid");
-        area.ismChid = in.u16("ism_chid");
-        area.v2ExtOffset = in.u16("v2_ext_offset");
-        area.vendorOui = in.array<3>("vendor_oui");
-        area.vendorOptions = in.array<5>("vendor_options");
-        in.skip("smcd_area.reserved", 20);
-        msg.smcdArea = area;
-        areaEnd = kBaseBytes + kSmcdAreaBytes;
-    }
-
-    if (in.ok() && hasIpPrefix(msg.typeV1)) {
-        const size_t start = kBaseBytes + msg.ipAreaOffset;
-        if (start < areaEnd) {
-            in.fail("ip_area_offset", std::to_string(msg.ipAreaOffset) + " points into the SMC-D/v2 area");
-        }
-        in.seek("ip_area_offset", start);
-        ClcProposalIpPrefix prefix;
-        prefix.ipv4Subnet = in.u32("ipv4_subnet");
-        prefix.ipv4PrefixLength = in.u8("ipv4_prefix_length");
-        in.skip("ip_prefix.reserved", 2);
-        const uint8_t count = in.u8("ipv6_prefix_count");
-        if (prefix.ipv4PrefixLength > 32)
-            in.fail("ipv4_prefix_length", std::to_string(prefix.ipv4PrefixLength) + " > 32");
-        if (count > kClcMaxIpv6Prefixes) {
-            in.fail("ipv6_prefix_count", std::to_string(count) + " > " + std::to_string(kClcMaxIpv6Prefixes));
-        }
-        for (size_t i = 0; in.ok() && i < count; ++i) {
-            Ipv6Prefix p;
-            p.prefix = in.array<16>("ipv6_prefix");
-            p.prefixLength = in.u8("ipv6_prefix_length");
-            if (p.prefixLength > 128) in.fail("ipv6_prefix_length", std::to_string(p.prefixLength) + " > 128");
-            prefix.ipv6Prefixes.push_back(p);
-        }
-        msg.ipPrefix = prefix;
-        areaEnd = in.offset();
-        // The kernel requires the exact v1 length: 40 + offset + 8 + 17n + 4.
-        if (in.ok() && msg.version == 1 && in.remaining() != 0) {
-            in.fail("length", std::to_string(bytes.size()) + " bytes, a v1 proposal with these areas has " +
-                                  std::to_string(areaEnd + kClcTrailerBytes));
-        }
-    }
-
-    if (in.ok() && hasV2Ext(msg.version, msg.typeV2)) {
-        const size_t start = kV2ExtAnchor + msg.smcdArea->v2ExtOffset;
-        if (start < areaEnd) {
-            in.fail("v2_ext_offset", std::to_string(msg.smcdArea->v2ExtOffset) + " points into an earlier area");
-        }
-        in.seek("v2_ext_offset", start);
-        ClcProposalV2Ext ext;
-        const uint8_t ueidCount = in.u8("v2_ext.eid_count");
-        const uint8_t ismGidCount = in.u8("v2_ext.ism_gid_count");
-        in.skip("v2_ext.reserved", 1);
-        const uint8_t flags = in.u8("v2_ext.release");
-        ext.release = static_cast<uint8_t>(flags >> 4);
-        ext.seidIndicated = (flags & 0x01) != 0;
-        in.skip("v2_ext.reserved", 2);
-        ext.smcdV2ExtOffset = in.u16("v2_ext.smcd_v2_ext_offset");
-        ext.roceV2Gid = in.array<16>("v2_ext.roce_v2_gid");
-        ext.maxConns = in.u8("v2_ext.max_conns");
-        ext.maxLinks = in.u8("v2_ext.max_links");
-        ext.featureMask = in.u16("v2_ext.feature_mask");
-        in.skip("v2_ext.reserved", 12);
-        if (ueidCount > kClcMaxUeids) {
-            in.fail("v2_ext.eid_count", std::to_string(ueidCount) + " > " + std::to_string(kClcMaxUeids));
-        }
-        for (size_t i = 0; in.ok() && i < ueidCount; ++i) ext.ueids.push_back(in.array<kEidBytes>("v2_ext.ueid"));
-        const size_t ueidsEnd = in.offset();
-        msg.v2Ext = ext;
-
-        if (in.ok() && hasSmcdV2Ext(msg.version, msg.typeV2)) {
-            const size_t dStart = start + 8 + ext.smcdV2ExtOffset;
-            if (dStart < ueidsEnd) {
-                in.fail("v2_ext.smcd_v2_ext_offset",
-                        std::to_string(ext.smcdV2ExtOffset) + " points into the v2 extension");
-            }
-            in.seek("v2_ext.smcd_v2_ext_offset", dStart);
-            ClcProposalSmcdV2Ext dext;
-            dext.seid = in.array<kEidBytes>("smcd_v2_ext.seid");
-            in.skip("smcd_v2_ext.reserved", 16);
-            if (ismGidCount > kClcMaxIsmV2Gids) {
-                in.fail("v2_ext.ism_gid_count", std::to_string(ismGidCount) + " > " + std::to_string(kClcMaxIsmV2Gids));
-            }
-            for (size_t i = 0; in.ok() && i < ismGidCount; ++i) {
-                IsmGidChid entry;
-                entry.gid = in.u64("smcd_v2_ext.ism_gid");
-                entry.chid = in.u16("smcd_v2_ext.ism_chid");
-                dext.ismGids.push_back(entry);
-            }
-            msg.smcdV2Ext = dext;
-        }
-    }
+    if (in.ok() && hasSmcdArea(msg.version, msg.ipAreaOffset)) areaEnd = readSmcdArea(in, msg);
+    if (in.ok() && hasIpPrefix(msg.typeV1)) areaEnd = readIpPrefix(in, msg, areaEnd, bytes.size());
+    if (in.ok() && hasV2Ext(msg.version, msg.typeV2)) readV2Ext(in, msg, areaEnd);
 
     if (!in.ok()) return in.takeError();
     return msg;

@@ -74,7 +74,11 @@ int PeerMap::fifo(uint32_t instance, uint32_t channelId) {
     const uint64_t key = keyOf(instance, channelId);
     auto it = m_fifos.find(key);
     if (it != m_fifos.end()) return it->second;
-    const int fd = ::open(objectPath(m_dir, instance, "ch", channelId).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    // O_RDWR, not O_WRONLY: holding a read end too, a write never meets a FIFO
+    // without readers (an owner that ended), so it never raises SIGPIPE and
+    // the wake needs no signal-mask syscalls around it (cq_ring.cpp). A dead
+    // owner's FIFO fills to the pipe's size and then answers EAGAIN.
+    const int fd = ::open(objectPath(m_dir, instance, "ch", channelId).c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (fd >= 0) m_fifos.emplace(key, fd);
     return fd;
 }

@@ -77,8 +77,10 @@ SimCq* SimChannel::takeEventLocked() {
     // The FIFO stays readable while any event is pending; drain it only
     // when none is, then look again for a producer that raced the drain.
     if (!anyPending()) {
+        // A short read emptied the FIFO: no second read to see EAGAIN (each
+        // syscall costs about a microsecond on the lab's VMs).
         char buffer[256];
-        while (::read(m_fifoFd, buffer, sizeof buffer) > 0) {
+        while (::read(m_fifoFd, buffer, sizeof buffer) == static_cast<ssize_t>(sizeof buffer)) {
         }
         if (anyPending()) {
             const char byte = 1;
@@ -88,14 +90,24 @@ SimCq* SimChannel::takeEventLocked() {
     return found;
 }
 
+bool SimChannel::mayHaveEvents() const {
+    std::lock_guard lock(m_core->mu);  // m_cqs changes under it
+    return std::any_of(m_cqs.begin(), m_cqs.end(),
+                       [](SimCq* cq) { return cq->shared()->eventsPending.load(std::memory_order_acquire) > 0; });
+}
+
 Result<CompletionQueue*> SimChannel::getEvent(int timeoutMs) {
     const uint64_t deadline = timeoutMs > 0 ? nowNs() + uint64_t(timeoutMs) * 1000000ull : 0;
     for (;;) {
         {
             std::lock_guard lock(m_core->mu);
-            uint64_t expirations = 0;
-            if (::read(m_core->timerFd, &expirations, sizeof expirations) == sizeof expirations) {
-                m_core->timerArmedNs = 0;
+            // The timer can only have fired once its armed time has passed;
+            // before that (or unarmed) its read would only say EAGAIN.
+            if (m_core->timerArmedNs != 0 && nowNs() >= m_core->timerArmedNs) {
+                uint64_t expirations = 0;
+                if (::read(m_core->timerFd, &expirations, sizeof expirations) == sizeof expirations) {
+                    m_core->timerArmedNs = 0;
+                }
             }
             m_core->progressLocked();
             if (SimCq* cq = takeEventLocked()) {

@@ -75,6 +75,7 @@ public:
     Status open();
     int fd() const override { return m_epollFd; }
     Result<CompletionQueue*> getEvent(int timeoutMs) override;
+    bool mayHaveEvents() const override;
 
     uint32_t id() const { return m_id; }
     int fifoFd() const { return m_fifoFd; }
