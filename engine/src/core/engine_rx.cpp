@@ -183,7 +183,12 @@ uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bo
     if (n == 0) return 0;
     // Pieces with the window rule checked after each (window_policy.h,
     // readPieceBytes): the sender refills while the rest is copied.
-    const uint32_t piece = peek ? n : readPieceBytes(rx.rmbeBytes());
+    // Waiting like the kernel (no busy polling), the sender sleeps while its
+    // window is closed and every announcement wakes it: announce once per
+    // read, as the kernel's recvmsg does (tcp_lat 64 KiB on cx4lx-vf, mean of
+    // two runs: 51.8 -> 36.1 us; tcp_bw unchanged at ~770 MB/s).
+    const bool kernelWaiting = m_settings.get(SettingId::busyPollUs) == 0;
+    const uint32_t piece = peek || kernelWaiting ? n : readPieceBytes(rx.rmbeBytes());
     const auto limit = static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit));
     uint32_t done = 0;
     while (done < n) {

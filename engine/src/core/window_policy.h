@@ -31,6 +31,8 @@ struct WindowUpdateInput {
 // recvmsg, but there the RNIC writes while the CPU copies; on the sim fabric
 // the sender's CPU does the RDMA copy, and one announcement per read locks
 // the two ends into turns of a whole RMBE each (copy, announce, write, copy).
+// With lab.busy_poll_us 0 the whole read is one piece (engine_rx.cpp): a
+// sleeping sender pays a wake-up per announcement there.
 uint32_t readPieceBytes(uint32_t rmbeBytes);
 
 // Linux smc_tx_consumer_update's rule: forced or requested, or enough was
