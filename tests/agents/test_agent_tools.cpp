@@ -84,7 +84,7 @@ private slots:
             {"workload": "qperf", "label": "qperf", "params": {"test": "tcp_bw"}},
             {"workload": "nginx-wrk", "label": "nginx", "params": {"threads": 1, "connections": 4},
              "serverParams": {"workers": 2, "sendfile": true}},
-            {"workload": "redis", "label": "redis", "params": {"requests": 1000, "clients": 8}},
+            {"workload": "redis", "label": "redis", "params": {"requests": 200, "clients": 8}},
             {"workload": "iperf3", "label": "iperf3"}
           ],
           "columns": [{"label": "TCP", "transport": "tcp"}, {"label": "SMC", "transport": "smcr"}],

@@ -20,6 +20,9 @@
 
 namespace smclab::workloads {
 
+// CLOCK_MONOTONIC in seconds: tool run times and sample timestamps.
+double monotonicSec();
+
 struct ToolCommand {
     std::vector<std::string> argv;  // argv[0] is an absolute path
     int cpu = -1;                   // >= 0: sched_setaffinity to this CPU only

@@ -12,15 +12,11 @@
 
 #include <QJsonDocument>
 
+#include "tool_process.h"
+
 namespace smclab::workloads {
 
 namespace {
-
-double monotonicSec() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 // utime, stime, cutime, cstime of /proc/PID/stat (fields 14..17), in seconds.
 CpuTimes processCpu(pid_t pid) {
