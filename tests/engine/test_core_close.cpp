@@ -1,7 +1,7 @@
 #include <QTest>
 
-#include "core/close_machine.h"
-#include "core/connection_core.h"
+#include "core/connection/close_machine.h"
+#include "core/connection/connection_core.h"
 
 using namespace smcr::core;
 using smcr::Errc;

@@ -5,7 +5,7 @@
 
 #include <QTest>
 
-#include "core/cork_policy.h"
+#include "core/connection/cork_policy.h"
 
 using namespace smcr::core;
 

@@ -6,7 +6,7 @@
 
 #include <QTest>
 
-#include "core/credits.h"
+#include "core/link/credits.h"
 
 using namespace smcr::core;
 

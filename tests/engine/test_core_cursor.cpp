@@ -1,7 +1,7 @@
 #include <QTest>
 
-#include "core/cursor.h"
-#include "core/ring_span.h"
+#include "core/connection/cursor.h"
+#include "core/connection/ring_span.h"
 
 using namespace smcr::core;
 

@@ -4,7 +4,7 @@
 
 #include <QTest>
 
-#include "core/connection_core.h"
+#include "core/connection/connection_core.h"
 
 using namespace smcr::core;
 

@@ -1,6 +1,6 @@
 #include <QTest>
 
-#include "core/handshake.h"
+#include "core/handshake/handshake.h"
 
 using namespace smcr::core;
 using smcr::wire::DeclineReason;

@@ -1,7 +1,7 @@
 #include <QTest>
 
-#include "core/link_core.h"
-#include "core/link_group_core.h"
+#include "core/link/link_core.h"
+#include "core/link/link_group_core.h"
 
 using namespace smcr::core;
 namespace wire = smcr::wire;

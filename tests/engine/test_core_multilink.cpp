@@ -4,10 +4,10 @@
 // send-side rewind (smc-protocol.md sections 2 and 7).
 #include <QTest>
 
-#include "core/add_link_flow.h"
-#include "core/connection_core.h"
-#include "core/link_failover.h"
-#include "core/rkey_table.h"
+#include "core/connection/connection_core.h"
+#include "core/link/add_link_flow.h"
+#include "core/link/link_failover.h"
+#include "core/link/rkey_table.h"
 
 using namespace smcr::core;
 namespace wire = smcr::wire;

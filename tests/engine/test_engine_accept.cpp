@@ -25,7 +25,7 @@
 
 #include <QTest>
 
-#include "core/accept_queues.h"
+#include "core/listener/accept_queues.h"
 #include "engine_fixture.h"
 #include "kernel_client.h"
 #include "socket_io.h"

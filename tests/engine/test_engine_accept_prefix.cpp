@@ -1,6 +1,6 @@
 // The fast fallback sort takes a plain TCP client's first bytes off its
 // socket (one recv() instead of a MSG_PEEK and the application's first read,
-// core/rx_prefix.h); the accepted socket must serve them exactly as the
+// core/listener/rx_prefix.h); the accepted socket must serve them exactly as the
 // kernel would have: byte for byte across the boundary to the kernel's
 // bytes whatever the read sizes, MSG_PEEK without consuming, in non-blocking
 // mode, as POLLIN for waitReady() and a Poller, and after a handshake that
@@ -26,9 +26,9 @@
 
 #include <QTest>
 
-#include "core/rx_prefix.h"
-#include "core/smc_detect.h"
-#include "core/socket_impl.h"
+#include "core/listener/rx_prefix.h"
+#include "core/listener/smc_detect.h"
+#include "core/shell/socket_impl.h"
 #include "engine_fixture.h"
 #include "kernel_client.h"
 #include "socket_io.h"

@@ -19,7 +19,7 @@
 
 #include <QTest>
 
-#include "core/engine_impl.h"
+#include "core/shell/engine_impl.h"
 #include "engine_fixture.h"
 #include "peer_process.h"
 #include "socket_io.h"

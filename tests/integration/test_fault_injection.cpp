@@ -27,8 +27,8 @@
 
 #include <QTest>
 
-#include "core/engine_impl.h"
-#include "core/socket_impl.h"
+#include "core/shell/engine_impl.h"
+#include "core/shell/socket_impl.h"
 #include "engine_fixture.h"
 #include "peer_process.h"
 #include "stream_pattern.h"

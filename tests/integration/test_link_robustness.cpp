@@ -28,9 +28,9 @@
 
 #include <QTest>
 
-#include "core/add_link_flow.h"
-#include "core/engine_impl.h"
-#include "core/tx_watchdog.h"
+#include "core/link/add_link_flow.h"
+#include "core/link/tx_watchdog.h"
+#include "core/shell/engine_impl.h"
 #include "engine_fixture.h"
 #include "stream_transfer.h"
 

@@ -5,7 +5,7 @@
 
 #include <smcr/engine.h>
 
-#include "core/engine_impl.h"
+#include "core/shell/engine_impl.h"
 
 namespace smcr {
 

@@ -1,7 +1,7 @@
 #include <smcr/listener.h>
 
-#include "core/listener_impl.h"
-#include "core/socket_impl.h"
+#include "core/listener/listener_impl.h"
+#include "core/shell/socket_impl.h"
 
 namespace smcr {
 

@@ -2,9 +2,9 @@
 
 #include <smcr/poller.h>
 
-#include "core/listener_impl.h"
-#include "core/poller_impl.h"
-#include "core/socket_impl.h"
+#include "core/listener/listener_impl.h"
+#include "core/shell/poller_impl.h"
+#include "core/shell/socket_impl.h"
 
 namespace smcr {
 

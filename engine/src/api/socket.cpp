@@ -11,8 +11,8 @@
 
 #include <smcr/socket.h>
 
-#include "core/link_group.h"
-#include "core/socket_impl.h"
+#include "core/shell/link_group.h"
+#include "core/shell/socket_impl.h"
 
 namespace smcr {
 

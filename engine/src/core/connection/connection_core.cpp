@@ -1,0 +1,82 @@
+#include "core/connection/connection_core.h"
+
+#include "core/link/link_failover.h"
+
+namespace smcr::core {
+
+ConnectionCore::ConnectionCore(const ConnectionParams& params)
+    : m_params(params), m_tx(params.sndbufBytes, params.peerRmbeBytes), m_rx(params.rmbeBytes) {}
+
+CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc) {
+    CdcRxResult out;
+    if (cdc.token != m_params.localToken) {
+        out.verdict = CdcVerdict::wrongToken;
+        return out;
+    }
+    // A failover-validation CDC only checks that nothing was lost (kernel
+    // smc_cdc_msg_validate); its cursors mean nothing.
+    if (cdc.failoverValidation) {
+        out.verdict = checkFailoverValidation(m_rxSeqno, cdc.seqno);
+        return out;
+    }
+    if (m_haveRxSeqno && static_cast<int16_t>(static_cast<uint16_t>(cdc.seqno - m_rxSeqno)) < 0) {
+        out.verdict = CdcVerdict::staleSeqno;
+        return out;
+    }
+    m_rxSeqno = cdc.seqno;
+    m_haveRxSeqno = true;
+
+    const int64_t produced = m_rx.onProducer(cdc.producer);
+    if (produced < 0) {
+        out.verdict = CdcVerdict::protocolViolation;
+        return out;
+    }
+    out.newBytes = static_cast<uint32_t>(produced);
+    out.freedPeerBytes = m_tx.onPeerConsumer(cdc.consumer);
+    m_rx.onPeerFlags(cdc.writeBlocked, cdc.consumerUpdateRequested);
+
+    if (cdc.peerAbnormalClose) {
+        out.close = m_close.on(CloseEvent::peerAbnormalClose);
+    } else if (cdc.peerConnClosed) {
+        out.close = m_close.on(CloseEvent::peerConnClosed);
+    } else if (cdc.peerDoneWriting) {
+        out.close = m_close.on(CloseEvent::peerDoneWriting);
+    }
+    return out;
+}
+
+CdcInfo ConnectionCore::baseCdc() {
+    CdcInfo cdc;
+    cdc.seqno = ++m_txSeqno;
+    cdc.token = m_params.peerToken;
+    cdc.producer = m_tx.producerCursor();
+    cdc.consumer = m_rx.consumerCursor();
+    cdc.peerDoneWriting = m_flagDoneWriting;
+    cdc.peerConnClosed = m_flagClosed;
+    cdc.peerAbnormalClose = m_flagAbnormal;
+    m_rx.markAnnounced();
+    return cdc;
+}
+
+CdcInfo ConnectionCore::buildDataCdc(const TxPlan& plan) {
+    m_tx.markSent(plan);
+    CdcInfo cdc = baseCdc();
+    cdc.writeBlocked = plan.writeBlocked;
+    return cdc;
+}
+
+void ConnectionCore::addCloseFlags(const CloseActions& flags) {
+    m_flagDoneWriting = m_flagDoneWriting || flags.sendDoneWriting;
+    m_flagClosed = m_flagClosed || flags.sendConnClosed;
+    m_flagAbnormal = m_flagAbnormal || flags.sendAbnormalClose;
+}
+
+CdcInfo ConnectionCore::buildControlCdc(const CloseActions& flags) {
+    addCloseFlags(flags);
+    m_tx.markControlSent();
+    CdcInfo cdc = baseCdc();
+    cdc.writeBlocked = m_tx.unsentBytes() > 0 && m_tx.peerSpaceBytes() == 0;
+    return cdc;
+}
+
+}  // namespace smcr::core

@@ -1,0 +1,145 @@
+// The send side of the data path over the fabric: sndbuf copy, RDMA WRITEs
+// into the peer RMBE, then the CDC SEND on the same QP (RC ordering makes the
+// data visible before the CDC; smc-protocol.md section 3).
+#include <cstring>
+
+#include <smcr/wire/cdc.h>
+
+#include "core/shell/engine_impl.h"
+#include "core/shell/wr_id.h"
+
+namespace smcr::core {
+
+namespace {
+
+wire::CdcMessage toWire(const CdcInfo& c) {
+    wire::CdcMessage m;
+    m.seqno = c.seqno;
+    m.alertToken = c.token;
+    m.producer = wire::Cursor{c.producer.wrap, c.producer.count};
+    m.consumer = wire::Cursor{c.consumer.wrap, c.consumer.count};
+    m.prodFlags.writeBlocked = c.writeBlocked;
+    m.prodFlags.urgentPending = c.urgentPending;
+    m.prodFlags.urgentPresent = c.urgentPresent;
+    m.prodFlags.consumerUpdateRequested = c.consumerUpdateRequested;
+    m.prodFlags.failoverValidation = c.failoverValidation;
+    m.connFlags.peerDoneWriting = c.peerDoneWriting;
+    m.connFlags.peerConnClosed = c.peerConnClosed;
+    m.connFlags.peerAbnormalClose = c.peerAbnormalClose;
+    return m;
+}
+
+}  // namespace
+
+bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan) {
+    // The link this connection sends on: the first link, or the added one
+    // when the connection was balanced onto it (engine_links.cpp), and the
+    // peer's RMB as that link knows it.
+    Link& link = sendLinkOf(conn);
+    const bool standby = !conn.lgr->isPrimary(link);
+    const uint32_t peerRmbRkey = standby ? conn.standbyRmbRkey : conn.peerRmbRkey;
+    const uint64_t peerRmbVaddr = standby ? conn.standbyRmbVaddr : conn.peerRmbVaddr;
+    fabric::SendWr wrs[3];
+    size_t count = 0;
+    if (plan != nullptr) {
+        for (uint8_t i = 0; i < plan->writeCount; ++i) {
+            const RdmaWritePlan& w = plan->writes[i];
+            fabric::SendWr& wr = wrs[count++];
+            wr.wrId = makeWrId(WrKind::rdmaWrite, conn.localToken);
+            wr.opcode = fabric::WrOpcode::rdmaWrite;
+            wr.flags = fabric::SendFlags::none;  // unsignaled: covered by the CDC's completion
+            wr.remoteAddr = peerRmbVaddr + w.remoteOffset;
+            wr.rkey = peerRmbRkey;
+            wr.numSge = w.source.count;
+            for (uint8_t s = 0; s < w.source.count; ++s) {
+                wr.sg[s] = {conn.sndbuf->address() + w.source.spans[s].offset, w.source.spans[s].lengthBytes,
+                            conn.sndbuf->lkey()};
+            }
+        }
+    }
+    wire::CdcMessage msg = toWire(cdc);
+    msg.credits = link.spendCdcCredit();  // one RQ credit spent, owed credits returned (byte 26)
+    const wire::CdcBytes bytes = wire::encode(msg);
+    fabric::SendWr& send = wrs[count++];
+    send.wrId = makeWrId(WrKind::cdc, conn.localToken);
+    send.opcode = fabric::WrOpcode::send;
+    send.flags = fabric::SendFlags::signaled | fabric::SendFlags::solicited;
+    link.attachMessage(send, bytes.data());
+    if (Status s = link.qp->postSend(std::span<const fabric::SendWr>(wrs, count)); !s) {
+        // The link cannot take work. Its QP goes to ERR: the flushed WRs come
+        // back as error completions behind everything that already completed,
+        // and those move the connections to a second link (this CDC's bytes
+        // are re-sent by the failover, engine_links.cpp) or end the group.
+        if (link.qp->setError()) return false;
+        const std::shared_ptr<LinkGroup> group = conn.lgr;
+        linkLostLocked(group, link);
+        return false;
+    }
+    ++link.sendSlotsUsed;
+    watchdogOnPostLocked(link.sendSlotsUsed);  // engine_watchdog.cpp
+    if (standby) ++m_stats.cdcSecondLink;
+    ++conn.stats.cdcSent;
+    if (plan != nullptr) {
+        conn.stats.rdmaWrites += plan->writeCount;
+        conn.stats.txBytes += plan->bytes;
+    }
+    return true;
+}
+
+void EngineImpl::flushLocked(Connection& conn) {
+    if (conn.released || !conn.core || !conn.lgr || conn.lgr->terminated || conn.queuedForSlot) return;
+    // A connection balanced onto the added link switches once it may (engine_links.cpp).
+    if (conn.wantStandby && !conn.onStandby) switchToStandbyLocked(conn);
+    for (;;) {
+        // TCP_CORK / MSG_MORE hold the data; a window update still goes (engine_push.cpp).
+        const bool held = conn.push.userCorked;
+        const TxPlan plan = held ? TxPlan{} : conn.core->tx().plan();
+        if (!held && plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
+        if (plan.bytes == 0 && !conn.needCdc) return;
+        Link& link = sendLinkOf(conn);
+        const bool noCredit = !link.flow.credits.canSend(CreditSendKind::message);
+        if (link.sendSlotsUsed >= link.sendSlots || noCredit) {
+            // The kernel waits for a free WR slot; here the connection queues
+            // and the next send completion pushes it. Without an RQ credit it
+            // queues the same way until the peer's credits arrive.
+            conn.queuedForSlot = true;
+            link.slotWaiters.push_back(conn.lgr->conns.count(conn.localToken) != 0
+                                           ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
+                                           : std::weak_ptr<Connection>());
+            ++(noCredit ? m_stats.creditWaits : m_stats.sendSlotWaits);
+            return;
+        }
+        const bool data = plan.bytes > 0;
+        const CdcInfo cdc = data ? conn.core->buildDataCdc(plan) : conn.core->buildControlCdc();
+        if (!data && !cdc.peerDoneWriting && !cdc.peerConnClosed && !cdc.peerAbnormalClose) {
+            ++conn.stats.windowUpdates;
+        }
+        conn.needCdc = false;
+        if (!postCdcLocked(conn, cdc, data ? &plan : nullptr)) return;
+        if (!data) return;
+    }
+}
+
+void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions) {
+    if (actions.sendDoneWriting || actions.sendConnClosed || actions.sendAbnormalClose) {
+        conn.core->addCloseFlags(actions);
+        conn.needCdc = true;
+        flushLocked(conn);
+    }
+    if (actions.error != Errc::invalid) conn.error = actions.error;
+    maybeReleaseLocked(conn);
+    wakeSleepersLocked();
+}
+
+void EngineImpl::maybeReleaseLocked(Connection& conn) {
+    if (conn.released || !conn.appClosed || conn.push.copying) return;  // a sender still copies into the sndbuf
+    const bool lgrGone = !conn.lgr || conn.lgr->terminated;
+    if (!lgrGone) {
+        if (!conn.core) return;
+        if (!conn.core->closer().finished()) return;
+        if (conn.needCdc || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
+    }
+    dropConnectionLocked(conn);
+}
+
+}  // namespace smcr::core

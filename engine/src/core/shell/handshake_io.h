@@ -1,0 +1,46 @@
+// Helpers shared by the client and server handshake drivers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <smcr/wire/clc.h>
+#include <smcr/wire/llc.h>
+
+#include "core/handshake/handshake.h"
+#include "core/shell/engine_impl.h"
+
+namespace smcr::core {
+
+Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason reason, bool outOfSync);
+
+// One CLC message read (clc_io.h) and decoded, or the event a failure feeds
+// the handshake machine: timeout; notClc for bytes without an eyecatcher or
+// EOF; malformed for a broken header, a read error or bytes that do not
+// decode. Both handshake drivers read every CLC message through this.
+struct ClcReceived {
+    std::optional<wire::ClcMessage> message;
+    HandshakeEventKind failure = HandshakeEventKind::malformed;  // when there is no message
+
+    explicit operator bool() const { return message.has_value(); }
+    const wire::ClcMessage& value() const { return *message; }
+};
+ClcReceived receiveClc(int fd, int timeoutMs);
+// The same with bytes the listener already read off fd (clc_io.h).
+ClcReceived receiveClc(int fd, int timeoutMs, std::vector<uint8_t>* prefix);
+
+// Waits (driving progress) until `flag` is set on lgr, a CLC Decline shows
+// up on the TCP socket, or the timeout passes. Returns the flag.
+enum class LlcWaitResult : uint8_t { seen = 0, timeout, tcpData };
+LlcWaitResult waitForLlcFlag(EngineImpl& engine, std::unique_lock<std::mutex>& lock, const LinkGroup& lgr,
+                             bool LinkGroup::*flag, int fd, uint64_t timeoutMs);
+
+wire::LlcConfirmLink makeConfirmLink(const EngineImpl& engine, const LinkGroup& lgr, bool response);
+
+fabric::PathMtu mtuFromWire(wire::IbMtu mtu);
+wire::IbMtu mtuToWire(fabric::PathMtu mtu);
+
+}  // namespace smcr::core
