@@ -84,7 +84,7 @@ Status EngineImpl::init() {
     auto device = fabric::openDevice(fabricName, options);
     if (!device) return fail(device.error());
     m_device = std::move(device.value());
-    m_sim = fabric::sim::simControl(*m_device);
+    m_fabricRunsInCalls = m_device->progressModel() == fabric::ProgressModel::ownerCalls;
     const fabric::DeviceInfo& info = m_device->info();
     auto activePort = std::find_if(info.ports.begin(), info.ports.end(), [](const auto& p) { return p.active; });
     if (activePort == info.ports.end()) return fail(Errc::notFound, info.name + ": no active port");
@@ -185,6 +185,13 @@ EngineStats EngineImpl::stats() {
             out.total += conn->stats;
             ++out.connectionsActive;
         }
+    }
+    // The fabric's RNR NAKs (not counted on verbs: zero there).
+    if (auto rnr = m_device->rnrCounters()) {
+        out.rnrNaksSent = rnr->naksSent;
+        out.rnrNaksReceived = rnr->naksReceived;
+        // rnr_retry 7 retries forever: every NAK taken is followed by a retry.
+        out.rnrRetries = rnr->naksReceived;
     }
     addFlowStatsLocked(out);
     addLinkStatsLocked(out);
@@ -353,7 +360,7 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     ++m_stats.blockingWaits;
     m_sleepers.push_back(w.eventFd);
     // Bounded by the fabric's next due time too: the sim runs a delayed
-    // delivery or ACK only inside our calls (fabric/README.md, "Progress").
+    // delivery or ACK only inside our calls (fabric.h, "Waiting").
     const uint64_t wakeNs = sleepUntilNsLocked(w.deadlineNs);
     timespec timeout{};
     if (wakeNs != 0) {
@@ -384,7 +391,7 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
 }
 
 uint64_t EngineImpl::sleepUntilNsLocked(uint64_t deadlineNs) {
-    uint64_t dueNs = m_sim != nullptr ? m_sim->nextDueNs() : 0;
+    uint64_t dueNs = fabricDueNsLocked();
     // CDCs the slow receive path holds are due then too (engine_credits.cpp).
     if (const uint64_t rxNs = nextRxDueNsLocked(); rxNs != 0 && (dueNs == 0 || rxNs < dueNs)) dueNs = rxNs;
     if (dueNs == 0) return deadlineNs;
