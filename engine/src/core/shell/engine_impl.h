@@ -197,6 +197,11 @@ public:
     fabric::Device& device() { return *m_device; }
 
 private:
+    // The handshake drivers (handshake_client.cpp, handshake_server.cpp):
+    // one handshake's state and steps over the link groups and connections.
+    friend class ClientHandshakeDriver;
+    friend class ServerHandshakeDriver;
+
     EngineImpl() = default;
     Status init();
 
