@@ -370,6 +370,13 @@ private:
 
     // engine_impl.cpp: background thread, hang-up monitor, timers
     void backgroundLoop();
+    // Its sleep: until the first timer (ms), then whether it watches the
+    // channel (not while application or foreign threads wait, nor for
+    // kChannelGraceMs after), which may cut the sleep (the fabric's due
+    // time, the grace's end); then what woke it (an epoll tag).
+    int backgroundTimeoutMsLocked(uint64_t nowMs);
+    void backgroundChannelLocked(uint64_t nowMs, int& timeoutMs);
+    void onBackgroundEventLocked(uint64_t tag);
     void watchTcpLocked(Connection& conn);
     void unwatchTcpLocked(Connection& conn);
     void timersLocked(uint64_t nowMs);
