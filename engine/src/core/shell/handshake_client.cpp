@@ -2,6 +2,7 @@
 // (smc-protocol.md 1.7): Proposal, Accept, Confirm, and on first contact the
 // LLC CONFIRM_LINK exchange; any failure falls back to TCP with a reason.
 #include <optional>
+#include <utility>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -115,11 +116,11 @@ std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::receiveAcce
     ClcReceived msg = receiveClc(m_fd, m_clcWaitMs);
     if (!msg) return fallBack(eventOf(msg.failure));
     if (const auto* decline = std::get_if<wire::ClcDecline>(&msg.value())) return fallBack(declineOf(*decline));
-    const auto* accept = std::get_if<wire::ClcAcceptConfirm>(&msg.value());
+    auto* accept = std::get_if<wire::ClcAcceptConfirm>(&*msg.message);
     if (accept == nullptr || accept->type != wire::ClcType::accept) {
         return fallBack(eventOf(HandshakeEventKind::malformed));
     }
-    m_accept = *accept;
+    m_accept = std::move(*accept);
     return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 // bytes carry the CLC eyecatcher (smc_detect.h decided that): Proposal,
 // Accept, Confirm, and on first contact the CONFIRM_LINK request/response.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <smcr/wire/decline_reasons.h>
@@ -99,9 +100,9 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::receiveProposal() {
     ClcReceived msg = receiveClc(m_fd, m_clcWaitMs, &m_prefix);
     if (!msg) return fallBack(eventOf(msg.failure));
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
-    const auto* proposal = std::get_if<wire::ClcProposal>(&msg.value());
+    auto* proposal = std::get_if<wire::ClcProposal>(&*msg.message);
     if (proposal == nullptr) return fallBack(eventOf(HandshakeEventKind::malformed));
-    m_proposal = *proposal;
+    m_proposal = std::move(*proposal);  // a v2 client's extensions: moved, not copied
     return nullptr;
 }
 
@@ -159,11 +160,11 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::receiveConfirm() {
         return fallBack(eventOf(timedOut ? HandshakeEventKind::timeout : HandshakeEventKind::malformed));
     }
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
-    const auto* confirm = std::get_if<wire::ClcAcceptConfirm>(&msg.value());
+    auto* confirm = std::get_if<wire::ClcAcceptConfirm>(&*msg.message);
     if (confirm == nullptr || confirm->type != wire::ClcType::confirm) {
         return fallBack(eventOf(HandshakeEventKind::malformed));
     }
-    m_confirm = *confirm;
+    m_confirm = std::move(*confirm);
     HandshakeEvent event = eventOf(HandshakeEventKind::confirm);
     event.firstContact = m_newLgr;
     event.rmbeSizeValid = m_confirm.rmbeSizeCode <= wire::kRmbeSizeCodeMaxSmcr;
