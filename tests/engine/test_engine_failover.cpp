@@ -20,6 +20,7 @@
 #include <QTest>
 
 #include "core/shell/engine_impl.h"
+#include "core/shell/lab_hooks.h"
 #include "engine_fixture.h"
 #include "peer_process.h"
 #include "socket_io.h"
@@ -28,6 +29,7 @@
 
 using namespace smclab::test;
 using smcr::core::EngineImpl;
+using smcr::core::injectLinkFault;
 using Fault = smcr::fabric::sim::Fault;
 using Clock = std::chrono::steady_clock;
 
@@ -137,11 +139,11 @@ private slots:
         QVERIFY(s.setTimeoutMs(15000).ok());
         QTRY_COMPARE_WITH_TIMEOUT(engine->stats().linksAdded, 1ull, 5000);
         smcr::Status injected;
-        const DuplexRun run =
-            runDuplex(s, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
-                                                     injected = engine->impl().injectLinkFault(
-                                                         EngineImpl::LinkSelect::primary, static_cast<Fault>(fault));
-                                                 }});
+        const DuplexRun run = runDuplex(s, bytes, seed + 1, seed,
+                                        {kMaxMessageBytes, [&] {
+                                             injected = injectLinkFault(engine->impl(), EngineImpl::LinkSelect::primary,
+                                                                        static_cast<Fault>(fault));
+                                         }});
         QVERIFY2(injected.ok(), injected.ok() ? "" : injected.error().toString().c_str());
         QVERIFY2(run.sendError.empty(), run.sendError.c_str());
         QVERIFY2(run.receive.error.empty(), run.receive.error.c_str());
@@ -182,11 +184,11 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(serverEngine->stats().linksAdded, 1ull, 5000);
         QTRY_COMPARE_WITH_TIMEOUT(clientEngine->stats().linksAdded, 1ull, 5000);
         smcr::Status injected;
-        const DuplexRun run =
-            runDuplex(c, bytes, seed + 1, seed, {kMaxMessageBytes, [&] {
-                                                     injected = serverEngine->impl().injectLinkFault(
-                                                         EngineImpl::LinkSelect::primary, Fault::qpError);
-                                                 }});
+        const DuplexRun run = runDuplex(c, bytes, seed + 1, seed,
+                                        {kMaxMessageBytes, [&] {
+                                             injected = injectLinkFault(
+                                                 serverEngine->impl(), EngineImpl::LinkSelect::primary, Fault::qpError);
+                                         }});
         server.join();
         QVERIFY(injected.ok());
         QVERIFY2(run.sendError.empty(), run.sendError.c_str());
@@ -218,7 +220,7 @@ private slots:
         const DuplexRun run = runDuplex(
             s, bytes, seed + 1, seed,
             {kMaxMessageBytes,
-             [&] { injected = engine->impl().injectLinkFault(EngineImpl::LinkSelect::standby, Fault::qpError); }});
+             [&] { injected = injectLinkFault(engine->impl(), EngineImpl::LinkSelect::standby, Fault::qpError); }});
         QVERIFY(injected.ok());
         QVERIFY2(run.sendError.empty(), run.sendError.c_str());
         QVERIFY2(run.receive.error.empty(), run.receive.error.c_str());
@@ -256,7 +258,7 @@ private slots:
                 QVERIFY(sendAll(sockets[size_t(i)], out.data(), bytes));
             }
             if (round == 0) {
-                QVERIFY(engine->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError).ok());
+                QVERIFY(injectLinkFault(engine->impl(), EngineImpl::LinkSelect::primary, Fault::qpError).ok());
             }
             for (int i = 0; i < conns; ++i) {
                 fillPattern(uint64_t(i * 10 + round), 0, out.data(), bytes);
@@ -284,7 +286,7 @@ private slots:
         QVERIFY(!s.fellBack());
         QVERIFY(s.setTimeoutMs(15000).ok());
         QVERIFY(recvAtLeast(s, 2u << 20));
-        QVERIFY(engine->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError).ok());
+        QVERIFY(injectLinkFault(engine->impl(), EngineImpl::LinkSelect::primary, Fault::qpError).ok());
         // Bytes already in the RMB may still come; EOF would be wrong.
         const ReadEnd end = recvUntilError(s);
         QVERIFY2(end.code == smcr::Errc::connectionAborted || end.code == smcr::Errc::connectionReset,

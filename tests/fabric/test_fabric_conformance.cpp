@@ -83,6 +83,23 @@ private slots:
         }
     }
 
+    // What a waiter asks the device (fabric.h, "Waiting"): the sim runs its
+    // work in the owner's calls and says when timed work is due; an RNIC
+    // runs it by itself and never has any due.
+    void progressModelPerBackend() {
+        auto dev = openDevice(backendName(), simOptions());
+        QVERIFY2(dev.ok(), dev.ok() ? "" : dev.error().toString().c_str());
+        QCOMPARE(dev.value()->progressModel(), isSim() ? ProgressModel::ownerCalls : ProgressModel::hardware);
+        QCOMPARE(dev.value()->nextDueNs(), uint64_t{0});  // nothing posted yet
+        const auto rnr = dev.value()->rnrCounters();
+        if (isSim()) {
+            QVERIFY(rnr.ok());
+        } else {
+            QVERIFY(!rnr.ok());
+            QCOMPARE(rnr.error().code, Errc::notSupported);
+        }
+    }
+
     // ibv_modify_qp(3): exact masks per transition; a bad modify changes nothing.
     void stateTransitions() {
         Side side;

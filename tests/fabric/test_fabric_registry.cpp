@@ -71,6 +71,15 @@ private slots:
         QVERIFY(control != nullptr);
         QCOMPARE(control->link().name, std::string("cx4-25g"));
         QCOMPARE(control->link().bandwidthGbps, 25.0);
+        // What a waiter asks any device (fabric.h): the sim's work runs in
+        // its owner's calls, nothing is due on a fresh device, RNR NAKs are
+        // counted.
+        QCOMPARE(dev.value()->progressModel(), ProgressModel::ownerCalls);
+        QCOMPARE(dev.value()->nextDueNs(), uint64_t{0});
+        auto rnr = dev.value()->rnrCounters();
+        QVERIFY(rnr.ok());
+        QCOMPARE(rnr->naksSent, uint64_t{0});
+        QCOMPARE(rnr->naksReceived, uint64_t{0});
 
         // The live instance is listed for `smclab fabric list`.
         auto list = listDevices();

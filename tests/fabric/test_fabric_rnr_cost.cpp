@@ -84,7 +84,8 @@ private slots:
             QCOMPARE(n.value(), size_t{0});  // no completion while the SEND is NAKed
         }
         QCOMPARE(sim->counters().rnrNaksReceived, uint64_t{1});
-        const uint64_t dueNs = sim->nextDueNs();
+        QCOMPARE(side.dev->rnrCounters()->naksReceived, uint64_t{1});  // the same count through fabric.h
+        const uint64_t dueNs = side.dev->nextDueNs();
         // From the SEND's arrival: NAK back, timer, retransmission out. Only
         // the timer would leave the retry due a round trip too early.
         QVERIFY2(dueNs >= nakPollNs + timerNs + 2 * latencyNs,

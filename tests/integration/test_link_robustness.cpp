@@ -31,6 +31,7 @@
 #include "core/link/add_link_flow.h"
 #include "core/link/tx_watchdog.h"
 #include "core/shell/engine_impl.h"
+#include "core/shell/lab_hooks.h"
 #include "engine_fixture.h"
 #include "stream_transfer.h"
 
@@ -40,6 +41,7 @@ using smclab::test::recvRange;
 using smclab::test::sendRange;
 using smclab::test::waitFor;
 using smcr::core::EngineImpl;
+using smcr::core::injectLinkFault;
 using Fault = smcr::fabric::sim::Fault;
 using Clock = std::chrono::steady_clock;
 using Settings = smclab::test::SettingList;
@@ -174,7 +176,7 @@ private slots:
         QVERIFY(twoLinks(p));
         smcr::Socket& c = p.clientSockets[0];
         smcr::Socket& srv = p.serverSockets[0];
-        QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
+        QVERIFY(injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
         const auto start = Clock::now();
         QCOMPARE(sendRange(c, 31, 0, 1000), std::string());
         QCOMPARE(recvRange(srv, 31, 0, 1000), std::string());
@@ -209,7 +211,7 @@ private slots:
         smcr::Socket& c = p.clientSockets[0];
         smcr::Socket& srv = p.serverSockets[0];
         QCOMPARE(p.client->stats().linksActive, 1ull);
-        QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
+        QVERIFY(injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
         QCOMPARE(sendRange(c, 41, 0, 1000), std::string());
         QCOMPARE(recvRange(srv, 41, 0, 1000), std::string());
         const auto start = Clock::now();
@@ -235,7 +237,7 @@ private slots:
         const Settings s = with(kBase, {{"lab.tx_completion_timeout_ms", "0"}, {"smcr_max_links_per_lgr", "1"}});
         Pair p = makePair(s, s);
         p.connect();
-        QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
+        QVERIFY(injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::dropCompletion).ok());
         QCOMPARE(sendRange(p.clientSockets[0], 51, 0, 1000), std::string());
         QCOMPARE(recvRange(p.serverSockets[0], 51, 0, 1000), std::string());
         std::this_thread::sleep_for(std::chrono::milliseconds(400));
@@ -260,7 +262,7 @@ private slots:
         QVERIFY(twoLinks(p));
         smcr::Socket& c = p.clientSockets[0];
         smcr::Socket& srv = p.serverSockets[0];
-        QVERIFY(p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::failNextPost).ok());
+        QVERIFY(injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::failNextPost).ok());
         QCOMPARE(sendRange(c, 61, 0, 5000), std::string());
         QCOMPARE(recvRange(srv, 61, 0, 5000), std::string());
         QVERIFY(waitFor([&] { return p.client->stats().linkFailovers == 1; }, 5000));
@@ -279,7 +281,7 @@ private slots:
         QVERIFY(twoLinks(p));
         smcr::Status injected;
         const std::string err = duplex(p.clientSockets[0], p.serverSockets[0], kStreamBytes, 63, [&] {
-            injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::failNextPost);
+            injected = injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::failNextPost);
         });
         QVERIFY(injected.ok());
         QCOMPARE(err, std::string());
@@ -347,7 +349,7 @@ private slots:
         QCOMPARE(p.client->stats().creditLinks, expectLinks);
         smcr::Status injected;
         const std::string err = duplex(p.clientSockets[0], p.serverSockets[0], kStreamBytes, 71, [&] {
-            injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError);
+            injected = injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::qpError);
         });
         QVERIFY(injected.ok());
         QCOMPARE(err, std::string());
@@ -402,7 +404,7 @@ private slots:
                 10000));
             during = p.client->stats();
             const auto which = lose == 1 ? EngineImpl::LinkSelect::primary : EngineImpl::LinkSelect::standby;
-            QVERIFY(p.client->impl().injectLinkFault(which, Fault::qpError).ok());
+            QVERIFY(injectLinkFault(p.client->impl(), which, Fault::qpError).ok());
         }
         for (auto& t : threads) t.join();
         for (size_t i = 0; i < 4; ++i)
@@ -453,7 +455,7 @@ private slots:
         QCOMPARE(
             duplex(
                 c, srv, bytes, 91,
-                [&] { injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError); }),
+                [&] { injected = injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::qpError); }),
             std::string());
         QVERIFY(injected.ok());
         QCOMPARE(p.client->stats().linkFailovers, 1ull);
@@ -464,7 +466,7 @@ private slots:
         QCOMPARE(
             duplex(
                 c, srv, bytes, 93,
-                [&] { injected = p.client->impl().injectLinkFault(EngineImpl::LinkSelect::primary, Fault::qpError); }),
+                [&] { injected = injectLinkFault(p.client->impl(), EngineImpl::LinkSelect::primary, Fault::qpError); }),
             std::string());
         QVERIFY(injected.ok());
         const smcr::EngineStats cs = p.client->stats();

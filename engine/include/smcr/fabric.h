@@ -46,6 +46,11 @@
 //     auto ev = channel->getEvent(0);    // wouldBlock: spurious, loop again
 //     if (ev) ev.value()->ackEvents(1);
 //   }
+// A backend whose work runs only inside the owner's calls (progressModel()
+// ownerCalls: the sim) needs a caller in it to move timed work, such as a
+// delivery after the link model's wire latency: a thread that sleeps on
+// fd() itself (poll/epoll, not getEvent) bounds its sleep by nextDueNs() and
+// then calls in (fabric/README.md, "Sleeping on the channel fd").
 //
 // Threads: every object is safe to use from several threads. Progress is
 // manual: the sim executes work in postSend/poll/requestNotify/getEvent;
@@ -169,6 +174,19 @@ public:
     virtual Result<std::unique_ptr<ProtectionDomain>> allocatePd() = 0;
     virtual Result<std::unique_ptr<CompletionChannel>> createChannel() = 0;
     virtual Result<std::unique_ptr<CompletionQueue>> createCq(const CqInit& init) = 0;
+
+    // Who runs this device's work: the RNIC (hardware) or the owner's calls
+    // (ownerCalls; the "Waiting" notes above). Fixed for the device's life.
+    virtual ProgressModel progressModel() const = 0;
+    // ownerCalls: when this device's earliest timed work comes due (a
+    // delayed delivery or ACK, an RNR retry, a peer re-check), as the last
+    // progress pass left it; CLOCK_MONOTONIC ns, 0 = none. Always 0 on
+    // hardware. An ACK counts only while its send CQ is armed for the next
+    // completion (fabric/README.md, "The wake rule").
+    virtual uint64_t nextDueNs() = 0;
+    // The RNR NAKs of this device's QPs; notSupported where the backend does
+    // not count them (verbs).
+    virtual Result<RnrCounters> rnrCounters() const = 0;
 };
 
 // ---- Registry ----------------------------------------------------------------

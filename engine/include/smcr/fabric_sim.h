@@ -72,13 +72,9 @@ public:
     // RoCEv2 frames to a pcap file.
     virtual Status setCapture(const std::string& pcapPath) = 0;
     // Runs pending work (RNR retries, delayed delivery, peer timeouts) now.
+    // When it next comes due: Device::nextDueNs (the sim's progress model
+    // is ownerCalls, fabric.h).
     virtual void progress() = 0;
-    // When the earliest timed work of this device comes due (a delayed
-    // delivery or ACK, an RNR retry, a peer re-check), CLOCK_MONOTONIC ns;
-    // 0 = none. The sim runs that work only inside calls of this device's
-    // owner, so a thread about to sleep bounds its sleep by this time
-    // (fabric/README.md, "Progress").
-    virtual uint64_t nextDueNs() = 0;
 };
 
 SimControl* simControl(Device& device);

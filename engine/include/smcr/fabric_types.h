@@ -86,6 +86,19 @@ struct DeviceInfo {
     std::string description;  // free text, e.g. the sim link model
 };
 
+// Who runs a device's work (Device::progressModel; fabric.h, "Waiting").
+enum class ProgressModel : uint8_t {
+    invalid = 0,
+    hardware,    // verbs: the RNIC executes WRs by itself, a completion fires an armed CQ's channel
+    ownerCalls,  // sim: WRs run only inside the owner's calls into the device, timed ones once due
+};
+
+// RNR NAKs (IBA 9.7.5.2.8) of a device's QPs (Device::rnrCounters).
+struct RnrCounters {
+    uint64_t naksSent = 0;      // as responder: SENDs that found no receive WQE
+    uint64_t naksReceived = 0;  // as requester: RNR NAKs taken (retries + final)
+};
+
 // ---- Queue pairs ------------------------------------------------------------
 
 // RC queue-pair states (IBV_QPS_*); SQD/SQE are not modelled.

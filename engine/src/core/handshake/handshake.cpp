@@ -67,6 +67,25 @@ HandshakeActions Handshake::on(const HandshakeEvent& event) {
     return m_role == HandshakeRole::client ? onClient(event) : onServer(event);
 }
 
+HandshakeActions Handshake::onConfirmLink(const HandshakeEvent& event) {
+    // The client waits for the server's request and answers it; the server
+    // waits for that answer. Either way the message establishes, and the
+    // llcWait timer's end is TIMEOUT_CL (the kernel's
+    // SMC_CLC_DECL_TIMEOUT_CL).
+    const bool client = m_role == HandshakeRole::client;
+    const HandshakeEventKind awaited =
+        client ? HandshakeEventKind::confirmLinkRequest : HandshakeEventKind::confirmLinkResponse;
+    if (event.kind == awaited) {
+        HandshakeActions out;
+        out.sendConfirmLinkResponse = client;
+        out.established = true;
+        m_state = HandshakeState::established;
+        return out;
+    }
+    if (event.kind == HandshakeEventKind::timeout) return declineAndFallBack(DeclineReason::timeoutCl);
+    return declineAndFallBack(DeclineReason::intErr);
+}
+
 HandshakeActions Handshake::onClient(const HandshakeEvent& event) {
     HandshakeActions out;
     switch (m_state) {
@@ -98,7 +117,6 @@ HandshakeActions Handshake::onClient(const HandshakeEvent& event) {
                 // kernel learns this from the missing SYN option; we can only
                 // wait). No Decline: the peer does not speak CLC.
                 case HandshakeEventKind::timeout:
-                    return fallBackSilently(DeclineReason::peerNoSmc, false);
                 case HandshakeEventKind::notClc:
                     return fallBackSilently(DeclineReason::peerNoSmc, false);
                 case HandshakeEventKind::malformed:
@@ -107,17 +125,7 @@ HandshakeActions Handshake::onClient(const HandshakeEvent& event) {
                     return declineAndFallBack(DeclineReason::intErr);
             }
         case HandshakeState::awaitConfirmLink:
-            switch (event.kind) {
-                case HandshakeEventKind::confirmLinkRequest:
-                    out.sendConfirmLinkResponse = true;
-                    out.established = true;
-                    m_state = HandshakeState::established;
-                    return out;
-                case HandshakeEventKind::timeout:
-                    return declineAndFallBack(DeclineReason::timeoutCl);
-                default:
-                    return declineAndFallBack(DeclineReason::intErr);
-            }
+            return onConfirmLink(event);
         default:
             break;
     }
@@ -173,16 +181,7 @@ HandshakeActions Handshake::onServer(const HandshakeEvent& event) {
                     return declineAndFallBack(DeclineReason::intErr);
             }
         case HandshakeState::awaitConfirmLinkResp:
-            switch (event.kind) {
-                case HandshakeEventKind::confirmLinkResponse:
-                    out.established = true;
-                    m_state = HandshakeState::established;
-                    return out;
-                case HandshakeEventKind::timeout:
-                    return declineAndFallBack(DeclineReason::timeoutCl);
-                default:
-                    return declineAndFallBack(DeclineReason::intErr);
-            }
+            return onConfirmLink(event);
         default:
             break;
     }

@@ -91,6 +91,9 @@ private:
     HandshakeActions fallBackSilently(wire::DeclineReason reason, bool error);
     HandshakeActions onClient(const HandshakeEvent& event);
     HandshakeActions onServer(const HandshakeEvent& event);
+    // The first link's CONFIRM_LINK exchange, either side's half
+    // (awaitConfirmLink, awaitConfirmLinkResp).
+    HandshakeActions onConfirmLink(const HandshakeEvent& event);
 
     HandshakeRole m_role;
     HandshakeState m_state = HandshakeState::idle;

@@ -42,106 +42,109 @@ std::shared_ptr<SocketImpl> ListenerImpl::popReady() {
 }
 
 Result<std::shared_ptr<SocketImpl>> ListenerImpl::acceptSorting(uint64_t deadlineNs) {
-    std::vector<Pending> mine;  // undecided sockets this call watches
+    SortingCall call;
+    beginSorting(call);
+    Result<std::shared_ptr<SocketImpl>> out = sortUntilAccepted(call, deadlineNs);
+    endSorting(call);
+    return out;
+}
+
+void ListenerImpl::beginSorting(SortingCall& call) {
     m_sortingCallers.fetch_add(1);
-    const bool nonBlocking = m_nonBlocking.load();
-    if (!nonBlocking) {
+    call.nonBlocking = m_nonBlocking.load();
+    if (!call.nonBlocking) {
         // This thread will sleep on the listening socket: the acceptor lets
         // go of it, so a connection wakes one thread. (A non-blocking caller
         // only looks; the acceptor keeps watching for its Poller.)
         std::lock_guard sort(m_sortMutex);
         watchListenLocked(false);
     }
-    bool slept = false;
-    auto leave = [&] {
-        if (!mine.empty()) {
-            std::lock_guard sort(m_sortMutex);
-            for (Pending& p : mine) adoptLocked(std::move(p));
-        }
-        m_lastCallSlept.store(slept, std::memory_order_relaxed);
-        m_lastSortingNs.store(monotonicNs());
-        m_sortingCallers.fetch_sub(1);
-    };
-    std::vector<pollfd> fds;
     // Look at the listening socket first, unless the last call had to sleep
     // for its connection: then the queue is most likely empty again and an
     // accept4() would only say so (one client at a time, short connections).
-    bool listenReady = nonBlocking || !m_lastCallSlept.load(std::memory_order_relaxed);
-    std::shared_ptr<SocketImpl> direct;  // a plain TCP client this call sorted
+    call.listenReady = call.nonBlocking || !m_lastCallSlept.load(std::memory_order_relaxed);
+}
+
+void ListenerImpl::endSorting(SortingCall& call) {
+    if (!call.mine.empty()) {
+        std::lock_guard sort(m_sortMutex);
+        for (Pending& p : call.mine) adoptLocked(std::move(p));
+    }
+    m_lastCallSlept.store(call.slept, std::memory_order_relaxed);
+    m_lastSortingNs.store(monotonicNs());
+    m_sortingCallers.fetch_sub(1);
+}
+
+Result<std::shared_ptr<SocketImpl>> ListenerImpl::sortUntilAccepted(SortingCall& call, uint64_t deadlineNs) {
     for (;;) {
-        if (auto sock = popReady()) {
-            leave();
-            return sock;
-        }
-        if (m_closed.load()) {
-            leave();
-            return fail(Errc::closed, "listener closed");
-        }
+        if (auto sock = popReady()) return sock;
+        if (m_closed.load()) return fail(Errc::closed, "listener closed");
         // Decide what the last wait found: new connections, then bytes (or
         // the end of lab.clc_detect_ms) on the undecided ones.
-        bool sorted = false;
-        const size_t older = mine.size();
-        for (int k = 0; listenReady && k < 64; ++k) {
-            auto got = acceptOne(&direct);
-            if (!got) break;
-            sorted = true;
-            if (*got) {
-                mine.push_back(std::move(**got));
-            } else {
-                break;  // one sorted: serve it; the next call takes the others
-            }
-        }
-        if (direct) {
-            // A plain TCP client goes straight back, as from a TCP listener's
-            // accept(); sockets already queued were served first (above).
-            leave();
-            return direct;
-        }
-        listenReady = false;
+        const size_t older = call.mine.size();
+        bool sorted = sortNew(call);
+        // A plain TCP client goes straight back, as from a TCP listener's
+        // accept(); sockets already queued were served first (above).
+        if (call.direct) return std::move(call.direct);
+        call.listenReady = false;
         const uint64_t now = monotonicNs();
-        for (size_t i = 0; i < mine.size();) {
-            // acceptOne() just looked at the ones it added.
-            // The sort's reads take every byte there is (half an eyecatcher,
-            // half a Proposal), so an undecided socket does not keep poll()
-            // spinning.
-            const bool decided = i < older && decide(mine[i], now >= mine[i].deadlineNs, &direct);
-            if (decided) {
-                mine.erase(mine.begin() + static_cast<std::ptrdiff_t>(i));
-                sorted = true;
-                if (direct) break;
-            } else {
-                ++i;
-            }
-        }
-        if (direct) {
-            leave();
-            return direct;
-        }
+        sorted = sortUndecided(call, older, now) || sorted;
+        if (call.direct) return std::move(call.direct);
         if (sorted) continue;  // a socket may be queued now
-        if (nonBlocking) {
-            leave();
-            return fail(Errc::wouldBlock, "no connection to accept");
-        }
-        if (deadlineNs != 0 && now >= deadlineNs) {
-            leave();
-            return fail(Errc::timedOut, "accept timed out");
-        }
-        slept = true;
-        if (mine.empty()) {
-            // Only the listening socket to watch: the standing epoll set.
-            listenReady = waitListenOrReady(deadlineNs);
+        if (call.nonBlocking) return fail(Errc::wouldBlock, "no connection to accept");
+        if (deadlineNs != 0 && now >= deadlineNs) return fail(Errc::timedOut, "accept timed out");
+        sleepSorting(call, deadlineNs);
+    }
+}
+
+bool ListenerImpl::sortNew(SortingCall& call) {
+    bool sorted = false;
+    for (int k = 0; call.listenReady && k < 64; ++k) {
+        auto got = acceptOne(&call.direct);
+        if (!got) break;
+        sorted = true;
+        if (!*got) break;  // one sorted: serve it; the next call takes the others
+        call.mine.push_back(std::move(**got));
+    }
+    return sorted;
+}
+
+bool ListenerImpl::sortUndecided(SortingCall& call, size_t older, uint64_t now) {
+    bool sorted = false;
+    for (size_t i = 0; i < call.mine.size();) {
+        // acceptOne() just looked at the ones it added.
+        // The sort's reads take every byte there is (half an eyecatcher,
+        // half a Proposal), so an undecided socket does not keep poll()
+        // spinning.
+        Pending& p = call.mine[i];
+        const bool decided = i < older && decide(p, now >= p.deadlineNs, &call.direct);
+        if (!decided) {
+            ++i;
             continue;
         }
-        uint64_t wakeNs = deadlineNs;
-        fds.clear();
-        fds.push_back({m_listenFd, POLLIN, 0});
-        for (const Pending& p : mine) {
-            fds.push_back({p.fd, POLLIN | POLLRDHUP, 0});
-            if (wakeNs == 0 || p.deadlineNs < wakeNs) wakeNs = p.deadlineNs;
-        }
-        waitReady(fds, wakeNs);
-        listenReady = fds[0].revents != 0;
+        call.mine.erase(call.mine.begin() + static_cast<std::ptrdiff_t>(i));
+        sorted = true;
+        if (call.direct) break;
     }
+    return sorted;
+}
+
+void ListenerImpl::sleepSorting(SortingCall& call, uint64_t deadlineNs) {
+    call.slept = true;
+    if (call.mine.empty()) {
+        // Only the listening socket to watch: the standing epoll set.
+        call.listenReady = waitListenOrReady(deadlineNs);
+        return;
+    }
+    uint64_t wakeNs = deadlineNs;
+    call.fds.clear();
+    call.fds.push_back({m_listenFd, POLLIN, 0});
+    for (const Pending& p : call.mine) {
+        call.fds.push_back({p.fd, POLLIN | POLLRDHUP, 0});
+        if (wakeNs == 0 || p.deadlineNs < wakeNs) wakeNs = p.deadlineNs;
+    }
+    waitReady(call.fds, wakeNs);
+    call.listenReady = call.fds[0].revents != 0;
 }
 
 }  // namespace smcr::core

@@ -114,6 +114,30 @@ private:
     // listener_accept_direct.cpp: accept() with the caller sorting.
     Result<std::shared_ptr<SocketImpl>> acceptSorting(uint64_t deadlineNs);
     std::shared_ptr<SocketImpl> popReady();
+    // One such call: its undecided sockets and what its last wait found.
+    struct SortingCall {
+        std::vector<Pending> mine;  // undecided sockets this call watches
+        bool nonBlocking = false;
+        bool slept = false;                  // waited for its connection
+        bool listenReady = false;            // look at the listening socket
+        std::shared_ptr<SocketImpl> direct;  // a plain TCP client this call sorted
+        std::vector<pollfd> fds;             // the poll() set while it holds undecided sockets
+    };
+    // The call takes the listening socket from the acceptor / gives its
+    // undecided sockets to the acceptor and the socket back.
+    void beginSorting(SortingCall& call);
+    void endSorting(SortingCall& call);
+    // Sorts and sleeps until a socket is queued or sorted for the caller,
+    // the listener closes, or (non-blocking: nothing ready) the deadline.
+    Result<std::shared_ptr<SocketImpl>> sortUntilAccepted(SortingCall& call, uint64_t deadlineNs);
+    // New connections off the listening socket; true when any was sorted.
+    bool sortNew(SortingCall& call);
+    // The undecided sockets older than index `older` that bytes or silence
+    // decided; true when any was.
+    bool sortUndecided(SortingCall& call, size_t older, uint64_t now);
+    // Until the listening socket, an undecided socket, the wake-up eventfd
+    // or the first deadline.
+    void sleepSorting(SortingCall& call, uint64_t deadlineNs);
 
     // listener_handshake.cpp
     void handshakeLoop();

@@ -15,7 +15,6 @@
 // drained after the completion batch (or after the delay).
 #include <cstring>
 
-#include <smcr/fabric_sim.h>
 #include <smcr/wire/cdc.h>
 
 #include "core/shell/engine_impl.h"
@@ -193,13 +192,6 @@ void EngineImpl::afterRecvBatchLocked() {
 }
 
 void EngineImpl::addFlowStatsLocked(EngineStats& out) {
-    if (fabric::sim::SimControl* sim = m_device ? fabric::sim::simControl(*m_device) : nullptr) {
-        const fabric::sim::SimCounters c = sim->counters();
-        out.rnrNaksSent = c.rnrNaksSent;
-        out.rnrNaksReceived = c.rnrNaksReceived;
-        // rnr_retry 7 retries forever: every NAK taken is followed by a retry.
-        out.rnrRetries = c.rnrNaksReceived;
-    }
     auto add = [&out](const LinkRxFlow& f) {
         if (f.credits.enabled()) ++out.creditLinks;
         out.creditsReceived += f.creditsReceived;

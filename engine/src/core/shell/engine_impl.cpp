@@ -84,7 +84,7 @@ Status EngineImpl::init() {
     auto device = fabric::openDevice(fabricName, options);
     if (!device) return fail(device.error());
     m_device = std::move(device.value());
-    m_sim = fabric::sim::simControl(*m_device);
+    m_fabricRunsInCalls = m_device->progressModel() == fabric::ProgressModel::ownerCalls;
     const fabric::DeviceInfo& info = m_device->info();
     auto activePort = std::find_if(info.ports.begin(), info.ports.end(), [](const auto& p) { return p.active; });
     if (activePort == info.ports.end()) return fail(Errc::notFound, info.name + ": no active port");
@@ -185,6 +185,13 @@ EngineStats EngineImpl::stats() {
             out.total += conn->stats;
             ++out.connectionsActive;
         }
+    }
+    // The fabric's RNR NAKs (not counted on verbs: zero there).
+    if (auto rnr = m_device->rnrCounters()) {
+        out.rnrNaksSent = rnr->naksSent;
+        out.rnrNaksReceived = rnr->naksReceived;
+        // rnr_retry 7 retries forever: every NAK taken is followed by a retry.
+        out.rnrRetries = rnr->naksReceived;
     }
     addFlowStatsLocked(out);
     addLinkStatsLocked(out);
@@ -353,7 +360,7 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     ++m_stats.blockingWaits;
     m_sleepers.push_back(w.eventFd);
     // Bounded by the fabric's next due time too: the sim runs a delayed
-    // delivery or ACK only inside our calls (fabric/README.md, "Progress").
+    // delivery or ACK only inside our calls (fabric.h, "Waiting").
     const uint64_t wakeNs = sleepUntilNsLocked(w.deadlineNs);
     timespec timeout{};
     if (wakeNs != 0) {
@@ -384,7 +391,7 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
 }
 
 uint64_t EngineImpl::sleepUntilNsLocked(uint64_t deadlineNs) {
-    uint64_t dueNs = m_sim != nullptr ? m_sim->nextDueNs() : 0;
+    uint64_t dueNs = fabricDueNsLocked();
     // CDCs the slow receive path holds are due then too (engine_credits.cpp).
     if (const uint64_t rxNs = nextRxDueNsLocked(); rxNs != 0 && (dueNs == 0 || rxNs < dueNs)) dueNs = rxNs;
     if (dueNs == 0) return deadlineNs;
@@ -448,75 +455,82 @@ void EngineImpl::backgroundLoop() {
         const uint64_t nowMs = monotonicMs();
         timersLocked(nowMs);
         corkTimersLocked(nowMs);
-
-        // Next timer: hang-up graces, TEST_LINK deadlines, linger.
-        uint64_t nextMs = nowMs + 60000;
-        for (auto& [id, weak] : m_connById) {
-            if (auto conn = weak.lock()) nextMs = std::min(nextMs, conn->hangupDeadlineMs);
-        }
-        nextMs = std::min(nextMs, nextCorkDeadlineMsLocked());  // lab.cork_timer_ms (engine_push.cpp)
-        for (auto& lgr : m_linkGroups) {
-            if (!lgr->terminated) nextMs = std::min(nextMs, lgr->primary().core->nextDeadlineMs());
-            if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
-        }
-        nextMs = std::min(nextMs, multiLinkDeadlineMs());
-        nextMs = std::min(nextMs, txWatchdogDeadlineMsLocked(nowMs));
-        int timeoutMs = static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
-
-        const bool inGrace = m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
-        const bool watchChannel = !inGrace;
-        m_bgAwaitsForeignExit = false;
-        if (watchChannel) {
-            serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
-            // The fabric's timed work runs only inside our calls: wake for it
-            // (whole milliseconds; the sim's timer normally comes first).
-            if (const uint64_t dueNs = sleepUntilNsLocked(0); dueNs != 0) {
-                const uint64_t nowNs = monotonicNs();
-                const uint64_t dueMs = dueNs > nowNs ? (dueNs - nowNs + 999999) / 1000000 : 0;
-                timeoutMs = std::min(timeoutMs, static_cast<int>(std::min<uint64_t>(dueMs, 60000)));
-            }
-        } else if (m_appWaiters == 0 && nowMs >= m_lastWaiterExitMs + kChannelGraceMs) {
-            // Only foreign loops wait on the channel (through their pollers'
-            // fds), and none left for a grace: an idle server, for hours
-            // maybe. No check-back timer; the last of them to leave kicks
-            // (engine_wake.cpp). A busy loop that leaves and re-enters all
-            // the time keeps the timer, and no waiter's exit costs a kick.
-            m_bgAwaitsForeignExit = true;
-        } else {
-            const uint64_t graceLeftMs =
-                m_appWaiters > 0 ? kChannelGraceMs : m_lastWaiterExitMs + kChannelGraceMs - nowMs;
-            timeoutMs = std::min(timeoutMs, static_cast<int>(std::max<uint64_t>(graceLeftMs, 1)));
-        }
-        if (watchChannel != m_bgChannelWatched) {
-            epoll_event ev{};
-            ev.events = watchChannel ? uint32_t{EPOLLIN} : 0u;
-            ev.data.u64 = kBgTagChannel;
-            ::epoll_ctl(m_bgEpollFd, EPOLL_CTL_MOD, m_channel->fd(), &ev);
-            m_bgChannelWatched = watchChannel;
-        }
+        int timeoutMs = backgroundTimeoutMsLocked(nowMs);
+        backgroundChannelLocked(nowMs, timeoutMs);
         noteBackgroundSleepLocked(nowMs, timeoutMs);  // the watchdog may need a kick (engine_watchdog.cpp)
         lock.unlock();
         epoll_event events[64];
         const int n = ::epoll_wait(m_bgEpollFd, events, static_cast<int>(std::size(events)), timeoutMs);
         lock.lock();
-        for (int i = 0; i < n; ++i) {
-            const uint64_t tag = events[i].data.u64;
-            if (tag == kBgTagEvent) {
-                drainEventFd(m_bgEventFd);
-            } else if (tag == kBgTagChannel) {
-                consumeChannelEventsLocked();
-            } else {
-                auto it = m_connById.find(tag);
-                auto conn = it == m_connById.end() ? nullptr : it->second.lock();
-                if (conn) {
-                    // The peer's TCP socket closed: either an orderly end that
-                    // the closing CDC already announced, or a dead peer.
-                    unwatchTcpLocked(*conn);
-                    if (conn->hangupDeadlineMs == UINT64_MAX) conn->hangupDeadlineMs = monotonicMs() + kHangupGraceMs;
-                }
-            }
-        }
+        for (int i = 0; i < n; ++i) onBackgroundEventLocked(events[i].data.u64);
     }
+}
+
+int EngineImpl::backgroundTimeoutMsLocked(uint64_t nowMs) {
+    // Next timer: hang-up graces, TEST_LINK deadlines, linger.
+    uint64_t nextMs = nowMs + 60000;
+    for (auto& [id, weak] : m_connById) {
+        if (auto conn = weak.lock()) nextMs = std::min(nextMs, conn->hangupDeadlineMs);
+    }
+    nextMs = std::min(nextMs, nextCorkDeadlineMsLocked());  // lab.cork_timer_ms (engine_push.cpp)
+    for (auto& lgr : m_linkGroups) {
+        if (!lgr->terminated) nextMs = std::min(nextMs, lgr->primary().core->nextDeadlineMs());
+        if (lgr->core) nextMs = std::min(nextMs, lgr->core->lingerDeadlineMs());
+    }
+    nextMs = std::min(nextMs, multiLinkDeadlineMs());
+    nextMs = std::min(nextMs, txWatchdogDeadlineMsLocked(nowMs));
+    return static_cast<int>(std::min<uint64_t>(nextMs > nowMs ? nextMs - nowMs : 0, 60000));
+}
+
+void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
+    const bool inGrace = m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
+    const bool watchChannel = !inGrace;
+    m_bgAwaitsForeignExit = false;
+    if (watchChannel) {
+        serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
+        // The fabric's timed work runs only inside our calls: wake for it
+        // (whole milliseconds; the sim's timer normally comes first).
+        if (const uint64_t dueNs = sleepUntilNsLocked(0); dueNs != 0) {
+            const uint64_t nowNs = monotonicNs();
+            const uint64_t dueMs = dueNs > nowNs ? (dueNs - nowNs + 999999) / 1000000 : 0;
+            timeoutMs = std::min(timeoutMs, static_cast<int>(std::min<uint64_t>(dueMs, 60000)));
+        }
+    } else if (m_appWaiters == 0 && nowMs >= m_lastWaiterExitMs + kChannelGraceMs) {
+        // Only foreign loops wait on the channel (through their pollers'
+        // fds), and none left for a grace: an idle server, for hours
+        // maybe. No check-back timer; the last of them to leave kicks
+        // (engine_wake.cpp). A busy loop that leaves and re-enters all
+        // the time keeps the timer, and no waiter's exit costs a kick.
+        m_bgAwaitsForeignExit = true;
+    } else {
+        const uint64_t graceLeftMs = m_appWaiters > 0 ? kChannelGraceMs : m_lastWaiterExitMs + kChannelGraceMs - nowMs;
+        timeoutMs = std::min(timeoutMs, static_cast<int>(std::max<uint64_t>(graceLeftMs, 1)));
+    }
+    if (watchChannel != m_bgChannelWatched) {
+        epoll_event ev{};
+        ev.events = watchChannel ? uint32_t{EPOLLIN} : 0u;
+        ev.data.u64 = kBgTagChannel;
+        ::epoll_ctl(m_bgEpollFd, EPOLL_CTL_MOD, m_channel->fd(), &ev);
+        m_bgChannelWatched = watchChannel;
+    }
+}
+
+void EngineImpl::onBackgroundEventLocked(uint64_t tag) {
+    if (tag == kBgTagEvent) {
+        drainEventFd(m_bgEventFd);
+        return;
+    }
+    if (tag == kBgTagChannel) {
+        consumeChannelEventsLocked();
+        return;
+    }
+    auto it = m_connById.find(tag);
+    auto conn = it == m_connById.end() ? nullptr : it->second.lock();
+    if (!conn) return;
+    // The peer's TCP socket closed: either an orderly end that the closing
+    // CDC already announced, or a dead peer.
+    unwatchTcpLocked(*conn);
+    if (conn->hangupDeadlineMs == UINT64_MAX) conn->hangupDeadlineMs = monotonicMs() + kHangupGraceMs;
 }
 
 }  // namespace smcr::core

@@ -13,10 +13,10 @@
 //   polls once more, and only then sleeps in poll() on the completion channel
 //   fd and its own eventfd (rsocket's rs_get_comp sequence). Whoever
 //   processes completions wakes the other sleepers through their eventfds,
-//   so no wake-up is lost. On the sim the sleep also ends at the fabric's
-//   next due time (a delayed delivery runs only inside our calls;
-//   fabric/README.md); work due within microseconds is waited for on the
-//   CPU instead of slept on (engine_wake.cpp).
+//   so no wake-up is lost. On a fabric whose work runs only inside our
+//   calls (the sim: fabric.h, Device::progressModel) the sleep also ends at
+//   the device's next due time, and work due within microseconds is waited
+//   for on the CPU instead of slept on (engine_wake.cpp).
 // - A background thread BLOCKS (never spins) on the channel, a timer and the
 //   TCP sockets of the connections, so CDC/LLC arrivals, TEST_LINK and peer
 //   hang-ups are handled while no application thread is in the engine. While
@@ -43,7 +43,6 @@
 #include <sys/types.h>
 
 #include <smcr/fabric.h>
-#include <smcr/fabric_sim.h>
 #include <smcr/result.h>
 #include <smcr/settings.h>
 #include <smcr/stats.h>
@@ -187,16 +186,22 @@ public:
     const wire::PeerId& systemId() const { return m_systemId; }
     const fabric::PortInfo& port() const { return m_port; }
 
-    // Lab hook for tests (engine_links.cpp): applies a sim fault to the QP of
-    // the link that carries the connections (primary) or of the added one
-    // in every link group. notSupported on other fabrics.
+    // The QP of the link that carries the connections (primary) or of the
+    // added one (standby) in every live link group (engine_links.cpp), for
+    // the lab hooks that arm sim faults on them (lab_hooks.h).
     enum class LinkSelect : uint8_t { primary = 0, standby };
-    Status injectLinkFault(LinkSelect which, fabric::sim::Fault fault, uint64_t value = 0);
-    // The fabric device, for backend-specific controls (tests arm sim faults
-    // through fabric::sim::simControl(device()) while holding mutex()).
+    std::vector<fabric::QueuePair*> linkQpsLocked(LinkSelect which) const;
+    // The fabric device, for backend-specific controls (lab_hooks.h; tests
+    // arm sim faults through fabric::sim::simControl(device()) while holding
+    // mutex()).
     fabric::Device& device() { return *m_device; }
 
 private:
+    // The handshake drivers (handshake_client.cpp, handshake_server.cpp):
+    // one handshake's state and steps over the link groups and connections.
+    friend class ClientHandshakeDriver;
+    friend class ServerHandshakeDriver;
+
     EngineImpl() = default;
     Status init();
 
@@ -269,11 +274,12 @@ private:
     // engine_wake.cpp: whether a send completion would move something nobody
     // sleeps for on the send CQ itself (queued CDCs/LLCs, autocorked data).
     bool sendCompletionAwaitedLocked() const;
-    // engine_wake.cpp: the sim runs this process's delayed WRs only inside its
-    // calls; when the next is due within kFabricDueSpinNs, waits for it
-    // unlocked (cheaper than a sleep and a wake-up) and returns true (poll
-    // now); false when nothing is due that soon, it was waited for already
-    // or this sleep decision's spin budget is spent.
+    // engine_wake.cpp: a fabric whose work runs only inside our calls (the
+    // sim) runs this process's delayed WRs then; when the next is due within
+    // kFabricDueSpinNs, waits for it unlocked (cheaper than a sleep and a
+    // wake-up) and returns true (poll now); false when nothing is due that
+    // soon, it was waited for already or this sleep decision's spin budget
+    // is spent.
     struct DueSpin {
         uint64_t lastDueNs = 0;  // each due time is waited for once
         uint64_t spentNs = 0;    // spun since the last sleep
@@ -281,7 +287,7 @@ private:
     bool spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs, DueSpin& spin);
 
     // waitUntil's steps: busy-poll for lab.busy_poll_us, then drain and arm
-    // the CQs (spinning for the sim's near due work), then sleep on the
+    // the CQs (spinning for the fabric's near due work), then sleep on the
     // channel. Each says whether the condition holds, to go round again, or
     // to sleep.
     enum class WaitStep { ready, again, sleep };
@@ -293,14 +299,14 @@ private:
         WaitFor waitFor = WaitFor::anyCompletion;
         uint64_t spinUntilNs = 0;  // busy polling ends here
         int eventFd = -1;          // this thread's eventfd (wakeSleepersLocked)
-        DueSpin dueSpin;           // the sim's near due work, waited for instead of slept on
+        DueSpin dueSpin;           // the fabric's near due work, waited for instead of slept on
     };
     WaitStep busyPollStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w);
     WaitStep armStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w);
     // Sleeps until the channel, the eventfd, an extra fd or the next due
     // time; true when the condition holds afterwards.
     bool sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now);
-    // True when it waited for the sim's near due work and polled; *ready: the condition then held.
+    // True when it waited for the fabric's near due work and polled; *ready: the condition then held.
     bool spinToDueStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, bool* ready);
 
     // engine_links.cpp: the second link (ADD_LINK), failover, CONFIRM_RKEY/DELETE_RKEY.
@@ -364,21 +370,32 @@ private:
 
     // engine_impl.cpp: background thread, hang-up monitor, timers
     void backgroundLoop();
+    // Its sleep: until the first timer (ms), then whether it watches the
+    // channel (not while application or foreign threads wait, nor for
+    // kChannelGraceMs after), which may cut the sleep (the fabric's due
+    // time, the grace's end); then what woke it (an epoll tag).
+    int backgroundTimeoutMsLocked(uint64_t nowMs);
+    void backgroundChannelLocked(uint64_t nowMs, int& timeoutMs);
+    void onBackgroundEventLocked(uint64_t tag);
     void watchTcpLocked(Connection& conn);
     void unwatchTcpLocked(Connection& conn);
     void timersLocked(uint64_t nowMs);
     // The sleep of a thread about to block: until deadlineNs (0 = none) or
     // the fabric's next due time, whichever is first; 0 = no bound.
     uint64_t sleepUntilNsLocked(uint64_t deadlineNs);
+    // The device's next due time when its timed work runs only inside our
+    // calls (Device::progressModel ownerCalls: the sim); 0 = none, always on
+    // hardware, which is not asked (no call on the waiting path).
+    uint64_t fabricDueNsLocked() { return m_fabricRunsInCalls ? m_device->nextDueNs() : 0; }
 
     Settings m_settings;
     EngineStats m_stats;
     std::mutex m_mutex;
 
     std::unique_ptr<fabric::Device> m_device;
-    // The sim's controls (null on other fabrics): its timed work runs only
-    // inside our calls, so a sleep is bounded by its next due time.
-    fabric::sim::SimControl* m_sim = nullptr;
+    // Its timed work runs only inside our calls (the sim): a sleep is
+    // bounded by its next due time (fabricDueNsLocked).
+    bool m_fabricRunsInCalls = false;
     std::unique_ptr<fabric::ProtectionDomain> m_pd;
     std::unique_ptr<fabric::CompletionChannel> m_channel;
     std::unique_ptr<fabric::CompletionQueue> m_sendCq;

@@ -504,25 +504,16 @@ void EngineImpl::addLinkStatsLocked(EngineStats& out) const {
     }
 }
 
-Status EngineImpl::injectLinkFault(LinkSelect which, fabric::sim::Fault fault, uint64_t value) {
-    std::lock_guard lock(m_mutex);
-    fabric::sim::SimControl* sim = fabric::sim::simControl(*m_device);
-    if (sim == nullptr) return fail(Errc::notSupported, "fault injection needs the sim fabric");
-    size_t done = 0;
-    for (auto& lgr : m_linkGroups) {
+std::vector<fabric::QueuePair*> EngineImpl::linkQpsLocked(LinkSelect which) const {
+    std::vector<fabric::QueuePair*> qps;
+    for (const auto& lgr : m_linkGroups) {
         if (lgr->terminated) continue;
         fabric::QueuePair* qp = nullptr;
         if (which == LinkSelect::primary) qp = lgr->primary().qp.get();
         if (which == LinkSelect::standby && lgr->standby()) qp = lgr->standby()->qp.get();
-        if (qp == nullptr) continue;
-        if (Status s = sim->injectFault(*qp, fault, value); !s) return s;
-        ++done;
+        if (qp != nullptr) qps.push_back(qp);
     }
-    if (done == 0) return fail(Errc::notFound, "no such link");
-    // Let the fault surface now rather than at the next poll.
-    sim->progress();
-    wakeSleepersLocked();
-    return {};
+    return qps;
 }
 
 }  // namespace smcr::core

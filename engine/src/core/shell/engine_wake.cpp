@@ -88,9 +88,9 @@ void EngineImpl::foreignWaitEndLocked() {
 }
 
 bool EngineImpl::spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs, DueSpin& spin) {
-    if (m_sim == nullptr) return false;
-    // As the last progress pass left it (every poll and arm runs one).
-    const uint64_t dueNs = m_sim->nextDueNs();
+    // As the last progress pass left it (every poll and arm runs one); 0 on
+    // hardware, whose work needs no call of ours.
+    const uint64_t dueNs = fabricDueNsLocked();
     if (dueNs == 0 || dueNs <= spin.lastDueNs) return false;  // none, or waited for already
     const uint64_t nowNs = monotonicNs();
     if (dueNs > nowNs + kFabricDueSpinNs || spin.spentNs >= kFabricDueSpinBudgetNs) return false;

@@ -1,6 +1,9 @@
 // Client side of the CLC handshake over a connected TCP socket
 // (smc-protocol.md 1.7): Proposal, Accept, Confirm, and on first contact the
 // LLC CONFIRM_LINK exchange; any failure falls back to TCP with a reason.
+#include <optional>
+#include <utility>
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,189 +44,215 @@ wire::ClcProposal makeProposal(const EngineImpl& engine, int fd) {
 
 }  // namespace
 
-Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const std::string& peerName) {
-    // Link-group creation is serialized from the Accept on (the kernel takes
-    // smc_client_lgr_pending in smc_connect_rdma, after the Proposal/Accept
-    // exchange): the Proposal leaves at once. Holding the lock before it
-    // would keep this connection silent while another thread's handshake
-    // runs, and past lab.clc_detect_ms a libsmcr listener takes a silent
-    // client for plain TCP.
-    std::unique_lock pending(m_clientLgrPending, std::defer_lock);
-    auto self = shared_from_this();
-    Handshake hs(HandshakeRole::client);
-    std::shared_ptr<LinkGroup> lgr;
-    std::shared_ptr<Connection> conn;
-    bool newLgr = false;
+// One client handshake: what it has built so far and its steps, in the
+// order of run(). Each step either carries on (nullopt) or ends the
+// handshake with its outcome: a fallback socket or an error.
+class ClientHandshakeDriver {
+public:
+    using Outcome = Result<std::shared_ptr<SocketImpl>>;
 
-    // Undo what the handshake built, tell the peer if the core says so, and
-    // carry on over TCP.
-    auto fallBack = [&](const HandshakeActions& a) -> Result<std::shared_ptr<SocketImpl>> {
-        // Best effort: the fallback goes ahead whether or not the peer hears it.
-        if (a.sendDecline) (void)sendDecline(fd, m_systemId, a.declineReason, a.declineOutOfSync);
-        {
-            std::lock_guard lock(m_mutex);
-            if (conn) {
-                conn->appClosed = false;  // keep the TCP fd: the fallback socket owns it
-                dropConnectionLocked(*conn);
-            }
-            if (lgr && newLgr) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, false);
-        }
-        countFallback(HandshakeRole::client, a.fallbackReason, a.peerReason, a.handshakeError);
-        return std::make_shared<SocketImpl>(self, fd, peerName, a.fallbackReason, a.peerReason);
-    };
-    auto eventOf = [](HandshakeEventKind kind) {
-        HandshakeEvent e;
-        e.kind = kind;
-        return e;
-    };
+    ClientHandshakeDriver(EngineImpl& engine, int fd, const std::string& peerName)
+        : m_engine(engine),
+          m_self(engine.shared_from_this()),
+          m_fd(fd),
+          m_peerName(peerName),
+          m_clcWaitMs(static_cast<int>(engine.m_settings.get(SettingId::clcWaitMs))),
+          m_pending(engine.m_clientLgrPending, std::defer_lock) {}
 
-    hs.on(eventOf(HandshakeEventKind::start));
-    const std::vector<uint8_t> proposal = wire::encode(makeProposal(*this, fd));
-    if (Status s = writeAllTcp(fd, proposal); !s) return fail(s.error());
-
-    const int clcWaitMs = static_cast<int>(m_settings.get(SettingId::clcWaitMs));
-    ClcReceived msg = receiveClc(fd, clcWaitMs);
-    if (!msg) return fallBack(hs.on(eventOf(msg.failure)));
-    if (const auto* decline = std::get_if<wire::ClcDecline>(&msg.value())) {
-        HandshakeEvent e = eventOf(HandshakeEventKind::decline);
-        e.peerReason = decline->reasonCode;
-        return fallBack(hs.on(e));
+    Outcome run() {
+        if (Status s = sendProposal(); !s) return fail(s.error());
+        if (auto end = receiveAccept()) return std::move(*end);
+        // Link-group creation is serialized from the Accept on (the kernel
+        // takes smc_client_lgr_pending in smc_connect_rdma, after the
+        // Proposal/Accept exchange): the Proposal leaves at once. Holding the
+        // lock before it would keep this connection silent while another
+        // thread's handshake runs, and past lab.clc_detect_ms a libsmcr
+        // listener takes a silent client for plain TCP.
+        m_pending.lock();
+        if (auto end = joinLinkGroup()) return std::move(*end);
+        if (auto end = sendConfirm()) return std::move(*end);
+        if (auto end = confirmFirstLink()) return std::move(*end);
+        return established();
     }
-    const auto* accept = std::get_if<wire::ClcAcceptConfirm>(&msg.value());
+
+private:
+    Status sendProposal();
+    std::optional<Outcome> receiveAccept();
+    // The link group the Accept names (new on first contact) and our connection in it.
+    std::optional<Outcome> joinLinkGroup();
+    std::optional<wire::DeclineReason> linkGroupLocked(std::unique_lock<std::mutex>& lock, HandshakeEvent& event);
+    std::optional<wire::DeclineReason> newLinkGroupLocked(const PeerKey& peer);
+    std::optional<wire::DeclineReason> addConnectionLocked();
+    std::optional<Outcome> sendConfirm();
+    // First contact: the server's CONFIRM_LINK request, our response.
+    std::optional<Outcome> confirmFirstLink();
+    Outcome confirmLinkMissed(LlcWaitResult w);
+    Outcome established();
+    // Undoes what the handshake built, tells the peer if the machine says
+    // so, and carries on over TCP.
+    Outcome fallBack(const HandshakeActions& a);
+    Outcome fallBack(const HandshakeEvent& e) { return fallBack(m_hs.on(e)); }
+
+    EngineImpl& m_engine;
+    std::shared_ptr<EngineImpl> m_self;
+    int m_fd;
+    const std::string& m_peerName;
+    int m_clcWaitMs;
+    std::unique_lock<std::mutex> m_pending;  // the engine's m_clientLgrPending
+    Handshake m_hs{HandshakeRole::client};
+    wire::ClcAcceptConfirm m_accept;  // the server's Accept
+    bool m_establishedByAccept = false;
+    std::shared_ptr<LinkGroup> m_lgr;
+    std::shared_ptr<Connection> m_conn;
+    bool m_newLgr = false;
+};
+
+Status ClientHandshakeDriver::sendProposal() {
+    m_hs.on(eventOf(HandshakeEventKind::start));
+    return writeAllTcp(m_fd, wire::encode(makeProposal(m_engine, m_fd)));
+}
+
+std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::receiveAccept() {
+    ClcReceived msg = receiveClc(m_fd, m_clcWaitMs);
+    if (!msg) return fallBack(eventOf(msg.failure));
+    if (const auto* decline = std::get_if<wire::ClcDecline>(&msg.value())) return fallBack(declineOf(*decline));
+    auto* accept = std::get_if<wire::ClcAcceptConfirm>(&*msg.message);
     if (accept == nullptr || accept->type != wire::ClcType::accept) {
-        return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
+        return fallBack(eventOf(HandshakeEventKind::malformed));
     }
+    m_accept = std::move(*accept);
+    return std::nullopt;
+}
 
-    pending.lock();
-    HandshakeEvent acceptEvent = eventOf(HandshakeEventKind::accept);
-    acceptEvent.firstContact = accept->firstContact;
-    acceptEvent.rmbeSizeValid = accept->rmbeSizeCode <= wire::kRmbeSizeCodeMaxSmcr;
+std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::joinLinkGroup() {
+    HandshakeEvent event = eventOf(HandshakeEventKind::accept);
+    event.firstContact = m_accept.firstContact;
+    event.rmbeSizeValid = m_accept.rmbeSizeCode <= wire::kRmbeSizeCodeMaxSmcr;
+    std::optional<wire::DeclineReason> failure;
     {
-        std::unique_lock lock(m_mutex);
-        const PeerKey key{accept->peerId, accept->gid};
-        if (acceptEvent.rmbeSizeValid) {
-            if (accept->firstContact) {
-                auto made = createLinkGroupLocked(HandshakeRole::client, key);
-                if (!made) {
-                    lock.unlock();
-                    HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-                    e.reason = wire::DeclineReason::errRdyLnk;
-                    return fallBack(hs.on(e));
-                }
-                lgr = made.value();
-                newLgr = true;
-                // RQ credits (seed 004): on when the server offered and so do we.
-                Link& link = lgr->primary();
-                if (accept->initCredits > 0 && creditOfferLocked(link) > 0) link.enableCredits(accept->initCredits);
-                const fabric::PathMtu mtu = std::min(mtuFromWire(accept->qpMtu), m_port.activeMtu);
-                if (!link.bringUp(
-                        LinkEndpoint{accept->mac, accept->gid, accept->qpn, accept->initialPsn, accept->qpMtu}, mtu)) {
-                    lock.unlock();
-                    HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-                    e.reason = wire::DeclineReason::errRdyLnk;
-                    return fallBack(hs.on(e));
-                }
-            } else {
-                lgr = findLinkGroupLocked(HandshakeRole::client, key, accept->qpn, false);
-                acceptEvent.linkGroupFound = lgr != nullptr;
-                // The server saw room in the group; here the slots may still be
-                // held by connections whose closing CDCs are in flight.
-                if (lgr && lgr->core->full()) {
-                    const uint64_t deadline = monotonicNs() + m_settings.get(SettingId::llcWaitMs) * 1000000;
-                    waitUntil(
-                        lock, [&] { return !lgr->core->full() || lgr->terminated; }, deadline);
-                }
-            }
-        }
-        if (lgr) {
-            auto added = addConnectionLocked(lgr);
-            if (!added) {
-                lock.unlock();
-                HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-                e.reason = wire::DeclineReason::mem;
-                return fallBack(hs.on(e));
-            }
-            conn = added.value();
-            ConnectionParams params;
-            params.localToken = conn->localToken;
-            params.peerToken = accept->rmbeAlertToken;
-            params.sndbufBytes = static_cast<uint32_t>(conn->sndbuf->length());
-            params.rmbeBytes = static_cast<uint32_t>(conn->rmb->length());
-            params.peerRmbeBytes = wire::rmbeCodeToSize(accept->rmbeSizeCode);
-            conn->core = std::make_unique<ConnectionCore>(params);
-            // RMBE index 1: the first (only) element of the peer's RMB.
-            conn->peerRmbVaddr = accept->rmbVaddr + uint64_t{params.peerRmbeBytes} * (accept->rmbeIndex - 1u);
-            conn->peerRmbRkey = accept->rmbRkey;
-        }
+        std::unique_lock lock(m_engine.m_mutex);
+        failure = linkGroupLocked(lock, event);
+        if (!failure && m_lgr) failure = addConnectionLocked();
     }
-    HandshakeActions a = hs.on(acceptEvent);
+    if (failure) return fallBack(localFailureOf(*failure));
+    const HandshakeActions a = m_hs.on(event);
     if (a.fallBack) return fallBack(a);
+    m_establishedByAccept = a.established;
+    return std::nullopt;
+}
 
-    // Confirm: our QP, RMB and token.
+std::optional<wire::DeclineReason> ClientHandshakeDriver::linkGroupLocked(std::unique_lock<std::mutex>& lock,
+                                                                          HandshakeEvent& event) {
+    if (!event.rmbeSizeValid) return std::nullopt;  // the machine declines it (CNFERR)
+    const PeerKey key{m_accept.peerId, m_accept.gid};
+    if (m_accept.firstContact) return newLinkGroupLocked(key);
+    m_lgr = m_engine.findLinkGroupLocked(HandshakeRole::client, key, m_accept.qpn, false);
+    event.linkGroupFound = m_lgr != nullptr;
+    // The server saw room in the group; here the slots may still be held by
+    // connections whose closing CDCs are in flight.
+    if (m_lgr && m_lgr->core->full()) {
+        const uint64_t deadline = monotonicNs() + m_engine.m_settings.get(SettingId::llcWaitMs) * 1000000;
+        m_engine.waitUntil(
+            lock, [&] { return !m_lgr->core->full() || m_lgr->terminated; }, deadline);
+    }
+    return std::nullopt;
+}
+
+std::optional<wire::DeclineReason> ClientHandshakeDriver::newLinkGroupLocked(const PeerKey& peer) {
+    auto made = m_engine.createLinkGroupLocked(HandshakeRole::client, peer);
+    if (!made) return wire::DeclineReason::errRdyLnk;
+    m_lgr = made.value();
+    m_newLgr = true;
+    // RQ credits (seed 004): on when the server offered and so do we.
+    Link& link = m_lgr->primary();
+    if (m_accept.initCredits > 0 && m_engine.creditOfferLocked(link) > 0) link.enableCredits(m_accept.initCredits);
+    const fabric::PathMtu mtu = std::min(mtuFromWire(m_accept.qpMtu), m_engine.m_port.activeMtu);
+    const LinkEndpoint server{m_accept.mac, m_accept.gid, m_accept.qpn, m_accept.initialPsn, m_accept.qpMtu};
+    if (!link.bringUp(server, mtu)) return wire::DeclineReason::errRdyLnk;
+    return std::nullopt;
+}
+
+std::optional<wire::DeclineReason> ClientHandshakeDriver::addConnectionLocked() {
+    auto added = m_engine.addConnectionLocked(m_lgr);
+    if (!added) return wire::DeclineReason::mem;
+    m_conn = added.value();
+    startConnectionCore(*m_conn, m_accept);
+    return std::nullopt;
+}
+
+std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::sendConfirm() {
+    // Our QP, RMB and token.
     wire::ClcAcceptConfirm confirm;
-    confirm.type = wire::ClcType::confirm;
-    confirm.version = 1;
-    confirm.firstContact = accept->firstContact;
-    confirm.peerId = m_systemId;
-    confirm.gid = m_port.gid;
-    confirm.mac = m_port.mac;
     {
-        std::lock_guard lock(m_mutex);
-        const Link& link = lgr->primary();
-        confirm.qpn = link.local.qpn;
-        confirm.initialPsn = link.local.psn;
+        std::lock_guard lock(m_engine.m_mutex);
+        const Link& link = m_lgr->primary();
+        confirm = makeAcceptConfirm(m_engine, wire::ClcType::confirm, m_accept.firstContact, link, *m_conn);
         confirm.qpMtu = mtuToWire(link.mtu);
         // Our offer answers the server's; zero (reserved) when credits are off.
-        if (newLgr && link.flow.credits.enabled()) confirm.initCredits = LinkCredits::offerFor(link.recvWr);
+        if (m_newLgr && link.flow.credits.enabled()) confirm.initCredits = LinkCredits::offerFor(link.recvWr);
     }
-    confirm.rmbRkey = conn->rmb->rkey();
-    confirm.rmbeIndex = 1;
-    confirm.rmbeAlertToken = conn->localToken;
-    confirm.rmbeSizeCode = wire::rmbeSizeToCode(static_cast<uint32_t>(conn->rmb->length()));
-    confirm.rmbVaddr = conn->rmb->address();
-    if (Status s = writeAllTcp(fd, wire::encode(confirm)); !s) {
-        HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-        e.reason = wire::DeclineReason::intErr;
-        return fallBack(hs.on(e));
+    if (Status s = writeAllTcp(m_fd, wire::encode(confirm)); !s) {
+        return fallBack(localFailureOf(wire::DeclineReason::intErr));
     }
+    return std::nullopt;
+}
 
-    if (!a.established) {
-        // First contact: the server's CONFIRM_LINK request is the first RoCE message.
-        std::unique_lock lock(m_mutex);
-        const LlcWaitResult w =
-            waitForLlcFlag(*this, lock, *lgr, &LinkGroup::confirmLinkSeen, fd, m_settings.get(SettingId::llcWaitMs));
-        if (w != LlcWaitResult::seen) {
-            lock.unlock();
-            if (w == LlcWaitResult::tcpData) {
-                ClcReceived late = receiveClc(fd, clcWaitMs);
-                if (late) {
-                    if (const auto* d = std::get_if<wire::ClcDecline>(&late.value())) {
-                        HandshakeEvent e = eventOf(HandshakeEventKind::decline);
-                        e.peerReason = d->reasonCode;
-                        return fallBack(hs.on(e));
-                    }
-                }
-                return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
-            }
-            return fallBack(hs.on(eventOf(HandshakeEventKind::timeout)));
-        }
-        a = hs.on(eventOf(HandshakeEventKind::confirmLinkRequest));
-        if (Status s = postLlcLocked(*lgr, wire::encode(makeConfirmLink(*this, *lgr, true))); !s) {
-            lock.unlock();
-            HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-            e.reason = wire::DeclineReason::errRdyLnk;
-            return fallBack(hs.on(e));
-        }
-        lgr->primary().core->activate(monotonicMs());
+std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::confirmFirstLink() {
+    if (m_establishedByAccept) return std::nullopt;  // a reused link group: no LLC exchange
+    // First contact: the server's CONFIRM_LINK request is the first RoCE message.
+    std::unique_lock lock(m_engine.m_mutex);
+    const LlcWaitResult w = waitForLlcFlag(m_engine, lock, *m_lgr, &LinkGroup::confirmLinkSeen, m_fd,
+                                           m_engine.m_settings.get(SettingId::llcWaitMs));
+    if (w != LlcWaitResult::seen) {
+        lock.unlock();
+        return confirmLinkMissed(w);
     }
+    m_hs.on(eventOf(HandshakeEventKind::confirmLinkRequest));
+    if (Status s = m_engine.postLlcLocked(*m_lgr, wire::encode(makeConfirmLink(m_engine, *m_lgr, true))); !s) {
+        lock.unlock();
+        return fallBack(localFailureOf(wire::DeclineReason::errRdyLnk));
+    }
+    m_lgr->primary().core->activate(monotonicMs());
+    return std::nullopt;
+}
 
-    std::lock_guard lock(m_mutex);
-    if (!newLgr) ++m_stats.linkGroupReuses;
-    ++m_stats.clientSuccess;
-    conn->tcpFd = fd;
-    watchTcpLocked(*conn);
-    replayEarlyCdcsLocked(*lgr, *conn);
-    return std::make_shared<SocketImpl>(self, conn, fd, peerName);
+ClientHandshakeDriver::Outcome ClientHandshakeDriver::confirmLinkMissed(LlcWaitResult w) {
+    if (w != LlcWaitResult::tcpData) return fallBack(eventOf(HandshakeEventKind::timeout));
+    // Bytes on the TCP socket instead: a late Decline, or a broken peer.
+    ClcReceived late = receiveClc(m_fd, m_clcWaitMs);
+    if (late) {
+        if (const auto* d = std::get_if<wire::ClcDecline>(&late.value())) return fallBack(declineOf(*d));
+    }
+    return fallBack(eventOf(HandshakeEventKind::malformed));
+}
+
+ClientHandshakeDriver::Outcome ClientHandshakeDriver::established() {
+    std::lock_guard lock(m_engine.m_mutex);
+    if (!m_newLgr) ++m_engine.m_stats.linkGroupReuses;
+    ++m_engine.m_stats.clientSuccess;
+    m_conn->tcpFd = m_fd;
+    m_engine.watchTcpLocked(*m_conn);
+    m_engine.replayEarlyCdcsLocked(*m_lgr, *m_conn);
+    return std::make_shared<SocketImpl>(m_self, m_conn, m_fd, m_peerName);
+}
+
+ClientHandshakeDriver::Outcome ClientHandshakeDriver::fallBack(const HandshakeActions& a) {
+    // Best effort: the fallback goes ahead whether or not the peer hears it.
+    if (a.sendDecline) (void)sendDecline(m_fd, m_engine.m_systemId, a.declineReason, a.declineOutOfSync);
+    {
+        std::lock_guard lock(m_engine.m_mutex);
+        if (m_conn) {
+            m_conn->appClosed = false;  // keep the TCP fd: the fallback socket owns it
+            m_engine.dropConnectionLocked(*m_conn);
+        }
+        if (m_lgr && m_newLgr) m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, false);
+    }
+    m_engine.countFallback(HandshakeRole::client, a.fallbackReason, a.peerReason, a.handshakeError);
+    return std::make_shared<SocketImpl>(m_self, m_fd, m_peerName, a.fallbackReason, a.peerReason);
+}
+
+Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const std::string& peerName) {
+    return ClientHandshakeDriver(*this, fd, peerName).run();
 }
 
 void EngineImpl::countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error) {

@@ -71,6 +71,38 @@ wire::LlcConfirmLink makeConfirmLink(const EngineImpl& engine, const LinkGroup& 
     return m;
 }
 
+wire::ClcAcceptConfirm makeAcceptConfirm(const EngineImpl& engine, wire::ClcType type, bool firstContact,
+                                         const Link& link, const Connection& conn) {
+    wire::ClcAcceptConfirm m;
+    m.type = type;
+    m.version = 1;
+    m.firstContact = firstContact;
+    m.peerId = engine.systemId();
+    m.gid = engine.port().gid;
+    m.mac = engine.port().mac;
+    m.qpn = link.local.qpn;
+    m.initialPsn = link.local.psn;
+    m.rmbRkey = conn.rmb->rkey();
+    m.rmbeIndex = 1;
+    m.rmbeAlertToken = conn.localToken;
+    m.rmbeSizeCode = wire::rmbeSizeToCode(static_cast<uint32_t>(conn.rmb->length()));
+    m.rmbVaddr = conn.rmb->address();
+    return m;
+}
+
+void startConnectionCore(Connection& conn, const wire::ClcAcceptConfirm& peer) {
+    ConnectionParams params;
+    params.localToken = conn.localToken;
+    params.peerToken = peer.rmbeAlertToken;
+    params.sndbufBytes = static_cast<uint32_t>(conn.sndbuf->length());
+    params.rmbeBytes = static_cast<uint32_t>(conn.rmb->length());
+    params.peerRmbeBytes = wire::rmbeCodeToSize(peer.rmbeSizeCode);
+    conn.core = std::make_unique<ConnectionCore>(params);
+    // RMBE index 1: the first (only) element of the peer's RMB.
+    conn.peerRmbVaddr = peer.rmbVaddr + uint64_t{params.peerRmbeBytes} * (peer.rmbeIndex - 1u);
+    conn.peerRmbRkey = peer.rmbRkey;
+}
+
 fabric::PathMtu mtuFromWire(wire::IbMtu mtu) {
     const auto v = static_cast<uint8_t>(mtu);
     return v >= 1 && v <= 5 ? static_cast<fabric::PathMtu>(v) : fabric::PathMtu::mtu1024;

@@ -17,6 +17,34 @@ namespace smcr::core {
 
 Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason reason, bool outOfSync);
 
+// An event for the handshake machine with no facts beyond its kind.
+inline HandshakeEvent eventOf(HandshakeEventKind kind) {
+    HandshakeEvent e;
+    e.kind = kind;
+    return e;
+}
+// Resources could not be set up; reason: what the Decline says.
+inline HandshakeEvent localFailureOf(wire::DeclineReason reason) {
+    HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
+    e.reason = reason;
+    return e;
+}
+// The peer declined (its code kept for the stats).
+inline HandshakeEvent declineOf(const wire::ClcDecline& decline) {
+    HandshakeEvent e = eventOf(HandshakeEventKind::decline);
+    e.peerReason = decline.reasonCode;
+    return e;
+}
+
+// Our Accept (server) or Confirm (client): our ids, the QP of `link` and
+// the RMB element of `conn` (RFC 7609 3.3.2). The caller sets the MTU and
+// the RQ credits offer, which differ per side (caller holds the engine lock).
+wire::ClcAcceptConfirm makeAcceptConfirm(const EngineImpl& engine, wire::ClcType type, bool firstContact,
+                                         const Link& link, const Connection& conn);
+// The connection's core from the peer's Accept or Confirm: its token, RMB
+// element and size (caller holds the engine lock).
+void startConnectionCore(Connection& conn, const wire::ClcAcceptConfirm& peer);
+
 // One CLC message read (clc_io.h) and decoded, or the event a failure feeds
 // the handshake machine: timeout; notClc for bytes without an eyecatcher or
 // EOF; malformed for a broken header, a read error or bytes that do not

@@ -1,6 +1,10 @@
 // Server side of the CLC handshake for an accepted TCP socket whose first
 // bytes carry the CLC eyecatcher (smc_detect.h decided that): Proposal,
 // Accept, Confirm, and on first contact the CONFIRM_LINK request/response.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <smcr/wire/decline_reasons.h>
 
 #include "core/handshake/handshake.h"
@@ -31,173 +35,218 @@ std::shared_ptr<SocketImpl> EngineImpl::serverDeclineCongested(int fd, const std
     return sock;
 }
 
-std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::string& peerName,
-                                                        std::vector<uint8_t> prefix) {
-    std::lock_guard pending(m_serverLgrPending);
-    auto self = shared_from_this();
-    Handshake hs(HandshakeRole::server);
-    std::shared_ptr<LinkGroup> lgr;
-    std::shared_ptr<Connection> conn;
-    bool newLgr = false;
+// One server handshake: what it has built so far and its steps, in the
+// order of run(). Each step either carries on (nullptr) or ends the
+// handshake with the socket it fell back to.
+class ServerHandshakeDriver {
+public:
+    using Outcome = std::shared_ptr<SocketImpl>;
 
-    auto fallBack = [&](const HandshakeActions& a) {
-        // Best effort: the fallback goes ahead whether or not the peer hears it.
-        if (a.sendDecline) (void)sendDecline(fd, m_systemId, a.declineReason, a.declineOutOfSync);
-        {
-            std::lock_guard lock(m_mutex);
-            if (conn) dropConnectionLocked(*conn);
-            if (lgr && newLgr) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, false);
-        }
-        countFallback(HandshakeRole::server, a.fallbackReason, a.peerReason, a.handshakeError);
-        auto sock = std::make_shared<SocketImpl>(self, fd, peerName, a.fallbackReason, a.peerReason);
-        // Bytes the sort read that no CLC message took: the application's, as
-        // if they had been left on the socket.
-        if (!prefix.empty()) sock->setPrefix(std::move(prefix));
-        return sock;
-    };
-    auto eventOf = [](HandshakeEventKind kind) {
-        HandshakeEvent e;
-        e.kind = kind;
-        return e;
-    };
+    ServerHandshakeDriver(EngineImpl& engine, int fd, const std::string& peerName, std::vector<uint8_t> prefix)
+        : m_engine(engine),
+          m_self(engine.shared_from_this()),
+          m_fd(fd),
+          m_peerName(peerName),
+          m_prefix(std::move(prefix)),
+          m_clcWaitMs(static_cast<int>(engine.m_settings.get(SettingId::clcWaitMs))) {}
+
+    Outcome run() {
+        m_hs.on(eventOf(HandshakeEventKind::start));
+        if (auto end = receiveProposal()) return end;
+        if (auto end = joinLinkGroup()) return end;
+        if (auto end = sendAccept()) return end;
+        if (auto end = receiveConfirm()) return end;
+        if (auto end = confirmFirstLink()) return end;
+        return established();
+    }
+
+private:
+    Outcome receiveProposal();
+    // The client's link group (found, or new: first contact) and our connection in it.
+    Outcome joinLinkGroup();
+    void joinLinkGroupLocked(const PeerKey& peer);
+    Outcome sendAccept();
+    Outcome receiveConfirm();
+    void startConnectionLocked(const HandshakeEvent& confirmEvent);
+    // First contact: our CONFIRM_LINK request over the new link, the client's response.
+    Outcome confirmFirstLink();
+    Outcome established();
     // A Decline from the client; with out-of-sync our reused group is stale.
-    auto onDecline = [&](const wire::ClcDecline& d) {
-        if (d.outOfSync && lgr && !newLgr) {
-            std::lock_guard lock(m_mutex);
-            if (conn) {
-                dropConnectionLocked(*conn);
-                conn.reset();
-            }
-            terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
-            lgr.reset();
-        }
-        HandshakeEvent e = eventOf(HandshakeEventKind::decline);
-        e.peerReason = d.reasonCode;
-        return fallBack(hs.on(e));
-    };
+    Outcome onDecline(const wire::ClcDecline& d);
+    // Undoes what the handshake built, tells the peer if the machine says
+    // so, and carries on over TCP.
+    Outcome fallBack(const HandshakeActions& a);
+    Outcome fallBack(const HandshakeEvent& e) { return fallBack(m_hs.on(e)); }
 
-    hs.on(eventOf(HandshakeEventKind::start));
-    const int clcWaitMs = static_cast<int>(m_settings.get(SettingId::clcWaitMs));
-    ClcReceived msg = receiveClc(fd, clcWaitMs, &prefix);
-    if (!msg) return fallBack(hs.on(eventOf(msg.failure)));
+    EngineImpl& m_engine;
+    std::shared_ptr<EngineImpl> m_self;
+    int m_fd;
+    const std::string& m_peerName;
+    // The client's first bytes, already read by the listener's sort; what no
+    // CLC message takes is the application's on a fallback.
+    std::vector<uint8_t> m_prefix;
+    int m_clcWaitMs;
+    Handshake m_hs{HandshakeRole::server};
+    wire::ClcProposal m_proposal;
+    wire::ClcAcceptConfirm m_accept;   // ours
+    wire::ClcAcceptConfirm m_confirm;  // the client's
+    HandshakeActions m_confirmed;      // what the machine made of the Confirm
+    std::shared_ptr<LinkGroup> m_lgr;
+    std::shared_ptr<Connection> m_conn;
+    bool m_newLgr = false;
+};
+
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::receiveProposal() {
+    ClcReceived msg = receiveClc(m_fd, m_clcWaitMs, &m_prefix);
+    if (!msg) return fallBack(eventOf(msg.failure));
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
-    const auto* proposal = std::get_if<wire::ClcProposal>(&msg.value());
-    if (proposal == nullptr) return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
+    auto* proposal = std::get_if<wire::ClcProposal>(&*msg.message);
+    if (proposal == nullptr) return fallBack(eventOf(HandshakeEventKind::malformed));
+    m_proposal = std::move(*proposal);  // a v2 client's extensions: moved, not copied
+    return nullptr;
+}
 
-    HandshakeEvent proposalEvent = eventOf(HandshakeEventKind::proposal);
-    proposalEvent.smcrOffered = proposal->typeV1 == wire::SmcType::r || proposal->typeV1 == wire::SmcType::both;
-    if (proposalEvent.smcrOffered) {
-        std::lock_guard lock(m_mutex);
-        const PeerKey key{proposal->peerId, proposal->gid};
-        lgr = findLinkGroupLocked(HandshakeRole::server, key, 0, true);
-        if (!lgr) {
-            auto made = createLinkGroupLocked(HandshakeRole::server, key);
-            if (made) {
-                lgr = made.value();
-                newLgr = true;
-            }
-        }
-        if (lgr) {
-            auto added = addConnectionLocked(lgr);
-            if (added) conn = added.value();
-        }
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::joinLinkGroup() {
+    HandshakeEvent event = eventOf(HandshakeEventKind::proposal);
+    event.smcrOffered = m_proposal.typeV1 == wire::SmcType::r || m_proposal.typeV1 == wire::SmcType::both;
+    if (event.smcrOffered) {
+        std::lock_guard lock(m_engine.m_mutex);
+        joinLinkGroupLocked(PeerKey{m_proposal.peerId, m_proposal.gid});
     }
-    if (proposalEvent.smcrOffered && !conn) {
-        hs.on(proposalEvent);  // moves past awaitProposal so the failure declines
-        HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-        e.reason = wire::DeclineReason::mem;
-        return fallBack(hs.on(e));
+    if (event.smcrOffered && !m_conn) {
+        m_hs.on(event);  // moves past awaitProposal so the failure declines
+        return fallBack(localFailureOf(wire::DeclineReason::mem));
     }
-    HandshakeActions a = hs.on(proposalEvent);
+    const HandshakeActions a = m_hs.on(event);
     if (a.fallBack) return fallBack(a);
+    return nullptr;
+}
 
-    wire::ClcAcceptConfirm accept;
-    accept.type = wire::ClcType::accept;
-    accept.version = 1;
-    accept.firstContact = newLgr;
-    accept.peerId = m_systemId;
-    accept.gid = m_port.gid;
-    accept.mac = m_port.mac;
+void ServerHandshakeDriver::joinLinkGroupLocked(const PeerKey& peer) {
+    m_lgr = m_engine.findLinkGroupLocked(HandshakeRole::server, peer, 0, true);
+    if (!m_lgr) {
+        auto made = m_engine.createLinkGroupLocked(HandshakeRole::server, peer);
+        if (made) {
+            m_lgr = made.value();
+            m_newLgr = true;
+        }
+    }
+    if (m_lgr) {
+        auto added = m_engine.addConnectionLocked(m_lgr);
+        if (added) m_conn = added.value();
+    }
+}
+
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::sendAccept() {
     {
-        std::lock_guard lock(m_mutex);
-        accept.qpn = lgr->primary().local.qpn;
-        accept.initialPsn = lgr->primary().local.psn;
+        std::lock_guard lock(m_engine.m_mutex);
+        const Link& link = m_lgr->primary();
+        m_accept = makeAcceptConfirm(m_engine, wire::ClcType::accept, m_newLgr, link, *m_conn);
         // RQ credits offer (seed 004), first contact only; zero = reserved.
-        if (newLgr) accept.initCredits = creditOfferLocked(lgr->primary());
+        if (m_newLgr) m_accept.initCredits = m_engine.creditOfferLocked(link);
     }
-    accept.qpMtu = mtuToWire(m_port.activeMtu);
-    accept.rmbRkey = conn->rmb->rkey();
-    accept.rmbeIndex = 1;
-    accept.rmbeAlertToken = conn->localToken;
-    accept.rmbeSizeCode = wire::rmbeSizeToCode(static_cast<uint32_t>(conn->rmb->length()));
-    accept.rmbVaddr = conn->rmb->address();
-    if (Status s = writeAllTcp(fd, wire::encode(accept)); !s) {
-        HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-        e.reason = wire::DeclineReason::intErr;
-        return fallBack(hs.on(e));
+    m_accept.qpMtu = mtuToWire(m_engine.m_port.activeMtu);
+    if (Status s = writeAllTcp(m_fd, wire::encode(m_accept)); !s) {
+        return fallBack(localFailureOf(wire::DeclineReason::intErr));
     }
+    return nullptr;
+}
 
-    msg = receiveClc(fd, clcWaitMs, &prefix);
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::receiveConfirm() {
+    ClcReceived msg = receiveClc(m_fd, m_clcWaitMs, &m_prefix);
     if (!msg) {
         // After our Accept, anything but a CLC message is a broken peer (CNFERR).
         const bool timedOut = msg.failure == HandshakeEventKind::timeout;
-        return fallBack(hs.on(eventOf(timedOut ? HandshakeEventKind::timeout : HandshakeEventKind::malformed)));
+        return fallBack(eventOf(timedOut ? HandshakeEventKind::timeout : HandshakeEventKind::malformed));
     }
     if (const auto* d = std::get_if<wire::ClcDecline>(&msg.value())) return onDecline(*d);
-    const auto* confirm = std::get_if<wire::ClcAcceptConfirm>(&msg.value());
+    auto* confirm = std::get_if<wire::ClcAcceptConfirm>(&*msg.message);
     if (confirm == nullptr || confirm->type != wire::ClcType::confirm) {
-        return fallBack(hs.on(eventOf(HandshakeEventKind::malformed)));
+        return fallBack(eventOf(HandshakeEventKind::malformed));
     }
-    HandshakeEvent confirmEvent = eventOf(HandshakeEventKind::confirm);
-    confirmEvent.firstContact = newLgr;
-    confirmEvent.rmbeSizeValid = confirm->rmbeSizeCode <= wire::kRmbeSizeCodeMaxSmcr;
+    m_confirm = std::move(*confirm);
+    HandshakeEvent event = eventOf(HandshakeEventKind::confirm);
+    event.firstContact = m_newLgr;
+    event.rmbeSizeValid = m_confirm.rmbeSizeCode <= wire::kRmbeSizeCodeMaxSmcr;
     {
-        std::lock_guard lock(m_mutex);
-        if (confirmEvent.rmbeSizeValid) {
-            ConnectionParams params;
-            params.localToken = conn->localToken;
-            params.peerToken = confirm->rmbeAlertToken;
-            params.sndbufBytes = static_cast<uint32_t>(conn->sndbuf->length());
-            params.rmbeBytes = static_cast<uint32_t>(conn->rmb->length());
-            params.peerRmbeBytes = wire::rmbeCodeToSize(confirm->rmbeSizeCode);
-            conn->core = std::make_unique<ConnectionCore>(params);
-            conn->peerRmbVaddr = confirm->rmbVaddr + uint64_t{params.peerRmbeBytes} * (confirm->rmbeIndex - 1u);
-            conn->peerRmbRkey = confirm->rmbRkey;
-        }
-        // Credits are on when we offered and the client answered with its own.
-        if (newLgr && accept.initCredits > 0) lgr->primary().enableCredits(confirm->initCredits);
+        std::lock_guard lock(m_engine.m_mutex);
+        startConnectionLocked(event);
     }
-    a = hs.on(confirmEvent);
-    if (a.fallBack) return fallBack(a);
+    m_confirmed = m_hs.on(event);
+    if (m_confirmed.fallBack) return fallBack(m_confirmed);
+    return nullptr;
+}
 
-    if (a.sendConfirmLinkRequest) {
-        std::unique_lock lock(m_mutex);
-        const fabric::PathMtu mtu = std::min(mtuFromWire(confirm->qpMtu), m_port.activeMtu);
-        const LinkEndpoint peer{confirm->mac, confirm->gid, confirm->qpn, confirm->initialPsn, confirm->qpMtu};
-        if (!lgr->primary().bringUp(peer, mtu) ||
-            !postLlcLocked(*lgr, wire::encode(makeConfirmLink(*this, *lgr, false)))) {
-            lock.unlock();
-            HandshakeEvent e = eventOf(HandshakeEventKind::localFailure);
-            e.reason = wire::DeclineReason::errRdyLnk;
-            return fallBack(hs.on(e));
-        }
-        const LlcWaitResult w = waitForLlcFlag(*this, lock, *lgr, &LinkGroup::confirmLinkRespSeen, fd,
-                                               m_settings.get(SettingId::llcWaitMs));
-        if (w != LlcWaitResult::seen) {
-            lock.unlock();
-            return fallBack(hs.on(eventOf(HandshakeEventKind::timeout)));
-        }
-        a = hs.on(eventOf(HandshakeEventKind::confirmLinkResponse));
-        lgr->primary().core->activate(monotonicMs());
+void ServerHandshakeDriver::startConnectionLocked(const HandshakeEvent& confirmEvent) {
+    if (confirmEvent.rmbeSizeValid) startConnectionCore(*m_conn, m_confirm);
+    // Credits are on when we offered and the client answered with its own.
+    if (m_newLgr && m_accept.initCredits > 0) m_lgr->primary().enableCredits(m_confirm.initCredits);
+}
+
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::confirmFirstLink() {
+    if (!m_confirmed.sendConfirmLinkRequest) return nullptr;  // a reused link group: no LLC exchange
+    std::unique_lock lock(m_engine.m_mutex);
+    const fabric::PathMtu mtu = std::min(mtuFromWire(m_confirm.qpMtu), m_engine.m_port.activeMtu);
+    const LinkEndpoint client{m_confirm.mac, m_confirm.gid, m_confirm.qpn, m_confirm.initialPsn, m_confirm.qpMtu};
+    if (!m_lgr->primary().bringUp(client, mtu) ||
+        !m_engine.postLlcLocked(*m_lgr, wire::encode(makeConfirmLink(m_engine, *m_lgr, false)))) {
+        lock.unlock();
+        return fallBack(localFailureOf(wire::DeclineReason::errRdyLnk));
     }
+    const LlcWaitResult w = waitForLlcFlag(m_engine, lock, *m_lgr, &LinkGroup::confirmLinkRespSeen, m_fd,
+                                           m_engine.m_settings.get(SettingId::llcWaitMs));
+    if (w != LlcWaitResult::seen) {
+        lock.unlock();
+        return fallBack(eventOf(HandshakeEventKind::timeout));
+    }
+    m_hs.on(eventOf(HandshakeEventKind::confirmLinkResponse));
+    m_lgr->primary().core->activate(monotonicMs());
+    return nullptr;
+}
 
-    std::lock_guard lock(m_mutex);
-    if (!newLgr) ++m_stats.linkGroupReuses;
-    ++m_stats.serverSuccess;
-    conn->tcpFd = fd;
-    watchTcpLocked(*conn);
-    replayEarlyCdcsLocked(*lgr, *conn);
-    return std::make_shared<SocketImpl>(self, conn, fd, peerName);
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::established() {
+    std::lock_guard lock(m_engine.m_mutex);
+    if (!m_newLgr) ++m_engine.m_stats.linkGroupReuses;
+    ++m_engine.m_stats.serverSuccess;
+    m_conn->tcpFd = m_fd;
+    m_engine.watchTcpLocked(*m_conn);
+    m_engine.replayEarlyCdcsLocked(*m_lgr, *m_conn);
+    return std::make_shared<SocketImpl>(m_self, m_conn, m_fd, m_peerName);
+}
+
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::onDecline(const wire::ClcDecline& d) {
+    if (d.outOfSync && m_lgr && !m_newLgr) {
+        std::lock_guard lock(m_engine.m_mutex);
+        if (m_conn) {
+            m_engine.dropConnectionLocked(*m_conn);
+            m_conn.reset();
+        }
+        m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProtocolViolation, true);
+        m_lgr.reset();
+    }
+    return fallBack(declineOf(d));
+}
+
+ServerHandshakeDriver::Outcome ServerHandshakeDriver::fallBack(const HandshakeActions& a) {
+    // Best effort: the fallback goes ahead whether or not the peer hears it.
+    if (a.sendDecline) (void)sendDecline(m_fd, m_engine.m_systemId, a.declineReason, a.declineOutOfSync);
+    {
+        std::lock_guard lock(m_engine.m_mutex);
+        if (m_conn) m_engine.dropConnectionLocked(*m_conn);
+        if (m_lgr && m_newLgr) m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, false);
+    }
+    m_engine.countFallback(HandshakeRole::server, a.fallbackReason, a.peerReason, a.handshakeError);
+    auto sock = std::make_shared<SocketImpl>(m_self, m_fd, m_peerName, a.fallbackReason, a.peerReason);
+    // Bytes the sort read that no CLC message took: the application's, as
+    // if they had been left on the socket.
+    if (!m_prefix.empty()) sock->setPrefix(std::move(m_prefix));
+    return sock;
+}
+
+std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::string& peerName,
+                                                        std::vector<uint8_t> prefix) {
+    std::lock_guard pending(m_serverLgrPending);
+    return ServerHandshakeDriver(*this, fd, peerName, std::move(prefix)).run();
 }
 
 }  // namespace smcr::core

@@ -117,6 +117,11 @@ SimCounters SimDevice::counters() const {
     return out;
 }
 
+Result<RnrCounters> SimDevice::rnrCounters() const {
+    const SharedCounters& c = m_core->shared->counters;
+    return RnrCounters{c.rnrNaksSent.load(), c.rnrNaksReceived.load()};
+}
+
 Status SimDevice::injectFault(QueuePair& qp, Fault fault, uint64_t value) {
     auto* simQp = dynamic_cast<SimQp*>(&qp);
     if (simQp == nullptr) return fail(Errc::invalidArgument, "queue pair belongs to another backend");

@@ -23,13 +23,16 @@ public:
     Result<std::unique_ptr<ProtectionDomain>> allocatePd() override;
     Result<std::unique_ptr<CompletionChannel>> createChannel() override;
     Result<std::unique_ptr<CompletionQueue>> createCq(const CqInit& init) override;
+    // WRs run inside the owner's calls (sim_exec.cpp); timed ones once due.
+    ProgressModel progressModel() const override { return ProgressModel::ownerCalls; }
+    uint64_t nextDueNs() override;
+    Result<RnrCounters> rnrCounters() const override;
 
     SimCounters counters() const override;
     const LinkModel& link() const override { return m_core->config.link; }
     Status injectFault(QueuePair& qp, Fault fault, uint64_t value) override;
     Status setCapture(const std::string& pcapPath) override;
     void progress() override;
-    uint64_t nextDueNs() override;
 
 private:
     std::shared_ptr<SimCore> m_core;

@@ -32,6 +32,13 @@ public:
     Result<std::unique_ptr<ProtectionDomain>> allocatePd() override;
     Result<std::unique_ptr<CompletionChannel>> createChannel() override;
     Result<std::unique_ptr<CompletionQueue>> createCq(const CqInit& init) override;
+    // The RNIC runs the WRs: no timed work waits for our calls.
+    ProgressModel progressModel() const override { return ProgressModel::hardware; }
+    uint64_t nextDueNs() override { return 0; }
+    // The port's hw_counters (sysfs) are not read.
+    Result<RnrCounters> rnrCounters() const override {
+        return fail(Errc::notSupported, "verbs: RNR NAKs are not counted");
+    }
 
 private:
     std::shared_ptr<VerbsContext> m_ctx;
