@@ -236,6 +236,9 @@ private:
 
     // engine_tx.cpp
     bool postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan);
+    // The connection's next CDC must wait for `link`'s slot or credit: it
+    // queues on the link, and the next completion or credit pushes it.
+    void queueForSendLocked(Connection& conn, Link& link, Link::CdcWait wait);
 
     // engine_credits.cpp: RQ credits (lab.rq_credits) and the RX backlog
     // (lab.rx_backlog), receive refill order, RNR counters.

@@ -409,9 +409,7 @@ void EngineImpl::serviceValidationsLocked(LinkGroup& lgr) {
         if (!conn || conn->released || !conn->core) continue;
         const CdcInfo validation = conn->core->beginFailover();
         if (!postCdcLocked(*conn, validation, nullptr)) return;  // the group is gone
-        // Whatever was not confirmed goes again, with a fresh consumer cursor.
-        conn->needCdc = true;
-        flushLocked(*conn);
+        flushLocked(*conn);  // what was not confirmed goes again (beginFailover owes the CDC)
     }
 }
 

@@ -159,11 +159,8 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
     }
     // Freed peer space lets queued data go; a requested or due window update
     // goes out with it (or alone).
-    if (conn->core->rx().windowUpdateNeeded(
-            static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
-        conn->needCdc = true;
-    }
-    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) {
+    conn->core->oweWindowUpdateIfDue(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)));
+    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->core->cdcOwed()) {
         pushLocked(*conn, PushOrigin::cdcReceived);  // or left to the thread inside the socket
     }
     maybeReleaseLocked(*conn);
@@ -201,8 +198,7 @@ uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bo
         if (peek) continue;
         rx.consume(step);
         conn.stats.rxBytes += step;
-        if (rx.windowUpdateNeeded(limit)) {
-            conn.needCdc = true;
+        if (conn.core->oweWindowUpdateIfDue(limit)) {
             flushLocked(conn);
             // A failed post may have ended the group: the rest stays unread.
             if (done < n && (conn.released || !conn.lgr || conn.lgr->terminated)) return done;

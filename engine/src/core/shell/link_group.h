@@ -59,7 +59,6 @@ public:
     bool appClosed = false;      // the socket was closed (or never handed out)
     bool readShutdown = false;   // shutdown(SHUT_RD)
     bool released = false;       // buffers back in the pool, token freed
-    bool needCdc = false;        // a window update or close flags must go out
     bool queuedForSlot = false;  // waiting in the slot queue of the link it sends on
     // Multi-link groups (engine_links.cpp): the link the connection sends on.
     // A new connection of a two-link group is assigned to the link with the
