@@ -264,15 +264,15 @@ void EngineImpl::linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& lin
 void EngineImpl::assignLinkLocked(LinkGroup& lgr, Connection& conn) {
     // The kernel's smcr_lgr_conn_assign_link: the active link with the fewest
     // connections (ties: the first link).
-    conn.wantStandby = false;
+    conn.assignment.assign(false);
     if (lgr.terminated || !lgr.standbyActive()) return;
     size_t onFirst = 0;
     size_t onAdded = 0;
     for (const auto& [token, other] : lgr.conns) {
         if (other.get() == &conn || other->released) continue;
-        ++(other->wantStandby ? onAdded : onFirst);
+        ++(other->assignment.wantsStandby() ? onAdded : onFirst);
     }
-    conn.wantStandby = onAdded < onFirst;
+    conn.assignment.assign(onAdded < onFirst);
 }
 
 void EngineImpl::switchToStandbyLocked(Connection& conn) {
@@ -284,11 +284,9 @@ void EngineImpl::switchToStandbyLocked(Connection& conn) {
     if (!conn.core || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
     // The peer's RMB must be known on the added link (ADD_LINK_CONT or
     // CONFIRM_RKEY); until then the connection stays where it is.
-    const auto rmb = multi.peerRkeys.onOtherLink(conn.peerRmbRkey);
+    const auto rmb = multi.peerRkeys.onOtherLink(conn.assignment.primaryRmb.rkey);
     if (!rmb) return;
-    conn.standbyRmbRkey = rmb->rkey;
-    conn.standbyRmbVaddr = rmb->vaddr;
-    conn.onStandby = true;
+    conn.assignment.switchToStandby(PeerRmb{rmb->vaddr, rmb->rkey});
 }
 
 // ---- failover -------------------------------------------------------------------
@@ -334,17 +332,10 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
     std::vector<std::shared_ptr<Connection>> conns;
     for (auto& [token, conn] : lgr->conns) conns.push_back(conn);
     for (auto& conn : conns) {
-        conn->wantStandby = false;
-        if (conn->onStandby) {
-            conn->onStandby = false;
-            conn->peerRmbRkey = conn->standbyRmbRkey;
-            conn->peerRmbVaddr = conn->standbyRmbVaddr;
-            continue;
-        }
+        if (conn->assignment.onFailover()) continue;  // it sent on the survivor already
         if (conn->released || !conn->core) continue;
-        if (auto other = multi.peerRkeys.onOtherLink(conn->peerRmbRkey)) {
-            conn->peerRmbRkey = other->rkey;
-            conn->peerRmbVaddr = other->vaddr;
+        if (auto other = multi.peerRkeys.onOtherLink(conn->assignment.primaryRmb.rkey)) {
+            conn->assignment.primaryRmb = PeerRmb{other->vaddr, other->rkey};
         } else {
             // The peer never told us its RMB on this link: the connection cannot move.
             CloseActions a = conn->core->closer().on(CloseEvent::linkGroupLost);
@@ -369,11 +360,9 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
 void EngineImpl::moveConnsOffStandbyLocked(LinkGroup& lgr) {
     MultiLink& multi = lgr.multi;
     for (auto& [token, conn] : lgr.conns) {
-        conn->wantStandby = false;
-        if (!conn->onStandby) continue;
         // Its CDCs on the lost link may never complete: it rewinds to the
         // last completed one and validates on the first link (as a failover).
-        conn->onStandby = false;
+        if (!conn->assignment.leaveStandby()) continue;
         if (conn->released || !conn->core) continue;
         ++m_stats.failoverConns;
         multi.validationQueue.push_back(conn);
@@ -497,7 +486,7 @@ void EngineImpl::addLinkStatsLocked(EngineStats& out) const {
             if (link && link->active()) ++out.linksActive;
         }
         for (const auto& [token, conn] : lgr->conns) {
-            if (conn->onStandby) ++out.connsSecondLink;
+            if (conn->assignment.onStandby()) ++out.connsSecondLink;
         }
     }
 }

@@ -37,8 +37,7 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
     // peer's RMB as that link knows it.
     Link& link = sendLinkOf(conn);
     const bool standby = !conn.lgr->isPrimary(link);
-    const uint32_t peerRmbRkey = standby ? conn.standbyRmbRkey : conn.peerRmbRkey;
-    const uint64_t peerRmbVaddr = standby ? conn.standbyRmbVaddr : conn.peerRmbVaddr;
+    const PeerRmb& peerRmb = standby ? conn.assignment.standbyRmb() : conn.assignment.primaryRmb;
     fabric::SendWr wrs[3];
     size_t count = 0;
     if (plan != nullptr) {
@@ -48,8 +47,8 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
             wr.wrId = makeWrId(WrKind::rdmaWrite, conn.localToken);
             wr.opcode = fabric::WrOpcode::rdmaWrite;
             wr.flags = fabric::SendFlags::none;  // unsignaled: covered by the CDC's completion
-            wr.remoteAddr = peerRmbVaddr + w.remoteOffset;
-            wr.rkey = peerRmbRkey;
+            wr.remoteAddr = peerRmb.vaddr + w.remoteOffset;
+            wr.rkey = peerRmb.rkey;
             wr.numSge = w.source.count;
             for (uint8_t s = 0; s < w.source.count; ++s) {
                 wr.sg[s] = {conn.sndbuf->address() + w.source.spans[s].offset, w.source.spans[s].lengthBytes,
@@ -89,7 +88,7 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
 void EngineImpl::flushLocked(Connection& conn) {
     if (conn.released || !conn.core || !conn.lgr || conn.lgr->terminated || conn.queuedForSlot) return;
     // A connection balanced onto the added link switches once it may (engine_links.cpp).
-    if (conn.wantStandby && !conn.onStandby) switchToStandbyLocked(conn);
+    if (conn.assignment.switchPending()) switchToStandbyLocked(conn);
     // The connection core decides what goes (data, window update, close
     // flags, TCP_CORK's hold: ConnectionCore::nextCdc); the link says
     // whether it can go now.

@@ -152,8 +152,8 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
             params.peerRmbeBytes = wire::rmbeCodeToSize(accept->rmbeSizeCode);
             conn->core = std::make_unique<ConnectionCore>(params);
             // RMBE index 1: the first (only) element of the peer's RMB.
-            conn->peerRmbVaddr = accept->rmbVaddr + uint64_t{params.peerRmbeBytes} * (accept->rmbeIndex - 1u);
-            conn->peerRmbRkey = accept->rmbRkey;
+            conn->assignment.primaryRmb =
+                PeerRmb{accept->rmbVaddr + uint64_t{params.peerRmbeBytes} * (accept->rmbeIndex - 1u), accept->rmbRkey};
         }
     }
     HandshakeActions a = hs.on(acceptEvent);

@@ -161,8 +161,8 @@ std::shared_ptr<SocketImpl> EngineImpl::serverHandshake(int fd, const std::strin
             params.rmbeBytes = static_cast<uint32_t>(conn->rmb->length());
             params.peerRmbeBytes = wire::rmbeCodeToSize(confirm->rmbeSizeCode);
             conn->core = std::make_unique<ConnectionCore>(params);
-            conn->peerRmbVaddr = confirm->rmbVaddr + uint64_t{params.peerRmbeBytes} * (confirm->rmbeIndex - 1u);
-            conn->peerRmbRkey = confirm->rmbRkey;
+            conn->assignment.primaryRmb = PeerRmb{
+                confirm->rmbVaddr + uint64_t{params.peerRmbeBytes} * (confirm->rmbeIndex - 1u), confirm->rmbRkey};
         }
         // Credits are on when we offered and the client answered with its own.
         if (newLgr && accept.initCredits > 0) lgr->primary().enableCredits(confirm->initCredits);
