@@ -191,52 +191,6 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
 
 // ---- the added link's receives and a lost link --------------------------------------
 
-void EngineImpl::onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link,
-                                     const fabric::WorkCompletion& wc) {
-    MultiLink& multi = lgr->multi;
-    const uint32_t slot = wrValue(wc.wrId);
-    if (slot >= link.recvWr) return;
-    uint8_t bytes[kWrMessageBytes] = {};
-    std::memcpy(bytes, link.recvBuffers->data() + uint64_t{slot} * kWrBufferBytes, kWrMessageBytes);
-    // Refilled at once and handled at once: the lab's slow-receiver knobs
-    // (lab.rx_repost_delay_us, lab.rx_backlog) model the first link's path
-    // only (engine_credits.cpp). A failed refill moves the QP to ERR: its
-    // flushed WRs come back as errors behind what already completed, and
-    // take the link down in order.
-    if (!refillRecvLocked(lgr, link, slot)) return;
-    const uint64_t nowMs = monotonicMs();
-    link.core->onRxActivity(nowMs);
-    if (wc.byteLen < kWrMessageBytes) return;
-    if (bytes[0] == wire::kCdcType) {
-        // Data of a connection the peer balanced onto this link, or sent
-        // after the peer switched before we heard its DELETE_LINK.
-        const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
-        if (!cdc) return;  // a wrong length byte: dropped like the kernel
-        (void)takeCdcCreditsLocked(link, cdc->credits);
-        onCdcLocked(*lgr, cdc->info);
-        if (lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);
-        return;
-    }
-    auto msg = wire::decodeLlc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg) return;
-    if (const auto* credits = std::get_if<wire::LlcAnnounceCredits>(&msg.value())) {
-        onAnnounceCreditsLocked(lgr, link, *credits);
-        return;
-    }
-    if (const auto* confirm = std::get_if<wire::LlcConfirmLink>(&msg.value())) {
-        if (multi.flow) applyAddLinkLocked(*lgr, multi.flow->onConfirmLink(*confirm, nowMs));
-    } else if (std::holds_alternative<wire::LlcTestLink>(msg.value())) {
-        LinkActions a = link.core->onLlc(msg.value(), nowMs);
-        if (a.send) (void)postLlcLocked(*lgr, link, wire::encodeLlc(*a.send));
-    } else if (!onMultiLinkLlcLocked(lgr, msg.value())) {
-        // Anything else concerns the group, whichever link carried it.
-        LinkActions a = lgr->primary().core->onLlc(msg.value(), nowMs);
-        if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));
-        if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, false);
-    }
-    if (lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);
-}
-
 LinkActions EngineImpl::pollLinkLocked(LinkGroup& lgr, Link& link, uint64_t nowMs) {
     LinkActions a = link.core->poll(nowMs);
     if (a.send) {

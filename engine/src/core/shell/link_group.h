@@ -131,6 +131,11 @@ public:
     bool isPrimary(const Link& link) const { return links[current].get() == &link; }
     // Whether `link` is still one of the group's (a flush may retire it).
     bool holds(const Link* link) const { return link != nullptr && (links[0].get() == link || links[1].get() == link); }
+    // The retired link if its QP is qpn (engine_retired_link.cpp), or null.
+    Link* retiredByQpn(uint32_t qpn) {
+        Link* retired = multi.retired.get();
+        return retired != nullptr && retired->qp && retired->qp->qpn() == qpn ? retired : nullptr;
+    }
     // The link whose QP is qpn, or null (the retired one is not looked at).
     Link* linkByQpn(uint32_t qpn) {
         for (auto& link : links) {
