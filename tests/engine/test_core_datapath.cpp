@@ -40,10 +40,14 @@ struct Pipe {
         return n;
     }
 
-    // Posts what the plan allows; returns the CDC or nothing.
+    // Posts what the core returns next (ConnectionCore::nextCdc, as the
+    // shell's flushLocked does): the RDMA WRITEs, then the CDC. False when
+    // nothing is to be sent.
     bool push(CdcInfo* out) {
-        TxPlan plan = sender.tx().plan();
-        if (plan.bytes == 0) return false;
+        const CdcStep step = sender.nextCdc({.userCorked = false, .linkCanPost = true});
+        if (step.kind == CdcStepKind::none) return false;
+        if (step.kind != CdcStepKind::data) qFatal("the sender owes no control CDC");
+        const TxPlan& plan = step.plan;
         if (plan.writeCount > 2) qFatal("more than two writes");
         for (uint8_t w = 0; w < plan.writeCount; ++w) {
             const RdmaWritePlan& wr = plan.writes[w];
@@ -57,10 +61,18 @@ struct Pipe {
             if (dst != wr.remoteOffset + wr.lengthBytes) qFatal("SGE lengths do not add up");
             ++writes;
         }
-        *out = sender.buildDataCdc(plan);
+        *out = step.cdc;
         if (out->writeBlocked) ++writeBlocked;
         ++cdcs;
         return true;
+    }
+
+    // The receiver's owed window update, as the core returns it: a control
+    // CDC with the consumer cursor and no close flag.
+    CdcInfo windowUpdate() {
+        const CdcStep step = receiver.nextCdc({.userCorked = false, .linkCanPost = true});
+        if (step.kind != CdcStepKind::control || !step.windowUpdate) qFatal("no window update owed");
+        return step.cdc;
     }
 
     uint32_t read(uint8_t* out, uint32_t len) {
@@ -168,8 +180,8 @@ private slots:
                     const uint32_t want = std::uniform_int_distribution<uint32_t>(1, 40000)(rng);
                     const uint32_t got = pipe.read(buf.data(), want);
                     received.insert(received.end(), buf.begin(), buf.begin() + got);
-                    if (pipe.receiver.rx().windowUpdateNeeded(WindowUpdateLimit::max)) {
-                        CdcInfo upd = pipe.receiver.buildControlCdc();
+                    if (pipe.receiver.oweWindowUpdateIfDue(WindowUpdateLimit::max)) {
+                        CdcInfo upd = pipe.windowUpdate();
                         QCOMPARE(pipe.sender.onCdc(upd).verdict, CdcVerdict::accepted);
                         pipe.receiver.tx().onCdcSendComplete();
                         ++windowUpdates;
@@ -179,8 +191,8 @@ private slots:
                 if (pipe.sender.tx().unsentBytes() > 0 && pipe.sender.tx().peerSpaceBytes() == 0) {
                     const uint32_t got = pipe.read(buf.data(), static_cast<uint32_t>(buf.size()));
                     received.insert(received.end(), buf.begin(), buf.begin() + got);
-                    QVERIFY(pipe.receiver.rx().windowUpdateNeeded(WindowUpdateLimit::max));
-                    CdcInfo upd = pipe.receiver.buildControlCdc();
+                    QVERIFY(pipe.receiver.oweWindowUpdateIfDue(WindowUpdateLimit::max));
+                    CdcInfo upd = pipe.windowUpdate();
                     pipe.sender.onCdc(upd);
                     pipe.receiver.tx().onCdcSendComplete();
                     ++windowUpdates;
@@ -192,7 +204,8 @@ private slots:
         for (;;) {
             const uint32_t got = pipe.read(buf.data(), static_cast<uint32_t>(buf.size()));
             received.insert(received.end(), buf.begin(), buf.begin() + got);
-            CdcInfo upd = pipe.receiver.buildControlCdc();
+            pipe.receiver.oweCdc();  // announce whatever was read
+            CdcInfo upd = pipe.windowUpdate();
             pipe.sender.onCdc(upd);
             CdcInfo cdc;
             if (!pipe.push(&cdc)) break;

@@ -65,7 +65,36 @@ CdcInfo ConnectionCore::buildDataCdc(const TxPlan& plan) {
     return cdc;
 }
 
+CdcStep ConnectionCore::nextCdc(const CdcSendInput& in) {
+    CdcStep step;
+    // TCP_CORK / MSG_MORE hold the data; a window update or close flag still goes.
+    if (!in.userCorked) step.plan = m_tx.plan();
+    step.peerFull = !in.userCorked && step.plan.bytes == 0 && m_tx.unsentBytes() > 0;
+    if (step.plan.bytes == 0 && !m_cdcOwed) return step;
+    if (!in.linkCanPost) {
+        step.kind = CdcStepKind::blocked;
+        return step;
+    }
+    m_cdcOwed = false;  // whatever goes now carries the cursors and flags
+    if (step.plan.bytes > 0) {
+        step.kind = CdcStepKind::data;
+        step.cdc = buildDataCdc(step.plan);
+        return step;
+    }
+    step.kind = CdcStepKind::control;
+    step.cdc = buildControlCdc();
+    step.windowUpdate = !step.cdc.peerDoneWriting && !step.cdc.peerConnClosed && !step.cdc.peerAbnormalClose;
+    return step;
+}
+
+bool ConnectionCore::oweWindowUpdateIfDue(WindowUpdateLimit limit) {
+    if (!m_rx.windowUpdateNeeded(limit)) return false;
+    m_cdcOwed = true;
+    return true;
+}
+
 void ConnectionCore::addCloseFlags(const CloseActions& flags) {
+    if (flags.sendDoneWriting || flags.sendConnClosed || flags.sendAbnormalClose) m_cdcOwed = true;
     m_flagDoneWriting = m_flagDoneWriting || flags.sendDoneWriting;
     m_flagClosed = m_flagClosed || flags.sendConnClosed;
     m_flagAbnormal = m_flagAbnormal || flags.sendAbnormalClose;

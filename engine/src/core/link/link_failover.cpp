@@ -67,6 +67,8 @@ CdcInfo ConnectionCore::beginFailover() {
     // The validation CDC completes like any other CDC (it keeps the
     // completion queue of this connection in step) but takes no seqno.
     m_tx.markControlSent();
+    // Whatever was not confirmed goes again after it, with a fresh consumer cursor.
+    m_cdcOwed = true;
     CdcInfo cdc;
     cdc.seqno = confirmed;
     cdc.token = m_params.peerToken;

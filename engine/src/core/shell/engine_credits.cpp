@@ -13,6 +13,8 @@
 // wait here would burn the CPU both processes need and hold the engine lock).
 // lab.rx_backlog refills first and hands CDC processing to the same queue,
 // drained after the completion batch (or after the delay).
+// The receive path that applies this order to every link is
+// EngineImpl::receiveLocked (engine_receive.cpp); the queue is drained here.
 #include <cstring>
 
 #include <smcr/wire/cdc.h>
@@ -41,50 +43,6 @@ bool EngineImpl::refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& l
     }
     link.flow.credits.onRecvReposted();
     return true;
-}
-
-void EngineImpl::receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
-                                      const uint8_t* bytes) {
-    const bool backlog = m_settings.get(SettingId::rxBacklog) != 0;
-    const uint64_t delayUs = m_settings.get(SettingId::rxRepostDelayUs);
-    Link& link = lgr->primary();
-    LinkRxFlow& flow = link.flow;
-    // The slow part of the kernel's rx tasklet is CDC handling (socket state,
-    // wake-ups); LLC messages are only queued for the LLC worker, so the lab
-    // delay applies to CDCs. A CDC waits behind any still queued (order).
-    const bool isCdc = bytes[0] == wire::kCdcType;
-    const bool queued = isCdc && (backlog || delayUs > 0 || !flow.backlog.empty());
-    const bool refillNow = !queued || backlog;
-    if (refillNow && !refillRecvLocked(lgr, link, slot)) return;
-    link.core->onRxActivity(monotonicMs());
-    if (byteLen < kWrMessageBytes) {
-        terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
-        return;
-    }
-    if (!isCdc) {
-        onLlcLocked(lgr, bytes);
-        return;
-    }
-    // Decoded once, here; a wrong length byte drops it like the kernel
-    // (its receive WQE goes back now if it was held for the delay).
-    const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
-    if (!cdc) {
-        if (!refillNow) (void)refillRecvLocked(lgr, link, slot);
-        return;
-    }
-    if (!queued) {
-        if (takeCdcCreditsLocked(link, cdc->credits)) serviceSlotWaitersLocked(*lgr, link);
-        onCdcLocked(*lgr, cdc->info);
-        return;
-    }
-    RxPending p;
-    p.dueNs = monotonicNs() + delayUs * 1000;
-    if (!flow.backlog.empty()) p.dueNs = std::max(p.dueNs, flow.backlog.back().dueNs);
-    p.qpn = link.qp->qpn();
-    p.slot = refillNow ? RxPending::kRefilled : slot;
-    p.cdc = *cdc;
-    flow.backlog.push_back(p);
-    if (backlog) flow.backlogMax = std::max(flow.backlogMax, flow.backlog.size());
 }
 
 bool EngineImpl::runRxQueueLocked(const std::shared_ptr<LinkGroup>& lgr, uint64_t nowNs) {

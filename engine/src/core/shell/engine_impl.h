@@ -226,14 +226,21 @@ private:
         return postLlcLocked(lgr, lgr.primary(), bytes);
     }
 
+    // engine_receive.cpp: one receive path for every link (RxRules, rx_flow.h).
+    void onRecvCompletionLocked(const fabric::WorkCompletion& wc);
+    // A successful receive of `link`: refilled, decoded, handed on.
+    void receiveLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, const RxRules& rules,
+                       const fabric::WorkCompletion& wc);
+    // An LLC message that `link` brought: its own (TEST_LINK, ANNOUNCE_CREDITS,
+    // an added link's CONFIRM_LINK) or the group's.
+    void onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, const RxRules& rules, const uint8_t* bytes);
+
     // engine_rx.cpp
     void onSendCompletionLocked(const fabric::WorkCompletion& wc);
-    void onRecvCompletionLocked(const fabric::WorkCompletion& wc);
     // A decoded CDC for the connection its token names, whichever link brought it.
     void onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc);
     // The handshake made conn.core: process CDCs that came before it.
     void replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn);
-    void onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes);
     // A send slot or credit of `link` came free: its queued LLC messages,
     // the failover validations (primary), its waiting connections, then
     // owed credits (either link).
@@ -241,6 +248,9 @@ private:
 
     // engine_tx.cpp
     bool postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan);
+    // The connection's next CDC must wait for `link`'s slot or credit: it
+    // queues on the link, and the next completion or credit pushes it.
+    void queueForSendLocked(Connection& conn, Link& link, Link::CdcWait wait);
 
     // engine_credits.cpp: RQ credits (lab.rq_credits) and the RX backlog
     // (lab.rx_backlog), receive refill order, RNR counters.
@@ -249,9 +259,6 @@ private:
     // Reposts receive `slot` of either link; false when the link failed
     // over or the group ended meanwhile (the message is then not handled).
     bool refillRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, uint32_t slot);
-    // The primary's receive path: refill order and the RX backlog knobs.
-    void receiveMessageLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t slot, uint32_t byteLen,
-                              const uint8_t* bytes);
     // CDC byte 26 for the link the CDC came over; true when it granted credits.
     bool takeCdcCreditsLocked(Link& link, uint8_t credits);
     void onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link,
@@ -315,8 +322,6 @@ private:
     bool onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const wire::LlcMessage& msg);
     // Carries out what the ADD_LINK flow decided (add_link_flow.h).
     void applyAddLinkLocked(LinkGroup& lgr, const AddLinkActions& a);
-    // A receive completion of the added link (no RX backlog knobs there).
-    void onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, const fabric::WorkCompletion& wc);
     // The timer duty of either link (LinkCore::poll): a TEST_LINK when idle
     // is sent over it; the caller acts on a link that went down.
     LinkActions pollLinkLocked(LinkGroup& lgr, Link& link, uint64_t nowMs);
@@ -337,12 +342,10 @@ private:
     void dropStandbyLocked(LinkGroup& lgr);
     // engine_retired_link.cpp: a lost link is kept as the group's retired
     // link so that CDCs it received before it went down are still handled
-    // when their completions come after the switch; everything else of it
-    // is ignored. onRetired...: true when the completion was the retired
-    // link's (and is handled).
+    // when their completions come after the switch (by receiveLocked with
+    // RxRules::retired()); everything else of it is ignored.
     void retireLinkLocked(LinkGroup& lgr, std::unique_ptr<Link> link);
     void freeRetiredLinkLocked(LinkGroup& lgr);
-    bool onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc, bool recv);
     void addLinkStatsLocked(EngineStats& out) const;
     // The standby link failed: its connections move to the primary, it is
     // dropped and the peer hears of it over the primary.

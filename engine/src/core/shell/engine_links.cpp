@@ -191,52 +191,6 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
 
 // ---- the added link's receives and a lost link --------------------------------------
 
-void EngineImpl::onStandbyRecvLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link,
-                                     const fabric::WorkCompletion& wc) {
-    MultiLink& multi = lgr->multi;
-    const uint32_t slot = wrValue(wc.wrId);
-    if (slot >= link.recvWr) return;
-    uint8_t bytes[kWrMessageBytes] = {};
-    std::memcpy(bytes, link.recvBuffers->data() + uint64_t{slot} * kWrBufferBytes, kWrMessageBytes);
-    // Refilled at once and handled at once: the lab's slow-receiver knobs
-    // (lab.rx_repost_delay_us, lab.rx_backlog) model the first link's path
-    // only (engine_credits.cpp). A failed refill moves the QP to ERR: its
-    // flushed WRs come back as errors behind what already completed, and
-    // take the link down in order.
-    if (!refillRecvLocked(lgr, link, slot)) return;
-    const uint64_t nowMs = monotonicMs();
-    link.core->onRxActivity(nowMs);
-    if (wc.byteLen < kWrMessageBytes) return;
-    if (bytes[0] == wire::kCdcType) {
-        // Data of a connection the peer balanced onto this link, or sent
-        // after the peer switched before we heard its DELETE_LINK.
-        const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
-        if (!cdc) return;  // a wrong length byte: dropped like the kernel
-        (void)takeCdcCreditsLocked(link, cdc->credits);
-        onCdcLocked(*lgr, cdc->info);
-        if (lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);
-        return;
-    }
-    auto msg = wire::decodeLlc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg) return;
-    if (const auto* credits = std::get_if<wire::LlcAnnounceCredits>(&msg.value())) {
-        onAnnounceCreditsLocked(lgr, link, *credits);
-        return;
-    }
-    if (const auto* confirm = std::get_if<wire::LlcConfirmLink>(&msg.value())) {
-        if (multi.flow) applyAddLinkLocked(*lgr, multi.flow->onConfirmLink(*confirm, nowMs));
-    } else if (std::holds_alternative<wire::LlcTestLink>(msg.value())) {
-        LinkActions a = link.core->onLlc(msg.value(), nowMs);
-        if (a.send) (void)postLlcLocked(*lgr, link, wire::encodeLlc(*a.send));
-    } else if (!onMultiLinkLlcLocked(lgr, msg.value())) {
-        // Anything else concerns the group, whichever link carried it.
-        LinkActions a = lgr->primary().core->onLlc(msg.value(), nowMs);
-        if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));
-        if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, false);
-    }
-    if (lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);
-}
-
 LinkActions EngineImpl::pollLinkLocked(LinkGroup& lgr, Link& link, uint64_t nowMs) {
     LinkActions a = link.core->poll(nowMs);
     if (a.send) {
@@ -264,15 +218,15 @@ void EngineImpl::linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& lin
 void EngineImpl::assignLinkLocked(LinkGroup& lgr, Connection& conn) {
     // The kernel's smcr_lgr_conn_assign_link: the active link with the fewest
     // connections (ties: the first link).
-    conn.wantStandby = false;
+    conn.assignment.assign(false);
     if (lgr.terminated || !lgr.standbyActive()) return;
     size_t onFirst = 0;
     size_t onAdded = 0;
     for (const auto& [token, other] : lgr.conns) {
         if (other.get() == &conn || other->released) continue;
-        ++(other->wantStandby ? onAdded : onFirst);
+        ++(other->assignment.wantsStandby() ? onAdded : onFirst);
     }
-    conn.wantStandby = onAdded < onFirst;
+    conn.assignment.assign(onAdded < onFirst);
 }
 
 void EngineImpl::switchToStandbyLocked(Connection& conn) {
@@ -284,11 +238,9 @@ void EngineImpl::switchToStandbyLocked(Connection& conn) {
     if (!conn.core || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
     // The peer's RMB must be known on the added link (ADD_LINK_CONT or
     // CONFIRM_RKEY); until then the connection stays where it is.
-    const auto rmb = multi.peerRkeys.onOtherLink(conn.peerRmbRkey);
+    const auto rmb = multi.peerRkeys.onOtherLink(conn.assignment.primaryRmb.rkey);
     if (!rmb) return;
-    conn.standbyRmbRkey = rmb->rkey;
-    conn.standbyRmbVaddr = rmb->vaddr;
-    conn.onStandby = true;
+    conn.assignment.switchToStandby(PeerRmb{rmb->vaddr, rmb->rkey});
 }
 
 // ---- failover -------------------------------------------------------------------
@@ -334,17 +286,10 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
     std::vector<std::shared_ptr<Connection>> conns;
     for (auto& [token, conn] : lgr->conns) conns.push_back(conn);
     for (auto& conn : conns) {
-        conn->wantStandby = false;
-        if (conn->onStandby) {
-            conn->onStandby = false;
-            conn->peerRmbRkey = conn->standbyRmbRkey;
-            conn->peerRmbVaddr = conn->standbyRmbVaddr;
-            continue;
-        }
+        if (conn->assignment.onFailover()) continue;  // it sent on the survivor already
         if (conn->released || !conn->core) continue;
-        if (auto other = multi.peerRkeys.onOtherLink(conn->peerRmbRkey)) {
-            conn->peerRmbRkey = other->rkey;
-            conn->peerRmbVaddr = other->vaddr;
+        if (auto other = multi.peerRkeys.onOtherLink(conn->assignment.primaryRmb.rkey)) {
+            conn->assignment.primaryRmb = PeerRmb{other->vaddr, other->rkey};
         } else {
             // The peer never told us its RMB on this link: the connection cannot move.
             CloseActions a = conn->core->closer().on(CloseEvent::linkGroupLost);
@@ -369,11 +314,9 @@ void EngineImpl::failoverLocked(const std::shared_ptr<LinkGroup>& lgr, const wir
 void EngineImpl::moveConnsOffStandbyLocked(LinkGroup& lgr) {
     MultiLink& multi = lgr.multi;
     for (auto& [token, conn] : lgr.conns) {
-        conn->wantStandby = false;
-        if (!conn->onStandby) continue;
         // Its CDCs on the lost link may never complete: it rewinds to the
         // last completed one and validates on the first link (as a failover).
-        conn->onStandby = false;
+        if (!conn->assignment.leaveStandby()) continue;
         if (conn->released || !conn->core) continue;
         ++m_stats.failoverConns;
         multi.validationQueue.push_back(conn);
@@ -409,9 +352,7 @@ void EngineImpl::serviceValidationsLocked(LinkGroup& lgr) {
         if (!conn || conn->released || !conn->core) continue;
         const CdcInfo validation = conn->core->beginFailover();
         if (!postCdcLocked(*conn, validation, nullptr)) return;  // the group is gone
-        // Whatever was not confirmed goes again, with a fresh consumer cursor.
-        conn->needCdc = true;
-        flushLocked(*conn);
+        flushLocked(*conn);  // what was not confirmed goes again (beginFailover owes the CDC)
     }
 }
 
@@ -499,7 +440,7 @@ void EngineImpl::addLinkStatsLocked(EngineStats& out) const {
             if (link && link->active()) ++out.linksActive;
         }
         for (const auto& [token, conn] : lgr->conns) {
-            if (conn->onStandby) ++out.connsSecondLink;
+            if (conn->assignment.onStandby()) ++out.connsSecondLink;
         }
     }
 }

@@ -125,7 +125,7 @@ void EngineImpl::pushLocked(Connection& conn, PushOrigin origin) {
         return;
     }
     const bool data = conn.core->tx().unsentBytes() > 0 && !conn.push.userCorked;
-    if (!data && !conn.needCdc) return;
+    if (!data && !conn.core->cdcOwed()) return;
     if (!conn.push.gate.enter()) return;  // remembered: the running pusher goes round again
     do {
         if (conn.core->tx().unsentBytes() > 0 && !conn.push.userCorked) {

@@ -20,13 +20,7 @@
 // flushed completions of the later WQEs may reach our CQ before its receive
 // completion (the sim's responder claims the WQE, then the CQE slot), and
 // the first flushed completion already fails the link over.
-#include <algorithm>
-#include <cstring>
-
-#include <smcr/wire/cdc.h>
-
 #include "core/shell/engine_impl.h"
-#include "core/shell/wr_id.h"
 
 namespace smcr::core {
 
@@ -42,46 +36,13 @@ void EngineImpl::retireLinkLocked(LinkGroup& lgr, std::unique_ptr<Link> link) {
         return;
     }
     // Its QPN stays mapped to the group (m_lgrByQpn) so that its completions
-    // find it here (onRetiredCompletionLocked).
+    // find it (LinkGroup::retiredByQpn, engine_receive.cpp).
     lgr.multi.retired = std::move(link);
 }
 
 void EngineImpl::freeRetiredLinkLocked(LinkGroup& lgr) {
     std::unique_ptr<Link> old = std::move(lgr.multi.retired);
     if (old && old->qp) m_lgrByQpn.erase(old->qp->qpn());
-}
-
-bool EngineImpl::onRetiredCompletionLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::WorkCompletion& wc,
-                                           bool recv) {
-    const Link* link = lgr->multi.retired.get();
-    if (link == nullptr || !link->qp || wc.qpNum != link->qp->qpn()) return false;
-    if (!recv || wc.status != fabric::WcStatus::success || wc.byteLen < kWrMessageBytes || lgr->terminated) {
-        return true;
-    }
-    const uint32_t slot = wrValue(wc.wrId);
-    if (wrKind(wc.wrId) != WrKind::recv || slot >= link->recvWr || !link->recvBuffers) return true;
-    // Never reposted: the slot still holds the message.
-    const uint8_t* bytes = link->recvBuffers->data() + uint64_t{slot} * kWrBufferBytes;
-    if (bytes[0] != wire::kCdcType) return true;
-    ++m_stats.retiredLinkCdcs;
-    const std::optional<ReceivedCdc> cdc = decodeReceivedCdc(bytes);
-    if (!cdc) return true;  // a wrong length byte: dropped like the kernel
-    LinkRxFlow& flow = lgr->primary().flow;
-    if (flow.backlog.empty()) {
-        onCdcLocked(*lgr, cdc->info);
-        return true;
-    }
-    // CDCs of the group still wait in the RX backlog (lab.rx_backlog,
-    // lab.rx_repost_delay_us): this one arrived after them and goes behind.
-    // Its RQ credits (byte 26) were the dead link's: they grant nothing on
-    // the survivor.
-    RxPending p;
-    p.dueNs = std::max(monotonicNs(), flow.backlog.back().dueNs);
-    p.qpn = wc.qpNum;
-    p.slot = RxPending::kRefilled;  // a dead link's slot is never refilled
-    p.cdc = ReceivedCdc{cdc->info, 0};
-    flow.backlog.push_back(p);
-    return true;
 }
 
 }  // namespace smcr::core

@@ -40,8 +40,8 @@ std::optional<ReceivedCdc> decodeReceivedCdc(const uint8_t* bytes) {
 void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
     auto it = m_lgrByQpn.find(wc.qpNum);
     auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
-    if (!lgr) return;                                       // a terminated group's flushed WRs
-    if (onRetiredCompletionLocked(lgr, wc, false)) return;  // a lost link's (engine_retired_link.cpp)
+    if (!lgr) return;                                    // a terminated group's flushed WRs
+    if (lgr->retiredByQpn(wc.qpNum) != nullptr) return;  // a lost link's: ignored (engine_retired_link.cpp)
     Link* link = lgr->linkByQpn(wc.qpNum);
     if (link == nullptr) return;
     if (wc.status != fabric::WcStatus::success) {
@@ -90,30 +90,6 @@ void EngineImpl::serviceSlotWaitersLocked(LinkGroup& lgr, Link& link) {
     if (lgr.holds(&link)) announceCreditsLocked(lgr, link);
 }
 
-void EngineImpl::onRecvCompletionLocked(const fabric::WorkCompletion& wc) {
-    auto it = m_lgrByQpn.find(wc.qpNum);
-    auto lgr = it == m_lgrByQpn.end() ? nullptr : it->second.lock();
-    if (!lgr) return;
-    if (onRetiredCompletionLocked(lgr, wc, true)) return;  // a CDC a lost link still took in
-    Link* link = lgr->linkByQpn(wc.qpNum);
-    if (link == nullptr) return;
-    if (wc.status != fabric::WcStatus::success) {
-        linkLostLocked(lgr, *link);
-        return;
-    }
-    if (!lgr->isPrimary(*link)) {
-        onStandbyRecvLocked(lgr, *link, wc);  // the added link (engine_links.cpp)
-        return;
-    }
-    const uint32_t slot = wrValue(wc.wrId);
-    if (slot >= link->recvWr) return;
-    uint8_t bytes[kWrMessageBytes] = {};
-    std::memcpy(bytes, link->recvBuffers->data() + uint64_t{slot} * kWrBufferBytes, kWrMessageBytes);
-    // Refill (first, unless the lab's slow receive path is on), credits, and
-    // CDC/LLC dispatch: engine_credits.cpp.
-    receiveMessageLocked(lgr, slot, wc.byteLen, bytes);
-}
-
 void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
     auto it = lgr.conns.find(cdc.token);
     if (it == lgr.conns.end()) {
@@ -159,11 +135,8 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
     }
     // Freed peer space lets queued data go; a requested or due window update
     // goes out with it (or alone).
-    if (conn->core->rx().windowUpdateNeeded(
-            static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)))) {
-        conn->needCdc = true;
-    }
-    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->needCdc) {
+    conn->core->oweWindowUpdateIfDue(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)));
+    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->core->cdcOwed()) {
         pushLocked(*conn, PushOrigin::cdcReceived);  // or left to the thread inside the socket
     }
     maybeReleaseLocked(*conn);
@@ -201,41 +174,13 @@ uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bo
         if (peek) continue;
         rx.consume(step);
         conn.stats.rxBytes += step;
-        if (rx.windowUpdateNeeded(limit)) {
-            conn.needCdc = true;
+        if (conn.core->oweWindowUpdateIfDue(limit)) {
             flushLocked(conn);
             // A failed post may have ended the group: the rest stays unread.
             if (done < n && (conn.released || !conn.lgr || conn.lgr->terminated)) return done;
         }
     }
     return n;
-}
-
-void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, const uint8_t* bytes) {
-    auto msg = wire::decodeLlc(std::span<const uint8_t>(bytes, kWrMessageBytes));
-    if (!msg) {
-        LinkActions a = lgr->primary().core->onUnknownLlc();
-        terminateLinkGroupLocked(lgr, a.reason, true);
-        return;
-    }
-    if (const auto* credits = std::get_if<wire::LlcAnnounceCredits>(&msg.value())) {
-        onAnnounceCreditsLocked(lgr, lgr->primary(), *credits);
-        return;
-    }
-    if (const auto* confirm = std::get_if<wire::LlcConfirmLink>(&msg.value())) {
-        if (confirm->response) {
-            lgr->confirmLinkRespSeen = true;
-            startAddLinkLocked(lgr);  // server: a second link (engine_links.cpp)
-        } else {
-            lgr->confirmLinkSeen = true;
-        }
-        return;
-    }
-    if (onMultiLinkLlcLocked(lgr, msg.value())) return;  // ADD_LINK, DELETE_LINK, rkeys (engine_links.cpp)
-    LinkActions a = lgr->primary().core->onLlc(msg.value(), monotonicMs());
-    if (a.addLinkRejected) ++m_stats.addLinkRejected;
-    if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));  // failures surface as a lost link
-    if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, false);
 }
 
 }  // namespace smcr::core

@@ -37,8 +37,7 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
     // peer's RMB as that link knows it.
     Link& link = sendLinkOf(conn);
     const bool standby = !conn.lgr->isPrimary(link);
-    const uint32_t peerRmbRkey = standby ? conn.standbyRmbRkey : conn.peerRmbRkey;
-    const uint64_t peerRmbVaddr = standby ? conn.standbyRmbVaddr : conn.peerRmbVaddr;
+    const PeerRmb& peerRmb = standby ? conn.assignment.standbyRmb() : conn.assignment.primaryRmb;
     fabric::SendWr wrs[3];
     size_t count = 0;
     if (plan != nullptr) {
@@ -48,8 +47,8 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
             wr.wrId = makeWrId(WrKind::rdmaWrite, conn.localToken);
             wr.opcode = fabric::WrOpcode::rdmaWrite;
             wr.flags = fabric::SendFlags::none;  // unsignaled: covered by the CDC's completion
-            wr.remoteAddr = peerRmbVaddr + w.remoteOffset;
-            wr.rkey = peerRmbRkey;
+            wr.remoteAddr = peerRmb.vaddr + w.remoteOffset;
+            wr.rkey = peerRmb.rkey;
             wr.numSge = w.source.count;
             for (uint8_t s = 0; s < w.source.count; ++s) {
                 wr.sg[s] = {conn.sndbuf->address() + w.source.spans[s].offset, w.source.spans[s].lengthBytes,
@@ -89,41 +88,47 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
 void EngineImpl::flushLocked(Connection& conn) {
     if (conn.released || !conn.core || !conn.lgr || conn.lgr->terminated || conn.queuedForSlot) return;
     // A connection balanced onto the added link switches once it may (engine_links.cpp).
-    if (conn.wantStandby && !conn.onStandby) switchToStandbyLocked(conn);
+    if (conn.assignment.switchPending()) switchToStandbyLocked(conn);
+    // The connection core decides what goes (data, window update, close
+    // flags, TCP_CORK's hold: ConnectionCore::nextCdc); the link says
+    // whether it can go now.
     for (;;) {
-        // TCP_CORK / MSG_MORE hold the data; a window update still goes (engine_push.cpp).
-        const bool held = conn.push.userCorked;
-        const TxPlan plan = held ? TxPlan{} : conn.core->tx().plan();
-        if (!held && plan.bytes == 0 && conn.core->tx().unsentBytes() > 0) ++conn.stats.bufFullPeer;
-        if (plan.bytes == 0 && !conn.needCdc) return;
         Link& link = sendLinkOf(conn);
-        const bool noCredit = !link.flow.credits.canSend(CreditSendKind::message);
-        if (link.sendSlotsUsed >= link.sendSlots || noCredit) {
-            // The kernel waits for a free WR slot; here the connection queues
-            // and the next send completion pushes it. Without an RQ credit it
-            // queues the same way until the peer's credits arrive.
-            conn.queuedForSlot = true;
-            link.slotWaiters.push_back(conn.lgr->conns.count(conn.localToken) != 0
-                                           ? std::weak_ptr<Connection>(conn.lgr->conns[conn.localToken])
-                                           : std::weak_ptr<Connection>());
-            ++(noCredit ? m_stats.creditWaits : m_stats.sendSlotWaits);
-            return;
+        const Link::CdcWait wait = link.cdcWait();
+        const CdcStep step =
+            conn.core->nextCdc({.userCorked = conn.push.userCorked, .linkCanPost = wait == Link::CdcWait::none});
+        if (step.peerFull) ++conn.stats.bufFullPeer;
+        switch (step.kind) {
+            case CdcStepKind::none:
+                return;
+            case CdcStepKind::blocked:
+                queueForSendLocked(conn, link, wait);
+                return;
+            case CdcStepKind::control:
+                if (step.windowUpdate) ++conn.stats.windowUpdates;
+                (void)postCdcLocked(conn, step.cdc, nullptr);
+                return;
+            case CdcStepKind::data:
+                if (!postCdcLocked(conn, step.cdc, &step.plan)) return;
+                break;  // more may fit in the peer's window
         }
-        const bool data = plan.bytes > 0;
-        const CdcInfo cdc = data ? conn.core->buildDataCdc(plan) : conn.core->buildControlCdc();
-        if (!data && !cdc.peerDoneWriting && !cdc.peerConnClosed && !cdc.peerAbnormalClose) {
-            ++conn.stats.windowUpdates;
-        }
-        conn.needCdc = false;
-        if (!postCdcLocked(conn, cdc, data ? &plan : nullptr)) return;
-        if (!data) return;
     }
+}
+
+void EngineImpl::queueForSendLocked(Connection& conn, Link& link, Link::CdcWait wait) {
+    // The kernel waits for a free WR slot; here the connection queues and
+    // the next send completion pushes it. Without an RQ credit it queues the
+    // same way until the peer's credits arrive.
+    conn.queuedForSlot = true;
+    auto it = conn.lgr->conns.find(conn.localToken);
+    link.slotWaiters.push_back(it != conn.lgr->conns.end() ? std::weak_ptr<Connection>(it->second)
+                                                           : std::weak_ptr<Connection>());
+    ++(wait == Link::CdcWait::credit ? m_stats.creditWaits : m_stats.sendSlotWaits);
 }
 
 void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions) {
     if (actions.sendDoneWriting || actions.sendConnClosed || actions.sendAbnormalClose) {
-        conn.core->addCloseFlags(actions);
-        conn.needCdc = true;
+        conn.core->addCloseFlags(actions);  // owes the CDC that carries them
         flushLocked(conn);
     }
     if (actions.error != Errc::invalid) conn.error = actions.error;
@@ -137,7 +142,7 @@ void EngineImpl::maybeReleaseLocked(Connection& conn) {
     if (!lgrGone) {
         if (!conn.core) return;
         if (!conn.core->closer().finished()) return;
-        if (conn.needCdc || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
+        if (conn.core->cdcOwed() || conn.queuedForSlot || conn.core->tx().pendingCdcCount() > 0) return;
     }
     dropConnectionLocked(conn);
 }

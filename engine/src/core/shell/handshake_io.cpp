@@ -99,8 +99,8 @@ void startConnectionCore(Connection& conn, const wire::ClcAcceptConfirm& peer) {
     params.peerRmbeBytes = wire::rmbeCodeToSize(peer.rmbeSizeCode);
     conn.core = std::make_unique<ConnectionCore>(params);
     // RMBE index 1: the first (only) element of the peer's RMB.
-    conn.peerRmbVaddr = peer.rmbVaddr + uint64_t{params.peerRmbeBytes} * (peer.rmbeIndex - 1u);
-    conn.peerRmbRkey = peer.rmbRkey;
+    conn.assignment.primaryRmb =
+        PeerRmb{peer.rmbVaddr + uint64_t{params.peerRmbeBytes} * (peer.rmbeIndex - 1u), peer.rmbRkey};
 }
 
 fabric::PathMtu mtuFromWire(wire::IbMtu mtu) {

@@ -75,6 +75,13 @@ struct Link {
     bool canSend(CreditSendKind kind = CreditSendKind::message) const {
         return sendSlotsUsed < sendSlots && flow.credits.canSend(kind);
     }
+    // What keeps a CDC from being posted now: nothing, no RQ credit (the
+    // peer's credits bring it) or no free send slot (a send completion does).
+    enum class CdcWait : uint8_t { none = 0, credit, slot };
+    CdcWait cdcWait() const {
+        if (!flow.credits.canSend(CreditSendKind::message)) return CdcWait::credit;
+        return sendSlotsUsed < sendSlots ? CdcWait::none : CdcWait::slot;
+    }
     // Queued LLC messages or connections, or owed credits with every slot
     // in use: the next send completion moves something.
     bool awaitsSendCompletion() const {

@@ -22,6 +22,7 @@
 #include "core/link/link_group_core.h"
 #include "core/link/rkey_table.h"
 #include "core/shell/link.h"
+#include "core/shell/link_assignment.h"
 
 namespace smcr::core {
 
@@ -53,25 +54,13 @@ public:
     uint32_t sndbufId = 0;
     fabric::MemoryRegion* rmb = nullptr;
     fabric::MemoryRegion* sndbuf = nullptr;
-    uint64_t peerRmbVaddr = 0;
-    uint32_t peerRmbRkey = 0;
     int tcpFd = -1;
     bool appClosed = false;      // the socket was closed (or never handed out)
     bool readShutdown = false;   // shutdown(SHUT_RD)
     bool released = false;       // buffers back in the pool, token freed
-    bool needCdc = false;        // a window update or close flags must go out
     bool queuedForSlot = false;  // waiting in the slot queue of the link it sends on
-    // Multi-link groups (engine_links.cpp): the link the connection sends on.
-    // A new connection of a two-link group is assigned to the link with the
-    // fewest connections (the kernel's smcr_lgr_conn_assign_link);
-    // wantStandby marks one assigned to the added link, onStandby says it
-    // switched (only while none of its CDCs is outstanding, so RC ordering
-    // on the old link already placed everything). standbyRmb*: the peer's RMB
-    // on the added link (from ADD_LINK_CONT / CONFIRM_RKEY).
-    bool wantStandby = false;
-    bool onStandby = false;
-    uint32_t standbyRmbRkey = 0;
-    uint64_t standbyRmbVaddr = 0;
+    // The link it sends on and the peer's RMB on each (link_assignment.h).
+    LinkAssignment assignment;
     uint64_t hangupDeadlineMs = UINT64_MAX;  // TCP peer gone: abort unless closed by then
     Errc error = Errc::invalid;              // set when aborted
     // CDCs that arrived before the handshake finished on this side (the
@@ -88,7 +77,7 @@ public:
 // A link added by ADD_LINK runs LLC (CONFIRM_LINK, TEST_LINK) and takes the
 // connections over when the link carrying them fails (LinkGroup::current
 // moves to it) and the dead link is retired. New connections are balanced
-// over both links like the kernel's (Connection::wantStandby): a connection
+// over both links like the kernel's (Connection::assignment): a connection
 // on the added link sends its RDMA WRITEs and CDCs there (sendLinkOf), and
 // moves back with a failover validation when the added link is lost.
 struct MultiLink {
@@ -142,6 +131,11 @@ public:
     bool isPrimary(const Link& link) const { return links[current].get() == &link; }
     // Whether `link` is still one of the group's (a flush may retire it).
     bool holds(const Link* link) const { return link != nullptr && (links[0].get() == link || links[1].get() == link); }
+    // The retired link if its QP is qpn (engine_retired_link.cpp), or null.
+    Link* retiredByQpn(uint32_t qpn) {
+        Link* retired = multi.retired.get();
+        return retired != nullptr && retired->qp && retired->qp->qpn() == qpn ? retired : nullptr;
+    }
     // The link whose QP is qpn, or null (the retired one is not looked at).
     Link* linkByQpn(uint32_t qpn) {
         for (auto& link : links) {
@@ -152,12 +146,12 @@ public:
 };
 
 // The link a connection sends on: the primary, or the added link once the
-// connection was balanced onto it (Connection::onStandby, engine_links.cpp).
+// connection was balanced onto it (LinkAssignment::onStandby, engine_links.cpp).
 // Valid while the caller holds the engine mutex and no link is dropped.
 inline Link& sendLinkOf(Connection& conn) {
     LinkGroup& lgr = *conn.lgr;
     Link* standby = lgr.standby();
-    return conn.onStandby && standby != nullptr ? *standby : lgr.primary();
+    return conn.assignment.onStandby() && standby != nullptr ? *standby : lgr.primary();
 }
 
 }  // namespace smcr::core

@@ -32,6 +32,35 @@ struct RxPending {
     static constexpr uint32_t kRefilled = UINT32_MAX;  // lab.rx_backlog refilled it at arrival
 };
 
+// How one link's receive path differs from another's, as data: one
+// dispatcher (EngineImpl::receiveLocked, engine_receive.cpp) serves every
+// link of a group.
+struct RxRules {
+    // A link of the group: its receive WQEs are reposted, its LLC messages
+    // handled, CDC byte 26 credits it. Not the retired link (QP in ERR),
+    // of which only the CDCs it took in before it went down still count.
+    bool live = true;
+    // lab.rx_backlog and lab.rx_repost_delay_us model this link's path (the
+    // primary's: the kernel's rx tasklet running late).
+    bool labSlowPath = false;
+    // Its CDCs wait behind the group's RX backlog (arrival order).
+    bool inGroupOrder = false;
+    // A short message or an unknown LLC type ends the group (protocol
+    // violation); elsewhere it is dropped.
+    bool malformedEndsGroup = false;
+    // Its waiting senders are served after every message it brings (the
+    // added link); the primary's come with its credits and completions.
+    bool serviceAfterEach = false;
+    // Counted in smcr.retired_link_cdcs.
+    bool countRetired = false;
+
+    static constexpr RxRules primary() {
+        return {.live = true, .labSlowPath = true, .inGroupOrder = true, .malformedEndsGroup = true};
+    }
+    static constexpr RxRules added() { return {.live = true, .serviceAfterEach = true}; }
+    static constexpr RxRules retired() { return {.live = false, .inGroupOrder = true, .countRetired = true}; }
+};
+
 struct LinkRxFlow {
     LinkCredits credits;
     // CDCs copied out of their receive slots, in arrival order. With
