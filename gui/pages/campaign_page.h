@@ -15,6 +15,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -62,6 +63,14 @@ signals:
     void runRequested();
 
 private:
+    // The constructor's parts, top to bottom; connectEditors() last, so
+    // setting up the widgets does not run updateWidgets().
+    QLayout* makeNameRow();
+    QWidget* makeWorkloadsBox();
+    QWidget* makeColumnsBox();
+    QWidget* makeMatrixBox();
+    QLayout* makeFileButtons();
+    void connectEditors();
     void addWorkloadRow(const orchestrator::WorkloadSpec& workload);
     void addColumnRow(const orchestrator::ColumnSpec& column);
     void updateWidgets();
