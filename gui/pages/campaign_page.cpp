@@ -429,13 +429,8 @@ void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
     if (!spec.baseline.isEmpty()) m_baseline->setCurrentText(spec.baseline);
 }
 
-orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
-    orchestrator::CampaignSpec spec = m_base;
-    QStringList problems;
-    spec.name = m_name->text().trimmed();
-    spec.description = m_description->text().trimmed();
-    const bool describedByBase = spec.description == m_base.description;
-    spec.workloads.clear();
+std::vector<orchestrator::WorkloadSpec> CampaignPage::workloadsFromTable(QStringList* problems) const {
+    std::vector<orchestrator::WorkloadSpec> workloads;
     for (int row = 0; row < m_workloads->rowCount(); ++row) {
         orchestrator::WorkloadSpec workload;
         const QTableWidgetItem* label = m_workloads->item(row, wlLabel);
@@ -453,12 +448,16 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
             if (parsed) {
                 workload.sizes = *parsed;
             } else {
-                problems.append(tr("workloads[%1].sizes: %2").arg(row).arg(why));
+                problems->append(tr("workloads[%1].sizes: %2").arg(row).arg(why));
             }
         }
-        spec.workloads.push_back(workload);
+        workloads.push_back(workload);
     }
-    spec.columns.clear();
+    return workloads;
+}
+
+std::vector<orchestrator::ColumnSpec> CampaignPage::columnsFromTable(QStringList* problems) const {
+    std::vector<orchestrator::ColumnSpec> columns;
     for (int row = 0; row < m_columns->rowCount(); ++row) {
         orchestrator::ColumnSpec column;
         const QTableWidgetItem* label = m_columns->item(row, colLabel);
@@ -478,10 +477,21 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
         if (parsed) {
             column.settings = *parsed;
         } else {
-            problems.append(tr("columns[%1].settings: %2").arg(row).arg(why));
+            problems->append(tr("columns[%1].settings: %2").arg(row).arg(why));
         }
-        spec.columns.push_back(column);
+        columns.push_back(column);
     }
+    return columns;
+}
+
+orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
+    orchestrator::CampaignSpec spec = m_base;
+    QStringList problems;
+    spec.name = m_name->text().trimmed();
+    spec.description = m_description->text().trimmed();
+    const bool describedByBase = spec.description == m_base.description;
+    spec.workloads = workloadsFromTable(&problems);
+    spec.columns = columnsFromTable(&problems);
     // Empty is allowed when every workload has its own sizes (the
     // orchestrator's validation says otherwise).
     spec.sizes.clear();

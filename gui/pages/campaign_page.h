@@ -71,6 +71,9 @@ private:
     QWidget* makeMatrixBox();
     QLayout* makeFileButtons();
     void connectEditors();
+    // The tables' rows as the campaign's; a cell that does not parse adds to *problems.
+    std::vector<orchestrator::WorkloadSpec> workloadsFromTable(QStringList* problems) const;
+    std::vector<orchestrator::ColumnSpec> columnsFromTable(QStringList* problems) const;
     void addWorkloadRow(const orchestrator::WorkloadSpec& workload);
     void addColumnRow(const orchestrator::ColumnSpec& column);
     void updateWidgets();
