@@ -194,29 +194,27 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
     return doc;
 }
 
-}  // namespace
-
-int runDatapathBench(const DatapathOptions& options) {
-    StreamCampaign campaign;
-    campaign.name = QStringLiteral("bench stream datapath");
-    campaign.preset = QStringLiteral("datapath");
-    campaign.tests = options.tests;
-    campaign.sizes = options.sizes;
-    campaign.durationMs = options.durationMs;
-    campaign.repetitions = options.repetitions;
-    campaign.link = QString::fromStdString(options.link);
-    campaign.pin = options.pin;
-    DatapathRun run;
-    run.link = options.link;
-    run.sizes = options.sizes;
+// The campaign of the chosen columns, and the run that will hold its
+// results; false (after saying so) on an unknown column.
+bool planCampaign(const DatapathOptions& options, StreamCampaign* campaign, DatapathRun* run) {
+    campaign->name = QStringLiteral("bench stream datapath");
+    campaign->preset = QStringLiteral("datapath");
+    campaign->tests = options.tests;
+    campaign->sizes = options.sizes;
+    campaign->durationMs = options.durationMs;
+    campaign->repetitions = options.repetitions;
+    campaign->link = QString::fromStdString(options.link);
+    campaign->pin = options.pin;
+    run->link = options.link;
+    run->sizes = options.sizes;
     for (const std::string& key : options.columnKeys) {
         auto spec = findDatapathColumn(key);
         if (!spec) {
             std::fprintf(stderr, "%s: unknown column '%s'\n", kWho, key.c_str());
-            return kExitUsage;
+            return false;
         }
-        run.columns.push_back(*spec);
-        campaign.columns.push_back(
+        run->columns.push_back(*spec);
+        campaign->columns.push_back(
             {QString::fromStdString(spec->label),
              QString::fromStdString(spec->transport),
              {},
@@ -224,7 +222,7 @@ int runDatapathBench(const DatapathOptions& options) {
              {},
              {}});
     }
-    campaign.description =
+    campaign->description =
         QStringLiteral(
             "smclab bench stream --preset datapath: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions in "
             "interleaved rounds, two local agents; %6")
@@ -234,7 +232,26 @@ int runDatapathBench(const DatapathOptions& options) {
             .arg(static_cast<double>(options.durationMs) / 1000.0)
             .arg(options.repetitions)
             .arg(QLatin1String(orchestrator::kDatapathWaitingNote));
+    return true;
+}
 
+// --json-out: the whole document; false (after saying why) when it cannot be written.
+bool writeJsonOut(const std::string& path, const report::ReportDocument& doc) {
+    QSaveFile file(QString::fromStdString(path));
+    const QByteArray json = report::formatJson(doc).toUtf8();
+    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
+        std::fprintf(stderr, "%s: --json-out %s: %s\n", kWho, path.c_str(), qPrintable(file.errorString()));
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+int runDatapathBench(const DatapathOptions& options) {
+    StreamCampaign campaign;
+    DatapathRun run;
+    if (!planCampaign(options, &campaign, &run)) return kExitUsage;
     auto store = openBenchStore(options.dbPath, kWho);
     if (!store) return kExitFailure;
     auto ran = runStreamCampaign(campaign, *store);
@@ -263,15 +280,7 @@ int runDatapathBench(const DatapathOptions& options) {
     }
     const std::vector<ShapeResult> shapes = evaluateShapes(run);
     const report::ReportDocument doc = makeDocument(run, options, tables, shapes, *ran);
-    if (!options.jsonOutPath.empty()) {
-        QSaveFile file(QString::fromStdString(options.jsonOutPath));
-        const QByteArray json = report::formatJson(doc).toUtf8();
-        if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit()) {
-            std::fprintf(stderr, "%s: --json-out %s: %s\n", kWho, options.jsonOutPath.c_str(),
-                         qPrintable(file.errorString()));
-            allOk = false;
-        }
-    }
+    if (!options.jsonOutPath.empty() && !writeJsonOut(options.jsonOutPath, doc)) allOk = false;
     QString out;
     if (options.format == report::Format::text) {
         out = report::formatTextWithConfidence(tables) +

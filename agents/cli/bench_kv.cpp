@@ -179,77 +179,73 @@ CampaignSpec benchSpec(const Options& o) {
     return spec;
 }
 
-}  // namespace
+// A number option's value, or (with the cursor's error set) its minimum.
+int64_t numberArg(ArgCursor& cursor, const std::string& option, const std::string& text, int64_t min, int64_t max) {
+    auto n = parseInt(text);
+    if (!n || *n < min || *n > max) {
+        cursor.setError(option + ": expects a number " + std::to_string(min) + ".." + std::to_string(max) + ", got '" +
+                        text + "'");
+        return min;
+    }
+    return *n;
+}
 
-int runBenchKv(const Args& args) {
+// The exit status when the command line says to stop here (help, a usage error).
+std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std::string>* preset) {
     ArgCursor cursor(args);
-    Options o;
-    std::optional<std::string> preset;
-    auto number = [&](const std::string& option, const std::string& text, int64_t min, int64_t max) -> int64_t {
-        auto n = parseInt(text);
-        if (!n || *n < min || *n > max) {
-            cursor.setError(option + ": expects a number " + std::to_string(min) + ".." + std::to_string(max) +
-                            ", got '" + text + "'");
-            return min;
-        }
-        return *n;
-    };
     while (!cursor.done() && cursor.error().empty()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printHelp();
             return kExitOk;
         }
         if (auto v = cursor.takeValue("--preset")) {
-            preset = *v;
-            continue;
+            *preset = *v;
+        } else if (auto c = cursor.takeValue("-c")) {
+            o->clients = static_cast<int>(numberArg(cursor, "-c", *c, 1, 10000));
+        } else if (auto n = cursor.takeValue("-n")) {
+            o->requests = static_cast<uint64_t>(numberArg(cursor, "-n", *n, 1, 1000000000));
+        } else if (auto d = cursor.takeValue("-d")) {
+            auto size = parseSize(*d);
+            if (!size || *size == 0) return usage("-d: bad size '" + *d + "'");
+            o->dataSize = *size;
+        } else if (auto w = cursor.takeValue("--recv-wr")) {
+            o->recvWr = static_cast<int>(numberArg(cursor, "--recv-wr", *w, 2, 2048));
+        } else if (auto r = cursor.takeValue("--repost-delay-us")) {
+            o->repostDelayUs = static_cast<int>(numberArg(cursor, "--repost-delay-us", *r, 0, 100000));
+        } else if (auto reps = cursor.takeValue("--reps")) {
+            o->repetitions = static_cast<int>(numberArg(cursor, "--reps", *reps, 1, kMaxRepetitions));
+        } else if (auto db = cursor.takeValue("--db")) {
+            o->dbPath = *db;
+        } else if (cursor.takeFlag("--no-pin")) {
+            o->pin = false;
+        } else if (auto cols = cursor.takeValue("--columns")) {
+            o->columns = splitList(*cols);
+        } else {
+            return usage("unknown option '" + cursor.peek() + "'");
         }
-        if (auto v = cursor.takeValue("-c")) {
-            o.clients = static_cast<int>(number("-c", *v, 1, 10000));
-            continue;
-        }
-        if (auto v = cursor.takeValue("-n")) {
-            o.requests = static_cast<uint64_t>(number("-n", *v, 1, 1000000000));
-            continue;
-        }
-        if (auto v = cursor.takeValue("-d")) {
-            auto size = parseSize(*v);
-            if (!size || *size == 0) return usage("-d: bad size '" + *v + "'");
-            o.dataSize = *size;
-            continue;
-        }
-        if (auto v = cursor.takeValue("--recv-wr")) {
-            o.recvWr = static_cast<int>(number("--recv-wr", *v, 2, 2048));
-            continue;
-        }
-        if (auto v = cursor.takeValue("--repost-delay-us")) {
-            o.repostDelayUs = static_cast<int>(number("--repost-delay-us", *v, 0, 100000));
-            continue;
-        }
-        if (auto v = cursor.takeValue("--reps")) {
-            o.repetitions = static_cast<int>(number("--reps", *v, 1, kMaxRepetitions));
-            continue;
-        }
-        if (auto v = cursor.takeValue("--db")) {
-            o.dbPath = *v;
-            continue;
-        }
-        if (cursor.takeFlag("--no-pin")) {
-            o.pin = false;
-            continue;
-        }
-        if (auto v = cursor.takeValue("--columns")) {
-            o.columns = splitList(*v);
-            continue;
-        }
-        return usage("unknown option '" + cursor.peek() + "'");
     }
     if (!cursor.error().empty()) return usage(cursor.error());
-    if (!preset) return usage("--preset credits is required (the only preset)");
-    if (*preset != "credits") return usage("--preset: unknown preset '" + *preset + "' (known: credits)");
-    if (o.columns.empty()) return usage("--columns: none given");
+    return std::nullopt;
+}
+
+// Empty when the options make a campaign; else what to tell the user.
+std::string checkOptions(const Options& o, const std::optional<std::string>& preset) {
+    if (!preset) return "--preset credits is required (the only preset)";
+    if (*preset != "credits") return "--preset: unknown preset '" + *preset + "' (known: credits)";
+    if (o.columns.empty()) return "--columns: none given";
     for (const std::string& key : o.columns) {
-        if (!columnIndex(key)) return usage("--columns: unknown column '" + key + "' (off, on, backlog, tcp)");
+        if (!columnIndex(key)) return "--columns: unknown column '" + key + "' (off, on, backlog, tcp)";
     }
+    return {};
+}
+
+}  // namespace
+
+int runBenchKv(const Args& args) {
+    Options o;
+    std::optional<std::string> preset;
+    if (const auto exitCode = parseOptions(args, &o, &preset)) return *exitCode;
+    if (const std::string problem = checkOptions(o, preset); !problem.empty()) return usage(problem);
 
     const CampaignSpec spec = benchSpec(o);
     std::printf("%s\n", qPrintable(spec.description));

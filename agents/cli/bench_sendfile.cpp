@@ -147,11 +147,9 @@ CampaignSpec benchSpec(const Options& o) {
     return spec;
 }
 
-}  // namespace
-
-int runBenchSendfile(const Args& args) {
-    Options o;
-    std::vector<std::string> columnNames;
+// The exit status when the command line says to stop here (help, a usage
+// error); else `o` holds the options and `columnNames` the --columns words.
+std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::string>* columnNames) {
     ArgCursor cursor(args);
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
@@ -161,42 +159,42 @@ int runBenchSendfile(const Args& args) {
         if (auto d = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*d);
             if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
-            o.durationMs = *ms;
+            o->durationMs = *ms;
         } else if (auto c = cursor.takeValue("-c")) {
             auto n = parseInt(*c);
             if (!n || *n < 1 || *n > 10000) return usage("-c needs 1..10000 connections");
-            o.connections = static_cast<int>(*n);
+            o->connections = static_cast<int>(*n);
         } else if (auto f = cursor.takeValue("--file-size")) {
-            o.fileSizes.clear();
+            o->fileSizes.clear();
             for (const std::string& word : splitList(*f)) {
                 auto size = parseSize(word);
                 if (!size || *size > kMaxFileBytes) return usage("--file-size: bad size '" + word + "' (0..16M)");
-                o.fileSizes.push_back(*size);
+                o->fileSizes.push_back(*size);
             }
         } else if (auto t = cursor.takeValue("--cork-timer-ms")) {
             auto n = parseInt(*t);
             if (!n || *n < 1 || *n > 10000) return usage("--cork-timer-ms needs 1..10000");
-            o.corkTimerMs = static_cast<int>(*n);
+            o->corkTimerMs = static_cast<int>(*n);
         } else if (auto l = cursor.takeValue("--link")) {
             if (auto model = smcr::fabric::sim::linkPreset(*l); !model)
                 return usage("--link: " + model.error().message);
-            o.link = *l;
+            o->link = *l;
         } else if (auto cols = cursor.takeValue("--columns")) {
-            columnNames = splitList(*cols);
+            *columnNames = splitList(*cols);
         } else if (auto fmt = cursor.takeValue("--format")) {
             auto parsed = report::parseFormat(QString::fromStdString(*fmt));
             if (!parsed) return usage("--format must be text, csv, json, markdown or html");
-            o.format = *parsed;
+            o->format = *parsed;
         } else if (auto r = cursor.takeValue("--reps")) {
             auto n = parseInt(*r);
             if (!n || *n < 1 || *n > kMaxRepetitions) return usage("--reps needs 1..1000");
-            o.repetitions = static_cast<int>(*n);
+            o->repetitions = static_cast<int>(*n);
         } else if (auto db = cursor.takeValue("--db")) {
-            o.dbPath = *db;
+            o->dbPath = *db;
         } else if (cursor.takeFlag("--counters")) {
-            o.counters = true;
+            o->counters = true;
         } else if (cursor.takeFlag("--no-pin")) {
-            o.pin = false;
+            o->pin = false;
         } else if (!cursor.error().empty()) {
             return usage(cursor.error());
         } else {
@@ -204,16 +202,45 @@ int runBenchSendfile(const Args& args) {
         }
     }
     if (!cursor.error().empty()) return usage(cursor.error());
-    if (o.fileSizes.empty()) return usage("--file-size needs at least one size");
+    return std::nullopt;
+}
+
+// --columns by key (all of them when not given); a usage error's exit status on an unknown one.
+std::optional<int> pickColumns(const std::vector<std::string>& columnNames, Options* o) {
     if (columnNames.empty()) {
-        for (const ColumnKey& c : kColumns) o.columns.push_back(&c);
-    } else {
-        for (const std::string& name : columnNames) {
-            const ColumnKey* c = findColumn(name);
-            if (!c) return usage("--columns: unknown column '" + name + "' (copy, timer, sendfile, tcp)");
-            o.columns.push_back(c);
-        }
+        for (const ColumnKey& c : kColumns) o->columns.push_back(&c);
+        return std::nullopt;
     }
+    for (const std::string& name : columnNames) {
+        const ColumnKey* c = findColumn(name);
+        if (!c) return usage("--columns: unknown column '" + name + "' (copy, timer, sendfile, tcp)");
+        o->columns.push_back(c);
+    }
+    return std::nullopt;
+}
+
+// --counters: the server's CDC messages and RDMA writes per request.
+QList<report::ComparisonTable> counterTables(db::ResultStore& store, qint64 id, const CampaignSpec& spec) {
+    QList<report::ComparisonTable> tables;
+    const QString workload = storedWorkloadName(spec, 0);
+    for (const auto& [counter, title] : {std::pair{"smcr.cdc_sent", "Server CDC messages per request"},
+                                         std::pair{"smcr.rdma_writes", "Server RDMA writes per request"}}) {
+        auto table = counterPerOpTable(store, id, spec,
+                                       {workload, db::Side::server, QString::fromLatin1(counter),
+                                        QStringLiteral("requests"), QString::fromLatin1(title)});
+        if (table) tables.append(*table);
+    }
+    return tables;
+}
+
+}  // namespace
+
+int runBenchSendfile(const Args& args) {
+    Options o;
+    std::vector<std::string> columnNames;
+    if (const auto exitCode = parseOptions(args, &o, &columnNames)) return *exitCode;
+    if (o.fileSizes.empty()) return usage("--file-size needs at least one size");
+    if (const auto exitCode = pickColumns(columnNames, &o)) return *exitCode;
 
     const CampaignSpec spec = benchSpec(o);
     auto store = openBenchStore(o.dbPath, kWho);
@@ -230,25 +257,16 @@ int runBenchSendfile(const Args& args) {
         std::fprintf(stderr, "%s: %s\n", kWho, document.error().message.c_str());
         return kExitFailure;
     }
-    QList<report::ComparisonTable> counterTables;
-    if (o.counters) {
-        const QString workload = storedWorkloadName(spec, 0);
-        for (const auto& [counter, title] : {std::pair{"smcr.cdc_sent", "Server CDC messages per request"},
-                                             std::pair{"smcr.rdma_writes", "Server RDMA writes per request"}}) {
-            auto table = counterPerOpTable(*store, id, spec,
-                                           {workload, db::Side::server, QString::fromLatin1(counter),
-                                            QStringLiteral("requests"), QString::fromLatin1(title)});
-            if (table) counterTables.append(*table);
-        }
-    }
+    const QList<report::ComparisonTable> counters =
+        o.counters ? counterTables(*store, id, spec) : QList<report::ComparisonTable>{};
     QString out;
     if (o.format == report::Format::text) {
-        out = report::formatTextWithConfidence(document->tables) + report::formatText(counterTables) +
+        out = report::formatTextWithConfidence(document->tables) + report::formatText(counters) +
               QStringLiteral("wire: %1\ncampaign %2 in %3\n").arg(ran->wireNote).arg(id).arg(store->path());
     } else if (o.format == report::Format::csv) {
-        out = report::formatCsv(document->tables + counterTables);
+        out = report::formatCsv(document->tables + counters);
     } else {
-        document->tables += counterTables;
+        document->tables += counters;
         out = report::render(*document, o.format);
     }
     std::fputs(out.toUtf8().constData(), stdout);

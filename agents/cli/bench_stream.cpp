@@ -113,13 +113,11 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-// The single-transport and --compare modes: one column per transport.
-int runClassic(const std::vector<std::string>& transports, const std::string& link, const SettingList& extra,
-               const std::vector<StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
-               int repetitions, bool pin, const std::string& dbPath) {
-    const bool compare = transports.size() > 1;
+StreamCampaign classicCampaign(const std::vector<std::string>& transports, const std::string& link,
+                               const SettingList& extra, const std::vector<StreamTest>& tests,
+                               const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions, bool pin) {
     StreamCampaign campaign;
-    campaign.name = compare ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
+    campaign.name = transports.size() > 1 ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
     campaign.tests = tests;
     campaign.sizes = sizes;
     campaign.durationMs = durationMs;
@@ -143,6 +141,60 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
                                .arg(sizes.back())
                                .arg(static_cast<double>(durationMs) / 1000.0)
                                .arg(repetitions);
+    return campaign;
+}
+
+// One transport: qperf's own block per size.
+void printQperfBlocks(StreamTest test, const std::vector<std::vector<StreamResult>>& results,
+                      const std::vector<uint64_t>& sizes, const std::string& transport, const std::string& wire) {
+    std::printf("%s (%s, %s):\n", streamTestName(test), transport.c_str(), wire.c_str());
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const StreamResult& r = results[i][0];
+        std::printf("    msg_size  =  %8s bytes\n", sizeText(sizes[i]).c_str());
+        if (!r.ok) {
+            std::printf("    failed\n");
+        } else if (test == StreamTest::bw) {
+            std::printf("    bw        =  %10.2f MB/sec\n", r.bwMBs);
+        } else {
+            std::printf("    latency   =  %10.2f us   (p50 %.2f us, p99 %.2f us)\n", r.latMeanUs, r.latP50Us,
+                        r.latP99Us);
+        }
+    }
+}
+
+// --compare: one table, SMC-R and TCP side by side with their ratio.
+void printCompareTable(StreamTest test, const std::vector<std::vector<StreamResult>>& results,
+                       const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions) {
+    std::printf("==== %s: %s, %.1f s per size, median of %d ====\n", streamTestName(test),
+                test == StreamTest::bw ? "bandwidth MB/sec at the receiver" : "one-way latency us (mean, p50, p99)",
+                static_cast<double>(durationMs) / 1000.0, repetitions);
+    if (test == StreamTest::bw) {
+        std::printf("%-8s %12s %12s %9s\n", "MsgSize", "SMC-R", "TCP", "SMC/TCP");
+    } else {
+        std::printf("%-8s %10s %8s %8s %10s %8s %8s %9s\n", "MsgSize", "SMC-R", "p50", "p99", "TCP", "p50", "p99",
+                    "SMC/TCP");
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const StreamResult& m = results[i][0];
+        const StreamResult& k = results[i][1];
+        if (test == StreamTest::bw) {
+            std::printf("%-8s %12.2f %12.2f %8.2fx\n", sizeText(sizes[i]).c_str(), m.bwMBs, k.bwMBs,
+                        k.bwMBs > 0 ? m.bwMBs / k.bwMBs : 0.0);
+        } else {
+            std::printf("%-8s %10.2f %8.2f %8.2f %10.2f %8.2f %8.2f %8.2fx\n", sizeText(sizes[i]).c_str(), m.latMeanUs,
+                        m.latP50Us, m.latP99Us, k.latMeanUs, k.latP50Us, k.latP99Us,
+                        k.latMeanUs > 0 ? m.latMeanUs / k.latMeanUs : 0.0);
+        }
+    }
+}
+
+// The single-transport and --compare modes: one column per transport.
+int runClassic(const std::vector<std::string>& transports, const std::string& link, const SettingList& extra,
+               const std::vector<StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
+               int repetitions, bool pin, const std::string& dbPath) {
+    const bool compare = transports.size() > 1;
+    const StreamCampaign campaign =
+        classicCampaign(transports, link, extra, tests, sizes, durationMs, repetitions, pin);
     auto store = openBenchStore(dbPath, kWho);
     if (!store) return kExitFailure;
     auto ran = runStreamCampaign(campaign, *store);
@@ -153,45 +205,11 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
     printColumnFailures(ran->console, kWho);
     const std::string wire = ran->wireNote.toStdString();
     for (StreamTest test : tests) {
-        const char* name = streamTestName(test);
         const auto& results = test == StreamTest::bw ? ran->grid.bw : ran->grid.lat;
-        if (!compare) {
-            std::printf("%s (%s, %s):\n", name, transports[0].c_str(), wire.c_str());
-            for (size_t i = 0; i < sizes.size(); ++i) {
-                const StreamResult& r = results[i][0];
-                std::printf("    msg_size  =  %8s bytes\n", sizeText(sizes[i]).c_str());
-                if (!r.ok) {
-                    std::printf("    failed\n");
-                } else if (test == StreamTest::bw) {
-                    std::printf("    bw        =  %10.2f MB/sec\n", r.bwMBs);
-                } else {
-                    std::printf("    latency   =  %10.2f us   (p50 %.2f us, p99 %.2f us)\n", r.latMeanUs, r.latP50Us,
-                                r.latP99Us);
-                }
-            }
-            continue;
-        }
-        std::printf("==== %s: %s, %.1f s per size, median of %d ====\n", name,
-                    test == StreamTest::bw ? "bandwidth MB/sec at the receiver" : "one-way latency us (mean, p50, p99)",
-                    static_cast<double>(durationMs) / 1000.0, repetitions);
-        if (test == StreamTest::bw) {
-            std::printf("%-8s %12s %12s %9s\n", "MsgSize", "SMC-R", "TCP", "SMC/TCP");
-        } else {
-            std::printf("%-8s %10s %8s %8s %10s %8s %8s %9s\n", "MsgSize", "SMC-R", "p50", "p99", "TCP", "p50", "p99",
-                        "SMC/TCP");
-        }
-        for (size_t i = 0; i < sizes.size(); ++i) {
-            const StreamResult& m = results[i][0];
-            const StreamResult& k = results[i][1];
-            if (test == StreamTest::bw) {
-                std::printf("%-8s %12.2f %12.2f %8.2fx\n", sizeText(sizes[i]).c_str(), m.bwMBs, k.bwMBs,
-                            k.bwMBs > 0 ? m.bwMBs / k.bwMBs : 0.0);
-            } else {
-                std::printf("%-8s %10.2f %8.2f %8.2f %10.2f %8.2f %8.2f %8.2fx\n", sizeText(sizes[i]).c_str(),
-                            m.latMeanUs, m.latP50Us, m.latP99Us, k.latMeanUs, k.latP50Us, k.latP99Us,
-                            k.latMeanUs > 0 ? m.latMeanUs / k.latMeanUs : 0.0);
-            }
-        }
+        if (compare)
+            printCompareTable(test, results, sizes, durationMs, repetitions);
+        else
+            printQperfBlocks(test, results, sizes, transports[0], wire);
     }
     if (compare)
         std::printf("wire: %s\ncampaign %lld in %s\n", wire.c_str(), static_cast<long long>(ran->campaignId),
@@ -200,19 +218,14 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
     return ran->console.failedCells == 0 ? kExitOk : kExitRunsFailed;
 }
 
-}  // namespace
-
-int runBenchStream(const Args& args) {
+// The command line of `smclab bench stream`, with its defaults.
+struct StreamArgs {
     std::string transport = "smcr";
     std::optional<std::string> link;  // default: ideal, or the preset's
     std::string preset;
     SettingList extra;
     std::vector<StreamTest> tests = {StreamTest::bw, StreamTest::lat};
-    SizeLoop loop;
-    loop.first = 1;
-    loop.last = 64 * 1024;
-    loop.step = 2;
-    loop.multiply = true;
+    SizeLoop loop{"msg_size", 1, 64 * 1024, 2, true};
     uint64_t durationMs = 2000;
     bool compare = false;
     int repetitions = 0;  // 0: the mode's default
@@ -223,120 +236,174 @@ int runBenchStream(const Args& args) {
     std::vector<std::string> columnKeys;
     std::optional<report::Format> format;
     std::string jsonOut;
+};
+
+// Each take*Option below takes the word at the cursor when it is one of its
+// options (returns true) and leaves a malformed value's message in
+// cursor.error(), the one place the caller looks.
+
+void takeTestList(const std::string& text, ArgCursor& cursor, StreamArgs* a) {
+    a->tests.clear();
+    for (const std::string& name : splitList(text)) {
+        if (name == "tcp_bw") {
+            a->tests.push_back(StreamTest::bw);
+        } else if (name == "tcp_lat") {
+            a->tests.push_back(StreamTest::lat);
+        } else {
+            cursor.setError("unknown test '" + name + "' (tcp_bw, tcp_lat)");
+            return;
+        }
+    }
+}
+
+void takeColumnList(const std::string& text, ArgCursor& cursor, StreamArgs* a) {
+    a->columnKeys.clear();
+    for (const std::string& name : splitList(text)) {
+        auto column = findDatapathColumn(name);
+        if (!column) {
+            std::string known;
+            for (const DatapathColumn& k : datapathColumns()) known += (known.empty() ? "" : ", ") + k.key;
+            cursor.setError("--columns: unknown column '" + name + "' (" + known + ")");
+            return;
+        }
+        a->columnKeys.push_back(column->key);
+    }
+}
+
+// What is measured: transport, tests, sizes, time, link, engine settings.
+bool takeMatrixOption(ArgCursor& cursor, StreamArgs* a) {
+    if (auto v = cursor.takeValue("--transport")) {
+        if (*v != "smcr" && *v != "tcp") cursor.setError("--transport must be smcr or tcp");
+        a->transport = *v;
+    } else if (auto t = cursor.takeValue("--test")) {
+        takeTestList(*t, cursor, a);
+    } else if (auto oo = cursor.takeValue("-oo")) {
+        std::string error;
+        if (auto parsed = parseSizeLoop(*oo, &error))
+            a->loop = *parsed;
+        else
+            cursor.setError("-oo: " + error);
+    } else if (auto d = cursor.takeValue("-t")) {
+        auto ms = parseDurationMs(*d);
+        if (!ms || *ms < 100 || *ms > 3600000)
+            cursor.setError("-t needs a duration 100ms..1h");
+        else
+            a->durationMs = *ms;
+    } else if (auto l = cursor.takeValue("--link")) {
+        if (auto model = smcr::fabric::sim::linkPreset(*l); !model) cursor.setError("--link: " + model.error().message);
+        a->link = *l;
+    } else if (auto b = cursor.takeValue("--busy-poll-us")) {
+        auto n = parseInt(*b);
+        if (!n || *n < 0 || *n > 10000000)
+            cursor.setError("--busy-poll-us needs 0..10000000");
+        else
+            a->extra.emplace_back("lab.busy_poll_us", std::to_string(*n));
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// How it is run and shown: the preset and its columns, output, store, pinning.
+bool takeModeOption(ArgCursor& cursor, StreamArgs* a) {
+    if (auto p = cursor.takeValue("--preset")) {
+        if (*p != "datapath") cursor.setError("unknown preset '" + *p + "' (datapath)");
+        a->preset = *p;
+    } else if (auto c = cursor.takeValue("--columns")) {
+        takeColumnList(*c, cursor, a);
+    } else if (auto f = cursor.takeValue("--format")) {
+        a->format = report::parseFormat(QString::fromStdString(*f));
+        if (!a->format) cursor.setError("--format must be text, csv, json, markdown or html");
+    } else if (auto j = cursor.takeValue("--json-out")) {
+        a->jsonOut = *j;
+    } else if (auto s = cursor.takeValue("--set")) {
+        if (!parseSettingArg(*s, &a->extra)) cursor.setError("--set expects NAME=VALUE");
+    } else if (auto r = cursor.takeValue("--reps")) {
+        auto n = parseInt(*r);
+        if (!n || *n < 1 || *n > orchestrator::kMaxRepetitions)
+            cursor.setError("--reps needs 1..1000");
+        else
+            a->repetitions = static_cast<int>(*n);
+    } else if (auto db = cursor.takeValue("--db")) {
+        a->dbPath = *db;
+    } else if (cursor.takeFlag("--isolate")) {
+        a->isolate = true;
+    } else if (cursor.takeFlag("--counters")) {
+        a->counters = true;
+    } else if (cursor.takeFlag("--compare")) {
+        a->compare = true;
+    } else if (cursor.takeFlag("--no-pin")) {
+        a->pin = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// Empty when the options make sense together; else what to tell the user.
+std::string checkStreamArgs(const StreamArgs& a) {
+    if (a.loop.variable != "msg_size") return "-oo loops over msg_size only";
+    const std::vector<uint64_t> sizes = a.loop.values();
+    if (sizes.empty() || sizes.front() < 1 || sizes.back() > (16u << 20)) return "message sizes must be 1..16M";
+    if (a.tests.empty()) return "--test needs at least one test";
+    if (a.preset.empty()) {
+        if (!a.columnKeys.empty() || a.isolate || a.counters || a.format || !a.jsonOut.empty()) {
+            return "--columns, --isolate, --counters, --format and --json-out go with --preset datapath";
+        }
+    } else if (a.compare) {
+        return "--compare and --preset are different modes; pick one";
+    }
+    return {};
+}
+
+int runClassicMode(const StreamArgs& a) {
+    const std::vector<std::string> transports =
+        a.compare ? std::vector<std::string>{"smcr", "tcp"} : std::vector<std::string>{a.transport};
+    return runClassic(transports, a.link.value_or("ideal"), a.extra, a.tests, a.loop.values(), a.durationMs,
+                      a.repetitions > 0 ? a.repetitions : 1, a.pin, a.dbPath);
+}
+
+int runDatapathMode(const StreamArgs& a) {
+    DatapathOptions o;
+    // The preset's own environment unless told otherwise (one definition with the campaign preset).
+    o.link = a.link.value_or(orchestrator::kDatapathLink);
+    o.durationMs = a.durationMs;
+    o.sizes = a.loop.values();
+    o.tests = a.tests;
+    o.columnKeys = a.columnKeys.empty() ? defaultDatapathColumnKeys() : a.columnKeys;
+    if (a.isolate) {
+        for (const std::string& key : isolationColumnKeys()) {
+            if (std::find(o.columnKeys.begin(), o.columnKeys.end(), key) == o.columnKeys.end())
+                o.columnKeys.push_back(key);
+        }
+    }
+    o.format = a.format.value_or(report::Format::text);
+    o.pin = a.pin;
+    o.counterTables = a.counters;
+    o.extraSettings = a.extra;
+    o.jsonOutPath = a.jsonOut;
+    o.repetitions = a.repetitions > 0 ? a.repetitions : orchestrator::kPresetRepetitions;
+    o.dbPath = a.dbPath;
+    return runDatapathBench(o);
+}
+
+}  // namespace
+
+int runBenchStream(const Args& args) {
+    StreamArgs a;
     ArgCursor cursor(args);
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printHelp();
             return kExitOk;
         }
-        if (auto v = cursor.takeValue("--transport")) {
-            if (*v != "smcr" && *v != "tcp") return usage("--transport must be smcr or tcp");
-            transport = *v;
-        } else if (auto t = cursor.takeValue("--test")) {
-            tests.clear();
-            for (const std::string& name : splitList(*t)) {
-                if (name == "tcp_bw")
-                    tests.push_back(StreamTest::bw);
-                else if (name == "tcp_lat")
-                    tests.push_back(StreamTest::lat);
-                else
-                    return usage("unknown test '" + name + "' (tcp_bw, tcp_lat)");
-            }
-        } else if (auto oo = cursor.takeValue("-oo")) {
-            std::string error;
-            auto parsed = parseSizeLoop(*oo, &error);
-            if (!parsed) return usage("-oo: " + error);
-            loop = *parsed;
-        } else if (auto d = cursor.takeValue("-t")) {
-            auto ms = parseDurationMs(*d);
-            if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
-            durationMs = *ms;
-        } else if (auto l = cursor.takeValue("--link")) {
-            if (auto model = smcr::fabric::sim::linkPreset(*l); !model)
-                return usage("--link: " + model.error().message);
-            link = *l;
-        } else if (auto b = cursor.takeValue("--busy-poll-us")) {
-            auto n = parseInt(*b);
-            if (!n || *n < 0 || *n > 10000000) return usage("--busy-poll-us needs 0..10000000");
-            extra.emplace_back("lab.busy_poll_us", std::to_string(*n));
-        } else if (auto p = cursor.takeValue("--preset")) {
-            if (*p != "datapath") return usage("unknown preset '" + *p + "' (datapath)");
-            preset = *p;
-        } else if (auto c = cursor.takeValue("--columns")) {
-            columnKeys.clear();
-            for (const std::string& name : splitList(*c)) {
-                auto column = findDatapathColumn(name);
-                if (!column) {
-                    std::string known;
-                    for (const DatapathColumn& k : datapathColumns()) known += (known.empty() ? "" : ", ") + k.key;
-                    return usage("--columns: unknown column '" + name + "' (" + known + ")");
-                }
-                columnKeys.push_back(column->key);
-            }
-        } else if (auto f = cursor.takeValue("--format")) {
-            format = report::parseFormat(QString::fromStdString(*f));
-            if (!format) return usage("--format must be text, csv, json, markdown or html");
-        } else if (auto j = cursor.takeValue("--json-out")) {
-            jsonOut = *j;
-        } else if (auto s = cursor.takeValue("--set")) {
-            if (!parseSettingArg(*s, &extra)) return usage("--set expects NAME=VALUE");
-        } else if (auto r = cursor.takeValue("--reps")) {
-            auto n = parseInt(*r);
-            if (!n || *n < 1 || *n > orchestrator::kMaxRepetitions) return usage("--reps needs 1..1000");
-            repetitions = static_cast<int>(*n);
-        } else if (auto db = cursor.takeValue("--db")) {
-            dbPath = *db;
-        } else if (cursor.takeFlag("--isolate")) {
-            isolate = true;
-        } else if (cursor.takeFlag("--counters")) {
-            counters = true;
-        } else if (cursor.takeFlag("--compare")) {
-            compare = true;
-        } else if (cursor.takeFlag("--no-pin")) {
-            pin = false;
-        } else if (!cursor.error().empty()) {
-            return usage(cursor.error());
-        } else {
-            return usage("unknown option '" + cursor.peek() + "'");
-        }
+        const bool taken = takeMatrixOption(cursor, &a) || takeModeOption(cursor, &a);
+        if (!cursor.error().empty()) return usage(cursor.error());
+        if (!taken) return usage("unknown option '" + cursor.peek() + "'");
     }
     if (!cursor.error().empty()) return usage(cursor.error());
-    if (loop.variable != "msg_size") return usage("-oo loops over msg_size only");
-    const std::vector<uint64_t> sizes = loop.values();
-    if (sizes.empty() || sizes.front() < 1 || sizes.back() > (16u << 20)) return usage("message sizes must be 1..16M");
-    if (tests.empty()) return usage("--test needs at least one test");
-
-    if (preset.empty()) {
-        if (!columnKeys.empty() || isolate || counters || format || !jsonOut.empty()) {
-            return usage("--columns, --isolate, --counters, --format and --json-out go with --preset datapath");
-        }
-        const std::vector<std::string> transports =
-            compare ? std::vector<std::string>{"smcr", "tcp"} : std::vector<std::string>{transport};
-        return runClassic(transports, link.value_or("ideal"), extra, tests, sizes, durationMs,
-                          repetitions > 0 ? repetitions : 1, pin, dbPath);
-    }
-    if (compare) return usage("--compare and --preset are different modes; pick one");
-    DatapathOptions o;
-    // The preset's own environment unless told otherwise (one definition with the campaign preset).
-    o.link = link.value_or(orchestrator::kDatapathLink);
-    o.durationMs = durationMs;
-    o.sizes = sizes;
-    o.tests = tests;
-    o.columnKeys = columnKeys.empty() ? defaultDatapathColumnKeys() : columnKeys;
-    if (isolate) {
-        for (const std::string& key : isolationColumnKeys()) {
-            if (std::find(o.columnKeys.begin(), o.columnKeys.end(), key) == o.columnKeys.end())
-                o.columnKeys.push_back(key);
-        }
-    }
-    o.format = format.value_or(report::Format::text);
-    o.pin = pin;
-    o.counterTables = counters;
-    o.extraSettings = extra;
-    o.jsonOutPath = jsonOut;
-    o.repetitions = repetitions > 0 ? repetitions : orchestrator::kPresetRepetitions;
-    o.dbPath = dbPath;
-    return runDatapathBench(o);
+    if (const std::string problem = checkStreamArgs(a); !problem.empty()) return usage(problem);
+    return a.preset.empty() ? runClassicMode(a) : runDatapathMode(a);
 }
 
 }  // namespace smclab::cli

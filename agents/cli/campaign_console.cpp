@@ -38,6 +38,118 @@ QString bar(const Progress& p, int width) {
     return QString(filled, QLatin1Char('#')) + QString(width - filled, QLatin1Char('.'));
 }
 
+// The console's view of a running campaign: a progress bar on a terminal,
+// one line per cell otherwise. What it learns goes into `result`.
+class ConsoleView {
+public:
+    ConsoleView(Orchestrator& o, ConsoleResult& result) : m_o(o), m_result(result), m_tty(isatty(STDERR_FILENO) == 1) {}
+
+    void clearBar() {
+        if (m_barShown) std::fprintf(stderr, "\r\033[K");
+        m_barShown = false;
+    }
+
+    void drawBar(const Progress& p) {
+        if (!m_tty || m_o.state() == RunnerState::connecting) return;
+        const int finished = p.doneCells + p.failedCells;
+        const QString line = QStringLiteral("[%1] %2/%3 cells%4  ETA %5  %6")
+                                 .arg(bar(p, 30))
+                                 .arg(finished)
+                                 .arg(p.totalCells)
+                                 .arg(p.failedCells > 0 ? QStringLiteral(" (%1 failed)").arg(p.failedCells) : QString())
+                                 .arg(orchestrator::formatDurationMs(p.etaMs), m_current);
+        std::fprintf(stderr, "\r\033[K%s", qPrintable(line.left(150)));
+        std::fflush(stderr);
+        m_barShown = true;
+    }
+
+    void say(const QString& text) {
+        clearBar();
+        std::fprintf(stderr, "%s\n", qPrintable(text));
+        drawBar(m_o.progress());
+    }
+
+    void cellStarted(const CellInfo& cell) {
+        m_current = QStringLiteral("%1 %2 %3 B").arg(cell.workloadLabel, cell.columnLabel).arg(cell.cell.sizeBytes);
+        drawBar(m_o.progress());
+    }
+
+    void cellFinished(const CellInfo& cell, bool ok, const QString& error) {
+        if (!ok) countFailure(cell, error);
+        if (m_tty) return;
+        const Progress p = m_o.progress();
+        std::fprintf(stderr, "cell %d/%d %s %s %llu B rep %d: %s  ETA %s\n", p.doneCells + p.failedCells, p.totalCells,
+                     qPrintable(cell.workloadLabel), qPrintable(cell.columnLabel),
+                     static_cast<unsigned long long>(cell.cell.sizeBytes), cell.cell.repetition + 1,
+                     ok ? "ok" : qPrintable(QStringLiteral("FAILED (%1)").arg(error)),
+                     qPrintable(orchestrator::formatDurationMs(p.etaMs)));
+        std::fflush(stderr);
+    }
+
+    // The interrupt watch's tick: the first Ctrl-C stops the runs in
+    // flight, a second one gives up waiting for them.
+    void checkInterrupts() {
+        const int count = g_interrupts.load(std::memory_order_relaxed);
+        if (count == m_handledInterrupts) return;
+        m_handledInterrupts = count;
+        if (count == 1) {
+            say(QStringLiteral("interrupted: stopping the runs in flight (Ctrl-C again to give up waiting)"));
+            m_o.stop();
+        } else {
+            m_result.state = RunnerState::stopped;
+            QCoreApplication::exit(0);
+        }
+    }
+
+private:
+    // Each distinct reason once per column (at most 50), summed up at the end.
+    void countFailure(const CellInfo& cell, const QString& error) {
+        ++m_result.failedCells;
+        bool known = false;
+        for (const auto& entry : std::as_const(m_result.failuresByColumn))
+            known = known || (entry.first == cell.columnLabel && entry.second == error);
+        if (!known && m_result.failuresByColumn.size() < 50)
+            m_result.failuresByColumn.append({cell.columnLabel, error});
+    }
+
+    Orchestrator& m_o;
+    ConsoleResult& m_result;
+    const bool m_tty;
+    QString m_current;  // the cell in flight, after the bar
+    bool m_barShown = false;
+    int m_handledInterrupts = 0;
+};
+
+void connectView(Orchestrator& o, ConsoleView& view, ConsoleResult& result, QObject& context) {
+    QObject::connect(&o, &Orchestrator::message, &context, [&view](const QString& text) {
+        // Per-cell outcomes are printed by cellFinished (or counted by the
+        // bar); failure reasons are summed up at the end.
+        if (text.startsWith(QLatin1String("cell "))) return;
+        view.say(text);
+    });
+    QObject::connect(&o, &Orchestrator::campaignStarted, &context, [&result](qint64 id) { result.campaignId = id; });
+    QObject::connect(&o, &Orchestrator::cellStarted, &context,
+                     [&view](const CellInfo& cell) { view.cellStarted(cell); });
+    QObject::connect(
+        &o, &Orchestrator::cellFinished, &context,
+        [&view](const CellInfo& cell, bool ok, const QString& error) { view.cellFinished(cell, ok, error); });
+    QObject::connect(&o, &Orchestrator::progressChanged, &context, [&view](const Progress& p) { view.drawBar(p); });
+    // Paused (onAgentLoss: pause) waits for unpause() in the GUI; a command
+    // line has nobody to ask, so it ends there and says how to resume.
+    QObject::connect(&o, &Orchestrator::stateChanged, &context, [&result](RunnerState state) {
+        if (state != RunnerState::paused) return;
+        result.state = state;
+        QCoreApplication::exit(0);
+    });
+    QObject::connect(&o, &Orchestrator::errorOccurred, &context,
+                     [&result](const QString& error) { result.error = error; });
+    QObject::connect(&o, &Orchestrator::finished, &context, [&result](qint64 id, RunnerState state) {
+        if (id > 0) result.campaignId = id;
+        result.state = state;
+        QCoreApplication::exit(0);
+    });
+}
+
 }  // namespace
 
 void ensureCoreApplication() {
@@ -63,96 +175,12 @@ bool interrupted() {
 
 ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::Status()>& start) {
     ConsoleResult result;
-    const bool tty = isatty(STDERR_FILENO) == 1;
-    QString current;
-    bool barShown = false;
-    auto clearBar = [&] {
-        if (barShown) std::fprintf(stderr, "\r\033[K");
-        barShown = false;
-    };
-    auto drawBar = [&](const Progress& p) {
-        if (!tty || o.state() == RunnerState::connecting) return;
-        const int finished = p.doneCells + p.failedCells;
-        const QString line = QStringLiteral("[%1] %2/%3 cells%4  ETA %5  %6")
-                                 .arg(bar(p, 30))
-                                 .arg(finished)
-                                 .arg(p.totalCells)
-                                 .arg(p.failedCells > 0 ? QStringLiteral(" (%1 failed)").arg(p.failedCells) : QString())
-                                 .arg(orchestrator::formatDurationMs(p.etaMs), current);
-        std::fprintf(stderr, "\r\033[K%s", qPrintable(line.left(150)));
-        std::fflush(stderr);
-        barShown = true;
-    };
-    auto say = [&](const QString& text) {
-        clearBar();
-        std::fprintf(stderr, "%s\n", qPrintable(text));
-        drawBar(o.progress());
-    };
-
+    ConsoleView view(o, result);
     QObject context;
-    QObject::connect(&o, &Orchestrator::message, &context, [&](const QString& text) {
-        // On a terminal the bar shows per-cell failures in its count; the
-        // reasons are summed up at the end rather than scrolling by.
-        // Per-cell outcomes are printed by cellFinished below (or counted by
-        // the bar); failure reasons are summed up at the end.
-        if (text.startsWith(QLatin1String("cell "))) return;
-        say(text);
-    });
-    QObject::connect(&o, &Orchestrator::campaignStarted, &context, [&](qint64 id) { result.campaignId = id; });
-    QObject::connect(&o, &Orchestrator::cellStarted, &context, [&](const CellInfo& cell) {
-        current = QStringLiteral("%1 %2 %3 B").arg(cell.workloadLabel, cell.columnLabel).arg(cell.cell.sizeBytes);
-        drawBar(o.progress());
-    });
-    QObject::connect(
-        &o, &Orchestrator::cellFinished, &context, [&](const CellInfo& cell, bool ok, const QString& error) {
-            if (!ok) {
-                ++result.failedCells;
-                bool known = false;
-                for (const auto& entry : std::as_const(result.failuresByColumn))
-                    known = known || (entry.first == cell.columnLabel && entry.second == error);
-                if (!known && result.failuresByColumn.size() < 50)
-                    result.failuresByColumn.append({cell.columnLabel, error});
-            }
-            if (!tty) {
-                const Progress p = o.progress();
-                std::fprintf(stderr, "cell %d/%d %s %s %llu B rep %d: %s  ETA %s\n", p.doneCells + p.failedCells,
-                             p.totalCells, qPrintable(cell.workloadLabel), qPrintable(cell.columnLabel),
-                             static_cast<unsigned long long>(cell.cell.sizeBytes), cell.cell.repetition + 1,
-                             ok ? "ok" : qPrintable(QStringLiteral("FAILED (%1)").arg(error)),
-                             qPrintable(orchestrator::formatDurationMs(p.etaMs)));
-                std::fflush(stderr);
-            }
-        });
-    QObject::connect(&o, &Orchestrator::progressChanged, &context, [&](const Progress& p) { drawBar(p); });
-    // Paused (onAgentLoss: pause) waits for unpause() in the GUI; a command
-    // line has nobody to ask, so it ends there and says how to resume.
-    QObject::connect(&o, &Orchestrator::stateChanged, &context, [&](RunnerState state) {
-        if (state != RunnerState::paused) return;
-        result.state = state;
-        QCoreApplication::exit(0);
-    });
-    QObject::connect(&o, &Orchestrator::errorOccurred, &context, [&](const QString& error) { result.error = error; });
-    QObject::connect(&o, &Orchestrator::finished, &context, [&](qint64 id, RunnerState state) {
-        if (id > 0) result.campaignId = id;
-        result.state = state;
-        QCoreApplication::exit(0);
-    });
-
+    connectView(o, view, result, context);
     installInterruptHandlers();
     QTimer watch;
-    int handledInterrupts = 0;
-    QObject::connect(&watch, &QTimer::timeout, &context, [&] {
-        const int count = g_interrupts.load(std::memory_order_relaxed);
-        if (count == handledInterrupts) return;
-        handledInterrupts = count;
-        if (count == 1) {
-            say(QStringLiteral("interrupted: stopping the runs in flight (Ctrl-C again to give up waiting)"));
-            o.stop();
-        } else {
-            result.state = RunnerState::stopped;
-            QCoreApplication::exit(0);
-        }
-    });
+    QObject::connect(&watch, &QTimer::timeout, &context, [&view] { view.checkInterrupts(); });
     watch.start(100);
 
     if (smcr::Status s = start(); !s) {
@@ -162,7 +190,7 @@ ConsoleResult runCampaignOnConsole(Orchestrator& o, const std::function<smcr::St
     }
     if (o.state() != RunnerState::finished && o.state() != RunnerState::failed && o.state() != RunnerState::stopped)
         QCoreApplication::exec();
-    clearBar();
+    view.clearBar();
     if (result.campaignId == 0) result.campaignId = o.campaignId();
     if (result.state == RunnerState::idle) result.state = o.state();
     return result;

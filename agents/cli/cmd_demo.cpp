@@ -7,6 +7,7 @@
 // the two cover-letter tables and a self-contained HTML report. The agents
 // and the namespace are removed at the end, also on Ctrl-C or an error.
 #include <cstdio>
+#include <optional>
 
 #include <smcr/version.h>
 
@@ -72,50 +73,50 @@ int usage(const std::string& message) {
     return kExitUsage;
 }
 
-}  // namespace
-
-int runDemo(const Args& args) {
-    ArgCursor cursor(args);
+struct DemoArgs {
     int durationMs = kDemoDurationMs;
     QString dbPath, outPath, sizesText;
+};
+
+// The exit status when the command line says to stop here (help, a usage error).
+std::optional<int> parseDemoArgs(const Args& args, DemoArgs* a) {
+    ArgCursor cursor(args);
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printDemoHelp();
             return kExitOk;
         }
         if (cursor.takeFlag("--quick")) {
-            durationMs = kQuickDurationMs;
+            a->durationMs = kQuickDurationMs;
         } else if (auto v1 = cursor.takeValue("-t")) {
             auto ms = parseDurationText(QString::fromStdString(*v1));
             if (!ms || *ms < 100 || *ms > 600'000) return usage("-t: '" + *v1 + "' must be a duration of 0.1 to 600 s");
-            durationMs = static_cast<int>(*ms);
+            a->durationMs = static_cast<int>(*ms);
         } else if (auto v2 = cursor.takeValue("--db")) {
-            dbPath = QString::fromStdString(*v2);
+            a->dbPath = QString::fromStdString(*v2);
         } else if (auto v3 = cursor.takeValue("-o")) {
-            outPath = QString::fromStdString(*v3);
+            a->outPath = QString::fromStdString(*v3);
         } else if (auto v4 = cursor.takeValue("--sizes")) {
-            sizesText = QString::fromStdString(*v4);
+            a->sizesText = QString::fromStdString(*v4);
         } else {
             return usage("unknown argument '" + cursor.peek() + "'");
         }
         if (!cursor.error().empty()) return usage(cursor.error());
     }
     if (!cursor.error().empty()) return usage(cursor.error());
+    return std::nullopt;
+}
 
-    ensureCoreApplication();
-    QElapsedTimer clock;
-    clock.start();
-
+// The datapath preset shortened to the demo's time and sizes; a bad --sizes
+// leaves its message in *error.
+std::optional<CampaignSpec> demoCampaign(const DemoArgs& a, QString* error) {
     CampaignSpec spec = *presetCampaign(QStringLiteral("datapath"));
-    spec.durationMs = durationMs;
-    spec.warmupMs = durationMs / 5;
-    spec.sampleIntervalMs = std::max(kMinSampleIntervalMs, std::min(500, durationMs / 2));
-    {
-        QString error;
-        auto sizes = parseSizeListText(sizesText.isEmpty() ? QString::fromLatin1(kDemoSizes) : sizesText, &error);
-        if (!sizes) return usage("--sizes: " + error.toStdString());
-        spec.sizes = *sizes;
-    }
+    spec.durationMs = a.durationMs;
+    spec.warmupMs = a.durationMs / 5;
+    spec.sampleIntervalMs = std::max(kMinSampleIntervalMs, std::min(500, a.durationMs / 2));
+    auto sizes = parseSizeListText(a.sizesText.isEmpty() ? QString::fromLatin1(kDemoSizes) : a.sizesText, error);
+    if (!sizes) return std::nullopt;
+    spec.sizes = *sizes;
     // What ran, not what the letter ran: the notes go into every table and report.
     spec.description = QStringLiteral(
                            "smclab demo: the datapath preset shortened: %1 sizes %2..%3 B, %4 s per cell "
@@ -124,53 +125,45 @@ int runDemo(const Args& args) {
                            .arg(spec.sizes.size())
                            .arg(spec.sizes.front())
                            .arg(spec.sizes.back())
-                           .arg(durationMs / 1000.0)
+                           .arg(a.durationMs / 1000.0)
                            .arg(spec.warmupMs / 1000.0)
                            .arg(spec.repetitions)
                            .arg(QLatin1String(kDatapathWaitingNote));
+    return spec;
+}
 
-    auto store = db::ResultStore::open(db::resolveDatabasePath(dbPath));
-    if (!store) {
-        std::fprintf(stderr, "smclab demo: %s\n", store.error().message.c_str());
-        return kExitFailure;
-    }
-
+void announceDemo(const CampaignSpec& spec, int durationMs) {
     std::fprintf(stderr, "smclab %s demo: two local agents, the datapath campaign, %zu cells of %.1f s (about %s)\n",
                  smcr::versionString(), expandCells(spec).size(), durationMs / 1000.0,
                  qPrintable(formatDurationMs(
                      estimateCampaignMs(spec, static_cast<int>(expandCells(spec).size()), kEstimatedCellOverheadMs))));
-    LocalCampaignOptions labOptions;
-    labOptions.who = "smclab demo";
-    auto ran = runLocalCampaign(spec, **store, labOptions);
-    if (!ran) {
-        std::fprintf(stderr, "smclab demo: %s\n", ran.error().message.c_str());
-        return kExitFailure;
-    }
-    const ConsoleResult& result = ran->result;
+}
 
-    if (result.state != RunnerState::finished) {
-        if (result.state == RunnerState::stopped)
-            std::fprintf(stderr,
-                         "smclab demo: stopped; the agents are shut down. Finished runs of campaign %lld are kept.\n",
-                         static_cast<long long>(result.campaignId));
-        else
-            std::fprintf(
-                stderr, "smclab demo: %s\n",
-                qPrintable(result.error.isEmpty() ? QStringLiteral("the campaign did not finish") : result.error));
-        return result.state == RunnerState::stopped ? 130 : kExitFailure;
-    }
+// A campaign that did not finish: why, and the exit status (130 when stopped).
+int reportUnfinished(const ConsoleResult& result) {
+    if (result.state == RunnerState::stopped)
+        std::fprintf(stderr,
+                     "smclab demo: stopped; the agents are shut down. Finished runs of campaign %lld are kept.\n",
+                     static_cast<long long>(result.campaignId));
+    else
+        std::fprintf(stderr, "smclab demo: %s\n",
+                     qPrintable(result.error.isEmpty() ? QStringLiteral("the campaign did not finish") : result.error));
+    return result.state == RunnerState::stopped ? 130 : kExitFailure;
+}
 
-    const int totalCells = static_cast<int>(expandCells(spec).size());
+// A finished campaign: the summary line, the tables on stdout, the HTML report.
+int reportFinished(db::ResultStore& store, const ConsoleResult& result, int totalCells, qint64 elapsedMs,
+                   QString outPath) {
     std::fprintf(stderr, "campaign %lld: %d of %d cells ran in %s; database %s\n",
                  static_cast<long long>(result.campaignId), totalCells - result.failedCells, totalCells,
-                 qPrintable(formatDurationMs(clock.elapsed())), qPrintable((*store)->path()));
+                 qPrintable(formatDurationMs(elapsedMs)), qPrintable(store.path()));
     printColumnFailures(result, "smclab demo");
     std::fflush(stderr);
 
-    if (!printCampaignTables(**store, result.campaignId, stdout)) return kExitFailure;
+    if (!printCampaignTables(store, result.campaignId, stdout)) return kExitFailure;
     if (outPath.isEmpty()) outPath = QStringLiteral("smclab-demo-%1.html").arg(result.campaignId);
     const QString absolute = QFileInfo(outPath).absoluteFilePath();
-    if (const QString error = writeHtmlReport(**store, result.campaignId, absolute); !error.isEmpty()) {
+    if (const QString error = writeHtmlReport(store, result.campaignId, absolute); !error.isEmpty()) {
         std::fprintf(stderr, "smclab demo: %s\n", qPrintable(error));
         return kExitFailure;
     }
@@ -181,6 +174,38 @@ int runDemo(const Args& args) {
         return kExitRunsFailed;
     }
     return kExitOk;
+}
+
+}  // namespace
+
+int runDemo(const Args& args) {
+    DemoArgs a;
+    if (const auto exitCode = parseDemoArgs(args, &a)) return *exitCode;
+
+    ensureCoreApplication();
+    QElapsedTimer clock;
+    clock.start();
+    QString sizesError;
+    const auto spec = demoCampaign(a, &sizesError);
+    if (!spec) return usage("--sizes: " + sizesError.toStdString());
+
+    auto store = db::ResultStore::open(db::resolveDatabasePath(a.dbPath));
+    if (!store) {
+        std::fprintf(stderr, "smclab demo: %s\n", store.error().message.c_str());
+        return kExitFailure;
+    }
+    announceDemo(*spec, a.durationMs);
+    LocalCampaignOptions labOptions;
+    labOptions.who = "smclab demo";
+    auto ran = runLocalCampaign(*spec, **store, labOptions);
+    if (!ran) {
+        std::fprintf(stderr, "smclab demo: %s\n", ran.error().message.c_str());
+        return kExitFailure;
+    }
+    const ConsoleResult& result = ran->result;
+    if (result.state != RunnerState::finished) return reportUnfinished(result);
+    const int totalCells = static_cast<int>(expandCells(*spec).size());
+    return reportFinished(**store, result, totalCells, clock.elapsed(), a.outPath);
 }
 
 }  // namespace smclab::cli

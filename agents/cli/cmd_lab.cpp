@@ -211,6 +211,86 @@ bool installPackageOnly(const LabOptions& options, const SshTarget& target, cons
     return true;
 }
 
+// 32 random bytes, base64: the agent's bearer token (or the shared one);
+// none, after saying why, when the shared file holds none.
+std::optional<QByteArray> agentToken(const LabOptions& options) {
+    if (options.sharedTokenFile.isEmpty()) {
+        QByteArray raw(32, Qt::Uninitialized);
+        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
+        return raw.toBase64();
+    }
+    QByteArray token = readToken(options.sharedTokenFile).toUtf8();
+    if (token.size() < 8) {
+        std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",
+                     qPrintable(options.sharedTokenFile));
+        return std::nullopt;
+    }
+    return token;
+}
+
+// Package (system) mode where it was asked for or a root login has the
+// package at hand, and the host allows it; else user mode, with a note
+// why. False (after saying why) when --system cannot be honoured at all.
+bool chooseMode(const LabOptions& options, const SshTarget& target, const HostProbe& probe, const QString& package,
+                const QByteArray& token, LabHost* host) {
+    const QString& hostName = host->host;
+    if (!options.system && !(probe.root && !package.isEmpty())) {
+        if (probe.root) {
+            std::printf(
+                "%s: note: logged in as root but no smclab-agent package at hand (--package FILE.deb, or "
+                "`cpack -G DEB` in the build tree); deploying the binary in user mode\n",
+                qPrintable(hostName));
+        }
+        return true;
+    }
+    const QString blocker = probe.packageModeBlocker();
+    if (!blocker.isEmpty() && options.system && probe.canInstall() && !package.isEmpty()) {
+        // Asked for the package on a host whose systemd is not running
+        // (a container being prepared, a namespace): install it all but
+        // the unit, which starts once systemd runs there; until then the
+        // user-mode agent serves.
+        if (!installPackageOnly(options, target, probe, package, *host, token)) return false;
+        std::printf(
+            "%s: note: %s; the package is installed and configured but its unit is not enabled; "
+            "deploying the agent in user mode for now\n",
+            qPrintable(hostName), qPrintable(blocker));
+    } else if (!blocker.isEmpty()) {
+        std::printf("%s: note: no package mode on this host: %s; deploying the agent in user mode instead\n",
+                    qPrintable(hostName), qPrintable(blocker));
+    } else if (package.isEmpty()) {
+        std::fprintf(stderr,
+                     "smclab lab deploy: %s: --system needs the smclab-agent package: build it with "
+                     "`cpack -G DEB` in the build tree, or give --package FILE.deb\n",
+                     qPrintable(hostName));
+        return false;
+    } else {
+        host->mode = QStringLiteral("system");
+        host->remoteDir.clear();
+    }
+    return true;
+}
+
+// A host that changes mode keeps no agent of the other mode on its port.
+void stopOtherModeAgent(const LabOptions& options, const LabFile& lab, const LabHost& host) {
+    const LabHost* previous = lab.find(host.host);
+    if (previous == nullptr || previous->mode == host.mode) return;
+    if (auto stopped = stopHostAgent(options, *previous); !stopped) {
+        std::printf("%s: note: could not stop the %s-mode agent deployed before: %s\n", qPrintable(host.host),
+                    qPrintable(previous->mode), stopped.error().message.c_str());
+    }
+}
+
+// The token beside the lab file, readable by its owner only.
+bool writeLocalToken(const LabHost& host, const QByteArray& token) {
+    QFile local(host.tokenFile);
+    if (!local.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) || local.write(token + '\n') < 0) {
+        std::fprintf(stderr, "smclab lab deploy: cannot write %s\n", qPrintable(host.tokenFile));
+        return false;
+    }
+    return true;
+}
+
 int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) {
     LabHost host;
     host.host = hostName;
@@ -224,20 +304,8 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
         std::fprintf(stderr, "smclab lab deploy: %s\n", qPrintable(why));
         return kExitFailure;
     }
-    // 32 random bytes, base64: the agent's bearer token (or the shared one).
-    QByteArray token;
-    if (options.sharedTokenFile.isEmpty()) {
-        QByteArray raw(32, Qt::Uninitialized);
-        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
-        token = raw.toBase64();
-    } else {
-        token = readToken(options.sharedTokenFile).toUtf8();
-        if (token.size() < 8) {
-            std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",
-                         qPrintable(options.sharedTokenFile));
-            return kExitFailure;
-        }
-    }
+    const std::optional<QByteArray> token = agentToken(options);
+    if (!token) return kExitFailure;
     const SshTarget target = targetFor(options, host);
     auto probe = probeHost(target);
     if (!probe) {
@@ -245,56 +313,13 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
         return kExitFailure;
     }
     const QString package = findAgentPackage(options.packagePath);
-    if (options.system || (probe->root && !package.isEmpty())) {
-        const QString blocker = probe->packageModeBlocker();
-        if (!blocker.isEmpty() && options.system && probe->canInstall() && !package.isEmpty()) {
-            // Asked for the package on a host whose systemd is not running
-            // (a container being prepared, a namespace): install it all but
-            // the unit, which starts once systemd runs there; until then the
-            // user-mode agent serves.
-            if (!installPackageOnly(options, target, *probe, package, host, token)) return kExitFailure;
-            std::printf(
-                "%s: note: %s; the package is installed and configured but its unit is not enabled; "
-                "deploying the agent in user mode for now\n",
-                qPrintable(hostName), qPrintable(blocker));
-        } else if (!blocker.isEmpty()) {
-            std::printf("%s: note: no package mode on this host: %s; deploying the agent in user mode instead\n",
-                        qPrintable(hostName), qPrintable(blocker));
-        } else if (package.isEmpty()) {
-            std::fprintf(stderr,
-                         "smclab lab deploy: %s: --system needs the smclab-agent package: build it with "
-                         "`cpack -G DEB` in the build tree, or give --package FILE.deb\n",
-                         qPrintable(hostName));
-            return kExitFailure;
-        } else {
-            host.mode = QStringLiteral("system");
-            host.remoteDir.clear();
-        }
-    } else if (probe->root) {
-        std::printf(
-            "%s: note: logged in as root but no smclab-agent package at hand (--package FILE.deb, or "
-            "`cpack -G DEB` in the build tree); deploying the binary in user mode\n",
-            qPrintable(hostName));
-    }
-    // A host that changes mode keeps no agent of the other mode on its port.
-    if (const LabHost* previous = lab->find(hostName); previous != nullptr && previous->mode != host.mode) {
-        if (auto stopped = stopHostAgent(options, *previous); !stopped) {
-            std::printf("%s: note: could not stop the %s-mode agent deployed before: %s\n", qPrintable(hostName),
-                        qPrintable(previous->mode), stopped.error().message.c_str());
-        }
-    }
+    if (!chooseMode(options, target, *probe, package, *token, &host)) return kExitFailure;
+    stopOtherModeAgent(options, *lab, host);
     const bool started = host.mode == QLatin1String("system")
-                             ? startSystemAgent(options, target, *probe, package, host, token)
-                             : startUserAgent(options, target, host, token);
-    if (!started) return kExitFailure;
-    QFile local(host.tokenFile);
-    if (!local.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        !local.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) || local.write(token + '\n') < 0) {
-        std::fprintf(stderr, "smclab lab deploy: cannot write %s\n", qPrintable(host.tokenFile));
-        return kExitFailure;
-    }
-    local.close();
-    auto hello = fetchHello(hostName, host.agentPort, QString::fromUtf8(token));
+                             ? startSystemAgent(options, target, *probe, package, host, *token)
+                             : startUserAgent(options, target, host, *token);
+    if (!started || !writeLocalToken(host, *token)) return kExitFailure;
+    auto hello = fetchHello(hostName, host.agentPort, QString::fromUtf8(*token));
     if (!hello) {
         std::fprintf(stderr, "smclab lab deploy: the agent started but does not answer: %s\n",
                      hello.error().message.c_str());

@@ -2,6 +2,7 @@
 // tell its columns apart, and every run with its status.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include <QMap>
 #include <QSet>
@@ -127,22 +128,20 @@ bool printSettings(db::ResultStore& store, const QList<db::Run>& runs, const QSt
     return true;
 }
 
-}  // namespace
-
-int runShow(const Args& args) {
+// The exit status when the command line says to stop here (help, a usage
+// error); else the campaign id and the options.
+std::optional<int> parseShowArgs(const Args& args, qint64* campaignId, QString* dbPath, bool* allSettings) {
     ArgCursor cursor(args);
-    QString dbPath;
     std::optional<qint64> id;
-    bool allSettings = false;
     while (!cursor.done()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printShowHelp();
             return kExitOk;
         }
         if (auto v = cursor.takeValue("--db")) {
-            dbPath = QString::fromStdString(*v);
+            *dbPath = QString::fromStdString(*v);
         } else if (cursor.takeFlag("--all-settings")) {
-            allSettings = true;
+            *allSettings = true;
         } else if (!id && cursor.peek().rfind("-", 0) != 0) {
             const std::string word = cursor.next();
             id = parseCampaignId(word);
@@ -157,16 +156,11 @@ int runShow(const Args& args) {
         std::fprintf(stderr, "smclab show: %s\n(see smclab show --help)\n", cursor.error().c_str());
         return kExitUsage;
     }
-    auto store = openExistingStore(dbPath, "smclab show");
-    if (!store) return kExitFailure;
-    auto campaign = store->campaign(*id);
-    if (!campaign) return reportError("smclab show", campaign.error());
-    auto runs = store->runs(*id);
-    if (!runs) return reportError("smclab show", runs.error());
-    auto columns = store->columns(*id);
-    if (!columns) return reportError("smclab show", columns.error());
+    *campaignId = *id;
+    return std::nullopt;
+}
 
-    const db::Campaign& c = *campaign;
+void printCampaignHeader(const db::Campaign& c) {
     std::printf("campaign #%lld: %s\n", static_cast<long long>(c.id), qPrintable(c.name));
     std::printf("  preset    %s\n", qPrintable(c.preset.isEmpty() ? QStringLiteral("-") : c.preset));
     std::printf("  status    %s (%d of %d runs done, %d failed)\n", qPrintable(db::statusName(c.status)), c.runsDone,
@@ -175,32 +169,31 @@ int runShow(const Args& args) {
     std::printf("  finished  %s\n",
                 qPrintable(c.finishedAt.isValid() ? date(c.finishedAt) + QStringLiteral(" UTC") : QStringLiteral("-")));
     if (!c.notes.isEmpty()) std::printf("  notes     %s\n", qPrintable(c.notes));
-    printMatrix(*runs);
-    if (!printSettings(*store, *runs, *columns, allSettings)) return kExitFailure;
+}
 
-    // What the runs crossed and how loaded the host was, from each run's facts.
-    auto wires = store->campaignRunFact(*id, db::Side::client, QStringLiteral("wire"));
-    if (!wires) return reportError("smclab show", wires.error());
-    auto busy = store->campaignRunFact(*id, db::Side::client, QStringLiteral("host_state.busy"));
-    if (!busy) return reportError("smclab show", busy.error());
+// What the runs crossed and how loaded the host was, from each run's facts
+// (`busy`: "yes" by run id).
+void printRunFacts(const QMap<qint64, QString>& wires, const QMap<qint64, QString>& busy) {
     QMap<QString, int> wireRuns;
-    for (const QString& wire : *wires) ++wireRuns[wire];
+    for (const QString& wire : wires) ++wireRuns[wire];
     if (!wireRuns.isEmpty()) {
         std::printf("wire (from the runs' facts):\n");
         for (auto it = wireRuns.cbegin(); it != wireRuns.cend(); ++it)
             std::printf("  %s (%d run%s)\n", qPrintable(it.key()), it.value(), it.value() == 1 ? "" : "s");
     }
-    const auto busyRuns = std::count(busy->cbegin(), busy->cend(), QStringLiteral("yes"));
-    if (!busy->isEmpty()) {
+    const auto busyRuns = std::count(busy.cbegin(), busy.cend(), QStringLiteral("yes"));
+    if (!busy.isEmpty()) {
         std::printf("host load: %lld of %lld runs ran on a busy host (other processes or steal; LOAD busy below)\n",
-                    static_cast<long long>(busyRuns), static_cast<long long>(busy->size()));
+                    static_cast<long long>(busyRuns), static_cast<long long>(busy.size()));
     }
+}
 
+void printRuns(const QList<db::Run>& runs, const QMap<qint64, QString>& busy) {
     std::printf("runs:\n");
     std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-4s %-19s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN", "SIZE",
                 "REP", "STATUS", "LOAD", "FINISHED (UTC)", "ERROR");
-    for (const db::Run& r : *runs) {
-        const QString load = busy->value(r.id) == QLatin1String("yes") ? QStringLiteral("busy") : QString();
+    for (const db::Run& r : runs) {
+        const QString load = busy.value(r.id) == QLatin1String("yes") ? QStringLiteral("busy") : QString();
         const QString line = QString::asprintf(
             "  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-4s %-19s %s", static_cast<long long>(r.id),
             qPrintable(r.cell.workload), qPrintable(r.cell.transport), qPrintable(r.cell.column),
@@ -208,6 +201,33 @@ int runShow(const Args& args) {
             qPrintable(load), qPrintable(date(r.finishedAt)), qPrintable(r.error));
         std::printf("%s\n", qPrintable(trimRight(line)));
     }
+}
+
+}  // namespace
+
+int runShow(const Args& args) {
+    qint64 id = 0;
+    QString dbPath;
+    bool allSettings = false;
+    if (const auto exitCode = parseShowArgs(args, &id, &dbPath, &allSettings)) return *exitCode;
+    auto store = openExistingStore(dbPath, "smclab show");
+    if (!store) return kExitFailure;
+    auto campaign = store->campaign(id);
+    if (!campaign) return reportError("smclab show", campaign.error());
+    auto runs = store->runs(id);
+    if (!runs) return reportError("smclab show", runs.error());
+    auto columns = store->columns(id);
+    if (!columns) return reportError("smclab show", columns.error());
+
+    printCampaignHeader(*campaign);
+    printMatrix(*runs);
+    if (!printSettings(*store, *runs, *columns, allSettings)) return kExitFailure;
+    auto wires = store->campaignRunFact(id, db::Side::client, QStringLiteral("wire"));
+    if (!wires) return reportError("smclab show", wires.error());
+    auto busy = store->campaignRunFact(id, db::Side::client, QStringLiteral("host_state.busy"));
+    if (!busy) return reportError("smclab show", busy.error());
+    printRunFacts(*wires, *busy);
+    printRuns(*runs, *busy);
     return kExitOk;
 }
 

@@ -1,5 +1,6 @@
 // smclab load tcp_bw|tcp_lat: qperf's client options and output blocks.
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "load_commands.h"
@@ -36,89 +37,97 @@ const ParamOption kParamOptions[] = {
     {"--warmup", "warmup_ms", ParamKind::durationMs}, {"--timeout", "timeout_ms", ParamKind::durationMs},
 };
 
-}  // namespace
-
-int loadTcp(const Args& args, bool latency) {
-    const char* name = latency ? "tcp_lat" : "tcp_bw";
-    const workloads::Workload* workload = workloads::findWorkload(name);
-    ArgCursor cursor(args);
+// The command line of `smclab load tcp_bw|tcp_lat`.
+struct LoadArgs {
     TransportChoice transport;
     std::optional<Endpoint> connect;
     workloads::QperfVerbosity verbosity;
     bool json = false;
-    std::vector<uint64_t> sizes;
+    std::vector<uint64_t> sizes;  // -oo's loop; {0} keeps -m or the default
     QJsonObject params;
-    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+};
+
+// qperf's verbosity flags (-v -vs -vt -vu -vvu -vl -uu).
+bool takeVerbosityFlag(ArgCursor& cursor, workloads::QperfVerbosity& verbosity) {
+    if (cursor.takeFlag("-v")) {
+        verbosity = {true, true, 1, true, verbosity.oneUnit};
+    } else if (cursor.takeFlag("-vs")) {
+        verbosity.stats = true;
+    } else if (cursor.takeFlag("-vt")) {
+        verbosity.cpu = true;
+    } else if (cursor.takeFlag("-vu")) {
+        verbosity.user = std::max(verbosity.user, 1);
+    } else if (cursor.takeFlag("-vvu")) {
+        verbosity.user = 2;
+    } else if (cursor.takeFlag("-vl")) {
+        verbosity.latencyPercentiles = true;
+    } else if (cursor.takeFlag("-uu")) {
+        verbosity.oneUnit = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// The exit status when the command line says to stop here (help, a usage error).
+std::optional<int> parseLoadArgs(const Args& args, const char* name, const workloads::ParamSchema& schema,
+                                 LoadArgs* a) {
+    ArgCursor cursor(args);
     while (!cursor.done() && cursor.error().empty()) {
         if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
             printHelp(name);
             return kExitOk;
         }
-        if (takeTransportOption(cursor, transport)) continue;
-        if (takeEndpointOption(cursor, "--connect", false, connect)) continue;
-        // -oo before -o-like prefixes; -vvu before -vu.
+        if (takeTransportOption(cursor, a->transport)) continue;
+        if (takeEndpointOption(cursor, "--connect", false, a->connect)) continue;
+        // -oo before -o-like prefixes.
         if (auto v = cursor.takeValue("-oo")) {
             std::string error;
             auto loop = parseSizeLoop(*v, &error);
             if (!loop) return usageError("load", error);
             if (loop->variable != "msg_size") return usageError("load", "-oo: only msg_size loops are supported");
-            sizes = loop->values();
+            a->sizes = loop->values();
             continue;
         }
-        if (cursor.takeFlag("-v")) {
-            verbosity = {true, true, 1, true, verbosity.oneUnit};
-            continue;
-        }
-        if (cursor.takeFlag("-vs")) {
-            verbosity.stats = true;
-            continue;
-        }
-        if (cursor.takeFlag("-vt")) {
-            verbosity.cpu = true;
-            continue;
-        }
-        if (cursor.takeFlag("-vu")) {
-            verbosity.user = std::max(verbosity.user, 1);
-            continue;
-        }
-        if (cursor.takeFlag("-vvu")) {
-            verbosity.user = 2;
-            continue;
-        }
-        if (cursor.takeFlag("-vl")) {
-            verbosity.latencyPercentiles = true;
-            continue;
-        }
-        if (cursor.takeFlag("-uu")) {
-            verbosity.oneUnit = true;
-            continue;
-        }
+        if (takeVerbosityFlag(cursor, a->verbosity)) continue;
         if (cursor.takeFlag("--json")) {
-            json = true;
+            a->json = true;
             continue;
         }
-        if (takeParamOption(cursor, kParamOptions, params)) continue;
-        if (takeSchemaOption(cursor, schema, params)) continue;
+        if (takeParamOption(cursor, kParamOptions, a->params)) continue;
+        if (takeSchemaOption(cursor, schema, a->params)) continue;
         return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load " + name + " --help)");
     }
     if (!cursor.error().empty()) return usageError("load", cursor.error());
-    if (!connect) return usageError("load", "--connect ADDR:PORT is required");
-    if (sizes.empty()) sizes.push_back(0);  // 0: keep -m or the default
+    if (!a->connect) return usageError("load", "--connect ADDR:PORT is required");
+    if (a->sizes.empty()) a->sizes.push_back(0);  // 0: keep -m or the default
+    return std::nullopt;
+}
 
-    auto opened = openClientTransport(transport);
+}  // namespace
+
+int loadTcp(const Args& args, bool latency) {
+    const char* name = latency ? "tcp_lat" : "tcp_bw";
+    const workloads::Workload* workload = workloads::findWorkload(name);
+    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    LoadArgs a;
+    if (const auto exitCode = parseLoadArgs(args, name, schema, &a)) return *exitCode;
+
+    auto opened = openClientTransport(a.transport);
     if (!opened) return kExitFailure;
     static const OptionAlias kAliases[] = {{"--msg-size", "-m/--msg-size"},
                                            {"--duration-ms", "-t/--time"},
                                            {"--warmup-ms", "--warmup"},
                                            {"--timeout-ms", "--timeout"}};
     const std::atomic<bool>& stop = installStopSignals();
-    for (uint64_t size : sizes) {
-        QJsonObject runParams = params;
+    const workloads::QperfVerbosity verbosity = a.verbosity;
+    for (uint64_t size : a.sizes) {
+        QJsonObject runParams = a.params;
         if (size != 0) runParams["msg_size"] = static_cast<double>(size);
         auto validated = validateOptions(schema, runParams, kAliases);
         if (!validated) return usageError("load", validated.error().message);
         const int code = runClientWorkload(
-            *workload, opened, *connect, *validated, json,
+            *workload, opened, *a.connect, *validated, a.json,
             [verbosity](const workloads::RunResult& r) { return workloads::formatQperfBlock(r, verbosity); });
         if (code != kExitOk) return code;
         if (stop.load()) break;

@@ -129,71 +129,100 @@ void Session::onText(const QString& text) {
     }
 }
 
+// What handleStartRun gathers for a run before it starts: each step below
+// fills its part or names the first problem, so a refused start leaves
+// nothing behind (settings an aborted start applied are restored at once).
+struct Session::PreparedRun {
+    const workloads::Workload* workload = nullptr;
+    const transports::TransportEntry* transportEntry = nullptr;
+    QJsonObject params;
+    std::shared_ptr<transports::Transport> transport;
+    std::map<std::string, std::string> previousSettings;
+};
+
 void Session::handleStartRun(const StartRun& start, qint64 requestId) {
-    const QString& runId = start.runId;
-    auto refuse = [&](const char* code, const QString& field, const QString& message) {
-        sendError(makeError(code, field, message), requestId, runId);
-    };
+    PreparedRun prepared;
+    ProtocolError error = checkRunAdmission(start);
+    if (!error.isError()) error = resolveRunTargets(start, &prepared);
+    if (!error.isError()) error = prepareRunParams(start, &prepared);
+    if (!error.isError()) error = prepareRunTransport(start, &prepared);
+    if (error.isError()) return sendError(error, requestId, start.runId);
+    startPreparedRun(start, std::move(prepared), requestId);
+}
+
+ProtocolError Session::checkRunAdmission(const StartRun& start) const {
     if (m_agent.isShuttingDown() || m_state == SessionState::closing) {
-        return refuse(errc::kShuttingDown, {}, "the agent is shutting down");
+        return makeError(errc::kShuttingDown, {}, "the agent is shutting down");
     }
     const qint64 maxDurationMs = m_agent.options().maxDurationMs;
     if (start.durationMs > maxDurationMs) {
-        return refuse(errc::kBadField, "duration_ms",
-                      QString("duration_ms: %1 exceeds this agent's limit of %2 ms (--max-duration)")
-                          .arg(start.durationMs)
-                          .arg(maxDurationMs));
+        return makeError(errc::kBadField, "duration_ms",
+                         QString("duration_ms: %1 exceeds this agent's limit of %2 ms (--max-duration)")
+                             .arg(start.durationMs)
+                             .arg(maxDurationMs));
     }
-    if (m_agent.runIdInUse(runId)) {
-        return refuse(errc::kDuplicateRun, "run_id", QString("run_id: a run '%1' is already active").arg(runId));
+    if (m_agent.runIdInUse(start.runId)) {
+        return makeError(errc::kDuplicateRun, "run_id",
+                         QString("run_id: a run '%1' is already active").arg(start.runId));
     }
     if (m_agent.activeRuns() >= m_agent.options().maxRuns) {
-        return refuse(errc::kTooManyRuns, {},
-                      QString("%1 runs are active, the limit (--max-runs)").arg(m_agent.activeRuns()));
+        return makeError(errc::kTooManyRuns, {},
+                         QString("%1 runs are active, the limit (--max-runs)").arg(m_agent.activeRuns()));
     }
-    const workloads::Workload* workload = workloads::findWorkload(start.workload.toStdString());
-    if (workload == nullptr) {
-        return refuse(errc::kUnknownWorkload, "workload",
-                      QString("workload: '%1' is not one of: %2").arg(start.workload, workloadNames().join(", ")));
+    return {};
+}
+
+ProtocolError Session::resolveRunTargets(const StartRun& start, PreparedRun* prepared) const {
+    prepared->workload = workloads::findWorkload(start.workload.toStdString());
+    if (prepared->workload == nullptr) {
+        return makeError(errc::kUnknownWorkload, "workload",
+                         QString("workload: '%1' is not one of: %2").arg(start.workload, workloadNames().join(", ")));
     }
-    const transports::TransportEntry* transportEntry = transports::findTransport(start.transport.toStdString());
-    if (transportEntry == nullptr) {
-        return refuse(errc::kUnknownTransport, "transport",
-                      QString("transport: '%1' is not built into this agent").arg(start.transport));
+    prepared->transportEntry = transports::findTransport(start.transport.toStdString());
+    if (prepared->transportEntry == nullptr) {
+        return makeError(errc::kUnknownTransport, "transport",
+                         QString("transport: '%1' is not built into this agent").arg(start.transport));
     }
     if (start.role == Role::client && !m_agent.peers().isAllowed(start.peer.address)) {
-        return refuse(errc::kPeerNotAllowed, "peer",
-                      QString("peer: %1 is outside the agent's --allow-peer list (%2)")
-                          .arg(start.peer.address.toString(), m_agent.peers().describe().join(", ")));
+        return makeError(errc::kPeerNotAllowed, "peer",
+                         QString("peer: %1 is outside the agent's --allow-peer list (%2)")
+                             .arg(start.peer.address.toString(), m_agent.peers().describe().join(", ")));
     }
+    return {};
+}
 
+ProtocolError Session::prepareRunParams(const StartRun& start, PreparedRun* prepared) const {
     // duration_ms and warmup_ms live at the top level of start_run; the
     // workload gets them as its own params so there is one source of truth.
     const workloads::Role role = start.role == Role::server ? workloads::Role::server : workloads::Role::client;
-    const workloads::ParamSchema schema = workload->schema(role);
+    const workloads::ParamSchema schema = prepared->workload->schema(role);
     QJsonObject params = start.params;
     for (const char* key : {"duration_ms", "warmup_ms"}) {
         if (params.contains(key)) {
-            return refuse(errc::kBadField, QString("params.") + key,
-                          QString("params.%1: give %1 at the top level of start_run").arg(key));
+            return makeError(errc::kBadField, QString("params.") + key,
+                             QString("params.%1: give %1 at the top level of start_run").arg(key));
         }
     }
     // A controller must not turn the agent into a file server for the whole
     // host: params.root only within --http-root.
     if (params.contains("root")) {
         const QString error = checkServedRoot(params.value("root").toString(), m_agent.options().httpRoot);
-        if (!error.isEmpty()) return refuse(errc::kBadField, "params.root", "params.root: " + error);
+        if (!error.isEmpty()) return makeError(errc::kBadField, "params.root", "params.root: " + error);
     }
     if (schemaHas(schema, "duration_ms")) params.insert("duration_ms", start.durationMs);
     if (schemaHas(schema, "warmup_ms") && start.warmupMs >= 0) params.insert("warmup_ms", start.warmupMs);
     auto validated = workloads::validateParams(schema, params);
-    if (!validated.ok()) return sendError(paramsError(validated.error()), requestId, runId);
+    if (!validated.ok()) return paramsError(validated.error());
+    prepared->params = validated.value();
+    return {};
+}
 
-    const transports::Availability availability = transportEntry->probe();
+ProtocolError Session::prepareRunTransport(const StartRun& start, PreparedRun* prepared) const {
+    const transports::Availability availability = prepared->transportEntry->probe();
     if (!availability.available) {
-        return refuse(errc::kTransportUnavailable, "transport",
-                      QString("transport: %1 is not available on this host: %2")
-                          .arg(start.transport, QString::fromStdString(availability.reason)));
+        return makeError(errc::kTransportUnavailable, "transport",
+                         QString("transport: %1 is not available on this host: %2")
+                             .arg(start.transport, QString::fromStdString(availability.reason)));
     }
     transports::TransportOptions options;
     for (auto it = start.transportOptions.begin(); it != start.transportOptions.end(); ++it) {
@@ -202,22 +231,40 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
     auto transport = transports::createTransport(start.transport.toStdString(), options);
     if (!transport.ok()) {
         const bool optionsAtFault = transport.error().code == smcr::Errc::invalidArgument;
-        return refuse(optionsAtFault ? errc::kBadField : errc::kTransportUnavailable,
-                      optionsAtFault ? "transport_options" : "transport",
-                      QString("%1: %2").arg(optionsAtFault ? "transport_options" : "transport",
-                                            QString::fromStdString(transport.error().message)));
+        return makeError(optionsAtFault ? errc::kBadField : errc::kTransportUnavailable,
+                         optionsAtFault ? "transport_options" : "transport",
+                         QString("%1: %2").arg(optionsAtFault ? "transport_options" : "transport",
+                                               QString::fromStdString(transport.error().message)));
     }
-    std::map<std::string, std::string> previous;
     QJsonObject applied;
-    const ProtocolError settingsError = applySettings(*transport.value(), start.settings, &previous, &applied);
+    const ProtocolError settingsError =
+        applySettings(*transport.value(), start.settings, &prepared->previousSettings, &applied);
     if (settingsError.isError()) {
-        for (const auto& [name, value] : previous) (void)transport.value()->applySetting(name, value);
-        return sendError(settingsError, requestId, runId);
+        for (const auto& [name, value] : prepared->previousSettings) {
+            (void)transport.value()->applySetting(name, value);
+        }
+        return settingsError;
     }
+    prepared->transport = transport.value();
+    return {};
+}
 
-    auto* run = new Run(start, workload, validated.value(), transport.value(), std::move(previous), this);
+void Session::startPreparedRun(const StartRun& start, PreparedRun prepared, qint64 requestId) {
+    const QString& runId = start.runId;
+    auto* run = new Run(start, prepared.workload, std::move(prepared.params), std::move(prepared.transport),
+                        std::move(prepared.previousSettings), this);
     m_runs.append(run);
     m_agent.registerRun(runId, run);
+    forwardRunSignals(run);
+    qInfo("run %s: %s %s over %s for %lld ms (session %s)", qPrintable(runId), qPrintable(roleName(start.role)),
+          qPrintable(start.workload), qPrintable(start.transport), static_cast<long long>(start.durationMs),
+          qPrintable(m_id));
+    sendReply(QJsonObject{{"type", type::kRunAccepted}, {"run_id", runId}, {"state", "accepted"}}, requestId);
+    run->start();
+    updateState();
+}
+
+void Session::forwardRunSignals(Run* run) {
     connect(run, &Run::stateChanged, this, [this](const QString& id, RunState state, qint64 tMs) {
         send(QJsonObject{{"type", type::kRunState}, {"run_id", id}, {"state", runStateName(state)}, {"t_ms", tMs}});
     });
@@ -230,13 +277,6 @@ void Session::handleStartRun(const StartRun& start, qint64 requestId) {
         sendError(makeError(errc::kRunFailed, {}, message), -1, id);
     });
     connect(run, &Run::finished, this, [this, run](const RunResult& result) { onRunFinished(run, result); });
-
-    qInfo("run %s: %s %s over %s for %lld ms (session %s)", qPrintable(runId), qPrintable(roleName(start.role)),
-          qPrintable(start.workload), qPrintable(start.transport), static_cast<long long>(start.durationMs),
-          qPrintable(m_id));
-    sendReply(QJsonObject{{"type", type::kRunAccepted}, {"run_id", runId}, {"state", "accepted"}}, requestId);
-    run->start();
-    updateState();
 }
 
 void Session::handleSetSettings(const SetSettings& set, qint64 requestId) {

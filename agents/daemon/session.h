@@ -46,7 +46,16 @@ private:
     void sendError(const protocol::ProtocolError& error, qint64 requestId, const QString& runId = {});
     void sendReply(QJsonObject message, qint64 requestId);
 
+    // start_run: admitted, its workload and transport found, its params
+    // validated, its transport created with its settings, then started.
+    struct PreparedRun;
     void handleStartRun(const protocol::StartRun& start, qint64 requestId);
+    protocol::ProtocolError checkRunAdmission(const protocol::StartRun& start) const;
+    protocol::ProtocolError resolveRunTargets(const protocol::StartRun& start, PreparedRun* prepared) const;
+    protocol::ProtocolError prepareRunParams(const protocol::StartRun& start, PreparedRun* prepared) const;
+    protocol::ProtocolError prepareRunTransport(const protocol::StartRun& start, PreparedRun* prepared) const;
+    void startPreparedRun(const protocol::StartRun& start, PreparedRun prepared, qint64 requestId);
+    void forwardRunSignals(Run* run);
     void handleSetSettings(const protocol::SetSettings& set, qint64 requestId);
     void handleStopRun(const protocol::StopRun& stop, qint64 requestId);
     void handleStatus(qint64 requestId);

@@ -140,6 +140,37 @@ smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::Li
 }
 
 smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
+    chooseNames();
+    const QString mtu = QString::number(ethernetMtuFor(model.mtu));
+    if (smcr::Status s = runTool(QStringLiteral("ip"), {"netns", "add", m_namespace}); !s) return s;
+    if (smcr::Status s = addVethPair(mtu); !s) {
+        destroy();
+        return s;
+    }
+    m_record.model = QString::fromStdString(model.name);
+    m_record.bandwidthGbps = model.bandwidthGbps;
+    m_record.latencyNs = static_cast<qint64>(model.wireLatencyNs);
+    m_record.ethernetMtu = mtu.toInt();
+    m_record.tcpPath = QStringLiteral("veth between network namespaces");
+    m_record.tcpRate = QStringLiteral("unshaped");
+    m_record.tcpDelay = QStringLiteral("none");
+    if (smcr::Status s = shapeBothEnds(model); !s) {
+        destroy();
+        return s;
+    }
+    probeCapacity(model);
+    m_record.note = QStringLiteral(
+                        "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
+                        "over a veth between network namespaces, MTU %4, rate %5, delay %6; %7")
+                        .arg(m_record.model)
+                        .arg(model.bandwidthGbps)
+                        .arg(model.wireLatencyNs)
+                        .arg(m_record.ethernetMtu)
+                        .arg(m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity);
+    return {};
+}
+
+void NamespaceWire::chooseNames() {
     const int pid = static_cast<int>(::getpid());
     const int n = g_wires.fetch_add(1);
     m_namespace = QStringLiteral("smclab-%1-%2").arg(pid).arg(n);
@@ -156,10 +187,9 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
     m_rootAddress = base + QString::number(c + 1);
     m_serverAddress = base + QString::number(c + 2);
     m_subnet = base + QString::number(c) + QStringLiteral("/30");
-    const QString ip = QStringLiteral("ip");
-    const QString mtu = QString::number(ethernetMtuFor(model.mtu));
+}
 
-    if (smcr::Status s = runTool(ip, {"netns", "add", m_namespace}); !s) return s;
+smcr::Status NamespaceWire::addVethPair(const QString& mtu) {
     const QList<QStringList> steps = {
         {"link", "add", m_rootDevice, "mtu", mtu, "type", "veth", "peer", "name", m_serverDevice, "mtu", mtu},
         {"link", "set", m_serverDevice, "netns", m_namespace},
@@ -170,57 +200,19 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
         {"-n", m_namespace, "link", "set", "lo", "up"},
     };
     for (const QStringList& step : steps) {
-        if (smcr::Status s = runTool(ip, step); !s) {
-            destroy();
-            return s;
-        }
+        if (smcr::Status s = runTool(QStringLiteral("ip"), step); !s) return s;
     }
+    return {};
+}
 
-    m_record.model = QString::fromStdString(model.name);
-    m_record.bandwidthGbps = model.bandwidthGbps;
-    m_record.latencyNs = static_cast<qint64>(model.wireLatencyNs);
-    m_record.ethernetMtu = mtu.toInt();
-    m_record.tcpPath = QStringLiteral("veth between network namespaces");
-    m_record.tcpRate = QStringLiteral("unshaped");
-    m_record.tcpDelay = QStringLiteral("none");
+smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model) {
     // Each direction is shaped where it leaves: the root end for client ->
     // server, the namespace's end for server -> client.
     const QList<QStringList> ends = {{"dev", m_rootDevice}, {"-n", m_namespace, "dev", m_serverDevice}};
     bool delayed = model.wireLatencyNs > 0;
     QString delayWhy;
     for (const QStringList& end : ends) {
-        const QStringList netns = end.size() > 2 ? QStringList{end[0], end[1]} : QStringList{};
-        const QStringList dev = end.mid(end.size() - 2);
-        QString rateParent = QStringLiteral("root");
-        if (delayed) {
-            // netem as the root, the rate below it; without netem the rate alone.
-            const QString delay = QStringLiteral("%1us").arg(static_cast<double>(model.wireLatencyNs) / 1000.0);
-            smcr::Status s =
-                runTool(QStringLiteral("tc"), netns + QStringList{"qdisc", "add"} + dev +
-                                                  QStringList{"root", "handle", "1:", "netem", "delay", delay});
-            if (s) {
-                rateParent = QStringLiteral("parent 1:");
-            } else {
-                delayed = false;
-                delayWhy = QString::fromStdString(s.error().message);
-            }
-        }
-        if (model.bandwidthGbps > 0) {
-            QStringList args = netns + QStringList{"qdisc", "add"} + dev;
-            args += rateParent == QLatin1String("root") ? QStringList{"root", "handle", "2:"}
-                                                        : QStringList{"parent", "1:", "handle", "2:"};
-            args += QStringList{"tbf",
-                                "rate",
-                                rateText(model.bandwidthGbps),
-                                "burst",
-                                QString::number(burstBytes(model.bandwidthGbps)),
-                                "latency",
-                                "5ms"};
-            if (smcr::Status s = runTool(QStringLiteral("tc"), args); !s) {
-                destroy();
-                return s;
-            }
-        }
+        if (smcr::Status s = shapeEnd(model, end, &delayed, &delayWhy); !s) return s;
     }
     if (model.bandwidthGbps > 0) {
         m_record.tcpRate = QStringLiteral("tbf %1 on both veth ends").arg(rateText(model.bandwidthGbps));
@@ -231,16 +223,35 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
         // tc's own words: "Specified qdisc kind is unknown" where netem is not built.
         m_record.tcpDelay = QStringLiteral("not applied (tc netem: %1)").arg(delayWhy.section(QLatin1String(": "), -1));
     }
-    probeCapacity(model);
-    m_record.note = QStringLiteral(
-                        "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
-                        "over a veth between network namespaces, MTU %4, rate %5, delay %6; %7")
-                        .arg(m_record.model)
-                        .arg(model.bandwidthGbps)
-                        .arg(model.wireLatencyNs)
-                        .arg(m_record.ethernetMtu)
-                        .arg(m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity);
     return {};
+}
+
+smcr::Status NamespaceWire::shapeEnd(const sim::LinkModel& model, const QStringList& end, bool* delayed,
+                                     QString* delayWhy) {
+    const QStringList netns = end.size() > 2 ? QStringList{end[0], end[1]} : QStringList{};
+    const QStringList dev = end.mid(end.size() - 2);
+    QString rateParent = QStringLiteral("root");
+    if (*delayed) {
+        // netem as the root, the rate below it; without netem the rate alone.
+        const QString delay = QStringLiteral("%1us").arg(static_cast<double>(model.wireLatencyNs) / 1000.0);
+        smcr::Status s =
+            runTool(QStringLiteral("tc"), netns + QStringList{"qdisc", "add"} + dev +
+                                              QStringList{"root", "handle", "1:", "netem", "delay", delay});
+        if (s) {
+            rateParent = QStringLiteral("parent 1:");
+        } else {
+            *delayed = false;
+            *delayWhy = QString::fromStdString(s.error().message);
+        }
+    }
+    if (model.bandwidthGbps <= 0) return {};
+    QStringList args = netns + QStringList{"qdisc", "add"} + dev;
+    args += rateParent == QLatin1String("root") ? QStringList{"root", "handle", "2:"}
+                                                : QStringList{"parent", "1:", "handle", "2:"};
+    args += QStringList{
+        "tbf",     "rate", rateText(model.bandwidthGbps), "burst", QString::number(burstBytes(model.bandwidthGbps)),
+        "latency", "5ms"};
+    return runTool(QStringLiteral("tc"), args);
 }
 
 void NamespaceWire::probeCapacity(const sim::LinkModel& model) {

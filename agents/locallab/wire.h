@@ -70,7 +70,16 @@ public:
 
 private:
     NamespaceWire() = default;
+    // build(): names and addresses, the namespace, the veth pair, the
+    // shaping of both ends, then the capacity probe and the record's note.
     smcr::Status build(const smcr::fabric::sim::LinkModel& model);
+    void chooseNames();
+    smcr::Status addVethPair(const QString& mtu);
+    smcr::Status shapeBothEnds(const smcr::fabric::sim::LinkModel& model);
+    // One veth end ({"dev", D} or {"-n", NS, "dev", D}): netem's delay while
+    // *delayed (cleared, with tc's reason, where netem is missing), then tbf's rate.
+    smcr::Status shapeEnd(const smcr::fabric::sim::LinkModel& model, const QStringList& end, bool* delayed,
+                          QString* delayWhy);
     // Records what TCP can carry through the shaped veth (veth_probe.h).
     void probeCapacity(const smcr::fabric::sim::LinkModel& model);
     void destroy();

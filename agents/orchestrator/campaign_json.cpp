@@ -307,6 +307,79 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
     return errors;
 }
 
+namespace {
+
+// The list at `key`, each element parsed by `parse` at its own path; a
+// missing key (or null, where `nullAllowed`) is an empty list.
+template <typename T>
+void takeList(const QJsonObject& json, const char* key, T (*parse)(const QJsonValue&, const QString&, Errors&),
+              std::vector<T>* out, const QString& notAList, Errors& errors, bool nullAllowed = false) {
+    const QJsonValue value = json.value(QLatin1String(key));
+    if (value.isArray()) {
+        const QJsonArray array = value.toArray();
+        for (int i = 0; i < array.size(); ++i) out->push_back(parse(array[i], at(QString::fromLatin1(key), i), errors));
+    } else if (!value.isUndefined() && !(nullAllowed && value.isNull())) {
+        errors.push_back({QString::fromLatin1(key), notAList});
+    }
+}
+
+// The matrix's numbers, clamped to one past their limits so that
+// validateCampaign() names the field rather than an overflow.
+void takeMatrixNumbers(const QJsonObject& json, CampaignSpec& spec, Errors& errors) {
+    if (auto v = takeInt(json, "repetitions", QString(), errors))
+        spec.repetitions = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepetitions + 1));
+    if (auto v = takeDuration(json, "durationMs", "duration", QString(), errors))
+        spec.durationMs = static_cast<int>(std::clamp<int64_t>(*v, -1, int64_t(kMaxDurationMs) + 1));
+    if (auto v = takeDuration(json, "warmupMs", "warmup", QString(), errors))
+        spec.warmupMs = static_cast<int>(std::clamp<int64_t>(*v, -1, int64_t(kMaxDurationMs) + 1));
+    if (auto v = takeInt(json, "sampleIntervalMs", QString(), errors))
+        spec.sampleIntervalMs = static_cast<int>(std::clamp<int64_t>(*v, -1, 60001));
+}
+
+void takeQuietHost(const QJsonObject& json, QuietHostSpec& quietHost, Errors& errors) {
+    const QJsonValue quiet = json.value(QLatin1String("quietHost"));
+    if (!quiet.isObject()) {
+        if (!quiet.isUndefined()) errors.push_back({QStringLiteral("quietHost"), QStringLiteral("must be an object")});
+        return;
+    }
+    const QJsonObject q = quiet.toObject();
+    const QString path = QStringLiteral("quietHost");
+    checkKeys(q, path, {"otherCpuPct", "stealPct", "repeatBusy", "waitMs"}, errors);
+    for (const auto& [key, target] :
+         {std::pair{"otherCpuPct", &quietHost.busyOtherCpuPct}, std::pair{"stealPct", &quietHost.busyStealPct}}) {
+        const QJsonValue v = q.value(QLatin1String(key));
+        if (v.isUndefined()) continue;
+        if (!v.isDouble() || v.toDouble() < 0.0)
+            errors.push_back({path + QLatin1Char('.') + QLatin1String(key), QStringLiteral("must be a number >= 0")});
+        else
+            *target = v.toDouble();
+    }
+    if (auto v = takeInt(q, "repeatBusy", path, errors))
+        quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepeatBusy + 1));
+    if (auto v = takeInt(q, "waitMs", path, errors))
+        quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxQuietWaitMs + 1));
+}
+
+AgentLossPolicy agentLossPolicy(const QString& text) {
+    if (text.isEmpty() || text == QLatin1String("continue")) return AgentLossPolicy::continueCampaign;
+    if (text == QLatin1String("pause")) return AgentLossPolicy::pause;
+    return AgentLossPolicy::invalid;
+}
+
+// Structural errors first; semantic checks only make sense on a spec whose
+// fields parsed, but they add to the same list (one per field) so a user
+// sees everything at once.
+void addSemanticErrors(const CampaignSpec& spec, Errors& errors) {
+    const Errors semantic = validateCampaign(spec);
+    for (const SpecError& e : semantic) {
+        bool duplicate = false;
+        for (const SpecError& existing : errors) duplicate = duplicate || existing.field == e.field;
+        if (!duplicate) errors.push_back(e);
+    }
+}
+
+}  // namespace
+
 smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
     Errors errors;
     CampaignSpec spec;
@@ -319,83 +392,17 @@ smcr::Result<CampaignSpec> campaignFromJson(const QJsonObject& json) {
     spec.description = takeString(json, "description", QString(), errors);
     spec.preset = takeString(json, "preset", QString(), errors);
     spec.baseline = takeString(json, "baseline", QString(), errors);
-
-    const QJsonValue workloads = json.value(QLatin1String("workloads"));
-    if (workloads.isArray()) {
-        const QJsonArray array = workloads.toArray();
-        for (int i = 0; i < array.size(); ++i)
-            spec.workloads.push_back(parseWorkload(array[i], at(QStringLiteral("workloads"), i), errors));
-    } else if (!workloads.isUndefined()) {
-        errors.push_back({QStringLiteral("workloads"), QStringLiteral("must be a list")});
-    }
-    const QJsonValue columns = json.value(QLatin1String("columns"));
-    if (columns.isArray()) {
-        const QJsonArray array = columns.toArray();
-        for (int i = 0; i < array.size(); ++i)
-            spec.columns.push_back(parseColumn(array[i], at(QStringLiteral("columns"), i), errors));
-    } else if (!columns.isUndefined()) {
-        errors.push_back({QStringLiteral("columns"), QStringLiteral("must be a list")});
-    }
+    takeList(json, "workloads", parseWorkload, &spec.workloads, QStringLiteral("must be a list"), errors);
+    takeList(json, "columns", parseColumn, &spec.columns, QStringLiteral("must be a list"), errors);
     if (json.contains(QLatin1String("sizes")))
         spec.sizes = takeSizes(json.value(QLatin1String("sizes")), QStringLiteral("sizes"), errors);
-
-    if (auto v = takeInt(json, "repetitions", QString(), errors))
-        spec.repetitions = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepetitions + 1));
-    if (auto v = takeDuration(json, "durationMs", "duration", QString(), errors))
-        spec.durationMs = static_cast<int>(std::clamp<int64_t>(*v, -1, int64_t(kMaxDurationMs) + 1));
-    if (auto v = takeDuration(json, "warmupMs", "warmup", QString(), errors))
-        spec.warmupMs = static_cast<int>(std::clamp<int64_t>(*v, -1, int64_t(kMaxDurationMs) + 1));
-    if (auto v = takeInt(json, "sampleIntervalMs", QString(), errors))
-        spec.sampleIntervalMs = static_cast<int>(std::clamp<int64_t>(*v, -1, 60001));
+    takeMatrixNumbers(json, spec, errors);
     spec.transportOptions = takeObject(json, "transportOptions", QString(), errors);
-
-    const QJsonValue agents = json.value(QLatin1String("agents"));
-    if (agents.isArray()) {
-        const QJsonArray array = agents.toArray();
-        for (int i = 0; i < array.size(); ++i)
-            spec.agents.push_back(parseAgentPair(array[i], at(QStringLiteral("agents"), i), errors));
-    } else if (!agents.isUndefined() && !agents.isNull()) {
-        errors.push_back({QStringLiteral("agents"), QStringLiteral("must be a list of {server, client} pairs")});
-    }
-    const QJsonValue quiet = json.value(QLatin1String("quietHost"));
-    if (quiet.isObject()) {
-        const QJsonObject q = quiet.toObject();
-        const QString path = QStringLiteral("quietHost");
-        checkKeys(q, path, {"otherCpuPct", "stealPct", "repeatBusy", "waitMs"}, errors);
-        for (const auto& [key, target] : {std::pair{"otherCpuPct", &spec.quietHost.busyOtherCpuPct},
-                                          std::pair{"stealPct", &spec.quietHost.busyStealPct}}) {
-            const QJsonValue v = q.value(QLatin1String(key));
-            if (v.isUndefined()) continue;
-            if (!v.isDouble() || v.toDouble() < 0.0)
-                errors.push_back(
-                    {path + QLatin1Char('.') + QLatin1String(key), QStringLiteral("must be a number >= 0")});
-            else
-                *target = v.toDouble();
-        }
-        if (auto v = takeInt(q, "repeatBusy", path, errors))
-            spec.quietHost.repeatBusy = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxRepeatBusy + 1));
-        if (auto v = takeInt(q, "waitMs", path, errors))
-            spec.quietHost.waitMs = static_cast<int>(std::clamp<int64_t>(*v, -1, kMaxQuietWaitMs + 1));
-    } else if (!quiet.isUndefined()) {
-        errors.push_back({QStringLiteral("quietHost"), QStringLiteral("must be an object")});
-    }
-    const QString policy = takeString(json, "onAgentLoss", QString(), errors);
-    if (policy.isEmpty() || policy == QLatin1String("continue"))
-        spec.onAgentLoss = AgentLossPolicy::continueCampaign;
-    else if (policy == QLatin1String("pause"))
-        spec.onAgentLoss = AgentLossPolicy::pause;
-    else
-        spec.onAgentLoss = AgentLossPolicy::invalid;
-
-    // Structural errors first; semantic checks only make sense on a spec
-    // whose fields parsed, but they add to the same list so a user sees
-    // everything at once.
-    const Errors semantic = validateCampaign(spec);
-    for (const SpecError& e : semantic) {
-        bool duplicate = false;
-        for (const SpecError& existing : errors) duplicate = duplicate || existing.field == e.field;
-        if (!duplicate) errors.push_back(e);
-    }
+    takeList(json, "agents", parseAgentPair, &spec.agents, QStringLiteral("must be a list of {server, client} pairs"),
+             errors, true);
+    takeQuietHost(json, spec.quietHost, errors);
+    spec.onAgentLoss = agentLossPolicy(takeString(json, "onAgentLoss", QString(), errors));
+    addSemanticErrors(spec, errors);
     if (!errors.empty()) return smcr::fail(smcr::Errc::invalidArgument, joinErrors(errors).toStdString());
     return spec;
 }

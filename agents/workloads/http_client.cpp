@@ -315,6 +315,117 @@ std::string buildRequest(const std::string& path, const std::string& host, uint1
     return request + extra + "\r\n";
 }
 
+using Workers = std::vector<std::unique_ptr<ClientThread>>;
+
+// The validated params as the client threads read them; an error names the param.
+Result<ClientConfig> httpClientConfig(const RunContext& ctx, const QJsonObject& params) {
+    const int threads = static_cast<int>(params.value("threads").toDouble());
+    const int connections = static_cast<int>(params.value("connections").toDouble());
+    if (connections < threads) {
+        return smcr::fail(smcr::Errc::invalidArgument,
+                          "connections: must be at least threads (" + std::to_string(threads) + ")");
+    }
+    const std::string path = params.value("path").toString().toStdString();
+    if (path.empty() || path[0] != '/' || path.find_first_of(" \r\n") != std::string::npos) {
+        return smcr::fail(smcr::Errc::invalidArgument,
+                          "path: must start with '/' and contain no spaces or line breaks");
+    }
+    for (const QJsonValue& h : params.value("headers").toArray()) {
+        const std::string line = h.toString().toStdString();
+        if (line.find(':') == std::string::npos || line.find_first_of("\r\n") != std::string::npos) {
+            return smcr::fail(smcr::Errc::invalidArgument, "headers: '" + line + "' is not \"Name: value\"");
+        }
+    }
+    ClientConfig config;
+    config.host = ctx.host;
+    config.port = ctx.port;
+    config.request = buildRequest(path, ctx.host, ctx.port, params.value("headers").toArray());
+    config.timeoutNs = static_cast<uint64_t>(params.value("timeout_ms").toDouble()) * kNsPerMs;
+    config.connect.timeoutMs = static_cast<int>(std::min<double>(params.value("timeout_ms").toDouble(), 5000));
+    return config;
+}
+
+// Until the end of the run (or a stop): the interval samples, their
+// latencies moved into `total` as they are reported.
+void reportWhileRunning(const RunContext& ctx, const ClientConfig& config, uint64_t startNs, const Workers& workers,
+                        HdrHistogram& total) {
+    IntervalReporter reporter(ctx, startNs);
+    HdrHistogram interval;
+    for (;;) {
+        const uint64_t now = monotonicNs();
+        if (now >= config.endNs || ctx.stopRequested()) break;
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(std::min<uint64_t>(20, (config.endNs - now) / kNsPerMs + 1)));
+        const uint64_t after = monotonicNs();
+        if (reporter.due(after)) {
+            uint64_t requests = 0, bytes = 0;
+            for (const auto& w : workers) {
+                requests += w->requests.load(std::memory_order_relaxed);
+                bytes += w->bytes.load(std::memory_order_relaxed);
+                w->latency.drainInto(interval);
+            }
+            total.merge(interval);
+            reporter.report(after, bytes, requests, &interval, false);
+        }
+    }
+}
+
+// The threads' counts added up once they have stopped.
+struct HttpTotals {
+    Errors errors;
+    uint64_t requests = 0, bytes = 0;
+    std::vector<double> rates;  // every thread's requests/s samples
+};
+
+Result<HttpTotals> addUpWorkers(const Workers& workers, HdrHistogram& total) {
+    HttpTotals t;
+    for (const auto& w : workers) {
+        if (w->failed) return smcr::fail(w->fatal);
+        t.requests += w->requests.load();
+        t.bytes += w->bytes.load();
+        w->latency.drainInto(total);
+        t.rates.insert(t.rates.end(), w->rateSamples.begin(), w->rateSamples.end());
+        t.errors.connect += w->errors.connect;
+        t.errors.read += w->errors.read;
+        t.errors.write += w->errors.write;
+        t.errors.timeout += w->errors.timeout;
+        t.errors.status += w->errors.status;
+    }
+    return t;
+}
+
+// wrk's "Latency ... +/- Stdev": the share of responses within mean +/- stdev.
+double latencyWithinStdevPct(const HdrHistogram& total) {
+    const double meanNs = total.mean();
+    const double sdNs = total.stdev();
+    const double lowNs = meanNs - sdNs;
+    return total.count() ? total.percentileOfValue(static_cast<uint64_t>(meanNs + sdNs)) -
+                               (lowNs >= 1.0 ? total.percentileOfValue(static_cast<uint64_t>(lowNs) - 1) : 0.0)
+                         : 0.0;
+}
+
+// wrk's report as the summary: rates, the Req/Sec row and the error counts.
+QJsonObject httpSummary(const std::string& url, const HttpTotals& t, double seconds, const HdrHistogram& total) {
+    const SampleStats rate = SampleStats::of(t.rates);
+    return {
+        {"url", QString::fromStdString(url)},
+        {"requests", static_cast<double>(t.requests)},
+        {"bytes", static_cast<double>(t.bytes)},
+        {"duration_sec", seconds},
+        {"requests_per_sec", seconds > 0 ? static_cast<double>(t.requests) / seconds : 0.0},
+        {"transfer_bytes_per_sec", seconds > 0 ? static_cast<double>(t.bytes) / seconds : 0.0},
+        {"latency_within_stdev_pct", latencyWithinStdevPct(total)},
+        {"req_per_sec_thread",
+         QJsonObject{
+             {"mean", rate.mean}, {"stdev", rate.stdev}, {"max", rate.max}, {"within_stdev_pct", rate.withinStdevPct}}},
+        {"errors", QJsonObject{{"connect", static_cast<double>(t.errors.connect)},
+                               {"read", static_cast<double>(t.errors.read)},
+                               {"write", static_cast<double>(t.errors.write)},
+                               {"timeout", static_cast<double>(t.errors.timeout)},
+                               {"status", static_cast<double>(t.errors.status)}}},
+    };
+}
+
 }  // namespace
 
 ParamSchema httpClientSchema() {
@@ -338,121 +449,45 @@ Result<RunResult> runHttpClient(const RunContext& ctx) {
     auto params = validateParams(httpClientSchema(), ctx.params);
     if (!params) return smcr::fail(params.error());
     if (!ctx.transport) return smcr::fail(smcr::Errc::invalidArgument, "transport: none given");
-    const int threads = static_cast<int>(params->value("threads").toDouble());
-    const int connections = static_cast<int>(params->value("connections").toDouble());
-    if (connections < threads) {
-        return smcr::fail(smcr::Errc::invalidArgument,
-                          "connections: must be at least threads (" + std::to_string(threads) + ")");
-    }
-    const std::string path = params->value("path").toString().toStdString();
-    if (path.empty() || path[0] != '/' || path.find_first_of(" \r\n") != std::string::npos) {
-        return smcr::fail(smcr::Errc::invalidArgument,
-                          "path: must start with '/' and contain no spaces or line breaks");
-    }
-    for (const QJsonValue& h : params->value("headers").toArray()) {
-        const std::string line = h.toString().toStdString();
-        if (line.find(':') == std::string::npos || line.find_first_of("\r\n") != std::string::npos) {
-            return smcr::fail(smcr::Errc::invalidArgument, "headers: '" + line + "' is not \"Name: value\"");
-        }
-    }
-    ClientConfig config;
-    config.host = ctx.host;
-    config.port = ctx.port;
-    config.request = buildRequest(path, ctx.host, ctx.port, params->value("headers").toArray());
-    config.timeoutNs = static_cast<uint64_t>(params->value("timeout_ms").toDouble()) * kNsPerMs;
-    config.connect.timeoutMs = static_cast<int>(std::min<double>(params->value("timeout_ms").toDouble(), 5000));
-
+    auto config = httpClientConfig(ctx, *params);
+    if (!config) return smcr::fail(config.error());
     // Fail fast when nothing listens, rather than counting connect errors for the whole run.
     {
-        auto probe = ctx.transport->connect(config.host, config.port, config.connect);
+        auto probe = ctx.transport->connect(config->host, config->port, config->connect);
         if (!probe) return smcr::fail(probe.error());
     }
+    const int threads = static_cast<int>(params->value("threads").toDouble());
+    const int connections = static_cast<int>(params->value("connections").toDouble());
     const uint64_t durationNs = static_cast<uint64_t>(params->value("duration_ms").toDouble()) * kNsPerMs;
     const uint64_t startNs = monotonicNs();
-    config.endNs = startNs + durationNs;
+    config->endNs = startNs + durationNs;
     const CpuTimes cpuStart = CpuTimes::now();
-    std::vector<std::unique_ptr<ClientThread>> workers;
+    Workers workers;
     for (int i = 0; i < threads; ++i) {
-        workers.push_back(std::make_unique<ClientThread>(config, *ctx.transport, connections / threads));
+        workers.push_back(std::make_unique<ClientThread>(*config, *ctx.transport, connections / threads));
     }
     std::vector<std::thread> running;
     for (auto& w : workers) running.emplace_back([&ctx, worker = w.get()] { worker->run(ctx); });
-
-    IntervalReporter reporter(ctx, startNs);
     HdrHistogram total;
-    HdrHistogram interval;
-    for (;;) {
-        const uint64_t now = monotonicNs();
-        if (now >= config.endNs || ctx.stopRequested()) break;
-        std::this_thread::sleep_for(
-            std::chrono::milliseconds(std::min<uint64_t>(20, (config.endNs - now) / kNsPerMs + 1)));
-        const uint64_t after = monotonicNs();
-        if (reporter.due(after)) {
-            uint64_t requests = 0, bytes = 0;
-            for (auto& w : workers) {
-                requests += w->requests.load(std::memory_order_relaxed);
-                bytes += w->bytes.load(std::memory_order_relaxed);
-                w->latency.drainInto(interval);
-            }
-            total.merge(interval);
-            reporter.report(after, bytes, requests, &interval, false);
-        }
-    }
+    reportWhileRunning(ctx, *config, startNs, workers, total);
     for (std::thread& t : running) t.join();
     const uint64_t endNs = monotonicNs();
     const CpuTimes cpuEnd = CpuTimes::now();
+    auto totals = addUpWorkers(workers, total);
+    if (!totals) return smcr::fail(totals.error());
 
-    Errors errors;
-    uint64_t requests = 0, bytes = 0;
-    std::vector<double> rates;
-    for (auto& w : workers) {
-        if (w->failed) return smcr::fail(w->fatal);
-        requests += w->requests.load();
-        bytes += w->bytes.load();
-        w->latency.drainInto(total);
-        rates.insert(rates.end(), w->rateSamples.begin(), w->rateSamples.end());
-        errors.connect += w->errors.connect;
-        errors.read += w->errors.read;
-        errors.write += w->errors.write;
-        errors.timeout += w->errors.timeout;
-        errors.status += w->errors.status;
-    }
     const double seconds = static_cast<double>(endNs - startNs) / 1e9;
-    const SampleStats rate = SampleStats::of(rates);
-    const double meanNs = total.mean();
-    const double sdNs = total.stdev();
-    const double lowNs = meanNs - sdNs;
-    const double withinLatency =
-        total.count() ? total.percentileOfValue(static_cast<uint64_t>(meanNs + sdNs)) -
-                            (lowNs >= 1.0 ? total.percentileOfValue(static_cast<uint64_t>(lowNs) - 1) : 0.0)
-                      : 0.0;
-
+    const std::string path = params->value("path").toString().toStdString();
     RunResult r;
     r.workload = "http";
     r.role = Role::client;
     r.transport = ctx.transport->name();
     r.params = *params;
     r.elapsedSec = seconds;
-    r.bytes = bytes;
-    r.ops = requests;
+    r.bytes = totals->bytes;
+    r.ops = totals->requests;
     r.cpu = {cpuEnd.userSec - cpuStart.userSec, cpuEnd.systemSec - cpuStart.systemSec};
-    r.summary = {
-        {"url", QString::fromStdString("http://" + ctx.host + ":" + std::to_string(ctx.port) + path)},
-        {"requests", static_cast<double>(requests)},
-        {"bytes", static_cast<double>(bytes)},
-        {"duration_sec", seconds},
-        {"requests_per_sec", seconds > 0 ? static_cast<double>(requests) / seconds : 0.0},
-        {"transfer_bytes_per_sec", seconds > 0 ? static_cast<double>(bytes) / seconds : 0.0},
-        {"latency_within_stdev_pct", withinLatency},
-        {"req_per_sec_thread",
-         QJsonObject{
-             {"mean", rate.mean}, {"stdev", rate.stdev}, {"max", rate.max}, {"within_stdev_pct", rate.withinStdevPct}}},
-        {"errors", QJsonObject{{"connect", static_cast<double>(errors.connect)},
-                               {"read", static_cast<double>(errors.read)},
-                               {"write", static_cast<double>(errors.write)},
-                               {"timeout", static_cast<double>(errors.timeout)},
-                               {"status", static_cast<double>(errors.status)}}},
-    };
+    r.summary = httpSummary("http://" + ctx.host + ":" + std::to_string(ctx.port) + path, *totals, seconds, total);
     r.latency = std::move(total);
     r.counters = ctx.transport->counters();
     return r;

@@ -10,7 +10,7 @@
 
 namespace smclab::workloads::http {
 
-inline constexpr size_t kMaxHeadBytes = 16 * 1024;
+inline constexpr size_t kMaxHeadBytes = size_t{16} * 1024;
 
 enum class ParseState { invalid = 0, incomplete, complete, error };
 

@@ -296,6 +296,126 @@ std::string configValue(transports::Transport& transport, const TestConfig& conf
     return {};
 }
 
+using TestThreads = std::vector<std::unique_ptr<TestThread>>;
+
+// How a test spreads its connections: `clients` over `threads`, each thread
+// with its own key seed.
+struct ClientShape {
+    int clients = 0;
+    int threads = 0;
+    uint32_t seed = 0;
+};
+
+// Replies and bytes of the tests so far: the run's samples count on across tests.
+struct RunProgress {
+    uint64_t replies = 0, bytes = 0;
+};
+
+// One test's figures once its threads have stopped.
+struct TestTotals {
+    uint64_t replies = 0, bytes = 0, errors = 0;
+    double seconds = 0;
+};
+
+void addUpProgress(const TestThreads& workers, uint64_t* replies, uint64_t* bytes) {
+    *replies = 0;
+    *bytes = 0;
+    for (const auto& w : workers) {
+        *replies += w->replies.load(std::memory_order_relaxed);
+        *bytes += w->bytes.load(std::memory_order_relaxed);
+    }
+}
+
+// Until the test's requests are answered (or a stop, or a thread failed):
+// the interval samples, their latencies moved into `testLatency`.
+void reportUntilAnswered(const RunContext& ctx, const TestConfig& config, const TestThreads& workers,
+                         IntervalReporter& reporter, const RunProgress& before, HdrHistogram& testLatency) {
+    HdrHistogram interval;
+    for (;;) {
+        uint64_t replies = 0, bytes = 0;
+        addUpProgress(workers, &replies, &bytes);
+        if (replies >= config.requests || ctx.stopRequested()) break;
+        bool anyFailed = false;
+        for (const auto& w : workers) anyFailed = anyFailed || w->failed;
+        if (anyFailed) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const uint64_t now = monotonicNs();
+        if (reporter.due(now)) {
+            for (const auto& w : workers) w->latency.drainInto(interval);
+            testLatency.merge(interval);
+            addUpProgress(workers, &replies, &bytes);
+            reporter.report(now, before.bytes + bytes, before.replies + replies, &interval, false);
+        }
+    }
+}
+
+Result<TestTotals> addUpTest(const TestThreads& workers, const TestSpec& spec, uint64_t startNs,
+                             HdrHistogram& testLatency) {
+    TestTotals t;
+    uint64_t endNs = startNs;
+    for (const auto& w : workers) {
+        if (w->failed) return smcr::fail(w->fatal.code, spec.name + ": " + w->fatal.message);
+        w->latency.drainInto(testLatency);
+        t.replies += w->replies.load();
+        t.bytes += w->bytes.load();
+        t.errors += w->errors;
+        endNs = std::max(endNs, w->lastReplyNs);
+    }
+    t.seconds = static_cast<double>(endNs - startNs) / 1e9;
+    return t;
+}
+
+// One test (redis-benchmark -t NAME): its threads connect, send until the
+// requests are answered, and are added up.
+Result<TestTotals> runTest(const RunContext& ctx, const TestConfig& config, const TestSpec& spec,
+                           const ClientShape& shape, IntervalReporter& reporter, const RunProgress& before,
+                           HdrHistogram& testLatency) {
+    std::atomic<uint64_t> issued{0};
+    TestThreads workers;
+    for (int i = 0; i < shape.threads; ++i) {
+        workers.push_back(
+            std::make_unique<TestThread>(config, spec, *ctx.transport, issued, shape.seed + static_cast<uint32_t>(i)));
+        const int share = shape.clients / shape.threads + (i < shape.clients % shape.threads ? 1 : 0);
+        if (Status s = workers.back()->connectAll(share); !s) return smcr::fail(s.error());
+    }
+    const uint64_t startNs = monotonicNs();
+    std::vector<std::thread> running;
+    for (auto& w : workers) running.emplace_back([&ctx, worker = w.get()] { worker->run(ctx); });
+    reportUntilAnswered(ctx, config, workers, reporter, before, testLatency);
+    for (std::thread& t : running) t.join();
+    return addUpTest(workers, spec, startNs, testLatency);
+}
+
+// redis-benchmark's per-test report as a row of the summary's "tests".
+QJsonObject testRow(const TestSpec& spec, const TestTotals& t, const HdrHistogram& latency) {
+    const auto ms = [](double ns) { return ns / 1e6; };
+    return {
+        {"test", QString::fromStdString(spec.name)},
+        {"requests", static_cast<double>(t.replies)},
+        {"seconds", t.seconds},
+        {"rps", t.seconds > 0 ? static_cast<double>(t.replies) / t.seconds : 0.0},
+        {"errors", static_cast<double>(t.errors)},
+        {"avg_latency_ms", ms(latency.mean())},
+        {"min_latency_ms", ms(static_cast<double>(latency.min()))},
+        {"p50_latency_ms", ms(static_cast<double>(latency.valueAtPercentile(50)))},
+        {"p95_latency_ms", ms(static_cast<double>(latency.valueAtPercentile(95)))},
+        {"p99_latency_ms", ms(static_cast<double>(latency.valueAtPercentile(99)))},
+        {"max_latency_ms", ms(static_cast<double>(latency.max()))},
+        {"latency_hdr_base64", QString::fromLatin1(latency.toBytes().toBase64())},
+    };
+}
+
+TestConfig testConfig(const RunContext& ctx, const QJsonObject& params) {
+    TestConfig config;
+    config.host = ctx.host;
+    config.port = ctx.port;
+    config.requests = static_cast<uint64_t>(params.value("requests").toDouble());
+    config.pipeline = static_cast<int>(params.value("pipeline").toDouble());
+    config.keyspace = static_cast<uint64_t>(params.value("keyspace").toDouble());
+    config.keepAlive = params.value("keepalive").toBool();
+    return config;
+}
+
 }  // namespace
 
 ParamSchema kvClientSchema() {
@@ -322,17 +442,12 @@ Result<RunResult> runKvClient(const RunContext& ctx) {
     auto params = validateParams(kvClientSchema(), ctx.params);
     if (!params) return smcr::fail(params.error());
     if (!ctx.transport) return smcr::fail(smcr::Errc::invalidArgument, "transport: none given");
-    TestConfig config;
-    config.host = ctx.host;
-    config.port = ctx.port;
-    config.requests = static_cast<uint64_t>(params->value("requests").toDouble());
-    config.pipeline = static_cast<int>(params->value("pipeline").toDouble());
-    config.keyspace = static_cast<uint64_t>(params->value("keyspace").toDouble());
-    config.keepAlive = params->value("keepalive").toBool();
-    const int clients = static_cast<int>(params->value("clients").toDouble());
-    const int threads = std::min(static_cast<int>(params->value("threads").toDouble()), clients);
+    const TestConfig config = testConfig(ctx, *params);
+    ClientShape shape;
+    shape.clients = static_cast<int>(params->value("clients").toDouble());
+    shape.threads = std::min(static_cast<int>(params->value("threads").toDouble()), shape.clients);
+    shape.seed = static_cast<uint32_t>(params->value("seed").toDouble());
     const size_t dataSize = static_cast<size_t>(params->value("data_size").toDouble());
-    const auto seed = static_cast<uint32_t>(params->value("seed").toDouble());
     const QJsonArray testNames = params->value("tests").toArray();
     if (testNames.isEmpty()) return smcr::fail(smcr::Errc::invalidArgument, "tests: needs at least one test");
 
@@ -346,85 +461,26 @@ Result<RunResult> runKvClient(const RunContext& ctx) {
         {"appendonly", QString::fromStdString(configValue(*ctx.transport, config, "appendonly"))}};
     QJsonArray tests;
     const CpuTimes cpuStart = CpuTimes::now();
-    const uint64_t runStartNs = monotonicNs();
-    IntervalReporter reporter(ctx, runStartNs);
-    uint64_t repliesBefore = 0, bytesBefore = 0;
+    IntervalReporter reporter(ctx, monotonicNs());
+    RunProgress done;
     for (const QJsonValue& name : testNames) {
         if (ctx.stopRequested()) break;
         const TestSpec spec = makeTest(name.toString().toStdString(), dataSize);
-        std::atomic<uint64_t> issued{0};
-        std::vector<std::unique_ptr<TestThread>> workers;
-        for (int i = 0; i < threads; ++i) {
-            workers.push_back(
-                std::make_unique<TestThread>(config, spec, *ctx.transport, issued, seed + static_cast<uint32_t>(i)));
-            const int share = clients / threads + (i < clients % threads ? 1 : 0);
-            if (Status s = workers.back()->connectAll(share); !s) return smcr::fail(s.error());
-        }
-        const uint64_t startNs = monotonicNs();
-        std::vector<std::thread> running;
-        for (auto& w : workers) running.emplace_back([&ctx, worker = w.get()] { worker->run(ctx); });
         HdrHistogram testLatency;
-        HdrHistogram interval;
-        auto totals = [&](uint64_t* replies, uint64_t* bytes) {
-            *replies = 0;
-            *bytes = 0;
-            for (auto& w : workers) {
-                *replies += w->replies.load(std::memory_order_relaxed);
-                *bytes += w->bytes.load(std::memory_order_relaxed);
-            }
-        };
-        for (;;) {
-            uint64_t replies = 0, bytes = 0;
-            totals(&replies, &bytes);
-            if (replies >= config.requests || ctx.stopRequested()) break;
-            bool anyFailed = false;
-            for (auto& w : workers) anyFailed = anyFailed || w->failed;
-            if (anyFailed) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            const uint64_t now = monotonicNs();
-            if (reporter.due(now)) {
-                for (auto& w : workers) w->latency.drainInto(interval);
-                testLatency.merge(interval);
-                totals(&replies, &bytes);
-                reporter.report(now, bytesBefore + bytes, repliesBefore + replies, &interval, false);
-            }
-        }
-        for (std::thread& t : running) t.join();
-        uint64_t replies = 0, bytes = 0, errors = 0, endNs = startNs;
-        for (auto& w : workers) {
-            if (w->failed) return smcr::fail(w->fatal.code, spec.name + ": " + w->fatal.message);
-            w->latency.drainInto(testLatency);
-            replies += w->replies.load();
-            bytes += w->bytes.load();
-            errors += w->errors;
-            endNs = std::max(endNs, w->lastReplyNs);
-        }
-        repliesBefore += replies;
-        bytesBefore += bytes;
-        const double seconds = static_cast<double>(endNs - startNs) / 1e9;
-        const auto ms = [](double ns) { return ns / 1e6; };
-        tests.append(QJsonObject{
-            {"test", QString::fromStdString(spec.name)},
-            {"requests", static_cast<double>(replies)},
-            {"seconds", seconds},
-            {"rps", seconds > 0 ? static_cast<double>(replies) / seconds : 0.0},
-            {"errors", static_cast<double>(errors)},
-            {"avg_latency_ms", ms(testLatency.mean())},
-            {"min_latency_ms", ms(static_cast<double>(testLatency.min()))},
-            {"p50_latency_ms", ms(static_cast<double>(testLatency.valueAtPercentile(50)))},
-            {"p95_latency_ms", ms(static_cast<double>(testLatency.valueAtPercentile(95)))},
-            {"p99_latency_ms", ms(static_cast<double>(testLatency.valueAtPercentile(99)))},
-            {"max_latency_ms", ms(static_cast<double>(testLatency.max()))},
-            {"latency_hdr_base64", QString::fromLatin1(testLatency.toBytes().toBase64())},
-        });
+        auto totals = runTest(ctx, config, spec, shape, reporter, done, testLatency);
+        if (!totals) return smcr::fail(totals.error());
+        done.replies += totals->replies;
+        done.bytes += totals->bytes;
+        tests.append(testRow(spec, *totals, testLatency));
         r.latency.merge(testLatency);
-        r.elapsedSec += seconds;
+        r.elapsedSec += totals->seconds;
     }
     const CpuTimes cpuEnd = CpuTimes::now();
-    r.bytes = bytesBefore;
-    r.ops = repliesBefore;
+    r.bytes = done.bytes;
+    r.ops = done.replies;
     r.cpu = {cpuEnd.userSec - cpuStart.userSec, cpuEnd.systemSec - cpuStart.systemSec};
-    r.summary = {{"tests", tests}, {"server_config", serverConfig}, {"clients", clients}, {"threads", threads}};
+    r.summary = {
+        {"tests", tests}, {"server_config", serverConfig}, {"clients", shape.clients}, {"threads", shape.threads}};
     r.counters = ctx.transport->counters();
     return r;
 }

@@ -10,9 +10,9 @@
 
 namespace smclab::workloads::resp {
 
-inline constexpr size_t kMaxArgs = 1024 * 1024;
+inline constexpr size_t kMaxArgs = size_t{1024} * 1024;
 inline constexpr uint64_t kMaxBulkBytes = 64ULL << 20;
-inline constexpr size_t kMaxInlineBytes = 64 * 1024;
+inline constexpr size_t kMaxInlineBytes = size_t{64} * 1024;
 
 enum class Parse { invalid = 0, incomplete, complete, error };
 

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -42,17 +43,18 @@ uint64_t toNs(double seconds) {
     return static_cast<uint64_t>(seconds * 1e9);
 }
 
-void serveTest(std::unique_ptr<transports::Stream> stream, const RunContext& ctx, ServerState& state) {
-    auto fail = [&](const std::string& why) {
-        std::lock_guard lock(state.mutex);
-        state.errors.push_back(stream->peerAddress() + ": " + why);
-    };
-    (void)stream->setIoTimeoutMs(kIoTimeoutMs);
+void recordError(ServerState& state, const transports::Stream& stream, const std::string& why) {
+    std::lock_guard lock(state.mutex);
+    state.errors.push_back(stream.peerAddress() + ": " + why);
+}
+
+// Reads the client's hello and answers it; the test's parameters when accepted.
+std::optional<Hello> acceptTest(transports::Stream& stream, const RunContext& ctx, ServerState& state) {
     uint8_t helloBytes[kHelloBytes];
     bool eof = false;
-    if (Status s = readFull(*stream, helloBytes, sizeof helloBytes, ctx, &eof); !s || eof) {
-        if (!s) fail("reading hello: " + s.error().message);
-        return;
+    if (Status s = readFull(stream, helloBytes, sizeof helloBytes, ctx, &eof); !s || eof) {
+        if (!s) recordError(state, stream, "reading hello: " + s.error().message);
+        return std::nullopt;
     }
     auto hello = decodeHello(helloBytes, sizeof helloBytes);
     AckStatus status = AckStatus::accepted;
@@ -64,39 +66,47 @@ void serveTest(std::unique_ptr<transports::Stream> stream, const RunContext& ctx
         status = AckStatus::badSize;
     }
     const auto ack = encodeAck(status);
-    if (!writeAll(*stream, ack.data(), ack.size(), ctx) || status != AckStatus::accepted) {
-        fail("refused test: " + (hello ? ackStatusText(status) : hello.error().message));
-        return;
+    if (!writeAll(stream, ack.data(), ack.size(), ctx) || status != AckStatus::accepted) {
+        recordError(state, stream, "refused test: " + (hello ? ackStatusText(status) : hello.error().message));
+        return std::nullopt;
     }
-    const bool latency = hello->test == TestKind::latency;
-    const bool verify = (hello->flags & kFlagVerify) != 0;
-    if (hello->flags & kFlagNoDelay) (void)stream->setNoDelay(true);
-    const uint64_t msgSize = hello->msgSize;
-    const uint64_t warmupNs = hello->warmupMs * kNsPerMs;
+    return *hello;
+}
+
+// The test's messages until the client's end-of-stream (echoed for
+// tcp_lat), and the measurement window over them (see the top of the file);
+// none when the test broke off, the reason recorded.
+std::optional<Report> receiveMessages(transports::Stream& stream, const RunContext& ctx, ServerState& state,
+                                      const Hello& hello) {
+    const bool latency = hello.test == TestKind::latency;
+    const bool verify = (hello.flags & kFlagVerify) != 0;
+    const uint64_t msgSize = hello.msgSize;
+    const uint64_t warmupNs = hello.warmupMs * kNsPerMs;
     std::vector<uint8_t> buffer(msgSize);
 
     uint64_t firstNs = 0, openNs = 0, lastNs = 0, total = 0, windowMessages = 0;
     CpuTimes cpuOpen;
     bool open = false;
+    bool eof = false;
     for (;;) {
-        Status s = readFull(*stream, buffer.data(), msgSize, ctx, &eof);
+        Status s = readFull(stream, buffer.data(), msgSize, ctx, &eof);
         if (!s) {
-            fail("test aborted: " + s.error().message);
-            return;
+            recordError(state, stream, "test aborted: " + s.error().message);
+            return std::nullopt;
         }
         if (eof) break;
         if (verify) {
             for (uint64_t i = 0; i < msgSize; ++i) {
                 if (buffer[i] != patternByte(total + i)) {
-                    fail("data mismatch at stream byte " + std::to_string(total + i));
-                    return;
+                    recordError(state, stream, "data mismatch at stream byte " + std::to_string(total + i));
+                    return std::nullopt;
                 }
             }
         }
         if (latency) {
-            if (Status w = writeAll(*stream, buffer.data(), msgSize, ctx); !w) {
-                fail("echo failed: " + w.error().message);
-                return;
+            if (Status w = writeAll(stream, buffer.data(), msgSize, ctx); !w) {
+                recordError(state, stream, "echo failed: " + w.error().message);
+                return std::nullopt;
             }
         }
         const uint64_t now = monotonicNs();
@@ -124,20 +134,20 @@ void serveTest(std::unique_ptr<transports::Stream> stream, const RunContext& ctx
     report.cpuUserNs = open ? toNs(cpuClose.userSec - cpuOpen.userSec) : 0;
     report.cpuSystemNs = open ? toNs(cpuClose.systemSec - cpuOpen.systemSec) : 0;
     report.totalBytes = total;
-    const auto encoded = encodeReport(report);
-    if (Status w = writeAll(*stream, encoded.data(), encoded.size(), ctx); !w) {
-        fail("sending report: " + w.error().message);
-        return;
-    }
+    return report;
+}
+
+// A test measured and reported to its client: its row in the run's summary.
+void recordTest(ServerState& state, const transports::Stream& stream, const Hello& hello, const Report& report) {
     state.measuredBytes.fetch_add(report.bytes, std::memory_order_relaxed);
     state.measuredMessages.fetch_add(report.messages, std::memory_order_relaxed);
     state.measuredNs.fetch_add(report.elapsedNs, std::memory_order_relaxed);
     const double seconds = static_cast<double>(report.elapsedNs) / 1e9;
     std::lock_guard lock(state.mutex);
     state.tests.append(QJsonObject{
-        {"test", latency ? "tcp_lat" : "tcp_bw"},
-        {"peer", QString::fromStdString(stream->peerAddress())},
-        {"msg_size", static_cast<double>(msgSize)},
+        {"test", hello.test == TestKind::latency ? "tcp_lat" : "tcp_bw"},
+        {"peer", QString::fromStdString(stream.peerAddress())},
+        {"msg_size", static_cast<double>(hello.msgSize)},
         {"elapsed_sec", seconds},
         {"bytes", static_cast<double>(report.bytes)},
         {"messages", static_cast<double>(report.messages)},
@@ -145,6 +155,21 @@ void serveTest(std::unique_ptr<transports::Stream> stream, const RunContext& ctx
         {"msg_rate", seconds > 0 ? static_cast<double>(report.messages) / seconds : 0.0},
     });
     state.testsDone.fetch_add(1, std::memory_order_relaxed);
+}
+
+void serveTest(std::unique_ptr<transports::Stream> stream, const RunContext& ctx, ServerState& state) {
+    (void)stream->setIoTimeoutMs(kIoTimeoutMs);
+    const std::optional<Hello> hello = acceptTest(*stream, ctx, state);
+    if (!hello) return;
+    if (hello->flags & kFlagNoDelay) (void)stream->setNoDelay(true);
+    const std::optional<Report> report = receiveMessages(*stream, ctx, state, *hello);
+    if (!report) return;
+    const auto encoded = encodeReport(*report);
+    if (Status w = writeAll(*stream, encoded.data(), encoded.size(), ctx); !w) {
+        recordError(state, *stream, "sending report: " + w.error().message);
+        return;
+    }
+    recordTest(state, *stream, *hello, *report);
 }
 
 }  // namespace

@@ -91,7 +91,30 @@ QString describeEdited(const orchestrator::CampaignSpec& spec, const QString& pr
 
 CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab) {
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(makeNameRow());
+    m_description = new QLineEdit(this);
+    m_description->setPlaceholderText(tr("description (what this campaign compares)"));
+    layout->addWidget(m_description);
+    // The selected workload's parameters beside its table (the page fits 1280x800).
+    auto* workloadsRow = new QHBoxLayout;
+    workloadsRow->addWidget(makeWorkloadsBox(), 1);
+    workloadsRow->addWidget(makeParamsBox(), 1);
+    layout->addLayout(workloadsRow);
+    layout->addWidget(makeColumnsBox(), 1);
+    layout->addWidget(makeMatrixBox());
+    m_estimate = new QLabel(this);
+    layout->addWidget(m_estimate);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
+    layout->addLayout(makeFileButtons());
+    connectEditors();
 
+    loadPreset(QStringLiteral("datapath"));
+    restoreDraft();
+}
+
+QLayout* CampaignPage::makeNameRow() {
     auto* top = new QHBoxLayout;
     m_preset = new QComboBox(this);
     m_preset->addItem(tr("(free matrix)"));
@@ -110,11 +133,10 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     top->addSpacing(12);
     top->addWidget(nameLabel);
     top->addWidget(m_name, 1);
-    layout->addLayout(top);
-    m_description = new QLineEdit(this);
-    m_description->setPlaceholderText(tr("description (what this campaign compares)"));
-    layout->addWidget(m_description);
+    return top;
+}
 
+QWidget* CampaignPage::makeWorkloadsBox() {
     auto* workloadsBox = new QGroupBox(tr("Workloads (one table each)"), this);
     auto* wlLayout = new QVBoxLayout(workloadsBox);
     m_workloads = new QTableWidget(0, wlCount, workloadsBox);
@@ -130,12 +152,18 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     wlButtons->addWidget(delWl);
     wlButtons->addStretch();
     wlLayout->addLayout(wlButtons);
-    // The selected workload's parameters beside its table (the page fits 1280x800).
-    auto* workloadsRow = new QHBoxLayout;
-    workloadsRow->addWidget(workloadsBox, 1);
-    workloadsRow->addWidget(makeParamsBox(), 1);
-    layout->addLayout(workloadsRow);
+    connect(addWl, &QPushButton::clicked, this, [this] {
+        addWorkloadRow({tr("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}});
+        updateWidgets();
+    });
+    connect(delWl, &QPushButton::clicked, this, [this] {
+        m_workloads->removeRow(m_workloads->currentRow());
+        updateWidgets();
+    });
+    return workloadsBox;
+}
 
+QWidget* CampaignPage::makeColumnsBox() {
     auto* columnsBox = new QGroupBox(tr("Columns (settings variants; the first is the default baseline)"), this);
     auto* colLayout = new QVBoxLayout(columnsBox);
     m_columns = new QTableWidget(0, colCount, columnsBox);
@@ -151,14 +179,23 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     colButtons->addWidget(delCol);
     colButtons->addStretch();
     colLayout->addLayout(colButtons);
-    layout->addWidget(columnsBox, 1);
+    connect(addCol, &QPushButton::clicked, this, [this] {
+        addColumnRow({tr("Column %1").arg(m_columns->rowCount() + 1), QStringLiteral("smcr"), {}, {}, {}, {}});
+        updateWidgets();
+    });
+    connect(delCol, &QPushButton::clicked, this, [this] {
+        m_columns->removeRow(m_columns->currentRow());
+        updateWidgets();
+    });
+    return columnsBox;
+}
 
+QWidget* CampaignPage::makeMatrixBox() {
     auto* matrixBox = new QGroupBox(tr("Matrix"), this);
     auto* form = new QFormLayout(matrixBox);
     m_sizes = new QLineEdit(matrixBox);
     m_sizes->setPlaceholderText(tr("1:64K:*2 (qperf -oo loop) or 64,4K,64K"));
     form->addRow(tr("Message &sizes:"), m_sizes);
-    auto* numbers = new QHBoxLayout;
     m_repetitions = new QSpinBox(matrixBox);
     m_repetitions->setRange(1, orchestrator::kMaxRepetitions);
     m_duration = new QDoubleSpinBox(matrixBox);
@@ -174,25 +211,21 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     m_sampleInterval->setSingleStep(100);
     m_sampleInterval->setSuffix(tr(" ms"));
     m_baseline = new QComboBox(matrixBox);
-    numbers->addWidget(new QLabel(tr("Repetitions:"), matrixBox));
-    numbers->addWidget(m_repetitions);
-    numbers->addWidget(new QLabel(tr("Duration:"), matrixBox));
-    numbers->addWidget(m_duration);
-    numbers->addWidget(new QLabel(tr("Warm-up:"), matrixBox));
-    numbers->addWidget(m_warmup);
-    numbers->addWidget(new QLabel(tr("Sample every:"), matrixBox));
-    numbers->addWidget(m_sampleInterval);
-    numbers->addWidget(new QLabel(tr("Baseline:"), matrixBox));
-    numbers->addWidget(m_baseline, 1);
+    auto* numbers = new QHBoxLayout;
+    const std::pair<QString, QWidget*> fields[] = {{tr("Repetitions:"), m_repetitions},
+                                                   {tr("Duration:"), m_duration},
+                                                   {tr("Warm-up:"), m_warmup},
+                                                   {tr("Sample every:"), m_sampleInterval},
+                                                   {tr("Baseline:"), m_baseline}};
+    for (const auto& [label, field] : fields) {
+        numbers->addWidget(new QLabel(label, matrixBox));
+        numbers->addWidget(field, field == m_baseline ? 1 : 0);
+    }
     form->addRow(numbers);
-    layout->addWidget(matrixBox);
+    return matrixBox;
+}
 
-    m_estimate = new QLabel(this);
-    layout->addWidget(m_estimate);
-    m_hint = new QLabel(this);
-    m_hint->setWordWrap(true);
-    layout->addWidget(m_hint);
-
+QLayout* CampaignPage::makeFileButtons() {
     auto* buttons = new QHBoxLayout;
     auto* openButton = new QPushButton(tr("&Open..."), this);
     auto* saveButton = new QPushButton(tr("&Save"), this);
@@ -204,26 +237,16 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     buttons->addWidget(saveAsButton);
     buttons->addStretch();
     buttons->addWidget(m_runButton);
-    layout->addLayout(buttons);
+    connect(openButton, &QPushButton::clicked, this, &CampaignPage::openFile);
+    connect(saveButton, &QPushButton::clicked, this, &CampaignPage::saveFile);
+    connect(saveAsButton, &QPushButton::clicked, this, &CampaignPage::saveFileAs);
+    connect(m_runButton, &QPushButton::clicked, this, &CampaignPage::requestRun);
+    return buttons;
+}
 
+void CampaignPage::connectEditors() {
     connect(m_preset, &QComboBox::activated, this, [this](int index) {
         if (index > 0) loadPreset(m_preset->itemText(index));
-    });
-    connect(addWl, &QPushButton::clicked, this, [this] {
-        addWorkloadRow({tr("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}});
-        updateWidgets();
-    });
-    connect(delWl, &QPushButton::clicked, this, [this] {
-        m_workloads->removeRow(m_workloads->currentRow());
-        updateWidgets();
-    });
-    connect(addCol, &QPushButton::clicked, this, [this] {
-        addColumnRow({tr("Column %1").arg(m_columns->rowCount() + 1), QStringLiteral("smcr"), {}, {}, {}, {}});
-        updateWidgets();
-    });
-    connect(delCol, &QPushButton::clicked, this, [this] {
-        m_columns->removeRow(m_columns->currentRow());
-        updateWidgets();
     });
     connect(m_workloads, &QTableWidget::itemChanged, this, [this] { updateWidgets(); });
     connect(m_workloads, &QTableWidget::currentCellChanged, this, [this](int row) { showWorkloadParams(row); });
@@ -235,13 +258,6 @@ CampaignPage::CampaignPage(LabContext* lab, QWidget* parent) : QWidget(parent), 
     connect(m_sampleInterval, &QSpinBox::valueChanged, this, [this] { updateWidgets(); });
     connect(m_duration, &QDoubleSpinBox::valueChanged, this, [this] { updateWidgets(); });
     connect(m_warmup, &QDoubleSpinBox::valueChanged, this, [this] { updateWidgets(); });
-    connect(openButton, &QPushButton::clicked, this, &CampaignPage::openFile);
-    connect(saveButton, &QPushButton::clicked, this, &CampaignPage::saveFile);
-    connect(saveAsButton, &QPushButton::clicked, this, &CampaignPage::saveFileAs);
-    connect(m_runButton, &QPushButton::clicked, this, &CampaignPage::requestRun);
-
-    loadPreset(QStringLiteral("datapath"));
-    restoreDraft();
 }
 
 void CampaignPage::saveDraft() const {
@@ -413,13 +429,8 @@ void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
     if (!spec.baseline.isEmpty()) m_baseline->setCurrentText(spec.baseline);
 }
 
-orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
-    orchestrator::CampaignSpec spec = m_base;
-    QStringList problems;
-    spec.name = m_name->text().trimmed();
-    spec.description = m_description->text().trimmed();
-    const bool describedByBase = spec.description == m_base.description;
-    spec.workloads.clear();
+std::vector<orchestrator::WorkloadSpec> CampaignPage::workloadsFromTable(QStringList* problems) const {
+    std::vector<orchestrator::WorkloadSpec> workloads;
     for (int row = 0; row < m_workloads->rowCount(); ++row) {
         orchestrator::WorkloadSpec workload;
         const QTableWidgetItem* label = m_workloads->item(row, wlLabel);
@@ -437,12 +448,16 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
             if (parsed) {
                 workload.sizes = *parsed;
             } else {
-                problems.append(tr("workloads[%1].sizes: %2").arg(row).arg(why));
+                problems->append(tr("workloads[%1].sizes: %2").arg(row).arg(why));
             }
         }
-        spec.workloads.push_back(workload);
+        workloads.push_back(workload);
     }
-    spec.columns.clear();
+    return workloads;
+}
+
+std::vector<orchestrator::ColumnSpec> CampaignPage::columnsFromTable(QStringList* problems) const {
+    std::vector<orchestrator::ColumnSpec> columns;
     for (int row = 0; row < m_columns->rowCount(); ++row) {
         orchestrator::ColumnSpec column;
         const QTableWidgetItem* label = m_columns->item(row, colLabel);
@@ -462,10 +477,21 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
         if (parsed) {
             column.settings = *parsed;
         } else {
-            problems.append(tr("columns[%1].settings: %2").arg(row).arg(why));
+            problems->append(tr("columns[%1].settings: %2").arg(row).arg(why));
         }
-        spec.columns.push_back(column);
+        columns.push_back(column);
     }
+    return columns;
+}
+
+orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
+    orchestrator::CampaignSpec spec = m_base;
+    QStringList problems;
+    spec.name = m_name->text().trimmed();
+    spec.description = m_description->text().trimmed();
+    const bool describedByBase = spec.description == m_base.description;
+    spec.workloads = workloadsFromTable(&problems);
+    spec.columns = columnsFromTable(&problems);
     // Empty is allowed when every workload has its own sizes (the
     // orchestrator's validation says otherwise).
     spec.sizes.clear();

@@ -15,6 +15,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -62,6 +63,17 @@ signals:
     void runRequested();
 
 private:
+    // The constructor's parts, top to bottom; connectEditors() last, so
+    // setting up the widgets does not run updateWidgets().
+    QLayout* makeNameRow();
+    QWidget* makeWorkloadsBox();
+    QWidget* makeColumnsBox();
+    QWidget* makeMatrixBox();
+    QLayout* makeFileButtons();
+    void connectEditors();
+    // The tables' rows as the campaign's; a cell that does not parse adds to *problems.
+    std::vector<orchestrator::WorkloadSpec> workloadsFromTable(QStringList* problems) const;
+    std::vector<orchestrator::ColumnSpec> columnsFromTable(QStringList* problems) const;
     void addWorkloadRow(const orchestrator::WorkloadSpec& workload);
     void addColumnRow(const orchestrator::ColumnSpec& column);
     void updateWidgets();

@@ -32,7 +32,34 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     m_model = new HostTableModel(this);
     m_localLab = new LocalLab(this);
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(makeButtonRow());
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_table = new QTableView(splitter);
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    QWidget* detailsBox = makeDetailsBox(splitter);
+    splitter->addWidget(m_table);
+    splitter->addWidget(detailsBox);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+    layout->addWidget(splitter, 1);
+    m_wireLabel = new QLabel(this);
+    m_wireLabel->setWordWrap(true);
+    m_wireLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_wireLabel);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
+    connectHostSignals();
+    restoreHosts();
+    updateWidgets();
+}
 
+QLayout* HostsPage::makeButtonRow() {
     auto* buttons = new QHBoxLayout;
     auto* addButton = new QPushButton(tr("&Add agent..."), this);
     m_connectButton = new QPushButton(tr("&Connect"), this);
@@ -62,17 +89,14 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     buttons->addWidget(new QLabel(tr("Lin&k:"), this));
     buttons->addWidget(m_linkBox);
     buttons->addWidget(m_localButton);
-    layout->addLayout(buttons);
+    connect(addButton, &QPushButton::clicked, this, &HostsPage::askForHost);
+    connect(deployButton, &QPushButton::clicked, this, &HostsPage::deployAgent);
+    return buttons;
+}
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    m_table = new QTableView(splitter);
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    auto* detailsBox = new QWidget(splitter);
+// The selected agent's capabilities as a form, or its hello as JSON.
+QWidget* HostsPage::makeDetailsBox(QWidget* parent) {
+    auto* detailsBox = new QWidget(parent);
     auto* detailsLayout = new QVBoxLayout(detailsBox);
     detailsLayout->setContentsMargins(0, 0, 0, 0);
     m_form = new QTextBrowser(detailsBox);
@@ -90,48 +114,37 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
     detailsLayout->addLayout(detailsBar);
     detailsLayout->addWidget(m_form, 1);
     detailsLayout->addWidget(m_details, 1);
-    connect(m_jsonButton, &QPushButton::toggled, this, &HostsPage::setJsonShown);
-    connect(m_swapButton, &QPushButton::clicked, this, &HostsPage::swapSelectedRoles);
-    splitter->addWidget(m_table);
-    splitter->addWidget(detailsBox);
-    splitter->setStretchFactor(0, 2);
-    splitter->setStretchFactor(1, 3);
-    layout->addWidget(splitter, 1);
-    m_wireLabel = new QLabel(this);
-    m_wireLabel->setWordWrap(true);
-    m_wireLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_wireLabel);
-    m_hint = new QLabel(this);
-    m_hint->setWordWrap(true);
-    layout->addWidget(m_hint);
+    return detailsBox;
+}
 
+void HostsPage::askForHost() {
+    AddHostDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    HostRow row;
+    row.address = dialog.address();
+    row.token = dialog.token();
+    row.tokenFile = dialog.tokenFile();
+    row.tls = dialog.tls();
+    addHost(row);
+}
+
+void HostsPage::connectHostSignals() {
     const auto selectedRow = [this] {
         const QModelIndexList rows = m_table->selectionModel()->selectedRows();
         return rows.isEmpty() ? -1 : rows.front().row();
     };
-    connect(addButton, &QPushButton::clicked, this, [this] {
-        AddHostDialog dialog(this);
-        if (dialog.exec() != QDialog::Accepted) return;
-        HostRow row;
-        row.address = dialog.address();
-        row.token = dialog.token();
-        row.tokenFile = dialog.tokenFile();
-        row.tls = dialog.tls();
-        addHost(row);
-    });
+    connect(m_jsonButton, &QPushButton::toggled, this, &HostsPage::setJsonShown);
+    connect(m_swapButton, &QPushButton::clicked, this, &HostsPage::swapSelectedRoles);
     connect(m_connectButton, &QPushButton::clicked, this, [this, selectedRow] { connectHost(selectedRow()); });
     connect(m_disconnectButton, &QPushButton::clicked, this, [this, selectedRow] { disconnectHost(selectedRow()); });
     connect(m_removeButton, &QPushButton::clicked, this, [this, selectedRow] { removeHost(selectedRow()); });
     connect(m_localButton, &QPushButton::clicked, this, &HostsPage::startLocalLab);
-    connect(deployButton, &QPushButton::clicked, this, &HostsPage::deployAgent);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    const auto refresh = [this] {
         showDetails();
         updateWidgets();
-    });
-    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] {
-        showDetails();
-        updateWidgets();
-    });
+    };
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, refresh);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, refresh);
     connect(m_localLab, &LocalLab::agentStarted, this, [this](const QString& address) {
         HostRow row;
         row.address = address;
@@ -144,8 +157,6 @@ HostsPage::HostsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(
         updateWidgets();
         m_lab->reportInfo(tr("Local lab: %1").arg(localWireText()));
     });
-    restoreHosts();
-    updateWidgets();
 }
 
 HostsPage::~HostsPage() {

@@ -11,6 +11,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QPushButton;
 class QTableView;
 class QPlainTextEdit;
@@ -69,6 +70,13 @@ signals:
     void agentsChanged();
 
 private:
+    // The constructor's parts: the button row, the details under the table,
+    // then the connections (after the widgets exist).
+    QLayout* makeButtonRow();
+    QWidget* makeDetailsBox(QWidget* parent);
+    void connectHostSignals();
+    // "Add agent...": the dialog, then addHost().
+    void askForHost();
     QString tokenFor(const HostRow& row, QString* error) const;
     void showDetails();
     void updateWidgets();

@@ -90,8 +90,23 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     auto* layout = new QVBoxLayout(this);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     layout->addWidget(splitter);
+    QWidget* top = makeCampaignList(splitter);
+    m_lower = new QStackedWidget(splitter);
+    m_view = new ComparisonView(m_lower);
+    m_runView = new RunView(m_lower);
+    m_lower->addWidget(m_view);
+    m_lower->addWidget(m_runView);
+    splitter->addWidget(top);
+    splitter->addWidget(m_lower);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 4);
+    splitter->setSizes({150, 600});
+    connectViews();
+    refresh();
+}
 
-    auto* top = new QWidget(splitter);
+QWidget* ResultsPage::makeCampaignList(QWidget* parent) {
+    auto* top = new QWidget(parent);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
     auto* buttons = new QHBoxLayout;
@@ -115,58 +130,53 @@ ResultsPage::ResultsPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_
     buttons->addWidget(m_database);
     buttons->addWidget(databaseButton);
     topLayout->addLayout(buttons);
-    connect(databaseButton, &QPushButton::clicked, this, &ResultsPage::chooseDatabase);
     m_tree = new QTreeWidget(top);
     m_tree->setColumnCount(kColumnCount);
     m_tree->setHeaderLabels({tr("Campaign / run"), tr("Status"), tr("Runs"), tr("Created"), tr("Notes")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_tree->setRootIsDecorated(true);
     topLayout->addWidget(m_tree, 1);
-
-    m_lower = new QStackedWidget(splitter);
-    m_view = new ComparisonView(m_lower);
-    m_runView = new RunView(m_lower);
-    m_lower->addWidget(m_view);
-    m_lower->addWidget(m_runView);
-    splitter->addWidget(top);
-    splitter->addWidget(m_lower);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 4);
-    splitter->setSizes({150, 600});
-
+    connect(databaseButton, &QPushButton::clicked, this, &ResultsPage::chooseDatabase);
     connect(refreshButton, &QPushButton::clicked, this, &ResultsPage::refresh);
-    connect(compareButton, &QPushButton::clicked, this, [this] {
-        const QList<qint64> ids = checkedCampaigns();
-        if (ids.size() == 2) {
-            showComparison(ids[0], ids[1]);
-            return;
-        }
-        // Saying nothing looks like a broken button.
-        m_lab->reportInfo(ids.isEmpty() ? tr("Compare checked: tick the boxes of two campaigns first.")
-                                        : tr("Compare checked: %n campaign(s) ticked; tick exactly two.", nullptr,
-                                             static_cast<int>(ids.size())));
-        m_hint->setText(compareHint(static_cast<int>(ids.size())));
-    });
+    connect(compareButton, &QPushButton::clicked, this, &ResultsPage::compareChecked);
     connect(m_resumeButton, &QPushButton::clicked, this, &ResultsPage::resumeSelected);
+    return top;
+}
+
+void ResultsPage::compareChecked() {
+    const QList<qint64> ids = checkedCampaigns();
+    if (ids.size() == 2) {
+        showComparison(ids[0], ids[1]);
+        return;
+    }
+    // Saying nothing looks like a broken button.
+    m_lab->reportInfo(ids.isEmpty() ? tr("Compare checked: tick the boxes of two campaigns first.")
+                                    : tr("Compare checked: %n campaign(s) ticked; tick exactly two.", nullptr,
+                                         static_cast<int>(ids.size())));
+    m_hint->setText(compareHint(static_cast<int>(ids.size())));
+}
+
+void ResultsPage::showItem(QTreeWidgetItem* item) {
+    if (item == nullptr) return;
+    const qint64 runId = item->data(0, kRunIdRole).toLongLong();
+    if (runId > 0) {
+        showRun(runId);
+    } else if (const qint64 id = item->data(0, kIdRole).toLongLong(); id > 0) {
+        m_lower->setCurrentWidget(m_view);
+        showCampaign(id);
+    }
+    updateWidgets();
+}
+
+void ResultsPage::connectViews() {
     connect(m_tree, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* item) { loadRuns(item); });
-    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (item == nullptr) return;
-        const qint64 runId = item->data(0, kRunIdRole).toLongLong();
-        if (runId > 0) {
-            showRun(runId);
-        } else if (const qint64 id = item->data(0, kIdRole).toLongLong(); id > 0) {
-            m_lower->setCurrentWidget(m_view);
-            showCampaign(id);
-        }
-        updateWidgets();
-    });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { showItem(item); });
     connect(m_tree, &QTreeWidget::itemChanged, this, [this] { updateWidgets(); });
     connect(m_lab, &LabContext::databaseChanged, this, &ResultsPage::refresh);
     connect(m_view, &ComparisonView::baselineChanged, this, [this] { emit comparisonChanged(); });
     connect(m_runView, &RunView::exported, m_lab,
             [this](const QString& path) { m_lab->reportInfo(tr("Saved the run's samples to %1").arg(path)); });
     connect(m_runView, &RunView::exportFailed, m_lab, &LabContext::reportError);
-    refresh();
 }
 
 void ResultsPage::setDatabase(const QString& location) {

@@ -67,6 +67,14 @@ signals:
     void resumeRequested(qint64 campaignId);
 
 private:
+    // The constructor's parts: the campaign list with its buttons above,
+    // then the connections of the tree and the views below.
+    QWidget* makeCampaignList(QWidget* parent);
+    void connectViews();
+    // "Compare checked": the two ticked campaigns, or a hint why not.
+    void compareChecked();
+    // The tree's current item: a run's samples or a campaign's comparison.
+    void showItem(QTreeWidgetItem* item);
     void loadRuns(QTreeWidgetItem* campaignItem);
     QList<qint64> checkedCampaigns() const;
     void updateWidgets();

@@ -32,7 +32,34 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab) {
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(makeStatusRow());
+    m_progress = new QProgressBar(this);
+    m_progress->setFormat(tr("no campaign running"));
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
+    layout->addWidget(m_progress);
 
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    m_plot = new LivePlot(splitter);
+    QWidget* side = makeSidePanel(splitter);
+    splitter->addWidget(m_plot);
+    splitter->addWidget(side);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    layout->addWidget(splitter, 1);
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    layout->addWidget(m_hint);
+
+    connect(m_pauseButton, &QPushButton::clicked, this, &RunPage::pause);
+    connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
+    connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
+    m_acknowledged = m_settings->values();
+    connect(m_settings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
+    updateWidgets();
+}
+
+QLayout* RunPage::makeStatusRow() {
     auto* top = new QHBoxLayout;
     m_cellLabel = new QLabel(tr("No campaign running"), this);
     QFont bold = m_cellLabel->font();
@@ -56,16 +83,11 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     top->addWidget(m_pauseButton);
     top->addWidget(m_resumeButton);
     top->addWidget(m_stopButton);
-    layout->addLayout(top);
-    m_progress = new QProgressBar(this);
-    m_progress->setFormat(tr("no campaign running"));
-    m_progress->setRange(0, 1);
-    m_progress->setValue(0);
-    layout->addWidget(m_progress);
+    return top;
+}
 
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    m_plot = new LivePlot(splitter);
-    auto* side = new QWidget(splitter);
+QWidget* RunPage::makeSidePanel(QWidget* parent) {
+    auto* side = new QWidget(parent);
     side->setMaximumWidth(440);  // the plot gets the rest of the width
     auto* sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(0, 0, 0, 0);
@@ -87,21 +109,7 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     m_counterView->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     countersLayout->addWidget(m_counterView);
     sideLayout->addWidget(countersBox, 1);
-    splitter->addWidget(m_plot);
-    splitter->addWidget(side);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-    layout->addWidget(splitter, 1);
-    m_hint = new QLabel(this);
-    m_hint->setWordWrap(true);
-    layout->addWidget(m_hint);
-
-    connect(m_pauseButton, &QPushButton::clicked, this, &RunPage::pause);
-    connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
-    connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
-    m_acknowledged = m_settings->values();
-    connect(m_settings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
-    updateWidgets();
+    return side;
 }
 
 RunPage::~RunPage() = default;

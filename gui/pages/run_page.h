@@ -18,6 +18,7 @@
 
 class QGroupBox;
 class QLabel;
+class QLayout;
 class QProgressBar;
 class QPushButton;
 class QTableView;
@@ -80,6 +81,11 @@ signals:
     void runnerStateChanged(smclab::orchestrator::RunnerState state);
 
 private:
+    // The constructor's parts: the state, ETA and buttons row; the live
+    // settings and engine counters beside the plot.
+    QLayout* makeStatusRow();
+    QWidget* makeSidePanel(QWidget* parent);
+
     struct Monitored {
         QPointer<AgentClient> client;
         QString runId;

@@ -44,115 +44,146 @@ QString sizeLabel(qint64 bytes) {
     return QString::number(bytes);
 }
 
-QString svgPlot(const ComparisonTable& table, PlotSize size) {
+namespace {
+
+// Where things go: the plot area inside its margins, the axes' ranges
+// (x in log2 of the message size) and the mapping of values to pixels.
+struct PlotFrame {
+    double plotW = 0, plotH = 0, width = 0, height = 0;
+    double xMin = 0, xMax = 1, yStep = 1, yTop = 1;
+
+    double px(double lx) const { return kMarginLeft + (lx - xMin) / (xMax - xMin) * plotW; }
+    double py(double v) const { return kMarginTop + plotH - v / yTop * plotH; }
+    double sizeX(qint64 msgSize) const { return px(std::log2(static_cast<double>(msgSize))); }
+};
+
+PlotFrame plotFrame(const ComparisonTable& table, PlotSize size) {
     qsizetype longest = 0;
     for (qsizetype c = 0; c < table.columns.size(); ++c) {
         longest = std::max(longest, table.columns[c].size() + (c == 0 ? 11 : 0));  // " (baseline)"
     }
     const double marginRight = std::max(kMarginRight, 44 + kLegendCharPx * static_cast<double>(longest));
-    const double plotW = size.widthPx - kMarginLeft - kMarginRight;
-    const double width = kMarginLeft + plotW + marginRight;
-    const double height = size.heightPx;
-    const double plotH = height - kMarginTop - kMarginBottom;
+    PlotFrame f;
+    f.plotW = size.widthPx - kMarginLeft - kMarginRight;
+    f.width = kMarginLeft + f.plotW + marginRight;
+    f.height = size.heightPx;
+    f.plotH = f.height - kMarginTop - kMarginBottom;
 
-    double xMin = 0, xMax = 1, yMax = 0;
+    double yMax = 0;
     bool first = true;
     for (const Row& row : table.rows) {
         if (row.msgSize <= 0) continue;
         const double lx = std::log2(static_cast<double>(row.msgSize));
-        xMin = first ? lx : std::min(xMin, lx);
-        xMax = first ? lx : std::max(xMax, lx);
+        f.xMin = first ? lx : std::min(f.xMin, lx);
+        f.xMax = first ? lx : std::max(f.xMax, lx);
         first = false;
         for (const Cell& cell : row.cells) {
             if (cell.value) yMax = std::max(yMax, *cell.value + cell.spread);
             if (cell.interval) yMax = std::max(yMax, cell.interval->high);
         }
     }
-    if (xMax - xMin < 1.0) {
-        xMin -= 0.5;
-        xMax += 0.5;
+    if (f.xMax - f.xMin < 1.0) {
+        f.xMin -= 0.5;
+        f.xMax += 0.5;
     }
-    const double yStep = niceStep(yMax > 0 ? yMax : 1.0, 5);
-    const double yTop = std::max(yStep, std::ceil(yMax / yStep) * yStep);
-    auto px = [&](double lx) { return kMarginLeft + (lx - xMin) / (xMax - xMin) * plotW; };
-    auto py = [&](double v) { return kMarginTop + plotH - v / yTop * plotH; };
+    f.yStep = niceStep(yMax > 0 ? yMax : 1.0, 5);
+    f.yTop = std::max(f.yStep, std::ceil(yMax / f.yStep) * f.yStep);
+    return f;
+}
 
-    const QString yTitle = table.unit.isEmpty() ? table.title : QStringLiteral("%1 (%2)").arg(table.title, table.unit);
+QString yAxisTitle(const ComparisonTable& table) {
+    return table.unit.isEmpty() ? table.title : QStringLiteral("%1 (%2)").arg(table.title, table.unit);
+}
+
+QString svgHeader(const ComparisonTable& table, PlotSize size, const PlotFrame& f) {
     QString svg = QStringLiteral(
                       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%1\" height=\"%2\" "
                       "viewBox=\"0 0 %1 %2\" role=\"img\" aria-label=\"%3 against message size\">\n")
-                      .arg(static_cast<int>(std::ceil(width)))
+                      .arg(static_cast<int>(std::ceil(f.width)))
                       .arg(size.heightPx)
                       .arg(xmlEscape(table.title));
-    svg += QStringLiteral("<title>%1 against message size</title>\n").arg(xmlEscape(yTitle));
+    svg += QStringLiteral("<title>%1 against message size</title>\n").arg(xmlEscape(yAxisTitle(table)));
     svg += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" class=\"frame\"/>\n")
-               .arg(num(kMarginLeft), num(kMarginTop), num(plotW), num(plotH));
+               .arg(num(kMarginLeft), num(kMarginTop), num(f.plotW), num(f.plotH));
+    return svg;
+}
 
-    // Grid and ticks.
-    for (double v = 0; v <= yTop + yStep / 2; v += yStep) {
+// Grid lines, ticks and the two axis titles.
+QString svgAxes(const ComparisonTable& table, const PlotFrame& f) {
+    QString svg;
+    for (double v = 0; v <= f.yTop + f.yStep / 2; v += f.yStep) {
         svg += QStringLiteral(
                    "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" class=\"grid\"/>"
                    "<text x=\"%4\" y=\"%5\" class=\"ytick\">%6</text>\n")
-                   .arg(num(kMarginLeft), num(py(v)), num(kMarginLeft + plotW), num(kMarginLeft - 6), num(py(v) + 4),
-                        tickLabel(v, yStep));
+                   .arg(num(kMarginLeft), num(f.py(v)), num(kMarginLeft + f.plotW), num(kMarginLeft - 6),
+                        num(f.py(v) + 4), tickLabel(v, f.yStep));
     }
     for (const Row& row : table.rows) {
         if (row.msgSize <= 0) continue;
-        const double x = px(std::log2(static_cast<double>(row.msgSize)));
+        const double x = f.sizeX(row.msgSize);
         svg += QStringLiteral(
                    "<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" class=\"grid\"/>"
                    "<text x=\"%1\" y=\"%4\" class=\"xtick\">%5</text>\n")
-                   .arg(num(x), num(kMarginTop), num(kMarginTop + plotH), num(kMarginTop + plotH + 16),
+                   .arg(num(x), num(kMarginTop), num(kMarginTop + f.plotH), num(kMarginTop + f.plotH + 16),
                         sizeLabel(row.msgSize));
     }
     svg += QStringLiteral("<text x=\"%1\" y=\"%2\" class=\"xlabel\">Message size (bytes, log2 scale)</text>\n")
-               .arg(num(kMarginLeft + plotW / 2), num(height - 10));
+               .arg(num(kMarginLeft + f.plotW / 2), num(f.height - 10));
     svg += QStringLiteral("<text x=\"16\" y=\"%1\" class=\"ylabel\" transform=\"rotate(-90 16 %1)\">%2</text>\n")
-               .arg(num(kMarginTop + plotH / 2), xmlEscape(yTitle));
+               .arg(num(kMarginTop + f.plotH / 2), xmlEscape(yAxisTitle(table)));
+    return svg;
+}
 
-    // One polyline per column; a missing value breaks the line.
-    for (qsizetype c = 0; c < table.columns.size(); ++c) {
-        const QString colour = seriesColour(c);
-        QStringList segment;
-        QString points;
-        auto flush = [&] {
-            if (segment.size() > 1) {
-                svg += QStringLiteral("<polyline class=\"series\" stroke=\"%1\" points=\"%2\"/>\n")
-                           .arg(colour, segment.join(QLatin1Char(' ')));
-            }
-            segment.clear();
-        };
-        for (const Row& row : table.rows) {
-            const std::optional<double> value = c < row.cells.size() ? row.cells[c].value : std::nullopt;
-            if (!value || row.msgSize <= 0) {
-                flush();
-                continue;
-            }
-            const double x = px(std::log2(static_cast<double>(row.msgSize)));
-            const double y = py(*value);
-            segment << num(x) + QLatin1Char(',') + num(y);
-            if (const auto& interval = row.cells[c].interval) {
-                // The median's interval as an error bar with short caps.
-                const double lo = py(interval->low);
-                const double hi = py(interval->high);
-                points +=
-                    QStringLiteral(
-                        "<path class=\"errorbar\" stroke=\"%1\" d=\"M%2,%3 V%4 M%5,%3 H%6 M%5,%4 H%6\">"
-                        "<title>%7, %8 B: %9 %10</title></path>\n")
-                        .arg(colour, num(x), num(lo), num(hi), num(x - 3), num(x + 3), xmlEscape(table.columns[c]),
-                             QString::number(row.msgSize), intervalText(*interval, 3), xmlEscape(table.unit));
-            }
-            points += QStringLiteral(
-                          "<circle cx=\"%1\" cy=\"%2\" r=\"3\" fill=\"%3\"><title>%4, %5 B: %6 %7</title></circle>\n")
-                          .arg(num(x), num(y), colour, xmlEscape(table.columns[c]), QString::number(row.msgSize),
-                               QString::number(*value, 'f', 3), xmlEscape(table.unit));
-        }
-        flush();
-        svg += points;
+// One point of column `c`: its median's interval as an error bar with short
+// caps, then the dot with its value as a tooltip.
+QString svgPoint(const ComparisonTable& table, qsizetype c, const Row& row, const PlotFrame& f) {
+    const QString colour = seriesColour(c);
+    const double value = *row.cells[c].value;
+    const double x = f.sizeX(row.msgSize);
+    QString svg;
+    if (const auto& interval = row.cells[c].interval) {
+        svg += QStringLiteral(
+                   "<path class=\"errorbar\" stroke=\"%1\" d=\"M%2,%3 V%4 M%5,%3 H%6 M%5,%4 H%6\">"
+                   "<title>%7, %8 B: %9 %10</title></path>\n")
+                   .arg(colour, num(x), num(f.py(interval->low)), num(f.py(interval->high)), num(x - 3), num(x + 3),
+                        xmlEscape(table.columns[c]), QString::number(row.msgSize), intervalText(*interval, 3),
+                        xmlEscape(table.unit));
     }
+    svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"3\" fill=\"%3\"><title>%4, %5 B: %6 %7</title></circle>\n")
+               .arg(num(x), num(f.py(value)), colour, xmlEscape(table.columns[c]), QString::number(row.msgSize),
+                    QString::number(value, 'f', 3), xmlEscape(table.unit));
+    return svg;
+}
 
-    // Legend.
-    const double legendX = kMarginLeft + plotW + 14;
+// Column `c` as polylines (a missing value breaks the line), then its points.
+QString svgSeries(const ComparisonTable& table, qsizetype c, const PlotFrame& f) {
+    const QString colour = seriesColour(c);
+    QString svg;
+    QStringList segment;
+    QString points;
+    auto flush = [&] {
+        if (segment.size() > 1) {
+            svg += QStringLiteral("<polyline class=\"series\" stroke=\"%1\" points=\"%2\"/>\n")
+                       .arg(colour, segment.join(QLatin1Char(' ')));
+        }
+        segment.clear();
+    };
+    for (const Row& row : table.rows) {
+        const std::optional<double> value = c < row.cells.size() ? row.cells[c].value : std::nullopt;
+        if (!value || row.msgSize <= 0) {
+            flush();
+            continue;
+        }
+        segment << num(f.sizeX(row.msgSize)) + QLatin1Char(',') + num(f.py(*value));
+        points += svgPoint(table, c, row, f);
+    }
+    flush();
+    return svg + points;
+}
+
+QString svgLegend(const ComparisonTable& table, const PlotFrame& f) {
+    QString svg;
+    const double legendX = kMarginLeft + f.plotW + 14;
     for (qsizetype c = 0; c < table.columns.size(); ++c) {
         const double y = kMarginTop + 10 + 20.0 * static_cast<double>(c);
         svg += QStringLiteral(
@@ -161,8 +192,19 @@ QString svgPlot(const ComparisonTable& table, PlotSize size) {
                    .arg(num(legendX), num(y), num(legendX + 22), seriesColour(c), num(legendX + 28), num(y + 4),
                         xmlEscape(table.columns[c] + (c == 0 ? QStringLiteral(" (baseline)") : QString())));
     }
+    return svg;
+}
+
+}  // namespace
+
+QString svgPlot(const ComparisonTable& table, PlotSize size) {
+    const PlotFrame frame = plotFrame(table, size);
+    QString svg = svgHeader(table, size, frame);
+    svg += svgAxes(table, frame);
+    for (qsizetype c = 0; c < table.columns.size(); ++c) svg += svgSeries(table, c, frame);
+    svg += svgLegend(table, frame);
     svg += QStringLiteral("<text x=\"%1\" y=\"20\" class=\"ptitle\">%2</text>\n")
-               .arg(num(kMarginLeft + plotW / 2), xmlEscape(table.title));
+               .arg(num(kMarginLeft + frame.plotW / 2), xmlEscape(table.title));
     svg += QStringLiteral("</svg>\n");
     return svg;
 }

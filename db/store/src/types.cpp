@@ -1,72 +1,73 @@
 #include "smclab/db/types.h"
 
+#include <cstddef>
+
 namespace smclab::db {
 
-QString statusName(CampaignStatus status) {
-    switch (status) {
-        case CampaignStatus::planned:
-            return QStringLiteral("planned");
-        case CampaignStatus::running:
-            return QStringLiteral("running");
-        case CampaignStatus::paused:
-            return QStringLiteral("paused");
-        case CampaignStatus::done:
-            return QStringLiteral("done");
-        case CampaignStatus::failed:
-            return QStringLiteral("failed");
-        case CampaignStatus::invalid:
-            break;
+namespace {
+
+// Each enum's names as the store writes them, in one table that both
+// directions read, so a name and its parse cannot drift apart. A value
+// missing from its table (invalid, or one added without a name) is
+// written "invalid" and nothing parses to it.
+template <typename Enum>
+struct Named {
+    Enum value;
+    const char* name;
+};
+
+constexpr Named<CampaignStatus> kCampaignStatusNames[] = {
+    {CampaignStatus::planned, "planned"}, {CampaignStatus::running, "running"}, {CampaignStatus::paused, "paused"},
+    {CampaignStatus::done, "done"},       {CampaignStatus::failed, "failed"},
+};
+constexpr Named<RunStatus> kRunStatusNames[] = {
+    {RunStatus::planned, "planned"},
+    {RunStatus::running, "running"},
+    {RunStatus::done, "done"},
+    {RunStatus::failed, "failed"},
+};
+constexpr Named<Side> kSideNames[] = {{Side::client, "client"}, {Side::server, "server"}};
+
+template <typename Enum, size_t N>
+QString nameOf(const Named<Enum> (&names)[N], Enum value) {
+    for (const Named<Enum>& n : names) {
+        if (n.value == value) return QLatin1String(n.name);
     }
     return QStringLiteral("invalid");
+}
+
+template <typename Enum, size_t N>
+Enum valueOf(const Named<Enum> (&names)[N], const QString& text) {
+    for (const Named<Enum>& n : names) {
+        if (text == QLatin1String(n.name)) return n.value;
+    }
+    return Enum::invalid;
+}
+
+}  // namespace
+
+QString statusName(CampaignStatus status) {
+    return nameOf(kCampaignStatusNames, status);
 }
 
 QString statusName(RunStatus status) {
-    switch (status) {
-        case RunStatus::planned:
-            return QStringLiteral("planned");
-        case RunStatus::running:
-            return QStringLiteral("running");
-        case RunStatus::done:
-            return QStringLiteral("done");
-        case RunStatus::failed:
-            return QStringLiteral("failed");
-        case RunStatus::invalid:
-            break;
-    }
-    return QStringLiteral("invalid");
+    return nameOf(kRunStatusNames, status);
 }
 
 QString sideName(Side side) {
-    switch (side) {
-        case Side::client:
-            return QStringLiteral("client");
-        case Side::server:
-            return QStringLiteral("server");
-        case Side::invalid:
-            break;
-    }
-    return QStringLiteral("invalid");
+    return nameOf(kSideNames, side);
 }
 
 CampaignStatus campaignStatusFromString(const QString& text) {
-    for (CampaignStatus s : {CampaignStatus::planned, CampaignStatus::running, CampaignStatus::paused,
-                             CampaignStatus::done, CampaignStatus::failed}) {
-        if (statusName(s) == text) return s;
-    }
-    return CampaignStatus::invalid;
+    return valueOf(kCampaignStatusNames, text);
 }
 
 RunStatus runStatusFromString(const QString& text) {
-    for (RunStatus s : {RunStatus::planned, RunStatus::running, RunStatus::done, RunStatus::failed}) {
-        if (statusName(s) == text) return s;
-    }
-    return RunStatus::invalid;
+    return valueOf(kRunStatusNames, text);
 }
 
 Side sideFromString(const QString& text) {
-    if (text == QLatin1String("client")) return Side::client;
-    if (text == QLatin1String("server")) return Side::server;
-    return Side::invalid;
+    return valueOf(kSideNames, text);
 }
 
 }  // namespace smclab::db
