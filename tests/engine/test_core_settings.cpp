@@ -79,8 +79,8 @@ private slots:
     // prints as a number.
     void booleanWords() {
         smcr::Settings s;
-        for (const char* name :
-             {"lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback", "lab.tx_defer_to_owner", "limit_smc_hs"}) {
+        for (const char* name : {"lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback", "lab.tx_defer_to_owner",
+                                 "lab.tx_pieces", "limit_smc_hs"}) {
             for (const char* off : {"off", "false", "0"}) {
                 QVERIFY2(s.set(name, off).ok(), name);
                 QCOMPARE(s.get(name).value(), std::string("0"));
@@ -153,8 +153,8 @@ private slots:
             }
             qFatal("no row %s", name.c_str());
         };
-        for (const char* flag :
-             {"limit_smc_hs", "lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback", "lab.tx_defer_to_owner"}) {
+        for (const char* flag : {"limit_smc_hs", "lab.rq_credits", "lab.rx_backlog", "lab.fast_fallback",
+                                 "lab.tx_defer_to_owner", "lab.tx_pieces"}) {
             QCOMPARE(row(flag).type, smcr::SettingType::flag);
             QCOMPARE(smcr::settingValuesText(row(flag)), std::string("on|off"));
         }

@@ -51,6 +51,7 @@ enum class SettingId : uint8_t {
     txCompletionTimeoutMs,  // lab.tx_completion_timeout_ms: no send completion for this long takes the link down (0 =
                             // off)
     linkReaddMs,            // lab.link_readd_ms: after a lost link the server adds one again after this long (0 = off)
+    txPieces,               // lab.tx_pieces (on/off): busy polling, a large send goes in quarter-sndbuf pieces
     count_,                 // number of numeric settings (not a setting)
 };
 

@@ -3,7 +3,7 @@
 // protocol-shaped is decided by the functional core (connection_core.h,
 // handshake.h, link_core.h, link_group_core.h); this class does the I/O.
 //
-// Threading and progress (see ARCHITECTURE.md "Progress and waiting"):
+// Threading and progress (engine/README.md, "Progress and waiting"):
 // - One mutex guards all engine state; the fabric is driven under it.
 // - Any thread that waits for a condition (recv data, sndbuf space, a
 //   handshake message, poller readiness) runs waitUntil(): it polls the CQs

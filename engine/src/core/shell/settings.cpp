@@ -118,6 +118,10 @@ constexpr SettingInfo kSettings[] = {
     number("lab.link_readd_ms", SettingId::linkReaddMs, SettingScope::immediate, 2000, 0, 600000,
            "after a link of a two-link group is lost, the server runs ADD_LINK again this many ms later while "
            "another port is active (once per loss); 0 = never"),
+    flag("lab.tx_pieces", SettingId::txPieces, SettingScope::immediate, false,
+         "busy polling (lab.busy_poll_us > 0), a send larger than a quarter of the sndbuf is copied and pushed in "
+         "quarter-sndbuf pieces, so the wire carries one piece while the next is copied; off, or waiting like the "
+         "kernel, one copy takes all the free sndbuf, as smc_tx_sendmsg (the default until measured)"),
     // Text settings (not in SettingId): read when a link group is made.
     text("lab.fabric", SettingScope::newLinkGroups, "sim", {}, "fabric backend: sim | verbs[:device]"),
     text("lab.link", SettingScope::newLinkGroups, "ideal", kLinkModels, "sim link model: ideal | cx4-25g | cx4lx-vf"),

@@ -32,6 +32,22 @@ Status errnoStatus(const char* what, int err) {
 // hands pages to sendpage; all but the last carry MSG_SENDPAGE_NOTLAST.
 constexpr size_t kSendfilePieceBytes = 4096;
 
+// How much of a send one copy takes. Busy polling, a send larger than a
+// quarter of the sndbuf goes in quarter-sndbuf pieces, each pushed as soon as
+// it is copied: the first piece is on the wire while the next one is copied,
+// and the sndbuf frees piece by piece as the writes are acknowledged. One
+// copy of the whole free space (smc_tx_sendmsg's way) leaves the wire idle
+// for the copy and the ACK round trip of every sndbuf. Waiting like the
+// kernel (lab.busy_poll_us 0), a piece would cost the sleeping peer a
+// wake-up of its own, so the whole free space goes at once, as in the kernel
+// (and with lab.tx_pieces off, to compare).
+uint32_t sendPieceBytes(EngineImpl& engine, const Connection& conn, size_t remaining) {
+    const auto all = static_cast<uint32_t>(std::min<size_t>(remaining, UINT32_MAX));
+    const Settings& settings = engine.settings();
+    if (settings.get(SettingId::txPieces) == 0 || settings.get(SettingId::busyPollUs) == 0) return all;
+    return std::min(all, std::max<uint32_t>(conn.core->tx().sndbufBytes() / 4, 1));
+}
+
 // The thread is inside the socket (the kernel's sock_owned_by_user) during
 // send(), except while it sleeps: completions that would push meanwhile leave
 // the push to it (lab.tx_defer_to_owner). Lives inside the engine lock.
@@ -183,11 +199,13 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
             if (conn.core->closer().peerClosed()) return fail(Errc::connectionReset, "peer closed the connection");
             return fail(Errc::closed, "send after shutdown");
         }
-        const auto chunk = static_cast<uint32_t>(std::min<size_t>(len - sent, UINT32_MAX));
-        sent += engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
+        const uint32_t chunk = sendPieceBytes(engine, conn, len - sent);
+        const uint32_t copied = engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
+        sent += copied;
         if (conn.push.sendQueued)
             engine.waitSendSlotLocked(lock, conn, waitDeadline());  // no free CDC slot: wait like the kernel
         if (sent == len) break;
+        if (copied == chunk && conn.core->tx().sndbufFreeBytes() > 0) continue;  // the next piece
         ++conn.stats.bufFull;
         // Still inside while it spins (it polls its own completions and pushes
         // what they leave to it); waitUntil lets go while it sleeps.
