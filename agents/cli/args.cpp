@@ -4,6 +4,11 @@
 
 namespace smclab::cli {
 
+std::string ArgCursor::unknownOption() const {
+    if (!m_error.empty()) return m_error;
+    return "unknown option '" + peek() + "'";
+}
+
 std::optional<std::string> ArgCursor::takeValue(const std::string& option) {
     if (done()) return std::nullopt;
     const std::string& word = m_args[m_index];

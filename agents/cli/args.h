@@ -17,7 +17,9 @@ public:
     explicit ArgCursor(const Args& args) : m_args(args) {}
 
     bool done() const { return m_index >= m_args.size(); }
-    const std::string& peek() const { return m_args[m_index]; }
+    // The current word; empty once done (an option that lacked its value
+    // consumed the last word).
+    const std::string& peek() const { return done() ? m_none : m_args[m_index]; }
     std::string next() { return m_args[m_index++]; }
 
     // If the current word is `option` (or `option=VALUE`, or for a one-letter
@@ -27,6 +29,9 @@ public:
     bool takeFlag(const std::string& option);
 
     const std::string& error() const { return m_error; }
+    // What to tell the user when no option matched the current word: the
+    // missing value an option reported, else "unknown option 'WORD'".
+    std::string unknownOption() const;
     void setError(std::string message) {
         if (m_error.empty()) m_error = std::move(message);
     }
@@ -35,6 +40,7 @@ private:
     const Args& m_args;
     size_t m_index = 0;
     std::string m_error;
+    std::string m_none;
 };
 
 // "64K" = 65536 and "64k" = 64000 (qperf's rule), "1M"/"1m", "1G"/"1g".

@@ -114,7 +114,7 @@ std::optional<int> parseOptions(const Args& args, Options* o) {
         } else if (!cursor.error().empty()) {
             return usage(cursor.error());
         } else {
-            return usage("unknown option '" + cursor.peek() + "'");
+            return usage(cursor.unknownOption());
         }
     }
     if (!cursor.error().empty()) return usage(cursor.error());

@@ -96,7 +96,7 @@ int runBenchFabric(const Args& args) {
         } else if (!cursor.error().empty()) {
             return usage(cursor.error());
         } else {
-            return usage("unknown option '" + cursor.peek() + "'");
+            return usage(cursor.unknownOption());
         }
     }
     if (!cursor.error().empty()) return usage(cursor.error());

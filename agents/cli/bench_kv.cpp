@@ -221,7 +221,7 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
         } else if (auto cols = cursor.takeValue("--columns")) {
             o->columns = splitList(*cols);
         } else {
-            return usage("unknown option '" + cursor.peek() + "'");
+            return usage(cursor.unknownOption());
         }
     }
     if (!cursor.error().empty()) return usage(cursor.error());

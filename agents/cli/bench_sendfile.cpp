@@ -198,7 +198,7 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::s
         } else if (!cursor.error().empty()) {
             return usage(cursor.error());
         } else {
-            return usage("unknown option '" + cursor.peek() + "'");
+            return usage(cursor.unknownOption());
         }
     }
     if (!cursor.error().empty()) return usage(cursor.error());

@@ -399,7 +399,7 @@ int runBenchStream(const Args& args) {
         }
         const bool taken = takeMatrixOption(cursor, &a) || takeModeOption(cursor, &a);
         if (!cursor.error().empty()) return usage(cursor.error());
-        if (!taken) return usage("unknown option '" + cursor.peek() + "'");
+        if (!taken) return usage(cursor.unknownOption());
     }
     if (!cursor.error().empty()) return usage(cursor.error());
     if (const std::string problem = checkStreamArgs(a); !problem.empty()) return usage(problem);

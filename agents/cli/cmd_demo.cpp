@@ -99,7 +99,7 @@ std::optional<int> parseDemoArgs(const Args& args, DemoArgs* a) {
         } else if (auto v4 = cursor.takeValue("--sizes")) {
             a->sizesText = QString::fromStdString(*v4);
         } else {
-            return usage("unknown argument '" + cursor.peek() + "'");
+            return usage(cursor.unknownOption());
         }
         if (!cursor.error().empty()) return usage(cursor.error());
     }

@@ -410,7 +410,7 @@ int runLab(const Args& args) {
         else if (auto r = cursor.takeValue("--remote-dir"))
             options.remoteDir = QString::fromStdString(*r);
         else if (!cursor.peek().empty() && cursor.peek()[0] == '-')
-            cursor.setError("unknown option '" + cursor.peek() + "'");
+            cursor.setError(cursor.unknownOption());
         else
             options.hosts << QString::fromStdString(cursor.next());
         if (!cursor.error().empty()) break;

@@ -161,7 +161,7 @@ std::optional<int> parseRunOptions(const Args& args, RunOptions& o) {
         } else if (cursor.takeFlag("--quick")) {
             o.quick = true;
         } else if (!cursor.peek().empty() && cursor.peek()[0] == '-') {
-            return usage("unknown option '" + cursor.peek() + "'");
+            return usage(cursor.unknownOption());
         } else if (o.target.isEmpty()) {
             o.target = QString::fromStdString(cursor.next());
         } else {

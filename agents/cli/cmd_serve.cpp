@@ -70,7 +70,7 @@ std::optional<int> parseServeArgs(const Args& rest, const workloads::ParamSchema
             continue;
         }
         if (takeSchemaOption(cursor, schema, a->params)) continue;
-        return usageError("serve", "unknown option '" + cursor.peek() + "' (see smclab serve --help)");
+        return usageError("serve", cursor.unknownOption() + " (see smclab serve --help)");
     }
     if (!cursor.error().empty()) return usageError("serve", cursor.error());
     if (!a->listen) return usageError("serve", "--listen ADDR:PORT is required");

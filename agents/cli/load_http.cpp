@@ -101,7 +101,7 @@ int loadHttp(const Args& args) {
             continue;
         }
         if (takeSchemaOption(cursor, schema, params)) continue;
-        return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load http --help)");
+        return usageError("load", cursor.unknownOption() + " (see smclab load http --help)");
     }
     if (!cursor.error().empty()) return usageError("load", cursor.error());
     if (!connect) return usageError("load", "--connect ADDR:PORT (or a URL) is required");

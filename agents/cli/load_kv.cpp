@@ -80,7 +80,7 @@ int loadKv(const Args& args) {
             continue;
         }
         if (takeSchemaOption(cursor, schema, params)) continue;
-        return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load kv --help)");
+        return usageError("load", cursor.unknownOption() + " (see smclab load kv --help)");
     }
     if (!cursor.error().empty()) return usageError("load", cursor.error());
     if (!connect) return usageError("load", "--connect ADDR:PORT is required");

@@ -96,7 +96,7 @@ std::optional<int> parseLoadArgs(const Args& args, const char* name, const workl
         }
         if (takeParamOption(cursor, kParamOptions, a->params)) continue;
         if (takeSchemaOption(cursor, schema, a->params)) continue;
-        return usageError("load", "unknown option '" + cursor.peek() + "' (see smclab load " + name + " --help)");
+        return usageError("load", cursor.unknownOption() + " (see smclab load " + name + " --help)");
     }
     if (!cursor.error().empty()) return usageError("load", cursor.error());
     if (!a->connect) return usageError("load", "--connect ADDR:PORT is required");

@@ -52,6 +52,16 @@ private slots:
         QCOMPARE(cursor.takeValue("--duration").value(), std::string("3s"));
         QVERIFY(!cursor.takeValue("-H").has_value());
         QVERIFY(!cursor.error().empty());
+        // The missing value consumed the last word: nothing is read past it.
+        QVERIFY(cursor.done());
+        QVERIFY(cursor.peek().empty());
+        QCOMPARE(cursor.unknownOption(), std::string("option -H needs a value"));
+    }
+    void unknownOptionNamesTheWord() {
+        Args args{"--bogus"};
+        ArgCursor cursor(args);
+        QVERIFY(!cursor.takeValue("-t").has_value());
+        QCOMPARE(cursor.unknownOption(), std::string("unknown option '--bogus'"));
     }
 };
 

@@ -62,6 +62,14 @@ private slots:
              2,
              "--transport-opt expects KEY=VALUE"},
             {{"load", "tcp_bw", "--connect", "127.0.0.1:1", "-t", "100ms"}, 1, "connection refused"},
+            // An option that takes a value, given last without it: the
+            // message names it (the parsers once read past the last word).
+            {{"bench", "kv", "--preset", "credits", "-c"}, 2, "option -c needs a value"},
+            {{"bench", "stream", "-t"}, 2, "option -t needs a value"},
+            {{"bench", "fabric", "--sizes"}, 2, "option --sizes needs a value"},
+            {{"demo", "--db"}, 2, "option --db needs a value"},
+            {{"load", "tcp_lat", "--connect"}, 2, "needs a value"},
+            {{"serve", "kv", "--listen", "127.0.0.1:0", "--threads"}, 2, "needs a value"},
         };
         for (const Case& c : cases) {
             RunOutput r = runProgram(smclabProgram(), c.args);

@@ -201,6 +201,10 @@ private:
     // one handshake's state and steps over the link groups and connections.
     friend class ClientHandshakeDriver;
     friend class ServerHandshakeDriver;
+    // Both roles' last handshake step (handshake_io.cpp): the connection
+    // watches its TCP socket for the peer's death, the CDCs that came before
+    // its core are processed, a reused link group is counted.
+    void establishLocked(LinkGroup& lgr, Connection& conn, int fd, bool newLgr);
 
     EngineImpl() = default;
     Status init();

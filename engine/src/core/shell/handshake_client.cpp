@@ -228,11 +228,8 @@ ClientHandshakeDriver::Outcome ClientHandshakeDriver::confirmLinkMissed(LlcWaitR
 
 ClientHandshakeDriver::Outcome ClientHandshakeDriver::established() {
     std::lock_guard lock(m_engine.m_mutex);
-    if (!m_newLgr) ++m_engine.m_stats.linkGroupReuses;
     ++m_engine.m_stats.clientSuccess;
-    m_conn->tcpFd = m_fd;
-    m_engine.watchTcpLocked(*m_conn);
-    m_engine.replayEarlyCdcsLocked(*m_lgr, *m_conn);
+    m_engine.establishLocked(*m_lgr, *m_conn, m_fd, m_newLgr);
     return std::make_shared<SocketImpl>(m_self, m_conn, m_fd, m_peerName);
 }
 

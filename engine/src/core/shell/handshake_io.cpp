@@ -16,6 +16,13 @@ Status sendDecline(int fd, const wire::PeerId& systemId, wire::DeclineReason rea
     return writeAllTcp(fd, bytes);
 }
 
+void EngineImpl::establishLocked(LinkGroup& lgr, Connection& conn, int fd, bool newLgr) {
+    if (!newLgr) ++m_stats.linkGroupReuses;
+    conn.tcpFd = fd;
+    watchTcpLocked(conn);
+    replayEarlyCdcsLocked(lgr, conn);
+}
+
 ClcReceived receiveClc(int fd, int timeoutMs) {
     return receiveClc(fd, timeoutMs, nullptr);
 }
