@@ -14,6 +14,7 @@
 #include <QJsonArray>
 
 #include "clock.h"
+#include "connection_threads.h"
 #include "interval_reporter.h"
 #include "stream_io.h"
 #include "tcp_test_protocol.h"
@@ -190,7 +191,7 @@ Result<RunResult> runTcpServer(const RunContext& ctx, const std::string& workloa
     if (ctx.onListening) ctx.onListening((*listener)->localPort());
 
     ServerState state;
-    std::vector<std::thread> threads;
+    ConnectionThreads threads;
     const uint64_t startNs = monotonicNs();
     const CpuTimes cpuStart = CpuTimes::now();
     IntervalReporter reporter(ctx, startNs);
@@ -208,7 +209,8 @@ Result<RunResult> runTcpServer(const RunContext& ctx, const std::string& workloa
             for (;;) {
                 auto stream = (*listener)->accept();
                 if (!stream) break;
-                threads.emplace_back(serveTest, std::move(stream).value(), std::cref(ctx), std::ref(state));
+                threads.start(
+                    [s = std::move(stream).value(), &ctx, &state]() mutable { serveTest(std::move(s), ctx, state); });
             }
         }
         const uint64_t now = monotonicNs();
@@ -216,7 +218,7 @@ Result<RunResult> runTcpServer(const RunContext& ctx, const std::string& workloa
     }
     (void)(*poller)->remove(**listener);
     (*listener)->close();
-    for (std::thread& t : threads) t.join();
+    threads.joinAll();
     if (failed) return smcr::fail(fatal);
 
     const CpuTimes cpuEnd = CpuTimes::now();
