@@ -1,5 +1,7 @@
 #include "run.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <QDateTime>
@@ -107,13 +109,18 @@ workloads::RunContext Run::makeContext() {
     auto seq = std::make_shared<qint64>(0);
     auto previousCpu = std::make_shared<workloads::CpuTimes>(workloads::CpuTimes::now());
     const QString runId = id();
-    ctx.onSample = [this, seq, previousCpu, runId](const workloads::Sample& sample) {
+    auto lastTMs = std::make_shared<qint64>(-1);
+    ctx.onSample = [this, seq, previousCpu, lastTMs, runId](const workloads::Sample& sample) {
         protocol::Samples samples = toSamples(runId, (*seq)++, sample, *previousCpu);
         // On the run's clock, like run_state t_ms and settings_applied at_ms
         // (the workload's own clock starts later, after its connect), taken
         // just after the sample's counters were read: a sample with t_ms <=
         // at_ms was read before the setting took effect.
-        samples.tMs = m_clock.elapsed();
+        // Strictly increasing: a tool's output can bring two interval lines
+        // in one read (iperf3's), and a series must not have two points at
+        // one time.
+        samples.tMs = std::max(m_clock.elapsed(), *lastTMs + 1);
+        *lastTMs = samples.tMs;
         *previousCpu = sample.cpu;
         QMetaObject::invokeMethod(
             this, [this, samples] { emit samplesReady(samples); }, Qt::QueuedConnection);
