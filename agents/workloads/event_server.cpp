@@ -13,8 +13,6 @@ namespace {
 
 using transports::Interest;
 
-constexpr int kWaitMs = 100;  // how often idle threads look at the stop flag
-
 struct Slot {
     std::unique_ptr<transports::Stream> stream;  // declared first: destroyed after the handler
     std::unique_ptr<Connection> connection;
@@ -46,7 +44,7 @@ public:
         transports::PollEvent events[64];
         while (!ctx.stopRequested() && !m_stop.load(std::memory_order_relaxed)) {
             adoptInbox();
-            auto ready = m_poller->wait(events, kWaitMs);
+            auto ready = m_poller->wait(events, kStopCheckMs);
             if (!ready) break;
             for (size_t i = 0; i < *ready; ++i) {
                 auto* slot = static_cast<Slot*>(events[i].userData);
@@ -145,7 +143,7 @@ Result<EventServerTotals> runEventServer(const RunContext& ctx, const EventServe
     smcr::Error failure;
     bool failed = false;
     while (!ctx.stopRequested()) {
-        auto ready = (*acceptPoller)->wait(events, kWaitMs);
+        auto ready = (*acceptPoller)->wait(events, kStopCheckMs);
         if (!ready) {
             failure = ready.error();
             failed = true;

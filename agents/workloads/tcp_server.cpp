@@ -199,7 +199,7 @@ Result<RunResult> runTcpServer(const RunContext& ctx, const std::string& workloa
     smcr::Error fatal;
     bool failed = false;
     while (!ctx.stopRequested() && (maxTests == 0 || state.testsDone.load() < maxTests)) {
-        auto ready = (*poller)->wait(events, 100);
+        auto ready = (*poller)->wait(events, kStopCheckMs);
         if (!ready) {
             fatal = ready.error();
             failed = true;

@@ -159,6 +159,11 @@ struct RunContext {
     bool stopRequested() const { return stop != nullptr && stop->load(std::memory_order_relaxed); }
 };
 
+// How long a waiting server thread sleeps before it looks at the stop flag
+// again. A campaign's run ends only when the stopped server has answered,
+// so this is part of every cell's cost (agents/README.md).
+inline constexpr int kStopCheckMs = 20;
+
 class Workload {
 public:
     virtual ~Workload() = default;
