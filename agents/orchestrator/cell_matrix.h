@@ -36,9 +36,11 @@ std::vector<Cell> expandCells(const CampaignSpec& spec);
 size_t roundColumn(size_t slot, int round, size_t columns);
 
 // Time a cell costs beyond its measured duration and warm-up (connecting,
-// run setup, the result round trip); the orchestrator replaces it by the
-// overhead it measures once cells have run.
-inline constexpr int kEstimatedCellOverheadMs = 400;
+// run setup, the server's stop, the result round trip); the orchestrator
+// replaces it by the overhead it measures once cells have run. The local lab
+// measured 50-70 ms (agents/README.md: the demo's 216 cells of 0.5 s took
+// 2 m 24 s); agents on other hosts add their network's round trips.
+inline constexpr int kEstimatedCellOverheadMs = 150;
 
 int64_t estimateCellMs(const CampaignSpec& spec, int64_t overheadMs = kEstimatedCellOverheadMs);
 // All cells run one after another per pair; pairs run in parallel.
