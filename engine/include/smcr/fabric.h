@@ -59,6 +59,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -184,6 +185,14 @@ public:
     // hardware. An ACK counts only while its send CQ is armed for the next
     // completion (fabric/README.md, "The wake rule").
     virtual uint64_t nextDueNs() = 0;
+    // ownerCalls: when the owner's earliest thread asleep on the channel
+    // wakes and calls in by itself (CLOCK_MONOTONIC ns; it bounded its sleep
+    // by nextDueNs()). The device's own timer then wakes the channel only
+    // for timed work due before that time: 0 = nobody sleeps on it, so no
+    // timer at all; kNoWakePromise (the default) = the timer covers all
+    // timed work. Thread-safe; no effect on hardware.
+    static constexpr uint64_t kNoWakePromise = UINT64_MAX;
+    virtual void setOwnerWakeNs(uint64_t ns) = 0;
     // The RNR NAKs of this device's QPs; notSupported where the backend does
     // not count them (verbs).
     virtual Result<RnrCounters> rnrCounters() const = 0;

@@ -228,11 +228,12 @@ void EngineImpl::wakeSleepersLocked() {
     ++m_changeGen;
     const uint64_t one = 1;
     const int self = threadEventFd();
-    for (int fd : m_sleepers) {
-        if (fd == self) continue;
-        [[maybe_unused]] const ssize_t n = ::write(fd, &one, sizeof one);
+    for (const Sleeper& s : m_sleepers) {
+        if (s.eventFd == self) continue;
+        [[maybe_unused]] const ssize_t n = ::write(s.eventFd, &one, sizeof one);
     }
-    m_sleepers.clear();
+    m_sleepers.clear();  // they call in at once now
+    publishOwnerWakeLocked();
     for (PersistentWatcher& w : m_watchers) {
         if (!w.armed) continue;
         w.armed = false;
@@ -353,15 +354,28 @@ EngineImpl::WaitStep EngineImpl::armStepLocked(std::unique_lock<std::mutex>& loc
     return WaitStep::sleep;
 }
 
+// A ppoll timeout runs late by the thread's timer slack (50 us by default):
+// longer than the wire's latency whose delivery it waits for. Set once per
+// thread to 1 us (prctl(2) PR_SET_TIMERSLACK), the precision the sim's own
+// timer (a timerfd, which has no slack) gave.
+static void preciseTimeoutsForThisThread() {
+    static thread_local bool done = false;
+    if (done) return;
+    done = true;
+    ::prctl(PR_SET_TIMERSLACK, 1000ul, 0ul, 0ul, 0ul);
+}
+
 bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now) {
     // A sleeping thread is not inside its socket (the kernel releases the
     // socket lock): completions push directly meanwhile.
     if (w.owner != nullptr) leaveOwnerLocked(*w.owner);
     ++m_stats.blockingWaits;
-    m_sleepers.push_back(w.eventFd);
     // Bounded by the fabric's next due time too: the sim runs a delayed
     // delivery or ACK only inside our calls (fabric.h, "Waiting").
     const uint64_t wakeNs = sleepUntilNsLocked(w.deadlineNs);
+    if (wakeNs != 0 && m_fabricRunsInCalls) preciseTimeoutsForThisThread();
+    m_sleepers.push_back(Sleeper{w.eventFd, wakeNs});
+    publishOwnerWakeLocked();
     timespec timeout{};
     if (wakeNs != 0) {
         const uint64_t left = wakeNs > now ? wakeNs - now : 0;
@@ -377,7 +391,8 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     ::ppoll(fds, nfds, wakeNs != 0 ? &timeout : nullptr, nullptr);
     lock.lock();
     w.dueSpin.spentNs = 0;
-    std::erase(m_sleepers, w.eventFd);
+    std::erase_if(m_sleepers, [&](const Sleeper& s) { return s.eventFd == w.eventFd; });
+    publishOwnerWakeLocked();
     if (fds[1].revents != 0) drainEventFd(w.eventFd);
     if (fds[0].revents != 0) consumeChannelEventsLocked();
     // What arrived while we slept is handled before we re-enter the
@@ -458,10 +473,19 @@ void EngineImpl::backgroundLoop() {
         int timeoutMs = backgroundTimeoutMsLocked(nowMs);
         backgroundChannelLocked(nowMs, timeoutMs);
         noteBackgroundSleepLocked(nowMs, timeoutMs);  // the watchdog may need a kick (engine_watchdog.cpp)
+        if (m_bgChannelWatched) {
+            m_bgChannelWakeNs = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000ull;
+            if (m_bgChannelWakeNs == 0) m_bgChannelWakeNs = fabric::Device::kNoWakePromise;
+            publishOwnerWakeLocked();
+        }
         lock.unlock();
         epoll_event events[64];
         const int n = ::epoll_wait(m_bgEpollFd, events, static_cast<int>(std::size(events)), timeoutMs);
         lock.lock();
+        if (m_bgChannelWakeNs != 0) {
+            m_bgChannelWakeNs = 0;
+            publishOwnerWakeLocked();
+        }
         for (int i = 0; i < n; ++i) onBackgroundEventLocked(events[i].data.u64);
     }
 }
@@ -483,7 +507,10 @@ int EngineImpl::backgroundTimeoutMsLocked(uint64_t nowMs) {
 }
 
 void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
-    const bool inGrace = m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < m_lastWaiterExitMs + kChannelGraceMs;
+    // The application's last sign of life: a waiter leaving or a poll that
+    // found work (noteAppPollLocked).
+    const uint64_t lastAppMs = std::max(m_lastWaiterExitMs, m_lastAppPollMs);
+    const bool inGrace = m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < lastAppMs + kChannelGraceMs;
     const bool watchChannel = !inGrace;
     m_bgAwaitsForeignExit = false;
     if (watchChannel) {
@@ -495,7 +522,7 @@ void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
             const uint64_t dueMs = dueNs > nowNs ? (dueNs - nowNs + 999999) / 1000000 : 0;
             timeoutMs = std::min(timeoutMs, static_cast<int>(std::min<uint64_t>(dueMs, 60000)));
         }
-    } else if (m_appWaiters == 0 && nowMs >= m_lastWaiterExitMs + kChannelGraceMs) {
+    } else if (m_appWaiters == 0 && m_foreignWaiters > 0 && nowMs >= m_lastWaiterExitMs + kChannelGraceMs) {
         // Only foreign loops wait on the channel (through their pollers'
         // fds), and none left for a grace: an idle server, for hours
         // maybe. No check-back timer; the last of them to leave kicks
@@ -503,7 +530,9 @@ void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
         // the time keeps the timer, and no waiter's exit costs a kick.
         m_bgAwaitsForeignExit = true;
     } else {
-        const uint64_t graceLeftMs = m_appWaiters > 0 ? kChannelGraceMs : m_lastWaiterExitMs + kChannelGraceMs - nowMs;
+        const uint64_t graceLeftMs = m_appWaiters > 0 || nowMs >= lastAppMs + kChannelGraceMs
+                                         ? kChannelGraceMs
+                                         : lastAppMs + kChannelGraceMs - nowMs;
         timeoutMs = std::min(timeoutMs, static_cast<int>(std::max<uint64_t>(graceLeftMs, 1)));
     }
     if (watchChannel != m_bgChannelWatched) {

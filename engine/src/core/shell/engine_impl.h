@@ -125,6 +125,9 @@ public:
     // its events.
     void foreignWaitBeginLocked();
     void foreignWaitEndLocked();
+    // An application's poll of the CQs outside waitUntil (a Poller's wait
+    // that found work): the channel stays the application's for the grace.
+    void noteAppPollLocked() { m_lastAppPollMs = monotonicMs(); }
     // Takes the channel's events: its fd stays readable until they are taken.
     void consumeChannelEventsLocked();
     // The fabric's next due time (monotonic ns; 0 = none), for sleepers outside waitUntil.
@@ -394,6 +397,9 @@ private:
     // calls (Device::progressModel ownerCalls: the sim); 0 = none, always on
     // hardware, which is not asked (no call on the waiting path).
     uint64_t fabricDueNsLocked() { return m_fabricRunsInCalls ? m_device->nextDueNs() : 0; }
+    // Tells the device when our earliest sleeper on the channel wakes by
+    // itself, after every change of the sleepers (engine_wake.cpp).
+    void publishOwnerWakeLocked();
 
     Settings m_settings;
     EngineStats m_stats;
@@ -423,7 +429,13 @@ private:
     std::mutex m_serverLgrPending;
 
     // Waiting.
-    std::vector<int> m_sleepers;
+    struct Sleeper {
+        int eventFd = -1;
+        uint64_t wakeNs = 0;  // when its ppoll times out by itself; 0 = never
+    };
+    std::vector<Sleeper> m_sleepers;
+    uint64_t m_bgChannelWakeNs = 0;                           // the background thread asleep on the channel until then
+    uint64_t m_ownerWakeNs = fabric::Device::kNoWakePromise;  // as last told the device
     struct PersistentWatcher {
         int fd = -1;
         bool armed = true;  // written at the next wake, then disarmed until re-armed
@@ -432,6 +444,7 @@ private:
     uint64_t m_changeGen = 0;  // wakeSleepersLocked() calls
     uint32_t m_appWaiters = 0;
     uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)
+    uint64_t m_lastAppPollMs = 0;     // and a Poller's last wait that found work
     uint32_t m_foreignWaiters = 0;    // foreignWaitBeginLocked() not yet ended
     // The background thread sleeps without a check-back timer while only
     // foreign waiters wait: the last of them to leave kicks it.

@@ -72,10 +72,12 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
 
 void EngineImpl::foreignWaitBeginLocked() {
     ++m_foreignWaiters;
+    publishOwnerWakeLocked();
 }
 
 void EngineImpl::foreignWaitEndLocked() {
     if (m_foreignWaiters > 0) --m_foreignWaiters;
+    publishOwnerWakeLocked();
     m_lastWaiterExitMs = monotonicMs();
     // The background thread sleeps without a timer while foreign waiters
     // hold the channel; with the last gone it must take the channel back
@@ -103,6 +105,29 @@ bool EngineImpl::spinToFabricDueLocked(std::unique_lock<std::mutex>& lock, uint6
         spin.spentNs += untilNs - nowNs;
     }
     return true;
+}
+
+void EngineImpl::publishOwnerWakeLocked() {
+    // The sim's timer wakes the channel for timed work (a delivery after
+    // the wire's latency) that nobody would otherwise call in for. Each of
+    // our sleepers bounded its sleep by the due time it saw, so the timer
+    // is needed only for work due before the earliest of them wakes: work
+    // another thread posted meanwhile. A busy single-threaded server posts
+    // while nobody sleeps, then sleeps bounded by its own due time, and
+    // its timerfd_settime per sleep goes. A foreign loop's bound is its
+    // own: it keeps the timer.
+    if (!m_fabricRunsInCalls) return;
+    uint64_t wakeNs = 0;
+    auto earliest = [&](uint64_t ns) {
+        const uint64_t at = ns == 0 ? fabric::Device::kNoWakePromise : ns;
+        wakeNs = wakeNs == 0 ? at : std::min(wakeNs, at);
+    };
+    for (const Sleeper& s : m_sleepers) earliest(s.wakeNs);
+    if (m_bgChannelWakeNs != 0) earliest(m_bgChannelWakeNs);
+    if (m_foreignWaiters > 0) wakeNs = fabric::Device::kNoWakePromise;
+    if (wakeNs == m_ownerWakeNs) return;
+    m_ownerWakeNs = wakeNs;
+    m_device->setOwnerWakeNs(wakeNs);
 }
 
 }  // namespace smcr::core

@@ -3,6 +3,7 @@
 // other processes) touch its shared files only through atomics.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -58,6 +59,8 @@ struct SimCore {
     int timerFd = -1;  // RNR back-off, delayed delivery and peer timeouts
     uint64_t timerArmedNs = 0;
     uint64_t nextDueNs = 0;  // earliest timed work after the last progress pass (0 = none)
+    // Device::setOwnerWakeNs: timed work due at or after it needs no timer.
+    std::atomic<uint64_t> ownerWakeNs{Device::kNoWakePromise};
     std::unique_ptr<Capture> capture;
 
     // Runs every QP's pending work; then arms the timer for the earliest

@@ -52,6 +52,9 @@ void SimCore::armTimerLocked(uint64_t deadlineNs) {
     // Only a sleeper needs the timer, and one arms a CQ before sleeping;
     // busy pollers make progress anyway and skip the (slow, on VMs) syscall.
     if (timerFd < 0 || channels.empty()) return;
+    // A sleeper of the owner wakes by then anyway (it bounded its sleep by
+    // nextDueNs) and its call runs the work: no system call for it.
+    if (deadlineNs >= ownerWakeNs.load(std::memory_order_acquire)) return;
     if (!std::any_of(channels.begin(), channels.end(), [](SimChannel* c) { return c->anyArmed(); })) return;
     // Leave an earlier arm alone, pending or already fired: the timer is
     // readable by then, and the waiter it wakes reads it (SimChannel::getEvent

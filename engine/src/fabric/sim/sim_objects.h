@@ -26,6 +26,7 @@ public:
     // WRs run inside the owner's calls (sim_exec.cpp); timed ones once due.
     ProgressModel progressModel() const override { return ProgressModel::ownerCalls; }
     uint64_t nextDueNs() override;
+    void setOwnerWakeNs(uint64_t ns) override { m_core->ownerWakeNs.store(ns, std::memory_order_release); }
     Result<RnrCounters> rnrCounters() const override;
 
     SimCounters counters() const override;

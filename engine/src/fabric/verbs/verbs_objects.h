@@ -35,6 +35,7 @@ public:
     // The RNIC runs the WRs: no timed work waits for our calls.
     ProgressModel progressModel() const override { return ProgressModel::hardware; }
     uint64_t nextDueNs() override { return 0; }
+    void setOwnerWakeNs(uint64_t) override {}
     // The port's hw_counters (sysfs) are not read.
     Result<RnrCounters> rnrCounters() const override {
         return fail(Errc::notSupported, "verbs: RNR NAKs are not counted");
