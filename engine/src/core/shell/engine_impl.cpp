@@ -507,8 +507,8 @@ int EngineImpl::backgroundTimeoutMsLocked(uint64_t nowMs) {
 }
 
 void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
-    // The application's last sign of life: a waiter leaving or a poll that
-    // found work (noteAppPollLocked).
+    // The application's last sign of life: a waiter leaving or a
+    // Poller's wait (noteAppPollLocked).
     const uint64_t lastAppMs = std::max(m_lastWaiterExitMs, m_lastAppPollMs);
     const bool inGrace = m_appWaiters > 0 || m_foreignWaiters > 0 || nowMs < lastAppMs + kChannelGraceMs;
     const bool watchChannel = !inGrace;

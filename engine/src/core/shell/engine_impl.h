@@ -125,8 +125,8 @@ public:
     // its events.
     void foreignWaitBeginLocked();
     void foreignWaitEndLocked();
-    // An application's poll of the CQs outside waitUntil (a Poller's wait
-    // that found work): the channel stays the application's for the grace.
+    // An application's poll of the CQs outside waitUntil (every Poller
+    // wait): the channel stays the application's for the grace.
     void noteAppPollLocked() { m_lastAppPollMs = monotonicMs(); }
     // Takes the channel's events: its fd stays readable until they are taken.
     void consumeChannelEventsLocked();

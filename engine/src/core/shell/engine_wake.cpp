@@ -29,6 +29,13 @@
 //   of the program). A foreign waiter now counts like waitUntil's waiters:
 //   the channel is its, a completion wakes it directly, and the background
 //   thread checks back only after the last one left (foreignWaitEndLocked).
+// - A busy event loop (a kv server with 200 pipelining clients) finds work
+//   at every Poller::wait and seldom sleeps, so no waiter left waitUntil
+//   for more than the grace and the background thread took the channel:
+//   it armed the CQs and every completion woke it beside the loop, on the
+//   loop's CPU (~900 wake-ups and as many lock hand-overs a second). A
+//   Poller's wait now counts as the application's (noteAppPollLocked):
+//   kv -P 16 SET went from 1.4-1.6M to 2.9-3.7M requests/s on cx4-25g.
 #include <algorithm>
 #include <thread>
 
