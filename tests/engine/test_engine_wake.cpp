@@ -276,6 +276,59 @@ private slots:
         QVERIFY2(idleSwitches <= 15, "the background thread kept looking back while the foreign loop slept");
     }
 
+    void busyPollerLoopKeepsTheChannel() {
+        // An event loop that always finds work (a kv server under 200
+        // pipelining clients) calls Poller::wait without ever sleeping in
+        // waitUntil. Its polls count as the application's: before, no
+        // waiter had left waitUntil within the grace, so the background
+        // thread took the channel, and the CQs the loop's wait(0) arms made
+        // every answer wake it beside the loop (~1 switch per round).
+        const SettingList settings = {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}};
+        const int kRounds = 2000;
+        QStringList known = backgroundThreads();
+        EchoServer server(settings, kRounds, 1);
+        known += newBackgroundThread(known);  // the server engine's
+        auto engine = newEngine(settings);
+        const QStringList mine = newBackgroundThread(known);  // the client engine's
+        QCOMPARE(mine.size(), 1);
+        smcr::Socket s = connectTo(engine, server.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setNonBlocking(true).ok());
+        auto made = smcr::Poller::create(engine);
+        QVERIFY(made.ok());
+        smcr::Poller poller = std::move(made.value());
+        QVERIFY(poller.add(s, POLLIN, &s).ok());
+        const uint64_t switches0 = switchesOf(mine);
+        const auto t0 = std::chrono::steady_clock::now();
+        bool ok = true;
+        for (int i = 0; i < kRounds && ok; ++i) {
+            uint8_t out = 0;
+            fillPattern(607, uint64_t(i), &out, 1);
+            ok = s.send(&out, 1).valueOr(0) == 1;
+            smcr::PollEvent ev[1];
+            while (ok && poller.wait(ev, 0).valueOr(0) == 0) {
+                ok = std::chrono::steady_clock::now() < t0 + std::chrono::seconds(30);
+            }
+            uint8_t in = 0;
+            ok = ok && s.recv(&in, 1).valueOr(0) == 1 && in == out;
+        }
+        const auto elapsedMs =
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        const uint64_t switches = switchesOf(mine) - switches0;
+        (void)poller.remove(s);
+        s.close();
+        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
+        QVERIFY(server.join());
+        // Left to its timers the background thread looks in about every
+        // grace (5 ms; one per ms allowed for a loaded host) plus a few.
+        const uint64_t allowed = uint64_t{kRounds} / 10 + uint64_t(elapsedMs) + 10;
+        qInfo(
+            "%d round trips in %lld ms, the loop never sleeping: %llu background-thread context switches "
+            "(allowed %llu)",
+            kRounds, static_cast<long long>(elapsedMs), u(switches), u(allowed));
+        QVERIFY2(switches <= allowed, "the background thread took the channel from a busy poller loop");
+    }
+
     void corkedSendStillWakesOnItsCompletion() {
         // A then B in one round: B is autocorked behind A's outstanding CDC
         // and leaves only with A's completion; the server answers after both.
