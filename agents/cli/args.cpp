@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace smclab::cli {
@@ -87,6 +88,29 @@ std::optional<uint64_t> parseSize(const std::string& text) {
     return static_cast<uint64_t>(*value) * multiplier;
 }
 
+// "12" or "12.25" in units of unitMs: whole milliseconds only, so "0.0001"
+// (a tenth of a millisecond) is refused rather than rounded to nothing.
+static std::optional<uint64_t> decimalTimesUnit(const std::string& number, uint64_t unitMs) {
+    const size_t dot = number.find('.');
+    const std::string whole = number.substr(0, dot);
+    const std::string fraction = dot == std::string::npos ? std::string() : number.substr(dot + 1);
+    if ((whole.empty() && fraction.empty()) || fraction.size() > 9) return std::nullopt;
+    if (dot != std::string::npos && fraction.empty()) return std::nullopt;  // "5."
+    const auto digitsOnly = [](const std::string& t) {
+        return std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (!digitsOnly(whole) || !digitsOnly(fraction) || whole.size() > 12) return std::nullopt;
+    uint64_t ms = whole.empty() ? 0 : std::stoull(whole) * unitMs;
+    if (!fraction.empty()) {
+        uint64_t scale = 1;
+        for (size_t i = 0; i < fraction.size(); ++i) scale *= 10;
+        const uint64_t part = std::stoull(fraction) * unitMs;
+        if (part % scale != 0) return std::nullopt;
+        ms += part / scale;
+    }
+    return ms;
+}
+
 std::optional<uint64_t> parseDurationMs(const std::string& text) {
     struct Unit {
         const char* suffix;
@@ -96,14 +120,10 @@ std::optional<uint64_t> parseDurationMs(const std::string& text) {
     for (const Unit& u : kUnits) {
         const std::string suffix = u.suffix;
         if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            auto value = parseInt(text.substr(0, text.size() - suffix.size()));
-            if (!value || *value < 0) return std::nullopt;
-            return static_cast<uint64_t>(*value) * u.ms;
+            return decimalTimesUnit(text.substr(0, text.size() - suffix.size()), u.ms);
         }
     }
-    auto seconds = parseInt(text);
-    if (!seconds || *seconds < 0) return std::nullopt;
-    return static_cast<uint64_t>(*seconds) * 1000;
+    return decimalTimesUnit(text, 1000);  // bare seconds, as qperf's -t and redis-benchmark's
 }
 
 std::vector<std::string> splitList(const std::string& text, char separator) {

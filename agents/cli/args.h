@@ -45,7 +45,8 @@ private:
 
 // "64K" = 65536 and "64k" = 64000 (qperf's rule), "1M"/"1m", "1G"/"1g".
 std::optional<uint64_t> parseSize(const std::string& text);
-// "10" or "10s", "500ms", "2m", "1h": returns milliseconds.
+// "10" or "10s", "500ms", "2m", "1h", and fractions of them ("0.1" and
+// "1.5s" as qperf users write them, "0.5m"): returns whole milliseconds.
 std::optional<uint64_t> parseDurationMs(const std::string& text);
 std::optional<int64_t> parseInt(const std::string& text);
 // "a,b,,c" -> {"a", "b", "", "c"}; "" -> {""}. Empty items stay, so a

@@ -139,20 +139,33 @@ bool startUserAgent(const LabOptions& options, const SshTarget& target, const La
     }
     QStringList agentArgs;
     for (const QString& arg : options.agentArgs) agentArgs << shellQuote(arg);
-    // Stop an agent an earlier deploy started, write the new token, start
-    // detached (nohup, no terminal), and wait for its "listening on" line.
+    // Stop an agent an earlier deploy started and wait until it is gone (up
+    // to 10 s): a fixed half second was too short for one that had served
+    // a campaign on a slow host, and the new agent then found the port
+    // taken. Its log moves aside, so a straggler's last lines do not land
+    // in the new one, and its agent.out goes: the new agent's redirection
+    // truncates it only once the background child runs, and the wait loop
+    // below, started first, could read the old "listening on" line, leave,
+    // and then find the file empty (one deploy in eight failed so). Write
+    // the new token, start detached (nohup, no terminal), and wait for its
+    // "listening on" line.
     const QString start =
         QStringLiteral(
             "umask 077 && d=%1 && "
-            "if [ -f \"$d/agent.pid\" ]; then kill \"$(cat \"$d/agent.pid\")\" 2>/dev/null; sleep 0.5; fi; "
+            "if [ -f \"$d/agent.pid\" ]; then o=\"$(cat \"$d/agent.pid\")\"; kill \"$o\" 2>/dev/null; "
+            "i=0; while [ $i -lt 100 ] && kill -0 \"$o\" 2>/dev/null; do sleep 0.1; i=$((i+1)); done; fi; "
+            "[ -f \"$d/agent.log\" ] && mv -f \"$d/agent.log\" \"$d/agent.log.old\"; rm -f \"$d/agent.out\"; "
             // Its own list: a trailing '&' would put cat in the background, reading /dev/null.
             "{ cat > \"$d/agent.token\" && chmod 600 \"$d/agent.token\"; } || exit 4; "
             "nohup \"$d/smclab-agent\" --listen 0.0.0.0:%2 --token-file \"$d/agent.token\" %3 "
             "> \"$d/agent.out\" 2> \"$d/agent.log\" < /dev/null & echo $! > \"$d/agent.pid\"; "
-            "i=0; while [ $i -lt 50 ]; do grep -q 'listening on' \"$d/agent.out\" && break; "
+            "i=0; while [ $i -lt 50 ]; do grep -qs 'listening on' \"$d/agent.out\" && break; "
             "kill -0 \"$(cat \"$d/agent.pid\")\" 2>/dev/null || break; sleep 0.2; i=$((i+1)); done; "
-            "if grep -q 'listening on' \"$d/agent.out\"; then cat \"$d/agent.out\"; else tail -5 "
-            "\"$d/agent.log\" >&2; exit 3; fi")
+            "if grep -qs 'listening on' \"$d/agent.out\"; then cat \"$d/agent.out\"; else tail -5 "
+            "\"$d/agent.log\" | tr -d '\\000' >&2; p=\"$(cat \"$d/agent.pid\")\"; "
+
+            "if kill -0 \"$p\" 2>/dev/null; then echo 'no \"listening on\" after 10 s' >&2; "
+            "else wait \"$p\"; echo \"the agent exited with status $?\" >&2; fi; exit 3; fi")
             .arg(dir)
             .arg(host.agentPort)
             .arg(agentArgs.join(QLatin1Char(' ')));

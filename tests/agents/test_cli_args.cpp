@@ -23,6 +23,22 @@ private slots:
         QCOMPARE(parseDurationMs("250ms").value(), 250u);
         QCOMPARE(parseDurationMs("2m").value(), 120000u);
         QVERIFY(!parseDurationMs("soon").has_value());
+        // Fractions, as qperf users type -t 0.1.
+        QCOMPARE(parseDurationMs("0.1").value(), 100u);
+        QCOMPARE(parseDurationMs("1.5s").value(), 1500u);
+        QCOMPARE(parseDurationMs(".25").value(), 250u);
+        QCOMPARE(parseDurationMs("0.5m").value(), 30000u);
+        QCOMPARE(parseDurationMs("2.0ms").value(), 2u);
+        // Below a millisecond, malformed, or negative: refused, not rounded.
+        QVERIFY(!parseDurationMs("0.0001").has_value());
+        QVERIFY(!parseDurationMs("1.5ms").has_value());
+        QVERIFY(!parseDurationMs("5.").has_value());
+        QVERIFY(!parseDurationMs(".").has_value());
+        QVERIFY(!parseDurationMs("1.2.3").has_value());
+        QVERIFY(!parseDurationMs("-1").has_value());
+        QVERIFY(!parseDurationMs("1e3").has_value());
+        QVERIFY(!parseDurationMs("").has_value());
+        QVERIFY(!parseDurationMs("99999999999999").has_value());
     }
     void qperfLoopGivesSeventeenSizes() {
         std::string error;
