@@ -163,7 +163,6 @@ bool startUserAgent(const LabOptions& options, const SshTarget& target, const La
             "kill -0 \"$(cat \"$d/agent.pid\")\" 2>/dev/null || break; sleep 0.2; i=$((i+1)); done; "
             "if grep -qs 'listening on' \"$d/agent.out\"; then cat \"$d/agent.out\"; else tail -5 "
             "\"$d/agent.log\" | tr -d '\\000' >&2; p=\"$(cat \"$d/agent.pid\")\"; "
-
             "if kill -0 \"$p\" 2>/dev/null; then echo 'no \"listening on\" after 10 s' >&2; "
             "else wait \"$p\"; echo \"the agent exited with status $?\" >&2; fi; exit 3; fi")
             .arg(dir)
