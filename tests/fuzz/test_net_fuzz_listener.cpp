@@ -32,6 +32,7 @@
 
 #include <QTest>
 
+#include "connection_threads.h"
 #include "engine_fixture.h"
 #include "kernel_client.h"
 #include "socket_io.h"
@@ -59,8 +60,7 @@ public:
     void stop() {
         m_stop = true;
         if (m_acceptor.joinable()) m_acceptor.join();
-        for (Echoer& e : m_echoers) e.thread.join();
-        m_echoers.clear();
+        m_echoers.joinAll();
         m_listener.close();
     }
     uint16_t port() const { return m_listener.localPort(); }
@@ -72,27 +72,10 @@ private:
             auto s = m_listener.accept();
             if (!s) continue;  // timedOut every 100 ms, or a peer that vanished mid-handshake
             ++m_accepted;
-            reapFinishedEchoers();
-            auto done = std::make_shared<std::atomic<bool>>(false);
-            m_echoers.push_back({std::thread([this, done, sock = s.value()]() mutable {
-                                     echo(sock);
-                                     done->store(true);
-                                 }),
-                                 done});
-        }
-    }
-    // A quiet host makes tens of thousands of short connections in this
-    // test: an unjoined thread keeps its stack mapped, and so many of them
-    // ran into the kernel's map limit (vm.max_map_count) and pthread_create
-    // failed with EAGAIN.
-    void reapFinishedEchoers() {
-        for (auto it = m_echoers.begin(); it != m_echoers.end();) {
-            if (!it->done->load()) {
-                ++it;
-                continue;
-            }
-            it->thread.join();
-            it = m_echoers.erase(it);
+            // A quiet host makes tens of thousands of short connections in
+            // this test: unjoined, their threads' stacks ran into the map
+            // limit (vm.max_map_count) and pthread_create failed with EAGAIN.
+            m_echoers.start([this, sock = s.value()]() mutable { echo(sock); });
         }
     }
     void echo(smcr::Socket& s) {
@@ -123,11 +106,7 @@ private:
     std::atomic<bool> m_stop{false};
     std::atomic<int> m_accepted{0};
     std::thread m_acceptor;
-    struct Echoer {
-        std::thread thread;
-        std::shared_ptr<std::atomic<bool>> done;
-    };
-    std::vector<Echoer> m_echoers;  // touched by the acceptor thread only until stop()
+    smclab::workloads::ConnectionThreads m_echoers;  // touched by the acceptor thread only until stop()
 };
 
 // Well-behaved clients: short connections (connect, echo 4 KiB, close) in a
