@@ -4,6 +4,7 @@
 //   echo CONNS          echo on CONNS connections (one Poller thread), exit when all closed
 //   stream              one connection: send and read forever (for the kill test)
 //   send-close BYTES    one connection: send BYTES of stream 7, then close
+//   send-exit BYTES     the same in messages of at most 4 KiB, then close and exit at once
 //   sink BYTES SEED     one connection: verify stream SEED, exactly BYTES long, until EOF
 // Exit code 0 = everything verified; errors go to stderr.
 #include <cstdio>
@@ -35,9 +36,11 @@ int runDuplex(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
     if (!s) return die("accept", s.error());
     if (s->fellBack()) std::fprintf(stderr, "peer: fell back (0x%08x)\n", s->fallbackReason());
     const DuplexRun run = smclab::test::runDuplex(s.value(), bytes, seed, seed + 1);
-    s->close();
+    // Said before the close: a failed run's close resets the connection, and
+    // the test that sees the reset may kill us before a later print.
     if (!run.sendError.empty()) std::fprintf(stderr, "peer: %s\n", run.sendError.c_str());
     if (!run.receive.error.empty()) std::fprintf(stderr, "peer: %s\n", run.receive.error.c_str());
+    s->close();
     return run.error().empty() ? 0 : 1;
 }
 
@@ -157,6 +160,21 @@ int runSendClose(smcr::Listener& l, uint64_t bytes) {
     return 0;
 }
 
+// Sends, closes and returns from main at once, as a program does: what the
+// close still owes the client must leave before the process (the shared
+// engine's flush at exit).
+int runSendExit(smcr::Listener& l, uint64_t bytes) {
+    auto s = l.accept();
+    if (!s) return die("accept", s.error());
+    const std::string err = sendStream(s.value(), 7, bytes, 4096);
+    if (!err.empty()) {
+        std::fprintf(stderr, "peer: %s\n", err.c_str());
+        return 1;
+    }
+    s->close();
+    return 0;
+}
+
 }  // namespace
 
 int runSink(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
@@ -170,9 +188,9 @@ int runSink(smcr::Listener& l, uint64_t bytes, uint64_t seed) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(
-            stderr,
-            "usage: smcr_test_peer duplex BYTES SEED | echo CONNS | stream | send-close BYTES | sink BYTES SEED\n");
+        std::fprintf(stderr,
+                     "usage: smcr_test_peer duplex BYTES SEED | echo CONNS | stream | send-close BYTES | send-exit "
+                     "BYTES | sink BYTES SEED\n");
         return 2;
     }
     const std::string mode = argv[1];
@@ -187,6 +205,7 @@ int main(int argc, char** argv) {
     if (mode == "sink" && argc == 4)
         return runSink(l.value(), std::strtoull(argv[2], nullptr, 10), std::strtoull(argv[3], nullptr, 10));
     if (mode == "send-close" && argc == 3) return runSendClose(l.value(), std::strtoull(argv[2], nullptr, 10));
+    if (mode == "send-exit" && argc == 3) return runSendExit(l.value(), std::strtoull(argv[2], nullptr, 10));
     std::fprintf(stderr, "smcr_test_peer: bad arguments\n");
     return 2;
 }

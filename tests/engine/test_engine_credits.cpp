@@ -197,6 +197,34 @@ private slots:
         QCOMPARE(es.creditLinks, 1ull);
     }
 
+    // A program that closes and exits at once: its closing CDC waits for an
+    // RQ credit that our slow receive path returns 5 ms per message later.
+    // The kernel would send it after the exit; the peer's engine must send
+    // it before (Engine::flushClosed at exit), or we see its TCP hang-up
+    // without the close and reset the connection.
+    void closeThenExitStillDeliversTheClose() {
+        const uint64_t bytes = 32 * 1024;
+        PeerProcess peer;
+        std::string error;
+        peer.setSettings("lab.rq_credits=on,smcr_max_links_per_lgr=1");
+        QVERIFY2(peer.start("smcr_test_peer", {"send-exit", std::to_string(bytes)}, &error), error.c_str());
+        auto engine = newEngine({{"lab.rq_credits", "on"},
+                                 {"smcr_max_recv_wr", "2"},
+                                 {"smcr_max_links_per_lgr", "1"},
+                                 {"lab.rx_repost_delay_us", "5000"}});
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(20000).ok());
+        // Every byte, then the end of the stream: not a reset.
+        const std::string err = recvRange(s, 7, 0, bytes);
+        QVERIFY2(err.empty(), err.c_str());
+        const std::string end = expectEof(s);
+        QVERIFY2(end.empty(), end.c_str());
+        QCOMPARE(peer.wait(20000), 0);
+        s.close();
+        QCOMPARE(engine->stats().connectionsAborted, 0ull);
+    }
+
     void smallQueueRnrWithoutCreditsNoneWith() {
         const RnrRun off = runSmallQueue(false);
         QVERIFY2(off.error.empty(), off.error.c_str());

@@ -88,8 +88,12 @@ int serveEpoll(int port) {
     std::map<int, std::string> pending;  // bytes read, not yet echoed
     std::vector<char> buf(65536);
     for (;;) {
+        // A SIGTERM that lands while the loop handles events (not inside
+        // epoll_wait) interrupts nothing: the flag is looked at before every
+        // wait, and the wait is bounded so a signal in between costs 50 ms.
+        if (g_stop != 0) return 0;
         epoll_event events[64];
-        const int n = ::epoll_wait(ep, events, 64, -1);
+        const int n = ::epoll_wait(ep, events, 64, 50);
         if (g_stop != 0) return 0;
         for (int i = 0; i < n; ++i) {
             const int fd = events[i].data.fd;

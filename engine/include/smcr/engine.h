@@ -44,6 +44,13 @@ public:
     // loop that sleeps on a Poller's fd() itself wakes by then and calls
     // wait(…, 0) (the waits inside libsmcr do this on their own).
     uint64_t nextDueNs() const;
+    // Waits up to timeoutMs until every connection the application closed
+    // has handed its peer all it owes: its last bytes and its closing CDC,
+    // completed on the wire. The kernel sends those after a process exits;
+    // libsmcr exits with the process, so a program calls this before it
+    // exits (the shared engine does it by itself, at exit()). True when
+    // nothing was left.
+    bool flushClosed(int timeoutMs);
 
     core::EngineImpl& impl() const { return *m_impl; }
     const std::shared_ptr<core::EngineImpl>& implPtr() const { return m_impl; }

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -30,6 +32,17 @@ Result<std::vector<std::pair<std::string, std::string>>> settingsFromEnv() {
     return out;
 }
 
+// The shared engine as flushSharedAtExit sees it: never destroyed, so the
+// raw pointer stays valid; a forked child that exits leaves its parent's alone.
+std::atomic<Engine*> g_sharedEngine{nullptr};
+std::atomic<pid_t> g_sharedOwner{0};
+
+void flushSharedAtExit() {
+    Engine* engine = g_sharedEngine.load(std::memory_order_acquire);
+    if (engine == nullptr || g_sharedOwner.load(std::memory_order_acquire) != ::getpid()) return;
+    (void)engine->flushClosed(static_cast<int>(engine->settings().get(SettingId::closeDrainMs)));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<Engine>> Engine::shared() {
@@ -44,8 +57,12 @@ Result<std::shared_ptr<Engine>> Engine::shared() {
         if (!settings) return fail(settings.error());
         auto made = create(settings.value());
         if (!made) return fail(made.error());
+        const bool first = engine == nullptr;
         engine = new std::shared_ptr<Engine>(made.value());  // lives for the process
         owner = ::getpid();
+        g_sharedEngine.store(engine->get(), std::memory_order_release);
+        g_sharedOwner.store(owner, std::memory_order_release);
+        if (first) std::atexit(flushSharedAtExit);
     }
     return *engine;
 }
@@ -66,6 +83,12 @@ EngineStats Engine::stats() const {
 uint64_t Engine::nextDueNs() const {
     std::lock_guard lock(m_impl->mutex());
     return m_impl->nextDueNsLocked();
+}
+
+bool Engine::flushClosed(int timeoutMs) {
+    std::unique_lock lock(m_impl->mutex());
+    const uint64_t deadlineNs = core::monotonicNs() + uint64_t(std::max(timeoutMs, 0)) * 1000000ull + 1;
+    return m_impl->flushClosedLocked(lock, deadlineNs);
 }
 
 }  // namespace smcr

@@ -182,6 +182,11 @@ public:
     void retainClosingLocked(const std::shared_ptr<Connection>& conn) { m_closingConns.push_back(conn); }
     // The socket is done with the connection: release once fully closed.
     void maybeReleaseLocked(Connection& conn);
+    // Waits, at most until deadlineNs, until every connection the
+    // application closed has handed its peer all it owes (its last bytes and
+    // its closing CDC, completed on the wire): for a process about to exit.
+    // True when nothing is left.
+    bool flushClosedLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs);
 
     // ---- link groups (engine_lgr.cpp; callers hold the lock) -----------------
     void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, bool tellPeer);
@@ -397,6 +402,8 @@ private:
     // calls (Device::progressModel ownerCalls: the sim); 0 = none, always on
     // hardware, which is not asked (no call on the waiting path).
     uint64_t fabricDueNsLocked() { return m_fabricRunsInCalls ? m_device->nextDueNs() : 0; }
+    // flushClosedLocked's condition: no closed connection owes its peer anything.
+    bool closedConnectionsFlushedLocked() const;
     // Tells the device when our earliest sleeper on the channel wakes by
     // itself, after every change of the sleepers (engine_wake.cpp).
     void publishOwnerWakeLocked();

@@ -136,6 +136,30 @@ void EngineImpl::applyCloseLocked(Connection& conn, const CloseActions& actions)
     wakeSleepersLocked();
 }
 
+bool EngineImpl::closedConnectionsFlushedLocked() const {
+    for (const std::shared_ptr<Connection>& conn : m_closingConns) {
+        // A failed connection or a lost group owes nothing that can still go.
+        if (conn->released || !conn->core || conn->error != Errc::invalid) continue;
+        if (!conn->lgr || conn->lgr->terminated) continue;
+        const auto& tx = conn->core->tx();
+        if (tx.unsentBytes() > 0 || conn->core->cdcOwed() || conn->queuedForSlot || tx.pendingCdcCount() > 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool EngineImpl::flushClosedLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs) {
+    // close() returns once the last bytes are written, like the kernel's;
+    // the closing CDC may still wait for a send slot or an RQ credit, and
+    // the sim runs a posted WR only inside its owner's calls. The kernel
+    // sends all of it after the process is gone; a user-space engine goes
+    // with the process, and the peer would see its TCP hang-up without the
+    // close and reset the connection (kHangupGraceMs later).
+    return waitUntil(
+        lock, [&] { return closedConnectionsFlushedLocked(); }, deadlineNs);
+}
+
 void EngineImpl::maybeReleaseLocked(Connection& conn) {
     if (conn.released || !conn.appClosed || conn.push.copying) return;  // a sender still copies into the sndbuf
     const bool lgrGone = !conn.lgr || conn.lgr->terminated;
