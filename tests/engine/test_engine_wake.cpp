@@ -167,6 +167,77 @@ const SettingList kSettings = {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"
 
 }  // namespace
 
+namespace {
+
+struct BusyLoopRun {
+    std::string error;
+    int rounds = 0;
+    long long elapsedMs = 0;
+    uint64_t channelEvents = 0;  // the client engine's completion-channel events meanwhile
+    uint64_t allowed = 0;
+    uint64_t switches = 0;  // its background thread's; printed, not judged (see below)
+};
+
+// 1-byte ping-pong where the client polls with Poller::wait(…, 0) and never
+// sleeps in the engine: every channel event of its engine is the background
+// thread's. Context switches are no measure here: on a loaded host they
+// count the thread's waits for the mutex that the loop keeps taking (2000
+// rounds: 15-40 quiet, up to 700 beside two busy CPUs with 30-40 wake-ups).
+BusyLoopRun runBusyPollerLoop() {
+    BusyLoopRun run;
+    const SettingList settings = {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}};
+    run.rounds = 2000;
+    QStringList known = backgroundThreads();
+    EchoServer server(settings, run.rounds, 1);
+    known += newBackgroundThread(known);  // the server engine's
+    auto engine = newEngine(settings);
+    const QStringList mine = newBackgroundThread(known);  // the client engine's
+    if (mine.size() != 1) {
+        run.error = "the client engine's background thread was not found";
+        return run;
+    }
+    smcr::Socket s = connectTo(engine, server.port());
+    if (s.fellBack() || !s.setNonBlocking(true).ok()) {
+        run.error = "no non-blocking SMC-R connection";
+        return run;
+    }
+    auto made = smcr::Poller::create(engine);
+    if (!made.ok() || !made.value().add(s, POLLIN, &s).ok()) {
+        run.error = "no poller";
+        return run;
+    }
+    smcr::Poller poller = std::move(made.value());
+    const uint64_t switches0 = switchesOf(mine);
+    const uint64_t channelEvents0 = engine->stats().cqEvents;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ok = true;
+    for (int i = 0; i < run.rounds && ok; ++i) {
+        uint8_t out = 0;
+        fillPattern(607, uint64_t(i), &out, 1);
+        ok = s.send(&out, 1).valueOr(0) == 1;
+        smcr::PollEvent ev[1];
+        while (ok && poller.wait(ev, 0).valueOr(0) == 0) {
+            ok = std::chrono::steady_clock::now() < t0 + std::chrono::seconds(30);
+        }
+        uint8_t in = 0;
+        ok = ok && s.recv(&in, 1).valueOr(0) == 1 && in == out;
+    }
+    run.elapsedMs =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    run.switches = switchesOf(mine) - switches0;
+    run.channelEvents = engine->stats().cqEvents - channelEvents0;
+    // A look per grace plus, on a host that held the loop off, the events
+    // until the thread hands the channel back: one per ms of the run.
+    run.allowed = uint64_t(run.rounds) / 10 + uint64_t(run.elapsedMs) + 10;
+    (void)poller.remove(s);
+    s.close();
+    if (!ok) run.error = "the ping-pong broke off or an answer was wrong";
+    if (!server.join() && run.error.empty()) run.error = "the echo server failed";
+    return run;
+}
+
+}  // namespace
+
 class TestEngineWake : public QObject {
     Q_OBJECT
 
@@ -283,50 +354,27 @@ private slots:
         // waiter had left waitUntil within the grace, so the background
         // thread took the channel, and the CQs the loop's wait(0) arms made
         // every answer wake it beside the loop (~1 switch per round).
-        const SettingList settings = {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}};
-        const int kRounds = 2000;
-        QStringList known = backgroundThreads();
-        EchoServer server(settings, kRounds, 1);
-        known += newBackgroundThread(known);  // the server engine's
-        auto engine = newEngine(settings);
-        const QStringList mine = newBackgroundThread(known);  // the client engine's
-        QCOMPARE(mine.size(), 1);
-        smcr::Socket s = connectTo(engine, server.port());
-        QVERIFY(!s.fellBack());
-        QVERIFY(s.setNonBlocking(true).ok());
-        auto made = smcr::Poller::create(engine);
-        QVERIFY(made.ok());
-        smcr::Poller poller = std::move(made.value());
-        QVERIFY(poller.add(s, POLLIN, &s).ok());
-        const uint64_t switches0 = switchesOf(mine);
-        const auto t0 = std::chrono::steady_clock::now();
-        bool ok = true;
-        for (int i = 0; i < kRounds && ok; ++i) {
-            uint8_t out = 0;
-            fillPattern(607, uint64_t(i), &out, 1);
-            ok = s.send(&out, 1).valueOr(0) == 1;
-            smcr::PollEvent ev[1];
-            while (ok && poller.wait(ev, 0).valueOr(0) == 0) {
-                ok = std::chrono::steady_clock::now() < t0 + std::chrono::seconds(30);
-            }
-            uint8_t in = 0;
-            ok = ok && s.recv(&in, 1).valueOr(0) == 1 && in == out;
-        }
-        const auto elapsedMs =
-            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
-        const uint64_t switches = switchesOf(mine) - switches0;
-        (void)poller.remove(s);
-        s.close();
-        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
-        QVERIFY(server.join());
+        //
         // Left to its timers the background thread looks in about every
-        // grace (5 ms; one per ms allowed for a loaded host) plus a few.
-        const uint64_t allowed = uint64_t{kRounds} / 10 + uint64_t(elapsedMs) + 10;
-        qInfo(
-            "%d round trips in %lld ms, the loop never sleeping: %llu background-thread context switches "
-            "(allowed %llu)",
-            kRounds, static_cast<long long>(elapsedMs), u(switches), u(allowed));
-        QVERIFY2(switches <= allowed, "the background thread took the channel from a busy poller loop");
+        // grace (5 ms) and finds the loop alive. A host busy with other work
+        // preempts the loop for longer than a grace now and then; the
+        // thread then rightly takes the channel for a while. So a run whose
+        // loop was held off may miss the bound, and up to three runs are
+        // made: the fault it guards against (about one channel event per
+        // round) misses it in every one.
+        const int kAttempts = 3;
+        BusyLoopRun run;
+        for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+            run = runBusyPollerLoop();
+            QVERIFY2(run.error.empty(), run.error.c_str());
+            qInfo(
+                "run %d: %d round trips in %lld ms, the loop never sleeping: %llu completion-channel events "
+                "(allowed %llu), %llu context switches of the background thread",
+                attempt, run.rounds, static_cast<long long>(run.elapsedMs), u(run.channelEvents), u(run.allowed),
+                u(run.switches));
+            if (run.channelEvents <= run.allowed) break;
+        }
+        QVERIFY2(run.channelEvents <= run.allowed, "the background thread took the channel from a busy poller loop");
     }
 
     void corkedSendStillWakesOnItsCompletion() {
