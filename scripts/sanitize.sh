@@ -17,6 +17,8 @@ case $kind in
     *) sed -n 's/^#   usage: //p' "$0" >&2; exit 2 ;;
 esac
 build=${2:-$here/build-$([ "$kind" = address ] && echo asan || echo tsan)}
+# Absolute: the tests' commands in CTestTestfile.cmake are looked up by it.
+build=$(realpath -m "$build")
 labels=${3:-$labels_default}
 shift $(( $# >= 3 ? 3 : $# ))
 
