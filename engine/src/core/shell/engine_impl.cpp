@@ -48,6 +48,11 @@ int threadEventFd() {
         int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         ~Holder() {
             if (fd >= 0) ::close(fd);
+            // A wait after this thread's thread-locals are gone (exit()'s
+            // flush, Engine::flushClosed) must not sleep on, or be woken
+            // through, a number the process may have reused: -1 is ignored
+            // by ppoll and refused by write.
+            fd = -1;
         }
     };
     thread_local Holder holder;
