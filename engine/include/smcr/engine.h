@@ -48,9 +48,10 @@ public:
     // has handed its peer all it owes: its last bytes and its closing CDC,
     // completed on the wire. The kernel sends those after a process exits;
     // libsmcr exits with the process, so a program calls this before it
-    // exits (the shared engine does it by itself, at exit()). True when
-    // nothing was left.
-    bool flushClosed(int timeoutMs);
+    // exits (the shared engine does it by itself, at exit()). A negative
+    // timeout waits lab.close_drain_ms, as close() does. True when nothing
+    // was left.
+    bool flushClosed(int timeoutMs = -1);
 
     core::EngineImpl& impl() const { return *m_impl; }
     const std::shared_ptr<core::EngineImpl>& implPtr() const { return m_impl; }

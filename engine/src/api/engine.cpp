@@ -1,5 +1,3 @@
-#include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -32,39 +30,35 @@ Result<std::vector<std::pair<std::string, std::string>>> settingsFromEnv() {
     return out;
 }
 
-// The shared engine as flushSharedAtExit sees it: never destroyed, so the
-// raw pointer stays valid; a forked child that exits leaves its parent's alone.
-std::atomic<Engine*> g_sharedEngine{nullptr};
-std::atomic<pid_t> g_sharedOwner{0};
+// The process-wide engine: leaked on purpose (exit must not tear it down
+// under the threads still running), and owned by the process that made it.
+std::mutex g_sharedMutex;
+std::shared_ptr<Engine>* g_shared = nullptr;
+pid_t g_sharedOwner = 0;
 
 void flushSharedAtExit() {
-    Engine* engine = g_sharedEngine.load(std::memory_order_acquire);
-    if (engine == nullptr || g_sharedOwner.load(std::memory_order_acquire) != ::getpid()) return;
-    (void)engine->flushClosed(static_cast<int>(engine->settings().get(SettingId::closeDrainMs)));
+    std::lock_guard lock(g_sharedMutex);
+    // A forked child that exits leaves its parent's engine alone.
+    if (g_shared != nullptr && g_sharedOwner == ::getpid()) (void)(*g_shared)->flushClosed();
 }
 
 }  // namespace
 
 Result<std::shared_ptr<Engine>> Engine::shared() {
-    static std::mutex mutex;
-    static std::shared_ptr<Engine>* engine = nullptr;
-    static pid_t owner = 0;
-    std::lock_guard lock(mutex);
+    std::lock_guard lock(g_sharedMutex);
     // A forked child must not use its parent's engine (its thread and shared
     // memory stayed behind): it gets its own, the inherited one is left alone.
-    if (engine == nullptr || owner != ::getpid()) {
+    if (g_shared == nullptr || g_sharedOwner != ::getpid()) {
         auto settings = settingsFromEnv();
         if (!settings) return fail(settings.error());
         auto made = create(settings.value());
         if (!made) return fail(made.error());
-        const bool first = engine == nullptr;
-        engine = new std::shared_ptr<Engine>(made.value());  // lives for the process
-        owner = ::getpid();
-        g_sharedEngine.store(engine->get(), std::memory_order_release);
-        g_sharedOwner.store(owner, std::memory_order_release);
-        if (first) std::atexit(flushSharedAtExit);
+        // A child inherits the exit hook with the rest of the process.
+        if (g_shared == nullptr) std::atexit(flushSharedAtExit);
+        g_shared = new std::shared_ptr<Engine>(made.value());
+        g_sharedOwner = ::getpid();
     }
-    return *engine;
+    return *g_shared;
 }
 
 Result<std::shared_ptr<Engine>> Engine::create(const std::vector<std::pair<std::string, std::string>>& settings) {
@@ -86,8 +80,9 @@ uint64_t Engine::nextDueNs() const {
 }
 
 bool Engine::flushClosed(int timeoutMs) {
+    const uint64_t ms = timeoutMs < 0 ? settings().get(SettingId::closeDrainMs) : uint64_t(timeoutMs);
     std::unique_lock lock(m_impl->mutex());
-    const uint64_t deadlineNs = core::monotonicNs() + uint64_t(std::max(timeoutMs, 0)) * 1000000ull + 1;
+    const uint64_t deadlineNs = core::monotonicNs() + ms * 1000000ull + 1;
     return m_impl->flushClosedLocked(lock, deadlineNs);
 }
 

@@ -63,9 +63,7 @@ __attribute__((destructor)) void preloadFini() {
     // What closed connections still owe their peers goes before we do
     // (Engine::flushClosed): the program's close() returned as the kernel's
     // does, and the kernel would send the rest after the exit.
-    if (auto engine = existingEngine()) {
-        (void)engine->flushClosed(static_cast<int>(engine->settings().get(smcr::SettingId::closeDrainMs)));
-    }
+    if (auto engine = existingEngine()) (void)engine->flushClosed();
     writeStatsFile();
     removeControl();
 }
