@@ -25,6 +25,9 @@
 
 namespace smclab::cli {
 
+// The lab library's hosts, lab file and agents (agents/lab).
+using namespace smclab::lab;
+
 namespace {
 
 constexpr quint16 kDefaultAgentPort = 7600;
@@ -35,6 +38,7 @@ void printLabHelp() {
         "usage: smclab lab deploy [--user U] [--port P] [--agent-port N] [--agent-arg ARG]... [--system] HOST...\n"
         "       smclab lab status [HOST...]\n"
         "       smclab lab stop HOST...\n"
+        "       smclab lab vm up|status|down|exec ...   (VM lab hosts: smclab lab vm --help)\n"
         "\n"
         "Agents on lab hosts over your own OpenSSH client, its keys, agent, ~/.ssh/config\n"
         "and known_hosts (BatchMode: a host that would prompt fails instead). deploy copies\n"
@@ -347,7 +351,7 @@ int status(const LabOptions& options, const LabFile& lab) {
     int down = 0;
     for (const LabHost& host : lab.hosts) {
         if (!options.hosts.isEmpty() && !options.hosts.contains(host.host)) continue;
-        auto hello = fetchHello(host.host, host.agentPort, readToken(host.tokenFile), 5000);
+        auto hello = fetchHello(host.dialHost(), host.agentPort, readToken(host.tokenFile), 5000);
         if (hello) {
             std::printf("%-24s up    %s:%u  %s (%s mode)\n", qPrintable(host.host), qPrintable(host.host),
                         host.agentPort, qPrintable(describe(*hello)), qPrintable(host.mode));
@@ -391,6 +395,7 @@ int runLab(const Args& args) {
     }
     const std::string sub = args[0];
     const Args rest(args.begin() + 1, args.end());
+    if (sub == "vm") return runLabVm(rest, {});
     ArgCursor cursor(rest);
     LabOptions options;
     QString labArg;

@@ -25,6 +25,9 @@
 
 namespace smclab::cli {
 
+// The lab library's hosts, lab file and agents (agents/lab).
+using namespace smclab::lab;
+
 namespace {
 
 using namespace smclab::orchestrator;

@@ -17,6 +17,7 @@ const Command kCommands[] = {
     {"compare", "two campaigns' tables side by side", runCompare},
     {"lab", "agents on lab hosts over SSH: deploy, status, stop", runLab},
     {"db", "copy campaigns between results databases (SQLite files, PostgreSQL)", runDb},
+    {"ksmc", "the host kernel's SMC: stats and fallbacks, UEIDs, pnet table (smc-tools' smcr)", runKsmc},
     {"decode", "decode CLC/LLC/CDC bytes like a protocol analyser", runDecode},
     {"serve", "one server side of a workload (tcp, http, kv) for real tools or smclab load", runServe},
     {"load", "one client side of a workload (tcp_bw, tcp_lat, http, kv), tool-style output", runLoad},

@@ -59,9 +59,15 @@ struct AgentOptions {
                                   "iperf3, smcr_run, smc_run) from PATH instead of looking on $PATH (repeatable).",
                                   "NAME=PATH"};
 
+    const QCommandLineOption dataAddress{"data-address",
+                                         "Server runs listen on ADDR when the controller names no address, and "
+                                         "their clients are sent there (this host's address on the lab's data "
+                                         "network). Default: the wildcard, reached at the agent's own address.",
+                                         "ADDR"};
+
     void addTo(QCommandLineParser& parser) const {
         parser.addOptions({help, version, listen, tokenFile, tlsCert, tlsKey, allowPeer, noLoopback, maxRuns,
-                           maxDuration, grace, httpRoot, metrics, cpu, tool});
+                           maxDuration, grace, httpRoot, metrics, cpu, tool, dataAddress});
     }
 };
 
@@ -83,6 +89,11 @@ QString readAccess(const QCommandLineParser& parser, const AgentOptions& o, Daem
     }
     options->allowPeers = parser.values(o.allowPeer);
     options->allowLoopbackPeers = !parser.isSet(o.noLoopback);
+    if (parser.isSet(o.dataAddress)) {
+        options->dataAddress = QHostAddress(parser.value(o.dataAddress));
+        if (options->dataAddress.isNull())
+            return "--data-address takes an IPv4 or IPv6 address, got '" + parser.value(o.dataAddress) + "'";
+    }
     return {};
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include <QHostAddress>
 #include <QString>
 #include <QStringList>
 
@@ -34,6 +35,11 @@ struct DaemonOptions {
     // --tool NAME=PATH: where the tool workloads find qperf, nginx, wrk,
     // redis-server, redis-benchmark, iperf3, smcr_run, smc_run instead of PATH.
     std::map<std::string, std::string> toolPaths;
+    // --data-address: where server runs listen when the controller names no
+    // address, and so the address their clients are told to reach: the
+    // host's address on the lab's data network, where the control port is
+    // reached another way (a VM lab host's agent behind a forwarded port).
+    QHostAddress dataAddress;
 };
 
 enum class ParseOutcome { invalid = 0, run, exitOk, exitUsage };

@@ -249,7 +249,13 @@ ProtocolError Session::prepareRunTransport(const StartRun& start, PreparedRun* p
     return {};
 }
 
-void Session::startPreparedRun(const StartRun& start, PreparedRun prepared, qint64 requestId) {
+void Session::startPreparedRun(const StartRun& startAsked, PreparedRun prepared, qint64 requestId) {
+    StartRun start = startAsked;
+    const QHostAddress& asked = start.listen.address;
+    const bool wildcard = asked.isNull() || asked == QHostAddress::AnyIPv4 || asked == QHostAddress::AnyIPv6 ||
+                          asked == QHostAddress::Any;
+    if (start.role == protocol::Role::server && wildcard && !m_agent.options().dataAddress.isNull())
+        start.listen.address = m_agent.options().dataAddress;
     const QString& runId = start.runId;
     auto* run = new Run(start, prepared.workload, std::move(prepared.params), std::move(prepared.transport),
                         std::move(prepared.previousSettings), this);

@@ -47,7 +47,7 @@ DeployDialog::DeployDialog(QWidget* parent) : QDialog(parent) {
     m_agentPort->setRange(1, 65535);
     m_agentPort->setValue(kDefaultAgentPort);
     form->addRow(tr("&Agent port:"), m_agentPort);
-    m_labFile = new QLineEdit(cli::resolveLabPath(QString()), this);
+    m_labFile = new QLineEdit(lab::resolveLabPath(QString()), this);
     m_labFile->setToolTip(tr("The lab file the CLI uses too (smclab --lab FILE, $SMCLAB_LAB)"));
     form->addRow(tr("&Lab file:"), m_labFile);
     layout->addLayout(form);

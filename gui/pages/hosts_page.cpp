@@ -288,17 +288,17 @@ void HostsPage::deployAgent() {
 
 int HostsPage::addLabFileHosts(const QString& labFile, const QStringList& only) {
     QString why;
-    const std::optional<cli::LabFile> lab = cli::loadLab(labFile, &why);
+    const std::optional<lab::LabFile> lab = lab::loadLab(labFile, &why);
     if (!lab) {
         m_lab->reportError(tr("Cannot read the lab file %1: %2").arg(labFile, why));
         return 0;
     }
     int added = 0;
-    for (const cli::LabHost& host : lab->hosts) {
+    for (const lab::LabHost& host : lab->hosts) {
         if (!only.isEmpty() && !only.contains(host.host)) continue;
         // A redeployed host replaces its row: the agent has a new token.
         HostRow row;
-        row.address = QStringLiteral("%1:%2").arg(host.host).arg(host.agentPort);
+        row.address = QStringLiteral("%1:%2").arg(host.dialHost()).arg(host.agentPort);
         row.tokenFile = host.tokenFile;
         addHost(row);
         ++added;

@@ -166,7 +166,7 @@ void TestLabDialogs::deployRunsTheCliAndShowsItsOutput() {
     QVERIFY2(output.contains(QStringLiteral("smclab lab deploy:")), qPrintable(output));
     QVERIFY2(dialog.statusText().contains(QStringLiteral("failed")), qPrintable(dialog.statusText()));
     QString why;
-    const auto lab = cli::loadLab(labFile, &why);
+    const auto lab = lab::loadLab(labFile, &why);
     QVERIFY2(lab && lab->hosts.isEmpty(), qPrintable(why));  // nothing recorded
 }
 
@@ -175,19 +175,19 @@ void TestLabDialogs::deployedHostsComeFromTheLabFile() {
     // the CLI's own lab_file code), its token in a file beside it.
     const QString labFile = m_dir.filePath(QStringLiteral("deployed.json"));
     QString why;
-    cli::LabHost host;
+    lab::LabHost host;
     host.host = QStringLiteral("127.0.0.1");
     host.agentPort = 7612;
     host.remoteDir = QStringLiteral(".local/share/smclab-agent");
-    host.tokenFile = cli::tokenPathFor(labFile, host.host, &why);
+    host.tokenFile = lab::tokenPathFor(labFile, host.host, &why);
     QVERIFY2(!host.tokenFile.isEmpty(), qPrintable(why));
     QFile token(host.tokenFile);
     QVERIFY(token.open(QIODevice::WriteOnly));
     token.write("0123456789abcdef");
     token.close();
-    cli::LabFile lab;
+    lab::LabFile lab;
     lab.upsert(host);
-    QVERIFY2(cli::saveLab(labFile, lab, &why), qPrintable(why));
+    QVERIFY2(lab::saveLab(labFile, lab, &why), qPrintable(why));
 
     HostsPage page(m_lab);
     QCOMPARE(page.addLabFileHosts(labFile, {QStringLiteral("127.0.0.1")}), 1);

@@ -8,8 +8,14 @@
 // application is elsewhere; a thread waiting in the API busy-polls for
 // lab.busy_poll_us and then sleeps on the channel (rsocket's sequence).
 //
-// Processes that fork must create engines after the fork (the fabric's
-// shared memory and the background thread do not survive it).
+// fork(): the background thread does not survive it. A program that forks
+// with connections open (an accept-fork-close server, a client that forks
+// after connect) parks the engine first (parkForFork, afterFork in both
+// processes); the first process that claims it afterwards runs it on, with
+// every connection as it was (sim fabric: its memory is shared), and the
+// other process's copy stays parked. libsmcr-preload does this around the
+// program's fork() (engine/README.md "fork"). Other processes that fork
+// make their own engines in the child.
 #pragma once
 
 #include <memory>
@@ -52,6 +58,22 @@ public:
     // timeout waits lab.close_drain_ms, as close() does. True when nothing
     // was left.
     bool flushClosed(int timeoutMs = -1);
+
+    // fork() hand-over (see above). parkForFork() holds the engine's lock
+    // until afterFork(), which both processes call; true when it parked
+    // (some connection was open). claim(pid): process pid runs the engine
+    // from now on: true when it already does, or it was parked and no other
+    // process of the family claimed it first.
+    bool parkForFork();
+    void afterFork();
+    bool claim(int pid);
+    bool runsIn(int pid) const;
+    bool parked() const;
+    // In a process that will never claim this parked engine (it holds none
+    // of its connections; another process runs it or will): releases this
+    // process's fds and mappings of it without changing anything shared.
+    // The object stays valid and inert (stats() keeps its counters).
+    void discard();
 
     core::EngineImpl& impl() const { return *m_impl; }
     const std::shared_ptr<core::EngineImpl>& implPtr() const { return m_impl; }

@@ -196,6 +196,16 @@ public:
     // The RNR NAKs of this device's QPs; notSupported where the backend does
     // not count them (verbs).
     virtual Result<RnrCounters> rnrCounters() const = 0;
+
+    // fork() (engine/README.md "fork"). survivesFork: a forked child may run
+    // this device on from its copy of the owner's state, because its queues
+    // and memory are shared memory (sim); an RNIC's QPs and registrations
+    // belong to the process that made them (verbs: no). forgetShared, in a
+    // process that will never run the device again while another one does:
+    // the objects it destroys from then on release only this process's
+    // handles (mappings, fds) and change nothing the other process sees.
+    virtual bool survivesFork() const { return false; }
+    virtual void forgetShared() {}
 };
 
 // ---- Registry ----------------------------------------------------------------

@@ -75,11 +75,33 @@ EngineStats Engine::stats() const {
 }
 
 uint64_t Engine::nextDueNs() const {
+    if (m_impl->discarded()) return 0;
     std::lock_guard lock(m_impl->mutex());
     return m_impl->nextDueNsLocked();
 }
 
+bool Engine::parkForFork() {
+    return m_impl->parkForFork();
+}
+void Engine::afterFork() {
+    m_impl->afterFork();
+}
+bool Engine::claim(int pid) {
+    return m_impl->claim(pid);
+}
+void Engine::discard() {
+    m_impl->discard();
+}
+bool Engine::runsIn(int pid) const {
+    return m_impl->runsIn(pid);
+}
+bool Engine::parked() const {
+    return m_impl->parked();
+}
+
 bool Engine::flushClosed(int timeoutMs) {
+    // A copy of an engine that another process runs (fork) is not ours to drive.
+    if (!m_impl->runsIn(::getpid())) return true;
     const uint64_t ms = timeoutMs < 0 ? settings().get(SettingId::closeDrainMs) : uint64_t(timeoutMs);
     std::unique_lock lock(m_impl->mutex());
     const uint64_t deadlineNs = core::monotonicNs() + ms * 1000000ull + 1;

@@ -35,29 +35,45 @@ constexpr uint64_t kHangupGraceMs = 200;
 constexpr uint64_t kBgTagEvent = ~0ull;
 constexpr uint64_t kBgTagChannel = ~0ull - 1;
 
+// One eventfd per thread, kept for the thread's life: a sleeper's wake-up line.
+struct WakeLine {
+    WakeLine() {
+        // A sleep bounded by the sim's next due time must end at that
+        // time: the "RNIC" delivers then. The default 50 us timer slack
+        // of a normal thread let every such wake-up come up to 50 us
+        // late (an interrupt on real hardware is not late).
+        ::prctl(PR_SET_TIMERSLACK, kWaiterTimerSlackNs);
+    }
+    int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    bool gone = false;
+    ~WakeLine() {
+        if (fd >= 0) ::close(fd);
+        // A wait after this thread's thread-locals are gone (exit()'s
+        // flush, Engine::flushClosed) must not sleep on, or be woken
+        // through, a number the process may have reused: -1 is ignored
+        // by ppoll and refused by write.
+        fd = -1;
+        gone = true;
+    }
+};
+thread_local WakeLine t_wakeLine;
+
 int threadEventFd() {
-    // One eventfd per thread, kept for the thread's life: a sleeper's wake-up line.
-    struct Holder {
-        Holder() {
-            // A sleep bounded by the sim's next due time must end at that
-            // time: the "RNIC" delivers then. The default 50 us timer slack
-            // of a normal thread let every such wake-up come up to 50 us
-            // late (an interrupt on real hardware is not late).
-            ::prctl(PR_SET_TIMERSLACK, kWaiterTimerSlackNs);
-        }
-        int fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        ~Holder() {
-            if (fd >= 0) ::close(fd);
-            // A wait after this thread's thread-locals are gone (exit()'s
-            // flush, Engine::flushClosed) must not sleep on, or be woken
-            // through, a number the process may have reused: -1 is ignored
-            // by ppoll and refused by write.
-            fd = -1;
-        }
-    };
-    thread_local Holder holder;
-    return holder.fd;
+    return t_wakeLine.fd;
 }
+
+}  // namespace
+
+// A forked child's thread (the one that called fork()) would share its
+// parent's eventfd: a wake-up meant for one process could be read by the
+// other. It gets its own (pthread_atfork, registered with the first engine).
+void renewThreadWakeLineAfterFork() {
+    if (t_wakeLine.gone) return;
+    if (t_wakeLine.fd >= 0) ::close(t_wakeLine.fd);
+    t_wakeLine.fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+namespace {
 
 void drainEventFd(int fd) {
     uint64_t value = 0;
@@ -129,11 +145,18 @@ Status EngineImpl::init() {
     if (::epoll_ctl(m_bgEpollFd, EPOLL_CTL_ADD, m_channel->fd(), &ev) != 0) {
         return fail(makeSystemError("epoll_ctl channel", errno));
     }
+    if (Status s = initForkOwner(); !s) return s;
+    std::lock_guard lock(m_mutex);
+    startBackgroundLocked();
+    return {};
+}
+
+void EngineImpl::startBackgroundLocked() {
+    m_parking = false;
     m_background = std::thread([this] {
         ::pthread_setname_np(::pthread_self(), "smcr-bg");  // per-thread tools (perf sched, top -H)
         backgroundLoop();
     });
-    return {};
 }
 
 EngineImpl::~EngineImpl() {
@@ -174,6 +197,7 @@ EngineImpl::~EngineImpl() {
     m_device.reset();
     if (m_bgEpollFd >= 0) ::close(m_bgEpollFd);
     if (m_bgEventFd >= 0) ::close(m_bgEventFd);
+    releaseForkOwner();
 }
 
 int EngineImpl::channelFd() const {
@@ -182,6 +206,7 @@ int EngineImpl::channelFd() const {
 
 EngineStats EngineImpl::stats() {
     std::lock_guard lock(m_mutex);
+    if (discarded()) return m_stats;  // its device is gone from this process (fork)
     EngineStats out = m_stats;
     // Per-connection counters of live connections are summed in; released
     // connections were folded into m_stats.total when they went.
@@ -470,7 +495,7 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
 
 void EngineImpl::backgroundLoop() {
     std::unique_lock lock(m_mutex);
-    while (!m_stopping) {
+    while (!m_stopping && !m_parking) {
         progressLocked();
         const uint64_t nowMs = monotonicMs();
         timersLocked(nowMs);

@@ -56,6 +56,9 @@
 namespace smcr::core {
 
 uint64_t monotonicNs();
+// The calling thread's wake-up eventfd is replaced in a forked child
+// (engine_impl.cpp; engine_fork.cpp registers it with pthread_atfork).
+void renewThreadWakeLineAfterFork();
 inline uint64_t monotonicMs() {
     return monotonicNs() / 1000000;
 }
@@ -191,6 +194,23 @@ public:
     // ---- link groups (engine_lgr.cpp; callers hold the lock) -----------------
     void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, bool tellPeer);
 
+    // ---- fork hand-over (engine_fork.cpp) --------------------------------------
+    // Before fork(): an engine with connections the application holds open
+    // is parked: its background thread ends and its lock is held until
+    // afterFork(). Neither process runs it then until one of them claims
+    // it (the first to use one of its connections, engine.h); the other
+    // process's copy stays parked for good. True when it parked.
+    bool parkForFork();
+    void afterFork();
+    bool claim(int pid);
+    // In a process that will never run this parked copy (another one does,
+    // or will): its fds and mappings go, nothing shared changes; the
+    // object stays, inert (Engine::discard).
+    void discard();
+    bool discarded() const { return m_runPid.load(std::memory_order_acquire) < 0; }
+    bool runsIn(int pid) const { return m_runPid.load(std::memory_order_acquire) == pid; }
+    bool parked() const { return m_runPid.load(std::memory_order_acquire) == 0; }
+
     const wire::PeerId& systemId() const { return m_systemId; }
     const fabric::PortInfo& port() const { return m_port; }
 
@@ -216,6 +236,8 @@ private:
 
     EngineImpl() = default;
     Status init();
+    Status initForkOwner();  // engine_fork.cpp
+    void releaseForkOwner();
 
     // engine_lgr.cpp
     Result<std::shared_ptr<LinkGroup>> createLinkGroupLocked(HandshakeRole role, const PeerKey& peer);
@@ -464,6 +486,16 @@ private:
     bool m_bgChannelWatched = false;
     bool m_bgWatchdogIdle = false;  // asleep past any watchdog timeout with no clock running
     bool m_stopping = false;
+    bool m_parking = false;  // the background thread ends for a fork (engine_fork.cpp)
+
+    // Fork hand-over (engine_fork.cpp). The process that runs this copy of
+    // the engine (0: parked), and the word that parent and children share
+    // (MAP_SHARED): park generation << 32 | the claimant's pid. -1: discarded.
+    void startBackgroundLocked();
+    std::atomic<int> m_runPid{0};
+    int m_parkerPid = 0;
+    uint32_t m_parkGen = 0;
+    std::atomic<uint64_t>* m_forkOwner = nullptr;
 };
 
 }  // namespace smcr::core

@@ -37,13 +37,15 @@ Status SimChannel::open() {
 }
 
 SimChannel::~SimChannel() {
+    bool detached = false;
     {
         std::lock_guard lock(m_core->mu);
         std::erase(m_core->channels, this);
+        detached = m_core->detached;
     }
     if (m_epollFd >= 0) ::close(m_epollFd);
     if (m_fifoFd >= 0) ::close(m_fifoFd);
-    ::unlink(objectPath(m_core->dir, m_core->instance, "ch", m_id).c_str());
+    if (!detached) ::unlink(objectPath(m_core->dir, m_core->instance, "ch", m_id).c_str());
 }
 
 void SimChannel::attach(SimCq* cq) {

@@ -62,6 +62,9 @@ struct SimCore {
     // Device::setOwnerWakeNs: timed work due at or after it needs no timer.
     std::atomic<uint64_t> ownerWakeNs{Device::kNoWakePromise};
     std::unique_ptr<Capture> capture;
+    // Device::forgetShared: another process runs this device (fork); the
+    // objects' destructors leave the shared files and words alone. Under mu.
+    bool detached = false;
 
     // Runs every QP's pending work; then arms the timer for the earliest
     // deadline when a channel may be sleeping. Caller holds mu.

@@ -17,8 +17,9 @@ SimCq::SimCq(std::shared_ptr<SimCore> core, uint32_t id, ShmFile file, SimChanne
 
 SimCq::~SimCq() {
     std::lock_guard lock(m_core->mu);
-    m_shared->alive.store(0, std::memory_order_release);
     if (m_channel != nullptr) m_channel->detach(this);
+    if (m_core->detached) return;
+    m_shared->alive.store(0, std::memory_order_release);
     ::unlink(objectPath(m_core->dir, m_core->instance, "cq", m_id).c_str());
 }
 

@@ -17,8 +17,8 @@
 namespace smcr::fabric::sim {
 
 SimCore::~SimCore() {
-    if (shared != nullptr) shared->alive.store(0, std::memory_order_release);
-    if (instance != 0) ::unlink(devicePath(dir, instance).c_str());
+    if (!detached && shared != nullptr) shared->alive.store(0, std::memory_order_release);
+    if (!detached && instance != 0) ::unlink(devicePath(dir, instance).c_str());
     if (timerFd >= 0) ::close(timerFd);
 }
 
@@ -72,6 +72,11 @@ void SimCore::armTimerLocked(uint64_t deadlineNs) {
 }
 
 SimDevice::~SimDevice() = default;
+
+void SimDevice::forgetShared() {
+    std::lock_guard lock(m_core->mu);
+    m_core->detached = true;
+}
 
 Result<std::unique_ptr<ProtectionDomain>> SimDevice::allocatePd() {
     std::lock_guard lock(m_core->mu);

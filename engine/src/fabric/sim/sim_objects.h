@@ -28,6 +28,8 @@ public:
     uint64_t nextDueNs() override;
     void setOwnerWakeNs(uint64_t ns) override { m_core->ownerWakeNs.store(ns, std::memory_order_release); }
     Result<RnrCounters> rnrCounters() const override;
+    bool survivesFork() const override { return true; }  // everything shared is in files
+    void forgetShared() override;
 
     SimCounters counters() const override;
     const LinkModel& link() const override { return m_core->config.link; }

@@ -67,9 +67,10 @@ SimQp::SimQp(std::shared_ptr<SimCore> core, uint32_t pdId, uint32_t qpn, ShmFile
 
 SimQp::~SimQp() {
     std::lock_guard lock(m_core->mu);
+    m_core->qps.erase(m_qpn);
+    if (m_core->detached) return;
     m_shared->state.store(static_cast<uint32_t>(QpState::error), std::memory_order_release);
     m_shared->alive.store(0, std::memory_order_release);
-    m_core->qps.erase(m_qpn);
     ::unlink(objectPath(m_core->dir, m_core->instance, "qp", m_qpn).c_str());
 }
 

@@ -60,7 +60,7 @@ SimMr::SimMr(std::shared_ptr<SimCore> core, uint32_t key, ShmFile file, uint8_t*
 SimMr::~SimMr() {
     std::lock_guard lock(m_core->mu);
     m_core->regions.erase(m_key);
-    if (m_file.valid()) {
+    if (m_file.valid() && !m_core->detached) {
         // Invalidate first: peers that mapped the region check `valid` on
         // every access, so the rkey is dead from here on.
         static_cast<MrShared*>(m_file.data())->valid.store(0, std::memory_order_release);

@@ -1,4 +1,4 @@
-// The lab file: the hosts `smclab lab deploy` brought agents up on, shared
+// The lab file: the hosts `smclab lab deploy` and `smclab lab vm up` brought agents up on, shared
 // by the CLI (--lab FILE) and the GUI. JSON, written atomically with mode
 // 0600; each host's agent token is a file of its own beside it
 // (FILE.tokens/HOST.token, mode 0600 in a 0700 folder), never inside it.
@@ -9,7 +9,7 @@
 #include <QList>
 #include <QString>
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 struct LabHost {
     QString host;                           // as given to ssh (a name from ~/.ssh/config, or an address)
@@ -18,7 +18,14 @@ struct LabHost {
     QString remoteDir;                      // where the agent, its token, pid and logs live on the host
     quint16 agentPort = 0;                  // the agent's control port
     QString tokenFile;                      // local copy of the agent's token
-    QString mode = QStringLiteral("user");  // "user": the binary in remoteDir; "system": the package's systemd unit
+    QString mode = QStringLiteral("user");  // "user": the binary in remoteDir; "system": the package's systemd unit;
+                                            // "vm": a VM lab host (vm/vm_hosts.h)
+    QString address;                        // where the controller dials the agent ("" = host): ssh -G's hostname
+                                            // for an ssh alias, 127.0.0.1 for a VM's forwarded port
+    QString vmDir;                          // vm mode: the VM's folder (console, pid, the guest's share)
+
+    // The name or address the controller connects to.
+    QString dialHost() const { return address.isEmpty() ? host : address; }
 };
 
 struct LabFile {
@@ -38,4 +45,4 @@ bool saveLab(const QString& path, const LabFile& lab, QString* why);
 // Where HOST's token lives for the lab file at `labPath` (the folder is made, 0700).
 QString tokenPathFor(const QString& labPath, const QString& host, QString* why);
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

@@ -4,7 +4,7 @@
 #include <QDir>
 #include <QFileInfo>
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 namespace {
 
@@ -117,4 +117,4 @@ smcr::Result<QString> stopSystemAgent(const SshTarget& target) {
     return out->trimmed();
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

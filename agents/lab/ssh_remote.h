@@ -10,7 +10,7 @@
 #include <QString>
 #include <QStringList>
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 struct SshTarget {
     QString host;
@@ -29,4 +29,4 @@ smcr::Result<QString> runRemote(const SshTarget& target, const QString& script, 
 // 'text' quoted for a POSIX shell.
 QString shellQuote(const QString& text);
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

@@ -2,7 +2,7 @@
 
 #include <QProcess>
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 QString shellQuote(const QString& text) {
     QString out = text;
@@ -51,4 +51,4 @@ smcr::Result<QString> runRemote(const SshTarget& target, const QString& script, 
     return QString::fromLocal8Bit(ssh.readAllStandardOutput());
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

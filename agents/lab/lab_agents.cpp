@@ -4,7 +4,7 @@
 
 #include "orchestrator/campaign_json.h"
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 namespace {
 
@@ -16,7 +16,7 @@ QString hostNames(const LabFile& lab) {
 
 const LabHost* findAgent(const LabFile& lab, const QString& host, quint16 port) {
     for (const LabHost& h : lab.hosts) {
-        if (h.host == host && h.agentPort == port) return &h;
+        if ((h.host == host || h.dialHost() == host) && h.agentPort == port) return &h;
     }
     return nullptr;
 }
@@ -41,7 +41,7 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
     out.sharedToken = sharedToken;
     QStringList addresses;
     auto addLabHost = [&](const LabHost& h) -> bool {
-        const QString address = QStringLiteral("%1:%2").arg(h.host).arg(h.agentPort);
+        const QString address = QStringLiteral("%1:%2").arg(h.dialHost()).arg(h.agentPort);
         const QString token = readTokenFile(h.tokenFile, QStringLiteral("lab host %1").arg(h.host), why);
         if (token.isEmpty()) return false;
         out.tokenByAddress.insert(address, token);
@@ -106,4 +106,4 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
     return out;
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

@@ -1,16 +1,18 @@
 #include "agent_hello.h"
 
+#include <QCoreApplication>
 #include <QEventLoop>
 #include <QTimer>
 
-#include "campaign_console.h"
 #include "protocol/agent_client.h"
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, const QString& token, int timeoutMs) {
-    ensureCoreApplication();
-    AgentClient client;
+    if (QCoreApplication::instance() == nullptr)
+        return smcr::fail(smcr::Errc::invalidState,
+                          "fetchHello needs a QCoreApplication (its event loop runs the client)");
+    smclab::AgentClient client;
     QEventLoop loop;
     QString failure;
     bool ready = false;
@@ -23,7 +25,7 @@ smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, cons
         loop.quit();
     });
     QTimer::singleShot(timeoutMs + 1000, &loop, &QEventLoop::quit);
-    AgentConnectOptions options;
+    smclab::AgentConnectOptions options;
     options.token = token;
     options.connectTimeoutMs = timeoutMs;
     client.connectToAgent(host, port, options);
@@ -41,4 +43,4 @@ smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, cons
     return hello;
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

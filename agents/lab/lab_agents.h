@@ -19,7 +19,7 @@
 #include "lab_file.h"
 #include "orchestrator/campaign_spec.h"
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 struct CampaignAgents {
     std::vector<orchestrator::AgentPair> pairs;
@@ -36,4 +36,4 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
 // A token file's text, trimmed; "" with *why (naming `owner`) when unreadable or empty.
 QString readTokenFile(const QString& path, const QString& owner, QString* why);
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

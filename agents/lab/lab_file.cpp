@@ -8,7 +8,7 @@
 #include <QJsonObject>
 #include <QSaveFile>
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 namespace {
 
@@ -64,6 +64,8 @@ std::optional<LabFile> loadLab(const QString& path, QString* why) {
         h.agentPort = static_cast<quint16>(o.value(QStringLiteral("agent_port")).toInt());
         h.tokenFile = o.value(QStringLiteral("token_file")).toString();
         h.mode = o.value(QStringLiteral("mode")).toString(QStringLiteral("user"));
+        h.address = o.value(QStringLiteral("address")).toString();
+        h.vmDir = o.value(QStringLiteral("vm_dir")).toString();
         if (h.host.isEmpty() || h.agentPort == 0) {
             *why = QStringLiteral("the lab file %1 has a host without a name or agent port").arg(path);
             return std::nullopt;
@@ -76,13 +78,16 @@ std::optional<LabFile> loadLab(const QString& path, QString* why) {
 bool saveLab(const QString& path, const LabFile& lab, QString* why) {
     QJsonArray hosts;
     for (const LabHost& h : lab.hosts) {
-        hosts.append(QJsonObject{{"host", h.host},
-                                 {"ssh_user", h.sshUser},
-                                 {"ssh_port", h.sshPort},
-                                 {"remote_dir", h.remoteDir},
-                                 {"agent_port", h.agentPort},
-                                 {"token_file", h.tokenFile},
-                                 {"mode", h.mode}});
+        QJsonObject o{{"host", h.host},
+                      {"ssh_user", h.sshUser},
+                      {"ssh_port", h.sshPort},
+                      {"remote_dir", h.remoteDir},
+                      {"agent_port", h.agentPort},
+                      {"token_file", h.tokenFile},
+                      {"mode", h.mode}};
+        if (!h.address.isEmpty()) o.insert(QStringLiteral("address"), h.address);
+        if (!h.vmDir.isEmpty()) o.insert(QStringLiteral("vm_dir"), h.vmDir);
+        hosts.append(o);
     }
     QDir().mkpath(QFileInfo(path).absolutePath());
     QSaveFile file(path);
@@ -110,4 +115,4 @@ QString tokenPathFor(const QString& labPath, const QString& host, QString* why) 
     return dir + QLatin1Char('/') + safe + QStringLiteral(".token");
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

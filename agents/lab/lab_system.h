@@ -19,7 +19,7 @@
 
 #include "ssh_remote.h"
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 struct HostProbe {
     bool root = false;  // the login is uid 0
@@ -58,4 +58,4 @@ smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe
 // systemctl disable --now smclab-agent; "stopped".
 smcr::Result<QString> stopSystemAgent(const SshTarget& target);
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab

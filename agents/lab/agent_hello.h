@@ -9,9 +9,9 @@
 
 #include "protocol/hello.h"
 
-namespace smclab::cli {
+namespace smclab::lab {
 
 smcr::Result<protocol::Hello> fetchHello(const QString& host, quint16 port, const QString& token,
                                          int timeoutMs = 10'000);
 
-}  // namespace smclab::cli
+}  // namespace smclab::lab
