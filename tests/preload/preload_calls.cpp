@@ -279,15 +279,16 @@ void serverEchoesMTwice(int fd) {
     serverEchoesM(fd);
 }
 
+// fork() with a live SMC-R fd (engine/README.md "fork"): the first process
+// that uses the connection afterwards runs it. A child that only closes its
+// copy (a snapshot child, one that execs) leaves it to the parent; once the
+// parent has used it after a second fork, that child's I/O fails clearly.
 void clientForkChild(int fd) {
-    const pid_t pid = ::fork();
+    pid_t pid = ::fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        // The child inherited an SMC-R fd: its I/O fails clearly, closing is fine.
-        const ssize_t n = ::write(fd, "c", 1);
-        const bool eio = n == -1 && errno == EIO;
         ::close(fd);
-        std::_Exit(eio ? 0 : 3);
+        std::_Exit(0);
     }
     int status = 0;
     CHECK(::waitpid(pid, &status, 0) == pid);
@@ -296,6 +297,26 @@ void clientForkChild(int fd) {
     uint8_t b = 0;
     readAll(fd, &b, 1);
     CHECK(b == 'm');
+    int go[2];
+    CHECK(::pipe(go) == 0);
+    pid = ::fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        char c = 0;
+        (void)::read(go[0], &c, 1);  // the parent has used the connection by now
+        const ssize_t n = ::write(fd, "c", 1);
+        const bool eio = n == -1 && errno == EIO;
+        ::close(fd);
+        std::_Exit(eio ? 0 : 3);
+    }
+    writeAll(fd, "n", 1);
+    readAll(fd, &b, 1);
+    CHECK(b == 'm');
+    CHECK(::write(go[1], "g", 1) == 1);
+    CHECK(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ::close(go[0]);
+    ::close(go[1]);
 }
 
 void* blockedReader(void* arg) {
@@ -512,7 +533,7 @@ const Scenario kScenarios[] = {
     {"select", serverEchoesM, clientSelect},
     {"epoll_oneshot", serverEchoesM, clientEpollOneshot},
     {"epoll_et", serverEchoesMTwice, clientEdgeTriggered},
-    {"fork", serverEchoesM, clientForkChild},
+    {"fork", serverEchoesMTwice, clientForkChild},
     {"cancel", serverWaitsByte, clientCancel},
     {"peer_killed", serverDies, clientPeerKilled},
     {"epoll_before_connect", serverEchoesM, clientEpollBeforeConnect},

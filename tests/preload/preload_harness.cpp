@@ -101,6 +101,16 @@ QProcess* PreloadHarness::startServer(bool preloaded, const QString& program, co
     return m_servers.back().get();
 }
 
+QProcess* PreloadHarness::startBackground(const QString& program, const QStringList& args,
+                                          const QStringList& extraEnv) {
+    auto p = std::make_unique<QProcess>();
+    p->setProcessEnvironment(environment(extraEnv));
+    p->start(program, args);
+    p->waitForStarted(5000);
+    m_servers.push_back(std::move(p));
+    return m_servers.back().get();
+}
+
 int PreloadHarness::runClient(bool preloaded, const QString& program, const QStringList& args, QString* out,
                               int timeoutMs, const QStringList& extraEnv, QString* err) {
     QProcess p;

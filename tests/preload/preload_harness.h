@@ -32,6 +32,8 @@ public:
     // readyText is empty.
     QProcess* startServer(bool preloaded, const QString& program, const QStringList& args, int port,
                           const QString& readyText = {}, const QStringList& extraEnv = {});
+    // A program in the background, not waited for (ended by stopServers).
+    QProcess* startBackground(const QString& program, const QStringList& args, const QStringList& extraEnv = {});
     // Runs a client to its end (bounded); returns its exit code, stdout in *out.
     int runClient(bool preloaded, const QString& program, const QStringList& args, QString* out, int timeoutMs = 20000,
                   const QStringList& extraEnv = {}, QString* err = nullptr);

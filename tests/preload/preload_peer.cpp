@@ -1,11 +1,18 @@
 // A small real TCP program for the preload tests, written the way ordinary
 // servers and clients are (it knows nothing of libsmcr):
 //   preload_peer serve-threads PORT        echo server, a thread per connection, blocking I/O
+//   (servers bind 127.0.0.1 unless an address follows the port; clients
+//   connect to 127.0.0.1 unless a host follows the seed)
 //   preload_peer serve-epoll PORT          echo server, one epoll loop, EPOLLET, non-blocking
+//   preload_peer serve-fork PORT           echo server, accept-fork-close: the parent accepts,
+//                                          forks and closes its copy, the child serves (blocking)
 //   preload_peer client PORT BYTES SEED    non-blocking connect + poll + SO_ERROR, then sends
 //                                          BYTES pseudo-random bytes (writev, MSG_MORE) while
 //                                          reading the echo (poll, FIONREAD, MSG_PEEK) and
 //                                          compares every byte; prints "ok BYTES" or "mismatch"
+//   preload_peer client-fork PORT BYTES SEED  the same stream, a tenth of it from the process
+//                                          that connected, the rest from a child it forks
+//                                          then (the parent closes its copy and waits)
 // Servers print "listening PORT" once ready and run until killed; serve-epoll
 // returns from main on SIGTERM (so the preload writes its counters file).
 #include <cerrno>
@@ -28,9 +35,12 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
+
+const char* g_host = "127.0.0.1";  // servers bind it, clients connect to it (the optional last argument)
 
 int listenOn(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -39,7 +49,7 @@ int listenOn(int port) {
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::inet_pton(AF_INET, g_host, &a.sin_addr);
     if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd, 64) != 0) {
         std::perror("bind/listen");
         std::exit(2);
@@ -70,6 +80,22 @@ int serveThreads(int port) {
         const int fd = ::accept(lfd, nullptr, nullptr);
         if (fd < 0) continue;
         std::thread(echoBlocking, fd).detach();
+    }
+}
+
+int serveFork(int port) {
+    ::signal(SIGCHLD, SIG_IGN);  // children reap themselves
+    const int lfd = listenOn(port);
+    for (;;) {
+        const int fd = ::accept(lfd, nullptr, nullptr);
+        if (fd < 0) continue;
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::close(lfd);
+            echoBlocking(fd);
+            return 0;  // exit(): the counters file is written
+        }
+        ::close(fd);
     }
 }
 
@@ -141,15 +167,16 @@ uint8_t patternByte(uint64_t i, uint64_t seed) {
     return static_cast<uint8_t>(x >> ((i % 8) * 8));
 }
 
-int client(int port, uint64_t bytes, uint64_t seed) {
+// A connected socket (non-blocking connect, poll, SO_ERROR), or -1.
+int connectTo(int port) {
     const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::inet_pton(AF_INET, g_host, &a.sin_addr);
     if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 && errno != EINPROGRESS) {
         std::perror("connect");
-        return 2;
+        return -1;
     }
     pollfd p{fd, POLLOUT, 0};
     ::poll(&p, 1, 5000);
@@ -158,12 +185,17 @@ int client(int port, uint64_t bytes, uint64_t seed) {
     ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0) {
         std::fprintf(stderr, "connect: %s\n", std::strerror(err));
-        return 2;
+        return -1;
     }
+    return fd;
+}
+
+// Sends stream bytes [from, bytes) and checks their echo.
+int exchange(int fd, uint64_t from, uint64_t bytes, uint64_t seed) {
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    uint64_t sent = 0;
-    uint64_t received = 0;
+    uint64_t sent = from;
+    uint64_t received = from;
     std::vector<uint8_t> out(48 * 1024);
     std::vector<uint8_t> in(64 * 1024);
     bool peeked = false;
@@ -220,20 +252,61 @@ int client(int port, uint64_t bytes, uint64_t seed) {
             if (r > 0) received += static_cast<uint64_t>(r);
         }
     }
+    return 0;
+}
+
+int client(int port, uint64_t bytes, uint64_t seed) {
+    const int fd = connectTo(port);
+    if (fd < 0) return 2;
+    if (const int rc = exchange(fd, 0, bytes, seed); rc != 0) return rc;
     ::shutdown(fd, SHUT_WR);
     ::close(fd);
-    std::printf("ok %llu\n", static_cast<unsigned long long>(received));
+    std::printf("ok %llu\n", static_cast<unsigned long long>(bytes));
     return 0;
+}
+
+// A client that forks after connect: the stream goes on in the child.
+int clientFork(int port, uint64_t bytes, uint64_t seed) {
+    const int fd = connectTo(port);
+    if (fd < 0) return 2;
+    const uint64_t first = bytes / 10;
+    if (const int rc = exchange(fd, 0, first, seed); rc != 0) return rc;
+    std::fflush(stdout);
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        std::perror("fork");
+        return 2;
+    }
+    if (pid == 0) {
+        if (const int rc = exchange(fd, first, bytes, seed); rc != 0) return rc;
+        ::shutdown(fd, SHUT_WR);
+        ::close(fd);
+        std::printf("ok %llu\n", static_cast<unsigned long long>(bytes));
+        return 0;
+    }
+    ::close(fd);  // the child's copy carries on
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 4;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // serve-* PORT [ADDRESS] binds ADDRESS (0.0.0.0: every address of its
+    // network namespace); client* PORT BYTES SEED [HOST] connects to HOST.
+    const bool serving = argc >= 2 && std::strncmp(argv[1], "serve-", 6) == 0;
+    if ((serving && argc >= 4) || (!serving && argc >= 6)) g_host = argv[serving ? 3 : 5];
     if (argc >= 3 && std::strcmp(argv[1], "serve-threads") == 0) return serveThreads(std::atoi(argv[2]));
     if (argc >= 3 && std::strcmp(argv[1], "serve-epoll") == 0) return serveEpoll(std::atoi(argv[2]));
+    if (argc >= 3 && std::strcmp(argv[1], "serve-fork") == 0) return serveFork(std::atoi(argv[2]));
+    if (argc >= 5 && std::strcmp(argv[1], "client-fork") == 0) {
+        return clientFork(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
+    }
     if (argc >= 5 && std::strcmp(argv[1], "client") == 0) {
         return client(std::atoi(argv[2]), std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
     }
-    std::fprintf(stderr, "usage: preload_peer serve-threads|serve-epoll PORT | client PORT BYTES SEED\n");
+    std::fprintf(
+        stderr, "usage: preload_peer serve-threads|serve-epoll|serve-fork PORT | client|client-fork PORT BYTES SEED\n");
     return 2;
 }

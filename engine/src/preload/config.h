@@ -5,9 +5,8 @@
 //   SMCR_STATS_DIR  directory              counters as <dir>/smcr-<pid>.json at exit
 //   SMCR_VERBOSE    1                      one stderr line per connection
 //   SMCR_TCP_PORTS  port,port              destinations that always stay TCP
-//                                          (default 19765,12865: the qperf and
-//                                          netperf control connections, which
-//                                          cross fork and use SIGURG)
+//                                          (default none: connections survive
+//                                          fork, engine/README.md "fork")
 //   SMCR_SIM_DIR    directory              the sim's shared directory (registry below it)
 #pragma once
 
@@ -24,7 +23,7 @@ struct Config {
     std::string settingsError;  // SMCR_SETTINGS did not parse: SMC stays off
     std::string statsDir;
     bool verbose = false;
-    std::set<uint16_t> tcpPorts{19765, 12865};
+    std::set<uint16_t> tcpPorts;
     std::string registryDir;  // <sim dir>/preload
     std::string program;      // /proc/self/comm at load
     // Variables the engine reads when it makes its device (fabric_sim.h),

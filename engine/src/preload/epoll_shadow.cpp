@@ -41,6 +41,7 @@ struct Registration {
 struct Shadow {
     std::mutex mutex;
     std::optional<Poller> poller;
+    std::shared_ptr<Engine> engine;  // the poller's (the connections' engine)
     pid_t pid = 0;
     std::map<int, Registration> regs;
 };
@@ -55,14 +56,36 @@ std::shared_ptr<Shadow> findShadow(int epfd) {
     return it->second;
 }
 
-std::shared_ptr<Shadow> shadowFor(int epfd) {
-    if (auto s = findShadow(epfd)) return s;
-    auto engine = existingEngine();
+// The epoll fd is a plain one again: its poller leaves the kernel set and
+// the shadow is forgotten (leaked: it may hold a parked engine's poller,
+// which is not this process's to lock any more).
+void detachShadow(int epfd, const std::shared_ptr<Shadow>& s) {
+    (void)real().epoll_ctl(epfd, EPOLL_CTL_DEL, s->poller->fd(), nullptr);
+    std::lock_guard lock(g_mutex);
+    auto it = g_shadows->find(epfd);
+    if (it != g_shadows->end() && it->second == s) {
+        new std::shared_ptr<Shadow>(std::move(it->second));
+        g_shadows->erase(it);
+        fdTable().setKind(epfd, FdKind::none);
+    }
+}
+
+// The shadow of epfd for connections of `engine`. One made for another
+// engine (after fork(), this process started an engine of its own) is
+// replaced while it holds no connection.
+std::shared_ptr<Shadow> shadowFor(int epfd, const std::shared_ptr<Engine>& engine) {
+    if (auto s = findShadow(epfd)) {
+        if (s->engine == engine) return s;
+        std::lock_guard lock(s->mutex);
+        if (!s->regs.empty()) return nullptr;
+        detachShadow(epfd, s);
+    }
     if (!engine) return nullptr;
     auto poller = Poller::create(engine);
     if (!poller) return nullptr;
     auto shadow = std::make_shared<Shadow>();
     shadow->poller = std::move(poller.value());
+    shadow->engine = engine;
     shadow->pid = currentPid();
     epoll_event ev{};
     ev.events = EPOLLIN;
@@ -183,8 +206,8 @@ void candidateBecameSmc(int fd) {
 
 int epollCtl(int epfd, int op, int fd, epoll_event* event) {
     std::shared_ptr<Conn> conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid()) return real().epoll_ctl(epfd, op, fd, event);
-    std::shared_ptr<Shadow> s = op == EPOLL_CTL_ADD ? shadowFor(epfd) : findShadow(epfd);
+    if (!conn || !usableHere(*conn)) return real().epoll_ctl(epfd, op, fd, event);
+    std::shared_ptr<Shadow> s = op == EPOLL_CTL_ADD ? shadowFor(epfd, conn->engine) : findShadow(epfd);
     if (!s) {
         logLine("epoll_ctl " + std::to_string(op) + " fd " + std::to_string(fd) + ": no shadow for epoll fd " +
                 std::to_string(epfd));
@@ -263,6 +286,20 @@ int epollCtl(int epfd, int op, int fd, epoll_event* event) {
 
 int epollWait(int epfd, epoll_event* events, int maxEvents, int timeoutMs, const sigset_t* mask) {
     std::shared_ptr<Shadow> s = findShadow(epfd);
+    if (s && !s->engine->runsIn(currentPid())) {
+        // After fork(): waiting on connections is using them (the engine is
+        // claimed); a set left with none (the program closed its copies for
+        // a child to serve) waits in the kernel alone.
+        bool holds = false;
+        {
+            std::lock_guard lock(s->mutex);
+            holds = !s->regs.empty();
+        }
+        if (!holds || !s->engine->claim(currentPid())) {
+            detachShadow(epfd, s);
+            s = nullptr;
+        }
+    }
     if (!s || maxEvents <= 0) return real().epoll_pwait(epfd, events, maxEvents, timeoutMs, mask);
     // The completion channel is this thread's while it is in here
     // (Poller::beginForeignWait): a CDC wakes it, not a background thread first.

@@ -92,13 +92,21 @@ ListenerInfo FdTable::listener(int fd) {
     return it != m_listeners.end() ? it->second : ListenerInfo{};
 }
 
-std::vector<uint16_t> FdTable::listenerPorts() {
+std::vector<ListenerInfo> FdTable::listeners() {
     std::lock_guard lock(m_mutex);
-    std::vector<uint16_t> ports;
+    std::vector<ListenerInfo> out;
     for (const auto& [fd, info] : m_listeners) {
-        if (info.port != 0) ports.push_back(info.port);
+        if (info.port != 0) out.push_back(info);
     }
-    return ports;
+    return out;
+}
+
+bool FdTable::holdsConnectionsOf(const Engine* engine) {
+    std::lock_guard lock(m_mutex);
+    for (const auto& [fd, c] : m_conns) {
+        if (c && c->engine.get() == engine) return true;
+    }
+    return false;
 }
 
 }  // namespace smcr::preload

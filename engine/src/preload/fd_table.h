@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 
+#include <smcr/engine.h>
 #include <smcr/socket.h>
 
 namespace smcr::preload {
@@ -31,8 +32,10 @@ enum class FdKind : uint8_t {
 
 // One SMC connection, shared by every fd that dup() made of the carrier.
 struct Conn {
-    smcr::Socket sock;                     // non-blocking; the preload does the blocking (smc_io.h)
-    pid_t ownerPid = 0;                    // a forked child inherits the fd but not the engine
+    smcr::Socket sock;  // non-blocking; the preload does the blocking (smc_io.h)
+    // Its engine: after fork() the process that uses the connection first
+    // runs it (usableHere(), process.h; engine/README.md "fork").
+    std::shared_ptr<Engine> engine;
     std::atomic<bool> nonBlocking{false};  // the carrier's O_NONBLOCK, mirrored
     std::atomic<int> fdRefs{1};            // fds naming it; the last close ends it
     // Bumped by every recv/send call: an edge-triggered epoll reports a
@@ -47,6 +50,7 @@ struct Conn {
 struct ListenerInfo {
     uint16_t port = 0;
     pid_t ownerPid = 0;
+    std::string record;  // its registry entry (registry.h listenerRecord)
 };
 
 class FdTable {
@@ -71,8 +75,10 @@ public:
 
     void setListener(int fd, ListenerInfo info);
     ListenerInfo listener(int fd);
-    // Ports of every listening socket in the table.
-    std::vector<uint16_t> listenerPorts();
+    // Every listening socket in the table.
+    std::vector<ListenerInfo> listeners();
+    // True when some fd of the table names a connection of `engine`.
+    bool holdsConnectionsOf(const Engine* engine);
 
     std::mutex& mutex() { return m_mutex; }
 

@@ -18,10 +18,11 @@ using namespace smcr::preload;
 namespace {
 
 // The connection behind an SMC carrier of this process; null otherwise.
-// A forked child's inherited SMC fds fail with EIO (*inherited set).
+// After fork() the first process to use a connection runs its engine; in
+// the others its fds fail with EIO (*inherited set).
 std::shared_ptr<Conn> smcConn(int fd, bool* inherited) {
     auto conn = fdTable().conn(fd);
-    if (conn && conn->ownerPid != currentPid()) {
+    if (conn && !usableHere(*conn)) {
         counters().inheritedIo.fetch_add(1, std::memory_order_relaxed);
         *inherited = true;
         return nullptr;

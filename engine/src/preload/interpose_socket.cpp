@@ -37,15 +37,19 @@ bool isTcpSocket(int domain, int type, int protocol) {
            (protocol == 0 || protocol == IPPROTO_TCP);
 }
 
+// fork(): process.h beforeFork (the engine parks when it has open
+// connections; the first process to use one of them runs it on).
 void forkPrepare() {
+    beforeFork();
     fdTable().mutex().lock();
 }
 void forkParent() {
     fdTable().mutex().unlock();
+    afterForkParent();
 }
 void forkChild() {
     fdTable().mutex().unlock();
-    refreshPid();
+    afterForkChild();
 }
 
 __attribute__((constructor)) void preloadInit() {
@@ -124,7 +128,7 @@ SMCR_EXPORT int close(int fd) {
 SMCR_EXPORT int shutdown(int fd, int how) {
     if (fdTable().kind(fd) != FdKind::smc) return real().shutdown(fd, how);
     auto conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid()) return real().shutdown(fd, how);
+    if (!conn || !usableHere(*conn)) return real().shutdown(fd, how);
     if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
         errno = EINVAL;
         return -1;
@@ -193,7 +197,7 @@ SMCR_EXPORT int ioctl(int fd, unsigned long request, ...) {
     va_end(ap);
     if (fdTable().kind(fd) == FdKind::smc) {
         auto conn = fdTable().conn(fd);
-        if (conn && conn->ownerPid == currentPid()) {
+        if (conn && usableHere(*conn)) {
             if (request == FIONREAD && arg != nullptr) {
                 *static_cast<int*>(arg) = static_cast<int>(conn->sock.readableBytes());
                 return 0;
@@ -209,7 +213,7 @@ SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, sockl
     if (rc != 0 || level != IPPROTO_TCP || fdTable().kind(fd) != FdKind::smc) return rc;
     if (value == nullptr || len < static_cast<socklen_t>(sizeof(int))) return rc;
     auto conn = fdTable().conn(fd);
-    if (!conn || conn->ownerPid != currentPid()) return rc;
+    if (!conn || !usableHere(*conn)) return rc;
     const bool on = *static_cast<const int*>(value) != 0;
     if (name == TCP_NODELAY) (void)conn->sock.setNoDelay(on);
     if (name == TCP_CORK) (void)conn->sock.setCork(on);
@@ -222,7 +226,7 @@ SMCR_EXPORT int setsockopt(int fd, int level, int name, const void* value, sockl
 SMCR_EXPORT pid_t fork() {
     const pid_t pid = real().fork();
     if (pid > 0) {
-        for (const uint16_t port : fdTable().listenerPorts()) registerListener(port, pid);
+        for (const ListenerInfo& l : fdTable().listeners()) registerListener(l.port, l.record, pid);
     }
     return pid;
 }

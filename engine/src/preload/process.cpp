@@ -15,6 +15,7 @@
 #include <smcr/wire/decline_reasons.h>
 
 #include "config.h"
+#include "fd_table.h"
 #include "real_calls.h"
 
 namespace smcr::preload {
@@ -22,10 +23,11 @@ namespace smcr::preload {
 namespace {
 
 std::mutex g_engineMutex;
-// Leaked on purpose: a child after fork() must neither use nor destroy its
-// parent's engine (the threads are gone), and exit must not wait for it.
+// Leaked on purpose: a process that does not run its copy of an engine
+// (fork) must not destroy it, and exit must not wait for it.
 std::shared_ptr<Engine>* g_engine = nullptr;
-pid_t g_engineOwner = 0;
+// The engine whose lock this process's fork() holds (beforeFork).
+std::shared_ptr<Engine>* g_forking = nullptr;
 
 // Settings changed from outside (`smclab set`) before or after the engine.
 std::vector<std::pair<std::string, std::string>>* g_overrides = new std::vector<std::pair<std::string, std::string>>;
@@ -87,7 +89,26 @@ void refreshPid() {
 
 Result<std::shared_ptr<Engine>> processEngine() {
     std::lock_guard lock(g_engineMutex);
-    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
+    if (g_engine != nullptr) {
+        Engine& engine = **g_engine;
+        const pid_t me = currentPid();
+        if (engine.runsIn(me)) return *g_engine;
+        // Parked by a fork: this process takes it when it still holds some
+        // of its connections (it may use them: a client that forked a
+        // worker, a server whose child saves a snapshot); one that closed
+        // them all (accept, fork, close) left them to its child and starts
+        // an engine of its own.
+        if (engine.parked()) {
+            if (fdTable().holdsConnectionsOf(&engine)) {
+                if (engine.claim(me)) return *g_engine;
+            } else {
+                // Nothing here will use it again: this process's copy lets
+                // go of its fds and mappings (an accept-fork-close server
+                // would otherwise keep every child's).
+                engine.discard();
+            }
+        }
+    }
     if (!config().settingsError.empty()) return fail(Errc::invalidArgument, config().settingsError);
     for (const auto& [name, value] : config().engineEnv) {
         if (std::getenv(name.c_str()) == nullptr) ::setenv(name.c_str(), value.c_str(), 0);
@@ -105,7 +126,6 @@ Result<std::shared_ptr<Engine>> processEngine() {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (!made) return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());
-    g_engineOwner = currentPid();
     return *g_engine;
 }
 
@@ -117,7 +137,7 @@ Status applySetting(const std::string& name, const std::string& value) {
         std::lock_guard lock(g_engineMutex);
         g_overrides->emplace_back(name, value);
         (void)noEngineSettingsLocked().set(name, value);
-        if (g_engine != nullptr && g_engineOwner == currentPid()) engine = *g_engine;
+        if (g_engine != nullptr && (*g_engine)->runsIn(currentPid())) engine = *g_engine;
     }
     if (engine) return engine->settings().set(name, value);
     return {};
@@ -138,8 +158,63 @@ void countAcceptFallback(uint32_t reason, bool fastPath) {
 
 std::shared_ptr<Engine> existingEngine() {
     std::lock_guard lock(g_engineMutex);
-    if (g_engine != nullptr && g_engineOwner == currentPid()) return *g_engine;
+    if (g_engine != nullptr && (*g_engine)->runsIn(currentPid())) return *g_engine;
     return nullptr;
+}
+
+bool runsHere(const Conn& conn) {
+    return conn.engine && conn.engine->runsIn(currentPid());
+}
+
+bool usableHere(Conn& conn) {
+    const pid_t me = currentPid();
+    if (!conn.engine) return false;
+    if (conn.engine->runsIn(me)) return true;
+    if (!conn.engine->claim(me)) return false;
+    // The engine this process claimed becomes its engine for new
+    // connections too, unless it runs one already.
+    std::lock_guard lock(g_engineMutex);
+    if (g_engine == nullptr || !(*g_engine)->runsIn(me)) g_engine = new std::shared_ptr<Engine>(conn.engine);
+    logLine("claimed the engine of an inherited SMC-R connection (" + conn.peer + ")");
+    return true;
+}
+
+// The preload's own locks are held across fork() (a child must not find
+// one held by a thread that does not exist there), and the engine's
+// (Engine::parkForFork) for a consistent copy of it.
+void beforeFork() {
+    g_engineMutex.lock();
+    g_forking = nullptr;
+    if (g_engine != nullptr && (*g_engine)->runsIn(currentPid())) {
+        (void)(*g_engine)->parkForFork();
+        g_forking = g_engine;
+    }
+    g_reasonMutex.lock();
+}
+
+namespace {
+void releaseForkLocks() {
+    g_reasonMutex.unlock();
+    if (g_forking != nullptr) (*g_forking)->afterFork();
+    g_forking = nullptr;
+    g_engineMutex.unlock();
+}
+}  // namespace
+
+void afterForkParent() {
+    releaseForkLocks();
+}
+
+void afterForkChild() {
+    refreshPid();
+    g_tcpReasons.clear();
+    g_acceptFallbacks = AcceptFallbacks{};
+    releaseForkLocks();
+    Counters& c = counters();
+    for (std::atomic<uint64_t>* n : {&c.smcClient, &c.smcServer, &c.tcpClient, &c.tcpServer, &c.smcTxBytes,
+                                     &c.smcRxBytes, &c.tcpTxBytes, &c.tcpRxBytes, &c.inheritedIo}) {
+        n->store(0, std::memory_order_relaxed);
+    }
 }
 
 const timespec* boundedSleep(int waitMs, timespec& ts, bool* bounded) {

@@ -21,8 +21,23 @@ namespace smcr::preload {
 
 // The engine of this process; a child after fork() gets its own.
 Result<std::shared_ptr<Engine>> processEngine();
-// The engine if this process has made one (counters), else null.
+// The engine if this process runs one (counters), else null.
 std::shared_ptr<Engine> existingEngine();
+
+// May this process use the connection? After fork() the first process to
+// use one of a parked engine's connections claims the engine (and runs it
+// as its own); the other processes' copies answer EIO. Every I/O, option
+// and poll on an SMC fd asks first; close() does not claim (runsHere).
+struct Conn;
+bool usableHere(Conn& conn);
+bool runsHere(const Conn& conn);
+
+// Around the program's fork(): parks this process's engine when it has
+// open connections (Engine::parkForFork), and starts a child's counters
+// from zero (each process's counters file counts what it did).
+void beforeFork();
+void afterForkParent();
+void afterForkChild();
 
 struct Counters {
     std::atomic<uint64_t> smcClient{0};   // connections upgraded to SMC-R as client
@@ -33,7 +48,7 @@ struct Counters {
     std::atomic<uint64_t> smcRxBytes{0};
     std::atomic<uint64_t> tcpTxBytes{0};  // application bytes over TCP (tracked sockets)
     std::atomic<uint64_t> tcpRxBytes{0};
-    std::atomic<uint64_t> inheritedIo{0};  // I/O on an SMC fd a forked child inherited (EIO)
+    std::atomic<uint64_t> inheritedIo{0};  // I/O on an SMC fd another process took after fork (EIO)
 };
 Counters& counters();
 
@@ -42,7 +57,7 @@ Counters& counters();
 Status applySetting(const std::string& name, const std::string& value);
 
 // Counts a TCP connection under its reason (a decline name such as
-// "PEERNOSMC", or the preload's own: "not_libsmcr_peer", "remote_address",
+// "PEERNOSMC", or the preload's own: "not_libsmcr_peer" (no preloaded listener answers there),
 // "tcp_port", "engine_error").
 void countTcp(bool client, const std::string& reason);
 // A plain TCP client taken by a listener of this process, counted in the

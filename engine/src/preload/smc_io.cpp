@@ -264,15 +264,47 @@ bool anySmc(const pollfd* fds, nfds_t nfds) {
 }
 
 int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
+    // After fork(), polling a connection is using it: its engine is claimed
+    // (and becomes this process's) before the thread's poller is chosen.
+    for (nfds_t i = 0; i < nfds; ++i) {
+        if (fdTable().kind(fds[i].fd) != FdKind::smc) continue;
+        if (auto c = fdTable().conn(fds[i].fd)) (void)usableHere(*c);
+    }
     Poller* poller = threadPoller();
-    if (poller == nullptr) return mask ? real().ppoll(fds, nfds, nullptr, mask) : real().poll(fds, nfds, timeoutMs);
+    if (poller == nullptr) {
+        // No engine runs here: every SMC fd is another process's (fork), and
+        // reports POLLERR beside whatever the kernel fds say now.
+        std::vector<pollfd> kernel(fds, fds + nfds);
+        int dead = 0;
+        for (nfds_t i = 0; i < nfds; ++i) {
+            if (fdTable().kind(fds[i].fd) != FdKind::smc) continue;
+            kernel[i].fd = -1;
+            ++dead;
+        }
+        timespec zero{};
+        const int r = mask ? real().ppoll(kernel.data(), nfds, dead > 0 ? &zero : nullptr, mask)
+                           : real().poll(kernel.data(), nfds, dead > 0 ? 0 : timeoutMs);
+        if (r < 0) return r;
+        for (nfds_t i = 0; i < nfds; ++i) {
+            fds[i].revents = kernel[i].fd < 0 && fds[i].fd >= 0 ? short{POLLERR} : kernel[i].revents;
+        }
+        return r + dead;
+    }
     std::vector<std::shared_ptr<Conn>> conns(nfds);
     std::vector<pollfd> kernel(fds, fds + nfds);
+    std::vector<bool> dead(nfds, false);
     size_t smcCount = 0;
     for (nfds_t i = 0; i < nfds; ++i) {
         if (fdTable().kind(fds[i].fd) != FdKind::smc) continue;
         auto c = fdTable().conn(fds[i].fd);
-        if (!c || c->ownerPid != currentPid()) continue;
+        if (c && !usableHere(*c)) {
+            // Another process took it after fork(): its I/O says EIO, so
+            // the program learns at once instead of sleeping on it.
+            dead[i] = true;
+            kernel[i].fd = -1;
+            continue;
+        }
+        if (!c) continue;
         // The same connection twice (dup'ed fds) is watched once.
         const uint32_t want = static_cast<uint32_t>(fds[i].events) & (POLLIN | POLLOUT);
         if (!poller->add(c->sock, want, reinterpret_cast<void*>(static_cast<uintptr_t>(i) + 1))) continue;
@@ -320,7 +352,7 @@ int pollMixed(pollfd* fds, nfds_t nfds, int timeoutMs, const sigset_t* mask) {
         }
         for (nfds_t i = 0; i < nfds; ++i) {
             if (conns[i]) continue;
-            fds[i].revents = kernel[i].revents;
+            fds[i].revents = dead[i] ? short{POLLERR} : kernel[i].revents;
             if (fds[i].revents != 0) ++ready;
         }
         if (ready > 0) {

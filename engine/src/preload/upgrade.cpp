@@ -97,11 +97,12 @@ std::string fallbackText(const Socket& sock) {
     return name != nullptr ? std::string(name) : "decline_" + std::to_string(sock.fallbackReason());
 }
 
-void becomeSmc(int fd, Socket sock, bool client, bool nonBlocking, const std::string& peer) {
+void becomeSmc(int fd, Socket sock, std::shared_ptr<Engine> engine, bool client, bool nonBlocking,
+               const std::string& peer) {
     auto conn = std::make_shared<Conn>();
     (void)sock.setNonBlocking(true);
     conn->sock = std::move(sock);
-    conn->ownerPid = currentPid();
+    conn->engine = std::move(engine);
     conn->nonBlocking = nonBlocking;
     conn->peer = peer;
     fdTable().setConn(fd, std::move(conn));
@@ -170,11 +171,9 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
     const std::string peer = addressText(addr);
     const uint16_t port = portOf(addr);
     std::string reason;
-    if (!isLocalAddress(addr, len)) {
-        reason = "remote_address";
-    } else if (config().tcpPorts.count(port) != 0) {
+    if (config().tcpPorts.count(port) != 0) {
         reason = "tcp_port";
-    } else if (!listenerRegistered(port)) {
+    } else if (!listenerReachable(addr, len)) {
         reason = "not_libsmcr_peer";
     }
     std::shared_ptr<Engine> engine;
@@ -193,11 +192,11 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
         return real().connect(fd, addr, len);
     }
     const uint16_t myPort = localPort(fd);
-    markClient(myPort);
+    markClient(myPort, addr, len);
     const bool nonBlocking = (real().fcntl(fd, F_GETFL) & O_NONBLOCK) != 0;
     if (connectNow(fd, addr, len) != 0) {
         const int err = errno;
-        unmarkClient(myPort);
+        unmarkClient(myPort, addr, len);
         fdTable().setKind(fd, FdKind::tcp);
         candidateGone(fd);
         logLine("connect " + peer + " fd " + std::to_string(fd) + ": " + std::strerror(err));
@@ -208,12 +207,12 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
     // the program closed (and reused) the carrier's number.
     const int mine = dupForEngine(fd);
     if (mine < 0) {
-        unmarkClient(myPort);
+        unmarkClient(myPort, addr, len);
         stayTcp(fd, true, peer, "dup_failed");
         return 0;
     }
     auto sock = Socket::handshakeAsClient(mine, peer, engine);
-    unmarkClient(myPort);
+    unmarkClient(myPort, addr, len);
     if (!sock) {
         real().close(mine);
         stayTcp(fd, true, peer, "handshake_error");
@@ -223,7 +222,7 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
         stayTcp(fd, true, peer, fallbackText(sock.value()));
         return 0;  // the fallback socket closes `mine` as it goes
     }
-    becomeSmc(fd, std::move(sock.value()), true, nonBlocking, peer);
+    becomeSmc(fd, std::move(sock.value()), engine, true, nonBlocking, peer);
     return 0;
 }
 
@@ -251,7 +250,10 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     }
     const auto* addr = reinterpret_cast<const sockaddr*>(&peerAddr);
     const std::string peer = addressText(addr);
-    if (!isLocalAddress(addr, len) || !clientMarked(portOf(addr))) {
+    sockaddr_storage localAddr{};
+    socklen_t localLen = sizeof localAddr;
+    const bool named = ::getsockname(newFd, reinterpret_cast<sockaddr*>(&localAddr), &localLen) == 0;
+    if (!named || !clientMarked(portOf(addr), reinterpret_cast<const sockaddr*>(&localAddr), localLen)) {
         acceptPlain(newFd, peer);
         return newFd;
     }
@@ -276,7 +278,7 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
         stayTcp(newFd, false, peer, fallbackText(sock.value()));
         return newFd;
     }
-    becomeSmc(newFd, std::move(sock.value()), false, (acceptFlags & SOCK_NONBLOCK) != 0, peer);
+    becomeSmc(newFd, std::move(sock.value()), engine.value(), false, (acceptFlags & SOCK_NONBLOCK) != 0, peer);
     return newFd;
 }
 
@@ -287,18 +289,20 @@ void listened(int fd) {
     candidateGone(fd);  // a listener stays in the program's epoll sets as it is
     ensureControl();
     const uint16_t port = localPort(fd);
-    fdTable().setListener(fd, ListenerInfo{port, currentPid()});
-    if (port != 0) registerListener(port);
+    ListenerInfo info{port, currentPid(), listenerRecord(fd)};
+    if (port != 0) registerListener(port, info.record);
+    fdTable().setListener(fd, std::move(info));
     logLine("listen port " + std::to_string(port) + " fd " + std::to_string(fd));
 }
 
 void release(std::shared_ptr<Conn> conn) {
     if (!conn) return;
     if (conn->fdRefs.fetch_sub(1) != 1) return;
-    if (conn->ownerPid != currentPid()) {
-        // A forked child's copy: its parent's engine is not ours to touch,
-        // not even to destroy the handle (it would take a lock a parent's
-        // thread may have held at fork).
+    if (!runsHere(*conn)) {
+        // After fork(), a copy this process does not run: closing it must
+        // neither claim the engine nor tell the peer (the process that uses
+        // the connection closes it), nor destroy the handle (its engine is
+        // not ours to lock).
         new std::shared_ptr<Conn>(std::move(conn));
         return;
     }
