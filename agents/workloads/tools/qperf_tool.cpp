@@ -55,7 +55,9 @@ protected:
     }
 
     Result<ToolPlan> serverPlan(const RunContext&, uint16_t port, const std::string&) const override {
-        return ToolPlan{.program = ToolProgram::qperf, .args = {"-lp", std::to_string(port)}, .tcpPort = port};
+        // No port stays TCP: the control connection its server accepts and
+        // hands to a forked child goes over SMC-R (engine/README.md "fork").
+        return ToolPlan{.program = ToolProgram::qperf, .args = {"-lp", std::to_string(port)}};
     }
 
     Result<ToolPlan> clientPlan(const RunContext& ctx) const override {
@@ -65,7 +67,6 @@ protected:
         return ToolPlan{.program = ToolProgram::qperf,
                         .args = {ctx.host, "-lp", std::to_string(ctx.port), "-m", std::to_string(size), "-t",
                                  std::to_string(seconds), "-vu", "-vt", test},
-                        .tcpPort = ctx.port,
                         .parse = [test](const ToolExit& exit, RunResult& r) { return fillQperfResult(test, exit, r); }};
     }
 };

@@ -30,8 +30,8 @@ struct ToolLaunch {
 // Finds `program`, checks it against `minVersion` (MAJOR*1000+MINOR, 0 =
 // any), builds the wrapped command from `args` (the tool's arguments).
 // `tcpPort` (smcr only) is a port whose connections stay plain TCP
-// (SMCR_TCP_PORTS): qperf's control connection, which its server's fork
-// shares between processes.
+// (SMCR_TCP_PORTS, a user option); no tool workload needs one (qperf's
+// control connection, which its server's fork hands to a child, is SMC-R).
 smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program, const std::vector<std::string>& args,
                                      int minVersion = 0, uint16_t tcpPort = 0);
 
