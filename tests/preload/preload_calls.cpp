@@ -517,6 +517,45 @@ int limitSmcHs(int lfd, const sockaddr_in& addr) {
     return 0;
 }
 
+// fork() with two SMC-R connections, a child that never uses them, and a
+// parent that closes one while the engine is parked and then goes on with
+// the other: claiming the engine back, the parent closes the first over
+// SMC-R (the server reads its end of stream; without it, nothing would
+// ever close it).
+int forkClosedCopy(int lfd, const sockaddr_in& a) {
+    const pid_t server = ::fork();
+    CHECK(server >= 0);
+    if (server == 0) {
+        ::alarm(20);
+        const int first = ::accept(lfd, nullptr, nullptr);
+        const int second = ::accept(lfd, nullptr, nullptr);
+        CHECK(first >= 0 && second >= 0);
+        serverEchoesM(second);
+        uint8_t b = 0;
+        const ssize_t n = ::read(first, &b, 1);
+        std::exit(n == 0 ? 0 : 3);
+    }
+    ::close(lfd);
+    const int first = ::socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(::connect(first, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
+    const int second = ::socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(::connect(second, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0);
+    const pid_t child = ::fork();
+    CHECK(child >= 0);
+    if (child == 0) std::_Exit(0);
+    int status = 0;
+    CHECK(::waitpid(child, &status, 0) == child);
+    ::close(first);
+    writeAll(second, "n", 1);
+    uint8_t b = 0;
+    readAll(second, &b, 1);
+    CHECK(b == 'm');
+    CHECK(::waitpid(server, &status, 0) == server);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ::close(second);
+    return 0;
+}
+
 struct Scenario {
     const char* name;
     void (*server)(int);
@@ -541,7 +580,8 @@ const Scenario kScenarios[] = {
     {"close_range", serverEchoesM, clientCloseRange},
     {"syscall", serverEchoesM, clientSyscall},
     {"nested_epoll", serverEchoesM, clientNestedEpoll},
-    {"limit_smc_hs", nullptr, nullptr},  // limitSmcHs()
+    {"limit_smc_hs", nullptr, nullptr},      // limitSmcHs()
+    {"fork_closed_copy", nullptr, nullptr},  // forkClosedCopy()
 };
 
 }  // namespace
@@ -575,7 +615,7 @@ int main(int argc, char** argv) {
     CHECK(::getsockname(lfd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
     std::fflush(stdout);
     if (s->server == nullptr) {
-        const int rc = limitSmcHs(lfd, a);
+        const int rc = std::strcmp(s->name, "fork_closed_copy") == 0 ? forkClosedCopy(lfd, a) : limitSmcHs(lfd, a);
         std::printf("ok %s\n", s->name);
         return rc;
     }

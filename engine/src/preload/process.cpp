@@ -17,6 +17,7 @@
 #include "config.h"
 #include "fd_table.h"
 #include "real_calls.h"
+#include "upgrade.h"
 
 namespace smcr::preload {
 
@@ -87,7 +88,13 @@ void refreshPid() {
     g_pid.store(::getpid(), std::memory_order_relaxed);
 }
 
-Result<std::shared_ptr<Engine>> processEngine() {
+namespace {
+
+// processEngine() under g_engineMutex; `claimed` or `discarded` names the
+// parked engine it took back or let go of (closeDeferred and dropDeferred
+// run after the lock: a close may wait).
+Result<std::shared_ptr<Engine>> processEngineLocked(std::shared_ptr<Engine>& claimed,
+                                                    std::shared_ptr<Engine>& discarded) {
     std::lock_guard lock(g_engineMutex);
     if (g_engine != nullptr) {
         Engine& engine = **g_engine;
@@ -100,12 +107,16 @@ Result<std::shared_ptr<Engine>> processEngine() {
         // an engine of its own.
         if (engine.parked()) {
             if (fdTable().holdsConnectionsOf(&engine)) {
-                if (engine.claim(me)) return *g_engine;
+                if (engine.claim(me)) {
+                    claimed = *g_engine;
+                    return *g_engine;
+                }
             } else {
                 // Nothing here will use it again: this process's copy lets
                 // go of its fds and mappings (an accept-fork-close server
                 // would otherwise keep every child's).
                 engine.discard();
+                discarded = *g_engine;
             }
         }
     }
@@ -127,6 +138,17 @@ Result<std::shared_ptr<Engine>> processEngine() {
     if (!made) return fail(made.error());
     g_engine = new std::shared_ptr<Engine>(made.value());
     return *g_engine;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<Engine>> processEngine() {
+    std::shared_ptr<Engine> claimed;
+    std::shared_ptr<Engine> discarded;
+    auto engine = processEngineLocked(claimed, discarded);
+    if (claimed) closeDeferred(*claimed);
+    if (discarded) dropDeferred(*discarded);
+    return engine;
 }
 
 Status applySetting(const std::string& name, const std::string& value) {
@@ -171,11 +193,14 @@ bool usableHere(Conn& conn) {
     if (!conn.engine) return false;
     if (conn.engine->runsIn(me)) return true;
     if (!conn.engine->claim(me)) return false;
-    // The engine this process claimed becomes its engine for new
-    // connections too, unless it runs one already.
-    std::lock_guard lock(g_engineMutex);
-    if (g_engine == nullptr || !(*g_engine)->runsIn(me)) g_engine = new std::shared_ptr<Engine>(conn.engine);
+    {
+        // The engine this process claimed becomes its engine for new
+        // connections too, unless it runs one already.
+        std::lock_guard lock(g_engineMutex);
+        if (g_engine == nullptr || !(*g_engine)->runsIn(me)) g_engine = new std::shared_ptr<Engine>(conn.engine);
+    }
     logLine("claimed the engine of an inherited SMC-R connection (" + conn.peer + ")");
+    closeDeferred(*conn.engine);
     return true;
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -295,6 +297,35 @@ void listened(int fd) {
     logLine("listen port " + std::to_string(port) + " fd " + std::to_string(fd));
 }
 
+namespace {
+std::mutex g_deferredMutex;
+// Closed here while their engine was parked here (release()).
+auto* g_deferred = new std::vector<std::shared_ptr<Conn>>;
+
+std::vector<std::shared_ptr<Conn>> takeDeferred(const Engine& engine) {
+    std::lock_guard lock(g_deferredMutex);
+    std::vector<std::shared_ptr<Conn>> taken;
+    std::erase_if(*g_deferred, [&](std::shared_ptr<Conn>& c) {
+        if (c->engine.get() != &engine) return false;
+        taken.push_back(std::move(c));
+        return true;
+    });
+    return taken;
+}
+}  // namespace
+
+void closeDeferred(const Engine& engine) {
+    for (std::shared_ptr<Conn>& conn : takeDeferred(engine)) {
+        epollForget(*conn);
+        conn->sock.close();
+    }
+}
+
+void dropDeferred(const Engine& engine) {
+    // Their engine is discarded here: the handles are not ours to destroy.
+    for (std::shared_ptr<Conn>& conn : takeDeferred(engine)) new std::shared_ptr<Conn>(std::move(conn));
+}
+
 void release(std::shared_ptr<Conn> conn) {
     if (!conn) return;
     if (conn->fdRefs.fetch_sub(1) != 1) return;
@@ -302,8 +333,14 @@ void release(std::shared_ptr<Conn> conn) {
         // After fork(), a copy this process does not run: closing it must
         // neither claim the engine nor tell the peer (the process that uses
         // the connection closes it), nor destroy the handle (its engine is
-        // not ours to lock).
-        new std::shared_ptr<Conn>(std::move(conn));
+        // not ours to lock). Should this process claim the engine later
+        // (it goes on with its other connections), it closes this one then.
+        std::lock_guard lock(g_deferredMutex);
+        if (conn->engine && conn->engine->parked()) {
+            g_deferred->push_back(std::move(conn));
+        } else {
+            new std::shared_ptr<Conn>(std::move(conn));
+        }
         return;
     }
     epollForget(*conn);

@@ -24,8 +24,13 @@ void listened(int fd);
 
 // The preload's part of closing fd (the kernel close is the caller's).
 void forget(int fd);
-// The last fd of a connection is gone: close it over SMC (or leak it in a
-// forked child, whose parent still owns the engine).
+// The last fd of a connection is gone: close it over SMC. After fork(), in
+// a process that does not run its engine, nothing is sent: while the engine
+// is parked here the connection waits (closeDeferred closes it should this
+// process claim the engine; dropDeferred forgets it when the copy is
+// discarded), else the handle is left alone.
 void release(std::shared_ptr<Conn> conn);
+void closeDeferred(const Engine& engine);
+void dropDeferred(const Engine& engine);
 
 }  // namespace smcr::preload
