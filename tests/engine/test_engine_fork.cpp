@@ -105,10 +105,10 @@ private slots:
         // This process will never run the server's engine again: its copy
         // lets go of its fds and mappings, and nothing the child runs on
         // may notice (the child's side goes on below). Its socket is the
-        // child's to close; this copy of the handle is left alone.
+        // child's to close: this copy's close() sends nothing.
         p.serverEngine->discard();
         QVERIFY(!p.serverEngine->claim(::getpid()));
-        new smcr::Socket(std::move(p.server));
+        p.server.close();
         bool sent = false;
         std::thread writer([&] { sent = sendPattern(p.client, kClientSeed, 100000, 2000000); });
         QVERIFY(recvPattern(p.client, kServerSeed, 0, 3000000));

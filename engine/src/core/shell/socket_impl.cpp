@@ -336,6 +336,10 @@ void SocketImpl::close() {
         return;
     }
     EngineImpl& engine = *m_engine;
+    // After fork(), a process that does not run the engine (parked, another
+    // process's, discarded: engine_fork.cpp) closes nothing: the process
+    // that runs it closes the connection.
+    if (!engine.runsIn(static_cast<int>(::getpid()))) return;
     Connection& conn = *m_conn;
     std::unique_lock lock(engine.mutex());
     conn.appClosed = true;
