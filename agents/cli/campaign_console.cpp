@@ -233,7 +233,40 @@ void printColumnFailures(const ConsoleResult& result, const char* who) {
     std::fflush(stderr);
 }
 
-bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
+QStringList overTcpCells(const QList<report::ComparisonTable>& tables) {
+    QStringList lines;
+    for (const report::ComparisonTable& table : tables) {
+        for (qsizetype c = 0; c < table.columns.size(); ++c) {
+            QStringList sizes;
+            QStringList reasons;
+            for (const report::Row& row : table.rows) {
+                const report::Cell cell = row.cells.value(c);
+                if (!cell.overTcp()) continue;
+                sizes << QString::number(row.msgSize);
+                if (!cell.fallbackReasons.isEmpty() && !reasons.contains(cell.fallbackReasons))
+                    reasons << cell.fallbackReasons;
+            }
+            if (sizes.isEmpty()) continue;
+            lines << QStringLiteral("%1, %2 at %3 B: %4")
+                         .arg(table.title, table.columns[c], sizes.join(QStringLiteral(", ")),
+                              reasons.join(QStringLiteral("; ")));
+        }
+    }
+    return lines;
+}
+
+int reportOverTcpCells(const QStringList& overTcp, const char* who) {
+    if (overTcp.isEmpty()) return 0;
+    std::fprintf(stderr,
+                 "%s: cells of SMC columns ran over TCP, not SMC-R (marked [TCP], left out of the percentages; "
+                 "exit status %d):\n",
+                 who, kExitRunsFailed);
+    for (const QString& line : overTcp) std::fprintf(stderr, "  %s\n", qPrintable(line));
+    std::fflush(stderr);
+    return kExitRunsFailed;
+}
+
+bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out, QStringList* overTcp) {
     auto tables = db::comparisonTables(store, campaignId, workloads::headlineMetricsByWorkload());
     if (!tables) {
         std::fprintf(stderr, "smclab: cannot build the tables of campaign %lld: %s\n",
@@ -261,6 +294,7 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out) {
         }
     }
     std::fflush(stderr);
+    if (overTcp != nullptr) *overTcp = overTcpCells(*tables);
     // The letter's tables byte for byte, then the intervals behind them.
     const QByteArray text = report::formatTextWithConfidence(*tables).toUtf8();
     std::fwrite(text.constData(), 1, static_cast<size_t>(text.size()), out);

@@ -30,7 +30,8 @@ void installInterruptHandlers();
 bool interrupted();
 
 // Exit status of `smclab run` and `smclab demo` when the campaign ran to
-// its end but some of its runs failed (their table cells show '-').
+// its end but some of its runs failed (their table cells show '-'), or
+// some cell of an SMC column ran over TCP (its cells show [TCP]).
 inline constexpr int kExitRunsFailed = 3;
 
 // "2 of 34 runs failed" (exit status 3).
@@ -58,9 +59,18 @@ void printColumnFailures(const ConsoleResult& result, const char* who);
 // column has none at all (empty when the baseline is fine).
 QString fallbackBaseline(const QList<report::ComparisonTable>& tables);
 
+// The cells of SMC columns whose data went over TCP (Cell::overTcp), one
+// line per table and column: "Bandwidth, SMC with patches at 1, 4 B: no
+// SMC-R connection x6". Empty when every SMC cell ran SMC-R.
+QStringList overTcpCells(const QList<report::ComparisonTable>& tables);
+
 // The cover-letter tables of a campaign (report text layout) to `out`;
 // false (after printing why to stderr) if the store cannot build them.
-bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out);
+// `overTcp`, if given, receives overTcpCells() of the tables.
+bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out, QStringList* overTcp = nullptr);
+// After the tables: the cells that ran over TCP and the exit status they
+// give (kExitRunsFailed), or kExitOk when there are none.
+int reportOverTcpCells(const QStringList& overTcp, const char* who);
 // Writes the self-contained HTML report; returns the error text or empty.
 QString writeHtmlReport(db::ResultStore& store, qint64 campaignId, const QString& path);
 

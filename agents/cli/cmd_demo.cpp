@@ -63,7 +63,8 @@ void printDemoHelp() {
         "  -o FILE        HTML report path (default: smclab-demo-<campaign>.html here)\n"
         "\n"
         "exit status: 0 every run finished; 1 the demo could not run; 2 usage;\n"
-        "3 tables and report written but some runs failed (stderr says which);\n"
+        "3 tables and report written but some runs failed, or some cell of an SMC\n"
+        "column ran over TCP (stderr says which);\n"
         "130 interrupted.\n",
         kDemoDurationMs / 1000.0, kQuickDurationMs / 1000.0, qPrintable(db::defaultDatabasePath()));
 }
@@ -160,7 +161,8 @@ int reportFinished(db::ResultStore& store, const ConsoleResult& result, int tota
     printColumnFailures(result, "smclab demo");
     std::fflush(stderr);
 
-    if (!printCampaignTables(store, result.campaignId, stdout)) return kExitFailure;
+    QStringList overTcp;
+    if (!printCampaignTables(store, result.campaignId, stdout, &overTcp)) return kExitFailure;
     if (outPath.isEmpty()) outPath = QStringLiteral("smclab-demo-%1.html").arg(result.campaignId);
     const QString absolute = QFileInfo(outPath).absoluteFilePath();
     if (const QString error = writeHtmlReport(store, result.campaignId, absolute); !error.isEmpty()) {
@@ -169,11 +171,12 @@ int reportFinished(db::ResultStore& store, const ConsoleResult& result, int tota
     }
     std::printf("\nHTML report: %s\n", qPrintable(absolute));
     std::fflush(stdout);
+    const int overTcpExit = reportOverTcpCells(overTcp, "smclab demo");
     if (result.failedCells > 0) {
         std::fprintf(stderr, "smclab demo: %s\n", qPrintable(failedRunsText(result.failedCells, totalCells)));
         return kExitRunsFailed;
     }
-    return kExitOk;
+    return overTcpExit == 0 ? kExitOk : overTcpExit;
 }
 
 }  // namespace

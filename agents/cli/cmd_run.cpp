@@ -85,7 +85,8 @@ void printRunHelp() {
         "       token, database locked or unwritable, or paused after an agent was lost\n"
         "  2    usage: bad option, unknown preset, invalid campaign file\n"
         "  3    the campaign ended but some runs failed (stderr says how many and why;\n"
-        "       --resume ID runs exactly those again); the tables show '-' for them\n"
+        "       --resume ID runs exactly those again); the tables show '-' for them;\n"
+        "       or some cell of an SMC column ran over TCP, not SMC-R (marked [TCP])\n"
         "  130  interrupted (Ctrl-C); resumable with --resume ID\n",
         qPrintable(db::defaultDatabasePath()));
 }
@@ -320,8 +321,10 @@ int reportOutcome(const ConsoleResult& result, Orchestrator& orchestrator, db::R
                              "  values are medians of %d repetitions (intervals in ==== Confidence ====); all formats: "
                              "smclab report %lld --format md\n",
                              orchestrator.spec().repetitions, id);
-            if (!printCampaignTables(store, result.campaignId, stdout)) return kExitFailure;
-            if (result.failedCells == 0) return kExitOk;
+            QStringList overTcp;
+            if (!printCampaignTables(store, result.campaignId, stdout, &overTcp)) return kExitFailure;
+            const int overTcpExit = reportOverTcpCells(overTcp, "smclab run");
+            if (result.failedCells == 0) return overTcpExit;
             // A campaign with holes is not a success: scripts that chain
             // `run` and `report` must see it (the tables show '-').
             std::fprintf(stderr, "smclab run: %s; re-run them with:\n  smclab run --resume %lld %s\n",

@@ -1,5 +1,6 @@
 // smclab show ID: one campaign in detail: its matrix, the settings that
-// tell its columns apart, and every run with its status.
+// tell its columns apart, and every run with its status and what its
+// connections did (SMC-R, fell back, or over TCP, with the reasons).
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "args.h"
 #include "commands.h"
 #include "smclab/db/database_path.h"
+#include "smclab/report/connection_use.h"
 #include "store_cli.h"
 
 namespace smclab::cli {
@@ -188,19 +190,68 @@ void printRunFacts(const QMap<qint64, QString>& wires, const QMap<qint64, QStrin
     }
 }
 
-void printRuns(const QList<db::Run>& runs, const QMap<qint64, QString>& busy) {
+// A run's connections in a few words (db/report connection_use.h): "SMC-R
+// 1/1", "fell back: PEERNOSMC (SMC-R 3/4)", "OVER TCP: no SMC-R connection
+// (SMC-R 0/2)"; empty for runs whose client did not propose SMC.
+QString connectionsText(const report::ConnectionUse& use) {
+    if (!use.judged) return QString();
+    const QString counts =
+        QStringLiteral("SMC-R %1/%2").arg(use.smcConnections).arg(use.smcConnections + use.tcpConnections);
+    QString reasons = use.fallbackReasons.isEmpty() && use.smcConnections == 0 ? QStringLiteral("no SMC-R connection")
+                                                                               : use.reasonsText();
+    if (const double share = use.rdmaShare(); share >= 0 && share < report::kMinRdmaShare)
+        reasons += QStringLiteral(", %1% of the bytes over RDMA").arg(QString::number(share * 100, 'f', 1));
+    if (use.overTcp()) return QStringLiteral("OVER TCP: %1 (%2)").arg(reasons, counts);
+    if (use.fellBack()) return QStringLiteral("fell back: %1 (%2)").arg(reasons, counts);
+    return counts;
+}
+
+void printRuns(const QList<db::Run>& runs, const QMap<qint64, QString>& busy,
+               const QMap<qint64, report::ConnectionUse>& connections) {
+    int connectionsWidth = 11;
+    for (const report::ConnectionUse& use : connections)
+        connectionsWidth = std::max(connectionsWidth, static_cast<int>(connectionsText(use).size()));
     std::printf("runs:\n");
-    std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-4s %-19s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN", "SIZE",
-                "REP", "STATUS", "LOAD", "FINISHED (UTC)", "ERROR");
+    std::printf("  %6s  %-9s %-6s %-22s %8s %4s  %-8s %-4s %-19s %-*s %s\n", "ID", "WORKLOAD", "TRANSP", "COLUMN",
+                "SIZE", "REP", "STATUS", "LOAD", "FINISHED (UTC)", connectionsWidth, "CONNECTIONS", "ERROR");
     for (const db::Run& r : runs) {
         const QString load = busy.value(r.id) == QLatin1String("yes") ? QStringLiteral("busy") : QString();
         const QString line = QString::asprintf(
-            "  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-4s %-19s %s", static_cast<long long>(r.id),
+            "  %6lld  %-9s %-6s %-22s %8lld %4d  %-8s %-4s %-19s %-*s %s", static_cast<long long>(r.id),
             qPrintable(r.cell.workload), qPrintable(r.cell.transport), qPrintable(r.cell.column),
             static_cast<long long>(r.cell.msgSize), r.cell.repetition, qPrintable(db::statusName(r.status)),
-            qPrintable(load), qPrintable(date(r.finishedAt)), qPrintable(r.error));
+            qPrintable(load), qPrintable(date(r.finishedAt)), connectionsWidth,
+            qPrintable(connectionsText(connections.value(r.id))), qPrintable(r.error));
         std::printf("%s\n", qPrintable(trimRight(line)));
     }
+}
+
+// What each done run's connections did, from its counters.
+std::optional<QMap<qint64, report::ConnectionUse>> runConnections(db::ResultStore& store, const QList<db::Run>& runs) {
+    QMap<qint64, report::ConnectionUse> out;
+    for (const db::Run& r : runs) {
+        if (r.status != db::RunStatus::done) continue;
+        auto counters = store.counters(r.id);
+        if (!counters) {
+            reportError("smclab show", counters.error());
+            return std::nullopt;
+        }
+        out.insert(r.id, report::connectionUse(*counters));
+    }
+    return out;
+}
+
+// Runs of SMC columns whose connections fell back, summed up above the list.
+void printConnectionSummary(const QMap<qint64, report::ConnectionUse>& connections) {
+    int judged = 0, fellBack = 0, overTcp = 0;
+    for (const report::ConnectionUse& use : connections) {
+        judged += use.judged ? 1 : 0;
+        fellBack += use.fellBack() && !use.overTcp() ? 1 : 0;
+        overTcp += use.overTcp() ? 1 : 0;
+    }
+    if (judged == 0) return;
+    std::printf("connections: %d run%s of SMC columns: %d on SMC-R, %d with fallbacks, %d over TCP (not SMC-R)\n",
+                judged, judged == 1 ? "" : "s", judged - fellBack - overTcp, fellBack, overTcp);
 }
 
 }  // namespace
@@ -227,7 +278,10 @@ int runShow(const Args& args) {
     auto busy = store->campaignRunFact(id, db::Side::client, QStringLiteral("host_state.busy"));
     if (!busy) return reportError("smclab show", busy.error());
     printRunFacts(*wires, *busy);
-    printRuns(*runs, *busy);
+    const auto connections = runConnections(*store, *runs);
+    if (!connections) return kExitFailure;
+    printConnectionSummary(*connections);
+    printRuns(*runs, *busy, *connections);
     return kExitOk;
 }
 

@@ -51,11 +51,13 @@ std::string sizeText(uint64_t size) {
 // The repetitions of one cell: bwSamples / latSamples where given, else
 // the one run's number; empty when that run failed.
 QList<double> samplesOf(const DatapathRun& run, bool bandwidth, size_t size, size_t column) {
+    const auto& single = bandwidth ? run.bw : run.lat;
+    // A cell whose data went over TCP says nothing about SMC-R: no verdict from it.
+    if (size < single.size() && column < single[size].size() && single[size][column].overTcp) return {};
     const auto& reps = bandwidth ? run.bwSamples : run.latSamples;
     if (size < reps.size() && column < reps[size].size() && !reps[size][column].empty()) {
         return QList<double>(reps[size][column].begin(), reps[size][column].end());
     }
-    const auto& single = bandwidth ? run.bw : run.lat;
     if (size >= single.size() || column >= single[size].size()) return {};
     const StreamResult& r = single[size][column];
     if (!r.ok) return {};

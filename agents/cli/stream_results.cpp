@@ -5,6 +5,7 @@
 #include <QList>
 
 #include "smclab/db/result_store.h"
+#include "smclab/report/connection_use.h"
 #include "smclab/report/statistics.h"
 
 namespace smclab::cli {
@@ -19,6 +20,7 @@ struct CellRuns {
     uint64_t messages = 0;
     CounterMap client;
     CounterMap server;
+    bool overTcp = false;
 };
 
 double median(const QList<double>& values) {
@@ -40,6 +42,7 @@ StreamResult summarise(const CellRuns& runs, StreamTest test) {
     r.messages = runs.messages;
     r.clientCounters = runs.client;
     r.serverCounters = runs.server;
+    r.overTcp = runs.overTcp;
     return r;
 }
 
@@ -91,6 +94,7 @@ smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignI
             cell.p99 << results->value(QStringLiteral("p99_us"));
             cell.messages += static_cast<uint64_t>(results->value(QStringLiteral("server_messages")));
         }
+        cell.overTcp = cell.overTcp || report::connectionUse(*counters).overTcp();
         for (const db::Counter& c : *counters) {
             CounterMap& side = c.side == db::Side::client ? cell.client : cell.server;
             side[c.name.toStdString()] += static_cast<uint64_t>(std::max<qint64>(c.value, 0));

@@ -37,6 +37,9 @@ struct StreamResult {
     uint64_t messages = 0;      // application messages the server received, all repetitions
     CounterMap serverCounters;  // server engine, change over the runs (smcr only)
     CounterMap clientCounters;  // client engine, change over the runs (smcr only)
+    // Some repetition moved its data over TCP, not SMC-R (db/report
+    // connection_use.h): the Shapes leave the cell out.
+    bool overTcp = false;
 };
 
 // [size][column] grids, sizes and columns in the caller's order.

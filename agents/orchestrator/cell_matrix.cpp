@@ -58,4 +58,14 @@ QString formatDurationMs(int64_t ms) {
     return QStringLiteral("%1s").arg(seconds);
 }
 
+QString formatExactDurationMs(int64_t ms) {
+    if (ms == 0) return QStringLiteral("0 s");
+    if (ms > 0 && ms < 1000) return QStringLiteral("%1 ms").arg(ms);
+    if (ms % 1000 == 0) return QStringLiteral("%1 s").arg(ms / 1000);
+    // 1500 -> "1.5 s", 2250 -> "2.25 s": three decimals at most, trailing zeros dropped.
+    QString text = QString::number(static_cast<double>(ms) / 1000.0, 'f', 3);
+    while (text.endsWith(QLatin1Char('0'))) text.chop(1);
+    return text + QStringLiteral(" s");
+}
+
 }  // namespace smclab::orchestrator

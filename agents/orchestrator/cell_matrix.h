@@ -48,5 +48,9 @@ int64_t estimateCampaignMs(const CampaignSpec& spec, int cellCount, int64_t over
 
 // "2h 05m", "3m 07s", "12s".
 QString formatDurationMs(int64_t ms);
+// A stored duration as it was stored, in the unit that keeps it exact:
+// "500 ms", "1.5 s", "2 s", "0 s" (warm-ups and cell times in notes, where
+// formatDurationMs' whole seconds would read 500 ms as "1s").
+QString formatExactDurationMs(int64_t ms);
 
 }  // namespace smclab::orchestrator

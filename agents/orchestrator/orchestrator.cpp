@@ -216,6 +216,7 @@ void Orchestrator::beginRunning() {
     }
     if (smcr::Status s = m_store.updateCampaignStatus(m_campaignId, db::CampaignStatus::running); !s)
         return fatal(statusText(s.error()));
+    m_sessionStarted = QDateTime::currentDateTimeUtc();
     emit campaignStarted(m_campaignId);
     emit message(QStringLiteral("campaign %1 (%2): %3 cells to run of %4, estimated %5")
                      .arg(m_campaignId)
@@ -365,6 +366,11 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
             inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
             addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
             addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
+            // Which runner session ran it: a resumed campaign's report says
+            // when it was resumed and on what (db/report campaign_report.cpp).
+            inputs.clientFacts.insert(QLatin1String(kSessionStartedFact), m_sessionStarted.toString(Qt::ISODate));
+            inputs.clientFacts.insert(QLatin1String(kSessionResumedFact),
+                                      m_resuming ? QStringLiteral("yes") : QStringLiteral("no"));
             const QString clientHost = inputs.clientFacts.value(QStringLiteral("host"));
             const bool sameHost =
                 !clientHost.isEmpty() && clientHost == inputs.serverFacts.value(QStringLiteral("host"));
@@ -441,6 +447,14 @@ void Orchestrator::recordFailure(int pairIndex, int cellIndex, const QString& er
     dispatch(pairIndex);
 }
 
+db::CampaignStatus Orchestrator::finalStatus() {
+    // A campaign that ran to its end without a single run finishing measured
+    // nothing: it failed, whatever its runs' reasons.
+    const auto campaign = m_store.campaign(m_campaignId);
+    if (campaign && campaign->runsDone == 0 && campaign->runsFailed > 0) return db::CampaignStatus::failed;
+    return db::CampaignStatus::done;
+}
+
 void Orchestrator::settle() {
     if (activeRunners() > 0) return;
     for (const Pair& pair : m_pairs) {
@@ -450,7 +464,7 @@ void Orchestrator::settle() {
         case RunnerState::running:
             if (!m_queue.empty()) return;
             m_progressTimer.stop();
-            if (smcr::Status s = m_store.updateCampaignStatus(m_campaignId, db::CampaignStatus::done); !s)
+            if (smcr::Status s = m_store.updateCampaignStatus(m_campaignId, finalStatus()); !s)
                 emit message(QStringLiteral("database: %1").arg(statusText(s.error())));
             for (AgentLink* link : m_links) link->disconnectNow();
             setState(RunnerState::finished);

@@ -45,6 +45,7 @@
 #include "cell_runner.h"
 #include "protocol/agent_client.h"
 #include "runner_lock.h"
+#include "smclab/db/types.h"
 
 namespace smclab::db {
 class ResultStore;
@@ -180,6 +181,8 @@ private:
     void onCellFinished(int pairIndex, int cellIndex, const CellOutcome& outcome);
     void recordFailure(int pairIndex, int cellIndex, const QString& error, bool agentLost);
     void settle();
+    // done, or failed when no run of the campaign finished.
+    db::CampaignStatus finalStatus();
     void setState(RunnerState state);
     void fatal(const QString& error);
     void emitProgress();
@@ -198,6 +201,7 @@ private:
     std::vector<AgentLink*> m_links;  // every distinct agent
     RunnerState m_state = RunnerState::idle;
     bool m_resuming = false;
+    QDateTime m_sessionStarted;  // when this runner began running the campaign (UTC)
     qint64 m_campaignId = 0;
     int m_doneBefore = 0;  // recorded before this session (resume)
     int m_done = 0;

@@ -43,6 +43,13 @@ QMap<QString, double> resultMetrics(const QJsonObject& summary);
 // samples as server_throughput_mbps and cpu_server_pct.
 QList<db::Sample> sampleSeries(const QList<protocol::Samples>& client, const QList<protocol::Samples>& server);
 
+// Client-side facts of every run: when the runner that ran it started
+// ("session.started", ISO 8601 UTC) and whether it resumed the campaign
+// ("session.resumed" yes/no). The report lists the sessions of a resumed
+// campaign with their wires.
+inline constexpr const char* kSessionStartedFact = "session.started";
+inline constexpr const char* kSessionResumedFact = "session.resumed";
+
 struct RecordInputs {
     qint64 campaignId = 0;
     const CampaignSpec* spec = nullptr;

@@ -6,7 +6,9 @@
 // Options (TransportOptions): "fabric" (sim | verbs[:device]), "link"
 // (ideal | cx4-25g | cx4lx-vf), and any engine setting by name, applied when the
 // transport's engine is made.
+#include <atomic>
 #include <csignal>
+#include <memory>
 #include <vector>
 
 #include <poll.h>
@@ -38,32 +40,42 @@ Interest fromPollEvents(uint32_t events) {
     return ready;
 }
 
+// Application bytes that the transport's fallen-back connections moved
+// over TCP: the engine counts only what went over RDMA (smcr.tx_bytes,
+// smcr.rx_bytes), and a run's record must say how much did not
+// (smcr.tcp_tx_bytes, smcr.tcp_rx_bytes; db/report connection_use.h).
+struct TcpBytes {
+    std::atomic<uint64_t> tx{0};
+    std::atomic<uint64_t> rx{0};
+};
+
 class SmcrStream final : public Stream {
 public:
-    explicit SmcrStream(smcr::Socket socket) : m_socket(std::move(socket)) {}
+    SmcrStream(smcr::Socket socket, std::shared_ptr<TcpBytes> tcpBytes)
+        : m_socket(std::move(socket)), m_tcpBytes(m_socket.fellBack() ? std::move(tcpBytes) : nullptr) {}
     ~SmcrStream() override { m_socket.close(); }
 
     int nativeFd() const override { return -1; }
     Status setNonBlocking(bool enabled) override { return m_socket.setNonBlocking(enabled); }
     Status setIoTimeoutMs(int timeoutMs) override { return m_socket.setTimeoutMs(timeoutMs); }
-    Result<size_t> read(void* buffer, size_t len) override { return m_socket.recv(buffer, len); }
-    Result<size_t> write(const void* buffer, size_t len) override { return m_socket.send(buffer, len); }
+    Result<size_t> read(void* buffer, size_t len) override { return countRx(m_socket.recv(buffer, len)); }
+    Result<size_t> write(const void* buffer, size_t len) override { return countTx(m_socket.send(buffer, len)); }
     Result<size_t> writev(const iovec* iov, int count) override {
         size_t total = 0;
         for (int i = 0; i < count; ++i) {
             // MSG_MORE on all but the last piece, like a corked writev.
             auto n = m_socket.send(iov[i].iov_base, iov[i].iov_len, i + 1 < count ? MSG_MORE : 0);
             if (!n) {
-                if (total > 0) return total;
+                if (total > 0) return countTx(total);
                 return smcr::fail(n.error());
             }
             total += n.value();
             if (n.value() < iov[i].iov_len) break;
         }
-        return total;
+        return countTx(total);
     }
     Result<size_t> sendfile(int fileFd, off_t offset, size_t len) override {
-        return m_socket.sendfile(fileFd, offset, len);
+        return countTx(m_socket.sendfile(fileFd, offset, len));
     }
     Status setCork(bool enabled) override { return m_socket.setCork(enabled); }
     Status setNoDelay(bool enabled) override { return m_socket.setNoDelay(enabled); }
@@ -92,19 +104,30 @@ public:
     const smcr::Socket& socket() const { return m_socket; }
 
 private:
+    Result<size_t> countTx(Result<size_t> n) {
+        if (m_tcpBytes && n) m_tcpBytes->tx.fetch_add(n.value(), std::memory_order_relaxed);
+        return n;
+    }
+    Result<size_t> countRx(Result<size_t> n) {
+        if (m_tcpBytes && n) m_tcpBytes->rx.fetch_add(n.value(), std::memory_order_relaxed);
+        return n;
+    }
+
     smcr::Socket m_socket;
+    std::shared_ptr<TcpBytes> m_tcpBytes;  // set when the connection fell back
 };
 
 class SmcrListener final : public Listener {
 public:
-    explicit SmcrListener(smcr::Listener listener) : m_listener(std::move(listener)) {}
+    SmcrListener(smcr::Listener listener, std::shared_ptr<TcpBytes> tcpBytes)
+        : m_listener(std::move(listener)), m_tcpBytes(std::move(tcpBytes)) {}
     ~SmcrListener() override { m_listener.close(); }
     int nativeFd() const override { return -1; }
     Status setNonBlocking(bool enabled) override { return m_listener.setNonBlocking(enabled); }
     Result<std::unique_ptr<Stream>> accept() override {
         auto s = m_listener.accept();
         if (!s) return smcr::fail(s.error());
-        return std::unique_ptr<Stream>(new SmcrStream(s.value()));
+        return std::unique_ptr<Stream>(new SmcrStream(s.value(), m_tcpBytes));
     }
     uint16_t localPort() const override { return m_listener.localPort(); }
     void close() override { m_listener.close(); }
@@ -112,6 +135,7 @@ public:
 
 private:
     smcr::Listener m_listener;
+    std::shared_ptr<TcpBytes> m_tcpBytes;
 };
 
 class SmcrPoller final : public Poller {
@@ -187,13 +211,13 @@ public:
         if (options.noDelay) {
             if (Status r = s->setNoDelay(true); !r) return smcr::fail(r.error());
         }
-        return std::unique_ptr<Stream>(new SmcrStream(s.value()));
+        return std::unique_ptr<Stream>(new SmcrStream(s.value(), m_tcpBytes));
     }
 
     Result<std::unique_ptr<Listener>> listen(const std::string& addr, uint16_t port, int backlog) override {
         auto l = smcr::Listener::listen(addr, port, backlog, m_engine);
         if (!l) return smcr::fail(l.error());
-        return std::unique_ptr<Listener>(new SmcrListener(l.value()));
+        return std::unique_ptr<Listener>(new SmcrListener(l.value(), m_tcpBytes));
     }
 
     Result<std::unique_ptr<Poller>> createPoller() override {
@@ -217,11 +241,14 @@ public:
     Counters counters() const override {
         Counters out;
         for (const auto& [name, value] : m_engine->stats().flatten()) out.push_back({name, value});
+        out.push_back({"smcr.tcp_tx_bytes", m_tcpBytes->tx.load(std::memory_order_relaxed)});
+        out.push_back({"smcr.tcp_rx_bytes", m_tcpBytes->rx.load(std::memory_order_relaxed)});
         return out;
     }
 
 private:
     std::shared_ptr<smcr::Engine> m_engine;
+    std::shared_ptr<TcpBytes> m_tcpBytes = std::make_shared<TcpBytes>();
 };
 
 }  // namespace

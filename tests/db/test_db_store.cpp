@@ -392,6 +392,65 @@ private slots:
         QVERIFY(compared.ok());
         QCOMPARE(compared->tables.first().columns.size(), 6);
     }
+
+    // Issue 33 item 3: a campaign resumed on a relaunched lab lists every
+    // wire its runs crossed, and when it was resumed and on what; its text
+    // tables end with each column's wire(s).
+    void resumedCampaignListsEveryWireAndSession() {
+        auto store = openStore(QStringLiteral("resumed.db"));
+        QVERIFY(store);
+        NewCampaign campaign;
+        campaign.name = QStringLiteral("resumed");
+        for (int rep = 0; rep < 3; ++rep)
+            campaign.cells.append({QStringLiteral("tcp_bw"), QStringLiteral("tcp"), QStringLiteral("TCP"), 64, rep});
+        auto id = store->createCampaign(campaign);
+        QVERIFY(id.ok());
+        auto first = store->upsertAgent(QStringLiteral("127.0.0.1:4001"), std::nullopt, QStringLiteral("0.1"), {});
+        auto second = store->upsertAgent(QStringLiteral("127.0.0.1:5001"), std::nullopt, QStringLiteral("0.1"), {});
+        QVERIFY(first.ok() && second.ok());
+        for (int rep = 0; rep < 3; ++rep) {
+            const bool resumed = rep > 0;
+            RunRecord r;
+            r.campaignId = *id;
+            r.cell = campaign.cells[rep];
+            r.clientAgentId = resumed ? *second : *first;
+            r.serverAgentId = r.clientAgentId;
+            r.startedAt = QDateTime(QDate(2026, 12, 1), QTime(resumed ? 11 : 10, rep), Qt::UTC);
+            r.finishedAt = r.startedAt.addSecs(2);
+            r.results = {{QStringLiteral("bw_mbps"), 100.0 + rep}};
+            r.clientFacts = {
+                {QStringLiteral("wire"),
+                 resumed ? QStringLiteral("veth probed 8.45 Gbit/s") : QStringLiteral("veth probed 10.08 Gbit/s")},
+                {QStringLiteral("wire.model"), QStringLiteral("cx4-25g")},
+                {QStringLiteral("wire.tcp_path"), QStringLiteral("veth between network namespaces")},
+                {QStringLiteral("wire.tcp_capacity"),
+                 resumed ? QStringLiteral("measured 8.45 Gbit/s") : QStringLiteral("measured 10.08 Gbit/s")},
+                {QStringLiteral("session.started"),
+                 resumed ? QStringLiteral("2026-12-01T11:00:00Z") : QStringLiteral("2026-12-01T10:00:00Z")},
+                {QStringLiteral("session.resumed"), resumed ? QStringLiteral("yes") : QStringLiteral("no")}};
+            QVERIFY(store->recordRun(r).ok());
+        }
+        auto doc = campaignReport(*store, *id, headlines(), QDateTime::currentDateTimeUtc());
+        QVERIFY(doc.ok());
+        QMap<QString, QString> entries;
+        for (const auto& entry : doc->provenance.first().entries) entries.insert(entry.key, entry.value);
+        QCOMPARE(
+            entries.value(QStringLiteral("wires")),
+            QStringLiteral("2 different wires: veth probed 10.08 Gbit/s (1 run); veth probed 8.45 Gbit/s (2 runs)"));
+        QCOMPARE(entries.value(QStringLiteral("session 1")),
+                 QStringLiteral("started 2026-12-01T10:00:00Z: 1 run on agents 127.0.0.1:4001 -> 127.0.0.1:4001, "
+                                "wire: veth probed 10.08 Gbit/s"));
+        QCOMPARE(entries.value(QStringLiteral("session 2")),
+                 QStringLiteral("resumed 2026-12-01T11:01:00Z: 2 runs on agents 127.0.0.1:5001 -> 127.0.0.1:5001, "
+                                "wire: veth probed 8.45 Gbit/s"));
+        QVERIFY(doc->provenance[1].title.endsWith(QStringLiteral(", first run)")));
+        // The text tables: the TCP column's two wires with their runs.
+        const QString text = smclab::report::formatText(doc->tables);
+        QVERIFY2(text.contains(QStringLiteral("TCP  TCP over veth between network namespaces; measured 10.08 Gbit/s "
+                                              "(1 run); TCP over veth between network namespaces; measured 8.45 "
+                                              "Gbit/s (2 runs)\n")),
+                 qPrintable(text));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDbStore)

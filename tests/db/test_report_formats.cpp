@@ -20,6 +20,15 @@ ReportDocument sampleDocument() {
     doc.tables = {fixtures::bandwidth(), fixtures::latency()};
     doc.tables[0].rows[3].cells[1] = {std::nullopt, 0.0, 0};         // a failed run
     doc.tables[0].rows[4].cells[2] = {40.823456789012345, 0.25, 3};  // repetitions
+    // Issue 30: a cell whose data went over TCP, one with a fallback.
+    doc.tables[0].rows[5].cells[2].tcpRepetitions = 1;
+    doc.tables[0].rows[5].cells[2].fallbackRepetitions = 1;
+    doc.tables[0].rows[5].cells[2].fallbackReasons = QStringLiteral("PEERNOSMC x2");
+    doc.tables[0].rows[6].cells[2].fallbackRepetitions = 1;
+    doc.tables[0].rows[6].cells[2].fallbackReasons = QStringLiteral("DECL_TIMEOUT_CL");
+    doc.tables[0].wires = {QStringLiteral("SMC-R over the sim fabric, link cx4-25g"),
+                           QStringLiteral("TCP over veth between network namespaces, unshaped"),
+                           QStringLiteral("SMC-R over the sim fabric, link cx4-25g")};
     doc.details = {
         {QStringLiteral("Engine counters (sum over finished runs)"),
          {QStringLiteral("Origin SMC"), QStringLiteral("TCP"), QStringLiteral("SMC with patches")},
@@ -99,7 +108,7 @@ private slots:
                 }
                 QCOMPARE(cells[c].section(QLatin1Char(' '), 0, 0).toDouble(),
                          std::round(*r.cells[c].value * 1000) / 1000);
-                if (c > 0) {
+                if (c > 0 && !r.cells[c].overTcp()) {
                     const double pct = *percentVsBaseline(r.cells[c].value, r.cells[0].value);
                     QVERIFY2(cells[c].contains(QStringLiteral("(%1%)").arg(QString::number(pct, 'f', 2))),
                              qPrintable(cells[c]));
@@ -158,7 +167,7 @@ private slots:
         QVERIFY(texts.contains(QStringLiteral("smclab campaign #1: datapath <seed 000> & friends")));
         QVERIFY(html.contains(QStringLiteral("<style>")));
         QVERIFY(html.contains(QStringLiteral("(313.84%)")));
-        QVERIFY(html.contains(QStringLiteral("class=\"pct worse\">(13.26%)")));  // latency: higher is worse
+        QVERIFY(html.contains(QStringLiteral("class=\"pct worse\">(+13.26%)")));  // latency: higher is worse, signed
         QVERIFY(html.contains(QStringLiteral("class=\"pct better\">(-1.75%)")));
         // The cover-letter text rides along for copy and paste.
         QVERIFY(html.contains(QStringLiteral("==== Latency ====")));
@@ -174,6 +183,60 @@ private slots:
         while (it.hasNext() && xs.size() < 3) xs << it.next().captured(1).toDouble();
         QCOMPARE(xs.size(), 3);
         QVERIFY(std::abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2);
+    }
+
+    // Issue 30: every format marks the cells whose connections fell back,
+    // with the reason, and gives a cell whose data went over TCP no percentage.
+    void fallenBackCellsInEveryFormat() {
+        const ReportDocument doc = sampleDocument();
+        // 32 B: the "SMC with patches" cell went over TCP.
+        const QString csv = formatCsv(doc.tables);
+        QVERIFY(csv.section(QLatin1Char('\n'), 0, 0)
+                    .endsWith(QStringLiteral(
+                        "live_changed_repetitions,fallback_repetitions,tcp_repetitions,fallback_reasons,wire")));
+        static const QRegularExpression overTcpRow(
+            QStringLiteral("^Bandwidth,bw_mbps,MB/s,0,tcp_bw,2,SMC with patches,32,[0-9.e+-]+,[0-9.e+-]+,1,,"
+                           ".*,1,1,PEERNOSMC x2,\"SMC-R over the sim fabric, link cx4-25g\"$"),
+            QRegularExpression::MultilineOption);
+        QVERIFY2(overTcpRow.match(csv).hasMatch(), qPrintable(csv));
+        QVERIFY(csv.contains(QStringLiteral(",1,0,DECL_TIMEOUT_CL,")));
+        const QString json = formatJson(doc);
+        QVERIFY(json.contains(QStringLiteral("\"tcpRepetitions\": 1")));
+        QVERIFY(json.contains(QStringLiteral("\"fallbackReasons\": \"PEERNOSMC x2\"")));
+        QVERIFY(json.contains(QStringLiteral("\"wires\"")));
+        const QString md = formatMarkdown(doc);
+        QVERIFY2(md.contains(QStringLiteral("**over TCP, not SMC-R: 1/1** (PEERNOSMC x2)")), qPrintable(md));
+        QVERIFY(md.contains(QStringLiteral("(fell back: 1/1, DECL_TIMEOUT_CL)")));
+        QVERIFY(md.contains(QStringLiteral("- **TCP**: TCP over veth between network namespaces, unshaped")));
+        const QString html = formatHtml(doc);
+        QVERIFY(html.contains(QStringLiteral("over TCP, not SMC-R: 1 of 1 runs (PEERNOSMC x2)")));
+        QVERIFY(html.contains(QStringLiteral("fell back: 1 of 1 runs (DECL_TIMEOUT_CL)")));
+        QVERIFY(html.contains(QStringLiteral("[TCP] SMC with patches at 32 B")));  // the letter text under it
+        QVERIFY(html.contains(QStringLiteral("<h2>Wire</h2>")));
+        // No percentage for the TCP figure in the SMC column.
+        const QString row32 = md.section(QStringLiteral("| 32 |"), 1, 1).section(QLatin1Char('\n'), 0, 0);
+        QVERIFY2(!row32.section(QLatin1Char('|'), 2, 2).contains(QLatin1Char('%')), qPrintable(row32));
+    }
+
+    // Issue 33 item 11: the bandwidth chart spans 0.5 to 5000 MB/s on a log
+    // axis (decade ticks), so the 1 B points are not drawn on zero; the
+    // percentages carry their sign as in the app.
+    void bandwidthAxisIsLog10AndSigned() {
+        const QString html = formatHtml(sampleDocument());
+        const QString bandwidthSvg = html.section(QStringLiteral("<svg "), 1, 1);
+        for (const char* tick : {">0.1</text>", ">1</text>", ">10</text>", ">100</text>", ">1000</text>"})
+            QVERIFY2(bandwidthSvg.contains(QLatin1String(tick)), tick);
+        QVERIFY(bandwidthSvg.contains(QStringLiteral("Bandwidth (MB/s), log scale")));
+        static const QRegularExpression point(QStringLiteral("<circle cx=\"[0-9.]+\" cy=\"([0-9.]+)\""));
+        const auto first = point.match(bandwidthSvg);
+        QVERIFY(first.hasMatch());
+        // 0.578 MB/s sits a quarter decade above 0.1 on a 5-decade axis, well above the frame's bottom.
+        const double bottom = 380 - 52;
+        QVERIFY2(first.captured(1).toDouble() < bottom - 10, qPrintable(first.captured(1)));
+        // The latency chart keeps its linear axis from 0.
+        const QString latencySvg = html.section(QStringLiteral("<svg "), 2, 2);
+        QVERIFY(latencySvg.contains(QStringLiteral(">0</text>")));
+        QVERIFY(html.contains(QStringLiteral("class=\"pct better\">(+313.84%)")));
     }
 };
 

@@ -152,6 +152,70 @@ private slots:
         QVERIFY(lines[2].contains(QStringLiteral(" 123456789.000 MB/s")));
         QCOMPARE(lines[1].indexOf(QStringLiteral("SMC with patches")), qsizetype(59 + 3));
     }
+
+    // Issue 30: a cell of an SMC column whose data went over TCP is marked
+    // [TCP] and has no percentage, one with some fallback [fb]; the legend
+    // under the table says where and why; unmarked tables keep the letter.
+    void fallenBackCellsAreMarked() {
+        ComparisonTable table = fixtures::bandwidth();
+        table.rows = table.rows.mid(0, 3);
+        Cell& smc = table.rows[0].cells[2];
+        smc.tcpRepetitions = 1;
+        smc.fallbackRepetitions = 1;
+        smc.fallbackReasons = QStringLiteral("PEERNOSMC");
+        Cell& partly = table.rows[1].cells[2];
+        partly.fallbackRepetitions = 1;
+        partly.fallbackReasons = QStringLiteral("DECL_TIMEOUT_CL");
+        const QString expected = QStringLiteral(
+            "==== Bandwidth ====\n"
+            " MsgSize        Origin SMC              TCP                SMC with patches\n"
+            "       1         0.578 MB/s      2.392 MB/s(313.84%)      2.561 MB/s          [TCP]\n"
+            "       2         1.159 MB/s      4.780 MB/s(312.42%)      5.162 MB/s(345.38%) [fb]\n"
+            "       4         2.283 MB/s     10.266 MB/s(349.67%)     10.122 MB/s(343.36%)\n"
+            "[TCP] SMC with patches at 1 B: the data went over TCP, not SMC-R (no percentage): PEERNOSMC\n"
+            "[fb] SMC with patches at 2 B: some connections fell back to TCP: DECL_TIMEOUT_CL\n");
+        const QString text = formatTextTable(table);
+        if (text != expected) qWarning("%s", qPrintable(text));
+        QCOMPARE(text, expected);
+        // A baseline over TCP takes every percentage of its row with it, and
+        // widens its own column (the header moves with it).
+        ComparisonTable base = fixtures::bandwidth();
+        base.rows = base.rows.mid(0, 2);
+        base.rows[0].cells[0].tcpRepetitions = 3;
+        base.rows[0].cells[0].fallbackReasons = QStringLiteral("no SMC-R connection");
+        const QStringList lines = formatTextTable(base).split(QLatin1Char('\n'));
+        QCOMPARE(lines[1],
+                 QStringLiteral(" MsgSize        Origin SMC                    TCP                SMC with patches"));
+        QCOMPARE(lines[2],
+                 QStringLiteral("       1         0.578 MB/s [TCP]      2.392 MB/s               2.561 MB/s"));
+        QCOMPARE(lines[3],
+                 QStringLiteral("       2         1.159 MB/s            4.780 MB/s(312.42%)      5.162 MB/s(345.38%)"));
+        // The Confidence section names them too, even for single runs.
+        const QString confidence = formatConfidence({table});
+        QVERIFY2(confidence.contains(QStringLiteral("over TCP 1/1 (PEERNOSMC), not compared")), qPrintable(confidence));
+        QVERIFY(confidence.contains(QStringLiteral("fell back 1/1 (DECL_TIMEOUT_CL)")));
+    }
+
+    // The text tables end with what each column ran over.
+    void wireSectionFollowsTheTables() {
+        ComparisonTable table = fixtures::bandwidth();
+        table.wires = {QStringLiteral("SMC-R over the sim fabric, link cx4-25g"),
+                       QStringLiteral("TCP over veth between network namespaces, unshaped"),
+                       QStringLiteral("SMC-R over the sim fabric, link cx4-25g")};
+        ComparisonTable latency = fixtures::latency();
+        latency.wires = table.wires;
+        const QString text = formatText({table, latency});
+        QVERIFY(text.startsWith(formatText({fixtures::bandwidth(), fixtures::latency()})));
+        QVERIFY2(text.endsWith(QStringLiteral("==== Wire ====\n"
+                                              "Origin SMC        SMC-R over the sim fabric, link cx4-25g\n"
+                                              "TCP               TCP over veth between network namespaces, unshaped\n"
+                                              "SMC with patches  SMC-R over the sim fabric, link cx4-25g\n")),
+                 qPrintable(text));
+        // The baseline moves with its wire.
+        auto moved = withBaseline(table, QStringLiteral("TCP"));
+        QVERIFY(moved.ok());
+        QCOMPARE(moved->wires.value(0), table.wires[1]);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestReportText)

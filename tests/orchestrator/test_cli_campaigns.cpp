@@ -246,6 +246,109 @@ private slots:
                  qPrintable(help.out));
     }
 
+    void fallenBackColumnIsNotSmc() {
+        // Issue 30. A campaign whose "SMC (fell back)" column ran over TCP:
+        // its runs carry the counters libsmcr's engine and the smcr transport
+        // record when the client's connection falls back (a plain TCP server
+        // behind it: PEERNOSMC, no SMC-R connection, every byte over TCP),
+        // stored as the orchestrator stores them. `smclab run --resume` runs
+        // the rest for real (a TCP column and a real SMC-R column, which must
+        // stay unmarked), then every format marks the fallen-back cell and
+        // the command exits 3 saying which cell and why.
+        const QString dbPath = m_dir.filePath("fellback.db");
+        qint64 id = 0;
+        {
+            auto store = db::ResultStore::open(dbPath);
+            QVERIFY(store.ok());
+            db::NewCampaign campaign;
+            campaign.name = QStringLiteral("fell back");
+            campaign.spec = QJsonDocument::fromJson(R"json({"name": "fell back",
+                "workloads": [{"workload": "tcp_bw", "label": "Bandwidth"}],
+                "columns": [{"label": "TCP", "transport": "tcp"}, {"label": "SMC (fell back)", "transport": "smcr"},
+                            {"label": "SMC", "transport": "smcr"}],
+                "sizes": [1024], "durationMs": 400, "sampleIntervalMs": 200,
+                "transportOptions": {"fabric": "sim"}})json")
+                                .object();
+            for (const char* column : {"TCP", "SMC (fell back)", "SMC"})
+                campaign.cells.append(
+                    {QStringLiteral("tcp_bw"),
+                     QLatin1String(column) == QLatin1String("TCP") ? QStringLiteral("tcp") : QStringLiteral("smcr"),
+                     QLatin1String(column), 1024, 0});
+            auto created = (*store)->createCampaign(campaign);
+            QVERIFY(created.ok());
+            id = *created;
+            db::RunRecord record;
+            record.campaignId = id;
+            record.cell = campaign.cells[1];
+            record.startedAt = QDateTime::currentDateTimeUtc();
+            record.finishedAt = record.startedAt.addMSecs(400);
+            record.results = {{QStringLiteral("bw_mbps"), 150.0}};
+            record.counters = {{db::Side::client, QStringLiteral("smcr.clnt_success"), 0},
+                               {db::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
+                               {db::Side::client, QStringLiteral("smcr.fallback.client.PEERNOSMC"), 1},
+                               {db::Side::client, QStringLiteral("smcr.fell_back"), 1},
+                               {db::Side::client, QStringLiteral("smcr.tx_bytes"), 0},
+                               {db::Side::client, QStringLiteral("smcr.rx_bytes"), 0},
+                               {db::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 60'000'000},
+                               {db::Side::client, QStringLiteral("smcr.tcp_rx_bytes"), 16},
+                               {db::Side::server, QStringLiteral("tcp.accepts"), 1}};
+            QVERIFY((*store)->recordRun(record).ok());
+        }
+        const Outcome run = runSmclab({"run", "--resume", QString::number(id), "--agents", agents(), "--token-file",
+                                       tokenFile(), "--db", dbPath});
+        QVERIFY2(run.exitCode == 3,
+                 qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(run.exitCode).arg(run.out, run.err)));
+        QVERIFY2(run.err.contains(QLatin1String("cells of SMC columns ran over TCP, not SMC-R")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("  Bandwidth, SMC (fell back) at 1024 B: PEERNOSMC\n")),
+                 qPrintable(run.err));
+        QVERIFY2(!run.err.contains(QLatin1String("runs failed")), qPrintable(run.err));
+        // The table: the fallen-back cell marked, without a percentage; the
+        // real SMC-R column compared and unmarked; what each column ran over.
+        const QStringList lines = run.out.split(QLatin1Char('\n'));
+        QVERIFY2(lines.size() > 3 && lines[2].contains(QLatin1String("150.000 MB/s          [TCP]")),
+                 qPrintable(run.out));
+        QVERIFY2(lines[2].trimmed().endsWith(QLatin1String("%)")), qPrintable(lines[2]));
+        QVERIFY2(
+            run.out.contains(QLatin1String(
+                "[TCP] SMC (fell back) at every size: the data went over TCP, not SMC-R (no percentage): PEERNOSMC")),
+            qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("==== Wire ====\nTCP ")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("\nSMC  SMC-R over the sim fabric, link ideal")), qPrintable(run.out));
+
+        // The real SMC-R run recorded what its connection did: on SMC-R.
+        const Outcome show = runSmclab({"show", QString::number(id), "--db", dbPath});
+        QCOMPARE(show.exitCode, 0);
+        QVERIFY2(show.out.contains(QLatin1String("OVER TCP: PEERNOSMC, 0.0% of the bytes over RDMA (SMC-R 0/1)")),
+                 qPrintable(show.out));
+        QVERIFY2(show.out.contains(QLatin1String("SMC-R 1/1")), qPrintable(show.out));
+        QVERIFY2(show.out.contains(QLatin1String("connections: 2 runs of SMC columns: 1 on SMC-R, 0 with fallbacks, "
+                                                 "1 over TCP (not SMC-R)")),
+                 qPrintable(show.out));
+
+        // Every report format says so.
+        const Outcome csv = runSmclab({"report", QString::number(id), "--format", "csv", "--db", dbPath});
+        QVERIFY2(csv.out.contains(QLatin1String(",SMC (fell back),1024,150,")) &&
+                     csv.out.contains(QLatin1String(",1,1,PEERNOSMC,")),
+                 qPrintable(csv.out));
+        const Outcome json = runSmclab({"report", QString::number(id), "--format", "json", "--db", dbPath});
+        QVERIFY2(json.out.contains(QLatin1String("\"tcpRepetitions\": 1")) &&
+                     json.out.contains(QLatin1String("\"fallbackReasons\": \"PEERNOSMC\"")),
+                 qPrintable(json.out));
+        const Outcome md = runSmclab({"report", QString::number(id), "--format", "md", "--db", dbPath});
+        QVERIFY2(md.out.contains(QLatin1String("150.000 **over TCP, not SMC-R: 1/1** (PEERNOSMC)")),
+                 qPrintable(md.out));
+        const QString htmlPath = m_dir.filePath("fellback.html");
+        const Outcome html =
+            runSmclab({"report", QString::number(id), "--format", "html", "-o", htmlPath, "--db", dbPath});
+        QCOMPARE(html.exitCode, 0);
+        QFile htmlFile(htmlPath);
+        QVERIFY(htmlFile.open(QIODevice::ReadOnly));
+        QVERIFY(htmlFile.readAll().contains("over TCP, not SMC-R: 1 of 1 runs (PEERNOSMC)"));
+        const Outcome text = runSmclab({"report", QString::number(id), "--db", dbPath});
+        QVERIFY2(text.out.contains(QLatin1String("[TCP]")) && text.out.contains(QLatin1String("==== Wire ====")),
+                 qPrintable(text.out));
+    }
+
     void agentKilledMidCampaignExitsNonZero() {
         // The client agent dies (SIGKILL) after two runs: the run in flight
         // and every later one fail (continue policy), and `run` exits 3.

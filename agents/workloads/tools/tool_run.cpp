@@ -79,6 +79,19 @@ transports::Counters preloadCounters(const std::string& dir) {
                     sums[it.key().toStdString()] += static_cast<uint64_t>(it.value().toDouble());
                 }
             }
+            // The connections that stayed on TCP by reason ("fallbacks":
+            // {"client.PEERNOSMC": 2}) as fallbacks.client.PEERNOSMC, and the
+            // process's engine counters under their own names (smcr.*): the
+            // run's record says why its connections fell back.
+            const QJsonObject reasons = o.value(QLatin1String("fallbacks")).toObject();
+            for (auto it = reasons.begin(); it != reasons.end(); ++it) {
+                if (it.value().isDouble())
+                    sums["fallbacks." + it.key().toStdString()] += static_cast<uint64_t>(it.value().toDouble());
+            }
+            const QJsonObject engine = o.value(QLatin1String("engine")).toObject();
+            for (auto it = engine.begin(); it != engine.end(); ++it) {
+                if (it.value().isDouble()) sums[it.key().toStdString()] += static_cast<uint64_t>(it.value().toDouble());
+            }
         }
         ::closedir(d);
     }

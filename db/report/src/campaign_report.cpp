@@ -1,5 +1,7 @@
 // A whole report document of one campaign, or of two side by side: the
 // comparison tables plus counters, settings and provenance.
+#include <algorithm>
+
 #include <QMap>
 #include <QSet>
 
@@ -24,7 +26,87 @@ struct CampaignDetails {
     int busyRuns = 0;         // done runs whose client-side host_state.busy is "yes"
     int judgedRuns = 0;       // done runs with a verdict at all (agents that report host state)
     QStringList busyReasons;  // a few, for the notes
+    QStringList wires;        // "note (N runs)" per distinct wire the done runs crossed, in run order
+    QStringList sessions;     // one per runner session when the campaign was resumed
 };
+
+// One runner session of a campaign (the orchestrator's "session.started"
+// fact; runs stored before it are told apart by their agents).
+struct Session {
+    QString key;
+    QDateTime firstStart;
+    int runs = 0;
+    bool resumed = false;
+    QStringList agents;  // "client -> server"
+    QStringList wires;
+};
+
+// Every wire the done runs crossed and, when the campaign was resumed (or
+// ran in more than one session), when and on what each session ran:
+// issue 33, a resumed campaign that cited only its first lab's wire.
+smcr::Status loadSessions(ResultStore& store, const QList<Run>& runs, qint64 campaignId, CampaignDetails& out) {
+    const auto fact = [&](const char* name) {
+        return store.campaignRunFact(campaignId, Side::client, QLatin1String(name));
+    };
+    auto wires = fact("wire");
+    if (!wires) return smcr::fail(wires.error());
+    auto started = fact("session.started");
+    if (!started) return smcr::fail(started.error());
+    auto resumed = fact("session.resumed");
+    if (!resumed) return smcr::fail(resumed.error());
+    auto agents = store.agents();
+    if (!agents) return smcr::fail(agents.error());
+    QMap<qint64, QString> address;
+    for (const Agent& agent : *agents) address.insert(agent.id, agent.address);
+    QList<Run> done;
+    for (const Run& run : runs) {
+        if (run.status == RunStatus::done) done.append(run);
+    }
+    std::stable_sort(done.begin(), done.end(), [](const Run& a, const Run& b) { return a.startedAt < b.startedAt; });
+    QStringList wireOrder;
+    QMap<QString, int> wireRuns;
+    QList<Session> sessions;
+    for (const Run& run : done) {
+        const QString wire = wires->value(run.id);
+        if (!wire.isEmpty()) {
+            if (!wireOrder.contains(wire)) wireOrder << wire;
+            ++wireRuns[wire];
+        }
+        const QString agentText = QStringLiteral("%1 -> %2")
+                                      .arg(run.clientAgentId ? address.value(*run.clientAgentId) : QStringLiteral("?"),
+                                           run.serverAgentId ? address.value(*run.serverAgentId) : QStringLiteral("?"));
+        const QString key = started->contains(run.id) ? started->value(run.id) : QStringLiteral("agents ") + agentText;
+        auto it = std::find_if(sessions.begin(), sessions.end(), [&](const Session& x) { return x.key == key; });
+        if (it == sessions.end()) {
+            sessions.append({key, run.startedAt, 0, false, {}, {}});
+            it = sessions.end() - 1;
+        }
+        ++it->runs;
+        it->resumed = it->resumed || resumed->value(run.id) == QLatin1String("yes");
+        if (!it->agents.contains(agentText)) it->agents << agentText;
+        if (!wire.isEmpty() && !it->wires.contains(wire)) it->wires << wire;
+    }
+    for (const QString& wire : wireOrder) {
+        out.wires << (wireOrder.size() == 1 ? wire
+                                            : QStringLiteral("%1 (%2 run%3)")
+                                                  .arg(wire)
+                                                  .arg(wireRuns.value(wire))
+                                                  .arg(wireRuns.value(wire) == 1 ? "" : "s"));
+    }
+    const bool anyResumed = std::any_of(sessions.begin(), sessions.end(), [](const Session& x) { return x.resumed; });
+    if (sessions.size() < 2 && !anyResumed) return {};
+    for (const Session& session : sessions) {
+        QString text = QStringLiteral("%1 %2: %3 run%4 on agents %5")
+                           .arg(session.resumed ? QStringLiteral("resumed") : QStringLiteral("started"),
+                                dateText(session.firstStart))
+                           .arg(session.runs)
+                           .arg(session.runs == 1 ? "" : "s")
+                           .arg(session.agents.join(QStringLiteral(", ")));
+        if (!session.wires.isEmpty()) text += QStringLiteral(", wire: ") + session.wires.join(QStringLiteral("; "));
+        out.sessions << text;
+    }
+    return {};
+}
 
 smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId) {
     CampaignDetails out;
@@ -57,6 +139,8 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
             haveFacts = true;
         }
     }
+    if (smcr::Status sessions = loadSessions(store, *runs, campaignId, out); !sessions)
+        return smcr::fail(sessions.error());
     auto counters = store.campaignCounters(campaignId);
     if (!counters) return smcr::fail(counters.error());
     for (const CounterSum& c : *counters)
@@ -131,6 +215,16 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
         {QStringLiteral("last run finished"), dateText(d.lastFinish)},
         {QStringLiteral("columns"), d.columns.join(QStringLiteral(", "))}};
     if (!c.notes.isEmpty()) campaign.entries.append({QStringLiteral("notes"), c.notes});
+    // Every wire the runs crossed, not only the first run's (below).
+    if (d.wires.size() == 1) campaign.entries.append({QStringLiteral("wire"), d.wires.front()});
+    if (d.wires.size() > 1) {
+        campaign.entries.append(
+            {QStringLiteral("wires"),
+             QStringLiteral("%1 different wires: %2").arg(d.wires.size()).arg(d.wires.join(QStringLiteral("; ")))});
+    }
+    for (qsizetype i = 0; i < d.sessions.size(); ++i) {
+        campaign.entries.append({QStringLiteral("session %1").arg(i + 1), d.sessions[i]});
+    }
     if (d.judgedRuns > 0) {
         // The runs measured while other processes or the hypervisor took the
         // CPUs (agents/orchestrator/host_load.h); their cells say "busy".
@@ -140,10 +234,11 @@ void appendProvenance(report::ReportDocument& doc, const CampaignDetails& d) {
         campaign.entries.append({QStringLiteral("host load"), text});
     }
     doc.provenance.append(campaign);
+    const QString firstRun = d.sessions.isEmpty() && d.wires.size() <= 1 ? QString() : QStringLiteral(", first run");
     for (const auto& [title, facts] : {std::pair{QStringLiteral("Client host"), &d.facts.client},
                                        std::pair{QStringLiteral("Server host"), &d.facts.server}}) {
         if (facts->isEmpty()) continue;
-        report::ProvenanceSection section{QStringLiteral("%1 (campaign #%2)").arg(title).arg(c.id), {}};
+        report::ProvenanceSection section{QStringLiteral("%1 (campaign #%2%3)").arg(title).arg(c.id).arg(firstRun), {}};
         for (auto it = facts->begin(); it != facts->end(); ++it) {
             // One run's host state says nothing about the campaign; the
             // "host load" entry above sums them up.

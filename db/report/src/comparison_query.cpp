@@ -6,6 +6,8 @@
 #include <QMap>
 #include <QSet>
 
+#include "smclab/report/connection_use.h"
+
 namespace smclab::db {
 
 namespace {
@@ -17,18 +19,92 @@ struct TableKey {
 
 // Keyed values of one campaign: (workload, metric, column, size) -> repetitions.
 struct CampaignValues {
-    QStringList workloads;                             // plan order, even before any run finished
-    QMap<QString, QStringList> storedMetrics;          // workload -> metrics seen, in first-seen order
-    QStringList columns;                               // plan order
-    QMap<QString, QMap<qint64, QList<double>>> cells;  // key(workload, metric, column) -> size -> values
-    QMap<QString, QMap<qint64, int>> busy;             // key(workload, metric, column) -> size -> busy runs
-    QMap<QString, QMap<qint64, int>> liveChanged;      // key(workload, metric, column) -> size -> runs changed live
-    QMap<QString, QSet<qint64>> sizes;                 // key(workload, metric) -> sizes
-    QMap<QString, QStringList> tableColumns;           // key(workload, metric) -> columns with runs
+    QStringList workloads;                              // plan order, even before any run finished
+    QMap<QString, QStringList> storedMetrics;           // workload -> metrics seen, in first-seen order
+    QStringList columns;                                // plan order
+    QMap<QString, QMap<qint64, QList<double>>> cells;   // key(workload, metric, column) -> size -> values
+    QMap<QString, QMap<qint64, QList<qint64>>> runIds;  // key(workload, metric, column) -> size -> their runs
+    QMap<QString, QMap<qint64, int>> busy;              // key(workload, metric, column) -> size -> busy runs
+    QMap<QString, QMap<qint64, int>> liveChanged;       // key(workload, metric, column) -> size -> runs changed live
+    QMap<qint64, report::ConnectionUse> connections;    // run id -> what its connections did
+    QMap<QString, QStringList> columnWires;             // column -> each done run's wire, in run order
+    QMap<QString, QSet<qint64>> sizes;                  // key(workload, metric) -> sizes
+    QMap<QString, QStringList> tableColumns;            // key(workload, metric) -> columns with runs
 };
 
 QString key(const QStringList& parts) {
     return parts.join(QLatin1Char('\x1f'));
+}
+
+// The wire facts of every done run (client side; the orchestrator writes
+// the same record on both: run_record.h addWireFacts).
+using WireFacts = QMap<QString, QString>;  // "model", "tcp_path", ... (without "wire.")
+
+smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campaignId) {
+    QMap<qint64, WireFacts> out;
+    for (const char* name :
+         {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "bandwidth_gbps", "latency_ns"}) {
+        auto values = store.campaignRunFact(campaignId, Side::client, QStringLiteral("wire.") + QLatin1String(name));
+        if (!values) return smcr::fail(values.error());
+        for (auto it = values->begin(); it != values->end(); ++it)
+            out[it.key()].insert(QLatin1String(name), it.value());
+    }
+    auto fabric = store.campaignRunFact(campaignId, Side::client, QStringLiteral("fabric"));
+    if (!fabric) return smcr::fail(fabric.error());
+    for (auto it = fabric->begin(); it != fabric->end(); ++it)
+        out[it.key()].insert(QStringLiteral("fabric"), it.value());
+    return out;
+}
+
+// What one run of a column crossed, in a line: "TCP over veth between
+// network namespaces, unshaped" or "SMC-R over the sim fabric, link
+// cx4-25g (25 Gbit/s, 600 ns); handshake over veth ..."; empty without
+// wire facts (runs stored before they were recorded).
+QString wireText(const QString& transport, const WireFacts& wire) {
+    const QString path = wire.value(QStringLiteral("tcp_path"));
+    if (path.isEmpty() && !wire.contains(QStringLiteral("model"))) return QString();
+    if (transport == QLatin1String("tcp")) {
+        QString text = QStringLiteral("TCP over ") + path;
+        if (const QString rate = wire.value(QStringLiteral("tcp_rate")); !rate.isEmpty())
+            text += QStringLiteral(", ") + rate;
+        if (const QString delay = wire.value(QStringLiteral("tcp_delay"));
+            !delay.isEmpty() && delay != QLatin1String("none"))
+            text += QStringLiteral(", ") + delay;
+        if (const QString capacity = wire.value(QStringLiteral("tcp_capacity")); !capacity.isEmpty())
+            text += QStringLiteral("; ") + capacity;
+        return text;
+    }
+    QString text = transport == QLatin1String("ksmc") ? QStringLiteral("kernel SMC-R") : QStringLiteral("SMC-R");
+    if (transport != QLatin1String("ksmc")) {
+        const QString fabric = wire.value(QStringLiteral("fabric"), QStringLiteral("sim"));
+        text += QStringLiteral(" over the %1 fabric").arg(fabric);
+    }
+    if (const QString model = wire.value(QStringLiteral("model")); !model.isEmpty()) {
+        text += QStringLiteral(", link ") + model;
+        const QString gbps = wire.value(QStringLiteral("bandwidth_gbps"));
+        const QString ns = wire.value(QStringLiteral("latency_ns"));
+        if (!gbps.isEmpty() && !ns.isEmpty() && gbps != QLatin1String("0"))
+            text += QStringLiteral(" (%1 Gbit/s, %2 ns)").arg(gbps, ns);
+    }
+    if (!path.isEmpty()) text += QStringLiteral("; handshake over ") + path;
+    return text;
+}
+
+// A column's wires: the one every run crossed, or each with its runs
+// ("A (9 runs); B (39 runs)") when a resumed campaign ran on another lab.
+QString columnWire(const QStringList& runWires) {
+    QStringList distinct;
+    QMap<QString, int> uses;
+    for (const QString& wire : runWires) {
+        if (wire.isEmpty()) continue;
+        if (!distinct.contains(wire)) distinct << wire;
+        ++uses[wire];
+    }
+    if (distinct.size() <= 1) return distinct.value(0);
+    QStringList parts;
+    for (const QString& wire : distinct)
+        parts << QStringLiteral("%1 (%2 run%3)").arg(wire).arg(uses.value(wire)).arg(uses.value(wire) == 1 ? "" : "s");
+    return parts.join(QStringLiteral("; "));
 }
 
 smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
@@ -64,9 +140,19 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
         if (!changes) return smcr::fail(changes.error());
         if (!changes->isEmpty()) changedLive.insert(r.id);
     }
+    auto wires = runWires(store, campaignId);
+    if (!wires) return smcr::fail(wires.error());
+    for (const Run& r : *runs) {
+        if (r.status != RunStatus::done) continue;
+        auto counters = store.counters(r.id);
+        if (!counters) return smcr::fail(counters.error());
+        out.connections.insert(r.id, report::connectionUse(*counters));
+        out.columnWires[r.cell.column].append(wireText(r.cell.transport, wires->value(r.id)));
+    }
     for (const ResultValue& v : *values) {
         const QString k = key({v.cell.workload, v.metric, v.cell.column});
         out.cells[k][v.cell.msgSize].append(v.value);
+        out.runIds[k][v.cell.msgSize].append(v.runId);
         if (busy->value(v.runId) == QLatin1String("yes")) ++out.busy[k][v.cell.msgSize];
         if (changedLive.contains(v.runId)) ++out.liveChanged[k][v.cell.msgSize];
     }
@@ -106,6 +192,30 @@ smcr::Result<QList<TableKey>> headlineTables(const CampaignValues& values, const
     return tables;
 }
 
+// The cell's repetitions' connections: how many fell back, how many went
+// over TCP, and the reasons summed over them.
+void addConnectionUse(report::Cell& cell, const CampaignValues& values, const QList<qint64>& runIds) {
+    QMap<QString, qint64> reasons;
+    for (qint64 runId : runIds) {
+        const report::ConnectionUse use = values.connections.value(runId);
+        if (use.overTcp()) ++cell.tcpRepetitions;
+        if (use.fellBack()) ++cell.fallbackRepetitions;
+        if (use.overTcp() && use.smcConnections > 0)
+            reasons[QStringLiteral("under %1% of the bytes over RDMA").arg(report::kMinRdmaShare * 100)] += 1;
+        if (!use.fellBack() && !use.overTcp()) continue;
+        if (use.fallbackReasons.isEmpty()) {
+            reasons[use.smcConnections == 0 ? QStringLiteral("no SMC-R connection")
+                                            : QStringLiteral("reason not recorded")] += 1;
+        }
+        for (auto it = use.fallbackReasons.begin(); it != use.fallbackReasons.end(); ++it)
+            reasons[it.key()] += it.value();
+    }
+    QStringList parts;
+    for (auto it = reasons.begin(); it != reasons.end(); ++it)
+        parts << (it.value() > 1 ? QStringLiteral("%1 x%2").arg(it.key()).arg(it.value()) : it.key());
+    cell.fallbackReasons = parts.join(QStringLiteral(", "));
+}
+
 report::ComparisonTable buildTable(const TableKey& table,
                                    const QList<std::pair<const CampaignValues*, QString>>& sources) {
     const report::MetricInfo info = report::metricInfo(table.metric);
@@ -125,9 +235,13 @@ report::ComparisonTable buildTable(const TableKey& table,
         sizeSet.unite(values->sizes.value(table.workload));
         for (const QString& column : values->tableColumns.value(table.workload)) {
             out.columns << (prefix.isEmpty() ? column : prefix + column);
+            out.wires << columnWire(values->columnWires.value(column));
             columns.append({values, column});
         }
     }
+    // No wire known for any column (runs stored before wire facts): none.
+    if (std::all_of(out.wires.begin(), out.wires.end(), [](const QString& w) { return w.isEmpty(); }))
+        out.wires.clear();
     QList<qint64> sizes = sizeSet.values();
     std::sort(sizes.begin(), sizes.end());
     for (qint64 size : sizes) {
@@ -138,6 +252,7 @@ report::ComparisonTable buildTable(const TableKey& table,
             report::Cell cell = report::cellFromRepetitions(source.values->cells.value(k).value(size));
             cell.busyRepetitions = source.values->busy.value(k).value(size);
             cell.liveChangedRepetitions = source.values->liveChanged.value(k).value(size);
+            addConnectionUse(cell, *source.values, source.values->runIds.value(k).value(size));
             row.cells.append(cell);
         }
         out.rows.append(row);

@@ -9,6 +9,11 @@ std::optional<double> percentVsBaseline(std::optional<double> value, std::option
     return (*value / *base - 1.0) * 100.0;
 }
 
+std::optional<double> percentVsBaseline(const Cell& cell, const Cell& base) {
+    if (cell.overTcp() || base.overTcp()) return std::nullopt;
+    return percentVsBaseline(cell.value, base.value);
+}
+
 smcr::Result<ComparisonTable> withBaseline(const ComparisonTable& table, const QString& column) {
     qsizetype index = table.columns.indexOf(column);
     if (index < 0) {
@@ -30,6 +35,7 @@ smcr::Result<ComparisonTable> withBaseline(const ComparisonTable& table, const Q
     ComparisonTable out = table;
     if (index == 0) return out;
     out.columns.move(index, 0);
+    if (index < out.wires.size()) out.wires.move(index, 0);
     for (Row& row : out.rows) {
         if (index < row.cells.size()) row.cells.move(index, 0);
     }
@@ -79,7 +85,7 @@ Cell cellFromRepetitions(const QList<double>& values) {
 }
 
 std::optional<Change> changeVsBaseline(const Cell& cell, const Cell& base) {
-    if (!cell.value || !base.value) return std::nullopt;
+    if (!cell.value || !base.value || cell.overTcp() || base.overTcp()) return std::nullopt;
     if (!cell.samples.isEmpty() && !base.samples.isEmpty()) {
         auto change = changeOf(cell.samples, base.samples);
         // The printed percent is always the one of the printed values.

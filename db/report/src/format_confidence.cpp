@@ -31,7 +31,7 @@ QString changeIntervalText(const Interval& interval) {
 bool hasRepetitions(const ComparisonTable& table) {
     for (const Row& row : table.rows) {
         for (const Cell& cell : row.cells) {
-            if (cell.samples.size() >= 2) return true;
+            if (cell.samples.size() >= 2 || cell.fellBack()) return true;
         }
     }
     return false;
@@ -84,12 +84,41 @@ QString tableSection(const ComparisonTable& table) {
                 notes << QStringLiteral("busy %1/%2").arg(cell.busyRepetitions).arg(cell.repetitions);
             if (cell.liveChangedRepetitions > 0)
                 notes << QStringLiteral("live change %1/%2").arg(cell.liveChangedRepetitions).arg(cell.repetitions);
+            if (cell.overTcp()) {
+                notes << QStringLiteral("over TCP %1/%2 (%3), not compared")
+                             .arg(cell.tcpRepetitions)
+                             .arg(cell.repetitions)
+                             .arg(cell.fallbackReasons);
+            } else if (cell.fellBack()) {
+                notes << QStringLiteral("fell back %1/%2 (%3)")
+                             .arg(cell.fallbackRepetitions)
+                             .arg(cell.repetitions)
+                             .arg(cell.fallbackReasons);
+            }
             fields << notes.join(QStringLiteral(", "));
             lines.append(fields);
         }
     }
     out += renderGrid(lines, {true, false, true, true, false, true, false, false, false});
     return out;
+}
+
+// Said only when a cell is marked, so the letter-only output stays as it was.
+QString connectionNote(const QList<ComparisonTable>& tables) {
+    for (const ComparisonTable& table : tables) {
+        for (const Row& row : table.rows) {
+            for (const Cell& cell : row.cells) {
+                if (cell.fellBack())
+                    return QStringLiteral(
+                        "\"fell back\": repetitions in which some connection ran over TCP instead of SMC-R, with "
+                        "the\n"
+                        "reasons. \"over TCP\": repetitions whose data went over TCP (under 90% of the bytes over "
+                        "RDMA,\n"
+                        "or no SMC-R connection): the figure is TCP's, so it is not compared.\n");
+            }
+        }
+    }
+    return QString();
 }
 
 }  // namespace
@@ -111,7 +140,8 @@ QString formatConfidence(const QList<ComparisonTable>& tables) {
                "change). \"within noise\": the change's interval contains 0%. \"busy\": repetitions that ran "
                "on a\n"
                "busy host. \"live change\": repetitions during which a setting was changed live (their values\n"
-               "mix configurations).\n");
+               "mix configurations).\n") +
+           connectionNote(tables);
 }
 
 QString formatTextWithConfidence(const QList<ComparisonTable>& tables) {

@@ -18,8 +18,15 @@ const QStringList kHeader = {
     QStringLiteral("noise"), QStringLiteral("busy_repetitions"), QStringLiteral("samples"),
     // Runs of the cell during which a setting was changed live: the value
     // mixes configurations. Last, so files written before it still read.
-    QStringLiteral("live_changed_repetitions")};
+    QStringLiteral("live_changed_repetitions"),
+    // What the cell's connections did (comparison_table.h): repetitions in
+    // which a connection fell back to TCP, repetitions whose data went over
+    // TCP (no pct_vs_baseline then), and the reasons.
+    QStringLiteral("fallback_repetitions"), QStringLiteral("tcp_repetitions"), QStringLiteral("fallback_reasons"),
+    // What the column ran over (ComparisonTable::wires).
+    QStringLiteral("wire")};
 const qsizetype kFieldsBeforeLiveChanges = 21;
+const qsizetype kFieldsBeforeConnections = 22;
 
 // 17 significant digits: a double survives the round trip exactly.
 QString exact(double value) {
@@ -36,10 +43,10 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
     QString out = csv::line(kHeader);
     for (const ComparisonTable& table : tables) {
         for (const Row& row : table.rows) {
-            const std::optional<double> base = row.cells.isEmpty() ? std::nullopt : row.cells[0].value;
+            const Cell base = row.cells.value(0);
             for (qsizetype c = 0; c < table.columns.size(); ++c) {
                 const Cell cell = c < row.cells.size() ? row.cells[c] : Cell{};
-                const auto pct = c == 0 ? std::nullopt : percentVsBaseline(cell.value, base);
+                const auto pct = c == 0 ? std::nullopt : percentVsBaseline(cell, base);
                 const std::optional<Change> change =
                     c == 0 || row.cells.isEmpty() ? std::nullopt : changeVsBaseline(cell, row.cells[0]);
                 const std::optional<Interval> changeInterval = change ? change->interval : std::nullopt;
@@ -66,7 +73,11 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
                                   change ? QString::fromLatin1(noiseName(change->noise)) : QString(),
                                   QString::number(cell.busyRepetitions),
                                   samples.join(QLatin1Char(';')),
-                                  QString::number(cell.liveChangedRepetitions)});
+                                  QString::number(cell.liveChangedRepetitions),
+                                  QString::number(cell.fallbackRepetitions),
+                                  QString::number(cell.tcpRepetitions),
+                                  cell.fallbackReasons,
+                                  table.wires.value(c)});
             }
         }
     }
@@ -76,7 +87,8 @@ QString formatCsv(const QList<ComparisonTable>& tables) {
 smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
     QList<QStringList> records;
     if (!csv::parse(text, &records)) return bad(records.size() + 1, QStringLiteral("unterminated quote"));
-    if (records.isEmpty() || (records[0] != kHeader && records[0] != kHeader.first(kFieldsBeforeLiveChanges)))
+    if (records.isEmpty() || (records[0] != kHeader && records[0] != kHeader.first(kFieldsBeforeLiveChanges) &&
+                              records[0] != kHeader.first(kFieldsBeforeConnections)))
         return bad(1, QStringLiteral("not an smclab report header"));
     const qsizetype fields = records[0].size();
     QList<ComparisonTable> tables;
@@ -109,6 +121,13 @@ smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
             cell.liveChangedRepetitions = f[21].toInt(&ok);
             if (!ok) return bad(i + 1, QStringLiteral("bad live_changed_repetitions"));
         }
+        if (fields > kFieldsBeforeConnections) {
+            cell.fallbackRepetitions = f[22].toInt(&ok);
+            if (!ok) return bad(i + 1, QStringLiteral("bad fallback_repetitions"));
+            cell.tcpRepetitions = f[23].toInt(&ok);
+            if (!ok) return bad(i + 1, QStringLiteral("bad tcp_repetitions"));
+            cell.fallbackReasons = f[24];
+        }
         if (!f[20].isEmpty()) {
             for (const QString& v : f[20].split(QLatin1Char(';'))) {
                 cell.samples.append(v.toDouble(&ok));
@@ -131,6 +150,10 @@ smcr::Result<QList<ComparisonTable>> tablesFromCsv(const QString& text) {
         ComparisonTable& table = tables[*found];
         while (table.columns.size() <= column) table.columns.append(QString());
         table.columns[column] = f[6];
+        if (fields > kFieldsBeforeConnections && !f[25].isEmpty()) {
+            while (table.wires.size() <= column) table.wires.append(QString());
+            table.wires[column] = f[25];
+        }
         if (table.rows.isEmpty() || table.rows.last().msgSize != msgSize) {
             Row row;
             row.msgSize = msgSize;

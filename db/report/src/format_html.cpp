@@ -26,6 +26,8 @@ span.spread { color: #777; font-size: 0.85em; margin-left: 0.3em; }
 span.interval { color: #777; font-size: 0.8em; display: block; }
 span.noise { color: #999; font-style: italic; }
 span.busy { color: #b36b00; font-size: 0.8em; display: block; }
+span.fallback { color: #b3261e; font-size: 0.8em; font-weight: bold; display: block; }
+td.overtcp { background: #fbe9e7; }
 svg.plot .errorbar { fill: none; stroke-width: 1; }
 pre.letter { background: #f8f8f8; border: 1px solid #e3e3e3; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
 svg.plot { display: block; margin: 0.5em 0; }
@@ -57,19 +59,20 @@ QString comparisonHtml(const ComparisonTable& table) {
     out += QStringLiteral("</tr>\n");
     for (const Row& row : table.rows) {
         out += QStringLiteral("<tr><td>%1</td>").arg(row.msgSize);
-        const std::optional<double> base = row.cells.isEmpty() ? std::nullopt : row.cells[0].value;
+        const Cell base = row.cells.value(0);
         for (qsizetype c = 0; c < table.columns.size(); ++c) {
             const Cell cell = c < row.cells.size() ? row.cells[c] : Cell{};
             if (!cell.value) {
                 out += QStringLiteral("<td class=\"missing\">-</td>");
                 continue;
             }
-            out += QStringLiteral("<td>") + QString::number(*cell.value, 'f', 3);
+            out += (cell.overTcp() ? QStringLiteral("<td class=\"overtcp\">") : QStringLiteral("<td>")) +
+                   QString::number(*cell.value, 'f', 3);
             if (cell.repetitions > 1) {
                 out += QStringLiteral("<span class=\"spread\">± %1</span>").arg(QString::number(cell.spread, 'f', 3));
             }
             if (c > 0) {
-                if (const auto pct = percentVsBaseline(cell.value, base)) {
+                if (const auto pct = percentVsBaseline(cell, base)) {
                     // Colour by direction; the sign stays as computed (letter rule).
                     const bool better = table.lowerIsBetter ? *pct < 0 : *pct > 0;
                     const QString kind =
@@ -77,8 +80,8 @@ QString comparisonHtml(const ComparisonTable& table) {
                     const auto change = changeVsBaseline(cell, row.cells[0]);
                     // A change inside the noise is not coloured as better or worse.
                     const QString shown = change && change->noise == Noise::within ? QStringLiteral(" noise") : kind;
-                    out +=
-                        QStringLiteral("<span class=\"pct%1\">(%2%)</span>").arg(shown, QString::number(*pct, 'f', 2));
+                    out += QStringLiteral("<span class=\"pct%1\">(%2%3%)</span>")
+                               .arg(shown, *pct > 0 ? QStringLiteral("+") : QString(), QString::number(*pct, 'f', 2));
                     if (change && change->interval) {
                         out += QStringLiteral("<span class=\"interval\">change %1%2</span>")
                                    .arg(xmlEscape(intervalText(*change->interval, 2)),
@@ -100,6 +103,17 @@ QString comparisonHtml(const ComparisonTable& table) {
                            .arg(cell.liveChangedRepetitions)
                            .arg(cell.repetitions);
             }
+            if (cell.overTcp()) {
+                out += QStringLiteral("<span class=\"fallback\">over TCP, not SMC-R: %1 of %2 runs (%3)</span>")
+                           .arg(cell.tcpRepetitions)
+                           .arg(cell.repetitions)
+                           .arg(xmlEscape(cell.fallbackReasons));
+            } else if (cell.fellBack()) {
+                out += QStringLiteral("<span class=\"fallback\">fell back: %1 of %2 runs (%3)</span>")
+                           .arg(cell.fallbackRepetitions)
+                           .arg(cell.repetitions)
+                           .arg(xmlEscape(cell.fallbackReasons));
+            }
             out += QStringLiteral("</td>");
         }
         out += QStringLiteral("</tr>\n");
@@ -111,6 +125,23 @@ QString comparisonHtml(const ComparisonTable& table) {
     }
     out += QStringLiteral("</section>\n");
     return out;
+}
+
+// What each column ran over (ComparisonTable::wires), once per column.
+QString wireHtml(const QList<ComparisonTable>& tables) {
+    QStringList seen;
+    QString out;
+    for (const ComparisonTable& table : tables) {
+        for (qsizetype c = 0; c < table.columns.size(); ++c) {
+            if (table.wires.value(c).isEmpty() || seen.contains(table.columns[c])) continue;
+            seen << table.columns[c];
+            out +=
+                QStringLiteral("<dt>%1</dt><dd>%2</dd>\n").arg(xmlEscape(table.columns[c]), xmlEscape(table.wires[c]));
+        }
+    }
+    if (out.isEmpty()) return out;
+    return QStringLiteral("<section class=\"wire\">\n<h2>Wire</h2>\n<dl class=\"prov\">\n") + out +
+           QStringLiteral("</dl>\n</section>\n");
 }
 
 QString detailHtml(const DetailTable& detail) {
@@ -142,6 +173,7 @@ QString formatHtml(const ReportDocument& document) {
             QStringLiteral("<p class=\"generated\">Generated %1 by smclab</p>\n").arg(xmlEscape(document.generatedAt));
     }
     for (const ComparisonTable& table : document.tables) out += comparisonHtml(table);
+    out += wireHtml(document.tables);
     for (const DetailTable& detail : document.details) out += detailHtml(detail);
     if (!document.provenance.isEmpty()) {
         out += QStringLiteral("<section class=\"provenance\">\n");

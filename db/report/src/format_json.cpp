@@ -42,7 +42,7 @@ QJsonObject tableJson(const ComparisonTable& table) {
     QJsonArray rows;
     for (const Row& row : table.rows) {
         QJsonArray cells;
-        const std::optional<double> base = row.cells.isEmpty() ? std::nullopt : row.cells[0].value;
+        const Cell base = row.cells.value(0);
         for (qsizetype c = 0; c < row.cells.size(); ++c) {
             const Cell& cell = row.cells[c];
             QJsonObject o{{QStringLiteral("value"), cell.value ? QJsonValue(*cell.value) : QJsonValue()},
@@ -57,8 +57,13 @@ QJsonObject tableJson(const ComparisonTable& table) {
             if (cell.busyRepetitions > 0) o.insert(QStringLiteral("busyRepetitions"), cell.busyRepetitions);
             if (cell.liveChangedRepetitions > 0)
                 o.insert(QStringLiteral("liveChangedRepetitions"), cell.liveChangedRepetitions);
+            // What the cell's connections did: a cell whose data went over
+            // TCP has no pctVsBaseline nor change.
+            if (cell.fallbackRepetitions > 0) o.insert(QStringLiteral("fallbackRepetitions"), cell.fallbackRepetitions);
+            if (cell.tcpRepetitions > 0) o.insert(QStringLiteral("tcpRepetitions"), cell.tcpRepetitions);
+            if (!cell.fallbackReasons.isEmpty()) o.insert(QStringLiteral("fallbackReasons"), cell.fallbackReasons);
             if (c > 0) {
-                const auto pct = percentVsBaseline(cell.value, base);
+                const auto pct = percentVsBaseline(cell, base);
                 o.insert(QStringLiteral("pctVsBaseline"), pct ? QJsonValue(*pct) : QJsonValue());
                 if (const auto change = changeVsBaseline(cell, row.cells[0])) {
                     QJsonObject co{{QStringLiteral("pct"), change->pct},
@@ -78,6 +83,7 @@ QJsonObject tableJson(const ComparisonTable& table) {
                        {QStringLiteral("workload"), table.workload},
                        {QStringLiteral("baseline"), table.columns.value(0)},
                        {QStringLiteral("columns"), stringArray(table.columns)},
+                       {QStringLiteral("wires"), stringArray(table.wires)},
                        {QStringLiteral("rows"), rows}};
 }
 
@@ -89,6 +95,7 @@ ComparisonTable tableFromJson(const QJsonObject& o) {
     table.lowerIsBetter = o.value(QStringLiteral("lowerIsBetter")).toBool();
     table.workload = o.value(QStringLiteral("workload")).toString();
     table.columns = fromStringArray(o.value(QStringLiteral("columns")));
+    table.wires = fromStringArray(o.value(QStringLiteral("wires")));
     for (const QJsonValue& rv : o.value(QStringLiteral("rows")).toArray()) {
         const QJsonObject ro = rv.toObject();
         Row row;
@@ -105,6 +112,9 @@ ComparisonTable tableFromJson(const QJsonObject& o) {
             cell.interval = intervalFromJson(co.value(QStringLiteral("interval")));
             cell.busyRepetitions = co.value(QStringLiteral("busyRepetitions")).toInt();
             cell.liveChangedRepetitions = co.value(QStringLiteral("liveChangedRepetitions")).toInt();
+            cell.fallbackRepetitions = co.value(QStringLiteral("fallbackRepetitions")).toInt();
+            cell.tcpRepetitions = co.value(QStringLiteral("tcpRepetitions")).toInt();
+            cell.fallbackReasons = co.value(QStringLiteral("fallbackReasons")).toString();
             row.cells.append(cell);
         }
         table.rows.append(row);

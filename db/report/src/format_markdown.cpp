@@ -18,7 +18,7 @@ QString valueCell(const Row& row, qsizetype column) {
     if (cell.repetitions > 1) text += QStringLiteral(" ± ") + QString::number(cell.spread, 'f', 3);
     if (cell.interval) text += QStringLiteral(" ") + intervalText(*cell.interval, 3);
     if (column > 0) {
-        const auto pct = percentVsBaseline(cell.value, row.cells.isEmpty() ? std::nullopt : row.cells[0].value);
+        const auto pct = percentVsBaseline(cell, row.cells.value(0));
         if (pct) text += QStringLiteral(" (%1%)").arg(QString::number(*pct, 'f', 2));
         const auto change = row.cells.isEmpty() ? std::nullopt : changeVsBaseline(cell, row.cells[0]);
         if (change && change->interval) {
@@ -30,6 +30,17 @@ QString valueCell(const Row& row, qsizetype column) {
         text += QStringLiteral(" (busy host: %1/%2)").arg(cell.busyRepetitions).arg(cell.repetitions);
     if (cell.liveChangedRepetitions > 0)
         text += QStringLiteral(" (live change: %1/%2)").arg(cell.liveChangedRepetitions).arg(cell.repetitions);
+    if (cell.overTcp()) {
+        text += QStringLiteral(" **over TCP, not SMC-R: %1/%2** (%3)")
+                    .arg(cell.tcpRepetitions)
+                    .arg(cell.repetitions)
+                    .arg(escapeCell(cell.fallbackReasons));
+    } else if (cell.fellBack()) {
+        text += QStringLiteral(" (fell back: %1/%2, %3)")
+                    .arg(cell.fallbackRepetitions)
+                    .arg(cell.repetitions)
+                    .arg(escapeCell(cell.fallbackReasons));
+    }
     return text;
 }
 
@@ -50,6 +61,20 @@ QString tableMarkdown(const ComparisonTable& table) {
         out += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
     }
     return out + QLatin1Char('\n');
+}
+
+// What each column ran over (ComparisonTable::wires), once per column.
+QString wireMarkdown(const QList<ComparisonTable>& tables) {
+    QStringList seen;
+    QString out;
+    for (const ComparisonTable& table : tables) {
+        for (qsizetype c = 0; c < table.columns.size(); ++c) {
+            if (table.wires.value(c).isEmpty() || seen.contains(table.columns[c])) continue;
+            seen << table.columns[c];
+            out += QStringLiteral("- **%1**: %2\n").arg(table.columns[c], table.wires[c]);
+        }
+    }
+    return out.isEmpty() ? out : QStringLiteral("### Wire\n\n") + out + QLatin1Char('\n');
 }
 
 QString detailMarkdown(const DetailTable& detail) {
@@ -79,6 +104,7 @@ QString formatMarkdown(const ReportDocument& document) {
     QString out = QStringLiteral("## %1\n\n").arg(document.title);
     if (!document.generatedAt.isEmpty()) out += QStringLiteral("Generated %1.\n\n").arg(document.generatedAt);
     for (const ComparisonTable& table : document.tables) out += tableMarkdown(table);
+    out += wireMarkdown(document.tables);
     for (const DetailTable& detail : document.details) out += detailMarkdown(detail);
     for (const ProvenanceSection& section : document.provenance) {
         out += QStringLiteral("### %1\n\n").arg(section.title);

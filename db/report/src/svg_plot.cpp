@@ -51,9 +51,18 @@ namespace {
 struct PlotFrame {
     double plotW = 0, plotH = 0, width = 0, height = 0;
     double xMin = 0, xMax = 1, yStep = 1, yTop = 1;
+    // Bandwidth over a size sweep spans decades (1 B at 0.5 MB/s, 64 KiB at
+    // 5000): a log10 axis from 10^logLo to 10^logHi, as the desktop's plot
+    // (gui ComparisonSection::prefersLogScale), so 1 B points are not on zero.
+    bool logY = false;
+    int logLo = 0, logHi = 1;
 
     double px(double lx) const { return kMarginLeft + (lx - xMin) / (xMax - xMin) * plotW; }
-    double py(double v) const { return kMarginTop + plotH - v / yTop * plotH; }
+    double py(double v) const {
+        if (!logY) return kMarginTop + plotH - v / yTop * plotH;
+        const double lv = std::log10(std::max(v, std::pow(10.0, logLo)));
+        return kMarginTop + plotH - (lv - logLo) / (logHi - logLo) * plotH;
+    }
     double sizeX(qint64 msgSize) const { return px(std::log2(static_cast<double>(msgSize))); }
 };
 
@@ -70,6 +79,7 @@ PlotFrame plotFrame(const ComparisonTable& table, PlotSize size) {
     f.plotH = f.height - kMarginTop - kMarginBottom;
 
     double yMax = 0;
+    double yMin = 0;  // smallest positive value
     bool first = true;
     for (const Row& row : table.rows) {
         if (row.msgSize <= 0) continue;
@@ -80,6 +90,7 @@ PlotFrame plotFrame(const ComparisonTable& table, PlotSize size) {
         for (const Cell& cell : row.cells) {
             if (cell.value) yMax = std::max(yMax, *cell.value + cell.spread);
             if (cell.interval) yMax = std::max(yMax, cell.interval->high);
+            if (cell.value && *cell.value > 0) yMin = yMin > 0 ? std::min(yMin, *cell.value) : *cell.value;
         }
     }
     if (f.xMax - f.xMin < 1.0) {
@@ -88,6 +99,11 @@ PlotFrame plotFrame(const ComparisonTable& table, PlotSize size) {
     }
     f.yStep = niceStep(yMax > 0 ? yMax : 1.0, 5);
     f.yTop = std::max(f.yStep, std::ceil(yMax / f.yStep) * f.yStep);
+    if (table.metric == QLatin1String("bw_mbps") && yMin > 0 && yMax / yMin >= 100.0) {
+        f.logY = true;
+        f.logLo = static_cast<int>(std::floor(std::log10(yMin)));
+        f.logHi = std::max(f.logLo + 1, static_cast<int>(std::ceil(std::log10(yMax))));
+    }
     return f;
 }
 
@@ -111,12 +127,18 @@ QString svgHeader(const ComparisonTable& table, PlotSize size, const PlotFrame& 
 // Grid lines, ticks and the two axis titles.
 QString svgAxes(const ComparisonTable& table, const PlotFrame& f) {
     QString svg;
-    for (double v = 0; v <= f.yTop + f.yStep / 2; v += f.yStep) {
+    const auto yTick = [&](double v, const QString& label) {
         svg += QStringLiteral(
                    "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" class=\"grid\"/>"
                    "<text x=\"%4\" y=\"%5\" class=\"ytick\">%6</text>\n")
                    .arg(num(kMarginLeft), num(f.py(v)), num(kMarginLeft + f.plotW), num(kMarginLeft - 6),
-                        num(f.py(v) + 4), tickLabel(v, f.yStep));
+                        num(f.py(v) + 4), label);
+    };
+    if (f.logY) {
+        for (int k = f.logLo; k <= f.logHi; ++k)
+            yTick(std::pow(10.0, k), tickLabel(std::pow(10.0, k), std::pow(10.0, k)));
+    } else {
+        for (double v = 0; v <= f.yTop + f.yStep / 2; v += f.yStep) yTick(v, tickLabel(v, f.yStep));
     }
     for (const Row& row : table.rows) {
         if (row.msgSize <= 0) continue;
@@ -129,8 +151,9 @@ QString svgAxes(const ComparisonTable& table, const PlotFrame& f) {
     }
     svg += QStringLiteral("<text x=\"%1\" y=\"%2\" class=\"xlabel\">Message size (bytes, log2 scale)</text>\n")
                .arg(num(kMarginLeft + f.plotW / 2), num(f.height - 10));
-    svg += QStringLiteral("<text x=\"16\" y=\"%1\" class=\"ylabel\" transform=\"rotate(-90 16 %1)\">%2</text>\n")
-               .arg(num(kMarginTop + f.plotH / 2), xmlEscape(yAxisTitle(table)));
+    svg += QStringLiteral("<text x=\"16\" y=\"%1\" class=\"ylabel\" transform=\"rotate(-90 16 %1)\">%2%3</text>\n")
+               .arg(num(kMarginTop + f.plotH / 2), xmlEscape(yAxisTitle(table)),
+                    f.logY ? QStringLiteral(", log scale") : QString());
     return svg;
 }
 

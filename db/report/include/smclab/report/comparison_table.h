@@ -30,6 +30,17 @@ struct Cell {
     std::optional<Interval> interval;  // of the median; nullopt under 2 repetitions
     int busyRepetitions = 0;           // repetitions that ran while the host was busy (host_state.h)
     int liveChangedRepetitions = 0;    // repetitions during which a setting was changed live
+    // What the cell's connections did (connection_use.h), in columns whose
+    // client proposes SMC: repetitions in which a connection fell back to
+    // TCP, repetitions whose data went over TCP (the figure is then TCP's,
+    // not SMC's: no percentage, no verdict), and the reasons over all its
+    // repetitions ("PEERNOSMC x3"). Zero and empty elsewhere.
+    int fallbackRepetitions = 0;
+    int tcpRepetitions = 0;
+    QString fallbackReasons;
+
+    bool overTcp() const { return tcpRepetitions > 0; }
+    bool fellBack() const { return fallbackRepetitions > 0 || tcpRepetitions > 0; }
 
     Cell() = default;
     // One value without its repetitions (tables typed in, single runs).
@@ -57,6 +68,11 @@ struct ComparisonTable {
     QString workload;            // "tcp_bw", ... (informational)
     QStringList columns;         // column labels, baseline first
     QList<Row> rows;             // ascending msgSize
+    // Per column (same order), what it ran over: "SMC-R over the sim, link
+    // cx4-25g; handshake over veth ..." or "TCP over veth ..."; empty when
+    // not known (tables typed in). The text output lists them after the
+    // tables (format_text.h).
+    QStringList wires;
 
     bool operator==(const ComparisonTable&) const = default;
 };
@@ -65,6 +81,9 @@ struct ComparisonTable {
 // compute it (bench-anchors section 7). Missing when either side is missing
 // or the base is zero.
 std::optional<double> percentVsBaseline(std::optional<double> value, std::optional<double> base);
+// The same for two cells; missing as well when either cell's data went over
+// TCP (Cell::overTcp): a TCP figure in an SMC column is not compared.
+std::optional<double> percentVsBaseline(const Cell& cell, const Cell& base);
 
 // The table with `column` moved to the front (the other columns keep their
 // order). Matches the label exactly, else case-insensitively if that is
@@ -86,8 +105,8 @@ MetricInfo metricInfo(const QString& metric);
 Cell cellFromRepetitions(const QList<double>& values);
 
 // The change of `cell` against `base` (the row's baseline) with its
-// interval; nullopt when either has no value. Cells without samples give a
-// change with no interval (Noise::unknown).
+// interval; nullopt when either has no value or went over TCP. Cells
+// without samples give a change with no interval (Noise::unknown).
 std::optional<Change> changeVsBaseline(const Cell& cell, const Cell& base);
 
 }  // namespace smclab::report

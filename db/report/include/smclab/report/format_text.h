@@ -21,6 +21,17 @@
 // labels stay over their columns; missing values print "-" where the number
 // would end; trailing blanks are trimmed. The three-column letter tables come
 // out byte for byte.
+//
+// What the connections did (issue 30; Cell::fallbackRepetitions,
+// tcpRepetitions): a cell whose data went over TCP is marked " [TCP]" and
+// has no percentage (nor has any cell of its row when it is the baseline);
+// a cell in which some connection fell back but the data went over RDMA is
+// marked " [fb]". A column with a mark is widened by it (its header field
+// too), and a legend under the table names each marked column's sizes and
+// the reasons. Tables without marks keep the layout above.
+//
+// formatText() ends with "==== Wire ====", each column's wire
+// (ComparisonTable::wires) when known.
 #pragma once
 
 #include <QList>
