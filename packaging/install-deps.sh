@@ -25,6 +25,9 @@ packages=(
     openssh-client openssh-server
     # tests: promtool checks the agent's --metrics page (Debian prometheus)
     prometheus
+    # VM lab hosts (smclab lab vm): QEMU, a static busybox for their initramfs,
+    # depmod for the kernel package's modules (fetched by apt-get download)
+    qemu-system-x86 busybox-static kmod
     # packaging checks
     dpkg-dev fakeroot file
 )

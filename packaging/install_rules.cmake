@@ -28,6 +28,11 @@ endif()
 if(TARGET smcr_preload)
     install(TARGETS smcr_preload LIBRARY DESTINATION lib/smclab COMPONENT cli)
 endif()
+# ksmc_run (the kernel's SMC for unmodified programs) and its library, in ../lib/smclab.
+if(TARGET ksmc_run)
+    install(TARGETS ksmc_run RUNTIME DESTINATION bin COMPONENT cli)
+    install(TARGETS smclab_ksmc_preload LIBRARY DESTINATION lib/smclab COMPONENT cli)
+endif()
 if(TARGET smclab-gui)
     install(TARGETS smclab-gui RUNTIME DESTINATION bin COMPONENT cli)
     install(FILES ${_smclab_pkg_dir}/desktop/smclab.desktop

@@ -7,6 +7,10 @@
 #include <cstdlib>
 #include <string>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include "commands.h"
 #include "smc_netlink.h"
 
@@ -18,7 +22,7 @@ namespace nl = transports::smcnl;
 
 void printHelp() {
     std::printf(
-        "usage: smclab ksmc stats\n"
+        "usage: smclab ksmc stats [--json]\n"
         "       smclab ksmc ueid add UEID | ueid list\n"
         "       smclab ksmc pnet add PNETID [-I NETDEV] [-D RDMA_DEV [-P PORT]]\n"
         "\n"
@@ -50,7 +54,44 @@ void printTech(const char* name, const nl::TechStats& t) {
                 static_cast<unsigned long long>(t.rmbFull), static_cast<unsigned long long>(t.rmbFullPeer));
 }
 
-int printStats() {
+QJsonObject techJson(const nl::TechStats& t) {
+    auto n = [](uint64_t v) { return static_cast<double>(v); };
+    return QJsonObject{{"client_v1_success", n(t.clientV1Success)},
+                       {"client_v2_success", n(t.clientV2Success)},
+                       {"server_v1_success", n(t.serverV1Success)},
+                       {"server_v2_success", n(t.serverV2Success)},
+                       {"rx_bytes", n(t.rxBytes)},
+                       {"tx_bytes", n(t.txBytes)},
+                       {"rx_calls", n(t.rxCalls)},
+                       {"tx_calls", n(t.txCalls)},
+                       {"cork_cnt", n(t.corkCount)},
+                       {"ndly_cnt", n(t.nodelayCount)},
+                       {"sendpage_cnt", n(t.sendpageCount)},
+                       {"splice_cnt", n(t.spliceCount)},
+                       {"urg_data_cnt", n(t.urgentCount)},
+                       {"rmb_full_peer", n(t.rmbFullPeer)},
+                       {"rmb_full", n(t.rmbFull)},
+                       {"rmb_alloc", n(t.rmbAllocations)},
+                       {"rmb_reuse", n(t.rmbReuses)}};
+}
+
+void printStatsJson(const nl::KernelStats& stats, const std::vector<nl::FallbackCount>& fallbacks) {
+    QJsonArray fb;
+    for (const nl::FallbackCount& f : fallbacks) {
+        fb.append(QJsonObject{{"side", f.server ? "server" : "client"},
+                              {"reason", static_cast<double>(f.reason)},
+                              {"name", QString::fromStdString(nl::fallbackReasonName(f.reason))},
+                              {"count", static_cast<double>(f.count)}});
+    }
+    const QJsonObject root{{"smcr", techJson(stats.smcr)},
+                           {"smcd", techJson(stats.smcd)},
+                           {"client_hs_err_cnt", static_cast<double>(stats.clientHandshakeErrors)},
+                           {"server_hs_err_cnt", static_cast<double>(stats.serverHandshakeErrors)},
+                           {"fallbacks", fb}};
+    std::printf("%s", QJsonDocument(root).toJson(QJsonDocument::Indented).constData());
+}
+
+int printStats(bool json) {
     const auto stats = nl::readStats();
     if (!stats) {
         std::fprintf(stderr, "smclab ksmc stats: %s\n", stats.error().message.c_str());
@@ -60,6 +101,10 @@ int printStats() {
     if (!fallbacks) {
         std::fprintf(stderr, "smclab ksmc stats: %s\n", fallbacks.error().message.c_str());
         return kExitFailure;
+    }
+    if (json) {
+        printStatsJson(*stats, *fallbacks);
+        return kExitOk;
     }
     printTech("SMC-R", stats->smcr);
     printTech("SMC-D", stats->smcd);
@@ -148,7 +193,8 @@ int runKsmc(const Args& args) {
         printHelp();
         return kExitOk;
     }
-    if (sub == "stats" && args.size() == 1) return printStats();
+    if (sub == "stats" && args.size() == 1) return printStats(false);
+    if (sub == "stats" && args.size() == 2 && args[1] == "--json") return printStats(true);
     if (sub == "ueid") return runUeid(args);
     if (sub == "pnet") return runPnet(args);
     std::fprintf(stderr, "smclab ksmc: unknown subcommand '%s' (stats, ueid, pnet)\n", sub.c_str());

@@ -323,6 +323,14 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
     const std::optional<QByteArray> token = agentToken(options);
     if (!token) return kExitFailure;
     const SshTarget target = targetFor(options, host);
+    // An ssh alias (a Host block with HostName) is no DNS name: the
+    // controller dials the address ssh resolves it to.
+    auto address = resolveSshHost(target);
+    if (!address) {
+        std::fprintf(stderr, "smclab lab deploy: %s\n", address.error().message.c_str());
+        return kExitFailure;
+    }
+    if (*address != hostName) host.address = *address;
     auto probe = probeHost(target);
     if (!probe) {
         std::fprintf(stderr, "smclab lab deploy: %s\n", probe.error().message.c_str());
@@ -335,14 +343,14 @@ int deployOne(const LabOptions& options, LabFile* lab, const QString& hostName) 
                              ? startSystemAgent(options, target, *probe, package, host, *token)
                              : startUserAgent(options, target, host, *token);
     if (!started || !writeLocalToken(host, *token)) return kExitFailure;
-    auto hello = fetchHello(hostName, host.agentPort, QString::fromUtf8(*token));
+    auto hello = fetchHello(host.dialHost(), host.agentPort, QString::fromUtf8(*token));
     if (!hello) {
         std::fprintf(stderr, "smclab lab deploy: the agent started but does not answer: %s\n",
                      hello.error().message.c_str());
         return kExitFailure;
     }
     lab->upsert(host);
-    std::printf("%s: agent up on %s:%u (%s)\n", qPrintable(hostName), qPrintable(hostName), host.agentPort,
+    std::printf("%s: agent up on %s:%u (%s)\n", qPrintable(hostName), qPrintable(host.dialHost()), host.agentPort,
                 qPrintable(describe(*hello)));
     return kExitOk;
 }

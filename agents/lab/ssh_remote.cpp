@@ -51,4 +51,25 @@ smcr::Result<QString> runRemote(const SshTarget& target, const QString& script, 
     return QString::fromLocal8Bit(ssh.readAllStandardOutput());
 }
 
+smcr::Result<QString> resolveSshHost(const SshTarget& target) {
+    QStringList args{QStringLiteral("-G")};
+    if (!target.configFile.isEmpty()) args << QStringLiteral("-F") << target.configFile;
+    if (target.port > 0) args << QStringLiteral("-p") << QString::number(target.port);
+    if (!target.user.isEmpty()) args << QStringLiteral("-l") << target.user;
+    args << QStringLiteral("--") << target.host;
+    QProcess ssh;
+    ssh.start(QStringLiteral("ssh"), args);
+    if (!ssh.waitForStarted(10'000) || !ssh.waitForFinished(10'000) || ssh.exitCode() != 0) {
+        return smcr::fail(smcr::Errc::notFound,
+                          QStringLiteral("ssh -G %1: %2")
+                              .arg(target.host, QString::fromUtf8(ssh.readAllStandardError()).trimmed())
+                              .toStdString());
+    }
+    // One "key value" line per option; "hostname" is the address to dial.
+    for (const QByteArray& line : ssh.readAllStandardOutput().split('\n')) {
+        if (line.startsWith("hostname ")) return QString::fromUtf8(line.mid(9)).trimmed();
+    }
+    return target.host;
+}
+
 }  // namespace smclab::lab

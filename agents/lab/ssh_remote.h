@@ -26,6 +26,11 @@ struct SshTarget {
 smcr::Result<QString> runRemote(const SshTarget& target, const QString& script, const QByteArray& input = {},
                                 int timeoutMs = 60'000);
 
+// The address ssh itself would connect to for `target` (its HostName after
+// ~/.ssh/config or -F, through `ssh -G`): what an alias such as a Host
+// block's name stands for. The name itself when ssh reports none.
+smcr::Result<QString> resolveSshHost(const SshTarget& target);
+
 // 'text' quoted for a POSIX shell.
 QString shellQuote(const QString& text);
 

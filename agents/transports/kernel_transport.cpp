@@ -4,11 +4,13 @@
 
 namespace smclab::transports {
 
-KernelTransport::KernelTransport(std::string name, SocketKind kind, SysctlSettings settings)
+KernelTransport::KernelTransport(std::string name, SocketKind kind, SysctlSettings settings,
+                                 std::function<Counters()> moreCounters)
     : m_name(std::move(name)),
       m_kind(kind),
       m_settings(std::move(settings)),
-      m_stats(std::make_shared<KernelTransportStats>()) {
+      m_stats(std::make_shared<KernelTransportStats>()),
+      m_moreCounters(std::move(moreCounters)) {
     // sendfile() to a socket the peer has closed raises SIGPIPE (there is no
     // MSG_NOSIGNAL for it); a benchmark process must see EPIPE instead.
     std::signal(SIGPIPE, SIG_IGN);
@@ -24,9 +26,14 @@ Result<std::unique_ptr<Listener>> KernelTransport::listen(const std::string& add
 }
 
 Counters KernelTransport::counters() const {
-    return {{m_name + ".connects", m_stats->connects.load(std::memory_order_relaxed)},
-            {m_name + ".connect_failures", m_stats->connectFailures.load(std::memory_order_relaxed)},
-            {m_name + ".accepts", m_stats->accepts.load(std::memory_order_relaxed)}};
+    Counters out{{m_name + ".connects", m_stats->connects.load(std::memory_order_relaxed)},
+                 {m_name + ".connect_failures", m_stats->connectFailures.load(std::memory_order_relaxed)},
+                 {m_name + ".accepts", m_stats->accepts.load(std::memory_order_relaxed)}};
+    if (m_moreCounters) {
+        Counters more = m_moreCounters();
+        out.insert(out.end(), more.begin(), more.end());
+    }
+    return out;
 }
 
 }  // namespace smclab::transports

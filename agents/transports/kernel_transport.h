@@ -1,6 +1,7 @@
 // A Transport over kernel sockets of one SocketKind: `tcp` and `ksmc`.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -11,7 +12,11 @@ namespace smclab::transports {
 
 class KernelTransport final : public Transport {
 public:
-    KernelTransport(std::string name, SocketKind kind, SysctlSettings settings);
+    // `moreCounters`: counters the kernel keeps for this kind of socket
+    // (ksmc: the SMC statistics since the transport was made), added to
+    // the transport's own.
+    KernelTransport(std::string name, SocketKind kind, SysctlSettings settings,
+                    std::function<Counters()> moreCounters = {});
 
     std::string name() const override { return m_name; }
     Result<std::unique_ptr<Stream>> connect(const std::string& host, uint16_t port,
@@ -29,6 +34,7 @@ private:
     SocketKind m_kind;
     SysctlSettings m_settings;
     std::shared_ptr<KernelTransportStats> m_stats;
+    std::function<Counters()> m_moreCounters;
 };
 
 }  // namespace smclab::transports

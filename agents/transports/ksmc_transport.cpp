@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "kernel_smc_counters.h"
 #include "kernel_transport.h"
 #include "transport_factories.h"
 
@@ -95,7 +96,8 @@ Result<std::unique_ptr<Transport>> createKsmc(const TransportOptions& options) {
     } else {
         kind = SocketKind{AF_INET, kIpProtoSmc, AF_INET6, kIpProtoSmc};
     }
-    return std::unique_ptr<Transport>(new KernelTransport("ksmc", kind, ksmcSysctls(kKsmcSysctlDirectory)));
+    return std::unique_ptr<Transport>(
+        new KernelTransport("ksmc", kind, ksmcSysctls(kKsmcSysctlDirectory), kernelSmcCounters()));
 }
 
 }  // namespace smclab::transports

@@ -2,7 +2,7 @@
 // smc-tools: Debian 12 packages neither): the statistics and fallback
 // counters a `ksmc` run reads before and after itself (`smcr stats`), and
 // the set-up kernel SMC-R needs on soft-RoCE (a UEID for SMC-Rv2, pnet
-// entries that tie the rxe device to its netdev: engine/README "Kernel
+// entries that tie the rxe device to its netdev: agents/lab/README.md "Kernel
 // SMC-R"). Families "SMC_GEN_NETLINK" and "SMC_PNETID" of <linux/smc.h>.
 // Statistics are per network namespace: the caller's.
 #pragma once

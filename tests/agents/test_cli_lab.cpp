@@ -257,6 +257,36 @@ private slots:
         QVERIFY2(gone.err.contains(QStringLiteral("%1:%2").arg(m_nsAddress).arg(agentPort)), qPrintable(gone.err));
     }
 
+    // A host named by an ssh alias (a Host block with HostName, as labs name
+    // their servers): deploy resolves it as ssh does (ssh -G), dials the
+    // address, and records both in the lab file, so status reaches it too.
+    void deployToSshAlias() {
+        const quint16 agentPort = 7602;
+        QVERIFY(writeFile(path(QStringLiteral("ssh_config_alias")),
+                          QStringLiteral("Host labalias\n  HostName %1\n  Port 22\n").arg(m_nsAddress) +
+                              readFile(path(QStringLiteral("ssh_config")))));
+        const QStringList options{QStringLiteral("--lab"),        path(QStringLiteral("alias-lab.json")),
+                                  QStringLiteral("--ssh-config"), path(QStringLiteral("ssh_config_alias")),
+                                  QStringLiteral("--remote-dir"), path(QStringLiteral("remote-alias"))};
+        const Outcome deployed =
+            runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("deploy")} + options +
+                      QStringList{QStringLiteral("--agent-port"), QString::number(agentPort),
+                                  QStringLiteral("--agent-binary"), agentBinary(), QStringLiteral("labalias")});
+        QVERIFY2(deployed.exitCode == 0, qPrintable(deployed.out + deployed.err));
+        QVERIFY2(deployed.out.contains(QStringLiteral("labalias: agent up on %1:%2").arg(m_nsAddress).arg(agentPort)),
+                 qPrintable(deployed.out));
+        const QJsonObject lab =
+            QJsonDocument::fromJson(readFile(path(QStringLiteral("alias-lab.json"))).toUtf8()).object();
+        const QJsonObject host = lab.value(QStringLiteral("hosts")).toArray().first().toObject();
+        QCOMPARE(host.value(QStringLiteral("host")).toString(), QStringLiteral("labalias"));
+        QCOMPARE(host.value(QStringLiteral("address")).toString(), m_nsAddress);
+        const Outcome up = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("status")} + options);
+        QVERIFY2(up.exitCode == 0 && up.out.contains(QStringLiteral(" up ")), qPrintable(up.out + up.err));
+        const Outcome stopped = runSmclab(QStringList{QStringLiteral("lab"), QStringLiteral("stop")} + options +
+                                          QStringList{QStringLiteral("labalias")});
+        QVERIFY2(stopped.exitCode == 0, qPrintable(stopped.out + stopped.err));
+    }
+
     // Package mode on a host whose systemd is not running: the .deb (built
     // here with cpack) is installed, the token and settings written, the unit
     // left alone, and the user-mode agent serves, with a note saying so. The

@@ -35,7 +35,7 @@ struct VmUpOptions {
     QString pnet = QStringLiteral("SMCLAB");
     // net.smc sysctls set at boot. Over rxe a link group must stay at one
     // link on one device: the 6.12 server's asymmetric second link fails in
-    // rxe_modify_qp (-EINVAL) and hangs the client (engine/README.md).
+    // rxe_modify_qp (-EINVAL) and hangs the client (agents/lab/README.md).
     QStringList sysctls{QStringLiteral("smcr_max_links_per_lgr=1")};
     QString binDir;  // where smclab and smclab-agent are ("" = beside this program)
     QString namePrefix = QStringLiteral("vm");

@@ -3,7 +3,7 @@
 // initramfs that mounts the host's root (guest/init.sh). Debian's kernel
 // builds smc and rdma_rxe as modules; 6.12 is the first Debian kernel on
 // which kernel SMC-R works over rxe (6.1's rxe never raises the receive-CQ
-// event SMC arms for: engine/README.md "Kernel SMC-R on the VM lab").
+// event SMC arms for: agents/lab/README.md).
 #pragma once
 
 #include <functional>

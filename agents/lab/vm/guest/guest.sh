@@ -97,6 +97,11 @@ while :; do
     fi
     for job in /smclab/exec/*.sh; do
         [ -e "$job" ] || continue
+        # A program the host rebuilt since the guest last mapped it can come
+        # back under the same 9p inode, and the pages cached for the old one
+        # are then mapped into the new (a rebuilt test crashed at start):
+        # drop them before each command.
+        echo 3 > /proc/sys/vm/drop_caches
         base=${job%.sh}
         mv "$job" "$base.run"
         (sh "$base.run" > "$base.out" 2>&1; echo "$?" > "$base.rc.tmp"; mv "$base.rc.tmp" "$base.rc") &

@@ -3,6 +3,7 @@
 // fabric-anchors.md section 7).
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -116,8 +117,10 @@ private:
 
 class VerbsQp final : public QueuePair {
 public:
-    VerbsQp(std::shared_ptr<VerbsContext> context, ibv_qp* qp, QpCaps caps)
-        : m_ctx(std::move(context)), m_qp(qp), m_caps(caps) {}
+    // `caps`: what the device granted (it may round up); `asked`: what the
+    // caller asked for, which posts are held to, as the sim holds them.
+    VerbsQp(std::shared_ptr<VerbsContext> context, ibv_qp* qp, QpCaps caps, QpCaps asked)
+        : m_ctx(std::move(context)), m_qp(qp), m_caps(caps), m_asked(asked) {}
     ~VerbsQp() override;
     uint32_t qpn() const override { return m_qp->qp_num; }
     QpCaps caps() const override { return m_caps; }
@@ -134,8 +137,15 @@ private:
     std::shared_ptr<VerbsContext> m_ctx;
     ibv_qp* m_qp;
     QpCaps m_caps;
+    QpCaps m_asked;
     uint8_t m_port = 1;
+    // The state modify() last set: the post rules' view (a device that moves
+    // the QP to error on its own still lets posts through, to be flushed).
+    std::atomic<QpState> m_state{QpState::reset};
 };
+
+// Work requests a post builds on the stack at once (longer lists go in turns).
+inline constexpr size_t kPostBatch = 16;
 
 WorkCompletion fromIbv(const ibv_wc& wc);
 

@@ -1,8 +1,9 @@
 // RC queue pairs over libibverbs with the attributes SMC-R uses (timeout 15,
 // retry_cnt 7, rnr_retry 7, min_rnr_timer 5 are the caller's choice here).
+#include <array>
 #include <cerrno>
 #include <cstring>
-#include <vector>
+#include <string>
 
 #include "../qp_rules.h"
 #include "verbs_objects.h"
@@ -30,7 +31,10 @@ Result<std::unique_ptr<QueuePair>> VerbsPd::createQp(const QpInit& init) {
     // The provider may round the caps up; report what we got.
     QpCaps caps{attr.cap.max_send_wr, attr.cap.max_recv_wr, attr.cap.max_send_sge, attr.cap.max_recv_sge,
                 attr.cap.max_inline_data};
-    return std::unique_ptr<QueuePair>(new VerbsQp(m_ctx, qp, caps));
+    QpCaps asked = init.caps;
+    asked.maxSendSge = init.caps.maxSendSge == 0 ? 1 : init.caps.maxSendSge;
+    asked.maxRecvSge = init.caps.maxRecvSge == 0 ? 1 : init.caps.maxRecvSge;
+    return std::unique_ptr<QueuePair>(new VerbsQp(m_ctx, qp, caps, asked));
 }
 
 VerbsQp::~VerbsQp() {
@@ -181,6 +185,7 @@ Status VerbsQp::modify(const QpAttr& in, QpAttrMask mask) {
     }
     if (const int rc = ibv_modify_qp(m_qp, &attr, ibvMask); rc != 0) return fail(errnoError("ibv_modify_qp", rc));
     m_port = ctx.portNum;
+    m_state.store(in.state, std::memory_order_relaxed);
     return {};
 }
 
@@ -193,61 +198,100 @@ Status VerbsQp::setError() {
 Status VerbsQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
     if (posted != nullptr) *posted = 0;
     if (wrs.empty()) return {};
-    std::vector<ibv_send_wr> chain(wrs.size());
-    std::vector<ibv_sge> sges(wrs.size() * kMaxSge);
-    for (size_t i = 0; i < wrs.size(); ++i) {
-        const SendWr& in = wrs[i];
-        ibv_send_wr& wr = chain[i];
-        wr.wr_id = in.wrId;
-        wr.next = i + 1 < wrs.size() ? &chain[i + 1] : nullptr;
-        wr.sg_list = &sges[i * kMaxSge];
-        wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
-        for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
-            sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+    // The states the sim enforces, checked here from the state this QP was
+    // last moved to (providers differ: rxe takes a post in RTR and fails it
+    // later). A QP the device moved to error still posts (to be flushed).
+    const QpState state = m_state.load(std::memory_order_relaxed);
+    if (state != QpState::rts && state != QpState::error)
+        return fail(Errc::invalidState, std::string("postSend in state ") + qpStateName(state) + " (needs RTS)");
+    // Work requests are built on the stack, kPostBatch at a time: no
+    // allocation on the data path.
+    std::array<ibv_send_wr, kPostBatch> chain{};
+    std::array<ibv_sge, kPostBatch * kMaxSge> sges{};
+    size_t done = 0;
+    while (done < wrs.size()) {
+        const size_t count = std::min(kPostBatch, wrs.size() - done);
+        for (size_t i = 0; i < count; ++i) {
+            const SendWr& in = wrs[done + i];
+            if (in.numSge > m_asked.maxSendSge || in.numSge > kMaxSge)
+                return fail(Errc::invalidArgument, "postSend: " + std::to_string(in.numSge) + " SGEs, the QP takes " +
+                                                       std::to_string(m_asked.maxSendSge));
+            ibv_send_wr& wr = chain[i];
+            wr = ibv_send_wr{};
+            wr.wr_id = in.wrId;
+            wr.next = i + 1 < count ? &chain[i + 1] : nullptr;
+            wr.sg_list = &sges[i * kMaxSge];
+            wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
+            for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
+                sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+            }
+            if (in.opcode == WrOpcode::rdmaWrite) {
+                wr.opcode = IBV_WR_RDMA_WRITE;
+                wr.wr.rdma.remote_addr = in.remoteAddr;
+                wr.wr.rdma.rkey = in.rkey;
+            } else if (in.opcode == WrOpcode::send) {
+                wr.opcode = IBV_WR_SEND;
+            } else {
+                return fail(Errc::invalidArgument, "unknown send opcode");
+            }
+            unsigned flags = 0;
+            if (hasFlag(in.flags, SendFlags::signaled)) flags |= IBV_SEND_SIGNALED;
+            if (hasFlag(in.flags, SendFlags::solicited)) flags |= IBV_SEND_SOLICITED;
+            if (hasFlag(in.flags, SendFlags::inlineData)) flags |= IBV_SEND_INLINE;
+            if (hasFlag(in.flags, SendFlags::fence)) flags |= IBV_SEND_FENCE;
+            wr.send_flags = flags;
         }
-        if (in.opcode == WrOpcode::rdmaWrite) {
-            wr.opcode = IBV_WR_RDMA_WRITE;
-            wr.wr.rdma.remote_addr = in.remoteAddr;
-            wr.wr.rdma.rkey = in.rkey;
-        } else if (in.opcode == WrOpcode::send) {
-            wr.opcode = IBV_WR_SEND;
-        } else {
-            return fail(Errc::invalidArgument, "unknown send opcode");
-        }
-        unsigned flags = 0;
-        if (hasFlag(in.flags, SendFlags::signaled)) flags |= IBV_SEND_SIGNALED;
-        if (hasFlag(in.flags, SendFlags::solicited)) flags |= IBV_SEND_SOLICITED;
-        if (hasFlag(in.flags, SendFlags::inlineData)) flags |= IBV_SEND_INLINE;
-        if (hasFlag(in.flags, SendFlags::fence)) flags |= IBV_SEND_FENCE;
-        wr.send_flags = flags;
+        ibv_send_wr* bad = nullptr;
+        const int rc = ibv_post_send(m_qp, chain.data(), &bad);
+        done += bad == nullptr ? count : static_cast<size_t>(bad - chain.data());
+        if (posted != nullptr) *posted = done;
+        if (rc != 0) return fail(errnoError("ibv_post_send", rc));
     }
-    ibv_send_wr* bad = nullptr;
-    const int rc = ibv_post_send(m_qp, chain.data(), &bad);
-    if (posted != nullptr) *posted = bad == nullptr ? wrs.size() : static_cast<size_t>(bad - chain.data());
-    if (rc != 0) return fail(errnoError("ibv_post_send", rc));
     return {};
 }
 
 Status VerbsQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
     if (posted != nullptr) *posted = 0;
     if (wrs.empty()) return {};
-    std::vector<ibv_recv_wr> chain(wrs.size());
-    std::vector<ibv_sge> sges(wrs.size() * kMaxSge);
-    for (size_t i = 0; i < wrs.size(); ++i) {
-        const RecvWr& in = wrs[i];
-        ibv_recv_wr& wr = chain[i];
-        wr.wr_id = in.wrId;
-        wr.next = i + 1 < wrs.size() ? &chain[i + 1] : nullptr;
-        wr.sg_list = &sges[i * kMaxSge];
-        wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
-        for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
-            sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+    const QpState state = m_state.load(std::memory_order_relaxed);
+    if (state == QpState::reset) return fail(Errc::invalidState, "postRecv in state RESET (IBA C10-97.2.1)");
+    std::array<ibv_recv_wr, kPostBatch> chain{};
+    std::array<ibv_sge, kPostBatch * kMaxSge> sges{};
+    size_t done = 0;
+    while (done < wrs.size()) {
+        const size_t count = std::min(kPostBatch, wrs.size() - done);
+        for (size_t i = 0; i < count; ++i) {
+            const RecvWr& in = wrs[done + i];
+            if (in.numSge > m_asked.maxRecvSge || in.numSge > kMaxSge)
+                return fail(Errc::invalidArgument, "postRecv: " + std::to_string(in.numSge) + " SGEs, the QP takes " +
+                                                       std::to_string(m_asked.maxRecvSge));
+            ibv_recv_wr& wr = chain[i];
+            wr = ibv_recv_wr{};
+            wr.wr_id = in.wrId;
+            wr.next = i + 1 < count ? &chain[i + 1] : nullptr;
+            wr.sg_list = &sges[i * kMaxSge];
+            wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
+            for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
+                sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+            }
         }
+        ibv_recv_wr* bad = nullptr;
+        const int rc = ibv_post_recv(m_qp, chain.data(), &bad);
+        done += bad == nullptr ? count : static_cast<size_t>(bad - chain.data());
+        if (posted != nullptr) *posted = done;
+        if (rc != 0) return fail(errnoError("ibv_post_recv", rc));
     }
-    ibv_recv_wr* bad = nullptr;
-    const int rc = ibv_post_recv(m_qp, chain.data(), &bad);
-    if (posted != nullptr) *posted = bad == nullptr ? wrs.size() : static_cast<size_t>(bad - chain.data());
-    if (rc != 0) return fail(errnoError("ibv_post_recv", rc));
+    if (state == QpState::error) {
+        // A receive posted to a QP in error must complete with a flush error
+        // (IBA C10-97.2.1), after the ones before it. rxe's user-space queue
+        // keeps it until the kernel next looks at the QP (a packet that may
+        // never come): moving the QP to error again makes it flush the queue
+        // now, in order.
+        ibv_qp_attr attr{};
+        attr.qp_state = IBV_QPS_ERR;
+        if (const int rc = ibv_modify_qp(m_qp, &attr, IBV_QP_STATE); rc != 0)
+            return fail(errnoError("ibv_modify_qp (flush receives)", rc));
+    }
     return {};
 }
 

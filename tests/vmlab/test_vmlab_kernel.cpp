@@ -1,0 +1,221 @@
+// The real SMC-R in the lab: kernel SMC-R between two VM lab hosts, over
+// soft-RoCE, judged by the kernels' own counters; and rdma-core verbs over
+// rxe under libsmcr's fabric conformance suite.
+#include <QRegularExpression>
+#include <QtTest>
+
+#include "vmlab_session.h"
+
+using smclab::testing::GuestRun;
+using smclab::testing::VmLabSession;
+
+namespace {
+
+constexpr quint32 kPeerNoSmc = 0x03010000;  // SMC_CLC_DECL_PEERNOSMC: the peer's SYN had no SMC option
+
+// A receiver that hashes everything until EOF and sends the digest back;
+// a sender of random bytes that prints its own digest and the echoed one.
+const char kReceiver[] = R"(import hashlib, socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept()
+h = hashlib.sha256()
+n = 0
+while True:
+    b = c.recv(1 << 16)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+print("received", n, h.hexdigest(), flush=True)
+c.sendall(h.hexdigest().encode())
+c.close()
+)";
+
+const char kSender[] = R"(import hashlib, os, socket, sys
+data = os.urandom(int(sys.argv[3]))
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+s.sendall(data)
+s.shutdown(socket.SHUT_WR)
+echo = b""
+while True:
+    b = s.recv(256)
+    if not b:
+        break
+    echo += b
+print("sent", len(data), hashlib.sha256(data).hexdigest(), echo.decode(), flush=True)
+)";
+
+QString writeScripts() {
+    return QStringLiteral("cat > /tmp/rx.py <<'PY'\n%1PY\ncat > /tmp/tx.py <<'PY'\n%2PY\n")
+        .arg(QLatin1String(kReceiver), QLatin1String(kSender));
+}
+
+qint64 counter(const QJsonObject& stats, const char* tech, const char* name) {
+    return static_cast<qint64>(stats.value(QLatin1String(tech)).toObject().value(QLatin1String(name)).toDouble());
+}
+
+}  // namespace
+
+class TestVmLabKernel : public QObject {
+    Q_OBJECT
+
+private:
+    VmLabSession m_lab;
+    int m_nextPort = 5100;
+
+    // Starts the receiver on vm2 (under ksmc_run when `smc`) and waits until it listens.
+    bool startReceiver(int port, bool smc) {
+        const QString wrapper = smc ? QStringLiteral("ksmc_run ") : QString();
+        const GuestRun started =
+            m_lab.run(1, writeScripts() +
+                             QStringLiteral("setsid %1python3 /tmp/rx.py %2 %3 > /tmp/rx-%3.out 2>&1 < /dev/null &\n")
+                                 .arg(wrapper, VmLabSession::linkAddress(1))
+                                 .arg(port));
+        if (!started.ok || started.exitCode != 0) return false;
+        for (int i = 0; i < 150; ++i) {
+            const GuestRun out = m_lab.run(1, QStringLiteral("cat /tmp/rx-%1.out").arg(port));
+            if (out.output.contains(QLatin1String("listening"))) return true;
+            if (out.output.contains(QLatin1String("Error"))) {
+                qWarning("receiver: %s", qPrintable(out.output));
+                return false;
+            }
+            QTest::qWait(200);
+        }
+        return false;
+    }
+
+    // Sends `bytes` random bytes from vm1; returns "sent N DIGEST ECHO" and vm2's "received N DIGEST".
+    QPair<QString, QString> stream(int port, qint64 bytes, bool smc) {
+        const QString wrapper = smc ? QStringLiteral("ksmc_run ") : QString();
+        const GuestRun sent = m_lab.run(0,
+                                        writeScripts() + QStringLiteral("%1python3 /tmp/tx.py %2 %3 %4")
+                                                             .arg(wrapper, VmLabSession::linkAddress(1))
+                                                             .arg(port)
+                                                             .arg(bytes),
+                                        300'000);
+        QString received;
+        for (int i = 0; i < 100 && !received.contains(QLatin1String("received")); ++i) {
+            received = m_lab.run(1, QStringLiteral("cat /tmp/rx-%1.out").arg(port)).output;
+            if (!received.contains(QLatin1String("received"))) QTest::qWait(200);
+        }
+        return {sent.ok ? sent.output : sent.error, received};
+    }
+
+    static void checkSameBytes(const QString& sent, const QString& received, qint64 bytes) {
+        static const QRegularExpression kSent(QStringLiteral("sent (\\d+) ([0-9a-f]{64}) ([0-9a-f]{64})"));
+        static const QRegularExpression kReceived(QStringLiteral("received (\\d+) ([0-9a-f]{64})"));
+        const auto s = kSent.match(sent);
+        const auto r = kReceived.match(received);
+        QVERIFY2(s.hasMatch(), qPrintable(QStringLiteral("sender said: ") + sent));
+        QVERIFY2(r.hasMatch(), qPrintable(QStringLiteral("receiver said: ") + received));
+        QCOMPARE(s.captured(1).toLongLong(), bytes);
+        QCOMPARE(r.captured(1).toLongLong(), bytes);
+        QCOMPARE(r.captured(2), s.captured(2));  // the receiver hashed what the sender sent
+        QCOMPARE(s.captured(3), s.captured(2));  // and the digest came back intact
+    }
+
+private slots:
+    void initTestCase() { QVERIFY2(m_lab.open(), qPrintable(m_lab.why())); }
+
+    // Tens of MiB of random bytes over AF_SMC sockets in two kernels: the
+    // same digest on both ends, an SMC-Rv2 success on each side (client on
+    // vm1, server on vm2), no fallback, and the bytes on rxe as RoCEv2.
+    void kernelSmcrStreamIsByteExact() {
+        constexpr qint64 kBytes = 32LL << 20;
+        const QJsonObject clientBefore = m_lab.kernelStats(0);
+        const QJsonObject serverBefore = m_lab.kernelStats(1);
+        QVERIFY(!clientBefore.isEmpty() && !serverBefore.isEmpty());
+        const qint64 packetsBefore = m_lab.rxeCounter(1, QStringLiteral("rcvd_pkts"));
+        QVERIFY(packetsBefore >= 0);
+        const int port = m_nextPort++;
+        QVERIFY(startReceiver(port, true));
+        const auto [sent, received] = stream(port, kBytes, true);
+        checkSameBytes(sent, received, kBytes);
+        if (QTest::currentTestFailed()) return;
+
+        const QJsonObject clientAfter = m_lab.kernelStats(0);
+        const QJsonObject serverAfter = m_lab.kernelStats(1);
+        QCOMPARE(counter(clientAfter, "smcr", "client_v2_success") - counter(clientBefore, "smcr", "client_v2_success"),
+                 1);
+        QCOMPARE(counter(serverAfter, "smcr", "server_v2_success") - counter(serverBefore, "smcr", "server_v2_success"),
+                 1);
+        QCOMPARE(smclab::testing::totalFallbacks(clientAfter), smclab::testing::totalFallbacks(clientBefore));
+        QCOMPARE(smclab::testing::totalFallbacks(serverAfter), smclab::testing::totalFallbacks(serverBefore));
+        QVERIFY(counter(serverAfter, "smcr", "rx_bytes") - counter(serverBefore, "smcr", "rx_bytes") >= kBytes);
+        // RDMA writes of at most the path MTU each: at least one RoCEv2
+        // packet per 4 KiB arrived at vm2's rxe.
+        const qint64 packets = m_lab.rxeCounter(1, QStringLiteral("rcvd_pkts")) - packetsBefore;
+        QVERIFY2(packets >= kBytes / 4096, qPrintable(QStringLiteral("rxe0 received %1 packets").arg(packets)));
+    }
+
+    // The lab's own workloads over the ksmc transport, every byte checked.
+    void workloadsOverKsmcCheckEveryByte() {
+        const QJsonObject before = m_lab.kernelStats(1);
+        const int port = m_nextPort++;
+        const GuestRun serve = m_lab.run(
+            1, QStringLiteral("setsid smclab serve tcp --transport ksmc --listen %1:%2 > /tmp/serve-%2.out 2>&1 "
+                              "< /dev/null &\nsleep 2\ncat /tmp/serve-%2.out")
+                   .arg(VmLabSession::linkAddress(1))
+                   .arg(port));
+        QVERIFY2(serve.ok && serve.output.contains(QLatin1String("listening")), qPrintable(serve.output + serve.error));
+        const GuestRun bw = m_lab.run(0,
+                                      QStringLiteral("smclab load tcp_bw --transport ksmc --connect %1:%2 -m 64K "
+                                                     "-t 2 --verify")
+                                          .arg(VmLabSession::linkAddress(1))
+                                          .arg(port),
+                                      120'000);
+        QVERIFY2(bw.ok && bw.exitCode == 0 && bw.output.contains(QLatin1String("bw")),
+                 qPrintable(bw.output + bw.error));
+        const GuestRun lat = m_lab.run(0,
+                                       QStringLiteral("smclab load tcp_lat --transport ksmc --connect %1:%2 -m 1 "
+                                                      "-t 2 --verify")
+                                           .arg(VmLabSession::linkAddress(1))
+                                           .arg(port),
+                                       120'000);
+        QVERIFY2(lat.ok && lat.exitCode == 0 && lat.output.contains(QLatin1String("latency")),
+                 qPrintable(lat.output + lat.error));
+        m_lab.run(1, QStringLiteral("pkill -f 'smclab serve tcp --transport ksmc --listen %1:%2'")
+                         .arg(VmLabSession::linkAddress(1))
+                         .arg(port));
+        const QJsonObject after = m_lab.kernelStats(1);
+        QVERIFY(counter(after, "smcr", "server_v2_success") - counter(before, "smcr", "server_v2_success") >= 2);
+        QCOMPARE(smclab::testing::totalFallbacks(after), smclab::testing::totalFallbacks(before));
+    }
+
+    // An AF_SMC client against a plain TCP server: the kernel falls back
+    // (PEERNOSMC, counted with its reason), and every byte still arrives.
+    void plainTcpPeerFallsBackByteExact() {
+        constexpr qint64 kBytes = 4LL << 20;
+        const QJsonObject before = m_lab.kernelStats(0);
+        const int port = m_nextPort++;
+        QVERIFY(startReceiver(port, false));
+        const auto [sent, received] = stream(port, kBytes, true);
+        checkSameBytes(sent, received, kBytes);
+        const QJsonObject after = m_lab.kernelStats(0);
+        QCOMPARE(smclab::testing::fallbackCount(after, QStringLiteral("client"), kPeerNoSmc) -
+                     smclab::testing::fallbackCount(before, QStringLiteral("client"), kPeerNoSmc),
+                 1);
+        QCOMPARE(counter(after, "smcr", "client_v2_success"), counter(before, "smcr", "client_v2_success"));
+    }
+
+    // libsmcr's fabric conformance suite on rdma-core verbs over rxe.
+    void verbsConformanceOverRxe() {
+        const QString binary = qEnvironmentVariable("SMCLAB_TEST_FABRIC_VERBS");
+        QVERIFY(!binary.isEmpty());
+        const GuestRun r = m_lab.run(
+            0, QStringLiteral("SMCLAB_FABRIC_BACKEND=verbs %1 -maxwarnings 0 2>&1 | tail -n 40").arg(binary), 480'000);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        static const QRegularExpression kTotals(QStringLiteral("Totals: (\\d+) passed, (\\d+) failed, (\\d+) skipped"));
+        const auto m = kTotals.match(r.output);
+        QVERIFY2(m.hasMatch(), qPrintable(r.output));
+        QVERIFY2(m.captured(2).toInt() == 0, qPrintable(r.output));
+        QVERIFY2(m.captured(1).toInt() >= 10, qPrintable(r.output));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVmLabKernel)
+#include "test_vmlab_kernel.moc"

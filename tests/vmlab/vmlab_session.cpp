@@ -1,0 +1,79 @@
+#include "vmlab_session.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include "vm_hosts.h"
+
+namespace smclab::testing {
+
+bool VmLabSession::open() {
+    const QString path = qEnvironmentVariable("SMCLAB_VMLAB_FILE");
+    if (path.isEmpty()) {
+        m_why = QStringLiteral("SMCLAB_VMLAB_FILE is not set (ctest sets it: the vmlab fixture)");
+        return false;
+    }
+    const auto lab = lab::loadLab(path, &m_why);
+    if (!lab) return false;
+    for (const char* name : {"vm1", "vm2"}) {
+        const lab::LabHost* h = lab->find(QString::fromLatin1(name));
+        if (h == nullptr || h->mode != QLatin1String("vm")) {
+            m_why = QStringLiteral("%1 has no VM host %2: did vmlab_up fail?").arg(path, QLatin1String(name));
+            return false;
+        }
+        if (!lab::vm::vmState(*h).running) {
+            m_why = QStringLiteral("VM host %1 is not running:\n%2")
+                        .arg(QLatin1String(name), lab::vm::vmState(*h).consoleTail);
+            return false;
+        }
+        m_hosts << *h;
+    }
+    return true;
+}
+
+GuestRun VmLabSession::run(int index, const QString& script, int timeoutMs) const {
+    GuestRun r;
+    auto out = lab::vm::vmExec(m_hosts[index], script, timeoutMs);
+    if (!out) {
+        r.error = QString::fromStdString(out.error().message);
+        return r;
+    }
+    r.ok = true;
+    r.exitCode = out->exitCode;
+    r.output = QString::fromUtf8(out->output);
+    return r;
+}
+
+QJsonObject VmLabSession::kernelStats(int index) const {
+    const GuestRun r = run(index, QStringLiteral("smclab ksmc stats --json"));
+    if (!r.ok || r.exitCode != 0) return {};
+    return QJsonDocument::fromJson(r.output.toUtf8()).object();
+}
+
+qint64 VmLabSession::rxeCounter(int index, const QString& name) const {
+    const GuestRun r = run(index, QStringLiteral("cat /sys/class/infiniband/rxe0/ports/1/hw_counters/") + name);
+    if (!r.ok || r.exitCode != 0) return -1;
+    bool ok = false;
+    const qint64 v = r.output.trimmed().toLongLong(&ok);
+    return ok ? v : -1;
+}
+
+qint64 fallbackCount(const QJsonObject& stats, const QString& side, quint32 reason) {
+    qint64 n = 0;
+    for (const QJsonValue& v : stats.value(QStringLiteral("fallbacks")).toArray()) {
+        const QJsonObject f = v.toObject();
+        if (f.value(QStringLiteral("side")).toString() == side &&
+            static_cast<quint32>(f.value(QStringLiteral("reason")).toDouble()) == reason)
+            n += static_cast<qint64>(f.value(QStringLiteral("count")).toDouble());
+    }
+    return n;
+}
+
+qint64 totalFallbacks(const QJsonObject& stats) {
+    qint64 n = 0;
+    for (const QJsonValue& v : stats.value(QStringLiteral("fallbacks")).toArray())
+        n += static_cast<qint64>(v.toObject().value(QStringLiteral("count")).toDouble());
+    return n;
+}
+
+}  // namespace smclab::testing
