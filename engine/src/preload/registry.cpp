@@ -168,7 +168,19 @@ void registerListener(uint16_t port, const std::string& record, pid_t pid) {
     ensureDir();
     const std::string dir = listenerDir(port);
     if (::mkdir(dir.c_str(), 0777) == 0) ::chmod(dir.c_str(), 01777);
-    (void)writeFile(dir + "/" + std::to_string(pid != 0 ? pid : ::getpid()), record);
+    const std::string path = dir + "/" + std::to_string(pid != 0 ? pid : ::getpid());
+    // A process with several listeners on one port (redis binds 0.0.0.0
+    // and ::, nginx one per address) answers on all of them: the lines add up.
+    std::string merged = readFile(path);
+    size_t pos = 0;
+    while (pos < record.size()) {
+        size_t end = record.find('\n', pos);
+        if (end == std::string::npos) end = record.size();
+        const std::string line = record.substr(pos, end - pos) + "\n";
+        pos = end + 1;
+        if (merged.find(line) == std::string::npos) merged += line;
+    }
+    (void)writeFile(path, merged);
 }
 
 void unregisterListener(uint16_t port) {
