@@ -192,6 +192,7 @@ struct Reach {
     std::vector<AgentPair> agents;
     QString token;
     QHash<QString, QString> tokenByAddress;
+    QHash<QString, QString> nameByAddress;
     QString resumeArgs;  // "--lab FILE --db PATH", for the hints
 };
 
@@ -230,6 +231,7 @@ std::optional<int> resolveReach(const RunOptions& o, Reach& r) {
         if (!resolved) return failure(why);
         r.agents = resolved->pairs;
         r.tokenByAddress = resolved->tokenByAddress;
+        r.nameByAddress = resolved->nameByAddress;
         if (const auto errors = validateAgents(r.agents); !errors.empty())
             return usage(joinErrors(errors).toStdString());
     }
@@ -395,6 +397,7 @@ int runRun(const Args& args) {
     options.connectTimeoutMs = o.connectTimeoutMs;
     orchestrator.setConnectOptions(options);
     orchestrator.setAgentTokens(reach.tokenByAddress);
+    orchestrator.setAgentNames(reach.nameByAddress);
     const ConsoleResult result = runCampaignOnConsole(orchestrator, [&]() -> smcr::Status {
         if (o.resumeId) return orchestrator.resume(*o.resumeId, reach.agents);
         return orchestrator.start(spec);

@@ -51,6 +51,9 @@ protocol::HostFacts hostFacts() {
         facts.kernelVersion = names.version;
         facts.machine = names.machine;
     }
+    // A VM lab host's guest.sh says how QEMU runs it (agents/lab/vm).
+    const QString accel = qEnvironmentVariable("SMCLAB_VM_ACCEL");
+    if (accel == QLatin1String("tcg") || accel == QLatin1String("kvm")) facts.virtualization = "qemu-" + accel;
     return facts;
 }
 

@@ -54,10 +54,11 @@ struct AgentOptions {
         "loopback and --allow-peer scrapers. Off by default.",
         "ADDR:PORT"};
     const QCommandLineOption cpu{"cpu", "Run on CPU N only, like taskset -c N (default: not pinned).", "N"};
-    const QCommandLineOption tool{"tool",
-                                  "Run the tool program NAME (qperf, nginx, wrk, redis-server, redis-benchmark, "
-                                  "iperf3, smcr_run, smc_run) from PATH instead of looking on $PATH (repeatable).",
-                                  "NAME=PATH"};
+    const QCommandLineOption tool{
+        "tool",
+        "Run the tool program NAME (qperf, nginx, wrk, redis-server, redis-benchmark, "
+        "iperf3, smcr_run, smc_run, ksmc_run) from PATH instead of looking on $PATH (repeatable).",
+        "NAME=PATH"};
 
     const QCommandLineOption dataAddress{"data-address",
                                          "Server runs listen on ADDR when the controller names no address, and "

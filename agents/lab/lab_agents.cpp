@@ -45,6 +45,7 @@ std::optional<CampaignAgents> resolveCampaignAgents(const LabFile& lab, const QS
         const QString token = readTokenFile(h.tokenFile, QStringLiteral("lab host %1").arg(h.host), why);
         if (token.isEmpty()) return false;
         out.tokenByAddress.insert(address, token);
+        if (h.dialHost() != h.host) out.nameByAddress.insert(address, h.host);
         addresses << address;
         return true;
     };

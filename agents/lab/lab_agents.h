@@ -24,6 +24,7 @@ namespace smclab::lab {
 struct CampaignAgents {
     std::vector<orchestrator::AgentPair> pairs;
     QHash<QString, QString> tokenByAddress;  // "HOST:PORT" -> bearer token
+    QHash<QString, QString> nameByAddress;   // "HOST:PORT" -> lab host name, where the two differ
     QString sharedToken;                     // --token-file's, for agents not in the lab ("" = none)
 };
 

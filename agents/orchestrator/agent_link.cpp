@@ -16,7 +16,7 @@ AgentLink::AgentLink(QString address, AgentConnectOptions options, QObject* pare
     });
     connect(m_client, &AgentClient::connectionFailed, this, [this](const QString& message) {
         m_connecting = false;
-        emit failed(QStringLiteral("cannot reach agent %1: %2").arg(m_address, message));
+        emit failed(QStringLiteral("cannot reach agent %1: %2").arg(label(), message));
     });
     connect(m_client, &AgentClient::disconnected, this, [this] {
         if (m_closingOnPurpose) return;

@@ -26,6 +26,9 @@ public:
 
     AgentClient* client() const { return m_client; }
     QString address() const { return m_address; }  // as given: "lab1:7000"
+    // For messages: "vm2 (127.0.0.1:35199)" when the lab names the agent, else the address.
+    QString label() const { return m_name.isEmpty() ? m_address : QStringLiteral("%1 (%2)").arg(m_name, m_address); }
+    void setName(const QString& name) { m_name = name; }
     QHostAddress hostAddress() const { return m_hostAddress; }
     const protocol::Hello& hello() const { return m_client->hello(); }
 
@@ -38,6 +41,7 @@ signals:
     void lost();  // was ready, connection gone (agent died or network)
 
 private:
+    QString m_name;  // the lab host's name, "" when the agent was given by address
     QString m_address;
     QString m_host;
     quint16 m_port = 0;

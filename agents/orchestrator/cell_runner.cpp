@@ -59,7 +59,7 @@ CellRunner::CellRunner(AgentLink* server, AgentLink* client, protocol::StartRun 
 
 QString CellRunner::describe(const AgentLink* link) const {
     return QStringLiteral("%1 agent %2")
-        .arg(link == m_server ? QStringLiteral("server") : QStringLiteral("client"), link->address());
+        .arg(link == m_server ? QStringLiteral("server") : QStringLiteral("client"), link->label());
 }
 
 void CellRunner::start() {

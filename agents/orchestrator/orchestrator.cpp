@@ -86,6 +86,7 @@ smcr::Status Orchestrator::prepare(const CampaignSpec& spec, const std::vector<A
         AgentConnectOptions options = m_connectOptions;
         if (auto token = m_tokenByAddress.constFind(address); token != m_tokenByAddress.cend()) options.token = *token;
         auto* link = new AgentLink(address, options, this);
+        link->setName(m_nameByAddress.value(address));
         byAddress.insert(address, link);
         m_links.push_back(link);
         return link;
@@ -151,7 +152,7 @@ void Orchestrator::connectAll() {
     for (AgentLink* link : m_links) {
         connect(link, &AgentLink::ready, this, &Orchestrator::onInitialLinkReady, Qt::SingleShotConnection);
         connect(link, &AgentLink::failed, this, &Orchestrator::onInitialLinkFailed, Qt::SingleShotConnection);
-        emit message(QStringLiteral("connecting to agent %1").arg(link->address()));
+        emit message(QStringLiteral("connecting to agent %1").arg(link->label()));
         link->connectNow();
     }
 }
@@ -187,7 +188,7 @@ smcr::Status Orchestrator::registerAgent(AgentLink* link) {
         if (!transport.available) missing << QStringLiteral("%1 (%2)").arg(transport.name, transport.reason);
     }
     emit message(QStringLiteral("agent %1: %2, protocol %3%4")
-                     .arg(link->address(), hostName, hello.protocolVersion,
+                     .arg(link->label(), hostName, hello.protocolVersion,
                           missing.isEmpty() ? QString()
                                             : QStringLiteral("; unavailable: ") + missing.join(QStringLiteral(", "))));
     return {};
@@ -256,7 +257,7 @@ void Orchestrator::reconnectPair(int pairIndex, int cellIndex) {
         }
         return runCell(pairIndex, cellIndex);
     }
-    emit message(QStringLiteral("reconnecting to agent %1").arg(link->address()));
+    emit message(QStringLiteral("reconnecting to agent %1").arg(link->label()));
     auto* context = new QObject(this);
     // One outcome per attempt: a link can report failed twice for one
     // attempt (connection closed, then no hello in time), and the context

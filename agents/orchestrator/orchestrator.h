@@ -100,6 +100,9 @@ public:
     // replace the options' token for those agents: a lab where every agent
     // has a token of its own (smclab lab deploy).
     void setAgentTokens(const QHash<QString, QString>& tokenByAddress) { m_tokenByAddress = tokenByAddress; }
+    // Lab host names by "HOST:PORT", for messages that name an agent (a VM
+    // lab host is dialled at 127.0.0.1, which names nothing).
+    void setAgentNames(const QHash<QString, QString>& nameByAddress) { m_nameByAddress = nameByAddress; }
     // The wire between the agents when smclab made it (a local lab's
     // locallab::WireRecord as JSON); every run records it in its facts.
     // Empty: the agents' own network, which smclab neither made nor shaped.
@@ -192,6 +195,7 @@ private:
     db::ResultStore& m_store;
     AgentConnectOptions m_connectOptions;
     QHash<QString, QString> m_tokenByAddress;
+    QHash<QString, QString> m_nameByAddress;
     QJsonObject m_wire;
     CampaignSpec m_spec;
     std::vector<Cell> m_cells;

@@ -90,6 +90,7 @@ db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transpo
     facts.insert(QStringLiteral("ksmc"), caps.ksmc.available ? QStringLiteral("available")
                                                              : QStringLiteral("unavailable: %1").arg(caps.ksmc.reason));
     if (!caps.rdmaDevices.isEmpty()) facts.insert(QStringLiteral("rdma_device"), caps.rdmaDevices.front().name);
+    if (!caps.host.virtualization.isEmpty()) facts.insert(QStringLiteral("virtualization"), caps.host.virtualization);
     if (transport == QLatin1String("smcr")) {
         if (transportOptions.contains(QLatin1String("fabric")))
             facts.insert(QStringLiteral("fabric"), valueText(transportOptions.value(QLatin1String("fabric"))));
@@ -100,11 +101,27 @@ db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transpo
 }
 
 void addWireFacts(const QJsonObject& wire, const QJsonObject& transportOptions, db::HostFacts& facts) {
+    // VM lab hosts under TCG: every figure is emulated, and every table says so.
+    if (facts.value(QStringLiteral("virtualization")) == QLatin1String("qemu-tcg"))
+        facts.insert(QStringLiteral("wire.hosts"), QStringLiteral("VM lab hosts under QEMU TCG: emulated timings"));
+    else if (facts.value(QStringLiteral("virtualization")) == QLatin1String("qemu-kvm"))
+        facts.insert(QStringLiteral("wire.hosts"), QStringLiteral("VM lab hosts under QEMU KVM"));
     if (wire.isEmpty()) {
-        const QString link = valueText(transportOptions.value(QLatin1String("link")));
-        facts.insert(QStringLiteral("wire.model"), link.isEmpty() ? QStringLiteral("ideal") : link);
+        const QString fabric = valueText(transportOptions.value(QLatin1String("fabric")));
+        const bool sim = fabric.isEmpty() || fabric == QLatin1String("sim");
         facts.insert(QStringLiteral("wire.tcp_path"), QStringLiteral("the network between the agents' hosts"));
         facts.insert(QStringLiteral("wire.tcp_rate"), QStringLiteral("not shaped by smclab"));
+        if (!sim) {
+            // A real fabric has no link model: the hosts' RDMA devices are the wire.
+            facts.insert(QStringLiteral("wire"),
+                         QStringLiteral("SMC over the %1 fabric (the hosts' RDMA devices); TCP "
+                                        "over the network between the agents' hosts, not shaped "
+                                        "by smclab")
+                             .arg(fabric));
+            return;
+        }
+        const QString link = valueText(transportOptions.value(QLatin1String("link")));
+        facts.insert(QStringLiteral("wire.model"), link.isEmpty() ? QStringLiteral("ideal") : link);
         facts.insert(QStringLiteral("wire"),
                      QStringLiteral("SMC over the sim link model %1; TCP over the network between "
                                     "the agents' hosts, not shaped by smclab")

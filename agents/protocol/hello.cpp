@@ -56,14 +56,16 @@ QJsonObject Capabilities::toJson() const {
         rdmaArray.append(
             QJsonObject{{"name", device.name}, {"ports", toArray(device.ports)}, {"net_device", device.netDevice}});
     }
+    QJsonObject hostObject{{"hostname", host.hostname},
+                           {"cpu_model", host.cpuModel},
+                           {"cpu_count", host.cpuCount},
+                           {"kernel", QJsonObject{{"sysname", host.kernelName},
+                                                  {"release", host.kernelRelease},
+                                                  {"version", host.kernelVersion},
+                                                  {"machine", host.machine}}}};
+    if (!host.virtualization.isEmpty()) hostObject.insert("virtualization", host.virtualization);
     return QJsonObject{
-        {"host", QJsonObject{{"hostname", host.hostname},
-                             {"cpu_model", host.cpuModel},
-                             {"cpu_count", host.cpuCount},
-                             {"kernel", QJsonObject{{"sysname", host.kernelName},
-                                                    {"release", host.kernelRelease},
-                                                    {"version", host.kernelVersion},
-                                                    {"machine", host.machine}}}}},
+        {"host", hostObject},
         {"nics", nicArray},
         {"rdma_devices", rdmaArray},
         {"fabrics", availabilityList(fabrics)},
@@ -83,7 +85,7 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
     caps.host = {host.value("hostname").toString(),  host.value("cpu_model").toString(),
                  host.value("cpu_count").toInt(),    kernel.value("sysname").toString(),
                  kernel.value("release").toString(), kernel.value("version").toString(),
-                 kernel.value("machine").toString()};
+                 kernel.value("machine").toString(), host.value("virtualization").toString()};
     for (const QJsonValue& value : object.value("nics").toArray()) {
         const QJsonObject nic = value.toObject();
         caps.nics.append({nic.value("name").toString(), nic.value("mac").toString(), nic.value("mtu").toInt(),

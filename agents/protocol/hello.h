@@ -19,6 +19,9 @@ struct HostFacts {
     QString kernelRelease;  // uname -r
     QString kernelVersion;  // uname -v
     QString machine;        // uname -m
+    // "qemu-tcg" or "qemu-kvm" on a VM lab host (agents/lab/vm), else "":
+    // under TCG every timing is emulated.
+    QString virtualization;
 };
 
 struct NicInfo {

@@ -1,9 +1,14 @@
 // The real SMC-R in the lab: kernel SMC-R between two VM lab hosts, over
 // soft-RoCE, judged by the kernels' own counters; and rdma-core verbs over
 // rxe under libsmcr's fabric conformance suite.
+#include <csignal>
+
+#include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include "vm_hosts.h"
 #include "vmlab_session.h"
 
 using smclab::testing::GuestRun;
@@ -52,6 +57,34 @@ print("sent", len(data), hashlib.sha256(data).hexdigest(), echo.decode(), flush=
 QString writeScripts() {
     return QStringLiteral("cat > /tmp/rx.py <<'PY'\n%1PY\ncat > /tmp/tx.py <<'PY'\n%2PY\n")
         .arg(QLatin1String(kReceiver), QLatin1String(kSender));
+}
+
+struct Outcome {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+// smclab on this host, against the VM lab.
+Outcome runSmclab(const QStringList& args, int timeoutMs) {
+    QProcess p;
+    p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
+    Outcome o;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(5000);
+        o.err = QStringLiteral("smclab %1: no end within %2 s").arg(args.join(' ')).arg(timeoutMs / 1000);
+        return o;
+    }
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    o.out = QString::fromUtf8(p.readAllStandardOutput());
+    o.err = QString::fromUtf8(p.readAllStandardError());
+    return o;
+}
+
+bool writeText(const QString& path, const QString& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) == text.toUtf8().size();
 }
 
 qint64 counter(const QJsonObject& stats, const char* tech, const char* name) {
@@ -202,6 +235,36 @@ private slots:
         QCOMPARE(counter(after, "smcr", "client_v2_success"), counter(before, "smcr", "client_v2_success"));
     }
 
+    // One campaign, three real transports between the two kernels: kernel
+    // TCP, the kernel's SMC-R (judged by its own counters: a fallback would
+    // mark the cell and end the run with status 3) and libsmcr on rdma-core
+    // verbs over rxe; the tables say what each column crossed, and that the
+    // hosts' timings are emulated.
+    void threeTransportCampaign() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString campaign = dir.filePath(QStringLiteral("three.json"));
+        QVERIFY(writeText(campaign, QStringLiteral(R"({"name": "vm-three-transports",
+            "workloads": ["tcp_bw", "tcp_lat"],
+            "columns": [{"label": "TCP", "transport": "tcp"},
+                        {"label": "kernel SMC-R", "transport": "ksmc"},
+                        {"label": "libsmcr verbs", "transport": "smcr"}],
+            "sizes": [64, 65536], "duration": "1s", "transportOptions": {"fabric": "verbs"}})")));
+        const Outcome run = runSmclab(
+            {QStringLiteral("run"), campaign, QStringLiteral("--lab"), qEnvironmentVariable("SMCLAB_VMLAB_FILE"),
+             QStringLiteral("--db"), dir.filePath(QStringLiteral("results.db"))},
+            300'000);
+        QVERIFY2(run.exitCode == 0, qPrintable(run.out + run.err));
+        for (const char* label : {"TCP", "kernel SMC-R", "libsmcr verbs"})
+            QVERIFY2(run.out.contains(QLatin1String(label)), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("kernel SMC-R over the hosts' RDMA devices")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("SMC-R over the verbs fabric")), qPrintable(run.out));
+        QVERIFY2(run.out.contains(QLatin1String("QEMU TCG: emulated timings")) ||
+                     run.out.contains(QLatin1String("QEMU KVM")),
+                 qPrintable(run.out));
+        QVERIFY2(run.err.contains(QLatin1String("12 cells ran, 0 failed")), qPrintable(run.err));
+    }
+
     // libsmcr's fabric conformance suite on rdma-core verbs over rxe.
     void verbsConformanceOverRxe() {
         const QString binary = qEnvironmentVariable("SMCLAB_TEST_FABRIC_VERBS");
@@ -214,6 +277,60 @@ private slots:
         QVERIFY2(m.hasMatch(), qPrintable(r.output));
         QVERIFY2(m.captured(2).toInt() == 0, qPrintable(r.output));
         QVERIFY2(m.captured(1).toInt() >= 10, qPrintable(r.output));
+    }
+
+    // Last, since it kills a host: a VM lab host that dies mid-campaign
+    // stops the campaign with an error naming it, nothing hangs, the runs
+    // stored so far stay, `vm status` says which host is down, and after
+    // `vm up` the campaign resumes to its end.
+    void vmKilledMidCampaignResumes() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString labFile = qEnvironmentVariable("SMCLAB_VMLAB_FILE");
+        const QString campaign = dir.filePath(QStringLiteral("loss.json"));
+        const QString db = dir.filePath(QStringLiteral("results.db"));
+        QVERIFY(writeText(campaign, QStringLiteral(R"({"name": "vm-loss", "workloads": ["tcp_bw"],
+            "columns": [{"label": "TCP", "transport": "tcp"}], "sizes": [64, 1024, 4096, 16384, 65536],
+            "duration": "1s", "onAgentLoss": "pause"})")));
+        QProcess run;
+        run.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"),
+                  {QStringLiteral("run"), campaign, QStringLiteral("--lab"), labFile, QStringLiteral("--db"), db});
+        QString err;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                err += QString::fromUtf8(run.readAllStandardError());
+                return err.contains(QLatin1String("cell 2/5"));
+            },
+            120'000));
+        const qint64 pid = smclab::lab::vm::vmState(m_lab.host(1)).pid;
+        QVERIFY(pid > 0);
+        QCOMPARE(::kill(static_cast<pid_t>(pid), SIGKILL), 0);
+        QVERIFY2(run.waitForFinished(120'000), "the campaign hung after its server's VM died");
+        err += QString::fromUtf8(run.readAllStandardError());
+        QCOMPARE(run.exitCode(), 1);
+        QVERIFY2(err.contains(QLatin1String("vm2 (127.0.0.1:")), qPrintable(err));
+        QVERIFY2(err.contains(QLatin1String("--resume 1")), qPrintable(err));
+
+        const Outcome status = runSmclab(
+            {QStringLiteral("lab"), QStringLiteral("vm"), QStringLiteral("status"), QStringLiteral("--lab"), labFile},
+            60'000);
+        QCOMPARE(status.exitCode, 1);
+        QVERIFY2(status.out.contains(QLatin1String("vm2: stopped")), qPrintable(status.out));
+        const GuestRun gone = m_lab.run(1, QStringLiteral("true"));
+        QVERIFY(!gone.ok && gone.error.contains(QLatin1String("not running")));
+
+        const Outcome up =
+            runSmclab({QStringLiteral("lab"), QStringLiteral("vm"), QStringLiteral("up"), QStringLiteral("--lab"),
+                       labFile, QStringLiteral("--timeout"), QStringLiteral("300")},
+                      400'000);
+        QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
+        const Outcome resumed = runSmclab({QStringLiteral("run"), QStringLiteral("--resume"), QStringLiteral("1"),
+                                           QStringLiteral("--lab"), labFile, QStringLiteral("--db"), db},
+                                          300'000);
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.out + resumed.err));
+        const Outcome shown =
+            runSmclab({QStringLiteral("show"), QStringLiteral("1"), QStringLiteral("--db"), db}, 60'000);
+        QVERIFY2(shown.exitCode == 0, qPrintable(shown.out + shown.err));
     }
 };
 

@@ -27,6 +27,7 @@ constexpr ProgramInfo kPrograms[] = {
     {ToolProgram::iperf3, "iperf3", "--version"},
     {ToolProgram::smcrRun, "smcr_run", "--help"},
     {ToolProgram::smcRun, "smc_run", "-h"},
+    {ToolProgram::ksmcRun, "ksmc_run", "-h"},
 };
 
 std::mutex g_mutex;
@@ -95,7 +96,8 @@ smcr::Result<std::string> findToolProgram(ToolProgram program) {
         }
     }
     std::vector<std::string> dirs;
-    if (program == ToolProgram::smcrRun) dirs.push_back(ownDirectory());  // build/bin, /usr/bin
+    if (program == ToolProgram::smcrRun || program == ToolProgram::ksmcRun)
+        dirs.push_back(ownDirectory());  // build/bin, /usr/bin
     const char* path = std::getenv("PATH");
     const std::string pathText = path != nullptr ? path : "/usr/bin:/bin";
     size_t start = 0;

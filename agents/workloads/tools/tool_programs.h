@@ -12,7 +12,18 @@
 
 namespace smclab::workloads {
 
-enum class ToolProgram { invalid = 0, qperf, nginx, wrk, redisServer, redisBenchmark, iperf3, smcrRun, smcRun };
+enum class ToolProgram {
+    invalid = 0,
+    qperf,
+    nginx,
+    wrk,
+    redisServer,
+    redisBenchmark,
+    iperf3,
+    smcrRun,
+    smcRun,
+    ksmcRun,
+};
 
 const char* toolProgramName(ToolProgram program);  // "qperf", "redis-server", "smcr_run" ...
 ToolProgram toolProgramFromName(std::string_view name);

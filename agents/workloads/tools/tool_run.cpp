@@ -202,11 +202,15 @@ smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
         argv.insert(argv.end(), {"--stats", launch.statsDir});
         if (tcpPort != 0) launch.command.env.push_back("SMCR_TCP_PORTS=" + std::to_string(tcpPort));
     } else if (transport == "ksmc") {
+        // smc-tools' smc_run where it is installed, else the lab's own
+        // ksmc_run (Debian 12 does not package smc-tools).
         auto wrapper = findToolProgram(ToolProgram::smcRun);
+        if (!wrapper.ok()) wrapper = findToolProgram(ToolProgram::ksmcRun);
         if (!wrapper.ok()) {
-            return smcr::fail(
-                smcr::Errc::notSupported,
-                "ksmc unavailable for tool workloads: " + wrapper.error().message + " (smc_run comes with smc-tools)");
+            return smcr::fail(smcr::Errc::notSupported,
+                              "ksmc unavailable for tool workloads: neither smc_run (smc-tools) nor ksmc_run (this "
+                              "build) was found: " +
+                                  wrapper.error().message);
         }
         argv = {*wrapper};
     } else if (transport != "tcp") {

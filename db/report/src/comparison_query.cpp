@@ -43,7 +43,7 @@ using WireFacts = QMap<QString, QString>;  // "model", "tcp_path", ... (without 
 smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campaignId) {
     QMap<qint64, WireFacts> out;
     for (const char* name :
-         {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "bandwidth_gbps", "latency_ns"}) {
+         {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "bandwidth_gbps", "latency_ns", "hosts"}) {
         auto values = store.campaignRunFact(campaignId, Side::client, QStringLiteral("wire.") + QLatin1String(name));
         if (!values) return smcr::fail(values.error());
         for (auto it = values->begin(); it != values->end(); ++it)
@@ -63,6 +63,9 @@ smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campai
 QString wireText(const QString& transport, const WireFacts& wire) {
     const QString path = wire.value(QStringLiteral("tcp_path"));
     if (path.isEmpty() && !wire.contains(QStringLiteral("model"))) return QString();
+    // VM lab hosts under TCG: said in every column's line.
+    const QString hosts = wire.value(QStringLiteral("hosts"));
+    const QString hostsNote = hosts.isEmpty() ? QString() : QStringLiteral("; ") + hosts;
     if (transport == QLatin1String("tcp")) {
         QString text = QStringLiteral("TCP over ") + path;
         if (const QString rate = wire.value(QStringLiteral("tcp_rate")); !rate.isEmpty())
@@ -72,14 +75,16 @@ QString wireText(const QString& transport, const WireFacts& wire) {
             text += QStringLiteral(", ") + delay;
         if (const QString capacity = wire.value(QStringLiteral("tcp_capacity")); !capacity.isEmpty())
             text += QStringLiteral("; ") + capacity;
-        return text;
+        return text + hostsNote;
     }
-    QString text = transport == QLatin1String("ksmc") ? QStringLiteral("kernel SMC-R") : QStringLiteral("SMC-R");
-    if (transport != QLatin1String("ksmc")) {
-        const QString fabric = wire.value(QStringLiteral("fabric"), QStringLiteral("sim"));
-        text += QStringLiteral(" over the %1 fabric").arg(fabric);
-    }
-    if (const QString model = wire.value(QStringLiteral("model")); !model.isEmpty()) {
+    // The kernel's SMC-R and libsmcr on a real fabric cross the hosts' RDMA
+    // devices: a sim link model says nothing about them.
+    const QString fabric = wire.value(QStringLiteral("fabric"), QStringLiteral("sim"));
+    const bool ksmc = transport == QLatin1String("ksmc");
+    QString text = ksmc ? QStringLiteral("kernel SMC-R over the hosts' RDMA devices")
+                        : QStringLiteral("SMC-R over the %1 fabric").arg(fabric);
+    if (const QString model = wire.value(QStringLiteral("model"));
+        !model.isEmpty() && !ksmc && fabric == QLatin1String("sim")) {
         text += QStringLiteral(", link ") + model;
         const QString gbps = wire.value(QStringLiteral("bandwidth_gbps"));
         const QString ns = wire.value(QStringLiteral("latency_ns"));
@@ -87,7 +92,7 @@ QString wireText(const QString& transport, const WireFacts& wire) {
             text += QStringLiteral(" (%1 Gbit/s, %2 ns)").arg(gbps, ns);
     }
     if (!path.isEmpty()) text += QStringLiteral("; handshake over ") + path;
-    return text;
+    return text + hostsNote;
 }
 
 // A column's wires: the one every run crossed, or each with its runs

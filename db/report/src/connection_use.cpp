@@ -38,8 +38,12 @@ bool hasAny(const Values& values, std::initializer_list<const char*> names) {
 // reason keeps its highest count.
 void addReasons(const Values& values, QMap<QString, qint64>& reasons) {
     static const QStringList kPrefixes = {QStringLiteral("smcr.fallback.client."),
-                                          QStringLiteral("smcr.fallback.server."), QStringLiteral("fallbacks.client."),
-                                          QStringLiteral("fallbacks.server."), QStringLiteral("fallbacks.")};
+                                          QStringLiteral("smcr.fallback.server."),
+                                          QStringLiteral("fallbacks.client."),
+                                          QStringLiteral("fallbacks.server."),
+                                          QStringLiteral("fallbacks."),
+                                          QStringLiteral("kernel.fallback.client."),
+                                          QStringLiteral("kernel.fallback.server.")};
     for (auto it = values.begin(); it != values.end(); ++it) {
         if (it.value() <= 0) continue;
         for (const QString& prefix : kPrefixes) {
@@ -72,6 +76,17 @@ SideUse readSide(const Values& values) {
         side.rdmaBytes = sumOf(values, {"smcr.tx_bytes", "smcr.rx_bytes"});
         side.tcpBytes = sumOf(values, {"smcr.tcp_tx_bytes", "smcr.tcp_rx_bytes"});
         side.bytesKnown = hasAny(values, {"smcr.tcp_tx_bytes", "smcr.tcp_rx_bytes"});
+    } else if (hasAny(values, {"kernel.smcr.clnt_v1_succ_cnt", "kernel.smcr.clnt_v2_succ_cnt",
+                               "kernel.smcr.srv_v1_succ_cnt", "kernel.smcr.srv_v2_succ_cnt"})) {
+        // The kernel's own SMC statistics over a ksmc run (its namespace's
+        // differences): successes of either version and side, and the
+        // fallbacks it counted by reason code.
+        side.proposesSmc = true;
+        side.smc = sumOf(values, {"kernel.smcr.clnt_v1_succ_cnt", "kernel.smcr.clnt_v2_succ_cnt",
+                                  "kernel.smcr.srv_v1_succ_cnt", "kernel.smcr.srv_v2_succ_cnt"});
+        for (auto it = values.begin(); it != values.end(); ++it)
+            if (it.key().startsWith(QLatin1String("kernel.fallback."))) side.tcp += it.value();
+        side.rdmaBytes = sumOf(values, {"kernel.smcr.tx_bytes", "kernel.smcr.rx_bytes"});
     }
     addReasons(values, side.reasons);
     return side;

@@ -13,6 +13,9 @@
 //   - smcr_run's preload (tool workloads): smc_connections,
 //     tcp_connections, smc_tx_bytes, smc_rx_bytes, tcp_tx_bytes,
 //     tcp_rx_bytes and fallbacks.client|server.REASON;
+//   - the kernel's SMC statistics over a ksmc run (agents/transports,
+//     kernel_smc_counters.h): kernel.smcr.clnt_v2_succ_cnt and the other
+//     successes, kernel.smcr.tx_bytes / rx_bytes, kernel.fallback.SIDE.REASON;
 //   - nothing for kernel TCP: a side without any of them did not propose
 //     SMC and is not judged.
 //
