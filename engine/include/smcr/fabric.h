@@ -204,8 +204,13 @@ public:
     // process that will never run the device again while another one does:
     // the objects it destroys from then on release only this process's
     // handles (mappings, fds) and change nothing the other process sees.
+    // holdForFork/releaseAfterFork: the device's own locks, held across
+    // fork() (in both processes after it), so the child's copy has none
+    // held by a thread that does not exist there.
     virtual bool survivesFork() const { return false; }
     virtual void forgetShared() {}
+    virtual void holdForFork() {}
+    virtual void releaseAfterFork() {}
 };
 
 // ---- Registry ----------------------------------------------------------------

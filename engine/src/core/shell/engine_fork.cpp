@@ -67,12 +67,19 @@ bool EngineImpl::parkForFork() {
     m_forkOwner->store(ownerWord(m_parkGen, 0), std::memory_order_release);
     m_parkerPid = runner;
     m_runPid.store(0, std::memory_order_release);
+    // A thread of the program may be inside the device (a poller's wait
+    // takes its lock without ours): the child's copy must not inherit it held.
+    m_device->holdForFork();
+    m_deviceHeldForFork = true;
     lock.release();
     return true;
 }
 
 void EngineImpl::afterFork() {
-    m_mutex.unlock();  // in the child too: the thread that forked holds it there
+    // In the child too: the thread that forked holds both there.
+    if (m_deviceHeldForFork) m_device->releaseAfterFork();
+    m_deviceHeldForFork = false;
+    m_mutex.unlock();
 }
 
 bool EngineImpl::claim(int pid) {

@@ -495,6 +495,7 @@ private:
     std::atomic<int> m_runPid{0};
     int m_parkerPid = 0;
     uint32_t m_parkGen = 0;
+    bool m_deviceHeldForFork = false;  // parkForFork holds the device's locks until afterFork
     std::atomic<uint64_t>* m_forkOwner = nullptr;
 };
 

@@ -30,6 +30,8 @@ public:
     Result<RnrCounters> rnrCounters() const override;
     bool survivesFork() const override { return true; }  // everything shared is in files
     void forgetShared() override;
+    void holdForFork() override { m_core->mu.lock(); }
+    void releaseAfterFork() override { m_core->mu.unlock(); }
 
     SimCounters counters() const override;
     const LinkModel& link() const override { return m_core->config.link; }
