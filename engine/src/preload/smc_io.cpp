@@ -62,6 +62,13 @@ int waitFor(Conn& conn, short events) {
     constexpr int kSliceMs = 20;
     const uint32_t wanted = static_cast<uint32_t>(events) | POLLERR | POLLHUP;
     for (;;) {
+        // Another thread's fork() parked the engine meanwhile: this wait
+        // uses the connection, so it claims the engine (or fails with EIO
+        // when the child took it first) before it goes on waiting inside.
+        if (!usableHere(conn)) {
+            errno = EIO;
+            return -1;
+        }
         const uint64_t signals = interruptingSignals();
         int cancelState = 0;
         ::pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancelState);
