@@ -19,13 +19,6 @@ double ComparisonSection::value(int column, int row) const {
     return series[row];
 }
 
-double ComparisonSection::percent(int column, int row, int baselineColumn) const {
-    const double x = value(column, row);
-    const double base = value(baselineColumn, row);
-    if (std::isnan(x) || std::isnan(base) || base == 0.0) return kNaN;
-    return (x / base - 1.0) * 100.0;
-}
-
 namespace {
 
 const report::Cell* cellAt(const ComparisonSection& section, int column, int row) {
@@ -39,6 +32,41 @@ int decimalsFor(double magnitude) {
 }
 
 }  // namespace
+
+double ComparisonSection::percent(int column, int row, int baselineColumn) const {
+    const double x = value(column, row);
+    const double base = value(baselineColumn, row);
+    if (std::isnan(x) || std::isnan(base) || base == 0.0) return kNaN;
+    if (overTcp(column, row) || overTcp(baselineColumn, row)) return kNaN;
+    return (x / base - 1.0) * 100.0;
+}
+
+bool ComparisonSection::overTcp(int column, int row) const {
+    const report::Cell* cell = cellAt(*this, column, row);
+    return cell != nullptr && cell->value && cell->overTcp();
+}
+
+bool ComparisonSection::fellBack(int column, int row) const {
+    const report::Cell* cell = cellAt(*this, column, row);
+    return cell != nullptr && cell->value && cell->fellBack();
+}
+
+QString ComparisonSection::connectionNote(int column, int row) const {
+    const report::Cell* cell = cellAt(*this, column, row);
+    if (cell == nullptr || !cell->value || !cell->fellBack()) return QString();
+    const QString why =
+        cell->fallbackReasons.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(cell->fallbackReasons);
+    if (cell->overTcp()) {
+        return QObject::tr("%1 of %2 runs moved their data over TCP, not SMC-R%3: not compared")
+            .arg(cell->tcpRepetitions)
+            .arg(cell->repetitions)
+            .arg(why);
+    }
+    return QObject::tr("%1 of %2 runs had connections fall back to TCP%3")
+        .arg(cell->fallbackRepetitions)
+        .arg(cell->repetitions)
+        .arg(why);
+}
 
 std::optional<report::Interval> ComparisonSection::interval(int column, int row) const {
     const report::Cell* cell = cellAt(*this, column, row);

@@ -36,7 +36,8 @@ struct ComparisonSection {
     int rowCount() const { return static_cast<int>(sizesBytes.size()); }
     int columnCount() const { return static_cast<int>(columns.size()); }
     double value(int column, int row) const;
-    // (x / base - 1) * 100 from the unrounded values; NaN when either is missing.
+    // (x / base - 1) * 100 from the unrounded values; NaN when either is
+    // missing or went over TCP (a TCP figure in an SMC column is not compared).
     double percent(int column, int row, int baselineColumn) const;
     // The order-statistic confidence interval of the median; nullopt under
     // two repetitions (the error bars and the table's brackets).
@@ -46,6 +47,12 @@ struct ComparisonSection {
     std::optional<report::Change> change(int column, int row, int baselineColumn) const;
     int repetitionCount(int column, int row) const;
     int busyRepetitions(int column, int row) const;
+    // What the value's connections did (report::Cell, connection_use.h):
+    // its data went over TCP (then no percentage either way), or some
+    // connection fell back; the note says how many runs and why.
+    bool overTcp(int column, int row) const;
+    bool fellBack(int column, int row) const;
+    QString connectionNote(int column, int row) const;
     bool isFlagged(int column, int row) const;
     // A log y axis reads bandwidth over a 1 B..64 KiB sweep (values span
     // four decades); true for bandwidth over sizes spanning at least 1 KiB : 1.

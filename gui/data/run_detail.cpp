@@ -79,8 +79,21 @@ QString RunDetail::samplesCsv() const {
     const QStringList metrics = sampleMetrics();
     QMap<qint64, QMap<QString, double>> rows;
     for (const db::Sample& s : samples) rows[s.tMs].insert(s.metric, s.value);
+    // The live setting changes in a last column, at the time they applied.
+    QMap<qint64, QStringList> changeRows;
+    for (const db::SettingChange& c : changes) {
+        changeRows[c.tMs] << QStringLiteral("%1=%2").arg(c.name, c.value);
+        if (!rows.contains(c.tMs)) rows.insert(c.tMs, {});
+    }
     QString out = QStringLiteral("t_ms");
-    for (const QString& metric : metrics) out += QLatin1Char(',') + metric;
+    // The stored throughput is in MB/s (10^6 bytes per second), not Mbit/s:
+    // the header says so.
+    for (const QString& metric : metrics) {
+        QString name = metric;
+        if (name.endsWith(QLatin1String("throughput_mbps"))) name = name.chopped(4) + QStringLiteral("MBps");
+        out += QLatin1Char(',') + name;
+    }
+    if (!changes.isEmpty()) out += QStringLiteral(",live_change");
     out += QLatin1Char('\n');
     for (auto it = rows.begin(); it != rows.end(); ++it) {
         out += QString::number(it.key());
@@ -88,6 +101,7 @@ QString RunDetail::samplesCsv() const {
             out += QLatin1Char(',');
             if (it.value().contains(metric)) out += QString::number(it.value().value(metric), 'g', 10);
         }
+        if (!changes.isEmpty()) out += QLatin1Char(',') + changeRows.value(it.key()).join(QLatin1Char(' '));
         out += QLatin1Char('\n');
     }
     return out;

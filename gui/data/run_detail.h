@@ -34,7 +34,9 @@ struct RunDetail {
     // The sample metrics in a stable order (throughput first, then latency, CPU, the rest).
     QStringList sampleMetrics() const;
     // Wide CSV: "t_ms,<metric>,..." one row per sample time; empty cells where
-    // a metric has no value at that time.
+    // a metric has no value at that time. Throughput columns are named
+    // *_MBps (10^6 bytes/s); with live changes a last column "live_change"
+    // holds "name=value" at the time each applied (a row of its own).
     QString samplesCsv() const;
     int nonZeroCounterCount() const;
 };

@@ -84,12 +84,29 @@ smcr::Result<CampaignEnvironment> CampaignEnvironment::load(db::ResultStore& sto
     for (const QString& model : models->values()) {
         if (!model.isEmpty() && !out.wireModels.contains(model)) out.wireModels << model;
     }
+    // The orchestrator's session facts (run_record.h): a resumed campaign.
+    auto started = fact("session.started");
+    if (!started) return smcr::fail(started.error());
+    auto resumed = fact("session.resumed");
+    if (!resumed) return smcr::fail(resumed.error());
+    for (const QString& session : started->values()) {
+        if (!session.isEmpty() && !out.sessions.contains(session)) out.sessions << session;
+    }
+    out.sessions.sort();  // ISO 8601: time order
+    out.resumed = resumed->values().contains(QStringLiteral("yes"));
     return out;
 }
 
 QString CampaignEnvironment::summary() const {
     QStringList parts;
     if (!wireModels.isEmpty()) parts << QObject::tr("wire %1").arg(wireModels.join(QStringLiteral(", ")));
+    // Every wire the runs crossed: a resumed campaign may have run on another lab.
+    if (wires.size() > 1) parts << QStringLiteral("\u2691 ") + QObject::tr("%1 different wires").arg(wires.size());
+    if (resumed) {
+        parts << (sessions.size() > 1
+                      ? QObject::tr("resumed (%1 sessions, the last from %2)").arg(sessions.size()).arg(sessions.back())
+                      : QObject::tr("resumed"));
+    }
     if (!busyReasonByRun.isEmpty()) {
         parts << QStringLiteral("\u2691 ") +
                      QObject::tr("%1 of %2 runs on a busy host").arg(busyReasonByRun.size()).arg(judgedRuns);
@@ -100,6 +117,7 @@ QString CampaignEnvironment::summary() const {
 QString CampaignEnvironment::toolTip() const {
     QStringList lines;
     for (const QString& wire : wires) lines << QObject::tr("Wire: %1").arg(wire);
+    if (resumed) lines << QObject::tr("Resumed: sessions started %1").arg(sessions.join(QStringLiteral(", ")));
     if (!busyReasonByRun.isEmpty()) {
         QStringList reasons;
         for (const QString& reason : busyReasonByRun) {

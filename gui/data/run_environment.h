@@ -42,6 +42,8 @@ struct CampaignEnvironment {
     int judgedRuns = 0;                     // runs with a host-load verdict at all
     QStringList wires;                      // the distinct wire notes, in run order
     QStringList wireModels;                 // the distinct "wire.model" values
+    QStringList sessions;                   // the distinct runner sessions ("session.started"), in time order
+    bool resumed = false;                   // some run was run by a runner that resumed the campaign
 
     static smcr::Result<CampaignEnvironment> load(db::ResultStore& store, qint64 campaignId);
     // "wire cx4lx-vf; ⚑ 2 of 12 runs on a busy host", for the notes column.

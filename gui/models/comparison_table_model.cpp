@@ -46,6 +46,12 @@ QString ComparisonTableModel::cellText(int dataColumn, int row) const {
     if (const auto interval = m_section.interval(dataColumn, row))
         text += QLatin1Char(' ') + intervalBrackets(*interval);
     if (m_section.busyRepetitions(dataColumn, row) > 0) text += QStringLiteral(" busy");
+    // The report's marks (format_text.h): over TCP, or some fallback.
+    if (m_section.overTcp(dataColumn, row)) {
+        text += QStringLiteral(" [TCP]");
+    } else if (m_section.fellBack(dataColumn, row)) {
+        text += QStringLiteral(" [fb]");
+    }
     if (dataColumn != m_baseline) {
         const double pct = m_section.percent(dataColumn, row, m_baseline);
         if (!std::isnan(pct)) text += QStringLiteral(" (%1)").arg(signedPercent(pct));
@@ -54,6 +60,8 @@ QString ComparisonTableModel::cellText(int dataColumn, int row) const {
 }
 
 QVariant ComparisonTableModel::foreground(int dataColumn, int row) const {
+    // A TCP figure in an SMC column: never green or red against its baseline.
+    if (m_section.overTcp(dataColumn, row)) return QBrush(QColor(0xb0, 0x5a, 0x00));
     if (dataColumn == m_baseline) return {};
     const double pct = m_section.percent(dataColumn, row, m_baseline);
     if (std::isnan(pct) || std::abs(pct) < kNeutralPercent) return {};
@@ -111,7 +119,9 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
             }
             if (m_section.isFlagged(column, row))
                 tip += tr("\nA run behind this value had settings changed live (see the run in the list).");
-            if (column != m_baseline) {
+            if (const QString note = m_section.connectionNote(column, row); !note.isEmpty())
+                tip += QLatin1Char('\n') + note;
+            if (column != m_baseline && !std::isnan(m_section.percent(column, row, m_baseline))) {
                 tip += tr("\nvs %1: %2")
                            .arg(m_section.columns[m_baseline])
                            .arg(signedPercent(m_section.percent(column, row, m_baseline), 4));
@@ -128,7 +138,12 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
 QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
     if (role == Qt::DisplayRole) {
-        if (section == 0) return m_section.unit.isEmpty() ? tr("MsgSize") : tr("MsgSize | %1").arg(m_section.unit);
+        if (section == 0) {
+            if (m_section.unit.isEmpty()) return tr("MsgSize");
+            // tcp_lat's latency_us is the mean one-way latency (qperf's): say which statistic.
+            return m_section.metric == Metric::latency ? tr("MsgSize | %1, mean").arg(m_section.unit)
+                                                       : tr("MsgSize | %1").arg(m_section.unit);
+        }
         const int column = section - 1;
         if (column < 0 || column >= m_section.columnCount()) return {};
         return column == m_baseline ? tr("%1 (base)").arg(m_section.columns[column]) : m_section.columns[column];

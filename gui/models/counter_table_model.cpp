@@ -1,5 +1,7 @@
 #include "models/counter_table_model.h"
 
+#include <limits>
+
 #include <QLocale>
 
 namespace smclab::gui {
@@ -31,7 +33,9 @@ void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
         row.name = it.key();
         row.value = it->toDouble();
         for (const Row& old : m_rows) {
-            if (old.name == row.name && seconds > 0.0) row.perSec = (row.value - old.value) / seconds;
+            if (old.name != row.name || seconds <= 0.0 || row.value < old.value) continue;
+            row.perSec = (row.value - old.value) / seconds;
+            row.hasRate = true;
         }
         rows.append(row);
     }
@@ -41,6 +45,13 @@ void CounterTableModel::update(const QJsonObject& counters, qint64 intervalMs) {
     } else if (!m_rows.isEmpty()) {
         emit dataChanged(index(0, 1), index(rowCount() - 1, 2));
     }
+}
+
+double CounterTableModel::perSec(const QString& name) const {
+    for (const Row& row : m_rows) {
+        if (row.name == name) return row.hasRate && !m_frozen ? row.perSec : std::numeric_limits<double>::quiet_NaN();
+    }
+    return std::numeric_limits<double>::quiet_NaN();
 }
 
 double CounterTableModel::value(const QString& name) const {
@@ -72,7 +83,8 @@ QVariant CounterTableModel::data(const QModelIndex& index, int role) const {
         case 1:
             return locale.toString(row.value, 'f', 0);
         case 2:
-            return m_frozen ? QStringLiteral("-") : locale.toString(row.perSec, 'f', row.perSec < 10.0 ? 1 : 0);
+            return m_frozen || !row.hasRate ? QStringLiteral("-")
+                                            : locale.toString(row.perSec, 'f', row.perSec < 10.0 ? 1 : 0);
         default:
             return {};
     }

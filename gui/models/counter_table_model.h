@@ -14,8 +14,13 @@ class CounterTableModel : public QAbstractTableModel {
 public:
     explicit CounterTableModel(QObject* parent = nullptr);
 
-    // Cumulative counters at the end of an interval of `intervalMs`.
+    // Cumulative counters at the end of an interval of `intervalMs`. A
+    // counter below its last value belongs to a new run (each cell's
+    // transport starts from zero): its rate shows "-" until its next
+    // interval, never a negative rate.
     void update(const QJsonObject& counters, qint64 intervalMs);
+    // The rate shown for `name`; NaN when there is none ("-").
+    double perSec(const QString& name) const;
     void clear();
     // The run ended: totals stay, rates show "-" (no interval is running).
     void freeze();
@@ -32,6 +37,7 @@ private:
         QString name;
         double value = 0.0;
         double perSec = 0.0;
+        bool hasRate = false;  // a previous value of the same run, over a known interval
     };
     QList<Row> m_rows;
     bool m_frozen = false;

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -51,6 +52,12 @@ QString sizesToText(const std::vector<uint64_t>& sizes) {
     return parts.join(QLatin1Char(','));
 }
 
+std::vector<std::vector<uint64_t>> perWorkloadSizes(const orchestrator::CampaignSpec& spec) {
+    std::vector<std::vector<uint64_t>> out;
+    for (const orchestrator::WorkloadSpec& workload : spec.workloads) out.push_back(workload.sizes);
+    return out;
+}
+
 QComboBox* makeCombo(QWidget* parent, const QStringList& items, const QString& current) {
     auto* combo = new QComboBox(parent);
     combo->addItems(items);
@@ -74,17 +81,86 @@ QStringList knownTransports() {
 
 namespace {
 
-// "Edited from preset datapath: sizes 64,4K, 2 s per cell after 0 s warm-up, 1 repetition(s), a sample
-// every 1000 ms; percentages against SMC-NoCork"
-QString describeEdited(const orchestrator::CampaignSpec& spec, const QString& preset, const QString& sizesText) {
-    return QObject::tr("%1sizes %2, %3 per cell after %4 warm-up, %5 repetition(s), a sample every %6 ms%7")
-        .arg(preset.isEmpty() ? QString() : QObject::tr("Edited from preset %1: ").arg(preset))
-        .arg(sizesText)
-        .arg(orchestrator::formatDurationMs(spec.durationMs))
-        .arg(orchestrator::formatDurationMs(spec.warmupMs))
-        .arg(spec.repetitions)
-        .arg(spec.sampleIntervalMs)
-        .arg(spec.baseline.isEmpty() ? QString() : QObject::tr("; percentages against %1").arg(spec.baseline));
+// The sizes a campaign runs, as the notes say them: the campaign's as the
+// user wrote them ("64,4K", "1:64K:*2"), or each workload's own ("qperf
+// 1:64K:*2; redis 3,1K").
+QString sizesDescription(const orchestrator::CampaignSpec& spec, const QString& sizesText) {
+    if (!spec.sizes.empty()) return sizesText.isEmpty() ? sizesToText(spec.sizes) : sizesText;
+    QStringList parts;
+    for (const orchestrator::WorkloadSpec& workload : spec.workloads) {
+        const auto& sizes = spec.sizesFor(workload);
+        parts << QStringLiteral("%1 %2").arg(workload.label.isEmpty() ? workload.workload : workload.label,
+                                             sizes.empty() ? QStringLiteral("-") : sizesToText(sizes));
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
+QString paramsText(const QJsonObject& params) {
+    QStringList parts;
+    for (auto it = params.begin(); it != params.end(); ++it) {
+        const QJsonValue v = it.value();
+        const QString value =
+            v.isString() ? v.toString()
+            : v.isBool() ? (v.toBool() ? QStringLiteral("true") : QStringLiteral("false"))
+            : v.isDouble()
+                ? QString::number(v.toDouble(), 'g', 15)
+                : QString::fromUtf8(QJsonDocument(QJsonObject{{QString(), v}}).toJson(QJsonDocument::Compact));
+        parts << QStringLiteral("%1=%2").arg(it.key(), value);
+    }
+    return parts.join(QLatin1Char(' '));
+}
+
+// What was edited in the workloads' parameters and the columns' settings
+// against what was loaded: "qperf: requests=20000; column TCP: wmem=...".
+QStringList parameterEdits(const orchestrator::CampaignSpec& spec,
+                           const std::vector<orchestrator::WorkloadSpec>& workloads,
+                           const std::vector<orchestrator::ColumnSpec>& columns) {
+    QStringList edits;
+    const auto changed = [](const QJsonObject& now, const QJsonObject& before) {
+        QJsonObject out;
+        for (auto it = now.begin(); it != now.end(); ++it) {
+            if (before.value(it.key()) != it.value()) out.insert(it.key(), it.value());
+        }
+        return out;
+    };
+    for (size_t i = 0; i < spec.workloads.size(); ++i) {
+        const orchestrator::WorkloadSpec& w = spec.workloads[i];
+        const orchestrator::WorkloadSpec before = i < workloads.size() ? workloads[i] : orchestrator::WorkloadSpec{};
+        const QString name = w.label.isEmpty() ? w.workload : w.label;
+        if (const QJsonObject p = changed(w.params, before.params); !p.isEmpty())
+            edits << QObject::tr("%1 %2").arg(name, paramsText(p));
+        if (const QJsonObject p = changed(w.serverParams, before.serverParams); !p.isEmpty())
+            edits << QObject::tr("%1 server %2").arg(name, paramsText(p));
+    }
+    for (size_t i = 0; i < spec.columns.size(); ++i) {
+        const orchestrator::ColumnSpec& c = spec.columns[i];
+        const orchestrator::ColumnSpec before = i < columns.size() ? columns[i] : orchestrator::ColumnSpec{};
+        if (const QJsonObject p = changed(c.settings, before.settings); !p.isEmpty())
+            edits << QObject::tr("column %1 %2").arg(c.label, paramsText(p));
+        if (const QJsonObject p = changed(c.params, before.params); !p.isEmpty())
+            edits << QObject::tr("column %1 %2").arg(c.label, paramsText(p));
+    }
+    return edits;
+}
+
+// "Edited from preset datapath: sizes 64,4K, 2 s per cell after 500 ms
+// warm-up, 1 repetition(s), a sample every 1000 ms; parameters qperf
+// requests=20000; percentages against SMC-NoCork. The preset: ..."
+QString describeEdited(const orchestrator::CampaignSpec& spec, const QString& preset, const QString& sizesText,
+                       const QStringList& edits, const QString& original) {
+    QString text =
+        QObject::tr("%1sizes %2, %3 per cell after %4 warm-up, %5 repetition(s), a sample every %6 ms%7%8")
+            .arg(preset.isEmpty() ? QString() : QObject::tr("Edited from preset %1: ").arg(preset))
+            .arg(sizesDescription(spec, sizesText))
+            .arg(orchestrator::formatExactDurationMs(spec.durationMs))
+            .arg(orchestrator::formatExactDurationMs(spec.warmupMs))
+            .arg(spec.repetitions)
+            .arg(spec.sampleIntervalMs)
+            .arg(edits.isEmpty() ? QString() : QObject::tr("; parameters %1").arg(edits.join(QStringLiteral("; "))))
+            .arg(spec.baseline.isEmpty() ? QString() : QObject::tr("; percentages against %1").arg(spec.baseline));
+    if (!original.isEmpty())
+        text += (preset.isEmpty() ? QObject::tr(". As loaded: %1") : QObject::tr(". The preset: %1")).arg(original);
+    return text;
 }
 
 }  // namespace
@@ -200,11 +276,11 @@ QWidget* CampaignPage::makeMatrixBox() {
     m_repetitions->setRange(1, orchestrator::kMaxRepetitions);
     m_duration = new QDoubleSpinBox(matrixBox);
     m_duration->setRange(0.1, 3600.0);
-    m_duration->setDecimals(1);
+    m_duration->setDecimals(3);  // whole milliseconds, as stored
     m_duration->setSuffix(tr(" s"));
     m_warmup = new QDoubleSpinBox(matrixBox);
     m_warmup->setRange(0.0, 600.0);
-    m_warmup->setDecimals(1);
+    m_warmup->setDecimals(3);
     m_warmup->setSuffix(tr(" s"));
     m_sampleInterval = new QSpinBox(matrixBox);
     m_sampleInterval->setRange(orchestrator::kMinSampleIntervalMs, 60'000);
@@ -409,6 +485,9 @@ void CampaignPage::addColumnRow(const orchestrator::ColumnSpec& column) {
 void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
     m_loading = true;
     m_base = spec;
+    m_originalDescription = spec.description;
+    m_loadedWorkloads = spec.workloads;
+    m_loadedColumns = spec.columns;
     m_name->setText(spec.name);
     m_description->setText(spec.description);
     m_workloads->setRowCount(0);
@@ -515,11 +594,14 @@ orchestrator::CampaignSpec CampaignPage::campaign(QString* error) const {
     // A preset's description names its sizes and times ("-oo msg_size:1:64K:*2
     // -t 30"); once those are edited it would describe another campaign, and
     // it goes into the notes and reports. Then the notes say what will run.
+    const QStringList edits = parameterEdits(spec, m_loadedWorkloads, m_loadedColumns);
     if (describedByBase && !spec.description.isEmpty() &&
         (spec.sizes != m_base.sizes || spec.durationMs != m_base.durationMs || spec.warmupMs != m_base.warmupMs ||
-         spec.repetitions != m_base.repetitions || spec.sampleIntervalMs != m_base.sampleIntervalMs)) {
-        // The sizes as the user wrote them ("64,4K", "1:64K:*2").
-        spec.description = describeEdited(spec, m_base.preset, m_sizes->text().trimmed());
+         spec.repetitions != m_base.repetitions || spec.sampleIntervalMs != m_base.sampleIntervalMs ||
+         !edits.isEmpty() || perWorkloadSizes(spec) != perWorkloadSizes(m_base))) {
+        // The sizes as the user wrote them ("64,4K", "1:64K:*2"); the
+        // preset's own description after what was edited.
+        spec.description = describeEdited(spec, m_base.preset, m_sizes->text().trimmed(), edits, m_originalDescription);
     }
     return spec;
 }
@@ -569,17 +651,34 @@ void CampaignPage::updateWidgets() {
     if (error.isEmpty()) {
         const auto cells = orchestrator::expandCells(spec);
         const qint64 ms = orchestrator::estimateCampaignMs(spec, static_cast<int>(cells.size()));
-        m_estimate->setText(
-            tr("%1 runs (%2 workloads x %3 columns x %4 sizes x %5 repetitions), %6 each with %7 warm-up; "
-               "estimated %8 on one agent pair")
-                .arg(cells.size())
-                .arg(spec.workloads.size())
-                .arg(spec.columns.size())
-                .arg(spec.sizes.size())
-                .arg(spec.repetitions)
-                .arg(orchestrator::formatDurationMs(spec.durationMs))
-                .arg(orchestrator::formatDurationMs(spec.warmupMs))
-                .arg(orchestrator::formatDurationMs(ms)));
+        // Workloads with sizes of their own count theirs ("1 + 3 sizes").
+        QStringList sizeCounts;
+        for (const orchestrator::WorkloadSpec& workload : spec.workloads)
+            sizeCounts << QString::number(spec.sizesFor(workload).size());
+        sizeCounts.removeDuplicates();
+        QString matrix;
+        if (sizeCounts.size() <= 1) {
+            matrix = tr("%1 workloads x %2 columns x %3 sizes x %4 repetitions")
+                         .arg(spec.workloads.size())
+                         .arg(spec.columns.size())
+                         .arg(sizeCounts.value(0, QStringLiteral("0")))
+                         .arg(spec.repetitions);
+        } else {
+            QStringList perWorkload;
+            for (const orchestrator::WorkloadSpec& workload : spec.workloads)
+                perWorkload << QString::number(spec.sizesFor(workload).size());
+            matrix = tr("%1 columns x (%2 sizes of the %3 workloads) x %4 repetitions")
+                         .arg(spec.columns.size())
+                         .arg(perWorkload.join(QStringLiteral(" + ")))
+                         .arg(spec.workloads.size())
+                         .arg(spec.repetitions);
+        }
+        m_estimate->setText(tr("%1 runs (%2), %3 each with %4 warm-up; estimated %5 on one agent pair")
+                                .arg(cells.size())
+                                .arg(matrix)
+                                .arg(orchestrator::formatExactDurationMs(spec.durationMs))
+                                .arg(orchestrator::formatExactDurationMs(spec.warmupMs))
+                                .arg(orchestrator::formatDurationMs(ms)));
         m_hint->setStyleSheet(QString());
         m_hint->setText(m_path.isEmpty() ? tr("Ready to run. Ctrl+R runs it on the connected agents.")
                                          : tr("Ready to run (%1).").arg(QFileInfo(m_path).fileName()));

@@ -85,6 +85,13 @@ private:
 
     LabContext* m_lab = nullptr;
     orchestrator::CampaignSpec m_base;  // fields the editor does not show (params, transport options)
+    // The description the preset or file came with, kept in the notes of an
+    // edited campaign (m_base.description follows the rewritten notes).
+    QString m_originalDescription;
+    // The workloads and columns as loaded: an edit of their parameters or
+    // settings is written into the notes.
+    std::vector<orchestrator::WorkloadSpec> m_loadedWorkloads;
+    std::vector<orchestrator::ColumnSpec> m_loadedColumns;
     QString m_path;
     bool m_loading = false;
 

@@ -24,6 +24,7 @@
 #include "smclab/db/database_location.h"
 #include "smclab/db/result_store.h"
 #include "smclab/report/comparison_query.h"
+#include "smclab/report/connection_use.h"
 #include "widgets/comparison_view.h"
 #include "widgets/run_view.h"
 #include "workload.h"
@@ -217,7 +218,10 @@ void ResultsPage::refresh() {
         auto* item = new QTreeWidgetItem(m_tree);
         item->setText(0, QStringLiteral("#%1 %2").arg(c.id).arg(c.name));
         const auto runner = orchestrator::campaignRunnerPresence(*store, c.id);
-        item->setText(1, campaignStatusText(c.status, runner));
+        // Ended without a single finished run (stored as done before the
+        // orchestrator called such campaigns failed): it failed.
+        const bool nothingRan = c.status == db::CampaignStatus::done && c.runsDone == 0 && c.runsFailed > 0;
+        item->setText(1, campaignStatusText(nothingRan ? db::CampaignStatus::failed : c.status, runner));
         if (c.status == db::CampaignStatus::running && runner == orchestrator::RunnerPresence::none) {
             item->setToolTip(1, tr("Its runner went away before the campaign ended (the program quit or "
                                    "was killed). Resume runs the cells not done yet."));
@@ -240,6 +244,16 @@ void ResultsPage::refresh() {
         if (c.id == selected) m_tree->setCurrentItem(item);
     }
     for (int i = 1; i < kNotesColumn; ++i) m_tree->resizeColumnToContents(i);
+    // The comparison follows the store (a campaign that ran on, or was
+    // resumed, since it was shown).
+    QList<qint64> shown = m_shownCampaigns;
+    for (const qint64 id : std::as_const(m_shownCampaigns)) {
+        // Another database (or a deleted campaign): nothing to follow.
+        if (campaignItem(id) == nullptr) shown.clear();
+    }
+    m_shownCampaigns.clear();
+    if (shown.size() == 1) showCampaign(shown[0]);
+    if (shown.size() == 2) showComparison(shown[0], shown[1]);
     updateWidgets();
 }
 
@@ -280,6 +294,24 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
             const QString text = tr("live change: %1").arg(liveChangesText(entry.changes));
             notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
             child->setToolTip(kNotesColumn, tr("%1\nacknowledged by %2").arg(text, entry.acknowledgedBy));
+        }
+        if (run.status == db::RunStatus::done) {
+            // What the run's connections did (issue 30): a run of an SMC
+            // column that fell back says so, with the reasons.
+            if (const auto counters = store->counters(run.id)) {
+                const report::ConnectionUse use = report::connectionUse(counters.value());
+                QString text;
+                if (use.overTcp()) {
+                    text = tr("over TCP, not SMC-R: %1").arg(use.summary());
+                    child->setForeground(1, QBrush(QColor(0xb0, 0x22, 0x22)));
+                } else if (use.fellBack()) {
+                    text = tr("fell back: %1").arg(use.summary());
+                }
+                if (!text.isEmpty()) {
+                    notes = notes.isEmpty() ? kLiveFlag + text : notes + QStringLiteral("; ") + kLiveFlag + text;
+                    child->setToolTip(kNotesColumn, text);
+                }
+            }
         }
         if (environment && environment->busyReasonByRun.contains(run.id)) {
             const QString reason = environment->busyReasonByRun.value(run.id);
@@ -385,6 +417,7 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
         if (QTreeWidgetItem* item = campaignItem(campaignId)) markLiveChanges(item, live.value());
     }
     m_view->setComparison(comparison);
+    m_shownCampaigns = {campaignId};
     emit comparisonChanged();
     return true;
 }
@@ -415,6 +448,7 @@ bool ResultsPage::showComparison(qint64 campaignA, qint64 campaignB) {
     flagLiveChanges(comparison.document, live);
     comparison.notice = liveChangesSummary(live);
     m_view->setComparison(comparison);
+    m_shownCampaigns = {campaignA, campaignB};
     emit comparisonChanged();
     return true;
 }

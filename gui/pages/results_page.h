@@ -88,6 +88,10 @@ private:
     QLabel* m_database = nullptr;
     QPushButton* m_resumeButton = nullptr;
     ComparisonView* m_view = nullptr;
+    // The campaign(s) the comparison shows (one, or the two compared):
+    // refresh() rebuilds it from the store, so a resumed campaign's new runs
+    // appear without picking it again.
+    QList<qint64> m_shownCampaigns;
     RunView* m_runView = nullptr;
     QStackedWidget* m_lower = nullptr;
 };

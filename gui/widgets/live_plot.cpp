@@ -73,6 +73,14 @@ bool LivePlot::latencyAxisVisible() const {
     return yAxis2->visible();
 }
 
+QStringList LivePlot::legendNames() const {
+    QStringList names;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) names << item->plottable()->name();
+    }
+    return names;
+}
+
 double LivePlot::timeAxisUpperSec() const {
     return xAxis->range().upper;
 }
@@ -125,8 +133,14 @@ void LivePlot::rescale() {
     yAxis->setRange(0.0, found && tp.upper > 0.0 ? tp.upper * 1.15 : 1.0);
     const QCPRange lat = m_latency->data()->valueRange(found);
     yAxis2->setRange(0.0, found && lat.upper > 0.0 ? lat.upper * 1.15 : 1.0);
-    // An empty axis reads as "latency 0": show it only when this run measures latency.
+    // An empty axis reads as "latency 0": show it, and its legend entry,
+    // only when this run measures latency (a bandwidth run does not).
     yAxis2->setVisible(m_latency->dataCount() > 0);
+    if (m_latency->dataCount() > 0) {
+        m_latency->addToLegend();
+    } else {
+        m_latency->removeFromLegend();
+    }
     replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QList>
+#include <QStringList>
 #include <qcustomplot.h>
 
 namespace smclab::gui {
@@ -31,6 +32,9 @@ public:
     QString caption() const;
     QString latencyAxisLabel() const;
     bool latencyAxisVisible() const;
+    // The series named in the legend ("throughput", and "latency (mean)"
+    // only when the run measures latency).
+    QStringList legendNames() const;
     double timeAxisUpperSec() const;
 
     const QList<Marker>& markers() const { return m_markers; }

@@ -1,10 +1,13 @@
 #include "widgets/run_view.h"
 
+#include <cmath>
+
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -15,6 +18,8 @@
 #include "data/run_environment.h"
 #include "data/run_provenance.h"
 #include "data/series_palette.h"
+#include "smclab/report/comparison_table.h"
+#include "smclab/report/connection_use.h"
 
 namespace smclab::gui {
 
@@ -84,6 +89,11 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_environment->setWordWrap(true);
     m_environment->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_environment);
+    m_connections = new QLabel(this);
+    m_connections->setObjectName(QStringLiteral("runConnections"));
+    m_connections->setWordWrap(true);
+    m_connections->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_connections);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_plot = new QCustomPlot(splitter);
@@ -152,6 +162,23 @@ void RunView::setDetail(const RunDetail& detail) {
                                      ? QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }")
                                      : QString());
     m_environment->setVisible(!environment.isEmpty());
+    // What the connections did (issue 30): a run of an SMC column that fell
+    // back says so, with the reasons, before its numbers are read as SMC.
+    const report::ConnectionUse use = report::connectionUse(detail.counters);
+    QString connections;
+    if (use.overTcp()) {
+        connections =
+            QStringLiteral("\u2691 ") + tr("Over TCP, not SMC-R: %1. Its numbers are TCP's.").arg(use.summary());
+    } else if (use.fellBack()) {
+        connections = QStringLiteral("\u2691 ") + tr("Connections fell back to TCP: %1").arg(use.summary());
+    } else if (use.judged) {
+        connections = tr("Connections: %1").arg(use.summary());
+    }
+    m_connections->setText(connections);
+    m_connections->setStyleSheet(use.overTcp() || use.fellBack()
+                                     ? QStringLiteral("QLabel { background: #f8d7da; color: #222; padding: 4px; }")
+                                     : QString());
+    m_connections->setVisible(!connections.isEmpty());
     m_exportButton->setEnabled(!detail.samples.isEmpty());
     rebuildPlot();
     fillTables();
@@ -163,6 +190,10 @@ QString RunView::errorText() const {
 
 QString RunView::environmentText() const {
     return m_environment->isVisibleTo(this) ? m_environment->text() : QString();
+}
+
+QString RunView::connectionsText() const {
+    return m_connections->isVisibleTo(this) ? m_connections->text() : QString();
 }
 
 QString RunView::titleText() const {
@@ -244,7 +275,8 @@ void RunView::fillTables() {
         const db::Counter& c = m_detail.counters[r];
         auto* side = new QTableWidgetItem(db::sideName(c.side));
         auto* name = new QTableWidgetItem(c.name);
-        auto* value = new QTableWidgetItem(QString::number(c.value));
+        // Thousands separators, as on the Run page's counters.
+        auto* value = new QTableWidgetItem(QLocale().toString(c.value));
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         if (c.value == 0) {
             for (QTableWidgetItem* item : {side, name, value}) item->setForeground(zeroColour);
@@ -264,8 +296,20 @@ void RunView::fillTables() {
     m_results->setRowCount(static_cast<int>(m_detail.results.size()));
     row = 0;
     for (auto it = m_detail.results.begin(); it != m_detail.results.end(); ++it, ++row) {
-        m_results->setItem(row, 0, new QTableWidgetItem(it.key()));
-        auto* value = new QTableWidgetItem(QString::number(it.value(), 'f', 3));
+        // The report's name and unit where the metric has one ("Bandwidth
+        // (MB/s)" for bw_mbps), the stored key in the tooltip.
+        const report::MetricInfo info = report::metricInfo(it.key());
+        auto* name = new QTableWidgetItem(
+            info.title == it.key()
+                ? it.key()
+                : (info.unit.isEmpty() ? info.title : QStringLiteral("%1 (%2)").arg(info.title, info.unit)));
+        name->setToolTip(it.key());
+        m_results->setItem(row, 0, name);
+        // Counts stay integers ("recv_bytes 4,000,000", not "4000000.000").
+        const double v = it.value();
+        const bool integral = std::abs(v) < 9e15 && v == std::floor(v);
+        auto* value =
+            new QTableWidgetItem(integral ? QLocale().toString(static_cast<qint64>(v)) : QLocale().toString(v, 'f', 3));
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_results->setItem(row, 1, value);
     }

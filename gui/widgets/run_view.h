@@ -31,6 +31,10 @@ public:
     QString titleText() const;
     // The wire and host-load lines ("Wire: ...\nHost: ..."); empty when hidden.
     QString environmentText() const;
+    // What the run's connections did (report::ConnectionUse::summary(), with
+    // "over TCP" or "fell back" first when so); empty for runs whose client
+    // did not propose SMC.
+    QString connectionsText() const;
     int markerCount() const { return static_cast<int>(m_detail.changes.size()); }
     // Writes samplesCsv() to `path`; false (with *error) when it cannot.
     bool saveCsv(const QString& path, QString* error) const;
@@ -48,6 +52,7 @@ private:
     QLabel* m_error = nullptr;
     QLabel* m_changes = nullptr;
     QLabel* m_environment = nullptr;  // wire and host load
+    QLabel* m_connections = nullptr;  // SMC-R or fallen back, with the reasons
     QCustomPlot* m_plot = nullptr;
     QTabWidget* m_tabs = nullptr;
     QTableWidget* m_counters = nullptr;

@@ -451,6 +451,45 @@ private slots:
                                               "Gbit/s (2 runs)\n")),
                  qPrintable(text));
     }
+
+    // Issue 33 item 11: a tool campaign's report carries each column's tool
+    // program, version and command line (JSON and HTML render the details).
+    void toolCampaignReportCarriesEachColumnsCommand() {
+        auto store = openStore(QStringLiteral("tools.db"));
+        QVERIFY(store);
+        NewCampaign campaign;
+        campaign.name = QStringLiteral("qperf");
+        campaign.cells = {{QStringLiteral("qperf"), QStringLiteral("tcp"), QStringLiteral("TCP"), 64, 0},
+                          {QStringLiteral("qperf"), QStringLiteral("smcr"), QStringLiteral("SMC"), 64, 0}};
+        auto id = store->createCampaign(campaign);
+        QVERIFY(id.ok());
+        for (const RunCell& c : campaign.cells) {
+            RunRecord r;
+            r.campaignId = *id;
+            r.cell = c;
+            r.startedAt = QDateTime::currentDateTimeUtc();
+            r.finishedAt = r.startedAt;
+            r.results = {{QStringLiteral("bw_mbps"), 10.0}};
+            const QString prefix = c.transport == QLatin1String("smcr") ? QStringLiteral("smcr_run ") : QString();
+            r.clientFacts = {{QStringLiteral("tool.program"), QStringLiteral("/usr/bin/qperf")},
+                             {QStringLiteral("tool.version"), QStringLiteral("0.4.11")},
+                             {QStringLiteral("tool.command"), prefix + QStringLiteral("qperf 10.0.0.2 tcp_bw")}};
+            r.serverFacts = {{QStringLiteral("tool.command"), prefix + QStringLiteral("qperf -lp 19765")}};
+            QVERIFY(store->recordRun(r).ok());
+        }
+        auto doc = campaignReport(*store, *id, headlines(), QDateTime::currentDateTimeUtc());
+        QVERIFY(doc.ok());
+        const auto tools = std::find_if(doc->details.begin(), doc->details.end(),
+                                        [](const auto& d) { return d.title.startsWith(QStringLiteral("Tools")); });
+        QVERIFY(tools != doc->details.end());
+        QCOMPARE(tools->columns, (QStringList{QStringLiteral("TCP"), QStringLiteral("SMC")}));
+        QCOMPARE(tools->rows.size(), 4);  // client program, version, command; server command
+        QCOMPARE(tools->rows[2].values, (QStringList{QStringLiteral("qperf 10.0.0.2 tcp_bw"),
+                                                     QStringLiteral("smcr_run qperf 10.0.0.2 tcp_bw")}));
+        const QString json = smclab::report::formatJson(*doc);
+        QVERIFY(json.contains(QStringLiteral("smcr_run qperf -lp 19765")));
+        QVERIFY(smclab::report::formatHtml(*doc).contains(QStringLiteral("smcr_run qperf 10.0.0.2 tcp_bw")));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDbStore)

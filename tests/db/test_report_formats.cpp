@@ -8,6 +8,7 @@
 
 #include "report_fixtures.h"
 #include "smclab/report/formats.h"
+#include "smclab/report/series_palette.h"
 
 using namespace smclab::report;
 
@@ -237,6 +238,19 @@ private slots:
         const QString latencySvg = html.section(QStringLiteral("<svg "), 2, 2);
         QVERIFY(latencySvg.contains(QStringLiteral(">0</text>")));
         QVERIFY(html.contains(QStringLiteral("class=\"pct better\">(+313.84%)")));
+    }
+
+    // Issue 33 item 11: with another baseline, each column keeps its colour
+    // (the app's: by plan order), only its place changes.
+    void columnsKeepTheirColoursUnderAnotherBaseline() {
+        auto moved = withBaseline(sampleDocument(), QStringLiteral("TCP"));
+        QVERIFY(moved.ok());
+        const QString html = formatHtml(*moved);
+        QVERIFY2(html.contains(QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> TCP (baseline)</th>")
+                                   .arg(seriesColour(1))),
+                 qPrintable(html.left(4000)));
+        QVERIFY(html.contains(
+            QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> Origin SMC</th>").arg(seriesColour(0))));
     }
 };
 

@@ -8,6 +8,7 @@
 
 #include "data/series_palette.h"
 #include "models/comparison_table_model.h"
+#include "models/counter_table_model.h"
 #include "seed_comparison.h"
 #include "smclab/report/formats.h"
 #include "widgets/comparison_plot.h"
@@ -27,6 +28,8 @@ private slots:
     void viewSharesBaselineAcrossMetrics();
     void intervalsMakeErrorBarsAndNoise();
     void paletteIsTheReports();
+    void fallenBackValuesAreMarked();
+    void counterRatesNeverGoNegative();
 };
 
 void TestComparisonWidgets::modelShowsCoverLetterCells() {
@@ -227,6 +230,51 @@ void TestComparisonWidgets::paletteIsTheReports() {
         QCOMPARE(name, seriesColourName(c).toLower());
         QVERIFY2(html.contains(seriesColourName(c), Qt::CaseInsensitive), qPrintable(name));
     }
+}
+
+// Issue 30 in the Results table: a value whose data went over TCP says so,
+// has no percentage and no colour of a change; one with a fallback is marked.
+void TestComparisonWidgets::fallenBackValuesAreMarked() {
+    ComparisonSection section = testing::seedComparison().sections[0];
+    // The seed holds values only: give each its report cell.
+    section.cells.resize(section.columnCount());
+    for (int c = 0; c < section.columnCount(); ++c) {
+        section.cells[c].resize(section.rowCount());
+        for (int r = 0; r < section.rowCount(); ++r) section.cells[c][r].value = section.value(c, r);
+    }
+    smclab::report::Cell& overTcp = section.cells[2][0];
+    overTcp.tcpRepetitions = 1;
+    overTcp.fallbackRepetitions = 1;
+    overTcp.fallbackReasons = QStringLiteral("PEERNOSMC");
+    section.cells[2][1].fallbackRepetitions = 1;
+    section.cells[2][1].fallbackReasons = QStringLiteral("DECL_TIMEOUT_CL");
+    ComparisonTableModel model;
+    model.setSection(section);
+    QCOMPARE(model.data(model.index(0, 3)).toString(), QStringLiteral("2.561 [TCP]"));
+    QVERIFY(std::isnan(model.data(model.index(0, 3), ComparisonTableModel::percentRole).toDouble()));
+    QVERIFY(model.data(model.index(1, 3)).toString().startsWith(QStringLiteral("5.162 [fb] (+")));
+    const QString tip = model.data(model.index(0, 3), Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("over TCP, not SMC-R (PEERNOSMC)")), qPrintable(tip));
+    QVERIFY2(!tip.contains(QStringLiteral("vs Origin SMC")), qPrintable(tip));
+    // As the baseline, a TCP figure takes the row's percentages with it.
+    model.setBaselineColumn(2);
+    QCOMPARE(model.data(model.index(0, 1)).toString(), QStringLiteral("0.578"));
+    QVERIFY(model.data(model.index(1, 1)).toString().contains(QLatin1Char('%')));
+}
+
+// The Run page's "per s" column at a cell boundary: the next cell's counters
+// start from zero, which is no negative rate.
+void TestComparisonWidgets::counterRatesNeverGoNegative() {
+    CounterTableModel model;
+    model.update(QJsonObject{{QStringLiteral("smcr.cdc_sent"), 1000.0}}, 500);
+    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("-"));  // no interval yet
+    model.update(QJsonObject{{QStringLiteral("smcr.cdc_sent"), 9'806'249.2}}, 1000);
+    QVERIFY(model.perSec(QStringLiteral("smcr.cdc_sent")) > 0);
+    model.update(QJsonObject{{QStringLiteral("smcr.cdc_sent"), 1000.0}}, 1000);  // the next cell's first sample
+    QVERIFY(std::isnan(model.perSec(QStringLiteral("smcr.cdc_sent"))));
+    QCOMPARE(model.data(model.index(0, 2)).toString(), QStringLiteral("-"));
+    model.update(QJsonObject{{QStringLiteral("smcr.cdc_sent"), 3000.0}}, 1000);
+    QCOMPARE(model.perSec(QStringLiteral("smcr.cdc_sent")), 2000.0);
 }
 
 QTEST_MAIN(TestComparisonWidgets)

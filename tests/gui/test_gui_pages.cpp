@@ -23,6 +23,7 @@
 #include "dialogs/add_host_dialog.h"
 #include "models/counter_table_model.h"
 #include "models/host_table_model.h"
+#include "orchestrator/cell_matrix.h"
 #include "pages/campaign_page.h"
 #include "pages/hosts_page.h"
 #include "pages/results_page.h"
@@ -47,6 +48,7 @@ private slots:
     void shortcutsExist();
     void campaignEditorValidates();
     void campaignFileRoundTrip();
+    void warmupAndPerWorkloadSizesAreExact();
     void campaignEditorOffersToolParams();
     void addHostDialogExplains();
     void errorsReachTheWindow();
@@ -105,9 +107,11 @@ void TestGuiPages::campaignEditorValidates() {
     QVERIFY(page->isValid());
     QVERIFY2(page->estimateText().startsWith(QStringLiteral("48 runs")), qPrintable(page->estimateText()));
     QVERIFY2(page->estimateText().contains(QStringLiteral("x 2 sizes x")), qPrintable(page->estimateText()));
-    // The preset's description named its 1:64K sweep; the notes now say what will run.
+    // The preset's description named its 1:64K sweep; the notes now say what
+    // will run first, and keep the preset's own description after it.
     const QString notes = page->campaignJson().value(QStringLiteral("description")).toString();
-    QVERIFY2(!notes.contains(QStringLiteral("1:64K")) && notes.contains(QStringLiteral("Edited from preset datapath")),
+    QVERIFY2(notes.startsWith(QStringLiteral("Edited from preset datapath: sizes 64,4K,")) &&
+                 notes.indexOf(QStringLiteral("1:64K")) > notes.indexOf(QStringLiteral(". The preset: ")),
              qPrintable(notes));
     page->sizesEdit()->setText(QStringLiteral("64,4K,64K"));
     QVERIFY2(page->campaignJson().value(QStringLiteral("description")).toString().contains(QStringLiteral("64,4K,64K")),
@@ -313,9 +317,14 @@ void TestGuiPages::pagesRenderToPng() {
         smclab::protocol::Hello hello;
         hello.protocolVersion = QStringLiteral("1.0");
         hello.agentVersion = QStringLiteral("0.9.0");
-        hello.capabilities.host = {QStringLiteral("labhost-a"), QStringLiteral("Intel Xeon Gold 6338"), 2,
-                                   QStringLiteral("Linux"),     QStringLiteral("6.1.0-18-amd64"),       QString(),
-                                   QStringLiteral("x86_64")};
+        hello.capabilities.host = {QStringLiteral("labhost-a"),
+                                   QStringLiteral("Intel Xeon Gold 6338"),
+                                   2,
+                                   QStringLiteral("Linux"),
+                                   QStringLiteral("6.1.0-18-amd64"),
+                                   QString(),
+                                   QStringLiteral("x86_64"),
+                                   QString()};
         hello.capabilities.transports = {
             {QStringLiteral("tcp"), true, {}},
             {QStringLiteral("smcr"), true, {}},
@@ -403,6 +412,41 @@ void TestGuiPages::hostsAndGeometryPersist() {
 
 void TestGuiPages::cleanupTestCase() {
     delete m_window;
+}
+
+// Issue 33 items 2 and 6: the warm-up as stored (250 ms is not "0s"), the
+// estimate and notes of a preset whose workload has its own sizes, a
+// parameter edit in the notes, the preset's description kept.
+void TestGuiPages::warmupAndPerWorkloadSizesAreExact() {
+    CampaignPage* page = m_window->campaignPage();
+    page->loadPreset(QStringLiteral("seed004-redis"));
+    QVERIFY2(page->isValid(), qPrintable(page->hintText()));
+    QVERIFY2(page->estimateText().contains(QStringLiteral("(1 workloads x 2 columns x 1 sizes x ")),
+             qPrintable(page->estimateText()));
+    auto* requests = qobject_cast<QSpinBox*>(page->clientParamEditor()->field(QStringLiteral("requests")));
+    QVERIFY(requests != nullptr);
+    requests->setValue(20000);
+    const QString notes = page->campaignJson().value(QStringLiteral("description")).toString();
+    QVERIFY2(notes.startsWith(QStringLiteral("Edited from preset seed004-redis: sizes SET/GET 10,")),
+             qPrintable(notes));
+    QVERIFY2(notes.contains(QStringLiteral("; parameters SET/GET requests=20000")), qPrintable(notes));
+    QVERIFY2(notes.contains(QStringLiteral(". The preset: SMC-R receive-queue credits")), qPrintable(notes));
+
+    smclab::orchestrator::CampaignSpec spec = page->campaign();
+    spec.warmupMs = 250;
+    spec.durationMs = 1500;
+    page->setCampaign(spec);
+    QCOMPARE(page->campaign().warmupMs, 250);  // not rounded to the spin box's tenths
+    QVERIFY2(page->estimateText().contains(QStringLiteral(", 1.5 s each with 250 ms warm-up;")),
+             qPrintable(page->estimateText()));
+    page->sizesEdit()->setText(QStringLiteral("16,1K"));
+    const QString edited = page->campaignJson().value(QStringLiteral("description")).toString();
+    QVERIFY2(edited.contains(QStringLiteral("sizes 16,1K, 1.5 s per cell after 250 ms warm-up")), qPrintable(edited));
+    QCOMPARE(smclab::orchestrator::formatExactDurationMs(500), QStringLiteral("500 ms"));
+    QCOMPARE(smclab::orchestrator::formatExactDurationMs(2000), QStringLiteral("2 s"));
+    QCOMPARE(smclab::orchestrator::formatExactDurationMs(2250), QStringLiteral("2.25 s"));
+    QCOMPARE(smclab::orchestrator::formatExactDurationMs(0), QStringLiteral("0 s"));
+    page->loadPreset(QStringLiteral("datapath"));
 }
 
 QTEST_MAIN(TestGuiPages)

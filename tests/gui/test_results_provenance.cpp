@@ -4,6 +4,8 @@
 // is interrupted (resumable) and never "running", repetitions give error
 // bars, and a run opens in the single-run view with its samples, markers,
 // counters (non-zero first), settings and CSV export.
+#include <cmath>
+
 #include <QCheckBox>
 #include <QLockFile>
 #include <QPushButton>
@@ -40,6 +42,10 @@ private slots:
     void runOpensInTheSingleRunView();
     void twoCampaignComparisonKeepsTheFlags();
     void compareWithOneCheckedSaysWhy();
+    void fallenBackRunsAreShownAsTcp();
+    void campaignWithEveryRunFailedIsFailed();
+    void comparisonFollowsTheStore();
+    void resumedCampaignNotesEveryWire();
     void cleanupTestCase() { delete m_page; }
 
 private:
@@ -52,6 +58,10 @@ private:
     qint64 m_other = 0;
     qint64 m_changedRun = 0;
     qint64 m_failedRun = 0;
+    qint64 m_fellBack = 0;  // an SMC column whose connection fell back to TCP
+    qint64 m_fellBackRun = 0;
+    qint64 m_allFailed = 0;  // every run failed
+    qint64 m_resumed = 0;    // resumed on a relaunched lab with another wire
 };
 
 namespace {
@@ -151,6 +161,75 @@ void TestResultsProvenance::initTestCase() {
         record.results.insert(QStringLiteral("bw_mbps"), 90.0);
         QVERIFY(store.recordRun(record));
         QVERIFY(store.updateCampaignStatus(m_other, db::CampaignStatus::done));
+
+        // Issue 30: an smcr column whose client fell back (a plain TCP server
+        // behind it), as libsmcr's engine and transport count it.
+        db::NewCampaign fellBack;
+        fellBack.name = QStringLiteral("fell back");
+        fellBack.cells = {cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 0),
+                          cell(QStringLiteral("smcr"), QStringLiteral("SMC"), 0)};
+        auto fellBackId = store.createCampaign(fellBack);
+        QVERIFY(fellBackId);
+        m_fellBack = fellBackId.value();
+        for (const db::RunCell& c : fellBack.cells) {
+            db::RunRecord r;
+            r.campaignId = m_fellBack;
+            r.cell = c;
+            r.startedAt = QDateTime::currentDateTimeUtc();
+            r.finishedAt = r.startedAt;
+            r.results.insert(QStringLiteral("bw_mbps"), c.transport == QLatin1String("tcp") ? 100.0 : 98.0);
+            if (c.transport == QLatin1String("smcr")) {
+                r.counters = {{db::Side::client, QStringLiteral("smcr.clnt_success"), 0},
+                              {db::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
+                              {db::Side::client, QStringLiteral("smcr.fallback.client.PEERNOSMC"), 1},
+                              {db::Side::client, QStringLiteral("smcr.tx_bytes"), 0},
+                              {db::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 4'000'000},
+                              {db::Side::client, QStringLiteral("smcr.tcp_rx_bytes"), 64}};
+            }
+            auto run = store.recordRun(r);
+            QVERIFY(run);
+            if (c.transport == QLatin1String("smcr")) m_fellBackRun = run.value();
+        }
+        QVERIFY(store.updateCampaignStatus(m_fellBack, db::CampaignStatus::done));
+
+        // Issue 33 item 7: a campaign in which every run failed (stored as
+        // done by an orchestrator before it called such campaigns failed).
+        db::NewCampaign allFailed;
+        allFailed.name = QStringLiteral("nothing ran");
+        allFailed.cells = {cell(QStringLiteral("smcr"), QStringLiteral("SMC"), 0),
+                           cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 0)};
+        auto allFailedId = store.createCampaign(allFailed);
+        QVERIFY(allFailedId);
+        m_allFailed = allFailedId.value();
+        for (const db::RunCell& c : allFailed.cells)
+            QVERIFY(store.markRunFailed(m_allFailed, c, QStringLiteral("transport smcr is not available")));
+        QVERIFY(store.updateCampaignStatus(m_allFailed, db::CampaignStatus::done));
+
+        // Issue 33 item 3: resumed on a relaunched lab whose veth measured less.
+        db::NewCampaign resumed;
+        resumed.name = QStringLiteral("resumed");
+        resumed.cells = {cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 0),
+                         cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 1)};
+        auto resumedId = store.createCampaign(resumed);
+        QVERIFY(resumedId);
+        m_resumed = resumedId.value();
+        for (int i = 0; i < 2; ++i) {
+            db::RunRecord r;
+            r.campaignId = m_resumed;
+            r.cell = resumed.cells[i];
+            r.startedAt = QDateTime::currentDateTimeUtc().addSecs(i * 60);
+            r.finishedAt = r.startedAt;
+            r.results.insert(QStringLiteral("bw_mbps"), 100.0);
+            r.clientFacts = {
+                {QStringLiteral("wire.model"), QStringLiteral("cx4-25g")},
+                {QStringLiteral("wire"),
+                 i == 0 ? QStringLiteral("veth measured 10.08 Gbit/s") : QStringLiteral("veth measured 8.45 Gbit/s")},
+                {QStringLiteral("session.started"),
+                 i == 0 ? QStringLiteral("2026-12-01T10:00:00Z") : QStringLiteral("2026-12-01T11:00:00Z")},
+                {QStringLiteral("session.resumed"), i == 0 ? QStringLiteral("no") : QStringLiteral("yes")}};
+            QVERIFY(store.recordRun(r));
+        }
+        QVERIFY(store.updateCampaignStatus(m_resumed, db::CampaignStatus::done));
     }
     m_lab = new LabContext(this);
     m_lab->setDatabasePath(m_db);
@@ -197,16 +276,23 @@ void TestResultsProvenance::liveChangeIsFlaggedInResultsAndReport() {
     QVERIFY(exporter.saveCsv(csvPath));
     QFile csvFile(csvPath);
     QVERIFY(csvFile.open(QIODevice::ReadOnly));
-    const QStringList lines = QString::fromUtf8(csvFile.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    QVERIFY2(lines.front().endsWith(QStringLiteral(",live_changed_repetitions")), qPrintable(lines.front()));
-    int flaggedRows = 0;
-    for (const QString& line : lines.mid(1)) {
-        if (line.endsWith(QStringLiteral(",1"))) {
-            ++flaggedRows;
-            QVERIFY2(line.contains(QStringLiteral(",SMC,64,")), qPrintable(line));
+    const QString csvText = QString::fromUtf8(csvFile.readAll());
+    QVERIFY2(csvText.section(QLatin1Char('\n'), 0, 0).contains(QStringLiteral(",live_changed_repetitions,")),
+             qPrintable(csvText.section(QLatin1Char('\n'), 0, 0)));
+    const auto tables = smclab::report::tablesFromCsv(csvText);
+    QVERIFY(tables.ok());
+    int flaggedCells = 0;
+    for (const auto& table : *tables) {
+        for (const auto& row : table.rows) {
+            for (qsizetype c = 0; c < row.cells.size(); ++c) {
+                if (row.cells[c].liveChangedRepetitions == 0) continue;
+                ++flaggedCells;
+                QCOMPARE(table.columns[c], QStringLiteral("SMC"));
+                QCOMPARE(row.msgSize, 64);
+            }
         }
     }
-    QCOMPARE(flaggedRows, 1);
+    QCOMPARE(flaggedCells, 1);
     const QString text = exporter.coverLetterText();
     QVERIFY2(text.contains(QStringLiteral("live change 1/2")), qPrintable(text));
 }
@@ -287,7 +373,7 @@ void TestResultsProvenance::runOpensInTheSingleRunView() {
     QVERIFY2(view->titleText().contains(QStringLiteral("SMC / 64 B / rep 1")), qPrintable(view->titleText()));
     QCOMPARE(view->plot()->graphCount(), 4);  // throughput, mean, p99, CPU
     QCOMPARE(view->markerCount(), 1);
-    QCOMPARE(view->countersTable()->item(0, 2)->text(), QStringLiteral("4200"));
+    QCOMPARE(view->countersTable()->item(0, 2)->text(), QLocale().toString(qint64{4200}));
     QCOMPARE(view->countersTable()->item(1, 2)->text(), QStringLiteral("17"));
     QCOMPARE(view->countersTable()->item(2, 2)->text(), QStringLiteral("0"));
     QVERIFY(view->settingsTable()->rowCount() >= 2);
@@ -299,9 +385,12 @@ void TestResultsProvenance::runOpensInTheSingleRunView() {
     QFile csv(csvPath);
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    QCOMPARE(lines.size(), 11);
-    QCOMPARE(lines.front(), QStringLiteral("t_ms,throughput_mbps,latency_mean_us,latency_p99_us,cpu_client_pct"));
-    QCOMPARE(lines.at(1), QStringLiteral("100,120,10,20,50"));
+    // Issue 33 item 13: MB/s named as such, the live change at its time.
+    QCOMPARE(lines.size(), 12);
+    QCOMPARE(lines.front(),
+             QStringLiteral("t_ms,throughput_MBps,latency_mean_us,latency_p99_us,cpu_client_pct,live_change"));
+    QCOMPARE(lines.at(1), QStringLiteral("100,120,10,20,50,"));
+    QVERIFY2(lines.contains(QStringLiteral("550,,,,,autocorking_size=0")), qPrintable(lines.join(QLatin1Char('\n'))));
 
     // A failed run: its reason, in the view too.
     m_page->campaignTree()->setCurrentItem(m_page->runItem(m_liveCampaign, m_failedRun));
@@ -339,6 +428,79 @@ void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
     QVERIFY2(infos.front().front().toString().contains(QStringLiteral("tick exactly two")),
              qPrintable(infos.front().front().toString()));
     QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")), qPrintable(m_page->hintText()));
+}
+
+// Issue 30 / issue 33 item 1: the Results table, the run list and the
+// single-run view say that the SMC column ran over TCP, and why.
+void TestResultsProvenance::fallenBackRunsAreShownAsTcp() {
+    m_page->refresh();
+    QVERIFY(m_page->showCampaign(m_fellBack));
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    QVERIFY(model != nullptr);
+    QCOMPARE(model->headerData(2, Qt::Horizontal).toString(), QStringLiteral("SMC"));
+    QCOMPARE(model->data(model->index(0, 2)).toString(), QStringLiteral("98.000 [TCP]"));
+    QVERIFY(std::isnan(model->data(model->index(0, 2), ComparisonTableModel::percentRole).toDouble()));
+    QVERIFY2(model->data(model->index(0, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("PEERNOSMC")),
+             qPrintable(model->data(model->index(0, 2), Qt::ToolTipRole).toString()));
+    m_page->expandCampaign(m_fellBack);
+    const QString notes = m_page->notesText(m_fellBack, m_fellBackRun);
+    QVERIFY2(notes.contains(QStringLiteral("over TCP, not SMC-R: SMC-R 0 of 1 connections, fell back: PEERNOSMC")),
+             qPrintable(notes));
+    QTreeWidgetItem* item = m_page->runItem(m_fellBack, m_fellBackRun);
+    QVERIFY(item != nullptr);
+    m_page->campaignTree()->setCurrentItem(item);
+    QVERIFY(m_page->runViewShown());
+    const QString connections = m_page->runView()->connectionsText();
+    QVERIFY2(connections.contains(QStringLiteral("Over TCP, not SMC-R: SMC-R 0 of 1 connections, fell back: "
+                                                 "PEERNOSMC; 0.0% of 4000064 bytes over RDMA")),
+             qPrintable(connections));
+    // A TCP run has nothing to say about SMC.
+    m_page->campaignTree()->setCurrentItem(item->parent()->child(0));
+    QVERIFY(m_page->runView()->connectionsText().isEmpty());
+}
+
+void TestResultsProvenance::campaignWithEveryRunFailedIsFailed() {
+    m_page->refresh();
+    QCOMPARE(m_page->statusText(m_allFailed), QStringLiteral("failed"));
+    QCOMPARE(m_page->statusText(m_other), QStringLiteral("done"));
+}
+
+// Issue 33 item 4: runs a resumed campaign adds after it was shown appear
+// at the next refresh (the Run page refreshes the page when a campaign ends).
+void TestResultsProvenance::comparisonFollowsTheStore() {
+    m_page->refresh();
+    QVERIFY(m_page->showCampaign(m_other));
+    QCOMPARE(m_page->comparisonView()->tableModel(Metric::bandwidth)->rowCount(), 1);
+    {
+        auto runner = db::ResultStore::open(m_db);
+        QVERIFY(runner);
+        db::RunRecord record;
+        record.campaignId = m_other;
+        record.cell = {QStringLiteral("tcp_bw"), QStringLiteral("smcr"), QStringLiteral("SMC"), 4096, 0};
+        record.startedAt = QDateTime::currentDateTimeUtc();
+        record.finishedAt = record.startedAt;
+        record.results.insert(QStringLiteral("bw_mbps"), 900.0);
+        QVERIFY((*runner)->recordRun(record));
+    }
+    m_page->refresh();
+    const ComparisonTableModel* model = m_page->comparisonView()->tableModel(Metric::bandwidth);
+    QCOMPARE(model->rowCount(), 2);
+    QCOMPARE(model->data(model->index(1, 1)).toString(), QStringLiteral("900.000"));
+}
+
+void TestResultsProvenance::resumedCampaignNotesEveryWire() {
+    m_page->refresh();
+    const QString notes = m_page->notesText(m_resumed);
+    QVERIFY2(notes.contains(QStringLiteral("2 different wires")), qPrintable(notes));
+    QVERIFY2(notes.contains(QStringLiteral("resumed (2 sessions, the last from 2026-12-01T11:00:00Z)")),
+             qPrintable(notes));
+    // The report the Export page writes lists both wires and the sessions.
+    QVERIFY(m_page->showCampaign(m_resumed));
+    const QString md = smclab::report::formatMarkdown(m_page->comparisonView()->comparison().document);
+    QVERIFY2(md.contains(QStringLiteral("2 different wires: veth measured 10.08 Gbit/s (1 run); veth measured 8.45 "
+                                        "Gbit/s (1 run)")),
+             qPrintable(md));
+    QVERIFY2(md.contains(QStringLiteral("**session 2**: resumed ")), qPrintable(md));
 }
 
 QTEST_MAIN(TestResultsProvenance)

@@ -19,6 +19,7 @@ struct CampaignDetails {
     Campaign campaign;
     QStringList columns;
     QMap<QString, QMap<QString, QString>> settings;  // column -> snapshot of its first done run
+    QMap<QString, QMap<QString, QString>> tools;     // column -> "client program" ... of its first done run
     QMap<QString, QMap<QString, qint64>> counters;   // column -> "side name" -> sum
     RunFacts facts;                                  // first done run
     QDateTime firstStart;
@@ -131,6 +132,19 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
             auto settings = store.settings(run.id);
             if (!settings) return smcr::fail(settings.error());
             out.settings.insert(run.cell.column, *settings);
+            // Tool workloads: what each side ran, exactly (the orchestrator's
+            // tool.* facts), per column, not only the first run's.
+            auto facts = store.hostFacts(run.id);
+            if (!facts) return smcr::fail(facts.error());
+            QMap<QString, QString> tools;
+            for (const auto& [side, sideFacts] : {std::pair{QStringLiteral("client"), &facts->client},
+                                                  std::pair{QStringLiteral("server"), &facts->server}}) {
+                for (const char* key : {"program", "version", "command"}) {
+                    const QString value = sideFacts->value(QStringLiteral("tool.") + QLatin1String(key));
+                    if (!value.isEmpty()) tools.insert(side + QLatin1Char(' ') + QLatin1String(key), value);
+                }
+            }
+            if (!tools.isEmpty()) out.tools.insert(run.cell.column, tools);
         }
         if (!haveFacts) {
             auto facts = store.hostFacts(run.id);
@@ -196,6 +210,23 @@ void appendDetails(report::ReportDocument& doc, const QList<std::pair<const Camp
         }
         counters.rows.append(row);
     }
+    // The tools each column ran (program, version, command line per side).
+    report::DetailTable tools{QStringLiteral("Tools (first finished run of each column)"), settings.columns, {}};
+    for (const QString& side : {QStringLiteral("client"), QStringLiteral("server")}) {
+        for (const char* key : {"program", "version", "command"}) {
+            const QString name = side + QLatin1Char(' ') + QLatin1String(key);
+            report::DetailRow row{name, {}};
+            bool any = false;
+            for (const auto& [details, prefix] : sources) {
+                for (const QString& column : details->columns) {
+                    row.values << details->tools.value(column).value(name);
+                    any = any || !row.values.back().isEmpty();
+                }
+            }
+            if (any) tools.rows.append(row);
+        }
+    }
+    if (!tools.rows.isEmpty()) doc.details.append(tools);
     if (!settings.rows.isEmpty()) doc.details.append(settings);
     if (!counters.rows.isEmpty()) doc.details.append(counters);
 }

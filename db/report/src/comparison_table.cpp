@@ -34,7 +34,11 @@ smcr::Result<ComparisonTable> withBaseline(const ComparisonTable& table, const Q
     }
     ComparisonTable out = table;
     if (index == 0) return out;
+    if (out.colours.isEmpty()) {
+        for (qsizetype c = 0; c < out.columns.size(); ++c) out.colours.append(static_cast<int>(c));
+    }
     out.columns.move(index, 0);
+    if (index < out.colours.size()) out.colours.move(index, 0);
     if (index < out.wires.size()) out.wires.move(index, 0);
     for (Row& row : out.rows) {
         if (index < row.cells.size()) row.cells.move(index, 0);

@@ -52,9 +52,9 @@ QString comparisonHtml(const ComparisonTable& table) {
     out += svgPlot(table);
     out += QStringLiteral("<table class=\"comparison\">\n<tr><th>MsgSize</th>");
     for (qsizetype c = 0; c < table.columns.size(); ++c) {
-        out +=
-            QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> %2%3</th>")
-                .arg(seriesColour(c), xmlEscape(table.columns[c]), c == 0 ? QStringLiteral(" (baseline)") : QString());
+        out += QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> %2%3</th>")
+                   .arg(seriesColour(table.colourIndex(c)), xmlEscape(table.columns[c]),
+                        c == 0 ? QStringLiteral(" (baseline)") : QString());
     }
     out += QStringLiteral("</tr>\n");
     for (const Row& row : table.rows) {

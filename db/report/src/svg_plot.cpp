@@ -160,7 +160,7 @@ QString svgAxes(const ComparisonTable& table, const PlotFrame& f) {
 // One point of column `c`: its median's interval as an error bar with short
 // caps, then the dot with its value as a tooltip.
 QString svgPoint(const ComparisonTable& table, qsizetype c, const Row& row, const PlotFrame& f) {
-    const QString colour = seriesColour(c);
+    const QString colour = seriesColour(table.colourIndex(c));
     const double value = *row.cells[c].value;
     const double x = f.sizeX(row.msgSize);
     QString svg;
@@ -180,7 +180,7 @@ QString svgPoint(const ComparisonTable& table, qsizetype c, const Row& row, cons
 
 // Column `c` as polylines (a missing value breaks the line), then its points.
 QString svgSeries(const ComparisonTable& table, qsizetype c, const PlotFrame& f) {
-    const QString colour = seriesColour(c);
+    const QString colour = seriesColour(table.colourIndex(c));
     QString svg;
     QStringList segment;
     QString points;
@@ -212,8 +212,8 @@ QString svgLegend(const ComparisonTable& table, const PlotFrame& f) {
         svg += QStringLiteral(
                    "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"%4\" class=\"legendline\"/>"
                    "<text x=\"%5\" y=\"%6\" class=\"legend\">%7</text>\n")
-                   .arg(num(legendX), num(y), num(legendX + 22), seriesColour(c), num(legendX + 28), num(y + 4),
-                        xmlEscape(table.columns[c] + (c == 0 ? QStringLiteral(" (baseline)") : QString())));
+                   .arg(num(legendX), num(y), num(legendX + 22), seriesColour(table.colourIndex(c)), num(legendX + 28),
+                        num(y + 4), xmlEscape(table.columns[c] + (c == 0 ? QStringLiteral(" (baseline)") : QString())));
     }
     return svg;
 }

@@ -73,6 +73,15 @@ struct ComparisonTable {
     // not known (tables typed in). The text output lists them after the
     // tables (format_text.h).
     QStringList wires;
+    // Per column, its colour in the palette (series_palette.h): the plan
+    // order's index, kept when withBaseline() moves a column first, so a
+    // report's colours match the app's whatever the baseline. Empty: the
+    // column's position.
+    QList<int> colours;
+
+    int colourIndex(qsizetype column) const {
+        return column < colours.size() ? colours[column] : static_cast<int>(column);
+    }
 
     bool operator==(const ComparisonTable&) const = default;
 };
