@@ -25,6 +25,7 @@
 #include "orchestrator/campaign_json.h"
 #include "protocol/agent_client.h"
 #include "run/local_lab.h"
+#include "run/vm_lab_runner.h"
 
 namespace smclab::gui {
 
@@ -83,7 +84,15 @@ QLayout* HostsPage::makeButtonRow() {
            "recorded in the lab file the CLI shares"));
     m_swapButton = new QPushButton(tr("S&wap server/client"), this);
     m_swapButton->setToolTip(tr("Exchange the selected agent with its pair partner: the server becomes the client"));
-    for (QPushButton* b : {addButton, deployButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton})
+    m_vmUpButton = new QPushButton(tr("Start &VM lab"), this);
+    m_vmUpButton->setToolTip(
+        tr("Two QEMU lab hosts booting Debian's 6.12 kernel with the kernel's SMC-R and soft-RoCE (rxe): "
+           "the ksmc transport and libsmcr over verbs, on any machine (smclab lab vm up). Under TCG "
+           "every timing is emulated"));
+    m_vmDownButton = new QPushButton(tr("Stop VM lab"), this);
+    m_vmDownButton->setToolTip(tr("Power the VM lab hosts off and take them out of the lab file (smclab lab vm down)"));
+    for (QPushButton* b : {addButton, deployButton, m_connectButton, m_disconnectButton, m_removeButton, m_swapButton,
+                           m_vmUpButton, m_vmDownButton})
         buttons->addWidget(b);
     buttons->addStretch();
     buttons->addWidget(new QLabel(tr("Lin&k:"), this));
@@ -91,6 +100,8 @@ QLayout* HostsPage::makeButtonRow() {
     buttons->addWidget(m_localButton);
     connect(addButton, &QPushButton::clicked, this, &HostsPage::askForHost);
     connect(deployButton, &QPushButton::clicked, this, &HostsPage::deployAgent);
+    connect(m_vmUpButton, &QPushButton::clicked, this, &HostsPage::startVmLab);
+    connect(m_vmDownButton, &QPushButton::clicked, this, &HostsPage::stopVmLab);
     return buttons;
 }
 
@@ -284,6 +295,61 @@ void HostsPage::deployAgent() {
         if (addLabFileHosts(labFile, {host}) > 0) m_lab->reportInfo(tr("Deployed an agent on %1").arg(host));
     });
     dialog->show();
+}
+
+void HostsPage::ensureVmLabRunner() {
+    if (m_vmLab == nullptr) {
+        m_vmLab = new VmLabRunner(this);
+        connect(m_vmLab, &VmLabRunner::progress, this, [this](const QString& host, const QString& step) {
+            m_lab->reportInfo(host.isEmpty() ? tr("VM lab: %1").arg(step) : tr("VM lab %1: %2").arg(host, step));
+        });
+        connect(m_vmLab, &VmLabRunner::upFinished, this, [this](bool ok, const QStringList& hosts, const QString& why) {
+            m_vmUpButton->setEnabled(true);
+            m_vmDownButton->setEnabled(true);
+            if (!ok) {
+                m_lab->reportError(tr("The VM lab did not come up: %1").arg(why));
+                return;
+            }
+            const QString labFile = lab::resolveLabPath(QString());
+            QString error;
+            if (const auto labHosts = lab::loadLab(labFile, &error)) {
+                for (const lab::LabHost& h : labHosts->hosts)
+                    if (hosts.contains(h.host))
+                        m_vmAddresses << QStringLiteral("%1:%2").arg(h.dialHost()).arg(h.agentPort);
+            }
+            addLabFileHosts(labFile, hosts);
+            m_lab->reportInfo(tr("VM lab up: %1").arg(hosts.join(QStringLiteral(", "))));
+        });
+        connect(
+            m_vmLab, &VmLabRunner::downFinished, this, [this](bool ok, const QStringList& hosts, const QString& why) {
+                m_vmUpButton->setEnabled(true);
+                m_vmDownButton->setEnabled(true);
+                for (int r = m_model->rowCount() - 1; r >= 0; --r)
+                    if (m_vmAddresses.contains(m_model->host(r).address)) removeHost(r);
+                m_vmAddresses.clear();
+                saveHosts();
+                if (!ok)
+                    m_lab->reportError(tr("Stopping the VM lab: %1").arg(why));
+                else
+                    m_lab->reportInfo(hosts.isEmpty() ? tr("No VM lab host was running")
+                                                      : tr("VM lab stopped: %1").arg(hosts.join(QStringLiteral(", "))));
+            });
+    }
+}
+
+void HostsPage::startVmLab() {
+    ensureVmLabRunner();
+    if (!m_vmLab->startUp(lab::resolveLabPath(QString()), 2)) return;
+    m_vmUpButton->setEnabled(false);
+    m_vmDownButton->setEnabled(false);
+    m_lab->reportInfo(tr("Starting the VM lab: two QEMU hosts (tens of seconds under TCG)"));
+}
+
+void HostsPage::stopVmLab() {
+    ensureVmLabRunner();
+    if (!m_vmLab->startDown(lab::resolveLabPath(QString()))) return;
+    m_vmUpButton->setEnabled(false);
+    m_vmDownButton->setEnabled(false);
 }
 
 int HostsPage::addLabFileHosts(const QString& labFile, const QStringList& only) {

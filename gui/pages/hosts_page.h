@@ -28,6 +28,7 @@ class HostTableModel;
 struct HostRow;
 class LocalLab;
 class DeployDialog;
+class VmLabRunner;
 
 class HostsPage : public QWidget {
     Q_OBJECT
@@ -50,6 +51,11 @@ public:
     void restoreHosts();
     // "Deploy agent...": `smclab lab deploy` in a dialog (dialogs/deploy_dialog.h).
     void deployAgent();
+    // "Start VM lab" / "Stop VM lab": two QEMU lab hosts with the kernel's
+    // SMC-R and rxe (`smclab lab vm up|down`, agents/lab/vm), in the lab file
+    // the CLI shares; booting runs in the background with progress below.
+    void startVmLab();
+    void stopVmLab();
     // Adds the lab file's hosts (smclab lab deploy's) that the list lacks,
     // each with its token file; the ones given connect. Returns how many were added.
     int addLabFileHosts(const QString& labFile, const QStringList& only = {});
@@ -78,6 +84,7 @@ private:
     // "Add agent...": the dialog, then addHost().
     void askForHost();
     QString tokenFor(const HostRow& row, QString* error) const;
+    void ensureVmLabRunner();
     void showDetails();
     void updateWidgets();
 
@@ -94,6 +101,10 @@ private:
     QPushButton* m_disconnectButton = nullptr;
     QPushButton* m_removeButton = nullptr;
     QPushButton* m_localButton = nullptr;
+    QPushButton* m_vmUpButton = nullptr;
+    QPushButton* m_vmDownButton = nullptr;
+    VmLabRunner* m_vmLab = nullptr;
+    QStringList m_vmAddresses;  // the VM hosts' agents, as their rows name them
     QComboBox* m_linkBox = nullptr;
     QLabel* m_wireLabel = nullptr;
     QLabel* m_hint = nullptr;

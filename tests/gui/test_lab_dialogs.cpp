@@ -39,6 +39,7 @@ private slots:
     void resultsOnAPostgresServer();
     void deployRunsTheCliAndShowsItsOutput();
     void deployedHostsComeFromTheLabFile();
+    void vmLabButtonsRunTheLabLibrary();
 
 private:
     QTemporaryDir m_dir;
@@ -200,6 +201,32 @@ void TestLabDialogs::deployedHostsComeFromTheLabFile() {
         saved = saved || (s.address == QStringLiteral("127.0.0.1:7612") && s.tokenFile == host.tokenFile);
     QVERIFY(saved);
     QCOMPARE(page.addLabFileHosts(labFile, {QStringLiteral("elsewhere")}), 0);
+}
+
+// The Hosts page's VM lab buttons call the lab library on a worker thread
+// and report back: stopping a lab file without VM hosts says so at once,
+// and the buttons are usable again afterwards. (Booting the VMs is
+// test_vmlab_kernel's job, through the same library.)
+void TestLabDialogs::vmLabButtonsRunTheLabLibrary() {
+    const QString labFile = m_dir.filePath(QStringLiteral("vm-lab.json"));
+    qputenv("SMCLAB_LAB", labFile.toUtf8());
+    QStringList infos;
+    auto connection = connect(m_lab, &LabContext::infoReported, this, [&infos](const QString& text) { infos << text; });
+    HostsPage page(m_lab);
+    QPushButton* up = nullptr;
+    QPushButton* down = nullptr;
+    for (QPushButton* b : page.findChildren<QPushButton*>()) {
+        if (b->text() == QStringLiteral("Start &VM lab")) up = b;
+        if (b->text() == QStringLiteral("Stop VM lab")) down = b;
+    }
+    QVERIFY(up != nullptr && down != nullptr);
+    QVERIFY(up->toolTip().contains(QStringLiteral("SMC-R")));
+    down->click();
+    QVERIFY(!down->isEnabled());  // busy while the worker runs
+    QVERIFY(QTest::qWaitFor([&] { return infos.contains(QStringLiteral("No VM lab host was running")); }, 10'000));
+    QVERIFY(up->isEnabled() && down->isEnabled());
+    disconnect(connection);
+    qunsetenv("SMCLAB_LAB");
 }
 
 QTEST_MAIN(TestLabDialogs)
