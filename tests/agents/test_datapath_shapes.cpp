@@ -200,6 +200,18 @@ private slots:
         QCOMPARE(s.verdict, ShapeVerdict::pass);
         QCOMPARE(s.ratio, 12.5);
     }
+
+    // Issue 30: a cell whose data went over TCP says nothing about SMC-R. The
+    // autocorking shape that passes on SMC-R numbers has no verdict from
+    // the same numbers when its only size ran over TCP.
+    void cellsOverTcpGiveNoVerdict() {
+        DatapathRun run = runWith({"nocork", "autocork"}, {512});
+        run.bw[0] = {bw(100.0), bw(330.0)};
+        QCOMPARE(byKey(evaluateShapes(repeated(run)), "autocork_bw").verdict, ShapeVerdict::pass);
+        run.bw[0][1].overTcp = true;
+        const ShapeResult s = byKey(evaluateShapes(repeated(run)), "autocork_bw");
+        QVERIFY2(s.verdict != ShapeVerdict::pass && s.verdict != ShapeVerdict::miss, s.measured.c_str());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestDatapathShapes)
