@@ -80,9 +80,13 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_error->setStyleSheet(QStringLiteral("QLabel { background: #f8d7da; color: #222; padding: 4px; }"));
     layout->addWidget(m_error);
+    // One line for every run, changed live or not (the full text in the
+    // tooltip): the plot and the tabs below stay where they are when the
+    // next run selected has, or has not, a live change.
     m_changes = new QLabel(this);
-    m_changes->setWordWrap(true);
-    m_changes->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }"));
+    m_changes->setObjectName(QStringLiteral("runChanges"));
+    m_changes->setWordWrap(false);
+    m_changes->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     layout->addWidget(m_changes);
     m_environment = new QLabel(this);
     m_environment->setObjectName(QStringLiteral("runEnvironment"));
@@ -146,12 +150,18 @@ void RunView::setDetail(const RunDetail& detail) {
     m_error->setText(failed ? tr("Failed: %1").arg(run.error.isEmpty() ? tr("no reason recorded") : run.error)
                             : QString());
     m_error->setVisible(failed);
-    m_changes->setText(detail.changes.isEmpty() ? QString()
-                                                : QStringLiteral("\u2691 ") +
-                                                      tr("Settings changed live during this run: %1 "
-                                                         "(acknowledged by %2). Its numbers mix configurations.")
-                                                          .arg(liveChangesText(detail.changes), detail.acknowledgedBy));
-    m_changes->setVisible(!detail.changes.isEmpty());
+    const QString changes =
+        detail.changes.isEmpty()
+            ? tr("No setting was changed live during this run.")
+            : QStringLiteral("\u2691 ") + tr("Settings changed live during this run: %1 "
+                                             "(acknowledged by %2). Its numbers mix configurations.")
+                                              .arg(liveChangesText(detail.changes), detail.acknowledgedBy);
+    m_changes->setText(changes);
+    m_changes->setToolTip(changes);
+    m_changes->setStyleSheet(detail.changes.isEmpty()
+                                 ? QStringLiteral("QLabel { color: #777; padding: 4px; }")
+                                 : QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }"));
+    m_changes->setVisible(run.id > 0);
     QStringList environment;
     if (const QString wire = wireText(detail.clientFacts); !wire.isEmpty()) environment << tr("Wire: %1").arg(wire);
     if (const QString load = hostLoadText(detail.clientFacts); !load.isEmpty())

@@ -46,6 +46,7 @@ private slots:
     void campaignWithEveryRunFailedIsFailed();
     void comparisonFollowsTheStore();
     void resumedCampaignNotesEveryWire();
+    void runViewTabsStayPut();
     void cleanupTestCase() { delete m_page; }
 
 private:
@@ -501,6 +502,27 @@ void TestResultsProvenance::resumedCampaignNotesEveryWire() {
                                         "Gbit/s (1 run)")),
              qPrintable(md));
     QVERIFY2(md.contains(QStringLiteral("**session 2**: resumed ")), qPrintable(md));
+}
+
+// Issue 33 item 13: selecting a run without a live change after one with
+// it leaves the plot and the tabs where they were.
+void TestResultsProvenance::runViewTabsStayPut() {
+    m_page->refresh();
+    m_page->expandCampaign(m_liveCampaign);
+    QTreeWidgetItem* changed = m_page->runItem(m_liveCampaign, m_changedRun);
+    QVERIFY(changed != nullptr);
+    QTreeWidgetItem* plain = changed->parent()->child(2);  // TCP, rep 1: no change, no wire facts
+    RunView* view = m_page->runView();
+    const auto tabsY = [&] {
+        view->layout()->activate();
+        QCoreApplication::processEvents();
+        return view->countersTable()->mapTo(view, QPoint(0, 0)).y();
+    };
+    m_page->campaignTree()->setCurrentItem(changed);
+    const int withChange = tabsY();
+    m_page->campaignTree()->setCurrentItem(plain);
+    QVERIFY2(view->titleText().contains(QStringLiteral("TCP")), qPrintable(view->titleText()));
+    QCOMPARE(tabsY(), withChange);
 }
 
 QTEST_MAIN(TestResultsProvenance)
