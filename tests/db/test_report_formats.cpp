@@ -7,6 +7,7 @@
 #include <QXmlStreamReader>
 
 #include "report_fixtures.h"
+#include "smclab/report/connection_use.h"
 #include "smclab/report/formats.h"
 #include "smclab/report/series_palette.h"
 
@@ -251,6 +252,43 @@ private slots:
                  qPrintable(html.left(4000)));
         QVERIFY(html.contains(
             QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> Origin SMC</th>").arg(seriesColour(0))));
+    }
+
+    // Issue 30: what a run's connections did, from each vocabulary of
+    // counters the agents store (connection_use.h).
+    void connectionUseReadsEveryVocabulary() {
+        using smclab::db::Counter;
+        using smclab::db::Side;
+        // libsmcr, on SMC-R: judged, not marked.
+        ConnectionUse use = connectionUse({{Side::client, QStringLiteral("smcr.clnt_success"), 1},
+                                           {Side::client, QStringLiteral("smcr.tx_bytes"), 1'000'000},
+                                           {Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 0}});
+        QVERIFY(use.judged && !use.fellBack() && !use.overTcp());
+        QCOMPARE(use.summary(), QStringLiteral("SMC-R 1 of 1 connections; 100.0% of 1000000 bytes over RDMA"));
+        // libsmcr: one of 20 connections fell back, 3% of the bytes over TCP: SMC-R, with a fallback.
+        use = connectionUse({{Side::client, QStringLiteral("smcr.clnt_success"), 19},
+                             {Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
+                             {Side::client, QStringLiteral("smcr.fallback.client.DECL_TIMEOUT_CL"), 1},
+                             {Side::client, QStringLiteral("smcr.tx_bytes"), 970},
+                             {Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 30}});
+        QVERIFY(use.fellBack() && !use.overTcp());
+        QCOMPARE(use.reasonsText(), QStringLiteral("DECL_TIMEOUT_CL"));
+        // smcr_run's preload: no SMC connection (issue 30's qperf across namespaces).
+        use = connectionUse({{Side::client, QStringLiteral("smc_connections"), 0},
+                             {Side::client, QStringLiteral("tcp_connections"), 2},
+                             {Side::client, QStringLiteral("fallbacks.client.not_local"), 2},
+                             {Side::server, QStringLiteral("tcp_connections"), 2}});
+        QVERIFY(use.overTcp());
+        QCOMPARE(use.reasonsText(), QStringLiteral("not_local x2"));
+        // Kernel SMC-R (ksmc): a fallback by the kernel's reason.
+        use = connectionUse({{Side::client, QStringLiteral("kernel.smcr.clnt_v2_succ_cnt"), 0},
+                             {Side::client, QStringLiteral("kernel.fallback.client.SMC_CLC_DECL_PEERNOSMC"), 1}});
+        QVERIFY(use.judged && use.overTcp());
+        QCOMPARE(use.reasonsText(), QStringLiteral("SMC_CLC_DECL_PEERNOSMC"));
+        // Kernel TCP, or a plain TCP client against a libsmcr listener: not judged.
+        use = connectionUse({{Side::client, QStringLiteral("tcp.connects"), 1},
+                             {Side::server, QStringLiteral("smcr.srv_fallbacks"), 1}});
+        QVERIFY(!use.judged && !use.overTcp() && !use.fellBack());
     }
 };
 
