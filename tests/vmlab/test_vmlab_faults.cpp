@@ -8,33 +8,12 @@
 
 #include "lab_file.h"
 #include "vm_hosts.h"
+#include "vmlab_session.h"
 
 namespace lab = smclab::lab;
 
-namespace {
-
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Outcome runSmclab(const QStringList& args, int timeoutMs) {
-    QProcess p;
-    p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
-    Outcome o;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        return o;
-    }
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    o.out = QString::fromUtf8(p.readAllStandardOutput());
-    o.err = QString::fromUtf8(p.readAllStandardError());
-    return o;
-}
-
-}  // namespace
+using smclab::testing::Outcome;
+using smclab::testing::runSmclab;
 
 class TestVmLabFaults : public QObject {
     Q_OBJECT

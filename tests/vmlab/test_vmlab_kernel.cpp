@@ -12,7 +12,10 @@
 #include "vmlab_session.h"
 
 using smclab::testing::GuestRun;
+using smclab::testing::Outcome;
+using smclab::testing::runSmclab;
 using smclab::testing::VmLabSession;
+using smclab::testing::writeText;
 
 namespace {
 
@@ -57,34 +60,6 @@ print("sent", len(data), hashlib.sha256(data).hexdigest(), echo.decode(), flush=
 QString writeScripts() {
     return QStringLiteral("cat > /tmp/rx.py <<'PY'\n%1PY\ncat > /tmp/tx.py <<'PY'\n%2PY\n")
         .arg(QLatin1String(kReceiver), QLatin1String(kSender));
-}
-
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-// smclab on this host, against the VM lab.
-Outcome runSmclab(const QStringList& args, int timeoutMs) {
-    QProcess p;
-    p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
-    Outcome o;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(5000);
-        o.err = QStringLiteral("smclab %1: no end within %2 s").arg(args.join(' ')).arg(timeoutMs / 1000);
-        return o;
-    }
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    o.out = QString::fromUtf8(p.readAllStandardOutput());
-    o.err = QString::fromUtf8(p.readAllStandardError());
-    return o;
-}
-
-bool writeText(const QString& path, const QString& text) {
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) == text.toUtf8().size();
 }
 
 qint64 counter(const QJsonObject& stats, const char* tech, const char* name) {

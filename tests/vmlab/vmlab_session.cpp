@@ -1,7 +1,9 @@
 #include "vmlab_session.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QProcess>
 
 #include "vm_hosts.h"
 
@@ -56,6 +58,27 @@ qint64 VmLabSession::rxeCounter(int index, const QString& name) const {
     bool ok = false;
     const qint64 v = r.output.trimmed().toLongLong(&ok);
     return ok ? v : -1;
+}
+
+Outcome runSmclab(const QStringList& args, int timeoutMs) {
+    QProcess p;
+    p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
+    Outcome o;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(5000);
+        o.err = QStringLiteral("smclab %1: no end within %2 s").arg(args.join(' ')).arg(timeoutMs / 1000);
+        return o;
+    }
+    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    o.out = QString::fromUtf8(p.readAllStandardOutput());
+    o.err = QString::fromUtf8(p.readAllStandardError());
+    return o;
+}
+
+bool writeText(const QString& path, const QString& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(text.toUtf8()) == text.toUtf8().size();
 }
 
 qint64 fallbackCount(const QJsonObject& stats, const QString& side, quint32 reason) {

@@ -4,6 +4,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include "lab_file.h"
 
@@ -35,6 +36,16 @@ private:
     QList<lab::LabHost> m_hosts;
     QString m_why;
 };
+
+// smclab on this host ($SMCLAB_BIN_DIR), run to its end or `timeoutMs`.
+struct Outcome {
+    int exitCode = -1;  // -1: it crashed or did not end in time
+    QString out;
+    QString err;
+};
+Outcome runSmclab(const QStringList& args, int timeoutMs);
+
+bool writeText(const QString& path, const QString& text);
 
 // The fallbacks of `stats` (a kernelStats object) for one side and reason.
 qint64 fallbackCount(const QJsonObject& stats, const QString& side, quint32 reason);

@@ -195,6 +195,47 @@ Status VerbsQp::setError() {
     return modify(attr, QpAttrMask::state);
 }
 
+namespace {
+
+// A post's work requests, built on the stack kPostBatch at a time (no
+// allocation on the data path) and handed to the provider as chains.
+// `build(i, in, wr)` fills the kind-specific fields; the common ones (id,
+// chain, SGEs, checked against what the caller asked for) are filled here.
+template <typename IbvWr, typename Wr, typename Build, typename Post>
+Status postInBatches(std::span<const Wr> wrs, size_t* posted, uint32_t maxSge, const char* what, Build build,
+                     Post post) {
+    std::array<IbvWr, kPostBatch> chain{};
+    std::array<ibv_sge, kPostBatch * kMaxSge> sges{};
+    size_t done = 0;
+    while (done < wrs.size()) {
+        const size_t count = std::min(kPostBatch, wrs.size() - done);
+        for (size_t i = 0; i < count; ++i) {
+            const Wr& in = wrs[done + i];
+            if (in.numSge > maxSge || in.numSge > kMaxSge) {
+                return fail(Errc::invalidArgument, std::string(what) + ": " + std::to_string(in.numSge) +
+                                                       " SGEs, the QP takes " + std::to_string(maxSge));
+            }
+            IbvWr& wr = chain[i];
+            wr = IbvWr{};
+            wr.wr_id = in.wrId;
+            wr.next = i + 1 < count ? &chain[i + 1] : nullptr;
+            wr.sg_list = &sges[i * kMaxSge];
+            wr.num_sge = static_cast<int>(in.numSge);
+            for (uint32_t k = 0; k < in.numSge; ++k)
+                sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
+            if (Status st = build(in, wr); !st) return st;
+        }
+        IbvWr* bad = nullptr;
+        const int rc = post(chain.data(), &bad);
+        done += bad == nullptr ? count : static_cast<size_t>(bad - chain.data());
+        if (posted != nullptr) *posted = done;
+        if (rc != 0) return fail(errnoError(std::string("ibv_") + what, rc));
+    }
+    return {};
+}
+
+}  // namespace
+
 Status VerbsQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
     if (posted != nullptr) *posted = 0;
     if (wrs.empty()) return {};
@@ -204,27 +245,9 @@ Status VerbsQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
     const QpState state = m_state.load(std::memory_order_relaxed);
     if (state != QpState::rts && state != QpState::error)
         return fail(Errc::invalidState, std::string("postSend in state ") + qpStateName(state) + " (needs RTS)");
-    // Work requests are built on the stack, kPostBatch at a time: no
-    // allocation on the data path.
-    std::array<ibv_send_wr, kPostBatch> chain{};
-    std::array<ibv_sge, kPostBatch * kMaxSge> sges{};
-    size_t done = 0;
-    while (done < wrs.size()) {
-        const size_t count = std::min(kPostBatch, wrs.size() - done);
-        for (size_t i = 0; i < count; ++i) {
-            const SendWr& in = wrs[done + i];
-            if (in.numSge > m_asked.maxSendSge || in.numSge > kMaxSge)
-                return fail(Errc::invalidArgument, "postSend: " + std::to_string(in.numSge) + " SGEs, the QP takes " +
-                                                       std::to_string(m_asked.maxSendSge));
-            ibv_send_wr& wr = chain[i];
-            wr = ibv_send_wr{};
-            wr.wr_id = in.wrId;
-            wr.next = i + 1 < count ? &chain[i + 1] : nullptr;
-            wr.sg_list = &sges[i * kMaxSge];
-            wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
-            for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
-                sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
-            }
+    return postInBatches<ibv_send_wr>(
+        wrs, posted, m_asked.maxSendSge, "post_send",
+        [](const SendWr& in, ibv_send_wr& wr) -> Status {
             if (in.opcode == WrOpcode::rdmaWrite) {
                 wr.opcode = IBV_WR_RDMA_WRITE;
                 wr.wr.rdma.remote_addr = in.remoteAddr;
@@ -240,14 +263,9 @@ Status VerbsQp::postSend(std::span<const SendWr> wrs, size_t* posted) {
             if (hasFlag(in.flags, SendFlags::inlineData)) flags |= IBV_SEND_INLINE;
             if (hasFlag(in.flags, SendFlags::fence)) flags |= IBV_SEND_FENCE;
             wr.send_flags = flags;
-        }
-        ibv_send_wr* bad = nullptr;
-        const int rc = ibv_post_send(m_qp, chain.data(), &bad);
-        done += bad == nullptr ? count : static_cast<size_t>(bad - chain.data());
-        if (posted != nullptr) *posted = done;
-        if (rc != 0) return fail(errnoError("ibv_post_send", rc));
-    }
-    return {};
+            return {};
+        },
+        [this](ibv_send_wr* chain, ibv_send_wr** bad) { return ibv_post_send(m_qp, chain, bad); });
 }
 
 Status VerbsQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
@@ -255,43 +273,19 @@ Status VerbsQp::postRecv(std::span<const RecvWr> wrs, size_t* posted) {
     if (wrs.empty()) return {};
     const QpState state = m_state.load(std::memory_order_relaxed);
     if (state == QpState::reset) return fail(Errc::invalidState, "postRecv in state RESET (IBA C10-97.2.1)");
-    std::array<ibv_recv_wr, kPostBatch> chain{};
-    std::array<ibv_sge, kPostBatch * kMaxSge> sges{};
-    size_t done = 0;
-    while (done < wrs.size()) {
-        const size_t count = std::min(kPostBatch, wrs.size() - done);
-        for (size_t i = 0; i < count; ++i) {
-            const RecvWr& in = wrs[done + i];
-            if (in.numSge > m_asked.maxRecvSge || in.numSge > kMaxSge)
-                return fail(Errc::invalidArgument, "postRecv: " + std::to_string(in.numSge) + " SGEs, the QP takes " +
-                                                       std::to_string(m_asked.maxRecvSge));
-            ibv_recv_wr& wr = chain[i];
-            wr = ibv_recv_wr{};
-            wr.wr_id = in.wrId;
-            wr.next = i + 1 < count ? &chain[i + 1] : nullptr;
-            wr.sg_list = &sges[i * kMaxSge];
-            wr.num_sge = static_cast<int>(std::min(in.numSge, kMaxSge));
-            for (uint32_t k = 0; k < in.numSge && k < kMaxSge; ++k) {
-                sges[i * kMaxSge + k] = ibv_sge{in.sg[k].addr, in.sg[k].length, in.sg[k].lkey};
-            }
-        }
-        ibv_recv_wr* bad = nullptr;
-        const int rc = ibv_post_recv(m_qp, chain.data(), &bad);
-        done += bad == nullptr ? count : static_cast<size_t>(bad - chain.data());
-        if (posted != nullptr) *posted = done;
-        if (rc != 0) return fail(errnoError("ibv_post_recv", rc));
-    }
-    if (state == QpState::error) {
-        // A receive posted to a QP in error must complete with a flush error
-        // (IBA C10-97.2.1), after the ones before it. rxe's user-space queue
-        // keeps it until the kernel next looks at the QP (a packet that may
-        // never come): moving the QP to error again makes it flush the queue
-        // now, in order.
-        ibv_qp_attr attr{};
-        attr.qp_state = IBV_QPS_ERR;
-        if (const int rc = ibv_modify_qp(m_qp, &attr, IBV_QP_STATE); rc != 0)
-            return fail(errnoError("ibv_modify_qp (flush receives)", rc));
-    }
+    const Status st = postInBatches<ibv_recv_wr>(
+        wrs, posted, m_asked.maxRecvSge, "post_recv", [](const RecvWr&, ibv_recv_wr&) -> Status { return {}; },
+        [this](ibv_recv_wr* chain, ibv_recv_wr** bad) { return ibv_post_recv(m_qp, chain, bad); });
+    if (!st || state != QpState::error) return st;
+    // A receive posted to a QP in error must complete with a flush error
+    // (IBA C10-97.2.1), after the ones before it. rxe's user-space queue
+    // keeps it until the kernel next looks at the QP (a packet that may
+    // never come): moving the QP to error again makes it flush the queue
+    // now, in order.
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_ERR;
+    if (const int rc = ibv_modify_qp(m_qp, &attr, IBV_QP_STATE); rc != 0)
+        return fail(errnoError("ibv_modify_qp (flush receives)", rc));
     return {};
 }
 
