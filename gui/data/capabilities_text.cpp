@@ -58,10 +58,13 @@ QString capabilitiesHtml(const QString& address, const protocol::Hello& hello) {
                devices.isEmpty() ? QObject::tr("none") : devices.join(QStringLiteral("<br>")));
     QStringList nics;
     for (const protocol::NicInfo& n : caps.nics) {
-        nics.append(QStringLiteral("<b>%1</b> %2, MTU %3, %4")
-                        .arg(n.name.toHtmlEscaped(), n.up ? QObject::tr("up") : QObject::tr("down"))
-                        .arg(n.mtu)
-                        .arg(n.addresses.join(QStringLiteral(", ")).toHtmlEscaped()));
+        // An interface without an address ends after its MTU, not in a comma.
+        QString line = QStringLiteral("<b>%1</b> %2, MTU %3")
+                           .arg(n.name.toHtmlEscaped(), n.up ? QObject::tr("up") : QObject::tr("down"))
+                           .arg(n.mtu);
+        if (!n.addresses.isEmpty())
+            line += QStringLiteral(", ") + n.addresses.join(QStringLiteral(", ")).toHtmlEscaped();
+        nics.append(line);
     }
     out += row(QObject::tr("Interfaces"),
                nics.isEmpty() ? QObject::tr("none reported") : nics.join(QStringLiteral("<br>")));

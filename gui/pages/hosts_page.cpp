@@ -95,7 +95,10 @@ QLayout* HostsPage::makeButtonRow() {
                            m_vmUpButton, m_vmDownButton})
         buttons->addWidget(b);
     buttons->addStretch();
-    buttons->addWidget(new QLabel(tr("Lin&k:"), this));
+    // The buddy makes Alt+K reach the box and hides the ampersand.
+    auto* linkLabel = new QLabel(tr("Lin&k:"), this);
+    linkLabel->setBuddy(m_linkBox);
+    buttons->addWidget(linkLabel);
     buttons->addWidget(m_linkBox);
     buttons->addWidget(m_localButton);
     connect(addButton, &QPushButton::clicked, this, &HostsPage::askForHost);
@@ -472,8 +475,19 @@ void HostsPage::updateWidgets() {
     m_connectButton->setEnabled(row >= 0 && state != HostState::connected && state != HostState::connecting);
     m_disconnectButton->setEnabled(state == HostState::connected || state == HostState::connecting);
     m_removeButton->setEnabled(row >= 0);
-    m_swapButton->setEnabled(row >= 0 && m_model->partnerRow(row) >= 0 &&
-                             !(m_model->host(row).local && m_localLab->inNamespace()));
+    const bool swappable =
+        row >= 0 && m_model->partnerRow(row) >= 0 && !(m_model->host(row).local && m_localLab->inNamespace());
+    m_swapButton->setEnabled(swappable);
+    // A greyed button says why.
+    if (swappable)
+        m_swapButton->setToolTip(
+            tr("Exchange the selected agent with its pair partner: the server becomes the client"));
+    else if (row < 0)
+        m_swapButton->setToolTip(tr("Select an agent to swap it with its pair partner"));
+    else if (m_model->partnerRow(row) < 0)
+        m_swapButton->setToolTip(tr("The selected agent has no pair partner to swap with"));
+    else
+        m_swapButton->setToolTip(tr("The local lab's server runs in its network namespace: its roles are fixed"));
     m_wireLabel->setText(m_localLab->isRunning() ? tr("Local lab wire: %1").arg(localWireText()) : QString());
     m_wireLabel->setVisible(m_localLab->isRunning());
     const int connected = static_cast<int>(connectedAgents().size());

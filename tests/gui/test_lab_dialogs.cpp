@@ -6,8 +6,10 @@
 // lab file records. The PostgreSQL case runs on a server this test starts
 // (tests/db/postgres_server.h) and is skipped, saying so, without the
 // PostgreSQL binaries.
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -16,6 +18,7 @@
 
 #include "app/app_settings.h"
 #include "app/lab_context.h"
+#include "data/capabilities_text.h"
 #include "dialogs/database_dialog.h"
 #include "dialogs/deploy_dialog.h"
 #include "lab_file.h"
@@ -40,6 +43,7 @@ private slots:
     void deployRunsTheCliAndShowsItsOutput();
     void deployedHostsComeFromTheLabFile();
     void vmLabButtonsRunTheLabLibrary();
+    void hostsPageSaysWhatItCannotDo();
 
 private:
     QTemporaryDir m_dir;
@@ -227,6 +231,32 @@ void TestLabDialogs::vmLabButtonsRunTheLabLibrary() {
     QVERIFY(up->isEnabled() && down->isEnabled());
     disconnect(connection);
     qunsetenv("SMCLAB_LAB");
+}
+
+// Small honesty of the Hosts page: the link box's label is its buddy (no
+// stray ampersand), a greyed Swap says why, and an interface without an
+// address is listed without a dangling comma.
+void TestLabDialogs::hostsPageSaysWhatItCannotDo() {
+    HostsPage page(m_lab);
+    QLabel* linkLabel = nullptr;
+    for (QLabel* l : page.findChildren<QLabel*>())
+        if (l->text() == QStringLiteral("Lin&k:")) linkLabel = l;
+    QVERIFY(linkLabel != nullptr);
+    QVERIFY(qobject_cast<QComboBox*>(linkLabel->buddy()) != nullptr);
+    QPushButton* swap = nullptr;
+    for (QPushButton* b : page.findChildren<QPushButton*>())
+        if (b->text() == QStringLiteral("S&wap server/client")) swap = b;
+    QVERIFY(swap != nullptr);
+    QVERIFY(!swap->isEnabled());
+    QCOMPARE(swap->toolTip(), QStringLiteral("Select an agent to swap it with its pair partner"));
+
+    protocol::Hello hello;
+    hello.capabilities.nics.append({QStringLiteral("eth9"), QString(), 1500, true, {}});
+    hello.capabilities.nics.append(
+        {QStringLiteral("eth0"), QString(), 9000, true, {QStringLiteral("10.0.0.1/24"), QStringLiteral("fe80::1/64")}});
+    const QString html = capabilitiesHtml(QStringLiteral("127.0.0.1:7600"), hello);
+    QVERIFY2(html.contains(QStringLiteral("<b>eth9</b> up, MTU 1500<br>")), qPrintable(html));
+    QVERIFY2(html.contains(QStringLiteral("<b>eth0</b> up, MTU 9000, 10.0.0.1/24, fe80::1/64")), qPrintable(html));
 }
 
 QTEST_MAIN(TestLabDialogs)
