@@ -124,7 +124,7 @@ QVariant ComparisonTableModel::data(const QModelIndex& index, int role) const {
             if (column != m_baseline && !std::isnan(m_section.percent(column, row, m_baseline))) {
                 tip += tr("\nvs %1: %2")
                            .arg(m_section.columns[m_baseline])
-                           .arg(signedPercent(m_section.percent(column, row, m_baseline), 4));
+                           .arg(signedPercent(m_section.percent(column, row, m_baseline)));
                 if (const auto change = m_section.change(column, row, m_baseline); change && change->interval)
                     tip += QStringLiteral(" (%1)").arg(changeToolTip(*change));
             }

@@ -186,6 +186,9 @@ void TestComparisonWidgets::intervalsMakeErrorBarsAndNoise() {
     QVERIFY(model.data(model.index(1, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("over 5 runs")));
     QVERIFY2(model.data(model.index(1, 2), Qt::ToolTipRole).toString().contains(QStringLiteral("higher")),
              qPrintable(model.data(model.index(1, 2), Qt::ToolTipRole).toString()));
+    // The tooltip's percentage is the cell's, to the same digits.
+    QVERIFY2(model.data(model.index(1, 2), Qt::ToolTipRole).toString().contains(QStringLiteral(": +98.04%")),
+             qPrintable(model.data(model.index(1, 2), Qt::ToolTipRole).toString()));
     // +4.17% at 64 B, but its interval contains 0 %: grey, said in the tooltip.
     const QColor noise = model.data(model.index(0, 2), Qt::ForegroundRole).value<QBrush>().color();
     QCOMPARE(noise, QColor(0x77, 0x77, 0x77));
