@@ -149,6 +149,9 @@ void MainWindow::connectPages() {
         m_runPage->startCampaign(m_campaignPage->campaignJson(), m_hostsPage->connectedAgents());
     });
     connect(m_runPage, &RunPage::campaignFinished, this, [this] { m_resultsPage->refresh(); });
+    connect(m_hostsPage, &HostsPage::agentsChanged, this, [this] {
+        m_campaignPage->setConnectedAgentCount(static_cast<int>(m_hostsPage->connectedAgents().size()));
+    });
     // A stopped or interrupted campaign resumes on the agents connected now
     // (local lab agents get new ports each time they start).
     auto resumeOnConnectedAgents = [this](qint64 campaignId) {

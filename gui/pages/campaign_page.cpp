@@ -680,8 +680,14 @@ void CampaignPage::updateWidgets() {
                                 .arg(orchestrator::formatExactDurationMs(spec.warmupMs))
                                 .arg(orchestrator::formatDurationMs(ms)));
         m_hint->setStyleSheet(QString());
-        m_hint->setText(m_path.isEmpty() ? tr("Ready to run. Ctrl+R runs it on the connected agents.")
-                                         : tr("Ready to run (%1).").arg(QFileInfo(m_path).fileName()));
+        const QString ready =
+            m_path.isEmpty() ? tr("Ready to run.") : tr("Ready to run (%1).").arg(QFileInfo(m_path).fileName());
+        m_hint->setText(m_connectedAgents > 0
+                            ? ready + (m_connectedAgents == 1
+                                           ? tr(" Ctrl+R runs it on the connected agent.")
+                                           : tr(" Ctrl+R runs it on the %1 connected agents.").arg(m_connectedAgents))
+                            : ready + tr(" No agent is connected yet: start the local lab (Ctrl+L) or connect "
+                                         "agents on the Hosts page."));
     } else {
         m_estimate->setText(tr("Estimated duration: -"));
         m_hint->setStyleSheet(QStringLiteral("color: #b02222;"));
@@ -746,6 +752,12 @@ bool CampaignPage::savePath(const QString& path) {
     updateWidgets();
     m_lab->reportInfo(tr("Saved %1").arg(path));
     return true;
+}
+
+void CampaignPage::setConnectedAgentCount(int count) {
+    if (count == m_connectedAgents) return;
+    m_connectedAgents = count;
+    updateWidgets();
 }
 
 void CampaignPage::requestRun() {

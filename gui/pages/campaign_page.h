@@ -52,6 +52,9 @@ public:
     void saveDraft() const;
     // Emits runRequested() when the campaign is valid; else explains why not.
     void requestRun();
+    // How many agents the Hosts page has connected: the hint says when a
+    // campaign that is ready has none to run on.
+    void setConnectedAgentCount(int count);
 
     QTableWidget* columnsTable() const { return m_columns; }
     QTableWidget* workloadsTable() const { return m_workloads; }
@@ -107,6 +110,7 @@ private:
     QSpinBox* m_sampleInterval = nullptr;
     QComboBox* m_baseline = nullptr;
     QLabel* m_estimate = nullptr;
+    int m_connectedAgents = 0;
     QLabel* m_hint = nullptr;
     QPushButton* m_runButton = nullptr;
     ParamEditor* m_clientParams = nullptr;

@@ -122,6 +122,13 @@ void TestGuiPages::campaignEditorValidates() {
     QVERIFY2(page->hintText().contains(QStringLiteral("columns[1].settings")), qPrintable(page->hintText()));
     page->columnsTable()->item(1, 3)->setText(QString());
     QVERIFY(page->isValid());
+    // "Ready to run" says whether anything can run it yet.
+    page->setConnectedAgentCount(0);
+    QVERIFY2(page->hintText().contains(QStringLiteral("No agent is connected yet")), qPrintable(page->hintText()));
+    page->setConnectedAgentCount(2);
+    QVERIFY2(page->hintText().contains(QStringLiteral("Ctrl+R runs it on the 2 connected agents")),
+             qPrintable(page->hintText()));
+    page->setConnectedAgentCount(0);
 }
 
 void TestGuiPages::campaignFileRoundTrip() {
