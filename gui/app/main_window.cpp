@@ -144,9 +144,13 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::connectPages() {
+    // Without a connected agent nothing can run: the Run page says why and
+    // the window stays where the user asked from (it jumped to an empty Run
+    // page under the error before).
     connect(m_campaignPage, &CampaignPage::runRequested, this, [this] {
-        showPage(PageId::run);
-        m_runPage->startCampaign(m_campaignPage->campaignJson(), m_hostsPage->connectedAgents());
+        const QList<AgentEndpoint> agents = m_hostsPage->connectedAgents();
+        if (!agents.isEmpty()) showPage(PageId::run);
+        m_runPage->startCampaign(m_campaignPage->campaignJson(), agents);
     });
     connect(m_runPage, &RunPage::campaignFinished, this, [this] { m_resultsPage->refresh(); });
     connect(m_hostsPage, &HostsPage::agentsChanged, this, [this] {
@@ -155,8 +159,9 @@ void MainWindow::connectPages() {
     // A stopped or interrupted campaign resumes on the agents connected now
     // (local lab agents get new ports each time they start).
     auto resumeOnConnectedAgents = [this](qint64 campaignId) {
-        showPage(PageId::run);
-        m_runPage->resumeCampaign(campaignId, m_hostsPage->connectedAgents());
+        const QList<AgentEndpoint> agents = m_hostsPage->connectedAgents();
+        if (!agents.isEmpty()) showPage(PageId::run);
+        m_runPage->resumeCampaign(campaignId, agents);
     };
     connect(m_runPage, &RunPage::resumeRequested, this, resumeOnConnectedAgents);
     connect(m_resultsPage, &ResultsPage::resumeRequested, this, resumeOnConnectedAgents);

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
@@ -241,6 +242,23 @@ void TestGuiPages::errorsReachTheWindow() {
     QCOMPARE(tree->mapTo(m_window, QPoint(0, 0)), before);
     QCOMPARE(m_window->messageBar()->isVisible(), true);
     QCOMPARE(m_window->messageBar()->text(), QStringLiteral("agent 10.0.0.9:7600 refused the token"));
+    m_window->messageBar()->hide();
+    // Running or resuming with no agent connected says why and stays where
+    // it was asked from (it used to jump to an empty Run page under the error).
+    auto* nav = m_window->findChild<QListWidget*>();
+    QVERIFY(nav != nullptr);
+    emit m_window->resultsPage()->resumeRequested(m_repeated);
+    QCoreApplication::processEvents();
+    QCOMPARE(nav->currentRow(), static_cast<int>(PageId::results));
+    QVERIFY(m_window->messageBar()->isVisible());
+    m_window->messageBar()->hide();
+    m_window->showPage(PageId::campaign);
+    m_window->campaignPage()->loadPreset(QStringLiteral("datapath"));
+    emit m_window->campaignPage()->runRequested();
+    QCoreApplication::processEvents();
+    QCOMPARE(nav->currentRow(), static_cast<int>(PageId::campaign));
+    QVERIFY2(m_window->messageBar()->text().startsWith(QStringLiteral("No agent connected")),
+             qPrintable(m_window->messageBar()->text()));
     m_window->messageBar()->hide();
 }
 
