@@ -62,9 +62,8 @@ qperf_tcp=$(free_port)
 server qperf -lp "$qperf_tcp" >/dev/null 2>&1 &
 started $!
 qperf_run=$(free_port)
-# qperf's control connection crosses its server's fork (the child serves
-# the test): it stays TCP, the test's data connection is SMC-R.
-export SMCR_TCP_PORTS=$qperf_run
+# qperf's server forks a child per test; the control connection it hands
+# over stays SMC-R like the data connection (engine/README.md, "fork").
 server "$smcr_run" "${run_opts[@]}" qperf -lp "$qperf_run" >/dev/null 2>&1 &
 started $!
 smclab_port=$(free_port)

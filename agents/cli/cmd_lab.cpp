@@ -13,7 +13,6 @@
 
 #include <QCoreApplication>
 #include <QFile>
-#include <QRandomGenerator>
 
 #include "agent_hello.h"
 #include "args.h"
@@ -230,11 +229,7 @@ bool installPackageOnly(const LabOptions& options, const SshTarget& target, cons
 // 32 random bytes, base64: the agent's bearer token (or the shared one);
 // none, after saying why, when the shared file holds none.
 std::optional<QByteArray> agentToken(const LabOptions& options) {
-    if (options.sharedTokenFile.isEmpty()) {
-        QByteArray raw(32, Qt::Uninitialized);
-        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
-        return raw.toBase64();
-    }
+    if (options.sharedTokenFile.isEmpty()) return freshAgentToken();
     QByteArray token = readToken(options.sharedTokenFile).toUtf8();
     if (token.size() < 8) {
         std::fprintf(stderr, "smclab lab deploy: %s holds no token of at least 8 bytes\n",

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 #include <QSaveFile>
 
 namespace smclab::lab {
@@ -98,6 +99,12 @@ bool saveLab(const QString& path, const LabFile& lab, QString* why) {
         return false;
     }
     return true;
+}
+
+QByteArray freshAgentToken() {
+    QByteArray raw(32, Qt::Uninitialized);
+    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(raw.data()), raw.size() / 4);
+    return raw.toBase64();
 }
 
 QString tokenPathFor(const QString& labPath, const QString& host, QString* why) {

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include <QByteArray>
 #include <QList>
 #include <QString>
 
@@ -41,6 +42,9 @@ QString resolveLabPath(const QString& explicitPath);
 // A missing file is an empty lab; a malformed one is an error (*why).
 std::optional<LabFile> loadLab(const QString& path, QString* why);
 bool saveLab(const QString& path, const LabFile& lab, QString* why);
+
+// A fresh bearer token for an agent: 32 random bytes, base64.
+QByteArray freshAgentToken();
 
 // Where HOST's token lives for the lab file at `labPath` (the folder is made, 0700).
 QString tokenPathFor(const QString& labPath, const QString& host, QString* why);

@@ -283,8 +283,7 @@ smcr::Result<QList<VmHostUp>> vmUp(const VmUpOptions& o, const VmProgress& progr
         plan.dir = vmDirFor(o.labPath, plan.name);
         plan.index = i;
         plan.forwardPort = freeTcpPort();
-        plan.token = QByteArray::number(QRandomGenerator::system()->generate64(), 16) +
-                     QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+        plan.token = freshAgentToken();
         plans << plan;
     }
     for (int link = 0; link < o.links; ++link) {

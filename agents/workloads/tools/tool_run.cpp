@@ -160,7 +160,7 @@ std::string urlHost(const std::string& host) {
 }
 
 smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program, const std::vector<std::string>& args,
-                                     int minVersion, uint16_t tcpPort) {
+                                     int minVersion) {
     auto path = findToolProgram(program);
     if (!path.ok()) return smcr::fail(path.error());
     ToolLaunch launch;
@@ -200,7 +200,6 @@ smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program,
         if (const std::string link = optionValue(ctx, "link"); !link.empty()) argv.insert(argv.end(), {"--link", link});
         for (const auto& [setting, value] : ctx.settings) argv.insert(argv.end(), {"--set", setting + "=" + value});
         argv.insert(argv.end(), {"--stats", launch.statsDir});
-        if (tcpPort != 0) launch.command.env.push_back("SMCR_TCP_PORTS=" + std::to_string(tcpPort));
     } else if (transport == "ksmc") {
         // smc-tools' smc_run where it is installed, else the lab's own
         // ksmc_run (Debian 12 does not package smc-tools).

@@ -29,11 +29,10 @@ struct ToolLaunch {
 
 // Finds `program`, checks it against `minVersion` (MAJOR*1000+MINOR, 0 =
 // any), builds the wrapped command from `args` (the tool's arguments).
-// `tcpPort` (smcr only) is a port whose connections stay plain TCP
-// (SMCR_TCP_PORTS, a user option); no tool workload needs one (qperf's
-// control connection, which its server's fork hands to a child, is SMC-R).
+// Every connection of the tool is proposed SMC-R: qperf's control
+// connection, which its server's fork hands to a child, is SMC-R too.
 smcr::Result<ToolLaunch> prepareTool(const RunContext& ctx, ToolProgram program, const std::vector<std::string>& args,
-                                     int minVersion = 0, uint16_t tcpPort = 0);
+                                     int minVersion = 0);
 
 // A free TCP port on `host` when `port` is 0 (the tools want a number).
 smcr::Result<uint16_t> choosePort(const std::string& host, uint16_t port);

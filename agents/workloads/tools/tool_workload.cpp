@@ -30,7 +30,7 @@ Result<RunResult> ToolWorkload::run(const RunContext& ctx) const {
     if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
     auto plan = clientPlan(c);
     if (!plan.ok()) return smcr::fail(plan.error());
-    auto launch = prepareTool(c, plan->program, plan->args, plan->minVersion, plan->tcpPort);
+    auto launch = prepareTool(c, plan->program, plan->args, plan->minVersion);
     if (!launch.ok()) return smcr::fail(launch.error());
     const bool preloaded = !launch->statsDir.empty();
     ToolSampler sampler(c, toolProgramName(plan->program), plan->intervals, preloaded);
@@ -52,7 +52,7 @@ Result<RunResult> ToolWorkload::serve(const RunContext& ctx) const {
     auto result = [&]() -> Result<RunResult> {
         auto plan = serverPlan(ctx, *port, dir);
         if (!plan.ok()) return smcr::fail(plan.error());
-        auto launch = prepareTool(ctx, plan->program, plan->args, plan->minVersion, plan->tcpPort);
+        auto launch = prepareTool(ctx, plan->program, plan->args, plan->minVersion);
         if (!launch.ok()) return smcr::fail(launch.error());
         const bool preloaded = !launch->statsDir.empty();
         ToolSampler sampler(ctx, toolProgramName(plan->program), plan->intervals, preloaded);

@@ -20,7 +20,6 @@ struct ToolPlan {
     ToolProgram program = ToolProgram::invalid;
     std::vector<std::string> args{};  // the tool's own arguments (no wrapper)
     int minVersion = 0;               // MAJOR*1000+MINOR, 0 = any
-    uint16_t tcpPort = 0;             // smcr: a port whose connections stay TCP (SMCR_TCP_PORTS); none needs one
     QJsonObject summary{};            // server: figures added to its result (nginx's generated config)
     ToolParser parse{};               // client: fills the result from the tool's exit
     ToolIntervalReader intervals{};   // the tool prints interval lines: live samples from them
