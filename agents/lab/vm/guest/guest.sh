@@ -19,7 +19,8 @@ fail() {
 }
 t_boot=$(stamp)
 mount -t sysfs sys /sys
-mount -t tmpfs -o mode=1777 tmp /tmp
+# No tmpfs over /tmp: a build (and so this lab's programs) may live under
+# the host's /tmp, and the overlay keeps the guest's writes there anyway.
 mount -t tmpfs -o mode=0755 run /run
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
@@ -27,6 +28,9 @@ mount -t tmpfs -o mode=1777 shm /dev/shm
 hostname "$VM_NAME"
 export HOME=/root PATH="$SMCLAB_BIN:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 export SMCLAB_VM="$VM_NAME" SMCLAB_VM_ACCEL="$VM_ACCEL"
+
+[ -x "$SMCLAB_BIN/smclab" ] && [ -x "$SMCLAB_BIN/smclab-agent" ] ||
+    fail "$SMCLAB_BIN/smclab or smclab-agent is not visible in the guest (the host's / is shared read-only; is it under a mount the guest cannot see?)"
 
 # Modules: the NICs, soft-RoCE, the kernel's SMC and its diagnostics.
 for m in virtio_net rdma_rxe smc smc_diag; do
