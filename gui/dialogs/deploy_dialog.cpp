@@ -1,9 +1,6 @@
 #include "dialogs/deploy_dialog.h"
 
-#include <QCoreApplication>
 #include <QDialogButtonBox>
-#include <QDir>
-#include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QLabel>
@@ -14,19 +11,15 @@
 #include <QVBoxLayout>
 
 #include "lab_file.h"
+#include "run/deploy_runner.h"
 
 namespace smclab::gui {
-
-namespace {
-constexpr int kDefaultAgentPort = 7600;  // smclab lab deploy's default
-constexpr int kStopWaitMs = 3000;
-}  // namespace
 
 DeployDialog::DeployDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Deploy agent"));
     resize(640, 460);
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Runs <tt>smclab lab deploy</tt>: your own ssh client, keys and ~/.ssh/config "
+    auto* intro = new QLabel(tr("Does what <tt>smclab lab deploy</tt> does: your own ssh client, keys and ~/.ssh/config "
                                 "(no password prompt: a host that would ask fails at once), copies "
                                 "smclab-agent to the host, gives it a fresh token and starts it."),
                              this);
@@ -45,7 +38,7 @@ DeployDialog::DeployDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(tr("SSH &port:"), m_sshPort);
     m_agentPort = new QSpinBox(this);
     m_agentPort->setRange(1, 65535);
-    m_agentPort->setValue(kDefaultAgentPort);
+    m_agentPort->setValue(lab::kDefaultAgentPort);
     form->addRow(tr("&Agent port:"), m_agentPort);
     m_labFile = new QLineEdit(lab::resolveLabPath(QString()), this);
     m_labFile->setToolTip(tr("The lab file the CLI uses too (smclab --lab FILE, $SMCLAB_LAB)"));
@@ -65,28 +58,10 @@ DeployDialog::DeployDialog(QWidget* parent) : QDialog(parent) {
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_deployButton, &QPushButton::clicked, this, &DeployDialog::deploy);
     connect(m_host, &QLineEdit::textChanged, this, &DeployDialog::updateWidgets);
+    m_runner = new DeployRunner(this);
+    connect(m_runner, &DeployRunner::progress, this, &DeployDialog::appendOutput);
+    connect(m_runner, &DeployRunner::finished, this, &DeployDialog::onFinished);
     updateWidgets();
-}
-
-DeployDialog::~DeployDialog() {
-    if (m_process != nullptr && m_process->state() != QProcess::NotRunning) {
-        // smclab lab deploy ends its ssh sessions on SIGTERM.
-        m_process->terminate();
-        if (!m_process->waitForFinished(kStopWaitMs)) m_process->kill();
-        m_process->waitForFinished(kStopWaitMs);
-    }
-}
-
-QString DeployDialog::cliProgram() {
-    QStringList candidates;
-    candidates << QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("smclab"));
-    const QString binDir = qEnvironmentVariable("SMCLAB_BIN_DIR");
-    if (!binDir.isEmpty()) candidates << QDir(binDir).filePath(QStringLiteral("smclab"));
-    for (const QString& candidate : candidates) {
-        const QFileInfo info(candidate);
-        if (info.isFile() && info.isExecutable()) return info.absoluteFilePath();
-    }
-    return {};
 }
 
 void DeployDialog::setHost(const QString& host) {
@@ -121,16 +96,17 @@ int DeployDialog::agentPort() const {
     return m_agentPort->value();
 }
 
-QStringList DeployDialog::arguments() const {
-    QStringList args{QStringLiteral("lab"), QStringLiteral("deploy"), QStringLiteral("--lab"), labFile()};
-    if (!m_user->text().trimmed().isEmpty()) args << QStringLiteral("--user") << m_user->text().trimmed();
-    if (m_sshPort->value() > 0) args << QStringLiteral("--port") << QString::number(m_sshPort->value());
-    args << QStringLiteral("--agent-port") << QString::number(m_agentPort->value()) << host();
-    return args;
+lab::DeployOptions DeployDialog::options() const {
+    lab::DeployOptions options;
+    options.labPath = labFile();
+    options.ssh.user = m_user->text().trimmed();
+    options.ssh.port = m_sshPort->value();
+    options.agentPort = static_cast<quint16>(m_agentPort->value());
+    return options;
 }
 
 bool DeployDialog::isRunning() const {
-    return m_process != nullptr && m_process->state() != QProcess::NotRunning;
+    return m_runner->busy();
 }
 
 QString DeployDialog::outputText() const {
@@ -148,42 +124,28 @@ void DeployDialog::appendOutput(const QString& text) {
 }
 
 bool DeployDialog::deploy() {
-    if (isRunning() || host().isEmpty()) return false;
-    const QString program = cliProgram();
-    if (program.isEmpty()) {
-        m_status->setText(tr("The smclab CLI is not next to this program nor in $SMCLAB_BIN_DIR (build it)."));
-        return false;
-    }
-    delete m_process;
-    m_process = new QProcess(this);
-    m_process->setProgram(program);
-    m_process->setArguments(arguments());
-    // ssh's and the CLI's messages in the order they come.
-    m_process->setProcessChannelMode(QProcess::MergedChannels);
-    m_process->setStandardInputFile(QProcess::nullDevice());  // never a prompt
-    appendOutput(QStringLiteral("$ smclab %1\n").arg(arguments().join(QLatin1Char(' '))));
-    connect(m_process, &QProcess::readyRead, this,
-            [this] { appendOutput(QString::fromLocal8Bit(m_process->readAll())); });
-    connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-        appendOutput(QString::fromLocal8Bit(m_process->readAll()));
-        const bool ok = status == QProcess::NormalExit && code == 0;
-        m_status->setText(ok ? tr("Deployed: %1 is in the lab file %2.").arg(host(), labFile())
-                             : tr("The deploy failed (exit %1): see its output above.").arg(code));
-        updateWidgets();
-        if (ok) emit deployed(host(), labFile());
-        emit finished(ok);
-    });
-    connect(m_process, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart) {
-            m_status->setText(tr("Cannot run %1: %2").arg(program, m_process->errorString()));
-            updateWidgets();
-            emit finished(false);
-        }
-    });
+    if (host().isEmpty() || !m_runner->start(options(), host())) return false;
+    appendOutput(tr("Deploying an agent to %1 (agent port %2, lab file %3)\n").arg(host()).arg(agentPort()).arg(labFile()));
     m_status->setText(tr("Deploying to %1...").arg(host()));
-    m_process->start();
     updateWidgets();
     return true;
+}
+
+void DeployDialog::onFinished(bool ok, const QString& host, const QString& why) {
+    if (!ok) appendOutput(tr("The deploy failed: %1\n").arg(why));
+    m_status->setText(ok ? tr("Deployed: %1 is in the lab file %2.").arg(host, labFile())
+                         : tr("The deploy failed: see its output above."));
+    updateWidgets();
+    if (ok) emit deployed(host, labFile());
+    emit finished(ok);
+}
+
+void DeployDialog::reject() {
+    if (isRunning()) {
+        m_status->setText(tr("The deploy is still running; it ends on its own (ssh gives up after its timeouts)."));
+        return;
+    }
+    QDialog::reject();
 }
 
 void DeployDialog::updateWidgets() {

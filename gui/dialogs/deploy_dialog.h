@@ -1,13 +1,15 @@
-// "Deploy agent...": brings an smclab-agent up on a lab host by running the
-// CLI's `smclab lab deploy` (agents/cli/cmd_lab.cpp: the user's own OpenSSH,
-// BatchMode, a fresh token, its hello checked) as a process, its output shown
-// as it comes. The host lands in the lab file the CLI uses (--lab, else
-// $SMCLAB_LAB, else ~/.config/smclab/lab.json), from which the Hosts page
-// adds it.
+// "Deploy agent...": brings an smclab-agent up on a lab host through the lab
+// library's SSH deploy (agents/lab/lab_deploy.h: the user's own OpenSSH,
+// BatchMode, a fresh token, its hello checked) on a worker thread
+// (run/deploy_runner.h), its steps shown as they come, in the words
+// `smclab lab deploy` prints. The host lands in the lab file the CLI uses
+// (--lab, else $SMCLAB_LAB, else ~/.config/smclab/lab.json), from which the
+// Hosts page adds it.
 #pragma once
 
 #include <QDialog>
-#include <QProcess>
+
+#include "lab_deploy.h"
 
 class QLabel;
 class QLineEdit;
@@ -17,14 +19,12 @@ class QSpinBox;
 
 namespace smclab::gui {
 
+class DeployRunner;
+
 class DeployDialog : public QDialog {
     Q_OBJECT
 public:
     explicit DeployDialog(QWidget* parent = nullptr);
-    ~DeployDialog() override;
-
-    // The smclab CLI next to this program, else in SMCLAB_BIN_DIR.
-    static QString cliProgram();
 
     void setHost(const QString& host);
     void setSshUser(const QString& user);
@@ -34,8 +34,8 @@ public:
     QString labFile() const;
     QString host() const;
     int agentPort() const;
-    // `smclab lab deploy ...` as it will run (for the output's first line and tests).
-    QStringList arguments() const;
+    // What the deploy will be given (for tests).
+    lab::DeployOptions options() const;
 
     // Starts the deploy; false (and the reason in the output) when it cannot run.
     bool deploy();
@@ -48,7 +48,13 @@ signals:
     void deployed(const QString& host, const QString& labFile);
     void finished(bool ok);
 
+public slots:
+    // Closing waits for nothing: while a deploy runs the dialog stays open,
+    // since the deploy cannot be cut short (ssh's timeouts end it).
+    void reject() override;
+
 private:
+    void onFinished(bool ok, const QString& host, const QString& why);
     void appendOutput(const QString& text);
     void updateWidgets();
 
@@ -60,7 +66,7 @@ private:
     QPlainTextEdit* m_output = nullptr;
     QLabel* m_status = nullptr;
     QPushButton* m_deployButton = nullptr;
-    QProcess* m_process = nullptr;
+    DeployRunner* m_runner = nullptr;
 };
 
 }  // namespace smclab::gui

@@ -49,7 +49,7 @@ public:
     QString localWireText() const;
     void saveHosts() const;
     void restoreHosts();
-    // "Deploy agent...": `smclab lab deploy` in a dialog (dialogs/deploy_dialog.h).
+    // "Deploy agent...": the lab library's SSH deploy in a dialog (dialogs/deploy_dialog.h).
     void deployAgent();
     // "Start VM lab" / "Stop VM lab": two QEMU lab hosts with the kernel's
     // SMC-R and rxe (`smclab lab vm up|down`, agents/lab/vm), in the lab file
