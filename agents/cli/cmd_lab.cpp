@@ -71,8 +71,8 @@ int status(const LabOptions& options, const LabFile& lab) {
                         s.host.agentPort, qPrintable(s.detail), qPrintable(s.host.mode));
         } else {
             ++down;
-            std::printf("%-24s down  %s:%u  %s\n", qPrintable(s.host.host), qPrintable(s.host.host),
-                        s.host.agentPort, qPrintable(s.detail));
+            std::printf("%-24s down  %s:%u  %s\n", qPrintable(s.host.host), qPrintable(s.host.host), s.host.agentPort,
+                        qPrintable(s.detail));
         }
     }
     if (lab.hosts.isEmpty())

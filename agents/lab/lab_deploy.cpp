@@ -44,8 +44,7 @@ smcr::Result<QByteArray> agentToken(const DeployOptions& options) {
     QByteArray token;
     if (file.open(QIODevice::ReadOnly)) token = file.readAll().trimmed();
     if (token.size() < kMinSharedTokenBytes) {
-        return deployError(
-            QStringLiteral("%1 holds no token of at least 8 bytes").arg(options.sharedTokenFile));
+        return deployError(QStringLiteral("%1 holds no token of at least 8 bytes").arg(options.sharedTokenFile));
     }
     return token;
 }
@@ -134,8 +133,9 @@ smcr::Result<void> chooseMode(Deploy* d, const HostProbe& probe, const QString& 
                               "deploying the agent in user mode for now")
                    .arg(blocker));
     } else if (!blocker.isEmpty()) {
-        d->say(DeployNoteKind::note,
-               QStringLiteral("no package mode on this host: %1; deploying the agent in user mode instead").arg(blocker));
+        d->say(
+            DeployNoteKind::note,
+            QStringLiteral("no package mode on this host: %1; deploying the agent in user mode instead").arg(blocker));
     } else if (package.isEmpty()) {
         return deployError(QStringLiteral("%1: --system needs the smclab-agent package: build it with "
                                           "`cpack -G DEB` in the build tree, or give --package FILE.deb")
@@ -171,13 +171,13 @@ smcr::Result<void> writeLocalToken(const LabHost& host, const QByteArray& token)
 
 QString deployNoteText(const DeployNote& note) {
     switch (note.kind) {
-    case DeployNoteKind::hostOutput:
-        return note.text;
-    case DeployNoteKind::note:
-        return QStringLiteral("%1: note: %2\n").arg(note.host, note.text);
-    case DeployNoteKind::step:
-    case DeployNoteKind::invalid:
-        break;
+        case DeployNoteKind::hostOutput:
+            return note.text;
+        case DeployNoteKind::note:
+            return QStringLiteral("%1: note: %2\n").arg(note.host, note.text);
+        case DeployNoteKind::step:
+        case DeployNoteKind::invalid:
+            break;
     }
     return QStringLiteral("%1: %2\n").arg(note.host, note.text);
 }

@@ -19,10 +19,11 @@ DeployDialog::DeployDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Deploy agent"));
     resize(640, 460);
     auto* layout = new QVBoxLayout(this);
-    auto* intro = new QLabel(tr("Does what <tt>smclab lab deploy</tt> does: your own ssh client, keys and ~/.ssh/config "
-                                "(no password prompt: a host that would ask fails at once), copies "
-                                "smclab-agent to the host, gives it a fresh token and starts it."),
-                             this);
+    auto* intro =
+        new QLabel(tr("Does what <tt>smclab lab deploy</tt> does: your own ssh client, keys and ~/.ssh/config "
+                      "(no password prompt: a host that would ask fails at once), copies "
+                      "smclab-agent to the host, gives it a fresh token and starts it."),
+                   this);
     intro->setWordWrap(true);
     layout->addWidget(intro);
     auto* form = new QFormLayout;
@@ -125,7 +126,8 @@ void DeployDialog::appendOutput(const QString& text) {
 
 bool DeployDialog::deploy() {
     if (host().isEmpty() || !m_runner->start(options(), host())) return false;
-    appendOutput(tr("Deploying an agent to %1 (agent port %2, lab file %3)\n").arg(host()).arg(agentPort()).arg(labFile()));
+    appendOutput(
+        tr("Deploying an agent to %1 (agent port %2, lab file %3)\n").arg(host()).arg(agentPort()).arg(labFile()));
     m_status->setText(tr("Deploying to %1...").arg(host()));
     updateWidgets();
     return true;
