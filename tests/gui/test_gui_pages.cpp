@@ -3,12 +3,17 @@
 // under the build tree for review), the shortcuts are there, the campaign
 // editor validates with a hint, offers a tool workload's parameters as the
 // agent's schema has them, and hosts and window state persist.
+#include <functional>
+#include <utility>
+
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QSet>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
@@ -26,6 +31,7 @@
 #include "models/host_table_model.h"
 #include "orchestrator/cell_matrix.h"
 #include "pages/campaign_page.h"
+#include "pages/export_page.h"
 #include "pages/hosts_page.h"
 #include "pages/results_page.h"
 #include "pages/run_page.h"
@@ -41,6 +47,23 @@
 #include "workload.h"
 
 using namespace smclab::gui;
+
+namespace {
+
+// A page drawn with its tables, forms and plots has hundreds of colours
+// (anti-aliased text and lines, even the sparest page, Export); an empty or
+// unpainted page has a handful.
+constexpr int kMinPageColours = 100;
+
+int distinctColours(const QImage& image, const QRect& area) {
+    QSet<QRgb> colours;
+    const QRect inside = area.intersected(image.rect());
+    for (int y = inside.top(); y <= inside.bottom(); y += 2)
+        for (int x = inside.left(); x <= inside.right(); x += 2) colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+}  // namespace
 
 class TestGuiPages : public QObject {
     Q_OBJECT
@@ -371,6 +394,26 @@ void TestGuiPages::pagesRenderToPng() {
     m_window->statusBar()->clearMessage();
     const QStringList names = {QStringLiteral("hosts"), QStringLiteral("campaign"), QStringLiteral("run"),
                                QStringLiteral("results"), QStringLiteral("export")};
+    // What each page must show in its shot: the widget that carries its content, with that content.
+    ExportPage* exporter = m_window->exportPage();
+    auto* preview = exporter->findChild<QPlainTextEdit*>();
+    QVERIFY(preview != nullptr);
+    const QList<std::pair<QWidget*, std::function<bool()>>> content = {
+        {m_window->hostsPage()->table(),
+         [this] {
+             return m_window->hostsPage()->model()->rowCount() >= 1 &&
+                    m_window->hostsPage()->capabilitiesText().contains(QStringLiteral("labhost-a"));
+         }},
+        {m_window->campaignPage()->sizesEdit(),
+         [this] {
+             return !m_window->campaignPage()->sizesEdit()->text().isEmpty() &&
+                    m_window->campaignPage()->estimateText().contains(QStringLiteral(" runs"));
+         }},
+        {m_window->runPage()->plot(), [this] { return m_window->runPage()->plot()->sampleCount() == 41; }},
+        {results->comparisonView(), [results] { return results->comparisonView()->paneCount() == 2; }},
+        {preview, [preview] { return !preview->toPlainText().trimmed().isEmpty(); }},
+    };
+    QImage previous;
     for (int i = 0; i < names.size(); ++i) {
         m_window->showPage(static_cast<PageId>(i));
         QCoreApplication::processEvents();
@@ -378,8 +421,23 @@ void TestGuiPages::pagesRenderToPng() {
         QCOMPARE(shot.size(), QSize(1280, 800));
         const QString path = QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(names[i] + QStringLiteral(".png"));
         QVERIFY2(shot.save(path), qPrintable(path));
+        QWidget* page = m_window->page(static_cast<PageId>(i));
         // The page is laid out inside the window: nothing pushed it wider than 1280.
-        QVERIFY(m_window->page(static_cast<PageId>(i))->width() < 1280);
+        QVERIFY(page->width() < 1280);
+        QVERIFY2(page->isVisible(), qPrintable(names[i]));
+        // Its content widget is on screen, within the page, with its content.
+        QWidget* shown = content[i].first;
+        QVERIFY2(shown->isVisible() && page->isAncestorOf(shown), qPrintable(names[i]));
+        const QRect area(shown->mapTo(m_window, QPoint(0, 0)), shown->size());
+        QVERIFY2(QRect(QPoint(0, 0), shot.size()).contains(area), qPrintable(names[i]));
+        QVERIFY2(content[i].second(), qPrintable(names[i]));
+        // The shot draws the page: not a blank area, and not the page before it.
+        const QImage image = shot.toImage();
+        const QRect pageArea(page->mapTo(m_window, QPoint(0, 0)), page->size());
+        QVERIFY2(distinctColours(image, pageArea) >= kMinPageColours,
+                 qPrintable(QStringLiteral("%1: %2 colours").arg(names[i]).arg(distinctColours(image, pageArea))));
+        QVERIFY2(image != previous, qPrintable(names[i]));
+        previous = image;
     }
     // The Results table is not cut: every column of the bandwidth table is
     // within the visible width of its view.
