@@ -1,92 +1,93 @@
 #include "data/live_setting.h"
 
-#include <QObject>
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include <smcr/settings.h>
+
+#include <QCoreApplication>
 
 namespace smclab::gui {
 
+namespace {
+
+// What the panel adds to the engine's row: its label, the spin box's step and unit.
+struct Presentation {
+    const char* name;
+    const char* label;
+    int step;
+    const char* unit;
+};
+
+// The run page's switches, in the panel's order. Bounds, choices, defaults
+// and help are the engine's own (smcr::allSettings), so the panel cannot
+// offer a value the engine refuses, or stop short of one it takes.
+constexpr Presentation kPanel[] = {
+    {"autocorking_size", QT_TRANSLATE_NOOP("LiveSetting", "Autocorking size"), 4096, " B"},
+    {"lab.cork_timer_ms", QT_TRANSLATE_NOOP("LiveSetting", "Cork timer"), 50, " ms"},
+    {"lab.wnd_update_limit", QT_TRANSLATE_NOOP("LiveSetting", "Window update limit"), 1, ""},
+    {"lab.cq_mode", QT_TRANSLATE_NOOP("LiveSetting", "CQ mode"), 1, ""},
+    {"lab.tx_defer_to_owner", QT_TRANSLATE_NOOP("LiveSetting", "TX deferral"), 1, ""},
+    {"lab.rq_credits", QT_TRANSLATE_NOOP("LiveSetting", "RQ credits"), 1, ""},
+    {"lab.fast_fallback", QT_TRANSLATE_NOOP("LiveSetting", "Fast fallback"), 1, ""},
+    {"lab.busy_poll_us", QT_TRANSLATE_NOOP("LiveSetting", "Busy poll"), 10, " us"},
+};
+
+const smcr::SettingInfo* engineSetting(const char* name) {
+    for (const smcr::SettingInfo& info : smcr::allSettings())
+        if (std::strcmp(info.name, name) == 0) return &info;
+    return nullptr;
+}
+
+int clampToInt(uint64_t value) {
+    return static_cast<int>(std::min<uint64_t>(value, std::numeric_limits<int>::max()));
+}
+
+LiveSetting fromEngine(const Presentation& shown, const smcr::SettingInfo& info) {
+    LiveSetting s;
+    s.name = QString::fromLatin1(info.name);
+    s.label = QCoreApplication::translate("LiveSetting", shown.label);
+    s.help = QString::fromUtf8(info.help);
+    s.step = shown.step;
+    s.unit = QString::fromLatin1(shown.unit);
+    switch (info.type) {
+        case smcr::SettingType::number:
+            s.kind = SettingKind::integer;
+            s.minimum = clampToInt(info.minValue);
+            s.maximum = clampToInt(info.maxValue);
+            s.defaultValue = QJsonValue(clampToInt(info.defaultValue));
+            break;
+        case smcr::SettingType::flag:
+            // The spelling the agent and the presets use: off|on.
+            s.kind = SettingKind::toggle;
+            s.choices = {QStringLiteral("off"), QStringLiteral("on")};
+            s.defaultValue = QJsonValue(s.choices.value(info.defaultValue != 0 ? 1 : 0));
+            break;
+        case smcr::SettingType::choice:
+            s.kind = SettingKind::choice;
+            for (const char* name : info.names) s.choices << QString::fromLatin1(name);
+            s.defaultValue = QJsonValue(s.choices.value(static_cast<qsizetype>(info.defaultValue)));
+            break;
+        case smcr::SettingType::text:
+        case smcr::SettingType::invalid:
+            break;  // not a run-time switch
+    }
+    return s;
+}
+
+}  // namespace
+
 const QList<LiveSetting>& liveSettings() {
-    static const QList<LiveSetting> kSettings = {
-        {QStringLiteral("autocorking_size"),
-         QObject::tr("Autocorking size"),
-         QObject::tr("Max corked bytes per push while a CDC is in flight; 0 turns autocorking off."),
-         SettingKind::integer,
-         {},
-         0,
-         1 << 20,
-         4096,
-         QStringLiteral(" B"),
-         QJsonValue(65536)},
-        {QStringLiteral("lab.cork_timer_ms"),
-         QObject::tr("Cork timer"),
-         QObject::tr("Restores the old TCP_CORK timer for comparison; 0 = no timer (current kernels)."),
-         SettingKind::integer,
-         {},
-         0,
-         1000,
-         50,
-         QStringLiteral(" ms"),
-         QJsonValue(0)},
-        {QStringLiteral("lab.wnd_update_limit"),
-         QObject::tr("Window update limit"),
-         QObject::tr("max: max(rmbe/10, SOCK_MIN_SNDBUF/2), the fixed rule; min: the old min(...) rule."),
-         SettingKind::choice,
-         {QStringLiteral("max"), QStringLiteral("min")},
-         0,
-         0,
-         1,
-         {},
-         QJsonValue("max")},
-        {QStringLiteral("lab.cq_mode"),
-         QObject::tr("CQ mode"),
-         QObject::tr("arm_first: arm after the first poll; drain_then_arm: poll in batches, then arm (NAPI-like)."),
-         SettingKind::choice,
-         {QStringLiteral("drain_then_arm"), QStringLiteral("arm_first")},
-         0,
-         0,
-         1,
-         {},
-         QJsonValue("drain_then_arm")},
-        {QStringLiteral("lab.tx_defer_to_owner"),
-         QObject::tr("TX deferral"),
-         QObject::tr("Let the application thread inside the connection push, instead of the completion context."),
-         SettingKind::toggle,
-         {QStringLiteral("off"), QStringLiteral("on")},
-         0,
-         0,
-         1,
-         {},
-         QJsonValue("on")},
-        {QStringLiteral("lab.rq_credits"),
-         QObject::tr("RQ credits"),
-         QObject::tr("Credit-based flow control on receive WQEs (applies to new link groups)."),
-         SettingKind::toggle,
-         {QStringLiteral("off"), QStringLiteral("on")},
-         0,
-         0,
-         1,
-         {},
-         QJsonValue("off")},
-        {QStringLiteral("lab.fast_fallback"),
-         QObject::tr("Fast fallback"),
-         QObject::tr("Accept fallback connections without waiting for queued SMC handshakes."),
-         SettingKind::toggle,
-         {QStringLiteral("off"), QStringLiteral("on")},
-         0,
-         0,
-         1,
-         {},
-         QJsonValue("on")},  // the engine's default
-        {QStringLiteral("lab.busy_poll_us"),
-         QObject::tr("Busy poll"),
-         QObject::tr("Spin this long on the CQ before arming it and blocking (like SO_BUSY_POLL)."),
-         SettingKind::integer,
-         {},
-         0,
-         10000,
-         10,
-         QStringLiteral(" us"),
-         QJsonValue(50)},  // the engine's default
-    };
+    static const QList<LiveSetting> kSettings = [] {
+        QList<LiveSetting> out;
+        for (const Presentation& shown : kPanel) {
+            const smcr::SettingInfo* info = engineSetting(shown.name);
+            // A name the engine does not know is a bug here, caught by the panel's tests.
+            if (info != nullptr) out << fromEngine(shown, *info);
+        }
+        return out;
+    }();
     return kSettings;
 }
 

@@ -1,6 +1,7 @@
 // The engine settings the run page can flip while traffic runs, with the
-// values it offers. Names are the engine's (kernel net.smc names, lab.* for
-// the lab's own switches); see issues 5 and 6 for what each one does.
+// values it offers. Names, kinds, bounds, choices, defaults and help come
+// from the engine's settings table (<smcr/settings.h>); the panel adds only
+// its labels, steps and units.
 #pragma once
 
 #include <QJsonValue>

@@ -6,6 +6,8 @@
 #include <functional>
 #include <utility>
 
+#include <smcr/settings.h>
+
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
@@ -307,6 +309,15 @@ void TestGuiPages::settingsPanelOffersTheLabToggles() {
     QVERIFY(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("autocorking_size"))) != nullptr);
     QVERIFY(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("lab.cork_timer_ms"))) != nullptr);
     QVERIFY(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("lab.busy_poll_us"))) != nullptr);
+    // The spin boxes take what the engine takes: its bounds, not a copy of them.
+    for (const smcr::SettingInfo& info : smcr::allSettings()) {
+        auto* spin = qobject_cast<QSpinBox*>(panel->editor(QString::fromLatin1(info.name)));
+        if (spin == nullptr) continue;
+        QCOMPARE(qint64(spin->minimum()), qint64(info.minValue));
+        QCOMPARE(qint64(spin->maximum()), qint64(info.maxValue));
+    }
+    QCOMPARE(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("autocorking_size")))->maximum(), 1 << 30);
+    QCOMPARE(qobject_cast<QSpinBox*>(panel->editor(QStringLiteral("lab.cork_timer_ms")))->maximum(), 60000);
     // Toggles send on|off. Nothing is running, so nothing takes a change:
     // the editor goes straight back to the value in force (the default),
     // with a note in the status bar rather than an error.
