@@ -3,6 +3,7 @@
 #include <QJsonArray>
 
 #include "datapath_columns.h"
+#include "fallback_columns.h"
 #include "size_text.h"
 #include "tool_presets.h"
 
@@ -135,21 +136,8 @@ CampaignSpec fallback() {
                              {QStringLiteral("threads"), 2},
                              {QStringLiteral("headers"), QJsonArray{QStringLiteral("Connection: close")}}};
     spec.workloads = {{QStringLiteral("Connections"), QStringLiteral("http"), client, {}, {64}}};
-    spec.columns = {
-        {QStringLiteral("TCP listener"), QStringLiteral("tcp"), {}, {}, {}, {}},
-        {QStringLiteral("libsmcr, fast fallback off"),
-         QStringLiteral("smcr"),
-         QStringLiteral("tcp"),
-         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("off")}},
-         {},
-         {}},
-        {QStringLiteral("libsmcr, fast fallback on"),
-         QStringLiteral("smcr"),
-         QStringLiteral("tcp"),
-         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("on")}},
-         {},
-         {}},
-    };
+    spec.columns = fallbackColumns({QStringLiteral("TCP listener"), QStringLiteral("libsmcr, fast fallback off"),
+                                    QStringLiteral("libsmcr, fast fallback on")});
     spec.durationMs = 10'000;
     spec.warmupMs = 1'000;
     spec.transportOptions = simFabric();

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 
 #include "datapath_columns.h"
+#include "fallback_columns.h"
 #include "size_text.h"
 
 namespace smclab::orchestrator {
@@ -105,21 +106,8 @@ CampaignSpec seed003ShortconnPreset() {
                              {QStringLiteral("connection_close"), true}};
     const QJsonObject server{{QStringLiteral("workers"), 32}};
     spec.workloads = {{QStringLiteral("Requests"), QStringLiteral("nginx-wrk"), client, server, {64}}};
-    spec.columns = {
-        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
-        {QStringLiteral("original fallback path"),
-         QStringLiteral("smcr"),
-         QStringLiteral("tcp"),
-         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("off")}},
-         {},
-         {}},
-        {QStringLiteral("fast fallback"),
-         QStringLiteral("smcr"),
-         QStringLiteral("tcp"),
-         {{QStringLiteral("lab.fast_fallback"), QStringLiteral("on")}},
-         {},
-         {}},
-    };
+    spec.columns = fallbackColumns(
+        {QStringLiteral("TCP"), QStringLiteral("original fallback path"), QStringLiteral("fast fallback")});
     spec.durationMs = 20'000;
     spec.warmupMs = 0;
     spec.transportOptions = simFabric("cx4-25g");
