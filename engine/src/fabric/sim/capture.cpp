@@ -1,6 +1,7 @@
 #include "capture.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -10,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "common/byte_writer.h"
 
 namespace smcr::fabric::sim {
 
@@ -26,14 +29,11 @@ constexpr uint8_t kWriteLast = 0x08;
 constexpr uint8_t kWriteOnly = 0x0a;
 constexpr uint16_t kRoceV2Port = 4791;
 
-void put16(std::vector<uint8_t>& out, uint16_t v) {
-    out.push_back(static_cast<uint8_t>(v >> 8));
-    out.push_back(static_cast<uint8_t>(v));
-}
-void put32(std::vector<uint8_t>& out, uint32_t v) {
-    put16(out, static_cast<uint16_t>(v >> 16));
-    put16(out, static_cast<uint16_t>(v));
-}
+constexpr size_t kRecordHeaderBytes = 16;  // pcap per-packet header
+constexpr size_t kRethBytes = 16;
+
+// The pcap headers are little-endian (the magic says so to readers); the
+// frame itself is network order, through ByteWriter like every wire format.
 void putLe32(std::vector<uint8_t>& out, uint32_t v) {
     for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
@@ -95,47 +95,52 @@ void Capture::writePacket(const CaptureEndpoint& src, const CaptureEndpoint& dst
     const uint32_t frameBytes = 14 + ipBytes;
 
     std::vector<uint8_t> rec;
-    rec.reserve(16 + frameBytes);
+    rec.reserve(kRecordHeaderBytes + frameBytes);
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
     putLe32(rec, static_cast<uint32_t>(ts.tv_sec));
     putLe32(rec, static_cast<uint32_t>(ts.tv_nsec));
     putLe32(rec, frameBytes);
     putLe32(rec, frameBytes);
+    rec.resize(kRecordHeaderBytes + frameBytes);
+    const std::span<uint8_t> frame = std::span(rec).subspan(kRecordHeaderBytes);
+    ByteWriter w(frame);
     // Ethernet
-    rec.insert(rec.end(), dst.mac.begin(), dst.mac.end());
-    rec.insert(rec.end(), src.mac.begin(), src.mac.end());
-    put16(rec, 0x0800);
+    w.bytes(dst.mac);
+    w.bytes(src.mac);
+    w.u16(0x0800);
     // IPv4
-    const size_t ip = rec.size();
-    rec.push_back(0x45);
-    rec.push_back(0x02);  // ECN capable, as RoCEv2 NICs mark
-    put16(rec, static_cast<uint16_t>(ipBytes));
-    put16(rec, static_cast<uint16_t>(psn));
-    put16(rec, 0x4000);  // don't fragment
-    rec.push_back(64);
-    rec.push_back(17);  // UDP
-    put16(rec, 0);
-    put32(rec, src.ipv4);
-    put32(rec, dst.ipv4);
-    const uint16_t sum = ipChecksum(rec.data() + ip, 20);
-    rec[ip + 10] = static_cast<uint8_t>(sum >> 8);
-    rec[ip + 11] = static_cast<uint8_t>(sum);
+    const size_t ip = w.offset();
+    w.u8(0x45);
+    w.u8(0x02);  // ECN capable, as RoCEv2 NICs mark
+    w.u16(static_cast<uint16_t>(ipBytes));
+    w.u16(static_cast<uint16_t>(psn));
+    w.u16(0x4000);  // don't fragment
+    w.u8(64);
+    w.u8(17);  // UDP
+    const size_t checksum = w.offset();
+    w.u16(0);
+    w.u32(src.ipv4);
+    w.u32(dst.ipv4);
+    const size_t udp = w.offset();
+    w.seek(checksum);
+    w.u16(ipChecksum(frame.data() + ip, 20));
+    w.seek(udp);
     // UDP: the source port carries flow entropy (here the source QPN), as NICs do.
-    put16(rec, static_cast<uint16_t>(0xc000 | (src.qpn & 0x3fff)));
-    put16(rec, kRoceV2Port);
-    put16(rec, static_cast<uint16_t>(udpBytes));
-    put16(rec, 0);
+    w.u16(static_cast<uint16_t>(0xc000 | (src.qpn & 0x3fff)));
+    w.u16(kRoceV2Port);
+    w.u16(static_cast<uint16_t>(udpBytes));
+    w.u16(0);
     // BTH: opcode, SE|M|pad|tver, pkey, resv, destQP, A|resv, PSN
-    rec.push_back(opcode);
-    rec.push_back(static_cast<uint8_t>((solicited ? 0x80 : 0) | 0x40 | (pad << 4)));
-    put16(rec, 0xffff);
-    put32(rec, dst.qpn & kQpnMask);
-    put32(rec, psn & kPsnMask);
-    if (reth != nullptr) rec.insert(rec.end(), reth, reth + 16);
-    rec.insert(rec.end(), payload.begin(), payload.end());
-    rec.insert(rec.end(), pad, 0);
-    put32(rec, 0);  // ICRC not computed
+    w.u8(opcode);
+    w.u8(static_cast<uint8_t>((solicited ? 0x80 : 0) | 0x40 | (pad << 4)));
+    w.u16(0xffff);
+    w.u32(dst.qpn & kQpnMask);
+    w.u32(psn & kPsnMask);
+    if (reth != nullptr) w.bytes(std::span(reth, kRethBytes));
+    w.bytes(payload);
+    w.zeros(pad);
+    w.u32(0);  // ICRC not computed
     [[maybe_unused]] const ssize_t n = ::write(m_fd, rec.data(), rec.size());
 }
 
@@ -163,11 +168,12 @@ uint32_t Capture::writeSend(const CaptureEndpoint& src, const CaptureEndpoint& d
 uint32_t Capture::writeRdmaWrite(const CaptureEndpoint& src, const CaptureEndpoint& dst, uint32_t psn,
                                  uint64_t remoteAddr, uint32_t rkey, std::span<const uint8_t> payload,
                                  uint32_t mtuBytes) {
-    std::vector<uint8_t> reth;
-    put32(reth, static_cast<uint32_t>(remoteAddr >> 32));
-    put32(reth, static_cast<uint32_t>(remoteAddr));
-    put32(reth, rkey);
-    put32(reth, static_cast<uint32_t>(payload.size()));
+    // RETH: virtual address, rkey, DMA length.
+    std::array<uint8_t, kRethBytes> reth{};
+    ByteWriter r(reth);
+    r.u64(remoteAddr);
+    r.u32(rkey);
+    r.u32(static_cast<uint32_t>(payload.size()));
     const uint32_t packets = packetCount(payload.size(), mtuBytes);
     for (uint32_t i = 0; i < packets; ++i) {
         const size_t offset = size_t{i} * mtuBytes;
