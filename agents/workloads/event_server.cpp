@@ -4,8 +4,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "accept_loop.h"
 #include "clock.h"
-#include "interval_reporter.h"
 
 namespace smclab::workloads {
 
@@ -123,52 +123,31 @@ Result<EventServerTotals> runEventServer(const RunContext& ctx, const EventServe
         if (!poller) return smcr::fail(poller.error());
         workers.push_back(std::make_unique<Worker>(i, std::move(poller).value(), config));
     }
-    auto listener = ctx.transport->listen(ctx.host, ctx.port, 1024);
-    if (!listener) return smcr::fail(listener.error());
-    auto acceptPoller = ctx.transport->createPoller();
-    if (!acceptPoller) return smcr::fail(acceptPoller.error());
-    if (Status s = (*listener)->setNonBlocking(true); !s) return smcr::fail(s.error());
-    int token = 0;
-    if (Status s = (*acceptPoller)->add(**listener, Interest::read, &token); !s) return smcr::fail(s.error());
+    auto acceptor = Acceptor::listen(ctx, 1024);
+    if (!acceptor) return smcr::fail(acceptor.error());
 
     std::vector<std::thread> threads;
     for (auto& w : workers) threads.emplace_back([&ctx, worker = w.get()] { worker->run(ctx); });
-    if (ctx.onListening) ctx.onListening((*listener)->localPort());
 
     const uint64_t startNs = monotonicNs();
     const CpuTimes cpuStart = CpuTimes::now();
-    IntervalReporter reporter(ctx, startNs);
     size_t next = 0;
-    transports::PollEvent events[4];
-    smcr::Error failure;
-    bool failed = false;
-    while (!ctx.stopRequested()) {
-        auto ready = (*acceptPoller)->wait(events, kStopCheckMs);
-        if (!ready) {
-            failure = ready.error();
-            failed = true;
-            break;
-        }
-        if (*ready > 0) {
-            for (;;) {
-                auto stream = (*listener)->accept();
-                if (!stream) break;
-                if (!(*stream)->setNonBlocking(true)) continue;
-                workers[next]->hand(std::move(stream).value());
-                next = (next + 1) % workers.size();
-            }
-        }
-        const uint64_t now = monotonicNs();
-        if (reporter.due(now)) {
-            const EventServerTotals t = sum(workers);
-            reporter.report(now, t.bytesOut, t.ops, nullptr, false);
-        }
-    }
-    (void)(*acceptPoller)->remove(**listener);
-    (*listener)->close();
+    AcceptHandlers handlers;
+    // Round-robin over the I/O threads, each stream non-blocking for its poller.
+    handlers.accepted = [&workers, &next](std::unique_ptr<transports::Stream> stream) {
+        if (!stream->setNonBlocking(true)) return;
+        workers[next]->hand(std::move(stream));
+        next = (next + 1) % workers.size();
+    };
+    handlers.totals = [&workers](uint64_t* bytes, uint64_t* ops) {
+        const EventServerTotals t = sum(workers);
+        *bytes = t.bytesOut;
+        *ops = t.ops;
+    };
+    const Status accepting = (*acceptor)->run(ctx, startNs, handlers);
     for (auto& w : workers) w->requestStop();
     for (std::thread& t : threads) t.join();
-    if (failed) return smcr::fail(failure);
+    if (!accepting) return smcr::fail(accepting.error());
     EventServerTotals totals = sum(workers);
     totals.wallSec = static_cast<double>(monotonicNs() - startNs) / 1e9;
     const CpuTimes cpuEnd = CpuTimes::now();

@@ -13,9 +13,9 @@
 
 #include <QJsonArray>
 
+#include "accept_loop.h"
 #include "clock.h"
 #include "connection_threads.h"
-#include "interval_reporter.h"
 #include "stream_io.h"
 #include "tcp_test_protocol.h"
 #include "tcp_tests.h"
@@ -181,45 +181,25 @@ Result<RunResult> runTcpServer(const RunContext& ctx, const std::string& workloa
     if (!ctx.transport) return smcr::fail(smcr::Errc::invalidArgument, "transport: none given");
     const uint64_t maxTests = static_cast<uint64_t>(params->value("max_tests").toDouble());
 
-    auto listener = ctx.transport->listen(ctx.host, ctx.port, 128);
-    if (!listener) return smcr::fail(listener.error());
-    auto poller = ctx.transport->createPoller();
-    if (!poller) return smcr::fail(poller.error());
-    (void)(*listener)->setNonBlocking(true);
-    int token = 0;
-    if (Status s = (*poller)->add(**listener, transports::Interest::read, &token); !s) return smcr::fail(s.error());
-    if (ctx.onListening) ctx.onListening((*listener)->localPort());
+    auto acceptor = Acceptor::listen(ctx, 128);
+    if (!acceptor) return smcr::fail(acceptor.error());
 
     ServerState state;
     ConnectionThreads threads;
     const uint64_t startNs = monotonicNs();
     const CpuTimes cpuStart = CpuTimes::now();
-    IntervalReporter reporter(ctx, startNs);
-    transports::PollEvent events[4];
-    smcr::Error fatal;
-    bool failed = false;
-    while (!ctx.stopRequested() && (maxTests == 0 || state.testsDone.load() < maxTests)) {
-        auto ready = (*poller)->wait(events, kStopCheckMs);
-        if (!ready) {
-            fatal = ready.error();
-            failed = true;
-            break;
-        }
-        if (*ready > 0) {
-            for (;;) {
-                auto stream = (*listener)->accept();
-                if (!stream) break;
-                threads.start(
-                    [s = std::move(stream).value(), &ctx, &state]() mutable { serveTest(std::move(s), ctx, state); });
-            }
-        }
-        const uint64_t now = monotonicNs();
-        if (reporter.due(now)) reporter.report(now, state.bytes.load(), state.messages.load(), nullptr, false);
-    }
-    (void)(*poller)->remove(**listener);
-    (*listener)->close();
+    AcceptHandlers handlers;
+    handlers.accepted = [&threads, &ctx, &state](std::unique_ptr<transports::Stream> stream) {
+        threads.start([s = std::move(stream), &ctx, &state]() mutable { serveTest(std::move(s), ctx, state); });
+    };
+    handlers.totals = [&state](uint64_t* bytes, uint64_t* ops) {
+        *bytes = state.bytes.load();
+        *ops = state.messages.load();
+    };
+    handlers.finished = [&state, maxTests] { return maxTests != 0 && state.testsDone.load() >= maxTests; };
+    const Status accepting = (*acceptor)->run(ctx, startNs, handlers);
     threads.joinAll();
-    if (failed) return smcr::fail(fatal);
+    if (!accepting) return smcr::fail(accepting.error());
 
     const CpuTimes cpuEnd = CpuTimes::now();
     RunResult result;
