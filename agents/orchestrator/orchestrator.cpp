@@ -218,6 +218,7 @@ void Orchestrator::beginRunning() {
     if (smcr::Status s = m_store.updateCampaignStatus(m_campaignId, db::CampaignStatus::running); !s)
         return fatal(statusText(s.error()));
     m_sessionStarted = QDateTime::currentDateTimeUtc();
+    if (m_resuming) noteResume();
     emit campaignStarted(m_campaignId);
     emit message(QStringLiteral("campaign %1 (%2): %3 cells to run of %4, estimated %5")
                      .arg(m_campaignId)
@@ -229,6 +230,24 @@ void Orchestrator::beginRunning() {
     m_progressTimer.start();
     emitProgress();
     for (size_t i = 0; i < m_pairs.size(); ++i) dispatch(static_cast<int>(i));
+}
+
+void Orchestrator::noteResume() {
+    // The notes (shown with the campaign and in its report) say that it was
+    // resumed, when, and on what: the runs after it may have crossed
+    // another lab's wire than the ones before.
+    QStringList agents;
+    for (const Pair& pair : m_pairs)
+        agents << QStringLiteral("%1 -> %2").arg(pair.client->label(), pair.server->label());
+    QString line = QStringLiteral("Resumed %1 UTC: %2 of %3 cells on agents %4")
+                       .arg(m_sessionStarted.toString(QStringLiteral("yyyy-MM-dd HH:mm")))
+                       .arg(m_queue.size())
+                       .arg(m_cells.size())
+                       .arg(agents.join(QStringLiteral(", ")));
+    if (const QString wire = m_wire.value(QLatin1String("note")).toString(); !wire.isEmpty())
+        line += QStringLiteral("; wire: %1").arg(wire);
+    if (smcr::Status s = m_store.appendCampaignNotes(m_campaignId, line); !s)
+        emit message(QStringLiteral("database: %1").arg(statusText(s.error())));
 }
 
 void Orchestrator::dispatch(int pairIndex) {
@@ -345,6 +364,26 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     runner->start();
 }
 
+RecordInputs Orchestrator::recordInputs(const Pair& pair, const Cell& cell) const {
+    const ColumnSpec& column = m_spec.columns[static_cast<size_t>(cell.columnIndex)];
+    RecordInputs inputs;
+    inputs.campaignId = m_campaignId;
+    inputs.spec = &m_spec;
+    inputs.cell = cell;
+    inputs.clientAgentId = pair.client->storeAgentId;
+    inputs.serverAgentId = pair.server->storeAgentId;
+    inputs.clientFacts = hostFacts(pair.client->hello(), m_spec.transportOptions, column.effectiveClientTransport());
+    inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
+    addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
+    addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
+    // Which runner session ran it: a resumed campaign's report says
+    // when it was resumed and on what (db/report campaign_report.cpp).
+    inputs.clientFacts.insert(QLatin1String(kSessionStartedFact), m_sessionStarted.toString(Qt::ISODate));
+    inputs.clientFacts.insert(QLatin1String(kSessionResumedFact),
+                              m_resuming ? QStringLiteral("yes") : QStringLiteral("no"));
+    return inputs;
+}
+
 void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcome& outcome) {
     Pair& pair = m_pairs[static_cast<size_t>(pairIndex)];
     if (pair.runner) pair.runner->deleteLater();
@@ -352,26 +391,10 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
     pair.cellIndex = -1;
     const CellInfo info = cellInfo(cellIndex, pairIndex);
     const Cell& cell = m_cells[static_cast<size_t>(cellIndex)];
-    const ColumnSpec& column = m_spec.columns[static_cast<size_t>(cell.columnIndex)];
 
     switch (outcome.kind) {
         case CellOutcome::Kind::finished: {
-            RecordInputs inputs;
-            inputs.campaignId = m_campaignId;
-            inputs.spec = &m_spec;
-            inputs.cell = cell;
-            inputs.clientAgentId = pair.client->storeAgentId;
-            inputs.serverAgentId = pair.server->storeAgentId;
-            inputs.clientFacts =
-                hostFacts(pair.client->hello(), m_spec.transportOptions, column.effectiveClientTransport());
-            inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
-            addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
-            addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
-            // Which runner session ran it: a resumed campaign's report says
-            // when it was resumed and on what (db/report campaign_report.cpp).
-            inputs.clientFacts.insert(QLatin1String(kSessionStartedFact), m_sessionStarted.toString(Qt::ISODate));
-            inputs.clientFacts.insert(QLatin1String(kSessionResumedFact),
-                                      m_resuming ? QStringLiteral("yes") : QStringLiteral("no"));
+            const RecordInputs inputs = recordInputs(pair, cell);
             const QString clientHost = inputs.clientFacts.value(QStringLiteral("host"));
             const bool sameHost =
                 !clientHost.isEmpty() && clientHost == inputs.serverFacts.value(QStringLiteral("host"));
@@ -422,6 +445,11 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
         case CellOutcome::Kind::failed:
             m_cellWallMsSum += outcome.startedAt.msecsTo(outcome.finishedAt);
             ++m_cellWallCount;
+            // What the run showed live before it failed stays with it.
+            if (outcomeHasData(outcome)) {
+                return recordFailure(pairIndex, cellIndex, outcome.error, outcome.agentLost,
+                                     buildFailedRunRecord(recordInputs(pair, cell), outcome));
+            }
             return recordFailure(pairIndex, cellIndex, outcome.error, outcome.agentLost);
         case CellOutcome::Kind::aborted:
         case CellOutcome::Kind::invalid:
@@ -433,9 +461,11 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
     dispatch(pairIndex);
 }
 
-void Orchestrator::recordFailure(int pairIndex, int cellIndex, const QString& error, bool agentLost) {
+void Orchestrator::recordFailure(int pairIndex, int cellIndex, const QString& error, bool agentLost,
+                                 const std::optional<db::RunRecord>& seen) {
     const CellInfo info = cellInfo(cellIndex, pairIndex);
-    auto failed = m_store.markRunFailed(m_campaignId, toRunCell(m_spec, info.cell), error);
+    auto failed = seen ? m_store.recordFailedRun(*seen, error)
+                       : m_store.markRunFailed(m_campaignId, toRunCell(m_spec, info.cell), error);
     if (!failed) return fatal(QStringLiteral("cannot record the failed run: %1").arg(statusText(failed.error())));
     ++m_failed;
     emit message(QStringLiteral("cell %1 failed: %2").arg(info.key, error));

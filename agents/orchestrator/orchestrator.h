@@ -44,6 +44,7 @@
 #include "cell_matrix.h"
 #include "cell_runner.h"
 #include "protocol/agent_client.h"
+#include "run_record.h"
 #include "runner_lock.h"
 #include "smclab/db/types.h"
 
@@ -178,11 +179,16 @@ private:
     void onInitialLinkFailed(const QString& why);
     smcr::Status registerAgent(AgentLink* link);
     void beginRunning();
+    // A resumed campaign's notes get a line: when, which cells, on what agents and wire.
+    void noteResume();
     void dispatch(int pairIndex);
     void runCell(int pairIndex, int cellIndex);
     void reconnectPair(int pairIndex, int cellIndex);
     void onCellFinished(int pairIndex, int cellIndex, const CellOutcome& outcome);
-    void recordFailure(int pairIndex, int cellIndex, const QString& error, bool agentLost);
+    // `seen`: what the run produced before it failed, stored with the failure.
+    void recordFailure(int pairIndex, int cellIndex, const QString& error, bool agentLost,
+                       const std::optional<db::RunRecord>& seen = std::nullopt);
+    RecordInputs recordInputs(const Pair& pair, const Cell& cell) const;
     void settle();
     // done, or failed when no run of the campaign finished.
     db::CampaignStatus finalStatus();

@@ -231,4 +231,30 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
     return record;
 }
 
+namespace {
+
+QJsonObject lastCounters(const QList<protocol::Samples>& samples) {
+    for (auto it = samples.crbegin(); it != samples.crend(); ++it) {
+        if (!it->counters.isEmpty()) return it->counters;
+    }
+    return {};
+}
+
+}  // namespace
+
+bool outcomeHasData(const CellOutcome& outcome) {
+    return !outcome.clientSamples.isEmpty() || !outcome.serverSamples.isEmpty() || !outcome.client.counters.isEmpty() ||
+           !outcome.server.counters.isEmpty();
+}
+
+db::RunRecord buildFailedRunRecord(const RecordInputs& inputs, const CellOutcome& outcome) {
+    CellOutcome seen = outcome;
+    if (seen.client.counters.isEmpty()) seen.client.counters = lastCounters(outcome.clientSamples);
+    if (seen.server.counters.isEmpty()) seen.server.counters = lastCounters(outcome.serverSamples);
+    db::RunRecord record = buildRunRecord(inputs, seen);
+    record.results.clear();
+    record.histograms.clear();
+    return record;
+}
+
 }  // namespace smclab::orchestrator

@@ -62,4 +62,13 @@ struct RecordInputs {
 
 db::RunRecord buildRunRecord(const RecordInputs& inputs, const CellOutcome& outcome);
 
+// Whether a failed cell produced anything to keep: samples or counters.
+bool outcomeHasData(const CellOutcome& outcome);
+// A failed cell as stored with its failure (ResultStore::recordFailedRun):
+// what buildRunRecord() keeps but no results or histograms (a failed run
+// measured nothing to compare), and, for a side whose agent sent no final
+// counters, the last cumulative counters its samples carried: the view of
+// the failed run shows what the Run page showed live.
+db::RunRecord buildFailedRunRecord(const RecordInputs& inputs, const CellOutcome& outcome);
+
 }  // namespace smclab::orchestrator

@@ -127,7 +127,10 @@ private:
         m_partial = must((*store)->createCampaign({QStringLiteral("partial"), {}, {}, {}, {a, b, m_pendingCell}}));
         QVERIFY(m_partial > 0);
         QVERIFY((*store)->recordRun(dbtest::fullRecord(m_partial, a, 10.0)).ok());
-        QVERIFY((*store)->markRunFailed(m_partial, b, QStringLiteral("agent lost")).ok());
+        // Failed with what it saw before (samples, counters): the copy keeps them.
+        RunRecord seen = dbtest::fullRecord(m_partial, b, 5.0);
+        seen.results.clear();
+        QVERIFY((*store)->recordFailedRun(seen, QStringLiteral("agent lost")).ok());
         QVERIFY((*store)->updateCampaignStatus(m_partial, CampaignStatus::paused).ok());
     }
 

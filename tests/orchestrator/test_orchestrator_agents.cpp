@@ -135,6 +135,10 @@ private slots:
                 QCOMPARE(run.status, db::RunStatus::failed);
                 QVERIFY2(run.error.contains(QLatin1String("no_such_setting")), qPrintable(run.error));
                 QVERIFY2(run.error.contains(server()) || run.error.contains(client()), qPrintable(run.error));
+                // Refused before it ran: nothing seen, nothing stored.
+                auto seen = (*store)->samples(run.id);
+                QVERIFY(seen.ok());
+                QVERIFY(seen->isEmpty());
             }
         }
         // Every cell has a run row; nothing is pending but the failed ones.
@@ -329,6 +333,13 @@ private slots:
             if (run.cell.msgSize == 2) {
                 QCOMPARE(run.status, db::RunStatus::failed);
                 QVERIFY2(run.error.contains(QLatin1String("disconnected")), qPrintable(run.error));
+                // What streamed before the kill stays with the failed run.
+                auto seen = (*store)->samples(run.id);
+                QVERIFY(seen.ok());
+                QVERIFY2(!seen->isEmpty(), "the failed run kept no samples");
+                auto results = (*store)->results(run.id);
+                QVERIFY(results.ok());
+                QVERIFY2(results->isEmpty(), "a failed run has no results to compare");
             } else {
                 QVERIFY2(run.status == db::RunStatus::done, qPrintable(run.error));
             }

@@ -116,6 +116,51 @@ private slots:
         QVERIFY(sawThroughput);
     }
 
+    void recordOfAFailedCellKeepsWhatWasSeen() {
+        auto spec = presetCampaign("datapath");
+        const auto cells = expandCells(*spec);
+        CellOutcome outcome;
+        outcome.kind = CellOutcome::Kind::failed;
+        outcome.error = QStringLiteral("agent 127.0.0.1:7601 disconnected mid-run");
+        QVERIFY(!outcomeHasData(outcome));
+        // The client's result had a partial summary and no counters; its
+        // samples carried cumulative counters, the last ones are kept.
+        outcome.client.summary = QJsonObject{{"bw_MBps", 3.5}};
+        outcome.client.histogram = QJsonObject{{"count", 3}};
+        protocol::Samples first;
+        first.tMs = 500;
+        first.throughputBps = 8e6;
+        first.counters = QJsonObject{{"cdc_msgs_sent", 10}};
+        protocol::Samples second = first;
+        second.tMs = 1000;
+        second.counters = QJsonObject{{"cdc_msgs_sent", 25}, {"rdma_writes", 24}};
+        protocol::Samples third = first;
+        third.tMs = 1500;
+        third.counters = QJsonObject();  // an interval without counters
+        outcome.clientSamples = {first, second, third};
+        outcome.server.counters = QJsonObject{{"cq_wakeups", 9}};
+        QVERIFY(outcomeHasData(outcome));
+
+        RecordInputs in;
+        in.campaignId = 7;
+        in.spec = &*spec;
+        in.cell = cells[0];
+        const db::RunRecord record = buildFailedRunRecord(in, outcome);
+        QVERIFY(record.results.isEmpty());
+        QVERIFY(record.histograms.isEmpty());
+        QCOMPARE(record.settings.value("transport"), QStringLiteral("smcr"));
+        QMap<QString, qint64> client;
+        QMap<QString, qint64> server;
+        for (const db::Counter& c : record.counters)
+            (c.side == db::Side::client ? client : server).insert(c.name, c.value);
+        QCOMPARE(client.value("cdc_msgs_sent"), qint64(25));
+        QCOMPARE(client.value("rdma_writes"), qint64(24));
+        QCOMPARE(server.value("cq_wakeups"), qint64(9));
+        int throughput = 0;
+        for (const db::Sample& sample : record.samples) throughput += sample.metric == QLatin1String("throughput_mbps");
+        QCOMPARE(throughput, 3);
+    }
+
     void hostLoadFromBothEnds() {
         const QJsonObject client{{"cpu_busy_pct", 190.0}, {"agent_cpu_pct", 80.0}, {"steal_pct", 1.0}};
         const QJsonObject server{{"cpu_busy_pct", 190.0}, {"agent_cpu_pct", 70.0}, {"steal_pct", 0.5}};

@@ -235,6 +235,19 @@ smcr::Status ResultStore::updateCampaignStatus(qint64 campaignId, CampaignStatus
     return {};
 }
 
+smcr::Status ResultStore::appendCampaignNotes(qint64 campaignId, const QString& line) {
+    auto q = sql::exec(database(), m_path,
+                       QStringLiteral("UPDATE campaigns SET notes = CASE WHEN notes IS NULL OR notes = '' THEN ? "
+                                      "ELSE notes || ? END WHERE id = ?"),
+                       {line, QStringLiteral("\n") + line, campaignId});
+    if (!q) return smcr::fail(q.error());
+    if (q->numRowsAffected() == 0) {
+        return smcr::fail(smcr::Errc::notFound,
+                          QStringLiteral("no campaign %1 in %2").arg(campaignId).arg(m_path).toStdString());
+    }
+    return {};
+}
+
 smcr::Status ResultStore::deleteCampaign(qint64 campaignId) {
     auto q = sql::exec(database(), m_path, QStringLiteral("DELETE FROM campaigns WHERE id = ?"), {campaignId});
     if (!q) return smcr::fail(q.error());

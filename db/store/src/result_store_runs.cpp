@@ -89,6 +89,14 @@ smcr::Status ResultStore::markRunStarted(qint64 campaignId, const RunCell& cell,
 }
 
 smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
+    return writeRun(record, RunStatus::done, QString());
+}
+
+smcr::Result<qint64> ResultStore::recordFailedRun(const RunRecord& record, const QString& error) {
+    return writeRun(record, RunStatus::failed, error);
+}
+
+smcr::Result<qint64> ResultStore::writeRun(const RunRecord& record, RunStatus status, const QString& error) {
     const QSqlDatabase db = database();
     sql::WriteTransaction tx(db, m_path);
     if (auto begun = tx.begin(); !begun) return smcr::fail(begun.error());
@@ -97,11 +105,11 @@ smcr::Result<qint64> ResultStore::recordRun(const RunRecord& record) {
     const qint64 id = *runId;
     auto updated =
         sql::exec(db, m_path,
-                  QStringLiteral("UPDATE runs SET status = 'done', started_at = ?, finished_at = ?, error = '', "
+                  QStringLiteral("UPDATE runs SET status = ?, started_at = ?, finished_at = ?, error = ?, "
                                  "client_agent_id = ?, server_agent_id = ? WHERE id = ?"),
-                  {sql::timestamp(record.startedAt),
+                  {statusName(status), sql::timestamp(record.startedAt),
                    sql::timestamp(record.finishedAt.isValid() ? record.finishedAt : QDateTime::currentDateTimeUtc()),
-                   sql::optionalId(record.clientAgentId), sql::optionalId(record.serverAgentId), id});
+                   error, sql::optionalId(record.clientAgentId), sql::optionalId(record.serverAgentId), id});
     if (!updated) return smcr::fail(updated.error());
     if (auto cleared = deleteRunData(id); !cleared) return smcr::fail(cleared.error());
 

@@ -121,8 +121,12 @@ smcr::Result<CopyCounts> copyCampaigns(ResultStore& source, ResultStore& destina
                 counts.samplesCopied += record->samples.size();
                 ++copiedHere;
             } else if (run.status == RunStatus::failed && current != RunStatus::done && current != RunStatus::failed) {
-                auto failed = destination.markRunFailed(target, run.cell, run.error);
-                if (!failed) return smcr::fail(failed.error());
+                // With what it saw before it failed (samples, counters), if anything.
+                auto record = readRecord(source, run, target, *agentIds);
+                if (!record) return smcr::fail(record.error());
+                if (auto failed = destination.recordFailedRun(*record, run.error); !failed)
+                    return smcr::fail(failed.error());
+                counts.samplesCopied += record->samples.size();
                 ++copiedHere;
             }
         }

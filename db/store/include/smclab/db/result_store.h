@@ -111,6 +111,8 @@ public:
     smcr::Result<qint64> importCampaign(const Campaign& campaign, const QList<RunCell>& cells);
     // done/failed also set finished_at.
     smcr::Status updateCampaignStatus(qint64 campaignId, CampaignStatus status);
+    // Adds a line to the campaign's notes (a resume says when and on what).
+    smcr::Status appendCampaignNotes(qint64 campaignId, const QString& line);
     // Deletes the campaign with its runs and all their data (foreign-key cascade).
     smcr::Status deleteCampaign(qint64 campaignId);
     smcr::Result<QList<Campaign>> listCampaigns();  // newest first
@@ -129,6 +131,11 @@ public:
     smcr::Result<qint64> recordRun(const RunRecord& record);
     // Records a failed attempt (status failed, error text); returns the run id.
     smcr::Result<qint64> markRunFailed(qint64 campaignId, const RunCell& cell, const QString& error);
+    // A failed attempt with what it produced before it failed (samples,
+    // counters, settings, facts, live changes), in one transaction, so the
+    // run's view keeps what was seen live. Status failed: no comparison,
+    // report or pending-cell query counts it as measured.
+    smcr::Result<qint64> recordFailedRun(const RunRecord& record, const QString& error);
     smcr::Result<QList<Run>> runs(qint64 campaignId);  // plan order
     smcr::Result<Run> run(qint64 runId);
     // Cells not done yet (planned, running or failed), in plan order: what
@@ -174,6 +181,8 @@ private:
     smcr::Result<qint64> cellRunId(qint64 campaignId, const RunCell& cell);
     smcr::Result<qint64> insertCampaign(const Campaign& fields, const QList<RunCell>& cells);
     smcr::Status deleteRunData(qint64 runId);
+    // recordRun() and recordFailedRun(): the run row set to `status` and all its data.
+    smcr::Result<qint64> writeRun(const RunRecord& record, RunStatus status, const QString& error);
 
     QString m_path;
     QString m_connectionName;
