@@ -28,4 +28,11 @@ const Workload* findWorkload(std::string_view name) {
     return nullptr;
 }
 
+bool reportsOnlyAtEnd(std::string_view workload) {
+    for (const Workload* w : {&qperfToolWorkload(), &nginxWrkToolWorkload(), &redisToolWorkload()}) {
+        if (w->name() == workload) return true;
+    }
+    return false;
+}
+
 }  // namespace smclab::workloads

@@ -203,12 +203,18 @@ void MainWindow::askQuitDuringRun() {
         m_quitQuestion->raise();
         return;
     }
-    auto* box = new QMessageBox(QMessageBox::Question, tr("Quit during a campaign?"),
-                                tr("A campaign is running: %1\n\nQuitting stops it; the runs not finished are "
-                                   "lost and the campaign stays resumable from Results.")
-                                    .arg(m_runPage->statusText()),
+    const auto question = [this](const QString& inFlight) {
+        return tr("A campaign is running: %1\n\nQuitting stops it; the runs not finished are "
+                  "lost and the campaign stays resumable from Results.")
+            .arg(inFlight);
+    };
+    auto* box = new QMessageBox(QMessageBox::Question, tr("Quit during a campaign?"), question(m_runPage->statusText()),
                                 QMessageBox::NoButton, this);
     box->setObjectName(QStringLiteral("quitConfirmation"));
+    // The campaign goes on while the question shows: it names the run in
+    // flight when the user answers, not the one when it opened.
+    connect(m_runPage, &RunPage::statusTextChanged, box,
+            [box, question](const QString& text) { box->setText(question(text)); });
     QPushButton* quit = box->addButton(tr("Stop and quit"), QMessageBox::DestructiveRole);
     box->addButton(tr("Keep running"), QMessageBox::RejectRole);
     box->setDefaultButton(qobject_cast<QPushButton*>(box->buttons().back()));

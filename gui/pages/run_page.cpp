@@ -21,6 +21,7 @@
 #include "protocol/agent_client.h"
 #include "run/campaign_worker.h"
 #include "smclab/db/result_store.h"
+#include "tool_workloads.h"
 #include "widgets/live_plot.h"
 #include "widgets/settings_panel.h"
 
@@ -38,6 +39,16 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     layout->addWidget(m_progress);
+    // Which runs failed and why, not only how many: the reason of the
+    // latest, the others in the tooltip (and all in Results).
+    m_failedLabel = new QLabel(this);
+    m_failedLabel->setObjectName(QStringLiteral("failedRuns"));
+    m_failedLabel->setWordWrap(false);
+    m_failedLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_failedLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_failedLabel->setStyleSheet(QStringLiteral("QLabel { background: #f8d7da; color: #222; padding: 3px; }"));
+    m_failedLabel->hide();
+    layout->addWidget(m_failedLabel);
 
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     m_plot = new LivePlot(splitter);
@@ -159,6 +170,7 @@ bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
     connect(m_worker.get(), &CampaignWorker::campaignStarted, this, [this](qint64 id) { m_campaignId = id; });
     connect(m_worker.get(), &CampaignWorker::progressChanged, this, &RunPage::onProgress);
     connect(m_worker.get(), &CampaignWorker::cellStarted, this, &RunPage::onCellStarted);
+    connect(m_worker.get(), &CampaignWorker::cellFinished, this, &RunPage::onCellFinished);
     connect(m_worker.get(), &CampaignWorker::samplesReceived, this,
             [this](const orchestrator::CellInfo&, const protocol::Samples& samples, bool fromServer) {
                 // Bandwidth is counted at the receiver (qperf), latency at the client.
@@ -174,6 +186,8 @@ bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
     connect(m_worker.get(), &CampaignWorker::finished, this, &RunPage::onFinished);
     m_plot->clearRun();
     m_counters->clear();
+    m_failedRuns.clear();
+    showFailedRuns();
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
     m_progress->setFormat(tr("connecting..."));
@@ -214,7 +228,7 @@ void RunPage::startCampaign(const QJsonObject& campaign, const QList<AgentEndpoi
     for (const orchestrator::ColumnSpec& column : run.columns) m_columnSettings.insert(column.label, column.settings);
     m_cellDurationSec = static_cast<double>(run.durationMs + run.warmupMs) / 1000.0;
     m_campaignId = 0;
-    m_cellLabel->setText(tr("%1: connecting to %2 agent(s)...").arg(run.name).arg(agents.size()));
+    setStatusText(tr("%1: connecting to %2 agent(s)...").arg(run.name).arg(agents.size()));
     setRunnerState(orchestrator::RunnerState::connecting);
     m_worker->start(run);
 }
@@ -244,7 +258,7 @@ void RunPage::resumeCampaign(qint64 campaignId, const QList<AgentEndpoint>& agen
     for (const orchestrator::ColumnSpec& column : spec->columns) m_columnSettings.insert(column.label, column.settings);
     m_cellDurationSec = static_cast<double>(spec->durationMs + spec->warmupMs) / 1000.0;
     m_campaignId = campaignId;
-    m_cellLabel->setText(
+    setStatusText(
         tr("Campaign %1 (%2): resuming on %3 agent(s)...").arg(campaignId).arg(spec->name).arg(agents.size()));
     setRunnerState(orchestrator::RunnerState::connecting);
     m_worker->resume(campaignId, agentPairs(agents));
@@ -285,7 +299,7 @@ void RunPage::monitorRun(AgentClient* client, const QString& runId) {
     m_monitored.append({client, runId});
     m_plot->clearRun();
     m_counters->clear();
-    m_cellLabel->setText(tr("Run %1 on %2").arg(runId, client->url().toString()));
+    setStatusText(tr("Run %1 on %2").arg(runId, client->url().toString()));
     connect(client, &AgentClient::samplesReceived, this, [this, runId](const protocol::Samples& samples) {
         if (samples.runId == runId) onSamples(samples, true, true);
     });
@@ -294,7 +308,7 @@ void RunPage::monitorRun(AgentClient* client, const QString& runId) {
     });
     connect(client, &AgentClient::resultReceived, this, [this, runId](const protocol::RunResult& result) {
         if (result.runId != runId) return;
-        m_cellLabel->setText(tr("Run %1: %2").arg(runId, protocol::runStateName(result.state)));
+        setStatusText(tr("Run %1: %2").arg(runId, protocol::runStateName(result.state)));
         m_monitored.removeIf([&runId](const Monitored& m) { return m.runId == runId; });
         updateWidgets();
     });
@@ -436,18 +450,56 @@ void RunPage::onProgress(const orchestrator::Progress& progress) {
 
 void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
     m_cellWorkload = cell.workload;
-    m_cellLabel->setText(tr("%1 / %2 / %3 B / rep %4")
-                             .arg(cell.workloadLabel, cell.columnLabel)
-                             .arg(cell.cell.sizeBytes)
-                             .arg(cell.cell.repetition + 1));
+    setStatusText(tr("%1 / %2 / %3 B / rep %4")
+                      .arg(cell.workloadLabel, cell.columnLabel)
+                      .arg(cell.cell.sizeBytes)
+                      .arg(cell.cell.repetition + 1));
     // Every cell is its own run with its own clock: the plot starts over,
     // and the run starts with its column's settings (live changes made to
     // the previous cell ended with it).
     m_plot->clearRun();
     m_plot->setExpectedDurationSec(m_cellDurationSec);
+    // A tool that prints nothing while it runs leaves the plot empty: say
+    // so, rather than an empty plot that looks broken.
+    if (workloads::reportsOnlyAtEnd(cell.workload.toStdString())) {
+        m_plot->setEmptyNote(
+            cell.transport == QLatin1String("smcr")
+                ? tr("%1 prints its figures only when it ends.\nLive samples come from the preload's engine "
+                     "counters\nonce its connections run over libsmcr.")
+                      .arg(cell.workload)
+                : tr("%1 prints its figures only when it ends:\nno live samples over %2.\nIts result is in "
+                     "Results when the run ends.")
+                      .arg(cell.workload, cell.transport));
+    }
     m_countersBox->setTitle(tr("Engine counters (this run)"));
     showSettingsInForce(m_columnSettings.value(cell.columnLabel));
     showTransport(cell.transport);
+}
+
+void RunPage::onCellFinished(const orchestrator::CellInfo& cell, bool ok, const QString& error) {
+    if (ok) return;
+    m_failedRuns.append(tr("%1 / %2 / %3 B / rep %4: %5")
+                            .arg(cell.workloadLabel, cell.columnLabel)
+                            .arg(cell.cell.sizeBytes)
+                            .arg(cell.cell.repetition + 1)
+                            .arg(error.isEmpty() ? tr("no reason given") : error));
+    showFailedRuns();
+}
+
+void RunPage::showFailedRuns() {
+    m_failedLabel->setVisible(!m_failedRuns.isEmpty());
+    if (m_failedRuns.isEmpty()) return;
+    const QString latest = m_failedRuns.back();
+    m_failedLabel->setText(QStringLiteral("\u2691 ") +
+                           (m_failedRuns.size() == 1
+                                ? tr("Failed: %1").arg(latest)
+                                : tr("%1 runs failed; latest: %2").arg(m_failedRuns.size()).arg(latest)));
+    m_failedLabel->setToolTip(m_failedRuns.join(QLatin1Char('\n')));
+}
+
+void RunPage::setStatusText(const QString& text) {
+    m_cellLabel->setText(text);
+    emit statusTextChanged(text);
 }
 
 void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
@@ -456,9 +508,10 @@ void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
     showSettingsInForce({});
     showTransport(QString());
     const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
-    m_cellLabel->setText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name) : tr("Campaign %1").arg(name));
+    setStatusText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name) : tr("Campaign %1").arg(name));
     // What stays on screen is a record now, not a live view.
-    if (m_plot->sampleCount() > 0) m_plot->setCaption(tr("Last run of the campaign (%1; nothing runs now)").arg(name));
+    if (m_plot->sampleCount() > 0 || !m_plot->emptyNote().isEmpty())
+        m_plot->setCaption(tr("Last run of the campaign (%1; nothing runs now)").arg(name));
     m_countersBox->setTitle(tr("Engine counters (last run, ended)"));
     m_counters->freeze();
     if (campaignId > 0) emit campaignFinished(campaignId);

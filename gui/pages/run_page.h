@@ -69,6 +69,9 @@ public:
     SettingsPanel* settingsPanel() const { return m_settings; }
     CounterTableModel* counters() const { return m_counters; }
     QString statusText() const;
+    // The failed runs of the campaign in view, one line each with its
+    // reason ("tcp_bw / SMC / 64 B / rep 1: agent ...: connection reset").
+    QStringList failedRuns() const { return m_failedRuns; }
     // What the running agents last confirmed, or the cell's column settings
     // over the engine's defaults; the panel shows these unless a change is
     // on its way.
@@ -79,6 +82,8 @@ signals:
     void campaignFinished(qint64 campaignId);
     void resumeRequested(qint64 campaignId);
     void runnerStateChanged(smclab::orchestrator::RunnerState state);
+    // The status line (statusText()) changed: the run in flight, or the campaign's end.
+    void statusTextChanged(const QString& text);
 
 private:
     // The constructor's parts: the state, ETA and buttons row; the live
@@ -107,6 +112,9 @@ private:
     void showTransport(const QString& transport);
     void onProgress(const orchestrator::Progress& progress);
     void onCellStarted(const orchestrator::CellInfo& cell);
+    void onCellFinished(const orchestrator::CellInfo& cell, bool ok, const QString& error);
+    void setStatusText(const QString& text);
+    void showFailedRuns();
     void onFinished(qint64 campaignId, orchestrator::RunnerState state);
     void setRunnerState(orchestrator::RunnerState state);
     void updateWidgets();
@@ -120,6 +128,8 @@ private:
     QHash<QString, QJsonObject> m_columnSettings;  // column label -> its settings
 
     QLabel* m_cellLabel = nullptr;
+    QLabel* m_failedLabel = nullptr;  // the failed runs with their reasons
+    QStringList m_failedRuns;
     QLabel* m_etaLabel = nullptr;
     QLabel* m_stateLabel = nullptr;
     QGroupBox* m_countersBox = nullptr;

@@ -39,6 +39,7 @@ public:
         connect(o, &orchestrator::Orchestrator::progressChanged, w, &CampaignWorker::progressChanged,
                 Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::cellStarted, w, &CampaignWorker::cellStarted, Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::cellFinished, w, &CampaignWorker::cellFinished, Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::samplesReceived, w, &CampaignWorker::samplesReceived,
                 Qt::DirectConnection);
         connect(

@@ -48,7 +48,30 @@ void LivePlot::clearRun() {
     m_markerTexts.clear();
     m_lastTimeSec = 0.0;
     m_caption->setText(QString());
+    m_emptyNote.clear();
+    m_emptyNoteItem = nullptr;  // clearItems() deleted it
     rescale();
+}
+
+void LivePlot::setEmptyNote(const QString& text) {
+    m_emptyNote = text;
+    if (m_emptyNoteItem == nullptr) {
+        m_emptyNoteItem = new QCPItemText(this);
+        m_emptyNoteItem->position->setType(QCPItemPosition::ptAxisRectRatio);
+        m_emptyNoteItem->position->setCoords(0.5, 0.45);
+        m_emptyNoteItem->setPositionAlignment(Qt::AlignCenter);
+        m_emptyNoteItem->setTextAlignment(Qt::AlignCenter);
+        m_emptyNoteItem->setPadding(QMargins(8, 6, 8, 6));
+        m_emptyNoteItem->setColor(QColor(0x44, 0x44, 0x44));
+        m_emptyNoteItem->setBrush(QBrush(QColor(0xf4, 0xf4, 0xf4)));
+        m_emptyNoteItem->setClipToAxisRect(false);
+    }
+    m_emptyNoteItem->setText(text);
+    rescale();
+}
+
+QString LivePlot::emptyNote() const {
+    return m_emptyNoteItem != nullptr && m_emptyNoteItem->visible() ? m_emptyNote : QString();
 }
 
 void LivePlot::setExpectedDurationSec(double seconds) {
@@ -136,6 +159,7 @@ void LivePlot::rescale() {
     // An empty axis reads as "latency 0": show it, and its legend entry,
     // only when this run measures latency (a bandwidth run does not).
     yAxis2->setVisible(m_latency->dataCount() > 0);
+    if (m_emptyNoteItem != nullptr) m_emptyNoteItem->setVisible(!m_emptyNote.isEmpty() && sampleCount() == 0);
     if (m_latency->dataCount() > 0) {
         m_latency->addToLegend();
     } else {

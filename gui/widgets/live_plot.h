@@ -30,6 +30,11 @@ public:
     // A line above the plot: what it shows ("last run, ended"); empty hides it.
     void setCaption(const QString& text);
     QString caption() const;
+    // A note in the middle of the axes while the run has no sample ("qperf
+    // reports only when it ends"); empty: none. Samples hide it.
+    void setEmptyNote(const QString& text);
+    // The note as shown now: empty once samples arrived.
+    QString emptyNote() const;
     QString latencyAxisLabel() const;
     bool latencyAxisVisible() const;
     // The series named in the legend ("throughput", and "latency (mean)"
@@ -51,6 +56,8 @@ private:
     double m_lastTimeSec = 0.0;
     double m_expectedSec = 0.0;
     QCPTextElement* m_caption = nullptr;
+    QString m_emptyNote;
+    QCPItemText* m_emptyNoteItem = nullptr;  // owned by the plot; clearItems() removes it
 };
 
 }  // namespace smclab::gui

@@ -107,6 +107,13 @@ RunView::RunView(QWidget* parent) : QWidget(parent) {
     m_plot->plotLayout()->addElement(1, 0, legendRow);
     legendRow->setMargins(QMargins(5, 0, 5, 5));
     legendRow->addElement(0, 0, m_plot->legend);
+    // A grid's widest is the sum of its elements' widest, and an empty
+    // legend's is its margins: a run without series capped the plot's one
+    // column there, and the axes collapsed to their minimum with the ticks
+    // on top of each other. A set maximum overrides that; it must stay below
+    // the widget limit once QCustomPlot adds the margins, or it is ignored.
+    constexpr int kWiderThanAnyScreen = 1 << 20;
+    legendRow->setMaximumSize(kWiderThanAnyScreen, QWIDGETSIZE_MAX);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setWrap(4);
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
@@ -206,6 +213,18 @@ QString RunView::connectionsText() const {
     return m_connections->isVisibleTo(this) ? m_connections->text() : QString();
 }
 
+QString RunView::countersTabText() const {
+    return m_tabs->tabText(0);
+}
+
+QString RunView::plotNote() const {
+    for (int i = 0; i < m_plot->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(m_plot->item(i));
+        if (text != nullptr && text->objectName() == QLatin1String("noSamplesNote")) return text->text();
+    }
+    return {};
+}
+
 QString RunView::titleText() const {
     return m_title->text();
 }
@@ -273,6 +292,19 @@ void RunView::rebuildPlot() {
         text->setColor(kMarkerColor);
         text->setBrush(QBrush(QColor(255, 255, 255, 210)));
     }
+    if (m_plot->graphCount() == 0 && m_detail.run.id > 0) {
+        // No series: say why in place of an empty frame.
+        auto* note = new QCPItemText(m_plot);
+        note->setObjectName(QStringLiteral("noSamplesNote"));
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.5, 0.45);
+        note->setPositionAlignment(Qt::AlignCenter);
+        note->setPadding(QMargins(8, 6, 8, 6));
+        note->setColor(QColor(0x44, 0x44, 0x44));
+        note->setBrush(QBrush(QColor(0xf4, 0xf4, 0xf4)));
+        note->setText(m_detail.run.status == db::RunStatus::failed ? tr("No sample arrived before the run failed.")
+                                                                   : tr("No samples were stored for this run."));
+    }
     m_plot->legend->setVisible(m_plot->graphCount() > 0);
     m_plot->legend->setFont(QFont(font().family(), 8));
     m_plot->replot();
@@ -296,7 +328,10 @@ void RunView::fillTables() {
         m_counters->setItem(r, 2, value);
     }
     m_tabs->setTabText(
-        0, tr("Counters (%1 non-zero of %2)").arg(m_detail.nonZeroCounterCount()).arg(m_detail.counters.size()));
+        0, m_detail.counters.isEmpty()
+               ? (m_detail.run.status == db::RunStatus::failed ? tr("Counters (none before the failure)")
+                                                               : tr("Counters (none stored)"))
+               : tr("Counters (%1 non-zero of %2)").arg(m_detail.nonZeroCounterCount()).arg(m_detail.counters.size()));
     m_settings->setRowCount(static_cast<int>(m_detail.settings.size()));
     int row = 0;
     for (auto it = m_detail.settings.begin(); it != m_detail.settings.end(); ++it, ++row) {

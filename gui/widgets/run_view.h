@@ -27,6 +27,10 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     QTableWidget* countersTable() const { return m_counters; }
     QTableWidget* settingsTable() const { return m_settings; }
+    QString countersTabText() const;
+    // The note the plot shows in place of series ("No sample arrived before
+    // the run failed."); empty when it plots samples.
+    QString plotNote() const;
     QString errorText() const;
     QString titleText() const;
     // The wire and host-load lines ("Wire: ...\nHost: ..."); empty when hidden.

@@ -11,7 +11,8 @@ qint64 seedStore(const QString& databasePath, const QString& campaignName);
 
 // A campaign with three repetitions per cell (error bars), bandwidth over
 // 1 B..64 KiB for SMC and TCP; its first run carries samples, counters, a
-// live setting change, and one run failed. Returns the campaign id, or 0.
+// live setting change, and one run (TCP, 64 B, third repetition) failed
+// after 1.2 s with its samples and counters kept. Returns the campaign id, or 0.
 qint64 seedRepeatedCampaign(const QString& databasePath);
 
 // Points QSettings at a private folder so tests never touch the user's.

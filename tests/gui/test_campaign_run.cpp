@@ -6,6 +6,7 @@
 // Skips (77) without the agent.
 #include <csignal>
 #include <cstdio>
+#include <limits>
 
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 #include "run/local_lab.h"
 #include "seed_store.h"
 #include "smclab/db/result_store.h"
+#include "tool_workloads.h"
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
 #include "widgets/run_view.h"
@@ -46,6 +48,7 @@ private slots:
     void liveToggleDuringCampaign();
     void refusedToggleDuringCampaignReverts();
     void tcpRunGreysTheSettingsOutAndPauseShows();
+    void toolRunsAndFailedRunsSayWhy();
     void destroyingTheWindowStopsItsAgents();
     void quittingStopsLocalAgents();
     void cleanupTestCase() { delete m_window; }
@@ -258,6 +261,15 @@ void TestCampaignRun::stopThenResumeRunsTheRest() {
     QVERIFY(done.ok());
     QCOMPARE(done->runsDone, 5);
     QCOMPARE(done->status, db::CampaignStatus::done);
+    // Its notes say it was resumed, when, and on what wire.
+    const QString resumedLine = done->notes.section(QLatin1Char('\n'), -1);
+    QVERIFY2(
+        resumedLine.startsWith(
+            QStringLiteral("Resumed %1").arg(QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-dd")))),
+        qPrintable(done->notes));
+    QVERIFY2(resumedLine.contains(QStringLiteral(" cells on agents ")), qPrintable(done->notes));
+    if (!m_hosts->connectedAgents().front().wire.isEmpty())
+        QVERIFY2(resumedLine.contains(QStringLiteral("; wire: ")), qPrintable(done->notes));
     m_results->refresh();
     m_results->campaignTree()->setCurrentItem(m_results->campaignTree()->topLevelItem(0));
     QVERIFY(!m_results->canResumeSelected());
@@ -410,6 +422,50 @@ bool agentAlive(qint64 pid) {
 }
 
 }  // namespace
+
+void TestCampaignRun::toolRunsAndFailedRunsSayWhy() {
+    // qperf over TCP prints its figures only when it ends: the empty live
+    // plot says so. A column the agents refuse fails, and the Run page
+    // shows the reason, not only a count.
+    orchestrator::CampaignSpec spec;
+    spec.name = QStringLiteral("gui-tool-and-failure");
+    spec.workloads = {{QStringLiteral("Bandwidth"),
+                       QStringLiteral("qperf"),
+                       QJsonObject{{QStringLiteral("test"), QStringLiteral("tcp_bw")}},
+                       {},
+                       {}}};
+    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+                    {QStringLiteral("Bad"),
+                     QStringLiteral("tcp"),
+                     {},
+                     QJsonObject{{QStringLiteral("no_such_setting"), 1}},
+                     {},
+                     {}}};
+    spec.sizes = {1024};
+    spec.durationMs = 1000;
+    spec.warmupMs = 0;
+    spec.sampleIntervalMs = 200;
+    QSignalSpy finished(m_run, &RunPage::campaignFinished);
+    m_run->startCampaign(orchestrator::campaignToJson(spec), m_hosts->connectedAgents());
+    QTRY_VERIFY_WITH_TIMEOUT(m_run->plot()->emptyNote().contains(QStringLiteral("only when it ends")), 10000);
+    QVERIFY2(m_run->plot()->emptyNote().contains(QStringLiteral("qperf")), qPrintable(m_run->plot()->emptyNote()));
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(m_run->failedRuns().size(), 1);
+    QVERIFY2(m_run->failedRuns().front().startsWith(QStringLiteral("Bandwidth / Bad / 1024 B / rep 1: ")),
+             qPrintable(m_run->failedRuns().front()));
+    QVERIFY2(m_run->failedRuns().front().contains(QStringLiteral("no_such_setting")),
+             qPrintable(m_run->failedRuns().front()));
+    // A built-in workload streams samples: no such note.
+    LivePlot plot;
+    plot.setEmptyNote(QStringLiteral("waiting"));
+    QCOMPARE(plot.emptyNote(), QStringLiteral("waiting"));
+    plot.addSample(0.5, 10.0, std::numeric_limits<double>::quiet_NaN());
+    QVERIFY(plot.emptyNote().isEmpty());
+    QVERIFY(!workloads::reportsOnlyAtEnd("tcp_bw"));
+    QVERIFY(!workloads::reportsOnlyAtEnd("iperf3"));
+    QVERIFY(workloads::reportsOnlyAtEnd("redis"));
+    m_errors.clear();
+}
 
 void TestCampaignRun::destroyingTheWindowStopsItsAgents() {
     auto* lab = m_hosts->findChild<LocalLab*>();

@@ -33,6 +33,7 @@ class TestQuitDuringRun : public QObject {
 private slots:
     void initTestCase();
     void killedRunnerShowsInterrupted();
+    void quitQuestionNamesTheRunInFlight();
     void quitDuringRunAsks();
     void cleanupTestCase() { delete m_window; }
 
@@ -121,6 +122,31 @@ void TestQuitDuringRun::killedRunnerShowsInterrupted() {
     QTreeWidget* tree = results->campaignTree();
     tree->setCurrentItem(tree->topLevelItem(0));
     QVERIFY(results->canResumeSelected());
+}
+
+void TestQuitDuringRun::quitQuestionNamesTheRunInFlight() {
+    // Short runs: the next one starts while the question is open, and the
+    // question names it when the user answers.
+    orchestrator::CampaignSpec spec = longCampaign(QStringLiteral("gui-quit-next"));
+    spec.sizes = {1024, 4096, 16384};
+    spec.durationMs = 1500;
+    RunPage* run = m_window->runPage();
+    run->startCampaign(orchestrator::campaignToJson(spec), m_window->hostsPage()->connectedAgents());
+    QTRY_VERIFY_WITH_TIMEOUT(run->statusText().contains(QStringLiteral("1024 B")), 10000);
+    m_window->close();
+    QMessageBox* box = nullptr;
+    QTRY_VERIFY((box = m_window->findChild<QMessageBox*>(QStringLiteral("quitConfirmation"))) != nullptr &&
+                box->isVisible());
+    QVERIFY2(box->text().contains(QStringLiteral("1024 B")), qPrintable(box->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(run->statusText().contains(QStringLiteral("4096 B")), 10000);
+    QVERIFY2(box->text().contains(run->statusText()), qPrintable(box->text() + " / " + run->statusText()));
+    QVERIFY2(!box->text().contains(QStringLiteral("1024 B")), qPrintable(box->text()));
+    for (QAbstractButton* b : box->buttons()) {
+        if (b->text() == QLatin1String("Keep running")) b->click();
+    }
+    QVERIFY(m_window->isVisible());
+    run->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(!run->isRunning(), 10000);
 }
 
 void TestQuitDuringRun::quitDuringRunAsks() {
