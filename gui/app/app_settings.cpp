@@ -5,6 +5,8 @@
 #include <QMainWindow>
 #include <QSettings>
 
+#include "smclab/db/database_location.h"
+
 namespace smclab::gui {
 
 void AppSettings::saveWindow(const QMainWindow& window) {
@@ -88,6 +90,13 @@ QString AppSettings::databasePath() {
 
 void AppSettings::setDatabasePath(const QString& path) {
     QSettings().setValue(QStringLiteral("db/path"), path);
+    const auto location = db::parseDatabaseLocation(path);
+    if (!path.isEmpty() && !(location && location->backend == db::StoreBackend::postgresql))
+        QSettings().setValue(QStringLiteral("db/lastSqlite"), path);
+}
+
+QString AppSettings::lastSqlitePath() {
+    return QSettings().value(QStringLiteral("db/lastSqlite")).toString();
 }
 
 }  // namespace smclab::gui

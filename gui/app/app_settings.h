@@ -37,6 +37,9 @@ public:
     // The results database; empty means the db module's default path.
     static QString databasePath();
     static void setDatabasePath(const QString& path);
+    // The last SQLite file chosen (setDatabasePath() keeps it): the database
+    // dialog offers it again after a PostgreSQL server.
+    static QString lastSqlitePath();
 };
 
 }  // namespace smclab::gui

@@ -19,6 +19,7 @@ void LabContext::setDatabasePath(const QString& path) {
     const QString resolved = db::resolveDatabasePath(path);
     if (resolved == m_databasePath) return;
     m_store.reset();
+    m_storeError.clear();
     m_databasePath = resolved;
     emit databaseChanged(resolved);
 }
@@ -27,9 +28,11 @@ db::ResultStore* LabContext::store() {
     if (m_store) return m_store.get();
     auto opened = db::ResultStore::open(m_databasePath);
     if (!opened) {
-        reportError(tr("Cannot open the results database: %1").arg(QString::fromStdString(opened.error().message)));
+        m_storeError = QString::fromStdString(opened.error().message);
+        reportError(tr("Cannot open the results database: %1").arg(m_storeError));
         return nullptr;
     }
+    m_storeError.clear();
     m_store = std::move(opened.value());
     return m_store.get();
 }

@@ -29,6 +29,9 @@ public:
     // reported when the file cannot be opened. Writers live in the run
     // page's worker thread with their own connection.
     db::ResultStore* store();
+    // Why the last store() found no database (empty once one opened): the
+    // pages say that, not "no campaigns yet", beside the error.
+    QString storeError() const { return m_storeError; }
 
 signals:
     void errorReported(const QString& text);
@@ -37,6 +40,7 @@ signals:
 
 private:
     QString m_databasePath;
+    QString m_storeError;
     std::unique_ptr<db::ResultStore> m_store;
 };
 

@@ -11,7 +11,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "app/app_settings.h"
 #include "smclab/db/database_location.h"
+#include "smclab/db/database_path.h"
 
 namespace smclab::gui {
 
@@ -23,7 +25,8 @@ DatabaseDialog::DatabaseDialog(QWidget* parent) : QDialog(parent) {
     layout->addWidget(m_sqlite);
     auto* fileRow = new QHBoxLayout;
     m_file = new QLineEdit(this);
-    m_file->setPlaceholderText(tr("~/.local/share/smclab/results.db"));
+    // A path to go back to from PostgreSQL, not a placeholder to retype.
+    m_file->setText(db::defaultDatabasePath());
     auto* browse = new QPushButton(tr("&Browse..."), this);
     fileRow->addSpacing(20);
     fileRow->addWidget(m_file, 1);
@@ -45,7 +48,9 @@ DatabaseDialog::DatabaseDialog(QWidget* parent) : QDialog(parent) {
     m_port->setValue(db::kPostgresDefaultPort);
     form->addRow(tr("P&ort:"), m_port);
     m_database = new QLineEdit(this);
-    m_database->setPlaceholderText(tr("smclab"));
+    // The name the CLI's examples and the packaging create; a placeholder
+    // only looked filled in and then failed with "no /DBNAME".
+    m_database->setText(QStringLiteral("smclab"));
     form->addRow(tr("&Database:"), m_database);
     layout->addLayout(form);
     auto* password =
@@ -56,7 +61,12 @@ DatabaseDialog::DatabaseDialog(QWidget* parent) : QDialog(parent) {
     layout->addWidget(password);
 
     m_hint = new QLabel(this);
+    m_hint->setObjectName(QStringLiteral("databaseHint"));
     m_hint->setWordWrap(true);
+    // Room for the longest hint from the start: the fields and buttons stay
+    // put while it changes with every key.
+    m_hint->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_hint->setMinimumHeight(m_hint->fontMetrics().lineSpacing() * 3);
     layout->addWidget(m_hint);
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     layout->addWidget(m_buttons);
@@ -81,6 +91,9 @@ void DatabaseDialog::setLocation(const QString& location) {
     const auto parsed = db::parseDatabaseLocation(location);
     if (parsed && parsed->backend == db::StoreBackend::postgresql) {
         setPostgres(parsed->user, parsed->host, parsed->port, parsed->database);
+        // The SQLite choice keeps a file to go back to: the last one used.
+        const QString lastFile = AppSettings::lastSqlitePath();
+        if (!lastFile.isEmpty()) m_file->setText(lastFile);
     } else {
         setSqliteFile(location);
     }

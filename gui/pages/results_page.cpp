@@ -479,8 +479,12 @@ void ResultsPage::resumeSelected() {
 void ResultsPage::updateWidgets() {
     m_resumeButton->setEnabled(canResumeSelected());
     const int checked = static_cast<int>(checkedCampaigns().size());
-    if (m_tree->topLevelItemCount() == 0) {
-        m_hint->setText(tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(m_lab->databasePath()));
+    if (!m_lab->storeError().isEmpty()) {
+        // Nothing could be read: an empty list says nothing about the campaigns there.
+        m_hint->setText(tr("Cannot read %1: %2. Choose another database with \"Database...\".")
+                            .arg(databaseText(), m_lab->storeError()));
+    } else if (m_tree->topLevelItemCount() == 0) {
+        m_hint->setText(tr("No campaigns in %1 yet. Run one from the Campaign page.").arg(databaseText()));
     } else {
         m_hint->setText(compareHint(checked));
     }

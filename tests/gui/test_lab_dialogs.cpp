@@ -10,7 +10,9 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -28,6 +30,7 @@
 #include "pages/results_page.h"
 #include "postgres_server.h"
 #include "seed_store.h"
+#include "smclab/db/database_path.h"
 #include "smclab/db/result_store.h"
 
 using namespace smclab;
@@ -44,6 +47,7 @@ private slots:
     void deployedHostsComeFromTheLabFile();
     void vmLabButtonsRunTheLabLibrary();
     void hostsPageSaysWhatItCannotDo();
+    void databaseDialogStates();
 
 private:
     QTemporaryDir m_dir;
@@ -261,6 +265,59 @@ void TestLabDialogs::hostsPageSaysWhatItCannotDo() {
     const QString html = capabilitiesHtml(QStringLiteral("127.0.0.1:7600"), hello);
     QVERIFY2(html.contains(QStringLiteral("<b>eth9</b> up, MTU 1500<br>")), qPrintable(html));
     QVERIFY2(html.contains(QStringLiteral("<b>eth0</b> up, MTU 9000, 10.0.0.1/24, fe80::1/64")), qPrintable(html));
+}
+
+void TestLabDialogs::databaseDialogStates() {
+    // An unreachable server: the page says it cannot read it, not that it
+    // holds no campaigns yet.
+    {
+        ResultsPage page(m_lab);
+        page.setDatabase(QStringLiteral("postgresql://nobody@127.0.0.1:1/smclab"));
+        QVERIFY2(!page.hintText().contains(QStringLiteral("No campaigns")), qPrintable(page.hintText()));
+        QVERIFY2(page.hintText().startsWith(QStringLiteral("Cannot read postgresql://")), qPrintable(page.hintText()));
+        page.setDatabase(m_dir.filePath(QStringLiteral("first.db")));
+        QVERIFY2(page.hintText().contains(QStringLiteral("No campaigns in")), qPrintable(page.hintText()));
+        m_errors.clear();
+    }
+    // A new dialog has real values: the default file, and on PostgreSQL the
+    // database "smclab" (a placeholder there failed with "no /DBNAME").
+    DatabaseDialog dialog;
+    QCOMPARE(dialog.location(), smclab::db::defaultDatabasePath());
+    QRadioButton* postgres = nullptr;
+    QRadioButton* sqlite = nullptr;
+    for (QRadioButton* radio : dialog.findChildren<QRadioButton*>())
+        (radio->text().contains(QStringLiteral("PostgreSQL")) ? postgres : sqlite) = radio;
+    QVERIFY(postgres != nullptr && sqlite != nullptr);
+    postgres->setChecked(true);
+    for (QLineEdit* edit : dialog.findChildren<QLineEdit*>()) {
+        if (edit->placeholderText() == QLatin1String("db.lab.example")) edit->setText(QStringLiteral("db.example"));
+        if (edit->placeholderText() == QLatin1String("smclab")) edit->setText(QStringLiteral("lab"));
+    }
+    QCOMPARE(dialog.location(), QStringLiteral("postgresql://lab@db.example/smclab"));
+    QVERIFY(dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->isEnabled());
+    // Back to SQLite from a server: the last file used is there as text.
+    AppSettings::setDatabasePath(m_dir.filePath(QStringLiteral("first.db")));
+    dialog.setLocation(QStringLiteral("postgresql://me@10.0.0.5:5433/team"));
+    QVERIFY(dialog.isPostgres());
+    sqlite->setChecked(true);
+    QCOMPARE(dialog.location(), m_dir.filePath(QStringLiteral("first.db")));
+    // The fields and buttons stay put while the hint changes length.
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    QPushButton* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    const QPoint before = ok->mapTo(&dialog, QPoint(0, 0));
+    postgres->setChecked(true);
+    for (QLineEdit* edit : dialog.findChildren<QLineEdit*>()) {
+        if (edit->placeholderText() == QLatin1String("db.lab.example"))
+            edit->setText(QStringLiteral("a-rather-long-host-name-that-wraps-the-hint.db.lab.example.org"));
+    }
+    QCoreApplication::processEvents();
+    QCOMPARE(ok->mapTo(&dialog, QPoint(0, 0)), before);
+    for (QLineEdit* edit : dialog.findChildren<QLineEdit*>()) {
+        if (edit->placeholderText() == QLatin1String("db.lab.example")) edit->clear();
+    }
+    QCoreApplication::processEvents();
+    QCOMPARE(ok->mapTo(&dialog, QPoint(0, 0)), before);
 }
 
 QTEST_MAIN(TestLabDialogs)
