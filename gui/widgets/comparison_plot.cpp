@@ -16,7 +16,7 @@ constexpr double kHoverRadiusPx = 12.0;
 }  // namespace
 
 ComparisonPlot::ComparisonPlot(QWidget* parent) : QCustomPlot(parent) {
-    setMinimumSize(360, 260);
+    setMinimumSize(300, 260);
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), 8));
     // Below the axis rect, in a row of its own: inside the plot it covered
@@ -115,7 +115,50 @@ void ComparisonPlot::rebuild() {
         yAxis->setRange(0.0, yMax > 0.0 ? yMax * 1.08 : 1.0);
     }
     legend->setVisible(m_section.columnCount() > 0);
+    fitLegend();
     replot();
+}
+
+void ComparisonPlot::resizeEvent(QResizeEvent* event) {
+    QCustomPlot::resizeEvent(event);
+    const int wrap = legend->wrap();
+    fitLegend();
+    if (legend->wrap() != wrap) replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ComparisonPlot::fitLegend() {
+    // Four to a row cut the labels of a narrow plot ("TC", "SMC-NoCork
+    // (bas"): fewer per row, widest entry per column, until they fit.
+    // The grid's cells in order; a wrap leaves empty cells at the end.
+    QList<int> widths;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        if (const QCPAbstractLegendItem* item = legend->item(i)) widths.append(item->minimumOuterSizeHint().width());
+    }
+    if (widths.isEmpty()) return;
+    const QMargins outer = legend->margins() + plotLayout()->element(1, 0)->margins();
+    const int available = width() - outer.left() - outer.right();
+    int columns = std::min(4, static_cast<int>(widths.size()));
+    for (; columns > 1; --columns) {
+        int needed = (columns - 1) * legend->columnSpacing();
+        for (int c = 0; c < columns; ++c) {
+            int widest = 0;
+            for (int i = c; i < widths.size(); i += columns) widest = std::max(widest, widths[i]);
+            needed += widest;
+        }
+        if (needed <= available) break;
+    }
+    if (columns == legend->wrap()) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // re-places the entries
+}
+
+int ComparisonPlot::legendEntriesCut() const {
+    int cut = 0;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        const QCPAbstractLegendItem* item = legend->item(i);
+        if (item != nullptr && item->outerRect().width() < item->minimumOuterSizeHint().width()) ++cut;
+    }
+    return cut;
 }
 
 QString ComparisonPlot::tooltipAt(const QPointF& pos) const {

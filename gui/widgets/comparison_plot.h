@@ -27,12 +27,18 @@ public:
 
     // The text a hover at pixel position `pos` shows; empty when no point is near.
     QString tooltipAt(const QPointF& pos) const;
+    // Legend entries narrower than their text as laid out now ("TC" for
+    // "TCP"): none once fitLegend() has placed them.
+    int legendEntriesCut() const;
 
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
+    // As many legend entries per row as fit the plot's width in full.
+    void fitLegend();
 
     ComparisonSection m_section;
     int m_baseline = 0;

@@ -20,6 +20,13 @@
 
 namespace smclab::gui {
 
+namespace {
+// The plot keeps this much width before the table gives up columns to
+// horizontal scrolling; the table shrinks no further than this.
+constexpr int kPlotMinimumPx = 300;
+constexpr int kTableMinimumPx = 420;
+}  // namespace
+
 ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -102,11 +109,30 @@ void ComparisonView::addPane(const ComparisonSection& section) {
         }
         tableWidth += widest;
     }
-    pane.table->setMinimumWidth(std::min(tableWidth, 640));
+    // Small minimums, so the window can narrow; fitPanes() gives each side
+    // its width while there is room.
+    pane.table->setMinimumWidth(std::min(tableWidth, kTableMinimumPx));
     pane.table->setMaximumWidth(tableWidth);
+    pane.tableWidth = tableWidth;
+    pane.splitter = splitter;
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 0);
     m_panes.append(pane);
+    fitPanes();
+}
+
+void ComparisonView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitPanes();
+}
+
+void ComparisonView::fitPanes() {
+    for (const Pane& p : std::as_const(m_panes)) {
+        // The splitter is as wide as the tab page: the view less its frame.
+        const int total = std::max(p.splitter->width(), m_tabs->width() - 8) - p.splitter->handleWidth();
+        const int table = std::min(p.tableWidth, std::max(kTableMinimumPx, total - kPlotMinimumPx));
+        p.splitter->setSizes({std::max(0, total - table), table});
+    }
 }
 
 const ComparisonView::Pane* ComparisonView::pane(Metric metric) const {

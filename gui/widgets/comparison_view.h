@@ -11,6 +11,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTabWidget;
+class QSplitter;
 class QTableView;
 
 namespace smclab::gui {
@@ -46,15 +47,23 @@ public:
 signals:
     void baselineChanged(int column);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     struct Pane {
         Metric metric = Metric::invalid;
         ComparisonPlot* plot = nullptr;
         ComparisonTableModel* model = nullptr;
         QTableView* table = nullptr;
+        QSplitter* splitter = nullptr;
+        int tableWidth = 0;  // what the table's columns need, measured from their texts
     };
     const Pane* pane(Metric metric) const;
     void addPane(const ComparisonSection& section);
+    // Gives each table the width its columns need while the plot keeps its
+    // minimum, the plot the rest: no horizontal scrolling when it fits.
+    void fitPanes();
     void updateWidgets();
 
     Comparison m_comparison;

@@ -1,5 +1,6 @@
 // The main window at 1280x800: every page renders (a PNG per page, plus the
-// results of a campaign with error bars and the single-run view, is saved
+// results of a campaign with error bars, the single-run view of a run and
+// of a failed run, and the Database dialog, is saved
 // under the build tree for review), the shortcuts are there, the campaign
 // editor validates with a hint, offers a tool workload's parameters as the
 // agent's schema has them, and hosts and window state persist.
@@ -15,7 +16,9 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSet>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
@@ -29,6 +32,7 @@
 #include "app/main_window.h"
 #include "app/page_id.h"
 #include "dialogs/add_host_dialog.h"
+#include "dialogs/database_dialog.h"
 #include "models/counter_table_model.h"
 #include "models/host_table_model.h"
 #include "orchestrator/cell_matrix.h"
@@ -39,6 +43,7 @@
 #include "pages/run_page.h"
 #include "protocol/hello.h"
 #include "seed_store.h"
+#include "smclab/db/result_store.h"
 #include "widgets/comparison_plot.h"
 #include "widgets/comparison_view.h"
 #include "widgets/live_plot.h"
@@ -72,6 +77,7 @@ class TestGuiPages : public QObject {
 private slots:
     void initTestCase();
     void shortcutsExist();
+    void shortcutsWorkFromTheExportText();
     void campaignEditorValidates();
     void campaignFileRoundTrip();
     void warmupAndPerWorkloadSizesAreExact();
@@ -80,6 +86,7 @@ private slots:
     void errorsReachTheWindow();
     void settingsPanelOffersTheLabToggles();
     void pagesRenderToPng();
+    void resultsFitTheWindowWithFourColumns();
     void hostsAndGeometryPersist();
     void cleanupTestCase();
 
@@ -118,6 +125,29 @@ void TestGuiPages::shortcutsExist() {
     // Ctrl+E shows the Export page.
     QTest::keyClick(m_window, Qt::Key_E, Qt::ControlModifier);
     QCOMPARE(m_window->page(PageId::exporter)->isVisible(), true);
+}
+
+void TestGuiPages::shortcutsWorkFromTheExportText() {
+    // The Export page's text box has the focus: the window's shortcuts still
+    // reach their pages and the Run action.
+    m_window->showPage(PageId::exporter);
+    auto* text = m_window->page(PageId::exporter)->findChild<QPlainTextEdit*>();
+    QVERIFY(text != nullptr);
+    m_window->activateWindow();
+    text->setFocus();
+    QCoreApplication::processEvents();
+    QVERIFY(text->hasFocus());
+    for (int i = 0; i < static_cast<int>(PageId::count); ++i) {
+        m_window->showPage(PageId::exporter);
+        text->setFocus();
+        QTest::keyClick(text, static_cast<Qt::Key>(Qt::Key_1 + i), Qt::AltModifier);
+        QVERIFY2(m_window->page(static_cast<PageId>(i))->isVisible(), qPrintable(QStringLiteral("Alt+%1").arg(i + 1)));
+    }
+    m_window->showPage(PageId::exporter);
+    text->setFocus();
+    QSignalSpy run(m_window->campaignPage(), &CampaignPage::runRequested);
+    QTest::keyClick(text, Qt::Key_R, Qt::ControlModifier);
+    QCOMPARE(run.count(), 1);
 }
 
 void TestGuiPages::campaignEditorValidates() {
@@ -484,6 +514,113 @@ void TestGuiPages::pagesRenderToPng() {
     QVERIFY(results->runViewShown());
     QVERIFY(results->runView()->plot()->graphCount() >= 3);
     QVERIFY(save(QStringLiteral("run-view")));
+    // A failed run: its error, and the samples and counters seen before it failed.
+    QTreeWidgetItem* failed = nullptr;
+    for (int i = 0; i < results->campaignTree()->topLevelItem(0)->childCount(); ++i) {
+        QTreeWidgetItem* child = results->campaignTree()->topLevelItem(0)->child(i);
+        if (child->text(1).contains(QStringLiteral("failed"))) failed = child;
+    }
+    QVERIFY(failed != nullptr);
+    results->campaignTree()->setCurrentItem(failed);
+    QVERIFY(results->runViewShown());
+    RunView* view = results->runView();
+    QVERIFY2(view->errorText().contains(QStringLiteral("connection reset by peer")), qPrintable(view->errorText()));
+    QVERIFY(view->plot()->graphCount() >= 1);
+    QVERIFY2(view->plotNote().isEmpty(), qPrintable(view->plotNote()));
+    QVERIFY2(view->countersTabText().contains(QStringLiteral("of 2")), qPrintable(view->countersTabText()));
+    // The time axis is the run's 1.2 s, with readable ticks (not collapsed onto one spot).
+    QVERIFY(view->plot()->xAxis->range().upper >= 1.2);
+    QVERIFY(view->plot()->xAxis->range().upper < 2.0);
+    QVERIFY(save(QStringLiteral("run-view-failed")));
+    // A failed run with nothing seen says so in place of the plot and counters.
+    {
+        RunDetail nothing = view->detail();
+        nothing.samples.clear();
+        nothing.counters.clear();
+        view->setDetail(nothing);
+        QCOMPARE(view->plot()->graphCount(), 0);
+        // The axes keep the plot's width (they collapsed to their minimum,
+        // ticks on top of each other, when the legend was empty).
+        view->plot()->replot();
+        QVERIFY2(view->plot()->axisRect()->outerRect().width() > view->plot()->width() / 2,
+                 qPrintable(QStringLiteral("axes %1 px of %2")
+                                .arg(view->plot()->axisRect()->outerRect().width())
+                                .arg(view->plot()->width())));
+        QVERIFY2(view->plotNote().contains(QStringLiteral("before the run failed")), qPrintable(view->plotNote()));
+        QVERIFY2(view->countersTabText().contains(QStringLiteral("none before the failure")),
+                 qPrintable(view->countersTabText()));
+        QVERIFY(save(QStringLiteral("run-view-failed-empty")));
+    }
+    // The Database dialog, on a PostgreSQL server, as it opens from Results.
+    {
+        DatabaseDialog dialog(m_window);
+        dialog.setLocation(QStringLiteral("postgresql://lab@db.lab.example:5433/smclab"));
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY2(dialog.hintText().contains(QStringLiteral("db.lab.example")), qPrintable(dialog.hintText()));
+        const QString path =
+            QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(QStringLiteral("database-dialog.png"));
+        QVERIFY2(dialog.grab().save(path), qPrintable(path));
+    }
+    m_window->showPage(PageId::exporter);
+}
+
+void TestGuiPages::resultsFitTheWindowWithFourColumns() {
+    // The datapath preset's four columns, long labels and five-digit values
+    // with their percentages: the table needs no horizontal scrolling at
+    // 1280 px, and the legend shows every label in full.
+    {
+        auto store = smclab::db::ResultStore::open(m_dir.filePath(QStringLiteral("results.db")));
+        QVERIFY(store);
+        const QStringList columns = {QStringLiteral("SMC-NoCork"), QStringLiteral("TCP"),
+                                     QStringLiteral("SMC-AutoCorking"), QStringLiteral("SMC with patches")};
+        const QStringList transports = {QStringLiteral("smcr"), QStringLiteral("tcp"), QStringLiteral("smcr"),
+                                        QStringLiteral("smcr")};
+        smclab::db::NewCampaign campaign;
+        campaign.name = QStringLiteral("datapath, four columns");
+        for (qint64 size = 1; size <= 65536; size *= 2) {
+            for (int c = 0; c < 4; ++c)
+                campaign.cells.append({QStringLiteral("tcp_bw"), transports[c], columns[c], size, 0});
+        }
+        const auto id = (*store)->createCampaign(campaign);
+        QVERIFY(id);
+        for (const smclab::db::RunCell& cell : campaign.cells) {
+            smclab::db::RunRecord record;
+            record.campaignId = *id;
+            record.cell = cell;
+            record.startedAt = QDateTime::currentDateTimeUtc();
+            record.finishedAt = record.startedAt;
+            const double scale = 1.0 + 0.37 * static_cast<double>(columns.indexOf(cell.column));
+            record.results.insert(QStringLiteral("bw_mbps"), 12345.678 * scale * static_cast<double>(cell.msgSize) /
+                                                                 (static_cast<double>(cell.msgSize) + 900.0));
+            QVERIFY((*store)->recordRun(record));
+        }
+        QVERIFY((*store)->updateCampaignStatus(*id, smclab::db::CampaignStatus::done));
+    }
+    m_window->showPage(PageId::results);
+    ResultsPage* results = m_window->resultsPage();
+    results->refresh();
+    results->campaignTree()->setCurrentItem(results->campaignTree()->topLevelItem(0));
+    QCoreApplication::processEvents();
+    QCOMPARE(results->comparisonView()->paneCount(), 1);
+    QTableView* table = results->comparisonView()->tableView(Metric::bandwidth);
+    QVERIFY(table != nullptr);
+    QCOMPARE(table->model()->columnCount(), 5);
+    const int last = table->model()->columnCount() - 1;
+    QVERIFY2(table->columnViewportPosition(last) + table->columnWidth(last) <= table->viewport()->width(),
+             qPrintable(QStringLiteral("%1 + %2 > %3")
+                            .arg(table->columnViewportPosition(last))
+                            .arg(table->columnWidth(last))
+                            .arg(table->viewport()->width())));
+    QVERIFY(!table->horizontalScrollBar()->isVisible());
+    ComparisonPlot* plot = results->comparisonView()->plot(Metric::bandwidth);
+    plot->replot();
+    QCOMPARE(plot->legendEntriesCut(), 0);
+    QVERIFY(m_window->page(PageId::results)->width() < 1280);
+    QCoreApplication::processEvents();
+    const QString path =
+        QDir(QStringLiteral(SMCLAB_GUI_SCREENS_DIR)).filePath(QStringLiteral("results-four-columns.png"));
+    QVERIFY2(m_window->grab().save(path), qPrintable(path));
     m_window->showPage(PageId::exporter);
 }
 
