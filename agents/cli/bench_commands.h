@@ -11,5 +11,6 @@ int runBenchStream(const Args& args);
 int runBenchKv(const Args& args);
 int runBenchAccept(const Args& args);
 int runBenchSendfile(const Args& args);
+int runBenchWire(const Args& args);
 
 }  // namespace smclab::cli

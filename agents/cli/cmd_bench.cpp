@@ -17,6 +17,8 @@ const Command kBenches[] = {
     {"accept", "short TCP connections: kernel listener vs libsmcr listener, fast fallback off/on", runBenchAccept},
     {"sendfile", "nginx-style TCP_CORK + sendfile requests/s over libsmcr (fix, cork timer, copy) and TCP",
      runBenchSendfile},
+    {"wire", "qperf and tcp_bw over the local lab's veth against loopback: is the TCP column the host's TCP?",
+     runBenchWire},
 };
 
 void printBenchUsage(FILE* out) {

@@ -83,6 +83,14 @@ std::vector<int> LocalAgents::allowedCpus() {
     return cpus;
 }
 
+int LocalAgents::agentCpu(int index) const {
+    // One CPU per end, as `smclab bench` pins its two processes: agents are
+    // listed server first, and the server takes the second CPU.
+    const std::vector<int> cpus = allowedCpus();
+    if (!m_pinned || cpus.size() < 2) return -1;
+    return cpus[static_cast<size_t>(index + 1) % cpus.size()];
+}
+
 smcr::Status LocalAgents::start(int count, const QString& program, const NamespaceWire* wire) {
     if (program.isEmpty())
         return smcr::fail(
@@ -101,7 +109,6 @@ smcr::Status LocalAgents::start(int count, const QString& program, const Namespa
             return smcr::fail(smcr::Errc::systemError, "cannot write the token file");
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     }
-    const std::vector<int> cpus = allowedCpus();
     for (int i = 0; i < count; ++i) {
         const quint16 port = freePort();
         if (port == 0) return smcr::fail(smcr::Errc::systemError, "no free loopback port");
@@ -111,11 +118,7 @@ smcr::Status LocalAgents::start(int count, const QString& program, const Namespa
         QStringList arguments{QStringLiteral("--listen"), address, QStringLiteral("--token-file"), m_tokenFile};
         // The client agents connect to the server's namespace address.
         if (wire != nullptr) arguments << QStringLiteral("--allow-peer") << wire->subnet();
-        // One CPU per end, as `smclab bench` pins its two processes: agents
-        // are listed server first, and the server takes the second CPU.
-        if (m_pinned && cpus.size() >= 2) {
-            arguments << QStringLiteral("--cpu") << QString::number(cpus[static_cast<size_t>(i + 1) % cpus.size()]);
-        }
+        if (const int cpu = agentCpu(i); cpu >= 0) arguments << QStringLiteral("--cpu") << QString::number(cpu);
         auto process = std::make_unique<QProcess>();
         if (inNamespace) {
             // ip netns exec enters the namespace and execs the agent: the

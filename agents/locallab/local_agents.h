@@ -34,6 +34,9 @@ public:
     // The CPUs this process may run on; with two or more, each agent is
     // pinned to one of them (smclab-agent --cpu).
     static std::vector<int> allowedCpus();
+    // The CPU agent `index` is pinned to (server agents are even), or -1
+    // where the agents are not pinned (setPinned(false), one CPU).
+    int agentCpu(int index) const;
 
     // Starts `count` agents (server, client, server, client, ...) and waits
     // until each accepts connections. `wire` (may be null) must outlive them.

@@ -13,7 +13,8 @@ smcr::Status LocalLab::start(const QString& linkModel, int agentCount, const QSt
     if (unshaped) {
         m_record = loopbackRecord(*model, QString());
     } else {
-        auto wire = NamespaceWire::create(*model);
+        // Both veth ends' receive processing on the server agent's CPU.
+        auto wire = NamespaceWire::create(*model, m_agents.agentCpu(0));
         if (wire) {
             m_wire = std::move(wire).value();
             m_record = m_wire->record();

@@ -3,8 +3,11 @@
 #include <atomic>
 #include <cmath>
 
+#include <sched.h>
 #include <unistd.h>
 
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QStringList>
 
@@ -54,6 +57,35 @@ qint64 burstBytes(double gbps) {
 
 std::atomic<int> g_wires{0};
 
+// The last CPU this process may run on (the server agent's, where the lab
+// pins its agents), 0 if the affinity cannot be read.
+int lastAllowedCpu() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    for (int cpu = CPU_SETSIZE - 1; cpu >= 0; --cpu) {
+        if (CPU_ISSET(cpu, &set)) return cpu;
+    }
+    return 0;
+}
+
+// An rps_cpus bitmap with one CPU: hex words of 32 CPUs, most significant
+// first, separated by commas ("2", "00000001,00000000").
+QString cpuMask(int cpu) {
+    QStringList words;
+    for (int word = cpu / 32; word >= 0; --word) {
+        const quint32 bits = word == cpu / 32 ? (1u << (cpu % 32)) : 0u;
+        words << QStringLiteral("%1").arg(bits, word == cpu / 32 ? 1 : 8, 16, QLatin1Char('0'));
+    }
+    return words.join(QLatin1Char(','));
+}
+
+// The shell words that write `mask` to every receive queue of `device`.
+QString steeringScript(const QString& device, const QString& mask) {
+    return QStringLiteral("for q in /sys/class/net/%1/queues/rx-*; do echo %2 > \"$q/rps_cpus\" || exit 1; done")
+        .arg(device, mask);
+}
+
 }  // namespace
 
 QJsonObject WireRecord::toJson() const {
@@ -63,6 +95,7 @@ QJsonObject WireRecord::toJson() const {
                        {QStringLiteral("ethernet_mtu"), ethernetMtu},
                        {QStringLiteral("tcp_path"), tcpPath},
                        {QStringLiteral("tcp_rate"), tcpRate},
+                       {QStringLiteral("tcp_steering"), tcpSteering},
                        {QStringLiteral("tcp_delay"), tcpDelay},
                        {QStringLiteral("tcp_capacity_gbps"), tcpCapacityGbps},
                        {QStringLiteral("tcp_host_limited"), tcpHostLimited},
@@ -78,6 +111,7 @@ WireRecord WireRecord::fromJson(const QJsonObject& o) {
     r.ethernetMtu = o.value(QStringLiteral("ethernet_mtu")).toInt();
     r.tcpPath = o.value(QStringLiteral("tcp_path")).toString();
     r.tcpRate = o.value(QStringLiteral("tcp_rate")).toString();
+    r.tcpSteering = o.value(QStringLiteral("tcp_steering")).toString();
     r.tcpDelay = o.value(QStringLiteral("tcp_delay")).toString();
     r.tcpCapacityGbps = o.value(QStringLiteral("tcp_capacity_gbps")).toDouble();
     r.tcpHostLimited = o.value(QStringLiteral("tcp_host_limited")).toBool();
@@ -130,43 +164,52 @@ WireRecord loopbackRecord(const sim::LinkModel& model, const QString& why) {
     return r;
 }
 
-smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::LinkModel& model) {
+smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::LinkModel& model, int receiveCpu) {
     if (::geteuid() != 0) {
         return smcr::fail(smcr::Errc::notSupported, "network namespaces need root (CAP_NET_ADMIN)");
     }
     std::unique_ptr<NamespaceWire> wire(new NamespaceWire());
-    if (smcr::Status s = wire->build(model); !s) return smcr::fail(s.error());
+    if (smcr::Status s = wire->build(model, receiveCpu >= 0 ? receiveCpu : lastAllowedCpu()); !s)
+        return smcr::fail(s.error());
     return wire;
 }
 
-smcr::Status NamespaceWire::build(const sim::LinkModel& model) {
+smcr::Status NamespaceWire::build(const sim::LinkModel& model, int receiveCpu) {
     chooseNames();
-    const QString mtu = QString::number(ethernetMtuFor(model.mtu));
     if (smcr::Status s = runTool(QStringLiteral("ip"), {"netns", "add", m_namespace}); !s) return s;
-    if (smcr::Status s = addVethPair(mtu); !s) {
+    smcr::Status made = addVethPair(QString::number(kVethMtu));
+    if (made) made = steerReceives(receiveCpu);
+    if (!made) {
         destroy();
-        return s;
+        return made;
     }
     m_record.model = QString::fromStdString(model.name);
     m_record.bandwidthGbps = model.bandwidthGbps;
     m_record.latencyNs = static_cast<qint64>(model.wireLatencyNs);
-    m_record.ethernetMtu = mtu.toInt();
+    m_record.ethernetMtu = kVethMtu;
     m_record.tcpPath = QStringLiteral("veth between network namespaces");
     m_record.tcpRate = QStringLiteral("unshaped");
     m_record.tcpDelay = QStringLiteral("none");
-    if (smcr::Status s = shapeBothEnds(model); !s) {
+    m_record.tcpSteering = QStringLiteral("receive steering of both ends on CPU %1").arg(receiveCpu);
+    // The unshaped veth first: what the host moves decides whether tbf can bind.
+    QString why;
+    const double unshapedGbps = probeGbps(&why);
+    if (smcr::Status s = shapeBothEnds(model, unshapedGbps); !s) {
         destroy();
         return s;
     }
-    probeCapacity(model);
+    const bool shaped = m_record.tcpRate.startsWith(QLatin1String("tbf"));
+    const double gbps = shaped ? probeGbps(&why) : unshapedGbps;
+    recordCapacity(model, gbps, why, shaped);
     m_record.note = QStringLiteral(
                         "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
-                        "over a veth between network namespaces, MTU %4, rate %5, delay %6; %7")
+                        "over a veth between network namespaces, MTU %4 (loopback's order: the host's TCP, "
+                        "not the model's 1500-byte segments in software), %5, rate %6, delay %7; %8")
                         .arg(m_record.model)
                         .arg(model.bandwidthGbps)
                         .arg(model.wireLatencyNs)
                         .arg(m_record.ethernetMtu)
-                        .arg(m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity);
+                        .arg(m_record.tcpSteering, m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity);
     return {};
 }
 
@@ -205,17 +248,42 @@ smcr::Status NamespaceWire::addVethPair(const QString& mtu) {
     return {};
 }
 
-smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model) {
+smcr::Status NamespaceWire::steerReceives(int cpu) {
+    // The root end's queues are in this namespace's sysfs; the server end's
+    // only in a sysfs mounted inside its namespace, which `ip netns exec` does.
+    const QString mask = cpuMask(cpu);
+    const QDir queues(QStringLiteral("/sys/class/net/%1/queues").arg(m_rootDevice));
+    for (const QString& queue : queues.entryList({QStringLiteral("rx-*")}, QDir::Dirs)) {
+        QFile file(queues.filePath(queue + QStringLiteral("/rps_cpus")));
+        if (!file.open(QIODevice::WriteOnly) || file.write(mask.toLatin1() + '\n') < 0) {
+            return smcr::fail(smcr::Errc::systemError,
+                              QStringLiteral("receive steering of %1: %2").arg(m_rootDevice, file.errorString())
+                                  .toStdString());
+        }
+    }
+    return runTool(QStringLiteral("ip"), {"netns", "exec", m_namespace, "sh", "-c",
+                                          steeringScript(m_serverDevice, mask)});
+}
+
+smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model, double capacityGbps) {
+    // tbf binds only where the host moves more than the model's rate; below
+    // it, the host is the limit and a token bucket only adds a queue.
+    const bool rateBinds = model.bandwidthGbps > 0 && capacityGbps > model.bandwidthGbps;
+    sim::LinkModel shaping = model;
+    if (!rateBinds) shaping.bandwidthGbps = 0;
     // Each direction is shaped where it leaves: the root end for client ->
     // server, the namespace's end for server -> client.
     const QList<QStringList> ends = {{"dev", m_rootDevice}, {"-n", m_namespace, "dev", m_serverDevice}};
-    bool delayed = model.wireLatencyNs > 0;
+    bool delayed = shaping.wireLatencyNs > 0;
     QString delayWhy;
     for (const QStringList& end : ends) {
-        if (smcr::Status s = shapeEnd(model, end, &delayed, &delayWhy); !s) return s;
+        if (smcr::Status s = shapeEnd(shaping, end, &delayed, &delayWhy); !s) return s;
     }
-    if (model.bandwidthGbps > 0) {
+    if (rateBinds) {
         m_record.tcpRate = QStringLiteral("tbf %1 on both veth ends").arg(rateText(model.bandwidthGbps));
+    } else if (model.bandwidthGbps > 0 && capacityGbps > 0) {
+        m_record.tcpRate = QStringLiteral("unshaped (this host moves less than the model's %1 Gbit/s: tbf would bind nothing)")
+                               .arg(model.bandwidthGbps);
     }
     if (delayed) {
         m_record.tcpDelay = QStringLiteral("netem %1 ns each way").arg(model.wireLatencyNs);
@@ -254,27 +322,36 @@ smcr::Status NamespaceWire::shapeEnd(const sim::LinkModel& model, const QStringL
     return runTool(QStringLiteral("tc"), args);
 }
 
-void NamespaceWire::probeCapacity(const sim::LinkModel& model) {
+double NamespaceWire::probeGbps(QString* why) const {
     // 64 KiB writes for a third of a second: long enough for TCP to leave slow
     // start on a veth, short enough for every lab start.
     constexpr int kWriteBytes = 64 * 1024;
     constexpr std::chrono::milliseconds kDuration{300};
     auto probe = probeVethTcp(m_namespace, m_serverAddress, kDuration, kWriteBytes);
     if (!probe) {
-        m_record.tcpCapacity =
-            QStringLiteral("TCP capacity not probed (%1)").arg(QString::fromStdString(probe.error().message));
+        *why = QString::fromStdString(probe.error().message);
+        return 0;
+    }
+    return probe->gbps;
+}
+
+void NamespaceWire::recordCapacity(const sim::LinkModel& model, double gbps, const QString& why, bool shaped) {
+    if (gbps <= 0) {
+        m_record.tcpCapacity = QStringLiteral("TCP capacity not probed (%1)").arg(why);
         return;
     }
-    m_record.tcpCapacityGbps = probe->gbps;
-    const QString measured =
-        QStringLiteral("a probe moved %1 Gbit/s through the veth (64 KiB writes, 0.3 s)").arg(probe->gbps, 0, 'f', 2);
-    // Below 90% of the model's rate the host, not the shaping, sets TCP's ceiling.
-    m_record.tcpHostLimited = model.bandwidthGbps > 0 && probe->gbps < 0.9 * model.bandwidthGbps;
+    m_record.tcpCapacityGbps = gbps;
+    const QString measured = QStringLiteral("a probe moved %1 Gbit/s through the %2veth (64 KiB writes, 0.3 s)")
+                                 .arg(gbps, 0, 'f', 2)
+                                 .arg(shaped ? QStringLiteral("shaped ") : QString());
+    // Unshaped under the model's rate: the host, not the modelled wire, sets
+    // TCP's ceiling (and the sim's too, which copies in the same CPUs).
+    m_record.tcpHostLimited = !shaped && model.bandwidthGbps > 0 && gbps < model.bandwidthGbps;
     if (m_record.tcpHostLimited) {
         m_record.tcpCapacity =
             QStringLiteral(
                 "TCP HOST-LIMITED: %1, below the model's %2 Gbit/s: the TCP column is bounded by this "
-                "host's veth, not by the modelled wire")
+                "host's CPUs, not by the modelled wire")
                 .arg(measured)
                 .arg(model.bandwidthGbps);
     } else {

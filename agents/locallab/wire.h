@@ -4,15 +4,27 @@
 // SMC crosses the sim fabric with a link model (smcr/fabric_sim.h). TCP must
 // cross the same modelled link or a table compares two wires: for a model
 // with a rate, the server agent runs in its own network namespace joined to
-// the root one by a veth pair, shaped to the model's rate with tbf on both
-// ends, with the model's delay by netem where the kernel has it, and the
-// CLC handshake crosses the same veth. The "ideal" model is unshaped on both
-// sides: TCP over loopback, the sim without delay (SMC-D loopback against
-// TCP over lo). Where a namespace cannot be made (no CAP_NET_ADMIN, no
-// `ip`), TCP runs over loopback and the record says so. A short TCP probe
-// through the shaped veth records what the host can carry (veth_probe.h):
-// where that is below the model's rate, the record says the TCP column is
-// host-limited.
+// the root one by a veth pair, and the CLC handshake crosses the same veth.
+// The "ideal" model is unshaped on both sides: TCP over loopback, the sim
+// without delay (SMC-D loopback against TCP over lo). Where a namespace
+// cannot be made (no CAP_NET_ADMIN, no `ip`), TCP runs over loopback and the
+// record says so.
+//
+// The veth carries the host's real TCP, not a software copy of a NIC's
+// per-packet costs:
+// - its MTU is loopback's order (65535), not the model's Ethernet MTU: a
+//   NIC segments and coalesces in hardware (TSO, LRO) what a 1500-byte veth
+//   makes this host's CPUs do per segment and per ACK, which halved TCP at
+//   1-64 KiB against loopback;
+// - both ends steer their receive processing to one CPU (RPS): a veth hands
+//   a packet to the CPU that sent it, so a sender that moves between CPUs,
+//   or a qdisc that releases packets from a timer, reorders the stream and
+//   TCP retransmits what was never lost;
+// - a short TCP probe (veth_probe.h) measures what the host moves through
+//   it; tbf shapes to the model's rate only where the host moves more than
+//   that rate (below it, tbf would bind nothing and cost a queue), and the
+//   record says the TCP column is host-limited where the host moves less;
+// - netem adds the model's delay where the kernel has it.
 #pragma once
 
 #include <memory>
@@ -33,10 +45,11 @@ struct WireRecord {
     qint64 latencyNs = 0;         // the model's one-way latency
     int ethernetMtu = 0;          // the veth's MTU (0 = loopback's)
     QString tcpPath;              // "loopback" or "veth between network namespaces"
-    QString tcpRate;              // "tbf 25gbit on both veth ends", "unshaped"
+    QString tcpRate;              // "tbf 25gbit on both veth ends", "unshaped: ..."
+    QString tcpSteering;          // "receive steering of both ends on CPU 1", empty on loopback
     QString tcpDelay;             // "netem 1250 ns each way", "not applied: ...", "none"
     double tcpCapacityGbps = 0;   // what a probe moved through the shaped veth, 0 = not probed
-    bool tcpHostLimited = false;  // the probe fell below 90% of the model's rate
+    bool tcpHostLimited = false;  // the host moves less than the model's rate
     QString tcpCapacity;          // the probe in words, "HOST-LIMITED" where below the model
     QString note;                 // one sentence for a table's notes
 
@@ -51,13 +64,19 @@ smcr::Result<smcr::fabric::sim::LinkModel> linkModel(const QString& name);
 // The Ethernet MTU that carries RoCE frames of the model's path MTU.
 int ethernetMtuFor(smcr::fabric::PathMtu mtu);
 
+// The veth's MTU: loopback's order (see above), the largest a veth takes.
+inline constexpr int kVethMtu = 65535;
+
 // A server namespace and the veth pair that joins it to this one, shaped to
 // a link model; removed (namespace, veth, qdiscs) when destroyed.
 class NamespaceWire {
 public:
-    // Makes the namespace, the veth and the shaping. Errors say what the
-    // host refused ("not root", "ip netns add: Operation not permitted").
-    static smcr::Result<std::unique_ptr<NamespaceWire>> create(const smcr::fabric::sim::LinkModel& model);
+    // Makes the namespace, the veth and the shaping, with both ends'
+    // receive processing on `receiveCpu` (-1: the last CPU this process may
+    // use). Errors say what the host refused ("not root", "ip netns add:
+    // Operation not permitted").
+    static smcr::Result<std::unique_ptr<NamespaceWire>> create(const smcr::fabric::sim::LinkModel& model,
+                                                               int receiveCpu = -1);
     ~NamespaceWire();
     NamespaceWire(const NamespaceWire&) = delete;
     NamespaceWire& operator=(const NamespaceWire&) = delete;
@@ -66,22 +85,30 @@ public:
     QString serverAddress() const { return m_serverAddress; }  // inside the namespace
     QString rootAddress() const { return m_rootAddress; }      // this namespace's end
     QString subnet() const { return m_subnet; }                // "10.a.b.0/30", for --allow-peer
+    QString rootDevice() const { return m_rootDevice; }        // this namespace's veth end
+    QString serverDevice() const { return m_serverDevice; }    // the server namespace's end
     const WireRecord& record() const { return m_record; }
 
 private:
     NamespaceWire() = default;
-    // build(): names and addresses, the namespace, the veth pair, the
-    // shaping of both ends, then the capacity probe and the record's note.
-    smcr::Status build(const smcr::fabric::sim::LinkModel& model);
+    // build(): names and addresses, the namespace, the veth pair and its
+    // receive steering, the capacity probe, the shaping of both ends, and
+    // the record's note.
+    smcr::Status build(const smcr::fabric::sim::LinkModel& model, int receiveCpu);
     void chooseNames();
     smcr::Status addVethPair(const QString& mtu);
-    smcr::Status shapeBothEnds(const smcr::fabric::sim::LinkModel& model);
+    smcr::Status steerReceives(int cpu);
+    // tbf only where `capacityGbps` (0: not probed) exceeds the model's rate.
+    smcr::Status shapeBothEnds(const smcr::fabric::sim::LinkModel& model, double capacityGbps);
     // One veth end ({"dev", D} or {"-n", NS, "dev", D}): netem's delay while
     // *delayed (cleared, with tc's reason, where netem is missing), then tbf's rate.
     smcr::Status shapeEnd(const smcr::fabric::sim::LinkModel& model, const QStringList& end, bool* delayed,
                           QString* delayWhy);
-    // Records what TCP can carry through the shaped veth (veth_probe.h).
-    void probeCapacity(const smcr::fabric::sim::LinkModel& model);
+    // What TCP carries through the veth now (veth_probe.h), in Gbit/s; 0
+    // with the reason in *why where the probe failed.
+    double probeGbps(QString* why) const;
+    // The record's capacity words and host-limited flag from a probe.
+    void recordCapacity(const smcr::fabric::sim::LinkModel& model, double gbps, const QString& why, bool shaped);
     void destroy();
 
     QString m_namespace;

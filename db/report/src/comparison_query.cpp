@@ -43,7 +43,8 @@ using WireFacts = QMap<QString, QString>;  // "model", "tcp_path", ... (without 
 smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campaignId) {
     QMap<qint64, WireFacts> out;
     for (const char* name :
-         {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "bandwidth_gbps", "latency_ns", "hosts"}) {
+         {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "tcp_steering", "ethernet_mtu",
+          "bandwidth_gbps", "latency_ns", "hosts"}) {
         auto values = store.campaignRunFact(campaignId, Side::client, QStringLiteral("wire.") + QLatin1String(name));
         if (!values) return smcr::fail(values.error());
         for (auto it = values->begin(); it != values->end(); ++it)
@@ -68,6 +69,10 @@ QString wireText(const QString& transport, const WireFacts& wire) {
     const QString hostsNote = hosts.isEmpty() ? QString() : QStringLiteral("; ") + hosts;
     if (transport == QLatin1String("tcp")) {
         QString text = QStringLiteral("TCP over ") + path;
+        if (const QString mtu = wire.value(QStringLiteral("ethernet_mtu")); !mtu.isEmpty() && mtu != QLatin1String("0"))
+            text += QStringLiteral(", MTU ") + mtu;
+        if (const QString steering = wire.value(QStringLiteral("tcp_steering")); !steering.isEmpty())
+            text += QStringLiteral(", ") + steering;
         if (const QString rate = wire.value(QStringLiteral("tcp_rate")); !rate.isEmpty())
             text += QStringLiteral(", ") + rate;
         if (const QString delay = wire.value(QStringLiteral("tcp_delay"));
