@@ -8,6 +8,7 @@
 #include <QHostInfo>
 #include <QNetworkInterface>
 
+#include "smc_netlink.h"
 #include "transport.h"
 #include "workload.h"
 
@@ -109,6 +110,43 @@ QList<protocol::RdmaDevice> probeRdmaDevices(const QString& sysfsRoot) {
     return devices;
 }
 
+// What kernel SMC-R runs with here (its UEIDs, pnet table, fallbacks so
+// far), for the controller's host view: on a VM lab host this is what
+// decides whether a ksmc column can run over SMC-R at all.
+protocol::KernelSmcrState kernelSmcrState() {
+    protocol::KernelSmcrState state;
+    state.reported = true;
+    QStringList errors;
+    if (const auto ueids = transports::smcnl::listUeids()) {
+        for (const std::string& ueid : *ueids) state.ueids.append(QString::fromStdString(ueid));
+    } else {
+        errors.append(QString::fromStdString(ueids.error().message));
+    }
+    if (const auto pnets = transports::smcnl::listPnets()) {
+        for (const transports::smcnl::PnetEntry& e : *pnets) {
+            QStringList parts;
+            if (!e.ethName.empty()) parts.append(QString::fromStdString(e.ethName));
+            if (!e.ibName.empty())
+                parts.append(QString("%1 port %2").arg(QString::fromStdString(e.ibName)).arg(e.ibPort));
+            state.pnet.append(QString("%1: %2").arg(QString::fromStdString(e.pnetid), parts.join(", ")));
+        }
+    } else {
+        errors.append(QString::fromStdString(pnets.error().message));
+    }
+    if (const auto fallbacks = transports::smcnl::readFallbacks()) {
+        for (const transports::smcnl::FallbackCount& f : *fallbacks) {
+            state.fallbacks.append(QString("%1 %2: %3")
+                                       .arg(f.server ? "server" : "client",
+                                            QString::fromStdString(transports::smcnl::describeFallbackReason(f.reason)))
+                                       .arg(f.count));
+        }
+    } else {
+        errors.append(QString::fromStdString(fallbacks.error().message));
+    }
+    state.error = errors.join("; ");
+    return state;
+}
+
 protocol::Capabilities probeCapabilities(const protocol::AgentLimits& limits) {
     protocol::Capabilities caps;
     caps.host = hostFacts();
@@ -123,6 +161,7 @@ protocol::Capabilities probeCapabilities(const protocol::AgentLimits& limits) {
         if (item.name == "ksmc") caps.ksmc = item;
     }
     if (caps.ksmc.name.isEmpty()) caps.ksmc = {"ksmc", false, "this build has no ksmc transport"};
+    if (caps.ksmc.available) caps.kernelSmcr = kernelSmcrState();
     for (const workloads::Workload* workload : workloads::workloadRegistry()) {
         caps.workloads.append(QString::fromStdString(workload->name()));
     }

@@ -64,7 +64,7 @@ QJsonObject Capabilities::toJson() const {
                                                   {"version", host.kernelVersion},
                                                   {"machine", host.machine}}}};
     if (!host.virtualization.isEmpty()) hostObject.insert("virtualization", host.virtualization);
-    return QJsonObject{
+    QJsonObject out{
         {"host", hostObject},
         {"nics", nicArray},
         {"rdma_devices", rdmaArray},
@@ -76,6 +76,14 @@ QJsonObject Capabilities::toJson() const {
                                {"max_duration_ms", limits.maxDurationMs},
                                {"min_sample_interval_ms", limits.minSampleIntervalMs}}},
     };
+    if (kernelSmcr.reported) {
+        QJsonObject state{{"ueids", toArray(kernelSmcr.ueids)},
+                          {"pnet", toArray(kernelSmcr.pnet)},
+                          {"fallbacks", toArray(kernelSmcr.fallbacks)}};
+        if (!kernelSmcr.error.isEmpty()) state.insert("error", kernelSmcr.error);
+        out.insert("kernel_smcr", state);
+    }
+    return out;
 }
 
 Capabilities Capabilities::fromJson(const QJsonObject& object) {
@@ -100,6 +108,11 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
     caps.transports = availabilityListFromJson(object.value("transports"));
     caps.workloads = toStringList(object.value("workloads"));
     caps.ksmc = availabilityFromJson(object.value("ksmc").toObject());
+    if (const QJsonValue state = object.value("kernel_smcr"); state.isObject()) {
+        const QJsonObject o = state.toObject();
+        caps.kernelSmcr = {true, o.value("error").toString(), toStringList(o.value("ueids")),
+                           toStringList(o.value("pnet")), toStringList(o.value("fallbacks"))};
+    }
     const QJsonObject limits = object.value("limits").toObject();
     caps.limits = {limits.value("max_runs").toInt(), toInt64(limits.value("max_duration_ms")),
                    toInt64(limits.value("min_sample_interval_ms"))};

@@ -51,6 +51,18 @@ struct AgentLimits {
     qint64 minSampleIntervalMs = 0;
 };
 
+// Kernel SMC-R's set-up on the host, as the kernel's SMC netlink families
+// report it: its UEIDs (SMC-Rv2 over soft-RoCE needs one), its pnet table
+// (ties an RDMA device to its netdev), and the fallbacks it counted since
+// boot. Optional: only agents whose host has kernel SMC send it.
+struct KernelSmcrState {
+    bool reported = false;
+    QString error;  // what could not be read, when something could not
+    QStringList ueids;
+    QStringList pnet;       // "NET1: eth1, rxe0 port 1"
+    QStringList fallbacks;  // "client 0x03030000 NOSMCDEV: 3"
+};
+
 struct Capabilities {
     HostFacts host;
     QList<NicInfo> nics;
@@ -59,6 +71,7 @@ struct Capabilities {
     QList<Availability> transports;  // tcp, smcr, ksmc
     QStringList workloads;           // tcp_bw, tcp_lat, http, kv
     Availability ksmc;               // kernel AF_SMC, same as the ksmc transport entry
+    KernelSmcrState kernelSmcr;      // where ksmc is available
     AgentLimits limits;
 
     QJsonObject toJson() const;

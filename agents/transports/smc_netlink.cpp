@@ -466,4 +466,23 @@ Status addPnet(const std::string& pnetid, const std::string& ethName, const std:
     return st;
 }
 
+Result<std::vector<PnetEntry>> listPnets() {
+    Session session;
+    if (Status st = openSession(&session, SMCR_GENL_FAMILY_NAME); !st.ok()) return smcr::fail(st.error());
+    Message request(session.familyId, SMC_PNETID_GET, NLM_F_DUMP);
+    std::vector<PnetEntry> out;
+    const Status st = session.socket.transact(request, "pnet table", [&](const std::vector<Attr>& attrs) {
+        PnetEntry entry;
+        for (const Attr& a : attrs) {
+            if (a.type == SMC_PNETID_NAME) entry.pnetid = attrString(a);
+            if (a.type == SMC_PNETID_ETHNAME) entry.ethName = attrString(a);
+            if (a.type == SMC_PNETID_IBNAME) entry.ibName = attrString(a);
+            if (a.type == SMC_PNETID_IBPORT) entry.ibPort = static_cast<int>(attrUnsigned(a));
+        }
+        if (!entry.pnetid.empty()) out.push_back(entry);
+    });
+    if (!st.ok()) return smcr::fail(st.error());
+    return out;
+}
+
 }  // namespace smclab::transports::smcnl

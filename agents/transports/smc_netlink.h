@@ -68,5 +68,13 @@ Result<std::vector<std::string>> listUeids();
 // RDMA device `ibName` (either may be empty, not both). An entry that
 // exists is no error.
 Status addPnet(const std::string& pnetid, const std::string& ethName, const std::string& ibName, int ibPort);
+// The pnet table as the kernel has it (SMC_PNETID_GET dump).
+struct PnetEntry {
+    std::string pnetid;
+    std::string ethName;  // empty when the entry names only an RDMA device
+    std::string ibName;   // empty when it names only a netdev
+    int ibPort = 0;
+};
+Result<std::vector<PnetEntry>> listPnets();
 
 }  // namespace smclab::transports::smcnl

@@ -25,6 +25,28 @@ QString availabilityList(const QList<protocol::Availability>& items) {
     return parts.join(QStringLiteral("<br>"));
 }
 
+// What kernel SMC-R needs over soft-RoCE, and what it already refused: a
+// ksmc column on a host without a UEID falls back to TCP (SMC-Rv2 cannot
+// match), and the fallbacks counted so far say why earlier runs did.
+QString kernelSmcrText(const protocol::KernelSmcrState& state) {
+    QStringList lines;
+    lines << (state.ueids.isEmpty()
+                  ? QStringLiteral("<span style=\"color:#b02222\">%1</span>")
+                        .arg(QObject::tr("no UEID: SMC-Rv2 (the only SMC-R soft-RoCE carries) cannot connect; "
+                                         "smclab ksmc ueid add NAME")
+                                 .toHtmlEscaped())
+                  : QObject::tr("UEID %1").arg(state.ueids.join(QStringLiteral(", "))).toHtmlEscaped());
+    lines << (state.pnet.isEmpty() ? QObject::tr("pnet table empty")
+                                   : QObject::tr("pnet %1").arg(state.pnet.join(QStringLiteral("; "))))
+                 .toHtmlEscaped();
+    lines << (state.fallbacks.isEmpty()
+                  ? QObject::tr("no fallback to TCP counted since boot")
+                  : QObject::tr("fallbacks to TCP since boot: %1").arg(state.fallbacks.join(QStringLiteral("; "))))
+                 .toHtmlEscaped();
+    if (!state.error.isEmpty()) lines << QObject::tr("could not read: %1").arg(state.error).toHtmlEscaped();
+    return lines.join(QStringLiteral("<br>"));
+}
+
 }  // namespace
 
 QString capabilitiesHtml(const QString& address, const protocol::Hello& hello) {
@@ -46,6 +68,7 @@ QString capabilitiesHtml(const QString& address, const protocol::Hello& hello) {
                    caps.ksmc.available ? QObject::tr("available")
                                        : QObject::tr("unavailable: %1").arg(caps.ksmc.reason.toHtmlEscaped()));
     }
+    if (caps.kernelSmcr.reported) out += row(QObject::tr("Kernel SMC-R"), kernelSmcrText(caps.kernelSmcr));
     QStringList devices;
     for (const protocol::RdmaDevice& d : caps.rdmaDevices) {
         devices.append(

@@ -201,6 +201,17 @@ private slots:
         QVERIFY(helloBack.capabilities.transportAvailable("tcp"));
         QVERIFY(!helloBack.capabilities.transportAvailable("ksmc"));
         QCOMPARE(helloBack.capabilities.transports.at(1).reason, QString("no AF_SMC"));
+        // kernel_smcr is optional: absent unless reported, and read back whole.
+        QVERIFY(!hello.toJson().value("capabilities").toObject().contains("kernel_smcr"));
+        QVERIFY(!helloBack.capabilities.kernelSmcr.reported);
+        hello.capabilities.kernelSmcr = {
+            true, "pnet table: no SMC-R family", {"SMCLAB"}, {}, {"server 0x03030000 NOSMCDEV: 2"}};
+        const Hello smcrBack = Hello::fromJson(hello.toJson());
+        QVERIFY(smcrBack.capabilities.kernelSmcr.reported);
+        QCOMPARE(smcrBack.capabilities.kernelSmcr.ueids, QStringList{"SMCLAB"});
+        QVERIFY(smcrBack.capabilities.kernelSmcr.pnet.isEmpty());
+        QCOMPARE(smcrBack.capabilities.kernelSmcr.fallbacks, QStringList{"server 0x03030000 NOSMCDEV: 2"});
+        QCOMPARE(smcrBack.capabilities.kernelSmcr.error, QString("pnet table: no SMC-R family"));
     }
 
     void endpoints() {

@@ -430,6 +430,27 @@ void TestGuiPages::pagesRenderToPng() {
         m_window->hostsPage()->table()->selectRow(0);
         const QString form = m_window->hostsPage()->capabilitiesText();
         QVERIFY2(form.contains(QStringLiteral("ksmc unavailable: kernel SMC not available")), qPrintable(form));
+        QVERIFY2(!form.contains(QStringLiteral("Kernel SMC-R")), qPrintable(form));  // not reported: not shown
+        // A VM lab host with kernel SMC-R: its UEIDs, pnet table and the
+        // kernel's fallbacks, through the hello's JSON as an agent sends them.
+        smclab::protocol::Hello vm = hello;
+        vm.capabilities.kernelSmcr = {true,
+                                      QString(),
+                                      {},
+                                      {QStringLiteral("SMCLAB: eth1, rxe0 port 1")},
+                                      {QStringLiteral("client 0x03030000 NOSMCDEV: 3")}};
+        m_window->hostsPage()->model()->setHello(0, smclab::protocol::Hello::fromJson(vm.toJson()));
+        m_window->hostsPage()->table()->clearSelection();
+        m_window->hostsPage()->table()->selectRow(0);
+        const QString vmForm = m_window->hostsPage()->capabilitiesText();
+        for (const char* part : {"Kernel SMC-R", "no UEID", "SMCLAB: eth1, rxe0 port 1", "NOSMCDEV: 3"})
+            QVERIFY2(vmForm.contains(QLatin1String(part)), part);
+        vm.capabilities.kernelSmcr.ueids = {QStringLiteral("SMCLAB")};
+        m_window->hostsPage()->model()->setHello(0, smclab::protocol::Hello::fromJson(vm.toJson()));
+        m_window->hostsPage()->table()->clearSelection();
+        m_window->hostsPage()->table()->selectRow(0);
+        QVERIFY2(m_window->hostsPage()->capabilitiesText().contains(QStringLiteral("UEID SMCLAB")),
+                 qPrintable(m_window->hostsPage()->capabilitiesText()));
     }
     // Earlier tests' notes would otherwise sit in the status bar of every shot.
     m_window->statusBar()->clearMessage();
