@@ -77,7 +77,7 @@ QString wireText(const QString& transport, const WireFacts& wire) {
             text += QStringLiteral(", ") + rate;
         if (const QString delay = wire.value(QStringLiteral("tcp_delay"));
             !delay.isEmpty() && delay != QLatin1String("none"))
-            text += QStringLiteral(", ") + delay;
+            text += QStringLiteral(", delay ") + delay;
         if (const QString capacity = wire.value(QStringLiteral("tcp_capacity")); !capacity.isEmpty())
             text += QStringLiteral("; ") + capacity;
         return text + hostsNote;
