@@ -30,7 +30,7 @@ constexpr const char* kWho = "smclab bench wire";
 void printHelp() {
     std::printf(
         "usage: smclab bench wire [--link MODEL] [-oo msg_size:1:64K:*2 | --sizes LIST] [-t SECONDS]\n"
-        "                         [--reps N] [--json]\n"
+        "                         [--reps N] [--json] [--mtu N] [--no-steering] [--shape always]\n"
         "\n"
         "TCP over the local lab's wire (the veth between network namespaces that\n"
         "`smclab demo` and `smclab run` make for a link model) against TCP over this\n"
@@ -45,7 +45,13 @@ void printHelp() {
         "  --sizes LIST     message sizes instead: 1,1K,64K\n"
         "  -t SECONDS       each client run's time, whole seconds as qperf takes them (default 1)\n"
         "  --reps N         interleaved rounds (default 3); medians with [min, max]\n"
-        "  --json           the wire record and every run's MB/s as JSON\n");
+        "  --json           the wire record and every run's MB/s as JSON\n"
+        "\n"
+        "the veth as the lab makes it, or as it was (to measure each choice):\n"
+        "  --mtu N          the veth's MTU (default 65535; the model's Ethernet MTU is 1500)\n"
+        "  --no-steering    no receive steering (the kernel's default: packets are received\n"
+        "                   on the CPU that sent them, and a moving sender reorders)\n"
+        "  --shape always   tbf at the model's rate even where the host moves less\n");
 }
 
 int usage(const std::string& message) {
@@ -138,6 +144,15 @@ int runBenchWire(const Args& args) {
         }
         if (cursor.takeFlag("--json")) {
             json = true;
+        } else if (cursor.takeFlag("--no-steering")) {
+            options.veth.steerReceives = false;
+        } else if (auto mtu = cursor.takeValue("--mtu")) {
+            auto n = parseInt(*mtu);
+            if (!n || *n < 68 || *n > locallab::kVethMtu) return usage("--mtu: give 68 to 65535");
+            options.veth.mtu = static_cast<int>(*n);
+        } else if (auto shape = cursor.takeValue("--shape")) {
+            if (*shape != "always" && *shape != "auto") return usage("--shape: always or auto");
+            options.veth.shapeAlways = *shape == "always";
         } else if (auto link = cursor.takeValue("--link")) {
             options.linkModel = QString::fromStdString(*link);
         } else if (auto loopText = cursor.takeValue("-oo")) {

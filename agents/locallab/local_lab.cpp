@@ -14,7 +14,9 @@ smcr::Status LocalLab::start(const QString& linkModel, int agentCount, const QSt
         m_record = loopbackRecord(*model, QString());
     } else {
         // Both veth ends' receive processing on the server agent's CPU.
-        auto wire = NamespaceWire::create(*model, m_agents.agentCpu(0));
+        VethOptions options;
+        options.receiveCpu = m_agents.agentCpu(0);
+        auto wire = NamespaceWire::create(*model, options);
         if (wire) {
             m_wire = std::move(wire).value();
             m_record = m_wire->record();

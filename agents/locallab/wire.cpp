@@ -164,21 +164,24 @@ WireRecord loopbackRecord(const sim::LinkModel& model, const QString& why) {
     return r;
 }
 
-smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::LinkModel& model, int receiveCpu) {
+smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::LinkModel& model,
+                                                                   const VethOptions& options) {
     if (::geteuid() != 0) {
         return smcr::fail(smcr::Errc::notSupported, "network namespaces need root (CAP_NET_ADMIN)");
     }
+    if (options.mtu < 68 || options.mtu > kVethMtu)
+        return smcr::fail(smcr::Errc::invalidArgument, "veth MTU must be 68..65535");
     std::unique_ptr<NamespaceWire> wire(new NamespaceWire());
-    if (smcr::Status s = wire->build(model, receiveCpu >= 0 ? receiveCpu : lastAllowedCpu()); !s)
-        return smcr::fail(s.error());
+    if (smcr::Status s = wire->build(model, options); !s) return smcr::fail(s.error());
     return wire;
 }
 
-smcr::Status NamespaceWire::build(const sim::LinkModel& model, int receiveCpu) {
+smcr::Status NamespaceWire::build(const sim::LinkModel& model, const VethOptions& options) {
     chooseNames();
+    const int receiveCpu = options.receiveCpu >= 0 ? options.receiveCpu : lastAllowedCpu();
     if (smcr::Status s = runTool(QStringLiteral("ip"), {"netns", "add", m_namespace}); !s) return s;
-    smcr::Status made = addVethPair(QString::number(kVethMtu));
-    if (made) made = steerReceives(receiveCpu);
+    smcr::Status made = addVethPair(QString::number(options.mtu));
+    if (made && options.steerReceives) made = steerReceives(receiveCpu);
     if (!made) {
         destroy();
         return made;
@@ -186,30 +189,35 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model, int receiveCpu) {
     m_record.model = QString::fromStdString(model.name);
     m_record.bandwidthGbps = model.bandwidthGbps;
     m_record.latencyNs = static_cast<qint64>(model.wireLatencyNs);
-    m_record.ethernetMtu = kVethMtu;
+    m_record.ethernetMtu = options.mtu;
     m_record.tcpPath = QStringLiteral("veth between network namespaces");
     m_record.tcpRate = QStringLiteral("unshaped");
     m_record.tcpDelay = QStringLiteral("none");
-    m_record.tcpSteering = QStringLiteral("receive steering of both ends on CPU %1").arg(receiveCpu);
+    m_record.tcpSteering = options.steerReceives
+                               ? QStringLiteral("receive steering of both ends on CPU %1").arg(receiveCpu)
+                               : QStringLiteral("no receive steering");
     // The unshaped veth first: what the host moves decides whether tbf can bind.
     QString why;
     const double unshapedGbps = probeGbps(&why);
-    if (smcr::Status s = shapeBothEnds(model, unshapedGbps); !s) {
+    if (smcr::Status s = shapeBothEnds(model, unshapedGbps, options.shapeAlways); !s) {
         destroy();
         return s;
     }
     const bool shaped = m_record.tcpRate.startsWith(QLatin1String("tbf"));
     const double gbps = shaped ? probeGbps(&why) : unshapedGbps;
     recordCapacity(model, gbps, why, shaped);
+    const QString mtuWhy = options.mtu == kVethMtu
+                               ? QStringLiteral(" (loopback's order: the host's TCP, not the model's 1500-byte "
+                                                "segments in software)")
+                               : QString();
     m_record.note = QStringLiteral(
                         "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
-                        "over a veth between network namespaces, MTU %4 (loopback's order: the host's TCP, "
-                        "not the model's 1500-byte segments in software), %5, rate %6, delay %7; %8")
+                        "over a veth between network namespaces, MTU %4%9, %5, rate %6, delay %7; %8")
                         .arg(m_record.model)
                         .arg(model.bandwidthGbps)
                         .arg(model.wireLatencyNs)
                         .arg(m_record.ethernetMtu)
-                        .arg(m_record.tcpSteering, m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity);
+                        .arg(m_record.tcpSteering, m_record.tcpRate, m_record.tcpDelay, m_record.tcpCapacity, mtuWhy);
     return {};
 }
 
@@ -265,10 +273,10 @@ smcr::Status NamespaceWire::steerReceives(int cpu) {
                                           steeringScript(m_serverDevice, mask)});
 }
 
-smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model, double capacityGbps) {
+smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model, double capacityGbps, bool always) {
     // tbf binds only where the host moves more than the model's rate; below
     // it, the host is the limit and a token bucket only adds a queue.
-    const bool rateBinds = model.bandwidthGbps > 0 && capacityGbps > model.bandwidthGbps;
+    const bool rateBinds = model.bandwidthGbps > 0 && (always || capacityGbps > model.bandwidthGbps);
     sim::LinkModel shaping = model;
     if (!rateBinds) shaping.bandwidthGbps = 0;
     // Each direction is shaped where it leaves: the root end for client ->
@@ -344,9 +352,10 @@ void NamespaceWire::recordCapacity(const sim::LinkModel& model, double gbps, con
     const QString measured = QStringLiteral("a probe moved %1 Gbit/s through the %2veth (64 KiB writes, 0.3 s)")
                                  .arg(gbps, 0, 'f', 2)
                                  .arg(shaped ? QStringLiteral("shaped ") : QString());
-    // Unshaped under the model's rate: the host, not the modelled wire, sets
-    // TCP's ceiling (and the sim's too, which copies in the same CPUs).
-    m_record.tcpHostLimited = !shaped && model.bandwidthGbps > 0 && gbps < model.bandwidthGbps;
+    // Under the model's rate (a shaped wire: under 90% of it, tbf's own
+    // shortfall aside) the host, not the modelled wire, sets TCP's ceiling,
+    // and the sim's too, which copies in the same CPUs.
+    m_record.tcpHostLimited = model.bandwidthGbps > 0 && gbps < (shaped ? 0.9 : 1.0) * model.bandwidthGbps;
     if (m_record.tcpHostLimited) {
         m_record.tcpCapacity =
             QStringLiteral(

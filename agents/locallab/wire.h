@@ -67,16 +67,24 @@ int ethernetMtuFor(smcr::fabric::PathMtu mtu);
 // The veth's MTU: loopback's order (see above), the largest a veth takes.
 inline constexpr int kVethMtu = 65535;
 
+// How the veth is made. The defaults carry the host's TCP; the others make
+// the wire as it was before (the model's 1500-byte MTU, no steering, tbf
+// whatever the host moves), so `smclab bench wire` can measure each choice.
+struct VethOptions {
+    int mtu = kVethMtu;
+    int receiveCpu = -1;        // both ends' receive processing; -1: the last CPU this process may use
+    bool steerReceives = true;  // off: the kernel's default, no receive steering
+    bool shapeAlways = false;   // on: tbf at the model's rate even where the host moves less
+};
+
 // A server namespace and the veth pair that joins it to this one, shaped to
 // a link model; removed (namespace, veth, qdiscs) when destroyed.
 class NamespaceWire {
 public:
-    // Makes the namespace, the veth and the shaping, with both ends'
-    // receive processing on `receiveCpu` (-1: the last CPU this process may
-    // use). Errors say what the host refused ("not root", "ip netns add:
-    // Operation not permitted").
+    // Makes the namespace, the veth and the shaping. Errors say what the
+    // host refused ("not root", "ip netns add: Operation not permitted").
     static smcr::Result<std::unique_ptr<NamespaceWire>> create(const smcr::fabric::sim::LinkModel& model,
-                                                               int receiveCpu = -1);
+                                                               const VethOptions& options = {});
     ~NamespaceWire();
     NamespaceWire(const NamespaceWire&) = delete;
     NamespaceWire& operator=(const NamespaceWire&) = delete;
@@ -94,12 +102,13 @@ private:
     // build(): names and addresses, the namespace, the veth pair and its
     // receive steering, the capacity probe, the shaping of both ends, and
     // the record's note.
-    smcr::Status build(const smcr::fabric::sim::LinkModel& model, int receiveCpu);
+    smcr::Status build(const smcr::fabric::sim::LinkModel& model, const VethOptions& options);
     void chooseNames();
     smcr::Status addVethPair(const QString& mtu);
     smcr::Status steerReceives(int cpu);
-    // tbf only where `capacityGbps` (0: not probed) exceeds the model's rate.
-    smcr::Status shapeBothEnds(const smcr::fabric::sim::LinkModel& model, double capacityGbps);
+    // tbf only where `capacityGbps` (0: not probed) exceeds the model's
+    // rate, or `always`.
+    smcr::Status shapeBothEnds(const smcr::fabric::sim::LinkModel& model, double capacityGbps, bool always);
     // One veth end ({"dev", D} or {"-n", NS, "dev", D}): netem's delay while
     // *delayed (cleared, with tc's reason, where netem is missing), then tbf's rate.
     smcr::Status shapeEnd(const smcr::fabric::sim::LinkModel& model, const QStringList& end, bool* delayed,

@@ -246,7 +246,9 @@ smcr::Result<WireBenchResult> benchWire(const WireBenchOptions& options,
     WireBenchResult result;
     const std::vector<int> cpus = LocalAgents::allowedCpus();
     if (cpus.size() >= 2) result.cpus = {cpus[0], cpus[1]};
-    auto wire = NamespaceWire::create(*model, result.cpus[1]);
+    VethOptions veth = options.veth;
+    veth.receiveCpu = result.cpus[1];
+    auto wire = NamespaceWire::create(*model, veth);
     if (!wire) return smcr::fail(wire.error());
     result.wire = (*wire)->record();
 

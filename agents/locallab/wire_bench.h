@@ -34,6 +34,7 @@ struct WireBenchOptions {
     int repetitions = 3;          // interleaved rounds
     QString smclabProgram;        // `smclab`, for serve and load
     QString qperfProgram = QStringLiteral("qperf");
+    VethOptions veth;  // its receiveCpu is the servers' CPU
 };
 
 struct WireBenchRow {

@@ -161,7 +161,9 @@ private slots:
     void receiveSteeringIsPinned() {
         // Both ends' receive queues steer to the CPU asked for, so a sender
         // that moves between CPUs cannot reorder the stream.
-        auto wire = NamespaceWire::create(slowModel(), 0);
+        VethOptions options;
+        options.receiveCpu = 0;
+        auto wire = NamespaceWire::create(slowModel(), options);
         QVERIFY(wire.ok());
         const NamespaceWire& w = *wire.value();
         QCOMPARE(w.record().tcpSteering, QStringLiteral("receive steering of both ends on CPU 0"));
