@@ -3,6 +3,8 @@
 #  1. `smclab bench wire`: qperf tcp_bw over loopback and over the local
 #     lab's veth, and smclab's own tcp_bw over both, interleaved, pinned as
 #     the lab pins its agents, with the ratios side by side;
+#     for the veth as the lab makes it and as it was made before (the
+#     model's 1500-byte MTU, no receive steering, tbf at the model's rate);
 #  2. the demo's TCP column against them: the datapath preset's TCP column
 #     alone (tcp_bw through two local agents over the same kind of veth),
 #     at the same sizes, from `smclab run`'s cover-letter table.
@@ -19,6 +21,11 @@ smclab=$bench_bin/smclab
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (quote only figures from a quiet machine)"
 echo
+echo "the veth as it was (MTU 1500, no receive steering, tbf at the model's rate):"
+"$smclab" bench wire --link "$bench_link" --sizes "$bench_sizes" -t "$bench_secs" --reps "$bench_reps" \
+    --mtu 1500 --no-steering --shape always
+echo
+echo "the veth as the lab makes it:"
 "$smclab" bench wire --link "$bench_link" --sizes "$bench_sizes" -t "$bench_secs" --reps "$bench_reps"
 
 echo
