@@ -126,7 +126,7 @@ std::string notesText(const DatapathRun& run, const DatapathOptions& options, co
 std::string shapesText(const std::vector<ShapeResult>& shapes, const DatapathRun& run) {
     std::string out = "==== Shapes ====\n";
     for (const ShapeResult& s : shapes) {
-        char verdict[16];  // "INCONCLUSIVE" (issue 16)
+        char verdict[16];  // the longest is "INCONCLUSIVE"
         std::snprintf(verdict, sizeof verdict, "%-4s", shapeVerdictName(s.verdict));
         out += std::string(verdict) + "  " + s.title + ": " + s.measured;
         if (s.link != run.link) out += "  [stated for --link " + s.link + "]";

@@ -1,4 +1,4 @@
-// The shapes issue 5 asks `smclab bench stream --preset datapath` to
+// The shapes `smclab bench stream --preset datapath` must
 // reproduce (the patch series' cover letter and commit messages), checked on
 // the numbers and engine counters of one run:
 //   - autocorking >= 3x the no-cork bandwidth at 1..512 B (patch #2: "qperf
@@ -17,7 +17,7 @@
 // Counter ratios are per application message, client and server engines
 // summed, combined over sizes as a geometric mean of per-size ratios.
 //
-// Verdicts come from intervals, never from one number (issue 16): each
+// Verdicts come from intervals, never from one number: each
 // size's ratio of the two columns has the distribution-free interval of
 // report/statistics.h over the repetitions (bwSamples / latSamples). A
 // shape PASSes when every size's interval clears the threshold, MISSes when

@@ -4,7 +4,7 @@
 // intervals of the shapes), with both engines' counters summed over the
 // repetitions. The campaign's runs are ordinary tcp_bw / tcp_lat runs of
 // the agents' workloads: one measuring pipeline with `smclab run` and the
-// demo (issue 16).
+// demo.
 #pragma once
 
 #include <cstdint>

@@ -234,7 +234,7 @@ private slots:
         QVERIFY(m_server->waitForResult("cork-s"));
     }
 
-    // Issue 7's live check, by counters rather than time: 64 B tcp_bw over
+    // The live-settings check, by counters rather than time: 64 B tcp_bw over
     // smcr with autocorking off, switched on mid-run. Off, every send call
     // pushes its own CDC; on, sends made while a CDC is in flight are
     // corked and leave together, so CDCs per send call drop (net/smc

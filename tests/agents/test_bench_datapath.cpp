@@ -94,7 +94,7 @@ private slots:
         const QStringList shapes = section(r.out, "Shapes");
         QCOMPARE(shapes.size(), 8);
         for (const QString& line : shapes) {
-            // INCONCLUSIVE since issue 16: one run per cell gives no interval.
+            // INCONCLUSIVE: one run per cell gives no interval.
             QVERIFY2(QRegularExpression("^(PASS|MISS|INCONCLUSIVE|--  )  \\S").match(line).hasMatch(),
                      qPrintable(line));
         }
@@ -138,7 +138,7 @@ private slots:
         QCOMPARE(cq.size(), 2);
         const QStringList shapes = section(r.out, "Shapes");
         QCOMPARE(shapes.size(), 8);
-        // A verdict, or INCONCLUSIVE (issue 16: single runs have no interval).
+        // A verdict, or INCONCLUSIVE (single runs have no interval).
         const auto verdict = [](const QString& line) {
             return line.startsWith("PASS") || line.startsWith("MISS") || line.startsWith("INCONCLUSIVE");
         };

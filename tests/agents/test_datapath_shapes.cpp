@@ -38,7 +38,7 @@ DatapathRun runWith(const std::vector<std::string>& keys, const std::vector<uint
 }
 
 // Three identical repetitions of every cell: intervals of zero width, so a
-// verdict is the one the numbers give. Since issue 16 a verdict needs
+// verdict is the one the numbers give. A verdict needs
 // repetitions; the single-run cases below are INCONCLUSIVE.
 DatapathRun repeated(DatapathRun run) {
     const auto copy = [](const std::vector<std::vector<StreamResult>>& results, bool bandwidth) {
@@ -201,7 +201,7 @@ private slots:
         QCOMPARE(s.ratio, 12.5);
     }
 
-    // Issue 30: a cell whose data went over TCP says nothing about SMC-R. The
+    // A cell whose data went over TCP says nothing about SMC-R. The
     // autocorking shape that passes on SMC-R numbers has no verdict from
     // the same numbers when its only size ran over TCP.
     void cellsOverTcpGiveNoVerdict() {

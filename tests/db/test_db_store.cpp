@@ -393,7 +393,7 @@ private slots:
         QCOMPARE(compared->tables.first().columns.size(), 6);
     }
 
-    // Issue 33 item 3: a campaign resumed on a relaunched lab lists every
+    // A campaign resumed on a relaunched lab lists every
     // wire its runs crossed, and when it was resumed and on what; its text
     // tables end with each column's wire(s).
     void resumedCampaignListsEveryWireAndSession() {
@@ -452,7 +452,7 @@ private slots:
                  qPrintable(text));
     }
 
-    // Issue 33 item 11: a tool campaign's report carries each column's tool
+    // A tool campaign's report carries each column's tool
     // program, version and command line (JSON and HTML render the details).
     void toolCampaignReportCarriesEachColumnsCommand() {
         auto store = openStore(QStringLiteral("tools.db"));

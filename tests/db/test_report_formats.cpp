@@ -22,7 +22,7 @@ ReportDocument sampleDocument() {
     doc.tables = {fixtures::bandwidth(), fixtures::latency()};
     doc.tables[0].rows[3].cells[1] = {std::nullopt, 0.0, 0};         // a failed run
     doc.tables[0].rows[4].cells[2] = {40.823456789012345, 0.25, 3};  // repetitions
-    // Issue 30: a cell whose data went over TCP, one with a fallback.
+    // A cell whose data went over TCP, one with a fallback.
     doc.tables[0].rows[5].cells[2].tcpRepetitions = 1;
     doc.tables[0].rows[5].cells[2].fallbackRepetitions = 1;
     doc.tables[0].rows[5].cells[2].fallbackReasons = QStringLiteral("PEERNOSMC x2");
@@ -187,7 +187,7 @@ private slots:
         QVERIFY(std::abs((xs[1] - xs[0]) - (xs[2] - xs[1])) < 0.2);
     }
 
-    // Issue 30: every format marks the cells whose connections fell back,
+    // Every format marks the cells whose connections fell back,
     // with the reason, and gives a cell whose data went over TCP no percentage.
     void fallenBackCellsInEveryFormat() {
         const ReportDocument doc = sampleDocument();
@@ -220,7 +220,7 @@ private slots:
         QVERIFY2(!row32.section(QLatin1Char('|'), 2, 2).contains(QLatin1Char('%')), qPrintable(row32));
     }
 
-    // Issue 33 item 11: the bandwidth chart spans 0.5 to 5000 MB/s on a log
+    // The bandwidth chart spans 0.5 to 5000 MB/s on a log
     // axis (decade ticks), so the 1 B points are not drawn on zero; the
     // percentages carry their sign as in the app.
     void bandwidthAxisIsLog10AndSigned() {
@@ -241,7 +241,7 @@ private slots:
         QVERIFY(html.contains(QStringLiteral("class=\"pct better\">(+313.84%)")));
     }
 
-    // Issue 33 item 11: with another baseline, each column keeps its colour
+    // With another baseline, each column keeps its colour
     // (the app's: by plan order), only its place changes.
     void columnsKeepTheirColoursUnderAnotherBaseline() {
         auto moved = withBaseline(sampleDocument(), QStringLiteral("TCP"));
@@ -254,7 +254,7 @@ private slots:
             QStringLiteral("<th><span style=\"color: %1\">&#9632;</span> Origin SMC</th>").arg(seriesColour(0))));
     }
 
-    // Issue 30: what a run's connections did, from each vocabulary of
+    // What a run's connections did, from each vocabulary of
     // counters the agents store (connection_use.h).
     void connectionUseReadsEveryVocabulary() {
         using smclab::db::Counter;
@@ -273,7 +273,7 @@ private slots:
                              {Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 30}});
         QVERIFY(use.fellBack() && !use.overTcp());
         QCOMPARE(use.reasonsText(), QStringLiteral("DECL_TIMEOUT_CL"));
-        // smcr_run's preload: no SMC connection (issue 30's qperf across namespaces).
+        // smcr_run's preload: no SMC connection (qperf across namespaces before the registry).
         use = connectionUse({{Side::client, QStringLiteral("smc_connections"), 0},
                              {Side::client, QStringLiteral("tcp_connections"), 2},
                              {Side::client, QStringLiteral("fallbacks.client.not_local"), 2},

@@ -153,7 +153,7 @@ private slots:
         QCOMPARE(lines[1].indexOf(QStringLiteral("SMC with patches")), qsizetype(59 + 3));
     }
 
-    // Issue 30: a cell of an SMC column whose data went over TCP is marked
+    // A cell of an SMC column whose data went over TCP is marked
     // [TCP] and has no percentage, one with some fallback [fb]; the legend
     // under the table says where and why; unmarked tables keep the letter.
     void fallenBackCellsAreMarked() {

@@ -201,13 +201,13 @@ private slots:
         QCOMPARE(all.value("lab.wnd_update_limit").toString(), QStringLiteral("max"));
         QCOMPARE(all.value("lab.cq_mode").toString(), QStringLiteral("drain_then_arm"));
         QCOMPARE(all.value("lab.tx_defer_to_owner").toString(), QStringLiteral("on"));
-        // The series' environment, two VFs of one adapter (issue 16; it was cx4-25g).
+        // The series' environment, two VFs of one adapter.
         QCOMPARE(spec->transportOptions.value("link").toString(), QStringLiteral("cx4lx-vf"));
         // Every SMC column waits like the kernel, as bench stream --preset datapath does.
         QCOMPARE(spec->columns[0].settings.value("lab.busy_poll_us").toInt(-1), 0);
         QCOMPARE(all.value("lab.busy_poll_us").toInt(-1), 0);
         // 2 workloads x 17 sizes x 4 columns x 3 repetitions (presets
-        // repeat every cell 3 times since issue 16; it was 1, 136 cells).
+        // repeat every cell 3 times: the fewest that give intervals).
         QCOMPARE(spec->repetitions, 3);
         QCOMPARE(expandCells(*spec).size(), size_t(408));
     }
@@ -272,8 +272,8 @@ private slots:
         QCOMPARE(cells[0].key(*spec), QStringLiteral("tcp_bw|TCP|1|0"));
         QCOMPARE(cells[1].key(*spec), QStringLiteral("tcp_bw|SMC|1|0"));
         QCOMPARE(cells[2].key(*spec), QStringLiteral("tcp_bw|TCP|4096|0"));
-        // Rounds outermost since issue 16 (it was workload, then
-        // repetition): the second round starts after every workload, with
+        // Rounds outermost (not workload, then repetition): the second
+        // round starts after every workload, with
         // the column order rotated.
         QCOMPARE(cells[4].key(*spec), QStringLiteral("Latency|TCP|1|0"));
         QCOMPARE(cells[8].key(*spec), QStringLiteral("tcp_bw|SMC|1|1"));

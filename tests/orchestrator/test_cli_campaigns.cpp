@@ -247,7 +247,7 @@ private slots:
     }
 
     void fallenBackColumnIsNotSmc() {
-        // Issue 30. A campaign whose "SMC (fell back)" column ran over TCP:
+        // A campaign whose "SMC (fell back)" column ran over TCP:
         // its runs carry the counters libsmcr's engine and the smcr transport
         // record when the client's connection falls back (a plain TCP server
         // behind it: PEERNOSMC, no SMC-R connection, every byte over TCP),
@@ -449,8 +449,7 @@ private slots:
         QVERIFY(campaigns.ok());
         QCOMPARE(campaigns->size(), 1);
         QCOMPARE(campaigns->front().status, db::CampaignStatus::done);
-        // 2 workloads x 2 sizes x 4 columns x the preset's 3 repetitions
-        // (issue 16; 16 cells before presets repeated their cells).
+        // 2 workloads x 2 sizes x 4 columns x the preset's 3 repetitions.
         QCOMPARE(campaigns->front().runsTotal, 48);
         QVERIFY(campaigns->front().runsDone >= 4);  // at least the TCP column
         QVERIFY(o.out.contains(QLatin1String("MB/s")));

@@ -28,7 +28,7 @@ CampaignSpec shortened(const QString& server, const QString& client) {
     spec.durationMs = 700;
     spec.warmupMs = 100;
     spec.sampleIntervalMs = 200;
-    spec.repetitions = 1;  // presets repeat 3 times since issue 16; one run per column checks the preset here
+    spec.repetitions = 1;  // presets repeat 3 times; one run per column checks the preset here
     spec.workloads[0].params.insert(QStringLiteral("connections"), 10);
     spec.agents = {{server, client}};
     return spec;

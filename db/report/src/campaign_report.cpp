@@ -43,8 +43,8 @@ struct Session {
 };
 
 // Every wire the done runs crossed and, when the campaign was resumed (or
-// ran in more than one session), when and on what each session ran:
-// issue 33, a resumed campaign that cited only its first lab's wire.
+// ran in more than one session), when and on what each session ran, so a
+// resumed campaign does not cite only its first lab's wire.
 smcr::Status loadSessions(ResultStore& store, const QList<Run>& runs, qint64 campaignId, CampaignDetails& out) {
     const auto fact = [&](const char* name) {
         return store.campaignRunFact(campaignId, Side::client, QLatin1String(name));

@@ -33,7 +33,7 @@
 namespace smclab::report {
 
 // Below this share of the application's bytes over RDMA a run's figure is
-// a TCP figure, not an SMC one (issue 30).
+// a TCP figure, not an SMC one.
 inline constexpr double kMinRdmaShare = 0.9;
 
 struct ConnectionUse {

@@ -22,7 +22,7 @@
 // would end; trailing blanks are trimmed. The three-column letter tables come
 // out byte for byte.
 //
-// What the connections did (issue 30; Cell::fallbackRepetitions,
+// What the connections did (connection_use.h; Cell::fallbackRepetitions,
 // tcpRepetitions): a cell whose data went over TCP is marked " [TCP]" and
 // has no percentage (nor has any cell of its row when it is the baseline);
 // a cell in which some connection fell back but the data went over RDMA is

@@ -99,7 +99,7 @@ struct Counter {
     bool operator==(const Counter&) const = default;
 };
 
-// A live toggle applied during a run (issue 9's markers on the plot).
+// A live toggle applied during a run (the markers on the plots).
 struct SettingChange {
     qint64 tMs = 0;  // when the agent applied it, since the run's start
     QString name;    // kernel sysctl name: "autocorking_size"
