@@ -34,8 +34,8 @@
 //   for more than the grace and the background thread took the channel:
 //   it armed the CQs and every completion woke it beside the loop, on the
 //   loop's CPU (~900 wake-ups and as many lock hand-overs a second). A
-//   Poller's wait now counts as the application's (noteAppPollLocked):
-//   kv -P 16 SET went from 1.4-1.6M to 2.9-3.7M requests/s on cx4-25g.
+//   Poller's wait now counts as the application's (noteAppPollLocked;
+//   measured in engine/README.md, "Progress and waiting").
 #include <algorithm>
 #include <thread>
 
