@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QHostInfo>
 #include <QNetworkInterface>
 
@@ -123,13 +124,20 @@ protocol::KernelSmcrState kernelSmcrState() {
         errors.append(QString::fromStdString(ueids.error().message));
     }
     if (const auto pnets = transports::smcnl::listPnets()) {
+        // One line per PNETID with every device it ties, netdevs first: the
+        // kernel lists each netdev and RDMA port on its own.
+        QStringList ids;
+        QHash<QString, QStringList> netdevs;
+        QHash<QString, QStringList> ports;
         for (const transports::smcnl::PnetEntry& e : *pnets) {
-            QStringList parts;
-            if (!e.ethName.empty()) parts.append(QString::fromStdString(e.ethName));
+            const QString id = QString::fromStdString(e.pnetid);
+            if (!ids.contains(id)) ids.append(id);
+            if (!e.ethName.empty()) netdevs[id].append(QString::fromStdString(e.ethName));
             if (!e.ibName.empty())
-                parts.append(QString("%1 port %2").arg(QString::fromStdString(e.ibName)).arg(e.ibPort));
-            state.pnet.append(QString("%1: %2").arg(QString::fromStdString(e.pnetid), parts.join(", ")));
+                ports[id].append(QString("%1 port %2").arg(QString::fromStdString(e.ibName)).arg(e.ibPort));
         }
+        for (const QString& id : std::as_const(ids))
+            state.pnet.append(QString("%1: %2").arg(id, (netdevs.value(id) + ports.value(id)).join(", ")));
     } else {
         errors.append(QString::fromStdString(pnets.error().message));
     }

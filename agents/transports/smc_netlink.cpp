@@ -479,6 +479,14 @@ Result<std::vector<PnetEntry>> listPnets() {
             if (a.type == SMC_PNETID_IBNAME) entry.ibName = attrString(a);
             if (a.type == SMC_PNETID_IBPORT) entry.ibPort = static_cast<int>(attrUnsigned(a));
         }
+        // The kernel dumps a netdev and an RDMA port as separate entries and
+        // fills the half an entry lacks with "n/a" and port 0xff
+        // (net/smc/smc_pnet.c, smc_pnet_set_nla).
+        if (entry.ethName == "n/a") entry.ethName.clear();
+        if (entry.ibName == "n/a") {
+            entry.ibName.clear();
+            entry.ibPort = 0;
+        }
         if (!entry.pnetid.empty()) out.push_back(entry);
     });
     if (!st.ok()) return smcr::fail(st.error());

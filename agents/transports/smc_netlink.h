@@ -68,7 +68,8 @@ Result<std::vector<std::string>> listUeids();
 // RDMA device `ibName` (either may be empty, not both). An entry that
 // exists is no error.
 Status addPnet(const std::string& pnetid, const std::string& ethName, const std::string& ibName, int ibPort);
-// The pnet table as the kernel has it (SMC_PNETID_GET dump).
+// The pnet table as the kernel has it (SMC_PNETID_GET dump): one entry per
+// netdev and one per RDMA port, so a PNETID usually has two.
 struct PnetEntry {
     std::string pnetid;
     std::string ethName;  // empty when the entry names only an RDMA device

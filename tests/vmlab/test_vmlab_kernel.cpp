@@ -16,6 +16,8 @@ using smclab::testing::Outcome;
 using smclab::testing::runSmclab;
 using smclab::testing::VmLabSession;
 using smclab::testing::writeText;
+namespace lab = smclab::lab;
+namespace protocol = smclab::protocol;
 
 namespace {
 
@@ -128,6 +130,33 @@ private:
 
 private slots:
     void initTestCase() { QVERIFY2(m_lab.open(), qPrintable(m_lab.why())); }
+
+    // What each guest's agent says of its kernel SMC-R in the hello, read
+    // from the real kernel's netlink families: the UEID and pnet entries
+    // the guest set up at boot (vm up's defaults), and nothing unreadable.
+    void helloReportsKernelSmcr() {
+        const lab::vm::VmUpOptions defaults;
+        for (int index : {0, 1}) {
+            const auto hello = m_lab.hello(index);
+            QVERIFY2(bool(hello), hello ? "" : hello.error().message.c_str());
+            const protocol::KernelSmcrState& k = hello->capabilities.kernelSmcr;
+            const QString shown = QStringLiteral("%1: ueids [%2] pnet [%3] fallbacks [%4] error '%5'")
+                                      .arg(m_lab.host(index).host, k.ueids.join(QStringLiteral(", ")),
+                                           k.pnet.join(QStringLiteral(", ")), k.fallbacks.join(QStringLiteral(", ")),
+                                           k.error);
+            QVERIFY2(k.reported, qPrintable(shown));
+            QVERIFY2(k.error.isEmpty(), qPrintable(shown));
+            QVERIFY2(k.ueids.contains(defaults.ueid), qPrintable(shown));
+            // One line for the PNETID: the kernel dumps its netdev and its
+            // RDMA port as two entries. A second link adds eth2 and rxe1.
+            const GuestRun devices = m_lab.run(index, QStringLiteral("ls /sys/class/infiniband"));
+            QVERIFY2(devices.ok, qPrintable(devices.error));
+            const QString tied = devices.output.contains(QLatin1String("rxe1"))
+                                     ? QStringLiteral(": eth0, eth2, rxe0 port 1, rxe1 port 1")
+                                     : QStringLiteral(": eth0, rxe0 port 1");
+            QVERIFY2(k.pnet == QStringList{defaults.pnet + tied}, qPrintable(shown));
+        }
+    }
 
     // Tens of MiB of random bytes over AF_SMC sockets in two kernels: the
     // same digest on both ends, an SMC-Rv2 success on each side (client on

@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QProcess>
 
+#include "agent_hello.h"
 #include "vm_hosts.h"
 
 namespace smclab::testing {
@@ -58,6 +59,14 @@ qint64 VmLabSession::rxeCounter(int index, const QString& name) const {
     bool ok = false;
     const qint64 v = r.output.trimmed().toLongLong(&ok);
     return ok ? v : -1;
+}
+
+smcr::Result<protocol::Hello> VmLabSession::hello(int index) const {
+    const lab::LabHost& h = m_hosts[index];
+    QFile tokenFile(h.tokenFile);
+    const QString token =
+        tokenFile.open(QIODevice::ReadOnly) ? QString::fromUtf8(tokenFile.readAll()).trimmed() : QString();
+    return lab::fetchHello(h.dialHost(), h.agentPort, token, 10'000);
 }
 
 Outcome runSmclab(const QStringList& args, int timeoutMs) {

@@ -6,7 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <smcr/result.h>
+
 #include "lab_file.h"
+#include "protocol/hello.h"
 
 namespace smclab::testing {
 
@@ -31,6 +34,8 @@ public:
     QJsonObject kernelStats(int index) const;
     // A counter of rxe0's port 1 (hw_counters), -1 when unreadable.
     qint64 rxeCounter(int index, const QString& name) const;
+    // The hello of the host's agent, as a controller gets it (its token, its forwarded port).
+    smcr::Result<protocol::Hello> hello(int index) const;
 
 private:
     QList<lab::LabHost> m_hosts;
