@@ -439,6 +439,7 @@ void Orchestrator::onCellFinished(int pairIndex, int cellIndex, const CellOutcom
             ++m_done;
             m_cellWallMsSum += outcome.startedAt.msecsTo(outcome.finishedAt);
             ++m_cellWallCount;
+            emit cellResult(info, outcome.client);
             emit cellFinished(info, true, QString());
             break;
         }

@@ -144,6 +144,9 @@ signals:
     void campaignStarted(qint64 campaignId);
     void progressChanged(const smclab::orchestrator::Progress& progress);
     void cellStarted(const smclab::orchestrator::CellInfo& cell);
+    // The client's result of a cell that ran to its end (just before its
+    // cellFinished): what a tool that prints only at its end reported.
+    void cellResult(const smclab::orchestrator::CellInfo& cell, const smclab::protocol::RunResult& client);
     void cellFinished(const smclab::orchestrator::CellInfo& cell, bool ok, const QString& error);
     void samplesReceived(const smclab::orchestrator::CellInfo& cell, const smclab::protocol::Samples& samples,
                          bool fromServer);

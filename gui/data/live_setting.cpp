@@ -91,8 +91,50 @@ const QList<LiveSetting>& liveSettings() {
     return kSettings;
 }
 
-const LiveSetting* findLiveSetting(const QString& name) {
-    for (const LiveSetting& s : liveSettings()) {
+const LiveSetting* findLiveSetting(const QString& name) { return findSetting(liveSettings(), name); }
+
+const QList<LiveSetting>& kernelLiveSettings() {
+    // Bounds and defaults as Linux's net/smc/smc_sysctl.c has them: buffers
+    // of 16 KiB at least, autocorking up to what a send buffer holds.
+    static const QList<LiveSetting> kSettings = [] {
+        auto integer = [](const char* name, const char* label, const char* help, int minimum, int maximum, int step,
+                          int defaultValue) {
+            LiveSetting s;
+            s.name = QString::fromLatin1(name);
+            s.label = QCoreApplication::translate("LiveSetting", label);
+            s.help = QCoreApplication::translate("LiveSetting", help);
+            s.kind = SettingKind::integer;
+            s.minimum = minimum;
+            s.maximum = maximum;
+            s.step = step;
+            s.unit = QStringLiteral(" B");
+            s.defaultValue = QJsonValue(defaultValue);
+            return s;
+        };
+        constexpr int kMaxBuffer = 64 << 20;
+        return QList<LiveSetting>{
+            integer("autocorking_size", QT_TRANSLATE_NOOP("LiveSetting", "Autocorking size (net.smc)"),
+                    QT_TRANSLATE_NOOP("LiveSetting",
+                                      "net.smc.autocorking_size: bytes the kernel's SMC corks small sends "
+                                      "into while a send is in flight; 0 turns autocorking off. Acts at once."),
+                    0, kMaxBuffer, 4096, 64 << 10),
+            integer("wmem", QT_TRANSLATE_NOOP("LiveSetting", "Send buffer (net.smc.wmem)"),
+                    QT_TRANSLATE_NOOP("LiveSetting",
+                                      "net.smc.wmem: the send buffer of new SMC connections (the first "
+                                      "connections of a run keep theirs)."),
+                    16 << 10, kMaxBuffer, 16 << 10, 256 << 10),
+            integer("rmem", QT_TRANSLATE_NOOP("LiveSetting", "Receive buffer (net.smc.rmem)"),
+                    QT_TRANSLATE_NOOP("LiveSetting",
+                                      "net.smc.rmem: the receive buffer (RMB) of new SMC connections (the "
+                                      "first connections of a run keep theirs)."),
+                    16 << 10, kMaxBuffer, 16 << 10, 128 << 10),
+        };
+    }();
+    return kSettings;
+}
+
+const LiveSetting* findSetting(const QList<LiveSetting>& settings, const QString& name) {
+    for (const LiveSetting& s : settings) {
         if (s.name == name) return &s;
     }
     return nullptr;

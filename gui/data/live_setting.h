@@ -28,6 +28,13 @@ struct LiveSetting {
 
 const QList<LiveSetting>& liveSettings();
 const LiveSetting* findLiveSetting(const QString& name);
+// The kernel's net.smc sysctls a ksmc run can change live, under the names
+// the agent's ksmc transport takes (the sysctl's last component). They
+// change the whole host, as `sysctl -w` would; the agent restores them
+// when the run ends.
+const QList<LiveSetting>& kernelLiveSettings();
+// `name` in `settings`, or null.
+const LiveSetting* findSetting(const QList<LiveSetting>& settings, const QString& name);
 // "autocorking_size=0": the marker label of a change.
 QString settingChangeLabel(const QString& name, const QJsonValue& value);
 

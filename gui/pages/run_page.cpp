@@ -18,6 +18,7 @@
 #include "data/live_setting.h"
 #include "models/counter_table_model.h"
 #include "orchestrator/campaign_json.h"
+#include "orchestrator/run_record.h"
 #include "protocol/agent_client.h"
 #include "run/campaign_worker.h"
 #include "smclab/db/result_store.h"
@@ -66,7 +67,8 @@ RunPage::RunPage(LabContext* lab, QWidget* parent) : QWidget(parent), m_lab(lab)
     connect(m_resumeButton, &QPushButton::clicked, this, &RunPage::resume);
     connect(m_stopButton, &QPushButton::clicked, this, &RunPage::stop);
     m_acknowledged = m_settings->values();
-    connect(m_settings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
+    connect(m_engineSettings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
+    connect(m_kernelSettings, &SettingsPanel::settingChanged, this, &RunPage::applySetting);
     updateWidgets();
 }
 
@@ -104,8 +106,15 @@ QWidget* RunPage::makeSidePanel(QWidget* parent) {
     sideLayout->setContentsMargins(0, 0, 0, 0);
     auto* settingsBox = new QGroupBox(tr("Live settings (applied to the running agents)"), side);
     auto* settingsLayout = new QVBoxLayout(settingsBox);
-    m_settings = new SettingsPanel(settingsBox);
-    settingsLayout->addWidget(m_settings);
+    // The engine's settings for smcr runs, the kernel's net.smc sysctls for
+    // ksmc runs: the box shows the set the running cell's transport takes.
+    m_engineSettings = new SettingsPanel(liveSettings(), settingsBox);
+    m_kernelSettings = new SettingsPanel(kernelLiveSettings(), settingsBox);
+    m_kernelSettings->setObjectName(QStringLiteral("kernelSettings"));
+    m_kernelSettings->hide();
+    m_settings = m_engineSettings;
+    settingsLayout->addWidget(m_engineSettings);
+    settingsLayout->addWidget(m_kernelSettings);
     sideLayout->addWidget(settingsBox);
     auto* countersBox = new QGroupBox(tr("Engine counters"), side);
     m_countersBox = countersBox;
@@ -170,6 +179,7 @@ bool RunPage::prepareWorker(const QList<AgentEndpoint>& agents) {
     connect(m_worker.get(), &CampaignWorker::campaignStarted, this, [this](qint64 id) { m_campaignId = id; });
     connect(m_worker.get(), &CampaignWorker::progressChanged, this, &RunPage::onProgress);
     connect(m_worker.get(), &CampaignWorker::cellStarted, this, &RunPage::onCellStarted);
+    connect(m_worker.get(), &CampaignWorker::cellResult, this, &RunPage::onCellResult);
     connect(m_worker.get(), &CampaignWorker::cellFinished, this, &RunPage::onCellFinished);
     connect(m_worker.get(), &CampaignWorker::samplesReceived, this,
             [this](const orchestrator::CellInfo&, const protocol::Samples& samples, bool fromServer) {
@@ -367,7 +377,14 @@ void RunPage::applySetting(const QString& name, const QJsonValue& value) {
 
 void RunPage::showTransport(const QString& transport) {
     m_cellTransport = transport;
-    if (transport.isEmpty() || transport == QLatin1String("smcr")) {
+    SettingsPanel* panel = transport == QLatin1String("ksmc") ? m_kernelSettings : m_engineSettings;
+    if (panel != m_settings) {
+        m_settings->hide();
+        panel->show();
+        m_settings = panel;
+        m_acknowledged = panel->values();
+    }
+    if (transport.isEmpty() || transport == QLatin1String("smcr") || transport == QLatin1String("ksmc")) {
         m_settings->setUnavailableReason(QString());
     } else if (transport == QLatin1String("tcp")) {
         m_settings->setUnavailableReason(
@@ -377,7 +394,7 @@ void RunPage::showTransport(const QString& transport) {
         m_settings->setUnavailableReason(
             tr("This run uses %1: these are settings of the lab's SMC-R engine (libsmcr), which this "
                "transport does not use.")
-                .arg(transport == QLatin1String("ksmc") ? tr("the kernel's AF_SMC") : transport));
+                .arg(transport));
     }
 }
 
@@ -396,7 +413,7 @@ void RunPage::revertSettings(const QJsonObject& settings) {
 }
 
 void RunPage::showSettingsInForce(const QJsonObject& overrides) {
-    for (const LiveSetting& setting : liveSettings())
+    for (const LiveSetting& setting : m_settings->settings())
         m_settings->setValue(setting.name, overrides.value(setting.name).isUndefined() ? setting.defaultValue
                                                                                        : overrides.value(setting.name));
     m_acknowledged = m_settings->values();
@@ -472,8 +489,32 @@ void RunPage::onCellStarted(const orchestrator::CellInfo& cell) {
                       .arg(cell.workload, cell.transport));
     }
     m_countersBox->setTitle(tr("Engine counters (this run)"));
-    showSettingsInForce(m_columnSettings.value(cell.columnLabel));
     showTransport(cell.transport);
+    showSettingsInForce(m_columnSettings.value(cell.columnLabel));
+}
+
+void RunPage::onCellResult(const orchestrator::CellInfo& cell, const protocol::RunResult& client) {
+    if (!workloads::reportsOnlyAtEnd(cell.workload.toStdString())) return;
+    // The tool's own figures for the whole run, as stored in Results: one
+    // point at the run's end on the axis each belongs to; a rate the plot
+    // has no axis for is named in the note.
+    const QMap<QString, double> metrics = orchestrator::resultMetrics(client.summary);
+    const double mbps = metrics.value(QStringLiteral("bw_mbps"), kNaN);
+    const double latencyUs = metrics.value(QStringLiteral("latency_us"), kNaN);
+    QStringList figures;
+    if (!std::isnan(mbps)) figures << tr("%L1 MB/s").arg(mbps, 0, 'f', 2);
+    if (!std::isnan(latencyUs)) figures << tr("%L1 us").arg(latencyUs, 0, 'f', 2);
+    if (metrics.contains(QStringLiteral("rps")))
+        figures << tr("%L1 requests/s").arg(metrics.value(QStringLiteral("rps")), 0, 'f', 0);
+    if (figures.isEmpty()) return;
+    const QString seen = m_plot->emptyNote();
+    const QString said = std::isnan(mbps) && std::isnan(latencyUs)
+                             ? tr("%1 printed at its end: %2.").arg(cell.workload, figures.join(QStringLiteral(", ")))
+                             : tr("The point at the end is what %1 printed when it ended: %2.")
+                                   .arg(cell.workload, figures.join(QStringLiteral(", ")));
+    const double endSec = static_cast<double>(std::max<qint64>(client.durationMs, 0)) / 1000.0;
+    m_plot->addEndOfRunFigure(std::max(endSec, m_plot->lastTimeSec()), mbps, latencyUs,
+                              seen.isEmpty() ? said : seen + QLatin1Char('\n') + said);
 }
 
 void RunPage::onCellFinished(const orchestrator::CellInfo& cell, bool ok, const QString& error) {
@@ -505,8 +546,8 @@ void RunPage::setStatusText(const QString& text) {
 void RunPage::onFinished(qint64 campaignId, orchestrator::RunnerState state) {
     if (campaignId > 0) m_campaignId = campaignId;
     setRunnerState(state);
-    showSettingsInForce({});
     showTransport(QString());
+    showSettingsInForce({});
     const QString name = QString::fromLatin1(orchestrator::runnerStateName(state));
     setStatusText(campaignId > 0 ? tr("Campaign %1 %2").arg(campaignId).arg(name) : tr("Campaign %1").arg(name));
     // What stays on screen is a record now, not a live view.

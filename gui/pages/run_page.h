@@ -66,6 +66,10 @@ public:
     void monitorRun(AgentClient* client, const QString& runId);
 
     LivePlot* plot() const { return m_plot; }
+    // The live settings of the run's transport: the engine's for smcr, the
+    // kernel's net.smc sysctls for ksmc; other transports grey the engine's out.
+    void showTransport(const QString& transport);
+    // The settings shown now (the engine's, or the kernel's during a ksmc run).
     SettingsPanel* settingsPanel() const { return m_settings; }
     CounterTableModel* counters() const { return m_counters; }
     QString statusText() const;
@@ -108,11 +112,11 @@ private:
     // A new run starts: the engine's defaults with `overrides` (its
     // column's settings) are in force.
     void showSettingsInForce(const QJsonObject& overrides);
-    // The live settings apply to libsmcr runs only; other transports grey the panel out.
-    void showTransport(const QString& transport);
+
     void onProgress(const orchestrator::Progress& progress);
     void onCellStarted(const orchestrator::CellInfo& cell);
     void onCellFinished(const orchestrator::CellInfo& cell, bool ok, const QString& error);
+    void onCellResult(const orchestrator::CellInfo& cell, const protocol::RunResult& client);
     void setStatusText(const QString& text);
     void showFailedRuns();
     void onFinished(qint64 campaignId, orchestrator::RunnerState state);
@@ -142,7 +146,9 @@ private:
     LivePlot* m_plot = nullptr;
     CounterTableModel* m_counters = nullptr;
     QTableView* m_counterView = nullptr;
-    SettingsPanel* m_settings = nullptr;
+    SettingsPanel* m_settings = nullptr;  // the one shown: m_engineSettings or m_kernelSettings
+    SettingsPanel* m_engineSettings = nullptr;
+    SettingsPanel* m_kernelSettings = nullptr;
     // What the agents last acknowledged (or the panel's defaults): a change
     // an agent refuses puts its editor back to this value.
     QJsonObject m_acknowledged;

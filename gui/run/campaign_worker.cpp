@@ -39,6 +39,7 @@ public:
         connect(o, &orchestrator::Orchestrator::progressChanged, w, &CampaignWorker::progressChanged,
                 Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::cellStarted, w, &CampaignWorker::cellStarted, Qt::DirectConnection);
+        connect(o, &orchestrator::Orchestrator::cellResult, w, &CampaignWorker::cellResult, Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::cellFinished, w, &CampaignWorker::cellFinished, Qt::DirectConnection);
         connect(o, &orchestrator::Orchestrator::samplesReceived, w, &CampaignWorker::samplesReceived,
                 Qt::DirectConnection);
@@ -85,6 +86,7 @@ CampaignWorker::CampaignWorker(const QString& databasePath, const AgentConnectOp
     qRegisterMetaType<orchestrator::Progress>();
     qRegisterMetaType<orchestrator::CellInfo>();
     qRegisterMetaType<protocol::Samples>();
+    qRegisterMetaType<protocol::RunResult>();
     m_thread.setObjectName(QStringLiteral("smclab-campaign"));
     m_core = new Core(this, databasePath, options, wire);
     m_core->moveToThread(&m_thread);

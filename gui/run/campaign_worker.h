@@ -37,6 +37,8 @@ signals:
     void campaignStarted(qint64 campaignId);
     void progressChanged(const smclab::orchestrator::Progress& progress);
     void cellStarted(const smclab::orchestrator::CellInfo& cell);
+    // The client's result of a cell that ran to its end, before its cellFinished.
+    void cellResult(const smclab::orchestrator::CellInfo& cell, const smclab::protocol::RunResult& client);
     // A cell ended: ok, or failed with the agents' reason.
     void cellFinished(const smclab::orchestrator::CellInfo& cell, bool ok, const QString& error);
     void samplesReceived(const smclab::orchestrator::CellInfo& cell, const smclab::protocol::Samples& samples,

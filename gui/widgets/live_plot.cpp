@@ -50,6 +50,9 @@ void LivePlot::clearRun() {
     m_caption->setText(QString());
     m_emptyNote.clear();
     m_emptyNoteItem = nullptr;  // clearItems() deleted it
+    m_noteWithSamples = false;
+    m_throughput->setScatterStyle(QCPScatterStyle());
+    m_latency->setScatterStyle(QCPScatterStyle());
     rescale();
 }
 
@@ -119,6 +122,14 @@ void LivePlot::addSample(double timeSec, double throughputMBps, double latencyUs
     rescale();
 }
 
+void LivePlot::addEndOfRunFigure(double timeSec, double throughputMBps, double latencyUs, const QString& note) {
+    m_throughput->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 8));
+    m_latency->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 8));
+    m_noteWithSamples = true;
+    setEmptyNote(note);
+    addSample(timeSec, throughputMBps, latencyUs);
+}
+
 void LivePlot::addMarker(double timeSec, const QString& label) {
     auto* line = new QCPItemStraightLine(this);
     line->point1->setCoords(timeSec, 0.0);
@@ -159,7 +170,7 @@ void LivePlot::rescale() {
     // An empty axis reads as "latency 0": show it, and its legend entry,
     // only when this run measures latency (a bandwidth run does not).
     yAxis2->setVisible(m_latency->dataCount() > 0);
-    if (m_emptyNoteItem != nullptr) m_emptyNoteItem->setVisible(!m_emptyNote.isEmpty() && sampleCount() == 0);
+    if (m_emptyNoteItem != nullptr) m_emptyNoteItem->setVisible(!m_emptyNote.isEmpty() && (m_noteWithSamples || sampleCount() == 0));
     if (m_latency->dataCount() > 0) {
         m_latency->addToLegend();
     } else {

@@ -22,6 +22,10 @@ public:
 
     // Either value may be NaN when the interval did not measure it.
     void addSample(double timeSec, double throughputMBps, double latencyUs);
+    // A tool's figure for the whole run, printed when it ended: one point
+    // each (drawn as a dot, as a lone point has no line), and `note` stays
+    // shown beside it, saying where the point comes from.
+    void addEndOfRunFigure(double timeSec, double throughputMBps, double latencyUs, const QString& note);
     void addMarker(double timeSec, const QString& label);
     void clearRun();
     // The time axis spans this much from the start (the run's planned
@@ -33,7 +37,7 @@ public:
     // A note in the middle of the axes while the run has no sample ("qperf
     // reports only when it ends"); empty: none. Samples hide it.
     void setEmptyNote(const QString& text);
-    // The note as shown now: empty once samples arrived.
+    // The note as shown now: empty once live samples arrived.
     QString emptyNote() const;
     QString latencyAxisLabel() const;
     bool latencyAxisVisible() const;
@@ -58,6 +62,7 @@ private:
     QCPTextElement* m_caption = nullptr;
     QString m_emptyNote;
     QCPItemText* m_emptyNoteItem = nullptr;  // owned by the plot; clearItems() removes it
+    bool m_noteWithSamples = false;          // the note explains the samples (an end-of-run figure)
 };
 
 }  // namespace smclab::gui

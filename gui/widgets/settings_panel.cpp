@@ -1,16 +1,18 @@
 #include "widgets/settings_panel.h"
 
+#include <utility>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QSpinBox>
 
-#include "data/live_setting.h"
 
 namespace smclab::gui {
 
-SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
+SettingsPanel::SettingsPanel(QList<LiveSetting> settings, QWidget* parent)
+    : QWidget(parent), m_settings(std::move(settings)) {
     auto* form = new QFormLayout(this);
     form->setContentsMargins(0, 0, 0, 0);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -20,7 +22,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     m_reasonLabel->setStyleSheet(QStringLiteral("QLabel { color: #7a5a00; }"));
     m_reasonLabel->hide();
     form->addRow(m_reasonLabel);
-    for (const LiveSetting& setting : liveSettings()) {
+    for (const LiveSetting& setting : std::as_const(m_settings)) {
         QWidget* editor = makeEditor(setting);
         editor->setToolTip(QStringLiteral("%1\n%2").arg(setting.name, setting.help));
         editor->setObjectName(setting.name);
@@ -70,7 +72,7 @@ QWidget* SettingsPanel::makeEditor(const LiveSetting& setting) {
 
 void SettingsPanel::setValue(const QString& name, const QJsonValue& value) {
     QWidget* widget = m_editors.value(name);
-    const LiveSetting* setting = findLiveSetting(name);
+    const LiveSetting* setting = findSetting(m_settings, name);
     if (widget == nullptr || setting == nullptr) return;
     m_silent = true;
     if (auto* spin = qobject_cast<QSpinBox*>(widget)) {
@@ -96,7 +98,7 @@ void SettingsPanel::setUnavailableReason(const QString& reason) {
 
 QJsonObject SettingsPanel::values() const {
     QJsonObject out;
-    for (const LiveSetting& setting : liveSettings()) {
+    for (const LiveSetting& setting : m_settings) {
         QWidget* widget = m_editors.value(setting.name);
         if (auto* spin = qobject_cast<QSpinBox*>(widget)) {
             out.insert(setting.name, spin->value());

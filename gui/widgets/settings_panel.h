@@ -1,22 +1,26 @@
-// The live settings of the run page: one editor per LiveSetting. A change
+// The live settings of the run page: one editor per LiveSetting of one set. A change
 // made by the user is emitted once (settingChanged); setValue() from the
 // program is silent, so an agent's acknowledgement does not echo back.
 #pragma once
 
 #include <QHash>
 #include <QJsonObject>
+#include <QList>
 #include <QWidget>
+
+#include "data/live_setting.h"
 
 class QLabel;
 
 namespace smclab::gui {
 
-struct LiveSetting;
-
 class SettingsPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit SettingsPanel(QWidget* parent = nullptr);
+    // One editor per entry of `settings` (liveSettings(): the engine's; kernelLiveSettings(): ksmc's sysctls).
+    explicit SettingsPanel(QList<LiveSetting> settings, QWidget* parent = nullptr);
+
+    const QList<LiveSetting>& settings() const { return m_settings; }
 
     QJsonObject values() const;
     void setValue(const QString& name, const QJsonValue& value);
@@ -34,6 +38,7 @@ signals:
 private:
     QWidget* makeEditor(const LiveSetting& setting);
 
+    QList<LiveSetting> m_settings;
     QHash<QString, QWidget*> m_editors;
     QLabel* m_reasonLabel = nullptr;
     QString m_reason;

@@ -434,13 +434,14 @@ void TestCampaignRun::toolRunsAndFailedRunsSayWhy() {
                        QJsonObject{{QStringLiteral("test"), QStringLiteral("tcp_bw")}},
                        {},
                        {}}};
-    spec.columns = {{QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
-                    {QStringLiteral("Bad"),
+    // The good column last, so that its plot stays on screen when the campaign ends.
+    spec.columns = {{QStringLiteral("Bad"),
                      QStringLiteral("tcp"),
                      {},
                      QJsonObject{{QStringLiteral("no_such_setting"), 1}},
                      {},
-                     {}}};
+                     {}},
+                    {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}}};
     spec.sizes = {1024};
     spec.durationMs = 1000;
     spec.warmupMs = 0;
@@ -450,6 +451,15 @@ void TestCampaignRun::toolRunsAndFailedRunsSayWhy() {
     QTRY_VERIFY_WITH_TIMEOUT(m_run->plot()->emptyNote().contains(QStringLiteral("only when it ends")), 10000);
     QVERIFY2(m_run->plot()->emptyNote().contains(QStringLiteral("qperf")), qPrintable(m_run->plot()->emptyNote()));
     QVERIFY(finished.wait(30000));
+    // When qperf ended, its figure became one point at the run's end, and
+    // the note stays, saying what the point is.
+    QCOMPARE(m_run->plot()->sampleCount(), 1);
+    QVERIFY2(m_run->plot()->emptyNote().contains(QStringLiteral("only when it ends")),
+             qPrintable(m_run->plot()->emptyNote()));
+    QVERIFY2(m_run->plot()->emptyNote().contains(QStringLiteral("The point at the end is what qperf printed")) &&
+                 m_run->plot()->emptyNote().contains(QStringLiteral(" MB/s")),
+             qPrintable(m_run->plot()->emptyNote()));
+    QVERIFY2(m_run->plot()->lastTimeSec() >= 0.5, qPrintable(QString::number(m_run->plot()->lastTimeSec())));
     QCOMPARE(m_run->failedRuns().size(), 1);
     QVERIFY2(m_run->failedRuns().front().startsWith(QStringLiteral("Bandwidth / Bad / 1024 B / rep 1: ")),
              qPrintable(m_run->failedRuns().front()));

@@ -85,6 +85,7 @@ private slots:
     void addHostDialogExplains();
     void errorsReachTheWindow();
     void settingsPanelOffersTheLabToggles();
+    void ksmcRunsOfferTheKernelSysctls();
     void pagesRenderToPng();
     void resultsFitTheWindowWithFourColumns();
     void hostsAndGeometryPersist();
@@ -315,6 +316,40 @@ void TestGuiPages::errorsReachTheWindow() {
     QVERIFY2(m_window->messageBar()->text().startsWith(QStringLiteral("No agent connected")),
              qPrintable(m_window->messageBar()->text()));
     m_window->messageBar()->hide();
+}
+
+void TestGuiPages::ksmcRunsOfferTheKernelSysctls() {
+    // A ksmc run's live settings are the kernel's net.smc sysctls, under the
+    // names the agent's ksmc transport takes, enabled; a tcp run greys the
+    // engine's out; between runs the engine's are back.
+    RunPage* run = m_window->runPage();
+    SettingsPanel* engine = run->settingsPanel();
+    run->showTransport(QStringLiteral("ksmc"));
+    SettingsPanel* kernel = run->settingsPanel();
+    QVERIFY(kernel != engine);
+    QVERIFY(!kernel->isHidden() && engine->isHidden());
+    QVERIFY2(kernel->unavailableReason().isEmpty(), qPrintable(kernel->unavailableReason()));
+    QCOMPARE(QStringList(kernel->values().keys()).size(), 3);
+    for (const char* name : {"autocorking_size", "wmem", "rmem"}) {
+        QWidget* editor = kernel->editor(QLatin1String(name));
+        QVERIFY2(editor != nullptr && editor->isEnabled(), name);
+        QVERIFY2(editor->toolTip().contains(QStringLiteral("net.smc.") + QLatin1String(name)), name);
+    }
+    QCOMPARE(kernel->values().value(QStringLiteral("autocorking_size")).toInt(), 64 << 10);
+    // Nothing runs: the change is not sent, and the editor keeps what is in force.
+    QSignalSpy sent(run, &RunPage::settingsSent);
+    auto* spin = qobject_cast<QSpinBox*>(kernel->editor(QStringLiteral("wmem")));
+    QVERIFY(spin != nullptr);
+    spin->setValue(512 << 10);
+    QCOMPARE(sent.count(), 0);
+    QCOMPARE(spin->value(), 256 << 10);
+    run->showTransport(QStringLiteral("tcp"));
+    QCOMPARE(run->settingsPanel(), engine);
+    QVERIFY(kernel->isHidden() && !engine->isHidden());
+    QVERIFY(engine->unavailableReason().contains(QStringLiteral("kernel TCP")));
+    run->showTransport(QString());
+    QCOMPARE(run->settingsPanel(), engine);
+    QVERIFY(engine->unavailableReason().isEmpty());
 }
 
 void TestGuiPages::settingsPanelOffersTheLabToggles() {
