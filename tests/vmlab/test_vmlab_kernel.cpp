@@ -3,14 +3,20 @@
 // rxe under libsmcr's fabric conformance suite.
 #include <csignal>
 
+#include <QFile>
+#include <QHostAddress>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "protocol/agent_client.h"
 #include "vm_hosts.h"
 #include "vmlab_session.h"
 
+using smclab::AgentClient;
+using smclab::AgentConnectOptions;
 using smclab::testing::GuestRun;
 using smclab::testing::Outcome;
 using smclab::testing::runSmclab;
@@ -276,6 +282,54 @@ private slots:
                                         60'000);
         static const QRegularExpression kSetting(QStringLiteral("autocorking_size +- +65536 +0 "));
         QVERIFY2(kSetting.match(shown.out).hasMatch(), qPrintable(shown.out + shown.err));
+    }
+
+    // A live change of a net.smc sysctl on a ksmc run, sent as the Run page
+    // sends it (set_settings on the run): the guest's sysctl takes the value
+    // while the run goes, the agent acknowledges it, and puts the old value
+    // back when the run ends.
+    void liveSysctlChangeOnKsmcRun() {
+        auto sysctl = [this] {
+            return m_lab.run(1, QStringLiteral("cat /proc/sys/net/smc/autocorking_size")).output.trimmed();
+        };
+        const QString before = sysctl();
+        QVERIFY2(!before.isEmpty(), "no net.smc.autocorking_size in the guest");
+        const QString wanted = before == QLatin1String("4096") ? QStringLiteral("8192") : QStringLiteral("4096");
+        const lab::LabHost& h = m_lab.host(1);
+        QFile tokenFile(h.tokenFile);
+        QVERIFY(tokenFile.open(QIODevice::ReadOnly));
+        AgentConnectOptions options;
+        options.token = QString::fromUtf8(tokenFile.readAll()).trimmed();
+        AgentClient client;
+        QSignalSpy ready(&client, &AgentClient::helloReceived);
+        client.connectToAgent(h.dialHost(), h.agentPort, options);
+        QVERIFY(ready.wait(20'000));
+        protocol::StartRun start;
+        start.runId = QStringLiteral("vm-live-sysctl");
+        start.role = protocol::Role::server;
+        start.workload = QStringLiteral("tcp_bw");
+        start.transport = QStringLiteral("ksmc");
+        start.listen = {QHostAddress(VmLabSession::linkAddress(1)), static_cast<quint16>(m_nextPort++)};
+        start.durationMs = 60'000;
+        QString runId;
+        QString refused;
+        client.startRun(start, [&](const QJsonObject& reply) {
+            runId = reply.value(QStringLiteral("run_id")).toString();
+            if (runId.isEmpty()) refused = QString::fromUtf8(QJsonDocument(reply).toJson(QJsonDocument::Compact));
+        });
+        QVERIFY2(QTest::qWaitFor([&] { return !runId.isEmpty() || !refused.isEmpty(); }, 30'000), "no run_accepted");
+        QVERIFY2(refused.isEmpty(), qPrintable(refused));
+        QJsonObject applied;
+        client.setSettings(runId, QJsonObject{{QStringLiteral("autocorking_size"), wanted.toInt()}},
+                           [&](const QJsonObject& reply) { applied = reply; });
+        QVERIFY(QTest::qWaitFor([&] { return !applied.isEmpty(); }, 30'000));
+        QVERIFY2(applied.value(QStringLiteral("type")).toString() == QLatin1String("settings_applied"),
+                 qPrintable(QString::fromUtf8(QJsonDocument(applied).toJson(QJsonDocument::Compact))));
+        QCOMPARE(sysctl(), wanted);
+        QSignalSpy result(&client, &AgentClient::resultReceived);
+        client.stopRun(runId);
+        QVERIFY(result.wait(60'000));
+        QCOMPARE(sysctl(), before);
     }
 
     // libsmcr's fabric conformance suite on rdma-core verbs over rxe.
