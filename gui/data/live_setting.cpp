@@ -91,7 +91,9 @@ const QList<LiveSetting>& liveSettings() {
     return kSettings;
 }
 
-const LiveSetting* findLiveSetting(const QString& name) { return findSetting(liveSettings(), name); }
+const LiveSetting* findLiveSetting(const QString& name) {
+    return findSetting(liveSettings(), name);
+}
 
 const QList<LiveSetting>& kernelLiveSettings() {
     // Bounds and defaults as Linux's net/smc/smc_sysctl.c has them: buffers

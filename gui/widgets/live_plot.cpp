@@ -170,7 +170,8 @@ void LivePlot::rescale() {
     // An empty axis reads as "latency 0": show it, and its legend entry,
     // only when this run measures latency (a bandwidth run does not).
     yAxis2->setVisible(m_latency->dataCount() > 0);
-    if (m_emptyNoteItem != nullptr) m_emptyNoteItem->setVisible(!m_emptyNote.isEmpty() && (m_noteWithSamples || sampleCount() == 0));
+    if (m_emptyNoteItem != nullptr)
+        m_emptyNoteItem->setVisible(!m_emptyNote.isEmpty() && (m_noteWithSamples || sampleCount() == 0));
     if (m_latency->dataCount() > 0) {
         m_latency->addToLegend();
     } else {

@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QSpinBox>
 
-
 namespace smclab::gui {
 
 SettingsPanel::SettingsPanel(QList<LiveSetting> settings, QWidget* parent)

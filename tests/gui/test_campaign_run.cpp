@@ -435,13 +435,9 @@ void TestCampaignRun::toolRunsAndFailedRunsSayWhy() {
                        {},
                        {}}};
     // The good column last, so that its plot stays on screen when the campaign ends.
-    spec.columns = {{QStringLiteral("Bad"),
-                     QStringLiteral("tcp"),
-                     {},
-                     QJsonObject{{QStringLiteral("no_such_setting"), 1}},
-                     {},
-                     {}},
-                    {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}}};
+    spec.columns = {
+        {QStringLiteral("Bad"), QStringLiteral("tcp"), {}, QJsonObject{{QStringLiteral("no_such_setting"), 1}}, {}, {}},
+        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}}};
     spec.sizes = {1024};
     spec.durationMs = 1000;
     spec.warmupMs = 0;

@@ -26,10 +26,9 @@ private slots:
             const auto hello = m_lab.hello(index);
             QVERIFY2(bool(hello), hello ? "" : hello.error().message.c_str());
             const QString form = smclab::gui::capabilitiesHtml(m_lab.host(index).host, *hello);
-            for (const QString& part :
-                 {QStringLiteral("Kernel SMC-R"), QStringLiteral("UEID ") + defaults.ueid,
-                  QStringLiteral("pnet ") + defaults.pnet + QStringLiteral(": eth0, rxe0 port 1"),
-                  QStringLiteral("rxe0"), hello->capabilities.host.kernelRelease})
+            for (const QString& part : {QStringLiteral("Kernel SMC-R"), QStringLiteral("UEID ") + defaults.ueid,
+                                        QStringLiteral("pnet ") + defaults.pnet + QStringLiteral(": eth0, rxe0 port 1"),
+                                        QStringLiteral("rxe0"), hello->capabilities.host.kernelRelease})
                 QVERIFY2(form.contains(part), qPrintable(part + QStringLiteral(" not in:\n") + form));
             QVERIFY2(!form.contains(QStringLiteral("no UEID")), qPrintable(form));
         }

@@ -146,10 +146,10 @@ private slots:
             const auto hello = m_lab.hello(index);
             QVERIFY2(bool(hello), hello ? "" : hello.error().message.c_str());
             const protocol::KernelSmcrState& k = hello->capabilities.kernelSmcr;
-            const QString shown = QStringLiteral("%1: ueids [%2] pnet [%3] fallbacks [%4] error '%5'")
-                                      .arg(m_lab.host(index).host, k.ueids.join(QStringLiteral(", ")),
-                                           k.pnet.join(QStringLiteral(", ")), k.fallbacks.join(QStringLiteral(", ")),
-                                           k.error);
+            const QString shown =
+                QStringLiteral("%1: ueids [%2] pnet [%3] fallbacks [%4] error '%5'")
+                    .arg(m_lab.host(index).host, k.ueids.join(QStringLiteral(", ")), k.pnet.join(QStringLiteral(", ")),
+                         k.fallbacks.join(QStringLiteral(", ")), k.error);
             QVERIFY2(k.reported, qPrintable(shown));
             QVERIFY2(k.error.isEmpty(), qPrintable(shown));
             QVERIFY2(k.ueids.contains(defaults.ueid), qPrintable(shown));

@@ -2,11 +2,11 @@
 // the lab file, commands run in them, the kernel's SMC counters read there.
 #pragma once
 
+#include <smcr/result.h>
+
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
-
-#include <smcr/result.h>
 
 #include "lab_file.h"
 #include "protocol/hello.h"
