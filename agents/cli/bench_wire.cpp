@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+
 #include <unistd.h>
 
 #include <QCoreApplication>
@@ -93,8 +94,7 @@ void printTable(const WireBenchResult& r) {
             std::printf("  %-22s", qPrintable(cell));
         }
         const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-        std::printf("  %-10s  %-10s  %s\n",
-                    qPrintable(QStringLiteral("%1x").arg(ratio(med[1], med[0]), 0, 'f', 2)),
+        std::printf("  %-10s  %-10s  %s\n", qPrintable(QStringLiteral("%1x").arg(ratio(med[1], med[0]), 0, 'f', 2)),
                     qPrintable(QStringLiteral("%1x").arg(ratio(med[3], med[2]), 0, 'f', 2)),
                     qPrintable(QStringLiteral("%1x").arg(ratio(med[3], med[1]), 0, 'f', 2)));
     }
@@ -170,8 +170,7 @@ int runBenchWire(const Args& args) {
         } else if (auto time = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*time);
             // qperf's -t takes whole seconds.
-            if (!ms || *ms < 1000 || *ms > 600'000 || *ms % 1000 != 0)
-                return usage("-t: give whole seconds, 1 to 600");
+            if (!ms || *ms < 1000 || *ms > 600'000 || *ms % 1000 != 0) return usage("-t: give whole seconds, 1 to 600");
             options.durationMs = static_cast<int>(*ms);
         } else if (auto reps = cursor.takeValue("--reps")) {
             auto n = parseInt(*reps);

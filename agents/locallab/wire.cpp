@@ -207,8 +207,9 @@ smcr::Status NamespaceWire::build(const sim::LinkModel& model, const VethOptions
     const double gbps = shaped ? probeGbps(&why) : unshapedGbps;
     recordCapacity(model, gbps, why, shaped);
     const QString mtuWhy = options.mtu == kVethMtu
-                               ? QStringLiteral(" (loopback's order: the host's TCP, not the model's 1500-byte "
-                                                "segments in software)")
+                               ? QStringLiteral(
+                                     " (loopback's order: the host's TCP, not the model's 1500-byte "
+                                     "segments in software)")
                                : QString();
     m_record.note = QStringLiteral(
                         "link %1: SMC over the sim (%2 Gbit/s, %3 ns one way); TCP and the CLC handshake "
@@ -264,13 +265,13 @@ smcr::Status NamespaceWire::steerReceives(int cpu) {
     for (const QString& queue : queues.entryList({QStringLiteral("rx-*")}, QDir::Dirs)) {
         QFile file(queues.filePath(queue + QStringLiteral("/rps_cpus")));
         if (!file.open(QIODevice::WriteOnly) || file.write(mask.toLatin1() + '\n') < 0) {
-            return smcr::fail(smcr::Errc::systemError,
-                              QStringLiteral("receive steering of %1: %2").arg(m_rootDevice, file.errorString())
-                                  .toStdString());
+            return smcr::fail(
+                smcr::Errc::systemError,
+                QStringLiteral("receive steering of %1: %2").arg(m_rootDevice, file.errorString()).toStdString());
         }
     }
-    return runTool(QStringLiteral("ip"), {"netns", "exec", m_namespace, "sh", "-c",
-                                          steeringScript(m_serverDevice, mask)});
+    return runTool(QStringLiteral("ip"),
+                   {"netns", "exec", m_namespace, "sh", "-c", steeringScript(m_serverDevice, mask)});
 }
 
 smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model, double capacityGbps, bool always) {
@@ -290,8 +291,9 @@ smcr::Status NamespaceWire::shapeBothEnds(const sim::LinkModel& model, double ca
     if (rateBinds) {
         m_record.tcpRate = QStringLiteral("tbf %1 on both veth ends").arg(rateText(model.bandwidthGbps));
     } else if (model.bandwidthGbps > 0 && capacityGbps > 0) {
-        m_record.tcpRate = QStringLiteral("unshaped (this host moves less than the model's %1 Gbit/s: tbf would bind nothing)")
-                               .arg(model.bandwidthGbps);
+        m_record.tcpRate =
+            QStringLiteral("unshaped (this host moves less than the model's %1 Gbit/s: tbf would bind nothing)")
+                .arg(model.bandwidthGbps);
     }
     if (delayed) {
         m_record.tcpDelay = QStringLiteral("netem %1 ns each way").arg(model.wireLatencyNs);

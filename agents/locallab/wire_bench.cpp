@@ -129,9 +129,9 @@ public:
             auto process = pinnedProcess(s.program, s.args, cpu, s.netns);
             process->start();
             if (!process->waitForStarted(5000))
-                return smcr::fail(smcr::Errc::notFound,
-                                  QStringLiteral("cannot start %1: %2").arg(s.program, process->errorString())
-                                      .toStdString());
+                return smcr::fail(
+                    smcr::Errc::notFound,
+                    QStringLiteral("cannot start %1: %2").arg(s.program, process->errorString()).toStdString());
             m_processes.push_back(std::move(process));
             QElapsedTimer waited;
             waited.start();
@@ -170,13 +170,20 @@ smcr::Result<double> runClient(const WireBenchOptions& options, const Servers& s
     QStringList args;
     if (path == WirePath::qperfLoopback || path == WirePath::qperfVeth) {
         program = options.qperfProgram;
-        args = {QStringLiteral("-lp"), QString::number(servers.qperfPort()), QStringLiteral("-t"), seconds,
-                QStringLiteral("-m"),  msgSize, host, QStringLiteral("tcp_bw")};
+        args = {QStringLiteral("-lp"),
+                QString::number(servers.qperfPort()),
+                QStringLiteral("-t"),
+                seconds,
+                QStringLiteral("-m"),
+                msgSize,
+                host,
+                QStringLiteral("tcp_bw")};
     } else {
         program = options.smclabProgram;
-        args = {QStringLiteral("load"), QStringLiteral("tcp_bw"), QStringLiteral("--connect"),
-                QStringLiteral("%1:%2").arg(host).arg(servers.tcpPort()), QStringLiteral("-t"), seconds,
-                QStringLiteral("-m"), msgSize};
+        args = {QStringLiteral("load"),      QStringLiteral("tcp_bw"),
+                QStringLiteral("--connect"), QStringLiteral("%1:%2").arg(host).arg(servers.tcpPort()),
+                QStringLiteral("-t"),        seconds,
+                QStringLiteral("-m"),        msgSize};
     }
     auto process = pinnedProcess(program, args, cpu, QString());
     process->start();
@@ -192,9 +199,9 @@ smcr::Result<double> runClient(const WireBenchOptions& options, const Servers& s
     const QString output = QString::fromLocal8Bit(process->readAll());
     const auto mbps = parseQperfBandwidth(output);
     if (process->exitCode() != 0 || !mbps) {
-        return smcr::fail(smcr::Errc::systemError, QStringLiteral("%1 %2: %3")
-                                                       .arg(program, args.join(QLatin1Char(' ')), output.trimmed())
-                                                       .toStdString());
+        return smcr::fail(
+            smcr::Errc::systemError,
+            QStringLiteral("%1 %2: %3").arg(program, args.join(QLatin1Char(' ')), output.trimmed()).toStdString());
     }
     return *mbps;
 }
@@ -223,9 +230,10 @@ std::optional<double> parseQperfBandwidth(const QString& output) {
     const double value = m.captured(1).toDouble(&ok);
     if (!ok) return std::nullopt;
     const QString unit = m.captured(2);
-    const double scale = unit == QLatin1String("GB") ? 1e3 : unit == QLatin1String("KB") ? 1e-3
-                                                         : unit == QLatin1String("bytes") ? 1e-6
-                                                                                          : 1.0;
+    const double scale = unit == QLatin1String("GB")      ? 1e3
+                         : unit == QLatin1String("KB")    ? 1e-3
+                         : unit == QLatin1String("bytes") ? 1e-6
+                                                          : 1.0;
     return value * scale;
 }
 

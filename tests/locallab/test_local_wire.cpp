@@ -4,6 +4,8 @@
 // loopback fall-back says why, and the local lab puts its server agent
 // behind the wire. Exits 77 (skipped) where namespaces cannot be made (not
 // root, no `ip`); CI runs as root.
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <QCoreApplication>
@@ -12,8 +14,6 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTest>
-
-#include <algorithm>
 
 #include "local_lab.h"
 #include "wire.h"
@@ -167,14 +167,12 @@ private slots:
         QVERIFY(wire.ok());
         const NamespaceWire& w = *wire.value();
         QCOMPARE(w.record().tcpSteering, QStringLiteral("receive steering of both ends on CPU 0"));
-        const auto mask = [](QString text) {
-            return text.remove(QLatin1Char(',')).trimmed().toULongLong(nullptr, 16);
-        };
-        const QString root =
-            run("cat", {QStringLiteral("/sys/class/net/%1/queues/rx-0/rps_cpus").arg(w.rootDevice())});
+        const auto mask = [](QString text) { return text.remove(QLatin1Char(',')).trimmed().toULongLong(nullptr, 16); };
+        const QString root = run("cat", {QStringLiteral("/sys/class/net/%1/queues/rx-0/rps_cpus").arg(w.rootDevice())});
         QCOMPARE(mask(root), 1ull);
-        const QString server = run("ip", {"netns", "exec", w.serverNamespace(), "cat",
-                                          QStringLiteral("/sys/class/net/%1/queues/rx-0/rps_cpus").arg(w.serverDevice())});
+        const QString server =
+            run("ip", {"netns", "exec", w.serverNamespace(), "cat",
+                       QStringLiteral("/sys/class/net/%1/queues/rx-0/rps_cpus").arg(w.serverDevice())});
         QCOMPARE(mask(server), 1ull);
     }
 

@@ -56,14 +56,16 @@ private:
         const QString db = m_dir.filePath(preset + QStringLiteral(".db"));
         const QString noLab = m_dir.filePath(QStringLiteral("no-lab.json"));
         const Outcome run = runSmclab(QStringList{"run", preset, "--quick", "--db", db} + extra, noLab);
-        QVERIFY2(run.exitCode == 0, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(run.exitCode).arg(run.out, run.err)));
+        QVERIFY2(run.exitCode == 0,
+                 qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(run.exitCode).arg(run.out, run.err)));
         QVERIFY2(!run.out.contains(QLatin1String("[TCP]")) && !run.out.contains(QLatin1String("[fb]")),
                  qPrintable(run.out));
         const Outcome show = runSmclab({"show", "1", "--db", db}, noLab);
         QCOMPARE(show.exitCode, 0);
         QVERIFY2(show.out.contains(QLatin1String("veth between network namespaces")), qPrintable(show.out));
-        const QString expected = QStringLiteral("connections: %1 runs of SMC columns: %1 on SMC-R, 0 with fallbacks, "
-                                                "0 over TCP (not SMC-R)")
+        const QString expected = QStringLiteral(
+                                     "connections: %1 runs of SMC columns: %1 on SMC-R, 0 with fallbacks, "
+                                     "0 over TCP (not SMC-R)")
                                      .arg(smcRuns);
         QVERIFY2(show.out.contains(expected), qPrintable(show.out));
         // Each SMC run's CONNECTIONS cell: all of them on SMC-R ("SMC-R 2/2").
@@ -116,7 +118,8 @@ private slots:
         const QString db = m_dir.filePath(QStringLiteral("forced.db"));
         const QString noLab = m_dir.filePath(QStringLiteral("no-lab.json"));
         const Outcome run = runSmclab({"run", file, "--db", db}, noLab);
-        QVERIFY2(run.exitCode == 3, qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(run.exitCode).arg(run.out, run.err)));
+        QVERIFY2(run.exitCode == 3,
+                 qPrintable(QStringLiteral("exit %1\n%2\n%3").arg(run.exitCode).arg(run.out, run.err)));
         QVERIFY2(run.err.contains(QLatin1String("Bandwidth, SMC (plain server) at 1024 B: not_libsmcr_peer")),
                  qPrintable(run.err));
         QVERIFY2(run.out.contains(QLatin1String("[TCP] SMC (plain server) at every size: the data went over TCP, "

@@ -42,9 +42,8 @@ using WireFacts = QMap<QString, QString>;  // "model", "tcp_path", ... (without 
 
 smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campaignId) {
     QMap<qint64, WireFacts> out;
-    for (const char* name :
-         {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "tcp_steering", "ethernet_mtu",
-          "bandwidth_gbps", "latency_ns", "hosts"}) {
+    for (const char* name : {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "tcp_steering",
+                             "ethernet_mtu", "bandwidth_gbps", "latency_ns", "hosts"}) {
         auto values = store.campaignRunFact(campaignId, Side::client, QStringLiteral("wire.") + QLatin1String(name));
         if (!values) return smcr::fail(values.error());
         for (auto it = values->begin(); it != values->end(); ++it)
