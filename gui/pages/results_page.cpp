@@ -296,7 +296,7 @@ void ResultsPage::loadRuns(QTreeWidgetItem* campaignItem) {
             child->setToolTip(kNotesColumn, tr("%1\nacknowledged by %2").arg(text, entry.acknowledgedBy));
         }
         if (run.status == db::RunStatus::done) {
-            // What the run's connections did (issue 30): a run of an SMC
+            // What the run's connections did: a run of an SMC
             // column that fell back says so, with the reasons.
             if (const auto counters = store->counters(run.id)) {
                 const report::ConnectionUse use = report::connectionUse(counters.value());

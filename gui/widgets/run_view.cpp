@@ -179,7 +179,7 @@ void RunView::setDetail(const RunDetail& detail) {
                                      ? QStringLiteral("QLabel { background: #fff3cd; color: #222; padding: 4px; }")
                                      : QString());
     m_environment->setVisible(!environment.isEmpty());
-    // What the connections did (issue 30): a run of an SMC column that fell
+    // What the connections did: a run of an SMC column that fell
     // back says so, with the reasons, before its numbers are read as SMC.
     const report::ConnectionUse use = report::connectionUse(detail.counters);
     QString connections;

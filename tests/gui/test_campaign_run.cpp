@@ -396,7 +396,7 @@ void TestCampaignRun::tcpRunGreysTheSettingsOutAndPauseShows() {
     QCOMPARE(m_run->plot()->timeAxisUpperSec(), 1.5);
     QVERIFY(!m_run->plot()->latencyAxisVisible());
     QVERIFY(m_run->plot()->latencyAxisLabel().contains(QStringLiteral("mean")));
-    // Issue 33 item 10: a bandwidth run names no latency series in its legend.
+    // A bandwidth run names no latency series in its legend.
     QCOMPARE(m_run->plot()->legendNames(), QStringList{QStringLiteral("throughput")});
 
     m_run->pause();

@@ -235,7 +235,7 @@ void TestComparisonWidgets::paletteIsTheReports() {
     }
 }
 
-// Issue 30 in the Results table: a value whose data went over TCP says so,
+// In the Results table, a value whose data went over TCP says so,
 // has no percentage and no colour of a change; one with a fallback is marked.
 void TestComparisonWidgets::fallenBackValuesAreMarked() {
     ComparisonSection section = testing::seedComparison().sections[0];

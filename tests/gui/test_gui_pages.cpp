@@ -155,7 +155,7 @@ void TestGuiPages::campaignEditorValidates() {
     CampaignPage* page = m_window->campaignPage();
     page->loadPreset(QStringLiteral("datapath"));
     QVERIFY(page->isValid());
-    // 2 workloads x 4 columns x 17 sizes x 3 repetitions (presets repeat since issue 16).
+    // 2 workloads x 4 columns x 17 sizes x 3 repetitions (presets repeat their cells).
     QVERIFY2(page->estimateText().startsWith(QStringLiteral("408 runs")), qPrintable(page->estimateText()));
     page->sizesEdit()->setText(QStringLiteral("1:64Q:*2"));
     QVERIFY(!page->isValid());
@@ -701,7 +701,7 @@ void TestGuiPages::cleanupTestCase() {
     delete m_window;
 }
 
-// Issue 33 items 2 and 6: the warm-up as stored (250 ms is not "0s"), the
+// The warm-up as stored (250 ms is not "0s"), the
 // estimate and notes of a preset whose workload has its own sizes, a
 // parameter edit in the notes, the preset's description kept.
 void TestGuiPages::warmupAndPerWorkloadSizesAreExact() {

@@ -163,7 +163,7 @@ void TestResultsProvenance::initTestCase() {
         QVERIFY(store.recordRun(record));
         QVERIFY(store.updateCampaignStatus(m_other, db::CampaignStatus::done));
 
-        // Issue 30: an smcr column whose client fell back (a plain TCP server
+        // An smcr column whose client fell back (a plain TCP server
         // behind it), as libsmcr's engine and transport count it.
         db::NewCampaign fellBack;
         fellBack.name = QStringLiteral("fell back");
@@ -193,7 +193,7 @@ void TestResultsProvenance::initTestCase() {
         }
         QVERIFY(store.updateCampaignStatus(m_fellBack, db::CampaignStatus::done));
 
-        // Issue 33 item 7: a campaign in which every run failed (stored as
+        // A campaign in which every run failed (stored as
         // done by an orchestrator before it called such campaigns failed).
         db::NewCampaign allFailed;
         allFailed.name = QStringLiteral("nothing ran");
@@ -206,7 +206,7 @@ void TestResultsProvenance::initTestCase() {
             QVERIFY(store.markRunFailed(m_allFailed, c, QStringLiteral("transport smcr is not available")));
         QVERIFY(store.updateCampaignStatus(m_allFailed, db::CampaignStatus::done));
 
-        // Issue 33 item 3: resumed on a relaunched lab whose veth measured less.
+        // Resumed on a relaunched lab whose veth measured less.
         db::NewCampaign resumed;
         resumed.name = QStringLiteral("resumed");
         resumed.cells = {cell(QStringLiteral("tcp"), QStringLiteral("TCP"), 0),
@@ -386,7 +386,7 @@ void TestResultsProvenance::runOpensInTheSingleRunView() {
     QFile csv(csvPath);
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList lines = QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
-    // Issue 33 item 13: MB/s named as such, the live change at its time.
+    // MB/s named as such, the live change at its time.
     QCOMPARE(lines.size(), 12);
     QCOMPARE(lines.front(),
              QStringLiteral("t_ms,throughput_MBps,latency_mean_us,latency_p99_us,cpu_client_pct,live_change"));
@@ -431,7 +431,7 @@ void TestResultsProvenance::compareWithOneCheckedSaysWhy() {
     QVERIFY2(m_page->hintText().contains(QStringLiteral("One campaign checked")), qPrintable(m_page->hintText()));
 }
 
-// Issue 30 / issue 33 item 1: the Results table, the run list and the
+// The Results table, the run list and the
 // single-run view say that the SMC column ran over TCP, and why.
 void TestResultsProvenance::fallenBackRunsAreShownAsTcp() {
     m_page->refresh();
@@ -466,7 +466,7 @@ void TestResultsProvenance::campaignWithEveryRunFailedIsFailed() {
     QCOMPARE(m_page->statusText(m_other), QStringLiteral("done"));
 }
 
-// Issue 33 item 4: runs a resumed campaign adds after it was shown appear
+// Runs a resumed campaign adds after it was shown appear
 // at the next refresh (the Run page refreshes the page when a campaign ends).
 void TestResultsProvenance::comparisonFollowsTheStore() {
     m_page->refresh();
@@ -504,7 +504,7 @@ void TestResultsProvenance::resumedCampaignNotesEveryWire() {
     QVERIFY2(md.contains(QStringLiteral("**session 2**: resumed ")), qPrintable(md));
 }
 
-// Issue 33 item 13: selecting a run without a live change after one with
+// Selecting a run without a live change after one with
 // it leaves the plot and the tabs where they were.
 void TestResultsProvenance::runViewTabsStayPut() {
     m_page->refresh();
