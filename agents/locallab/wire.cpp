@@ -1,7 +1,9 @@
 #include "wire.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 
 #include <sched.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include "veth_probe.h"
@@ -78,6 +81,21 @@ QString cpuMask(int cpu) {
         words << QStringLiteral("%1").arg(bits, word == cpu / 32 ? 1 : 8, 16, QLatin1Char('0'));
     }
     return words.join(QLatin1Char(','));
+}
+
+// Namespaces `smclab-<pid>-<n>` of lab processes that died without
+// removing them (SIGKILL, a crash): each holds a veth whose root end and /30
+// stay behind. A live pid keeps its namespace, whoever it now is.
+void removeStaleNamespaces() {
+    static const QRegularExpression name(QStringLiteral("^smclab-(\\d+)-\\d+$"));
+    const QDir netns(QStringLiteral("/run/netns"));
+    for (const QString& entry : netns.entryList(QDir::Files | QDir::System)) {
+        const QRegularExpressionMatch m = name.match(entry);
+        if (!m.hasMatch()) continue;
+        const pid_t pid = static_cast<pid_t>(m.captured(1).toLongLong());
+        if (pid <= 0 || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+        (void)runTool(QStringLiteral("ip"), {"netns", "del", entry});
+    }
 }
 
 // The shell words that write `mask` to every receive queue of `device`.
@@ -177,6 +195,7 @@ smcr::Result<std::unique_ptr<NamespaceWire>> NamespaceWire::create(const sim::Li
 }
 
 smcr::Status NamespaceWire::build(const sim::LinkModel& model, const VethOptions& options) {
+    removeStaleNamespaces();
     chooseNames();
     const int receiveCpu = options.receiveCpu >= 0 ? options.receiveCpu : lastAllowedCpu();
     if (smcr::Status s = runTool(QStringLiteral("ip"), {"netns", "add", m_namespace}); !s) return s;

@@ -5,6 +5,8 @@
 // behind the wire. Exits 77 (skipped) where namespaces cannot be made (not
 // root, no `ip`); CI runs as root.
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 
 #include <unistd.h>
 
@@ -140,6 +142,28 @@ private slots:
         QVERIFY2(r.tcpCapacity.contains(QStringLiteral("HOST-LIMITED")) == limited, qPrintable(r.tcpCapacity));
         QCOMPARE(r.tcpHostLimited, limited);
         QCOMPARE(WireRecord::fromJson(r.toJson()).tcpHostLimited, limited);
+    }
+
+    void staleNamespacesGo() {
+        // A lab process killed outright leaves its namespace and veth; the
+        // next wire removes those of dead processes and keeps a live one's.
+        pid_t dead = 0;
+        for (pid_t pid = 32767; pid > 300 && dead == 0; --pid) {
+            if (::kill(pid, 0) != 0 && errno == ESRCH) dead = pid;
+        }
+        QVERIFY(dead != 0);
+        const QString stale = QStringLiteral("smclab-%1-7").arg(dead);
+        const QString live = QStringLiteral("smclab-%1-99").arg(::getpid());
+        QVERIFY(run("ip", {"netns", "add", stale}).isEmpty());
+        QVERIFY(run("ip", {"netns", "add", live}).isEmpty());
+        {
+            auto wire = NamespaceWire::create(slowModel());
+            QVERIFY(wire.ok());
+        }
+        const QString left = run("ip", {"netns", "list"});
+        (void)run("ip", {"netns", "del", live});
+        QVERIFY2(!left.contains(stale), qPrintable(left));
+        QVERIFY2(left.contains(live), qPrintable(left));
     }
 
     void rateAboveTheHostIsNotShaped() {
