@@ -338,6 +338,16 @@ private slots:
         QVERIFY(!binary.isEmpty());
         const GuestRun r = m_lab.run(
             0, QStringLiteral("SMCLAB_FABRIC_BACKEND=verbs %1 -maxwarnings 0 2>&1 | tail -n 40").arg(binary), 480'000);
+        // The suite drives rxe's error paths on purpose (remote access, RNR
+        // and retry exhaustion), and 6.12's rxe can corrupt the guest's
+        // memory there: a double fault in the slab allocator seconds later
+        // took the host down in a later test. `vm up` boots both hosts
+        // afresh (new tokens in the lab file) before anything else runs.
+        const Outcome up =
+            runSmclab({QStringLiteral("lab"), QStringLiteral("vm"), QStringLiteral("up"), QStringLiteral("--lab"),
+                       qEnvironmentVariable("SMCLAB_VMLAB_FILE"), QStringLiteral("--timeout"), QStringLiteral("300")},
+                      400'000);
+        QVERIFY2(up.exitCode == 0, qPrintable(up.out + up.err));
         QVERIFY2(r.ok, qPrintable(r.error));
         static const QRegularExpression kTotals(QStringLiteral("Totals: (\\d+) passed, (\\d+) failed, (\\d+) skipped"));
         const auto m = kTotals.match(r.output);
