@@ -22,7 +22,9 @@ namespace {
 
 constexpr int kStartTimeoutMs = 15'000;
 
-quint16 freePort() {
+}  // namespace
+
+quint16 LocalAgents::freeLoopbackPort() {
     // Bound and released at once; the agent binds it a moment later. A
     // collision is possible but rare, and shows as an agent that fails to
     // start with a clear log. (A namespace has its own ports: any free one
@@ -31,6 +33,8 @@ quint16 freePort() {
     if (!probe.listen(QHostAddress::LocalHost, 0)) return 0;
     return probe.serverPort();
 }
+
+namespace {
 
 QString tail(const QString& path, int maxBytes = 2000) {
     QFile file(path);
@@ -110,7 +114,7 @@ smcr::Status LocalAgents::start(int count, const QString& program, const Namespa
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     }
     for (int i = 0; i < count; ++i) {
-        const quint16 port = freePort();
+        const quint16 port = freeLoopbackPort();
         if (port == 0) return smcr::fail(smcr::Errc::systemError, "no free loopback port");
         const bool inNamespace = wire != nullptr && i % 2 == 0;  // server agents
         const QString host = inNamespace ? wire->serverAddress() : QStringLiteral("127.0.0.1");

@@ -34,6 +34,9 @@ public:
     // The CPUs this process may run on; with two or more, each agent is
     // pinned to one of them (smclab-agent --cpu).
     static std::vector<int> allowedCpus();
+    // A loopback TCP port free now (0 if none), for an agent or a server to
+    // bind a moment later; a new namespace has it free too.
+    static quint16 freeLoopbackPort();
     // The CPU agent `index` is pinned to (server agents are even), or -1
     // where the agents are not pinned (setPinned(false), one CPU).
     int agentCpu(int index) const;

@@ -57,21 +57,6 @@ bool accepting(const QString& address, quint16 port) {
     return ok;
 }
 
-quint16 freeLoopbackPort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return 0;
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof a;
-    quint16 port = 0;
-    if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0)
-        port = ntohs(a.sin_port);
-    ::close(fd);
-    return port;
-}
-
 // This namespace's TCP RetransSegs (/proc/net/snmp), -1 where unreadable.
 qint64 retransmittedSegments() {
     QFile file(QStringLiteral("/proc/net/snmp"));
@@ -102,8 +87,8 @@ public:
     }
 
     smcr::Status start(const WireBenchOptions& options, const NamespaceWire& wire, int cpu) {
-        m_qperfPort = freeLoopbackPort();
-        m_tcpPort = freeLoopbackPort();
+        m_qperfPort = LocalAgents::freeLoopbackPort();
+        m_tcpPort = LocalAgents::freeLoopbackPort();
         if (m_qperfPort == 0 || m_tcpPort == 0) return smcr::fail(smcr::Errc::systemError, "no free loopback port");
         const QString qperfPort = QString::number(m_qperfPort);
         struct Start {
