@@ -5,89 +5,31 @@
 #include <QTest>
 
 #include "core/connection/connection_core.h"
+#include "core_pair.h"
 
 using namespace smcr::core;
 
 namespace {
 
-// One direction of a connection pair with real byte rings, driven the way the
-// shell drives it: copy into the sndbuf, RDMA-write per plan, deliver the CDC.
-struct Pipe {
-    ConnectionCore sender;
-    ConnectionCore receiver;
-    std::vector<uint8_t> sndbuf;
-    std::vector<uint8_t> rmbe;
-    uint64_t writes = 0;
-    uint64_t cdcs = 0;
-    uint64_t writeBlocked = 0;
+// A plain send of `bytes` already copied into the sndbuf: no cork, no autocorking.
+AppSendEvent committed(uint32_t bytes) {
+    AppSendEvent e;
+    e.committedBytes = bytes;
+    return e;
+}
 
-    Pipe(uint32_t sndbufBytes, uint32_t rmbeBytes)
-        : sender(ConnectionParams{11, 22, sndbufBytes, 16384, rmbeBytes}),
-          receiver(ConnectionParams{22, 11, 16384, rmbeBytes, 16384}),
-          sndbuf(sndbufBytes),
-          rmbe(rmbeBytes) {}
+using smcr::core::testing::CorePair;
+using smcr::core::testing::CorePairSettings;
 
-    uint32_t write(const uint8_t* data, uint32_t len) {
-        ConnTx& tx = sender.tx();
-        const uint32_t n = std::min(len, tx.sndbufFreeBytes());
-        RingSpans spans = tx.reserve(n);
-        uint32_t done = 0;
-        for (uint8_t i = 0; i < spans.count; ++i) {
-            std::memcpy(sndbuf.data() + spans.spans[i].offset, data + done, spans.spans[i].lengthBytes);
-            done += spans.spans[i].lengthBytes;
-        }
-        tx.commit(n);
-        return n;
-    }
-
-    // Posts what the core returns next (ConnectionCore::nextCdc, as the
-    // shell's flushLocked does): the RDMA WRITEs, then the CDC. False when
-    // nothing is to be sent.
-    bool push(CdcInfo* out) {
-        const CdcStep step = sender.nextCdc({.userCorked = false, .linkCanPost = true});
-        if (step.kind == CdcStepKind::none) return false;
-        if (step.kind != CdcStepKind::data) qFatal("the sender owes no control CDC");
-        const TxPlan& plan = step.plan;
-        if (plan.writeCount > 2) qFatal("more than two writes");
-        for (uint8_t w = 0; w < plan.writeCount; ++w) {
-            const RdmaWritePlan& wr = plan.writes[w];
-            if (wr.source.count > 2) qFatal("more than two SGEs");
-            uint32_t dst = wr.remoteOffset;
-            for (uint8_t s = 0; s < wr.source.count; ++s) {
-                std::memcpy(rmbe.data() + dst, sndbuf.data() + wr.source.spans[s].offset,
-                            wr.source.spans[s].lengthBytes);
-                dst += wr.source.spans[s].lengthBytes;
-            }
-            if (dst != wr.remoteOffset + wr.lengthBytes) qFatal("SGE lengths do not add up");
-            ++writes;
-        }
-        *out = step.cdc;
-        if (out->writeBlocked) ++writeBlocked;
-        ++cdcs;
-        return true;
-    }
-
-    // The receiver's owed window update, as the core returns it: a control
-    // CDC with the consumer cursor and no close flag.
-    CdcInfo windowUpdate() {
-        const CdcStep step = receiver.nextCdc({.userCorked = false, .linkCanPost = true});
-        if (step.kind != CdcStepKind::control || !step.windowUpdate) qFatal("no window update owed");
-        return step.cdc;
-    }
-
-    uint32_t read(uint8_t* out, uint32_t len) {
-        ConnRx& rx = receiver.rx();
-        const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
-        RingSpans spans = rx.readSpans(0, n);
-        uint32_t done = 0;
-        for (uint8_t i = 0; i < spans.count; ++i) {
-            std::memcpy(out + done, rmbe.data() + spans.spans[i].offset, spans.spans[i].lengthBytes);
-            done += spans.spans[i].lengthBytes;
-        }
-        rx.consume(n);
-        return n;
-    }
-};
+// The data CDC a lone sender core posts next, for tests that hand CDCs to a
+// receiver in their own order.
+CdcInfo nextDataCdc(ConnectionCore& sender, uint32_t bytes) {
+    const AppSendActions a = sender.onAppSend(committed(bytes));
+    if (!a.push) qFatal("the send did not push");
+    const CdcStep step = sender.nextCdc({.linkCanPost = true});
+    if (step.kind != CdcStepKind::data) qFatal("no data CDC");
+    return step.cdc;
+}
 
 }  // namespace
 
@@ -157,89 +99,181 @@ private slots:
         QCOMPARE(p.bytes, 3616u);
         QVERIFY(!p.writeBlocked);
     }
+    // Both cores driven through their events only (send, read, completions,
+    // received CDCs), every byte checked across many wraps of both rings.
+    void randomStreamIsIntactAcrossWraps_data() {
+        QTest::addColumn<uint64_t>("autocorking");
+        QTest::addColumn<bool>("defer");
+        QTest::newRow("no cork") << uint64_t{0} << false;
+        QTest::newRow("autocorking, tx deferral") << uint64_t{65536} << true;
+    }
     void randomStreamIsIntactAcrossWraps() {
+        QFETCH(uint64_t, autocorking);
+        QFETCH(bool, defer);
         std::mt19937 rng(1234);
-        Pipe pipe(32768, 16384);
+        CorePair pair(32768, 16384, CorePairSettings{.autocorkingSize = autocorking, .txDeferToOwner = defer});
         std::vector<uint8_t> sent;
         std::vector<uint8_t> received;
         std::vector<uint8_t> buf(200000);
-        uint64_t windowUpdates = 0;
-        for (int round = 0; round < 3000; ++round) {
+        auto readSome = [&](uint32_t want) {
+            const uint32_t got = pair.read(1, buf.data(), want);
+            received.insert(received.end(), buf.begin(), buf.begin() + got);
+            return got;
+        };
+        for (int round = 0; round < 1500; ++round) {
             const uint32_t len = std::uniform_int_distribution<uint32_t>(1, 70000)(rng);
             std::vector<uint8_t> msg(len);
             for (auto& b : msg) b = static_cast<uint8_t>(rng());
             uint32_t off = 0;
+            pair.enter(0);  // the sender's thread is inside its socket while it sends
             while (off < len) {
-                off += pipe.write(msg.data() + off, len - off);
-                CdcInfo cdc;
-                while (pipe.push(&cdc)) {
-                    CdcRxResult r = pipe.receiver.onCdc(cdc);
-                    QCOMPARE(r.verdict, CdcVerdict::accepted);
-                    pipe.sender.tx().onCdcSendComplete();
-                    // Read a random amount, then maybe announce the window.
-                    const uint32_t want = std::uniform_int_distribution<uint32_t>(1, 40000)(rng);
-                    const uint32_t got = pipe.read(buf.data(), want);
-                    received.insert(received.end(), buf.begin(), buf.begin() + got);
-                    if (pipe.receiver.oweWindowUpdateIfDue(WindowUpdateLimit::max)) {
-                        CdcInfo upd = pipe.windowUpdate();
-                        QCOMPARE(pipe.sender.onCdc(upd).verdict, CdcVerdict::accepted);
-                        pipe.receiver.tx().onCdcSendComplete();
-                        ++windowUpdates;
-                    }
-                }
-                // Sender blocked: the reader drains all and announces.
-                if (pipe.sender.tx().unsentBytes() > 0 && pipe.sender.tx().peerSpaceBytes() == 0) {
-                    const uint32_t got = pipe.read(buf.data(), static_cast<uint32_t>(buf.size()));
-                    received.insert(received.end(), buf.begin(), buf.begin() + got);
-                    QVERIFY(pipe.receiver.oweWindowUpdateIfDue(WindowUpdateLimit::max));
-                    CdcInfo upd = pipe.windowUpdate();
-                    pipe.sender.onCdc(upd);
-                    pipe.receiver.tx().onCdcSendComplete();
-                    ++windowUpdates;
+                const uint32_t took = pair.send(0, msg.data() + off, len - off);
+                off += took;
+                if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) pair.completeSends(0);
+                readSome(std::uniform_int_distribution<uint32_t>(1, 40000)(rng));
+                pair.completeSends(1);
+                if (took == 0) {
+                    // The sender waits (it leaves the socket): ACKs and the reader free space.
+                    pair.leave(0);
+                    pair.completeSends(0);
+                    readSome(static_cast<uint32_t>(buf.size()));
+                    pair.completeSends(1);
+                    pair.enter(0);
                 }
             }
+            pair.leave(0);
             sent.insert(sent.end(), msg.begin(), msg.end());
         }
-        // Drain the tail.
-        for (;;) {
-            const uint32_t got = pipe.read(buf.data(), static_cast<uint32_t>(buf.size()));
-            received.insert(received.end(), buf.begin(), buf.begin() + got);
-            pipe.receiver.oweCdc();  // announce whatever was read
-            CdcInfo upd = pipe.windowUpdate();
-            pipe.sender.onCdc(upd);
-            CdcInfo cdc;
-            if (!pipe.push(&cdc)) break;
-            pipe.receiver.onCdc(cdc);
-            pipe.sender.tx().onCdcSendComplete();
+        // Drain the tail: ACKs push what autocorking held, reads announce.
+        for (int i = 0; i < 100 && received.size() < sent.size(); ++i) {
+            pair.completeSends(0);
+            readSome(static_cast<uint32_t>(buf.size()));
+            pair.completeSends(1);
         }
         QCOMPARE(received.size(), sent.size());
         QVERIFY(received == sent);
-        QVERIFY(pipe.writeBlocked > 0);
-        QVERIFY(windowUpdates > 0);
+        const smcr::ConnectionStats& tx = pair.core(0).counters();
+        const smcr::ConnectionStats& rx = pair.core(1).counters();
+        QVERIFY(tx.bufFullPeer > 0);
+        QVERIFY(rx.windowUpdates > 0);
         QVERIFY(sent.size() > 100u * 16384u);  // many RMBE wraps
+        if (autocorking != 0) QVERIFY(tx.autocorkedSends > 0 && tx.autocorkPushes > 0);
+        if (defer) QVERIFY(tx.pushesDeferred > 0);
+    }
+
+    // ---- the decisions, one event at a time ----------------------------------
+    void completionReleasesSndbufSpace() {
+        CorePair pair(16384, 65536);
+        std::vector<uint8_t> data(16384, 7);
+        QCOMPARE(pair.send(0, data.data(), 16384), 16384u);
+        QCOMPARE(pair.side(0).dataCdcs, uint64_t{1});
+        QCOMPARE(pair.core(1).rx().availableBytes(), uint64_t{16384});
+        // Written and delivered, but the sndbuf holds it until the CDC completes.
+        QCOMPARE(pair.core(0).tx().sndbufFreeBytes(), 0u);
+        QCOMPARE(pair.send(0, data.data(), 1), 0u);
+        pair.completeSends(0);
+        QCOMPARE(pair.core(0).tx().sndbufFreeBytes(), 16384u);
+    }
+    void lastCompletionPushesAutocorkedData() {
+        CorePair pair(65536, 65536, CorePairSettings{.autocorkingSize = 65536});
+        const uint8_t data[300] = {};
+        pair.send(0, data, 100);  // nothing outstanding: goes at once
+        QCOMPARE(pair.side(0).dataCdcs, uint64_t{1});
+        pair.send(0, data, 100);  // a CDC is outstanding: corked
+        pair.send(0, data, 100);
+        QCOMPARE(pair.side(0).dataCdcs, uint64_t{1});
+        QCOMPARE(pair.core(0).counters().autocorkedSends, uint64_t{2});
+        QVERIFY(pair.core(0).awaitsCdcCompletion());
+        pair.completeSends(0);  // the completion pushes both in one CDC
+        QCOMPARE(pair.side(0).dataCdcs, uint64_t{2});
+        QCOMPARE(pair.core(0).counters().autocorkPushes, uint64_t{1});
+        QCOMPARE(pair.core(1).rx().availableBytes(), uint64_t{300});
+        QVERIFY(!pair.core(0).awaitsCdcCompletion());
+    }
+    void userCorkHoldsUntilCleared() {
+        CorePair pair(65536, 65536);
+        const uint8_t data[100] = {};
+        pair.send(0, data, 100, SendHints{.tcpCork = true});
+        QCOMPARE(pair.side(0).dataCdcs, uint64_t{0});
+        QVERIFY(pair.core(0).userCorked());
+        QVERIFY(!pair.core(0).onNoDelay(true));  // TCP_NODELAY does not lift TCP_CORK
+        QCOMPARE(pair.core(0).onCorkCleared(false, 0), UncorkAction::push);
+        pair.push(0, PushOrigin::uncork);
+        QCOMPARE(pair.side(0).dataCdcs, uint64_t{1});
+        QCOMPARE(pair.core(1).rx().availableBytes(), uint64_t{100});
+        // The old timer mode: clearing the cork only schedules the timer.
+        pair.send(0, data, 50, SendHints{.tcpCork = true});
+        QCOMPARE(pair.core(0).onCorkCleared(true, 1000), UncorkAction::timer);
+        QCOMPARE(pair.core(0).corkDeadlineMs(), uint64_t{1000});
+        QVERIFY(!pair.core(0).onCorkTimer(999));
+        QVERIFY(pair.core(0).onCorkTimer(1000));
+        QCOMPARE(pair.core(0).counters().corkTimerPushes, uint64_t{1});
+    }
+    void receivedCursorPushesPendingData() {
+        CorePair pair(65536, 16384);
+        std::vector<uint8_t> data(20000, 3);
+        QCOMPARE(pair.send(0, data.data(), 20000), 20000u);
+        QCOMPARE(pair.core(1).rx().availableBytes(), uint64_t{16384});  // the peer's RMBE is full
+        QCOMPARE(pair.core(0).tx().unsentBytes(), uint64_t{20000 - 16384});
+        QCOMPARE(pair.core(0).counters().bufFullPeer, uint64_t{1});
+        // The reader's read announces the window; the CDC that carries it
+        // pushes the pending bytes at once, with no call by the sender.
+        std::vector<uint8_t> out(16384);
+        QCOMPARE(pair.read(1, out.data(), 16384), 16384u);
+        QCOMPARE(pair.core(1).counters().windowUpdates, uint64_t{1});
+        QCOMPARE(pair.core(0).tx().unsentBytes(), uint64_t{0});
+        QCOMPARE(pair.core(1).rx().availableBytes(), uint64_t{20000 - 16384});
+        QCOMPARE(pair.core(0).counters().pushesCompletion, uint64_t{1});
+    }
+    void deferredPushRunsWhenTheOwnerLeaves() {
+        CorePair pair(65536, 16384, CorePairSettings{.txDeferToOwner = true});
+        std::vector<uint8_t> data(20000, 3);
+        pair.enter(0);
+        QCOMPARE(pair.send(0, data.data(), 20000), 20000u);
+        std::vector<uint8_t> out(16384);
+        pair.read(1, out.data(), 16384);
+        // The window update arrived while the sender is inside: left to it.
+        QCOMPARE(pair.core(0).counters().pushesDeferred, uint64_t{1});
+        QCOMPARE(pair.core(0).tx().unsentBytes(), uint64_t{20000 - 16384});
+        pair.leave(0);
+        QCOMPARE(pair.core(0).tx().unsentBytes(), uint64_t{0});
+        QCOMPARE(pair.core(0).counters().pushesApp, uint64_t{2});  // the send's, then the owner's
+        QCOMPARE(pair.core(1).rx().availableBytes(), uint64_t{20000 - 16384});
+    }
+    void oneAnnouncementPerWholeRead() {
+        // A 64 KiB RMBE read whole (kernel-like waiting reads whole): one
+        // window update, not one per piece.
+        CorePair pair(65536, 65536);
+        std::vector<uint8_t> data(65536, 1);
+        QCOMPARE(pair.send(0, data.data(), 65536), 65536u);
+        std::vector<uint8_t> out(65536);
+        QCOMPARE(pair.read(1, out.data(), 65536), 65536u);
+        QCOMPARE(pair.core(1).counters().windowUpdates, uint64_t{1});
+        QCOMPARE(pair.side(1).cdcsSent, uint64_t{1});
+        // A sliver below the limit announces nothing.
+        pair.completeSends(0);
+        QCOMPARE(pair.send(0, data.data(), 100), 100u);
+        pair.read(1, out.data(), 100);
+        QCOMPARE(pair.core(1).counters().windowUpdates, uint64_t{1});
     }
     void staleSequenceAndWrongTokenAreDropped() {
-        Pipe pipe(16384, 16384);
-        const uint8_t data[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-        pipe.write(data, 5);
-        CdcInfo first;
-        QVERIFY(pipe.push(&first));
-        pipe.write(data + 5, 5);
-        CdcInfo second;
-        QVERIFY(pipe.push(&second));
-        QCOMPARE(pipe.receiver.onCdc(second).newBytes, 10u);
-        CdcRxResult r = pipe.receiver.onCdc(first);
+        ConnectionCore sender(ConnectionParams{11, 22, 16384, 16384, 16384});
+        ConnectionCore receiver(ConnectionParams{22, 11, 16384, 16384, 16384});
+        const CdcInfo first = nextDataCdc(sender, 5);
+        const CdcInfo second = nextDataCdc(sender, 5);
+        QCOMPARE(receiver.onCdc(second).newBytes, 10u);
+        CdcRxResult r = receiver.onCdc(first);
         QCOMPARE(r.verdict, CdcVerdict::staleSeqno);
-        QCOMPARE(pipe.receiver.rx().availableBytes(), 10ull);
+        QCOMPARE(receiver.rx().availableBytes(), 10ull);
         CdcInfo foreign = second;
         foreign.token = 999;
-        QCOMPARE(pipe.receiver.onCdc(foreign).verdict, CdcVerdict::wrongToken);
+        QCOMPARE(receiver.onCdc(foreign).verdict, CdcVerdict::wrongToken);
         // Sequence numbers wrap at 16 bits: 0xFFFF then 0 is newer.
         CdcInfo a = second;
         a.seqno = 0xFFFF;
         CdcInfo b = second;
         b.seqno = 0;
-        QCOMPARE(pipe.receiver.onCdc(a).verdict, CdcVerdict::staleSeqno);  // older than 2
+        QCOMPARE(receiver.onCdc(a).verdict, CdcVerdict::staleSeqno);  // older than 2
         ConnectionCore fresh(ConnectionParams{22, 11, 16384, 16384, 16384});
         QCOMPARE(fresh.onCdc(a).verdict, CdcVerdict::accepted);
         QCOMPARE(fresh.onCdc(b).verdict, CdcVerdict::accepted);

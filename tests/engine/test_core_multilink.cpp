@@ -14,6 +14,13 @@ namespace wire = smcr::wire;
 
 namespace {
 
+// A plain send of `bytes` already copied into the sndbuf: no cork, no autocorking.
+AppSendEvent committed(uint32_t bytes) {
+    AppSendEvent e;
+    e.committedBytes = bytes;
+    return e;
+}
+
 LinkEndpoint endpoint(uint8_t tag) {
     LinkEndpoint e;
     e.mac = {2, 0, 0, 0, tag, 2};
@@ -318,10 +325,10 @@ private slots:
         // Three CDCs of 4000 bytes each; only the first completes.
         std::vector<CdcInfo> cdcs;
         for (int i = 0; i < 3; ++i) {
-            a.tx().commit(4000);
+            a.onAppSend(committed(4000));
             cdcs.push_back(a.buildDataCdc(a.tx().plan(4000)));
         }
-        a.tx().onCdcSendComplete();
+        a.onCdcSendComplete();
         QCOMPARE(b.onCdc(cdcs[0]).newBytes, 4000u);
         for (int i = 1; i <= delivered; ++i) QCOMPARE(b.onCdc(cdcs[size_t(i)]).verdict, CdcVerdict::accepted);
         const uint64_t seenByB = b.rx().availableBytes();
@@ -346,19 +353,19 @@ private slots:
         QCOMPARE(b.rx().availableBytes(), 12000ull);  // not one byte twice
         // The validation CDC completes like a CDC; then the re-send.
         QCOMPARE(a.tx().pendingCdcCount(), 2u);
-        a.tx().onCdcSendComplete();
-        a.tx().onCdcSendComplete();
+        a.onCdcSendComplete();
+        a.onCdcSendComplete();
         QCOMPARE(a.tx().sndbufFreeBytes(), 64u * 1024u);
     }
 
     void failoverSkipsWhatThePeerAlreadyConsumed() {
         ConnectionCore a(ConnectionParams{1, 2, 64 * 1024, 16 * 1024, 16 * 1024});
         ConnectionCore b(ConnectionParams{2, 1, 64 * 1024, 16 * 1024, 16 * 1024});
-        a.tx().commit(6000);
+        a.onAppSend(committed(6000));
         const CdcInfo c1 = a.buildDataCdc(a.tx().plan());
         QCOMPARE(b.onCdc(c1).newBytes, 6000u);
         // B reads everything and says so, but A never saw its CDC complete.
-        b.rx().consume(6000);
+        b.onAppRead(6000, WindowUpdateLimit::max);
         const CdcInfo update = b.buildControlCdc();
         a.onCdc(update);
         QCOMPARE(a.tx().inFlightBytes(), 0ull);

@@ -7,7 +7,7 @@ namespace smcr::core {
 ConnectionCore::ConnectionCore(const ConnectionParams& params)
     : m_params(params), m_tx(params.sndbufBytes, params.peerRmbeBytes), m_rx(params.rmbeBytes) {}
 
-CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc) {
+CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc, WindowUpdateLimit limit) {
     CdcRxResult out;
     if (cdc.token != m_params.localToken) {
         out.verdict = CdcVerdict::wrongToken;
@@ -42,6 +42,10 @@ CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc) {
     } else if (cdc.peerDoneWriting) {
         out.close = m_close.on(CloseEvent::peerDoneWriting);
     }
+    // Freed peer space lets queued data go; a requested or due window update
+    // goes out with it (or alone).
+    oweWindowUpdateIfDue(limit);
+    out.push = (out.freedPeerBytes > 0 && m_tx.unsentBytes() > 0) || m_cdcOwed;
     return out;
 }
 
@@ -68,8 +72,9 @@ CdcInfo ConnectionCore::buildDataCdc(const TxPlan& plan) {
 CdcStep ConnectionCore::nextCdc(const CdcSendInput& in) {
     CdcStep step;
     // TCP_CORK / MSG_MORE hold the data; a window update or close flag still goes.
-    if (!in.userCorked) step.plan = m_tx.plan();
-    step.peerFull = !in.userCorked && step.plan.bytes == 0 && m_tx.unsentBytes() > 0;
+    if (!m_userCorked) step.plan = m_tx.plan();
+    step.peerFull = !m_userCorked && step.plan.bytes == 0 && m_tx.unsentBytes() > 0;
+    if (step.peerFull) ++m_counters.bufFullPeer;
     if (step.plan.bytes == 0 && !m_cdcOwed) return step;
     if (!in.linkCanPost) {
         step.kind = CdcStepKind::blocked;
@@ -84,6 +89,7 @@ CdcStep ConnectionCore::nextCdc(const CdcSendInput& in) {
     step.kind = CdcStepKind::control;
     step.cdc = buildControlCdc();
     step.windowUpdate = !step.cdc.peerDoneWriting && !step.cdc.peerConnClosed && !step.cdc.peerAbnormalClose;
+    if (step.windowUpdate) ++m_counters.windowUpdates;
     return step;
 }
 

@@ -20,6 +20,9 @@
 // - Completions and incoming CDCs that would push while an application thread
 //   is inside the socket mark the connection instead; that thread pushes when
 //   it leaves (the kernel's release_cb).
+//
+// These are the rules; ConnectionCore (connection_core.h) keeps the state
+// they run on and turns each event into what the shell does next.
 #pragma once
 
 #include <cstdint>
@@ -113,19 +116,6 @@ struct SendHints {
     bool msgMore = false;  // MSG_MORE
     bool tcpCork = false;  // TCP_CORK is set
     bool notLast = false;  // a sendfile piece that more pieces follow (MSG_SENDPAGE_NOTLAST)
-};
-
-// Per connection: the push state the shell keeps next to the core.
-struct TxPushState {
-    PushGate gate;
-    uint32_t owners = 0;                   // application threads inside the socket (not waiting)
-    bool copying = false;                  // a sender copies into the sndbuf with the engine unlocked
-    uint32_t copyWaiters = 0;              // other senders of the socket waiting for that copy
-    bool deferred = false;                 // a push waits for the owner to leave
-    bool userCorked = false;               // unsent data is held by TCP_CORK / MSG_MORE / a sendfile piece
-    bool autocorked = false;               // unsent data is held by autocorking
-    bool sendQueued = false;               // this send's push found no free send slot: the sender waits for one
-    uint64_t corkDeadlineMs = UINT64_MAX;  // lab.cork_timer_ms: when the background thread pushes
 };
 
 }  // namespace smcr::core

@@ -212,7 +212,7 @@ EngineStats EngineImpl::stats() {
     // connections were folded into m_stats.total when they went.
     for (const auto& lgr : m_linkGroups) {
         for (const auto& [token, conn] : lgr->conns) {
-            out.total += conn->stats;
+            out.total += conn->totals();
             ++out.connectionsActive;
         }
     }

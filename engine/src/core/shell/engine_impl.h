@@ -306,7 +306,6 @@ private:
     void addFlowStatsLocked(EngineStats& out);
 
     // engine_push.cpp
-    void onCdcSendCompleteLocked(Connection& conn);
     void corkTimersLocked(uint64_t nowMs);
     uint64_t nextCorkDeadlineMsLocked();
     void kickBackgroundLocked();

@@ -128,7 +128,7 @@ void EngineImpl::dropConnectionLocked(Connection& conn) {
     unwatchTcpLocked(conn);
     m_connById.erase(conn.id);
     // Fold the counters into the engine totals before the connection goes.
-    m_stats.total += conn.stats;
+    m_stats.total += conn.totals();
     if (auto lgr = conn.lgr) {
         withdrawRmbLocked(*lgr, conn);  // DELETE_RKEY on a multi-link group (engine_links.cpp)
         lgr->core->rmbs().release(conn.rmbId);

@@ -57,8 +57,8 @@ void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
         auto c = lgr->conns.find(wrValue(wc.wrId));
         if (c != lgr->conns.end() && c->second->core) {
             std::shared_ptr<Connection> conn = c->second;
-            conn->core->tx().onCdcSendComplete();
-            onCdcSendCompleteLocked(*conn);  // the last outstanding CDC pushes autocorked data (engine_push.cpp)
+            // The last outstanding CDC's completion pushes autocorked data.
+            if (conn->core->onCdcSendComplete()) pushLocked(*conn, PushOrigin::completion);
             maybeReleaseLocked(*conn);
         }
     }
@@ -101,7 +101,8 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
         return;
     }
     std::shared_ptr<Connection> conn = it->second;
-    const CdcRxResult r = conn->core->onCdc(cdc);
+    const CdcRxResult r =
+        conn->core->onCdc(cdc, static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)));
     switch (r.verdict) {
         case CdcVerdict::accepted:
             break;
@@ -133,12 +134,7 @@ void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
         conn->error = r.close.error;
         ++m_stats.connectionsAborted;
     }
-    // Freed peer space lets queued data go; a requested or due window update
-    // goes out with it (or alone).
-    conn->core->oweWindowUpdateIfDue(static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit)));
-    if ((r.freedPeerBytes > 0 && conn->core->tx().unsentBytes() > 0) || conn->core->cdcOwed()) {
-        pushLocked(*conn, PushOrigin::cdcReceived);  // or left to the thread inside the socket
-    }
+    if (r.push) pushLocked(*conn, PushOrigin::cdcReceived);  // or left to the thread inside the socket
     maybeReleaseLocked(*conn);
 }
 
@@ -151,7 +147,7 @@ void EngineImpl::replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn) {
 // The copy to the application: recv() and peek read the RMB here; the
 // window update the read makes due goes out at once (flushLocked).
 uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
-    ConnRx& rx = conn.core->rx();
+    const ConnRx& rx = conn.core->rx();
     const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
     if (n == 0) return 0;
     // Pieces with the window rule checked after each (window_policy.h,
@@ -172,9 +168,8 @@ uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bo
             done += spans.spans[i].lengthBytes;
         }
         if (peek) continue;
-        rx.consume(step);
         conn.stats.rxBytes += step;
-        if (conn.core->oweWindowUpdateIfDue(limit)) {
+        if (conn.core->onAppRead(step, limit)) {
             flushLocked(conn);
             // A failed post may have ended the group: the rest stays unread.
             if (done < n && (conn.released || !conn.lgr || conn.lgr->terminated)) return done;

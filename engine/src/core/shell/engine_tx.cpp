@@ -95,9 +95,7 @@ void EngineImpl::flushLocked(Connection& conn) {
     for (;;) {
         Link& link = sendLinkOf(conn);
         const Link::CdcWait wait = link.cdcWait();
-        const CdcStep step =
-            conn.core->nextCdc({.userCorked = conn.push.userCorked, .linkCanPost = wait == Link::CdcWait::none});
-        if (step.peerFull) ++conn.stats.bufFullPeer;
+        const CdcStep step = conn.core->nextCdc({.linkCanPost = wait == Link::CdcWait::none});
         switch (step.kind) {
             case CdcStepKind::none:
                 return;
@@ -105,7 +103,6 @@ void EngineImpl::flushLocked(Connection& conn) {
                 queueForSendLocked(conn, link, wait);
                 return;
             case CdcStepKind::control:
-                if (step.windowUpdate) ++conn.stats.windowUpdates;
                 (void)postCdcLocked(conn, step.cdc, nullptr);
                 return;
             case CdcStepKind::data:
@@ -161,7 +158,7 @@ bool EngineImpl::flushClosedLocked(std::unique_lock<std::mutex>& lock, uint64_t 
 }
 
 void EngineImpl::maybeReleaseLocked(Connection& conn) {
-    if (conn.released || !conn.appClosed || conn.push.copying) return;  // a sender still copies into the sndbuf
+    if (conn.released || !conn.appClosed || conn.copying) return;  // a sender still copies into the sndbuf
     const bool lgrGone = !conn.lgr || conn.lgr->terminated;
     if (!lgrGone) {
         if (!conn.core) return;

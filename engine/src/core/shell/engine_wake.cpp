@@ -69,9 +69,7 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
         for (const auto& [token, conn] : lgr->conns) {
             // Autocorked bytes leave with the completion of the last
             // outstanding CDC (pushOnCdcComplete, cork_policy.h).
-            if (!conn->core || conn->push.userCorked) continue;
-            const ConnTx& tx = conn->core->tx();
-            if (tx.unsentBytes() > 0 && tx.pendingCdcCount() > 0) return true;
+            if (conn->core && conn->core->awaitsCdcCompletion()) return true;
         }
     }
     return false;

@@ -66,8 +66,18 @@ public:
     // CDCs that arrived before the handshake finished on this side (the
     // client may write right after its Confirm, before the server read it).
     std::vector<CdcInfo> earlyCdcs;
-    TxPushState push;  // corking, pusher gate, tx deferral (cork_policy.h)
-    ConnectionStats stats;
+    // The send copy runs with the engine unlocked for large sends
+    // (engine_push.cpp): a second sender of the socket waits for it.
+    bool copying = false;
+    uint32_t copyWaiters = 0;
+    bool sendQueued = false;  // this send's push found no free send slot: the sender waits for one
+    ConnectionStats stats;    // the shell's I/O counters; the core counts its decisions
+    // Both: what the socket and the engine report.
+    ConnectionStats totals() const {
+        ConnectionStats all = stats;
+        if (core) all += core->counters();
+        return all;
+    }
 };
 
 // What a group with two links keeps beside them (engine_links.cpp): the

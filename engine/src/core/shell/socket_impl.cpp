@@ -202,7 +202,7 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         const uint32_t chunk = sendPieceBytes(engine, conn, len - sent);
         const uint32_t copied = engine.sendCopyLocked(lock, conn, bytes + sent, chunk, hints);
         sent += copied;
-        if (conn.push.sendQueued)
+        if (conn.sendQueued)
             engine.waitSendSlotLocked(lock, conn, waitDeadline());  // no free CDC slot: wait like the kernel
         if (sent == len) break;
         if (copied == chunk && conn.core->tx().sndbufFreeBytes() > 0) continue;  // the next piece
@@ -406,7 +406,7 @@ Result<uint32_t> SocketImpl::waitReady(uint32_t events, int timeoutMs) {
 ConnectionStats SocketImpl::stats() {
     if (!smc()) return {};
     std::lock_guard lock(m_engine->mutex());
-    return m_conn->stats;
+    return m_conn->totals();
 }
 
 }  // namespace smcr::core
