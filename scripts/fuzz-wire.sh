@@ -10,7 +10,7 @@
 #   -t SECONDS   each target runs this long (default 300)
 #   -n RUNS      each target runs this many executions instead (e.g. -n 10000000)
 #   -d WORK_DIR  the clang build and the corpora (default BUILD/fuzz-wire; kept between runs)
-#   targets: clc llc cdc json (default: all)
+#   targets: clc llc cdc clc_v2 llc_v2 json (default: all)
 #   FUZZ_RUNS=N in the environment is the same as -n N.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,7 +36,7 @@ fi
 [[ $seconds =~ ^[0-9]+$ ]] || usage
 [ -z "$runs" ] || [[ $runs =~ ^[0-9]+$ ]] || usage
 for t in "$@"; do
-    case $t in clc|llc|cdc|json) ;; *) echo "fuzz-wire: unknown target '$t' (clc llc cdc json)" >&2; exit 2 ;; esac
+    case $t in clc|llc|cdc|clc_v2|llc_v2|json) ;; *) echo "fuzz-wire: unknown target '$t' (clc llc cdc clc_v2 llc_v2 json)" >&2; exit 2 ;; esac
 done
 if [ -n "$runs" ]; then
     echo "fuzz-wire: ${runs} executions per target, work dir ${work}"

@@ -108,7 +108,9 @@ smcr::Result<smcr::wire::Description> decodeOne(Kind kind, std::span<const uint8
         case Kind::llc: {
             auto msg = smcr::wire::decodeLlc(bytes);
             if (!msg) return smcr::fail(msg.error());
-            return smcr::wire::describe(*msg);
+            const auto header = smcr::wire::peekLlcHeader(bytes);
+            return smcr::wire::describe(*msg,
+                                        header && header->v2 ? smcr::wire::LlcVersion::v2 : smcr::wire::LlcVersion::v1);
         }
         case Kind::cdc:
         case Kind::autoDetect:

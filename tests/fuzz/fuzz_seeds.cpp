@@ -1,7 +1,9 @@
-// Writes the known wire vectors (tests/wire/vectors.h) as the fuzzers' seed corpus.
+// Writes the known wire vectors (tests/wire/vectors.h) and the kernel's own
+// messages (tests/wire/kernel_vectors.h) as the fuzzers' seed corpus.
 #include <cstdio>
 #include <string>
 
+#include "kernel_vectors.h"
 #include "vectors.h"
 
 namespace {
@@ -19,7 +21,7 @@ bool writeSeed(const std::string& dir, const char* name, const char* hexText) {
 
 int main(int argc, char** argv) {
     if (argc != 2) {
-        std::fprintf(stderr, "usage: fuzz_seeds CORPUS_ROOT (with clc/ llc/ cdc/ inside)\n");
+        std::fprintf(stderr, "usage: fuzz_seeds CORPUS_ROOT (with clc/ llc/ cdc/ clc_v2/ llc_v2/ inside)\n");
         return 2;
     }
     const std::string root = argv[1];
@@ -41,6 +43,29 @@ int main(int argc, char** argv) {
     ok &= writeSeed(root + "/llc", "delete_rkey", wirevec::kLlcDeleteRkey);
     ok &= writeSeed(root + "/llc", "announce_credits", wirevec::kLlcAnnounceCredits);
     ok &= writeSeed(root + "/cdc", "cdc", wirevec::kCdc);
+    // The kernel's SMC-Rv2 messages, for the plain and the v2-only targets.
+    const struct {
+        const char* name;
+        const char* hex;
+    } kernelClc[] = {{"kernel_proposal_v2", kernelvec::kProposalV2Only},
+                     {"kernel_accept_v2_fc", kernelvec::kAcceptV2FirstContactKernel},
+                     {"kernel_confirm_v2_gids", kernelvec::kConfirmV2GidListKernel},
+                     {"kernel_accept_v2", kernelvec::kAcceptV2ReuseKernel}},
+      kernelLlc[] = {{"kernel_confirm_link_v2", kernelvec::kLlcConfirmLinkV2Request},
+                     {"kernel_add_link_v2", kernelvec::kLlcAddLinkV2Request},
+                     {"kernel_add_link_v2_reject", kernelvec::kLlcAddLinkV2Reject},
+                     {"kernel_confirm_rkey_v2", kernelvec::kLlcConfirmRkeyV2Request},
+                     {"kernel_delete_rkey_v2", kernelvec::kLlcDeleteRkeyV2Request},
+                     {"kernel_test_link_v2", kernelvec::kLlcTestLinkV2Response}};
+    for (const auto& seed : kernelClc) {
+        ok &= writeSeed(root + "/clc", seed.name, seed.hex);
+        ok &= writeSeed(root + "/clc_v2", seed.name, seed.hex);
+    }
+    for (const auto& seed : kernelLlc) {
+        ok &= writeSeed(root + "/llc", seed.name, seed.hex);
+        ok &= writeSeed(root + "/llc_v2", seed.name, seed.hex);
+    }
+    ok &= writeSeed(root + "/cdc", "kernel_cdc_closing", kernelvec::kCdcClosing);
     if (!ok) std::fprintf(stderr, "fuzz_seeds: cannot write seeds under %s\n", root.c_str());
     return ok ? 0 : 1;
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with clang (libFuzzer + ASan + UBSan) in WORK_DIR:
-# the wire decoders (clc, llc, cdc) and the agent's control-message parser
-# (json, when Qt 6 is found). Seeds their corpora with the known vectors and
-# messages, and runs each target for SECONDS (or, with FUZZ_RUNS=N in the
-# environment, for N executions). Fails on any crash; exits 77 (skip)
+# the wire decoders (clc, llc, cdc; clc_v2 and llc_v2 for the SMC-Rv2 forms)
+# and the agent's control-message parser (json, when Qt 6 is found). Seeds
+# their corpora with the known vectors and messages, and runs each target
+# for SECONDS (or, with FUZZ_RUNS=N in the environment, for N executions). Fails on any crash; exits 77 (skip)
 # without clang/libFuzzer. The build and the corpora are kept in WORK_DIR,
 # so later runs are fast and start from what earlier runs found.
 #   usage: run_fuzzers.sh SOURCE_DIR WORK_DIR [SECONDS_PER_TARGET] [TARGETS...]
@@ -14,7 +14,7 @@ work=${2:?work dir}
 seconds=${3:-20}
 shift $(( $# >= 3 ? 3 : $# ))
 targets=("$@")
-default_targets=(clc llc cdc)
+default_targets=(clc llc cdc clc_v2 llc_v2)
 
 clangxx=$(command -v clang++ || command -v clang++-14 || true)
 if [ -z "$clangxx" ]; then
@@ -41,7 +41,8 @@ cmake --build "$work/build" -- -j2 >"$work/build.log" 2>&1 || { cat "$work/build
 if [ -x "$work/build/fuzz_json" ]; then default_targets+=(json); fi
 if [ ${#targets[@]} -eq 0 ]; then targets=("${default_targets[@]}"); fi
 
-mkdir -p "$work/corpus/clc" "$work/corpus/llc" "$work/corpus/cdc" "$work/corpus/json" "$work/artifacts"
+mkdir -p "$work/corpus/clc" "$work/corpus/llc" "$work/corpus/cdc" "$work/corpus/clc_v2" "$work/corpus/llc_v2" \
+    "$work/corpus/json" "$work/artifacts"
 "$work/build/fuzz_seeds" "$work/corpus"
 cp "$src"/tests/fuzz/json_seeds/*.json "$work/corpus/json/"
 

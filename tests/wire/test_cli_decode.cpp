@@ -4,6 +4,7 @@
 #include <QProcess>
 #include <QTest>
 
+#include "kernel_vectors.h"
 #include "vectors.h"
 
 namespace {
@@ -63,6 +64,21 @@ private slots:
         QVERIFY2(r.out.contains("  qp_mtu: 3 (1024)\n"), qPrintable(r.out));
         QVERIFY2(r.out.contains("  rmbe_alert_token: 0x00000005\n"), qPrintable(r.out));
         QVERIFY2(r.out.contains("  psn: 0x00abcd (43981)\n"), qPrintable(r.out));
+    }
+
+    // The kernel's own v2 messages: the Proposal without a v1 part, and the
+    // 88-byte ADD_LINK_V2 under its v2 name with its extension.
+    void kernelV2Messages() {
+        Run r = runDecode({hexArg(kernelvec::kProposalV2Only)});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith("SMC-R CLC Proposal (v2, 156 bytes)\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("10.77.0.1"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("SMCLAB-VM"), qPrintable(r.out));
+        r = runDecode({"--kind", "llc", hexArg(kernelvec::kLlcAddLinkV2Request)});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.startsWith("SMC-R LLC ADD_LINK_V2 request (0x22, 88 bytes)\n"), qPrintable(r.out + r.err));
+        QVERIFY2(r.out.contains("  length: 88\n"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("rmb_key_new: 0x000005fe"), qPrintable(r.out));
     }
 
     void cdc() {

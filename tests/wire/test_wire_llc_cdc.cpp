@@ -1,6 +1,6 @@
 // Known LLC and CDC vectors (vectors.h, offsets from smc-protocol.md 2-3):
-// fields decode as written, re-encoding gives the same 44 bytes, v2 types
-// are refused with notSupported and unknown types as malformed.
+// fields decode as written, re-encoding gives the same 44 bytes, v2 lengths
+// are checked (little-endian) and unknown types are malformed.
 #include <smcr/wire/cdc.h>
 #include <smcr/wire/describe.h>
 #include <smcr/wire/llc.h>
@@ -137,21 +137,32 @@ private slots:
         QCOMPARE(toVector(encode(msg)), bytes);
     }
 
-    void v2TypesAreRecognisedNotMisread() {
+    // A v2 type's length is little-endian (the x86 kernel's host order) and
+    // must match the bytes; a wrong length is malformed, never misread as v1.
+    // REQ_ADD_LINK_V2 is recognised and refused as not supported.
+    void v2LengthRules() {
         for (uint8_t type : {0x21, 0x22, 0x24, 0x25, 0x26, 0x27, 0x29}) {
             std::vector<uint8_t> bytes(120, 0);
             bytes[0] = type;
-            bytes[1] = 0x00;
-            bytes[2] = 0x78;  // 16-bit length 120
-            auto msg = decodeLlc(bytes);
-            QVERIFY(!msg.ok());
-            QCOMPARE(msg.error().code, smcr::Errc::notSupported);
-            QVERIFY2(msg.error().message.find(llcTypeName(type)) != std::string::npos, msg.error().message.c_str());
+            bytes[1] = 0x78;  // 16-bit length 120, little-endian
+            bytes[2] = 0x00;
+            bytes[3] = kLlcFlagResponse;  // a response: not even ADD_LINK may be longer than 44
             auto header = peekLlcHeader(bytes);
             QVERIFY(header.ok());
             QVERIFY(header->v2);
             QCOMPARE(header->lengthBytes, uint16_t{120});
+            auto msg = decodeLlc(bytes);
+            QVERIFY(!msg.ok());
+            QVERIFY2(msg.error().message.find(type == 0x25 ? llcTypeName(type) : "length") != std::string::npos,
+                     msg.error().message.c_str());
+            QCOMPARE(msg.error().code, type == 0x25 ? smcr::Errc::notSupported : smcr::Errc::malformed);
         }
+        std::vector<uint8_t> bigEndian(44, 0);
+        bigEndian[0] = 0x27;
+        bigEndian[2] = 0x2c;  // 44 big-endian reads as 11264 little-endian
+        auto msg = decodeLlc(bigEndian);
+        QVERIFY(!msg.ok());
+        QVERIFY2(msg.error().message.find("11264") != std::string::npos, msg.error().message.c_str());
     }
 
     void unknownTypes() {

@@ -10,6 +10,7 @@
 
 #include <QTest>
 
+#include "kernel_vectors.h"
 #include "vectors.h"
 
 using namespace smcr::wire;
@@ -311,6 +312,36 @@ private slots:
         }
     }
 
+    // The v2 forms: the same bodies under a v2 header, and ADD_LINK requests
+    // with an extension of 0..40 rkey entries. v2 has no reject reason (byte
+    // 2 is the length's high byte) and a response carries no extension.
+    void llcV2Messages() {
+        Gen g(14);
+        for (int i = 0; i < kIterations; ++i) {
+            LlcMessage msg = randomLlc(g);
+            if (auto* add = std::get_if<LlcAddLink>(&msg)) {
+                add->rejectReason = 0;
+                if (!add->response && g.coin()) {
+                    LlcAddLinkV2Ext ext;
+                    ext.direct = g.coin();
+                    ext.clientTargetGid = g.bytes<16>();
+                    for (size_t n = g.below(41); n > 0; --n) ext.rkeys.push_back({g.u32(), g.u32(), g.u64()});
+                    add->v2Ext = ext;
+                }
+            }
+            const std::vector<uint8_t> bytes = encodeLlcV2(msg);
+            const bool v2Form = (bytes[0] & 0x20) != 0;
+            QCOMPARE(v2Form, bytes[0] != static_cast<uint8_t>(LlcType::addLinkCont) &&
+                                 bytes[0] != static_cast<uint8_t>(LlcType::confirmRkeyCont) &&
+                                 bytes[0] != static_cast<uint8_t>(LlcType::announceCredits));
+            if (v2Form) QCOMPARE(size_t{bytes[1]} | (size_t{bytes[2]} << 8), bytes.size());
+            auto decoded = decodeLlc(bytes);
+            QVERIFY2(decoded.ok(), decoded.ok() ? "" : decoded.error().message.c_str());
+            QVERIFY(*decoded == msg);
+            QVERIFY(encodeLlcV2(*decoded) == bytes);
+        }
+    }
+
     void cdcMessages() {
         Gen g(5);
         for (int i = 0; i < kIterations; ++i) {
@@ -342,7 +373,14 @@ private slots:
                                        wirevec::kLlcTestLink,
                                        wirevec::kLlcDeleteRkey,
                                        wirevec::kLlcAnnounceCredits,
-                                       wirevec::kCdc};
+                                       wirevec::kCdc,
+                                       kernelvec::kProposalV2Only,
+                                       kernelvec::kAcceptV2FirstContactKernel,
+                                       kernelvec::kConfirmV2GidListKernel,
+                                       kernelvec::kLlcConfirmLinkV2Request,
+                                       kernelvec::kLlcAddLinkV2Request,
+                                       kernelvec::kLlcDeleteRkeyV2Request,
+                                       kernelvec::kCdcClosing};
         Gen g(6);
         int decodedCount = 0;
         for (int i = 0; i < 20000; ++i) {
@@ -357,7 +395,8 @@ private slots:
             }
             if (auto llc = decodeLlc(bytes)) {
                 ++decodedCount;
-                auto again = decodeLlc(encodeLlc(*llc));
+                const bool v2 = peekLlcHeader(bytes)->v2;
+                auto again = decodeLlc(encodeLlc(*llc, v2 ? LlcVersion::v2 : LlcVersion::v1));
                 QVERIFY(again.ok());
                 QVERIFY(*again == *llc);
             }

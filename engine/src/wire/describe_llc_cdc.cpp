@@ -9,13 +9,13 @@ namespace smcr::wire {
 
 namespace {
 
-std::string llcTitle(LlcType type, bool response) {
+std::string llcTitle(uint8_t wireType, bool response, size_t lengthBytes) {
     std::string text = "SMC-R LLC ";
-    const char* name = llcTypeName(static_cast<uint8_t>(type));
+    const char* name = llcTypeName(wireType);
     text += name != nullptr ? name : "?";
     text += response ? " response" : " request";
-    if (type == LlcType::announceCredits) text += " [experimental]";
-    text += " (" + formatHex(static_cast<uint8_t>(type), 2) + ", 44 bytes)";
+    if (wireType == static_cast<uint8_t>(LlcType::announceCredits)) text += " [experimental]";
+    text += " (" + formatHex(wireType, 2) + ", " + std::to_string(lengthBytes) + " bytes)";
     return text;
 }
 
@@ -50,6 +50,21 @@ void fields(FieldList& f, const LlcAddLink& m) {
     f.add("qp_mtu", formatIbMtu(m.qpMtu));
     f.add("initial_psn", formatHex(m.initialPsn, 6) + " (" + std::to_string(m.initialPsn) + ")");
     f.add("init_credits", std::to_string(m.initCredits) + (m.initCredits == 0 ? "" : " (experimental)"));
+    if (!m.v2Ext) return;
+    f.group("v2_ext");
+    f.enter();
+    f.flag("v2_direct", m.v2Ext->direct);
+    f.add("client_target_gid", formatGid(m.v2Ext->clientTargetGid));
+    f.add("num_rkeys", m.v2Ext->rkeys.size());
+    for (size_t i = 0; i < m.v2Ext->rkeys.size(); ++i) {
+        f.group("rt[" + std::to_string(i) + "]");
+        f.enter();
+        f.add("rmb_key", formatHex(m.v2Ext->rkeys[i].rkeyCurrent, 8));
+        f.add("rmb_key_new", formatHex(m.v2Ext->rkeys[i].rkeyNew, 8));
+        f.add("rmb_vaddr_new", formatHex(m.v2Ext->rkeys[i].vaddrNew, 16));
+        f.leave();
+    }
+    f.leave();
 }
 
 void fields(FieldList& f, const LlcAddLinkCont& m) {
@@ -108,16 +123,26 @@ void fields(FieldList& f, const LlcAnnounceCredits& m) {
 }  // namespace
 
 Description describe(const LlcMessage& msg) {
+    return describe(msg, LlcVersion::v1);
+}
+
+Description describe(const LlcMessage& msg, LlcVersion version) {
+    // The type and length as they go on the wire in this form.
+    const std::vector<uint8_t> bytes = encodeLlc(msg, version);
+    const uint8_t wireType = bytes[0];
     return std::visit(
-        [](const auto& m) {
+        [&](auto m) {
+            // The v1 form has no ADD_LINK extension: show only what is sent.
+            if constexpr (std::is_same_v<decltype(m), LlcAddLink>) {
+                if (version == LlcVersion::v1) m.v2Ext.reset();
+            }
             FieldList f;
-            const LlcType type = llcTypeOf(LlcMessage{m});
-            f.add("type",
-                  formatHex(static_cast<uint8_t>(type), 2) + " (" + llcTypeName(static_cast<uint8_t>(type)) + ")");
-            f.add("length", kLlcMessageBytes);
+            const char* name = llcTypeName(wireType);
+            f.add("type", formatHex(wireType, 2) + " (" + (name != nullptr ? name : "?") + ")");
+            f.add("length", bytes.size());
             f.flag("response", m.response);
             fields(f, m);
-            return Description{llcTitle(type, m.response), f.take()};
+            return Description{llcTitle(wireType, m.response, bytes.size()), f.take()};
         },
         msg);
 }

@@ -1,8 +1,8 @@
 // LLC decoder, smc-protocol.md 2. v1 messages are exactly 44 bytes with the
-// length byte 44; SMC-R v2 types carry a 16-bit length and are recognised
-// but not decoded (Errc::notSupported naming the type), so they are never
-// misread as v1 layouts. Unknown types are malformed (the kernel terminates
-// the link group on them).
+// length byte 44. v2 messages (type | 0x20) carry a 16-bit little-endian
+// length and the v1 bodies, the ADD_LINK request an extension behind them;
+// REQ_ADD_LINK_V2 is recognised but not decoded (Errc::notSupported). Unknown
+// types are malformed (the kernel terminates the link group on them).
 #include <string>
 
 #include <smcr/wire/cdc.h>
@@ -13,6 +13,9 @@
 namespace smcr::wire {
 
 namespace {
+
+constexpr uint8_t kV2TypeBit = 0x20;
+constexpr uint8_t kReqAddLinkV2 = 0x25;
 
 bool isV2Type(uint8_t type) {
     switch (type) {
@@ -27,6 +30,12 @@ bool isV2Type(uint8_t type) {
         default:
             return false;
     }
+}
+
+std::string lowerName(const char* name) {
+    std::string out;
+    for (const char* p = name; *p != '\0'; ++p) out += static_cast<char>(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    return out;
 }
 
 std::string hexByte(uint8_t value) {
@@ -122,6 +131,32 @@ LlcTestLink readTestLink(ByteReader& in, uint8_t flags) {
     return msg;
 }
 
+// Behind byte 44 of a v2 ADD_LINK request: exactly the rkey entries it counts.
+LlcAddLinkV2Ext readAddLinkV2Ext(ByteReader& in) {
+    LlcAddLinkV2Ext ext;
+    ext.direct = (in.u8("v2_ext.v2_direct") & 0x80) != 0;
+    in.skip("v2_ext.reserved", 1);
+    ext.clientTargetGid = in.array<16>("v2_ext.client_target_gid");
+    in.skip("v2_ext.reserved", 8);
+    // Host order in the kernel, like length_v2: little-endian from x86.
+    const uint8_t countLow = in.u8("v2_ext.num_rkeys");
+    const uint8_t countHigh = in.u8("v2_ext.num_rkeys");
+    const uint16_t count = static_cast<uint16_t>(countLow | (countHigh << 8));
+    if (in.ok() && in.remaining() != size_t{count} * kLlcAddLinkV2RkeyBytes) {
+        in.fail("v2_ext.num_rkeys", std::to_string(count) + " entries need " +
+                                        std::to_string(size_t{count} * kLlcAddLinkV2RkeyBytes) +
+                                        " bytes, the message has " + std::to_string(in.remaining()));
+    }
+    for (size_t i = 0; in.ok() && i < count; ++i) {
+        RkeyPair pair;
+        pair.rkeyCurrent = in.u32("v2_ext.rmb_key");
+        pair.rkeyNew = in.u32("v2_ext.rmb_key_new");
+        pair.vaddrNew = in.u64("v2_ext.rmb_vaddr_new");
+        ext.rkeys.push_back(pair);
+    }
+    return ext;
+}
+
 LlcDeleteRkey readDeleteRkey(ByteReader& in, uint8_t flags) {
     LlcDeleteRkey msg;
     msg.response = (flags & kLlcFlagResponse) != 0;
@@ -148,8 +183,11 @@ Result<LlcHeader> peekLlcHeader(std::span<const uint8_t> bytes) {
     header.type = in.u8("type");
     header.v2 = isV2Type(header.type);
     if (header.v2) {
-        // The kernel fills length_v2 in host order; Wireshark reads it big-endian.
-        header.lengthBytes = in.u16("length");
+        // The kernel fills length_v2 in host order: little-endian from x86
+        // (Wireshark reads it big-endian and calls these messages malformed).
+        const uint8_t low = in.u8("length");
+        const uint8_t high = in.u8("length");
+        header.lengthBytes = static_cast<uint16_t>(low | (high << 8));
     } else {
         header.lengthBytes = in.u8("length");
         in.skip("reserved", 1);
@@ -159,29 +197,57 @@ Result<LlcHeader> peekLlcHeader(std::span<const uint8_t> bytes) {
     return header;
 }
 
+namespace {
+
+// The size rules of each form, before any body field is read.
+Status checkLlcSize(std::span<const uint8_t> bytes, const LlcHeader& header, const std::string& ctx) {
+    if (!header.v2) {
+        if (bytes.size() != kLlcMessageBytes) {
+            return fail(Errc::malformed, ctx + ": message is " + std::to_string(bytes.size()) +
+                                             " bytes, a v1 LLC message is exactly 44");
+        }
+        if (header.lengthBytes != kLlcMessageBytes) {
+            return fail(Errc::malformed, ctx + ".length: " + std::to_string(header.lengthBytes) + ", must be 44");
+        }
+        return {};
+    }
+    if (header.lengthBytes < kLlcMessageBytes || header.lengthBytes > kLlcV2MaxBytes) {
+        return fail(Errc::malformed,
+                    ctx + ".length: " + std::to_string(header.lengthBytes) + " is outside 44..8192 (little-endian)");
+    }
+    if (bytes.size() != header.lengthBytes) {
+        return fail(Errc::malformed, ctx + ".length: header says " + std::to_string(header.lengthBytes) +
+                                         " bytes, have " + std::to_string(bytes.size()));
+    }
+    // Only the ADD_LINK request has anything behind byte 44.
+    const bool extended =
+        header.type == (static_cast<uint8_t>(LlcType::addLink) | kV2TypeBit) && (header.flags & kLlcFlagResponse) == 0;
+    if (!extended && header.lengthBytes != kLlcMessageBytes) {
+        return fail(Errc::malformed,
+                    ctx + ".length: " + std::to_string(header.lengthBytes) + ", this v2 message is exactly 44 bytes");
+    }
+    return {};
+}
+
+}  // namespace
+
 Result<LlcMessage> decodeLlc(std::span<const uint8_t> bytes) {
     if (bytes.empty()) return fail(Errc::malformed, "llc.type: need 1 byte at offset 0, have 0");
-    const uint8_t type = bytes[0];
-    const char* name = llcTypeName(type);
-    if (type == kCdcType) return fail(Errc::malformed, "llc.type: 0xFE is a CDC message, not LLC");
-    if (name == nullptr) return fail(Errc::malformed, "llc.type: unknown LLC type " + hexByte(type));
+    const uint8_t wireType = bytes[0];
+    const char* name = llcTypeName(wireType);
+    if (wireType == kCdcType) return fail(Errc::malformed, "llc.type: 0xFE is a CDC message, not LLC");
+    if (name == nullptr) return fail(Errc::malformed, "llc.type: unknown LLC type " + hexByte(wireType));
+    const std::string ctx = "llc." + lowerName(name);
     auto header = peekLlcHeader(bytes);
-    if (isV2Type(type)) {
-        if (!header) return fail(header.error());
-        return fail(Errc::notSupported, std::string("llc: SMC-R v2 message ") + name + " (" + hexByte(type) + ", " +
+    if (!header) return fail(header.error());
+    if (wireType == kReqAddLinkV2) {
+        return fail(Errc::notSupported, std::string("llc: SMC-R v2 message ") + name + " (" + hexByte(wireType) + ", " +
                                             std::to_string(header->lengthBytes) + " bytes) is not supported");
     }
-    std::string ctx = "llc.";
-    for (const char* p = name; *p != '\0'; ++p) ctx += static_cast<char>(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-    if (bytes.size() != kLlcMessageBytes) {
-        return fail(Errc::malformed,
-                    ctx + ": message is " + std::to_string(bytes.size()) + " bytes, a v1 LLC message is exactly 44");
-    }
-    if (!header) return fail(header.error());
-    if (header->lengthBytes != kLlcMessageBytes) {
-        return fail(Errc::malformed, ctx + ".length: " + std::to_string(header->lengthBytes) + ", must be 44");
-    }
-    const uint8_t byte2 = bytes[2];
+    if (Status sized = checkLlcSize(bytes, *header, ctx); !sized) return fail(sized.error());
+    const uint8_t type = header->v2 ? static_cast<uint8_t>(wireType & ~kV2TypeBit) : wireType;
+    // In v2, byte 2 is the high byte of the length: no reject reason there.
+    const uint8_t byte2 = header->v2 ? uint8_t{0} : bytes[2];
     const uint8_t flags = header->flags;
     ByteReader in(bytes, ctx);
     in.seek("header", 4);
@@ -190,9 +256,15 @@ Result<LlcMessage> decodeLlc(std::span<const uint8_t> bytes) {
         case LlcType::confirmLink:
             msg = readConfirmLink(in, flags);
             break;
-        case LlcType::addLink:
-            msg = readAddLink(in, flags, byte2);
+        case LlcType::addLink: {
+            LlcAddLink add = readAddLink(in, flags, byte2);
+            if (in.ok() && header->lengthBytes > kLlcMessageBytes) {
+                in.seek("v2_ext", kLlcMessageBytes);
+                add.v2Ext = readAddLinkV2Ext(in);
+            }
+            msg = std::move(add);
             break;
+        }
         case LlcType::addLinkCont:
             msg = readAddLinkCont(in, flags);
             break;

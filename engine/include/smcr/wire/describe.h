@@ -25,7 +25,10 @@ struct Description {
 };
 
 Description describe(const ClcMessage& msg);
-Description describe(const LlcMessage& msg);
+Description describe(const LlcMessage& msg);  // the v1 form
+// The form a link group of that version sends: a v2 title and type read
+// "CONFIRM_LINK_V2 (0x21, 44 bytes)".
+Description describe(const LlcMessage& msg, LlcVersion version);
 Description describe(const CdcMessage& msg);
 
 // Renders a description as analyser text: the title, then "  name: value" lines.

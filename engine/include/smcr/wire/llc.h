@@ -2,14 +2,21 @@
 // rkeys and liveness within a link group. Layouts: RFC 7609 section 4.5,
 // smc-protocol.md section 2. Common header: byte 0 type, byte 1 length (44),
 // byte 2 reserved (ADD_LINK: reject reason in the low nibble), byte 3 flags.
-// SMC-R v2 types (0x21..0x29, 16-bit length) are recognised by the decoder
-// and rejected with Errc::notSupported naming the type.
+// A link group that SMC-Rv2 set up sends the v2 forms (type | 0x20, a
+// 16-bit length at bytes 1-2): the same bodies, plus an extension behind
+// byte 44 on the ADD_LINK request. The kernel fills that length in host
+// order, so x86 peers send it little-endian (seen in captures of Linux 6.12
+// over rxe: CONFIRM_LINK_V2 starts 21 2c 00 03); this codec reads and
+// writes it that way. REQ_ADD_LINK_V2 is recognised and refused with
+// Errc::notSupported.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <variant>
+#include <vector>
 
 #include <smcr/result.h>
 #include <smcr/wire/basic_types.h>
@@ -63,6 +70,15 @@ const char* deleteLinkReasonName(uint32_t reason);
 // ADD_LINK reject reason (header byte 2 low nibble): 1 = no alternate path.
 inline constexpr uint8_t kAddLinkRejectNoAltPath = 1;
 
+// Which form a link group's LLC messages take: v1 (44 bytes, 8-bit length)
+// or v2 (type | 0x20, 16-bit length, 44 to 8192 bytes).
+enum class LlcVersion : uint8_t { v1 = 1, v2 = 2 };
+// The kernel's v2 receive buffer (SMC_WR_BUF_V2_SIZE): the longest v2 message.
+inline constexpr size_t kLlcV2MaxBytes = 8192;
+// Bytes of the v2 ADD_LINK extension before its rkey entries, and per entry.
+inline constexpr size_t kLlcAddLinkV2ExtFixedBytes = 28;
+inline constexpr size_t kLlcAddLinkV2RkeyBytes = 16;
+
 struct LlcConfirmLink {  // 0x01
     bool response = false;
     bool noRmbeEyecatcher = true;  // flags 0x03
@@ -76,10 +92,26 @@ struct LlcConfirmLink {  // 0x01
     bool operator==(const LlcConfirmLink&) const = default;
 };
 
+struct RkeyPair {
+    uint32_t rkeyCurrent = 0;  // rkey of the RMB on the link carrying the message
+    uint32_t rkeyNew = 0;      // rkey of the same RMB on the new link
+    uint64_t vaddrNew = 0;
+    bool operator==(const RkeyPair&) const = default;
+};
+
+// What a v2 ADD_LINK request carries behind byte 44: instead of the
+// ADD_LINK_CONT messages of v1, every RMB's rkey on the new link at once.
+struct LlcAddLinkV2Ext {
+    bool direct = false;          // +0 bit 7: the peer is on the same subnet (no gateway)
+    Gid clientTargetGid{};        // +2: the GID the client should use for the new link
+    std::vector<RkeyPair> rkeys;  // count at +26 (16 bits, little-endian like the length), entries from +28
+    bool operator==(const LlcAddLinkV2Ext&) const = default;
+};
+
 struct LlcAddLink {  // 0x02
     bool response = false;
     bool rejected = false;         // flags 0x40
-    uint8_t rejectReason = 0;      // header byte 2 low nibble
+    uint8_t rejectReason = 0;      // header byte 2 low nibble (v1 only: byte 2 is part of the v2 length)
     Mac senderMac{};               // 4
     Gid senderGid{};               // 12
     uint32_t qpn = 0;              // 28, 24 bits
@@ -88,14 +120,8 @@ struct LlcAddLink {  // 0x02
     uint32_t initialPsn = 0;       // 33, 24 bits
     // 36: EXPERIMENTAL (seed 004) receive credits of the new link; reserved (zero) otherwise.
     uint8_t initCredits = 0;
+    std::optional<LlcAddLinkV2Ext> v2Ext;  // v2 request only; the v1 form has none
     bool operator==(const LlcAddLink&) const = default;
-};
-
-struct RkeyPair {
-    uint32_t rkeyCurrent = 0;  // rkey of the RMB on the link carrying the message
-    uint32_t rkeyNew = 0;      // rkey of the same RMB on the new link
-    uint64_t vaddrNew = 0;
-    bool operator==(const RkeyPair&) const = default;
 };
 
 struct LlcAddLinkCont {  // 0x03
@@ -150,7 +176,7 @@ struct LlcTestLink {  // 0x07
 struct LlcDeleteRkey {  // 0x09
     bool response = false;
     uint8_t numRkeys = 0;             // 4, <= 8
-    uint8_t errorMask = 0;            // 5, response: bit 7-i = entry i failed
+    uint8_t errorMask = 0;            // 5, response: bit 7-i = entry i failed (v2: count of invalid rkeys)
     std::array<uint32_t, 8> rkeys{};  // 8
     bool operator==(const LlcDeleteRkey&) const = default;
 };
@@ -172,7 +198,7 @@ using LlcBytes = std::array<uint8_t, kLlcMessageBytes>;
 // Header fields of any LLC message, v1 or v2.
 struct LlcHeader {
     uint8_t type = 0;
-    uint16_t lengthBytes = 0;  // v1: byte 1; v2: bytes 1-2 (read big-endian, as Wireshark does)
+    uint16_t lengthBytes = 0;  // v1: byte 1; v2: bytes 1-2, little-endian (the x86 kernel's host order)
     uint8_t flags = 0;
     bool v2 = false;
 };
@@ -188,8 +214,14 @@ LlcBytes encode(const LlcTestLink& msg);
 LlcBytes encode(const LlcDeleteRkey& msg);
 LlcBytes encode(const LlcAnnounceCredits& msg);
 LlcBytes encodeLlc(const LlcMessage& msg);
+// The v2 form: 44 bytes, or more for an ADD_LINK with its v2 extension.
+// Messages without a v2 form (ADD_LINK_CONT, CONFIRM_RKEY_CONT and the
+// experimental ANNOUNCE_CREDITS) come out in their v1 form.
+std::vector<uint8_t> encodeLlcV2(const LlcMessage& msg);
+std::vector<uint8_t> encodeLlc(const LlcMessage& msg, LlcVersion version);
 
-// Takes exactly 44 bytes (one v1 SEND); dispatches on byte 0.
+// Dispatches on byte 0. A v1 type takes exactly 44 bytes (one v1 SEND); a
+// v2 type takes exactly its length field's bytes (44..8192).
 Result<LlcMessage> decodeLlc(std::span<const uint8_t> bytes);
 
 LlcType llcTypeOf(const LlcMessage& msg);
