@@ -27,7 +27,7 @@
 #include "orchestrator/run_record.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
-#include "stored_counters.h"
+#include "smclab/report/stored_counters.h"
 #include "stream_campaign.h"
 
 namespace smclab::cli {
@@ -169,8 +169,8 @@ int runBenchAccept(const Args& args) {
     if (!ran) return kExitFailure;
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
-    const QString latency =
-        report::formatText(percentileTables(*store, id, spec, QStringLiteral("Connect + request latency %2")));
+    const QString latency = report::formatText(db::percentileTables(*store, id, orchestrator::storedWorkloads(spec),
+                                                                    QStringLiteral("Connect + request latency %2")));
     std::printf("%s", qPrintable(latency));
     std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
                 qPrintable(store->path()));

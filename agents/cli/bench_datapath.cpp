@@ -11,10 +11,12 @@
 
 #include "command.h"
 #include "datapath_columns.h"
-#include "datapath_shapes.h"
 #include "orchestrator/datapath_columns.h"
+#include "orchestrator/datapath_verdicts.h"
 #include "smclab/db/result_store.h"
 #include "smclab/report/comparison_query.h"
+#include "smclab/report/datapath_shapes.h"
+#include "smclab/report/datapath_tables.h"
 #include "smclab/report/format_text.h"
 #include "stream_campaign.h"
 #include "workload.h"
@@ -25,24 +27,6 @@ namespace {
 
 constexpr const char* kWho = "smclab bench stream";
 
-// Counter tables (--counters): what each optimisation changes, per 1000
-// application messages, client and server engines summed.
-struct CounterTable {
-    const char* counter;
-    const char* title;
-};
-const CounterTable kCounterTables[] = {
-    {"smcr.cdc_sent", "CDC messages sent per 1000 messages (tcp_bw)"},
-    {"smcr.rdma_writes", "RDMA writes per 1000 messages (tcp_bw)"},
-    {"smcr.autocork_pushes", "Autocork pushes per 1000 messages (tcp_bw)"},
-    {"smcr.window_updates", "Window-update CDCs per 1000 messages (tcp_bw)"},
-    {"smcr.buf_full_peer", "Peer-RMB-full events per 1000 messages (tcp_bw)"},
-    {kCqWakeupsCounter, "CQ wake-ups per 1000 messages (tcp_bw)"},
-    {"smcr.cq_polls", "CQ polls per 1000 messages (tcp_bw)"},
-    {kCompletionPushesCounter, "Completion-context pushes per 1000 messages (tcp_bw)"},
-    {"smcr.push_deferred", "Pushes deferred to the owner per 1000 messages (tcp_bw)"},
-};
-
 SettingList columnSettings(const DatapathColumn& column, const DatapathOptions& options) {
     SettingList s = {{"lab.link", options.link}};
     s.insert(s.end(), column.settings.begin(), column.settings.end());
@@ -50,43 +34,11 @@ SettingList columnSettings(const DatapathColumn& column, const DatapathOptions& 
     return s;
 }
 
-report::ComparisonTable counterTable(const DatapathRun& run, const CounterTable& spec) {
-    report::ComparisonTable t;
-    t.title = QString::fromLatin1(spec.title);
-    t.metric = QString::fromLatin1(spec.counter);
-    t.lowerIsBetter = true;
-    t.workload = QStringLiteral("tcp_bw");
-    for (const DatapathColumn& c : run.columns) t.columns << QString::fromStdString(c.label);
-    for (size_t i = 0; i < run.sizes.size(); ++i) {
-        report::Row row;
-        row.msgSize = static_cast<qint64>(run.sizes[i]);
-        for (const StreamResult& r : run.bw[i]) {
-            report::Cell cell;
-            const double v = r.ok ? countersPerMessage(r, spec.counter) : -1;
-            if (v >= 0) {
-                cell.value = v * 1000;  // three decimals would hide small per-message rates
-                cell.repetitions = 1;
-            }
-            row.cells.append(cell);
-        }
-        t.rows.append(row);
-    }
-    return t;
-}
-
-bool anyColumnHas(const DatapathRun& run, const char* counter) {
-    for (const auto& row : run.bw) {
-        for (const StreamResult& r : row) {
-            if (r.clientCounters.count(counter) > 0 || r.serverCounters.count(counter) > 0) return true;
-        }
-    }
-    return false;
-}
-
 // How the run was made, in the spirit of the cover letter's "Test
 // environment notes": the waiting mode of the SMC columns above all, since
 // it decides what the CQ and push changes can show.
-std::string notesText(const DatapathRun& run, const DatapathOptions& options, const StreamCampaignRun& ran) {
+std::string notesText(const std::vector<DatapathColumn>& columns, const DatapathOptions& options,
+                      const StreamCampaignRun& ran) {
     std::string out = "==== Notes ====\n";
     char line[512];
     std::snprintf(line, sizeof line,
@@ -99,7 +51,7 @@ std::string notesText(const DatapathRun& run, const DatapathOptions& options, co
     out += line;
     out += "wire: " + ran.wireNote.toStdString() + "\n";
     std::vector<std::string> polls;
-    for (const DatapathColumn& c : run.columns) {
+    for (const DatapathColumn& c : columns) {
         if (c.transport != "smcr") continue;
         std::string value = "engine default";
         for (const auto& [name, v] : columnSettings(c, options)) {
@@ -123,40 +75,19 @@ std::string notesText(const DatapathRun& run, const DatapathOptions& options, co
     return out;
 }
 
-std::string shapesText(const std::vector<ShapeResult>& shapes, const DatapathRun& run) {
-    std::string out = "==== Shapes ====\n";
-    for (const ShapeResult& s : shapes) {
-        char verdict[16];  // the longest is "INCONCLUSIVE"
-        std::snprintf(verdict, sizeof verdict, "%-4s", shapeVerdictName(s.verdict));
-        out += std::string(verdict) + "  " + s.title + ": " + s.measured;
-        if (s.link != run.link) out += "  [stated for --link " + s.link + "]";
-        out += '\n';
-    }
-    return out;
-}
-
-report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOptions& options,
+report::ReportDocument makeDocument(const std::vector<DatapathColumn>& columns, const DatapathOptions& options,
                                     const QList<report::ComparisonTable>& tables,
-                                    const std::vector<ShapeResult>& shapes, const StreamCampaignRun& ran) {
+                                    const std::vector<report::ShapeResult>& shapes, const StreamCampaignRun& ran) {
     report::ReportDocument doc;
     doc.title = QStringLiteral("smclab bench stream --preset datapath");
     doc.generatedAt = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
     doc.tables = tables;
-    report::DetailTable shapeTable;
-    shapeTable.title = QStringLiteral("Shapes");
-    shapeTable.columns = {QStringLiteral("verdict"), QStringLiteral("measured"), QStringLiteral("ratio"),
-                          QStringLiteral("stated for link")};
-    for (const ShapeResult& s : shapes) {
-        shapeTable.rows.append({QString::fromStdString(s.key) + QStringLiteral(": ") + QString::fromStdString(s.title),
-                                {QString::fromLatin1(shapeVerdictName(s.verdict)), QString::fromStdString(s.measured),
-                                 QString::number(s.ratio, 'g', 17), QString::fromStdString(s.link)}});
-    }
-    doc.details.append(shapeTable);
+    doc.details.append(report::shapesTable(shapes));
     report::DetailTable settings;
     settings.title = QStringLiteral("Settings");
-    for (const DatapathColumn& c : run.columns) settings.columns << QString::fromStdString(c.label);
+    for (const DatapathColumn& c : columns) settings.columns << QString::fromStdString(c.label);
     std::vector<std::string> names;
-    for (const DatapathColumn& c : run.columns) {
+    for (const DatapathColumn& c : columns) {
         for (const auto& [name, value] : columnSettings(c, options)) {
             if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
         }
@@ -164,7 +95,7 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
     for (const std::string& name : names) {
         report::DetailRow row;
         row.name = QString::fromStdString(name);
-        for (const DatapathColumn& c : run.columns) {
+        for (const DatapathColumn& c : columns) {
             QString value;
             if (c.transport == "smcr") {
                 for (const auto& [n, v] : columnSettings(c, options)) {
@@ -184,7 +115,7 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
         {QStringLiteral("campaign"), QString::number(ran.campaignId)},
         {QStringLiteral("wire"), ran.wireNote},
         {QStringLiteral("repetitions"), QString::number(options.repetitions)},
-        {QStringLiteral("link"), QString::fromStdString(run.link)},
+        {QStringLiteral("link"), QString::fromStdString(options.link)},
         {QStringLiteral("seconds per size"), QString::number(static_cast<double>(options.durationMs) / 1000.0)},
         {QStringLiteral("host"), QString::fromLocal8Bit(u.nodename)},
         {QStringLiteral("kernel"), QString::fromLocal8Bit(u.release)},
@@ -196,7 +127,8 @@ report::ReportDocument makeDocument(const DatapathRun& run, const DatapathOption
 
 // The campaign of the chosen columns, and the run that will hold its
 // results; false (after saying so) on an unknown column.
-bool planCampaign(const DatapathOptions& options, StreamCampaign* campaign, DatapathRun* run) {
+bool planCampaign(const DatapathOptions& options, StreamCampaign* campaign, std::vector<DatapathColumn>* columns,
+                  report::DatapathRun* run) {
     campaign->name = QStringLiteral("bench stream datapath");
     campaign->preset = QStringLiteral("datapath");
     campaign->tests = options.tests;
@@ -207,13 +139,17 @@ bool planCampaign(const DatapathOptions& options, StreamCampaign* campaign, Data
     campaign->pin = options.pin;
     run->link = options.link;
     run->sizes = options.sizes;
+    run->known = orchestrator::datapathShapeColumns();
     for (const std::string& key : options.columnKeys) {
         auto spec = findDatapathColumn(key);
         if (!spec) {
             std::fprintf(stderr, "%s: unknown column '%s'\n", kWho, key.c_str());
             return false;
         }
-        run->columns.push_back(*spec);
+        columns->push_back(*spec);
+        for (const report::ShapeColumn& known : run->known) {
+            if (known.key == spec->key) run->columns.push_back(known);
+        }
         campaign->columns.push_back(
             {QString::fromStdString(spec->label),
              QString::fromStdString(spec->transport),
@@ -250,8 +186,9 @@ bool writeJsonOut(const std::string& path, const report::ReportDocument& doc) {
 
 int runDatapathBench(const DatapathOptions& options) {
     StreamCampaign campaign;
-    DatapathRun run;
-    if (!planCampaign(options, &campaign, &run)) return kExitUsage;
+    std::vector<DatapathColumn> columns;
+    report::DatapathRun run;
+    if (!planCampaign(options, &campaign, &columns, &run)) return kExitUsage;
     auto store = openBenchStore(options.dbPath, kWho);
     if (!store) return kExitFailure;
     auto ran = runStreamCampaign(campaign, *store);
@@ -273,18 +210,14 @@ int runDatapathBench(const DatapathOptions& options) {
         return kExitFailure;
     }
     QList<report::ComparisonTable> tables = *stored;
-    if (options.counterTables && !run.bw.empty()) {
-        for (const CounterTable& spec : kCounterTables) {
-            if (anyColumnHas(run, spec.counter)) tables.append(counterTable(run, spec));
-        }
-    }
-    const std::vector<ShapeResult> shapes = evaluateShapes(run);
-    const report::ReportDocument doc = makeDocument(run, options, tables, shapes, *ran);
+    if (options.counterTables) tables.append(report::perMessageCounterTables(run));
+    const std::vector<report::ShapeResult> shapes = report::evaluateShapes(run);
+    const report::ReportDocument doc = makeDocument(columns, options, tables, shapes, *ran);
     if (!options.jsonOutPath.empty() && !writeJsonOut(options.jsonOutPath, doc)) allOk = false;
     QString out;
     if (options.format == report::Format::text) {
-        out = report::formatTextWithConfidence(tables) +
-              QString::fromStdString(notesText(run, options, *ran) + shapesText(shapes, run));
+        out = report::formatTextWithConfidence(tables) + QString::fromStdString(notesText(columns, options, *ran)) +
+              report::shapesText(shapes, run.link);
     } else if (options.format == report::Format::csv) {
         out = report::formatCsv(tables);
     } else {

@@ -3,7 +3,7 @@
 // and repetitions, run on the local lab by the orchestrator like any
 // campaign (local_campaign.h: interleaved rounds, results in the store),
 // printed as the cover letter's tables with their intervals plus the
-// shapes (datapath_shapes.h) with PASS, MISS or INCONCLUSIVE.
+// shapes (db/report datapath_shapes.h) with PASS, MISS or INCONCLUSIVE.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 #include "bench_settings.h"
 #include "smclab/report/formats.h"
-#include "stream_results.h"
+#include "smclab/report/stream_grid.h"
 
 namespace smclab::cli {
 
@@ -20,7 +20,7 @@ struct DatapathOptions {
     std::string link = "ideal";
     uint64_t durationMs = 2000;
     std::vector<uint64_t> sizes;
-    std::vector<StreamTest> tests;
+    std::vector<report::StreamTest> tests;
     std::vector<std::string> columnKeys;  // resolved keys, table order
     report::Format format = report::Format::text;
     bool pin = true;

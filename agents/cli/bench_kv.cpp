@@ -27,7 +27,7 @@
 #include "orchestrator/run_record.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
-#include "stored_counters.h"
+#include "smclab/report/stored_counters.h"
 #include "stream_campaign.h"
 
 namespace smclab::cli {
@@ -260,8 +260,8 @@ int runBenchKv(const Args& args) {
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
     // Latency percentiles of each test, as redis-benchmark prints them.
-    std::printf("%s",
-                qPrintable(report::formatText(percentileTables(*store, id, spec, QStringLiteral("%1 %2 latency")))));
+    std::printf("%s", qPrintable(report::formatText(db::percentileTables(
+                          *store, id, orchestrator::storedWorkloads(spec), QStringLiteral("%1 %2 latency")))));
     printCounters(*store, id, spec);
     std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
                 qPrintable(store->path()));

@@ -25,7 +25,7 @@
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
 #include "smclab/report/formats.h"
-#include "stored_counters.h"
+#include "smclab/report/stored_counters.h"
 #include "stream_campaign.h"
 #include "workload.h"
 
@@ -225,9 +225,9 @@ QList<report::ComparisonTable> counterTables(db::ResultStore& store, qint64 id, 
     const QString workload = storedWorkloadName(spec, 0);
     for (const auto& [counter, title] : {std::pair{"smcr.cdc_sent", "Server CDC messages per request"},
                                          std::pair{"smcr.rdma_writes", "Server RDMA writes per request"}}) {
-        auto table = counterPerOpTable(store, id, spec,
-                                       {workload, db::Side::server, QString::fromLatin1(counter),
-                                        QStringLiteral("requests"), QString::fromLatin1(title)});
+        auto table = db::counterPerOpTable(store, id, orchestrator::columnLabels(spec),
+                                           {workload, db::Side::server, QString::fromLatin1(counter),
+                                            QStringLiteral("requests"), QString::fromLatin1(title)});
         if (table) tables.append(*table);
     }
     return tables;

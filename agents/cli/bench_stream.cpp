@@ -114,7 +114,7 @@ int usage(const std::string& message) {
 }
 
 StreamCampaign classicCampaign(const std::vector<std::string>& transports, const std::string& link,
-                               const SettingList& extra, const std::vector<StreamTest>& tests,
+                               const SettingList& extra, const std::vector<report::StreamTest>& tests,
                                const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions, bool pin) {
     StreamCampaign campaign;
     campaign.name = transports.size() > 1 ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
@@ -145,15 +145,15 @@ StreamCampaign classicCampaign(const std::vector<std::string>& transports, const
 }
 
 // One transport: qperf's own block per size.
-void printQperfBlocks(StreamTest test, const std::vector<std::vector<StreamResult>>& results,
+void printQperfBlocks(report::StreamTest test, const std::vector<std::vector<report::StreamResult>>& results,
                       const std::vector<uint64_t>& sizes, const std::string& transport, const std::string& wire) {
-    std::printf("%s (%s, %s):\n", streamTestName(test), transport.c_str(), wire.c_str());
+    std::printf("%s (%s, %s):\n", report::streamTestName(test), transport.c_str(), wire.c_str());
     for (size_t i = 0; i < sizes.size(); ++i) {
-        const StreamResult& r = results[i][0];
+        const report::StreamResult& r = results[i][0];
         std::printf("    msg_size  =  %8s bytes\n", sizeText(sizes[i]).c_str());
         if (!r.ok) {
             std::printf("    failed\n");
-        } else if (test == StreamTest::bw) {
+        } else if (test == report::StreamTest::bw) {
             std::printf("    bw        =  %10.2f MB/sec\n", r.bwMBs);
         } else {
             std::printf("    latency   =  %10.2f us   (p50 %.2f us, p99 %.2f us)\n", r.latMeanUs, r.latP50Us,
@@ -163,21 +163,22 @@ void printQperfBlocks(StreamTest test, const std::vector<std::vector<StreamResul
 }
 
 // --compare: one table, SMC-R and TCP side by side with their ratio.
-void printCompareTable(StreamTest test, const std::vector<std::vector<StreamResult>>& results,
+void printCompareTable(report::StreamTest test, const std::vector<std::vector<report::StreamResult>>& results,
                        const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions) {
-    std::printf("==== %s: %s, %.1f s per size, median of %d ====\n", streamTestName(test),
-                test == StreamTest::bw ? "bandwidth MB/sec at the receiver" : "one-way latency us (mean, p50, p99)",
-                static_cast<double>(durationMs) / 1000.0, repetitions);
-    if (test == StreamTest::bw) {
+    std::printf(
+        "==== %s: %s, %.1f s per size, median of %d ====\n", report::streamTestName(test),
+        test == report::StreamTest::bw ? "bandwidth MB/sec at the receiver" : "one-way latency us (mean, p50, p99)",
+        static_cast<double>(durationMs) / 1000.0, repetitions);
+    if (test == report::StreamTest::bw) {
         std::printf("%-8s %12s %12s %9s\n", "MsgSize", "SMC-R", "TCP", "SMC/TCP");
     } else {
         std::printf("%-8s %10s %8s %8s %10s %8s %8s %9s\n", "MsgSize", "SMC-R", "p50", "p99", "TCP", "p50", "p99",
                     "SMC/TCP");
     }
     for (size_t i = 0; i < sizes.size(); ++i) {
-        const StreamResult& m = results[i][0];
-        const StreamResult& k = results[i][1];
-        if (test == StreamTest::bw) {
+        const report::StreamResult& m = results[i][0];
+        const report::StreamResult& k = results[i][1];
+        if (test == report::StreamTest::bw) {
             std::printf("%-8s %12.2f %12.2f %8.2fx\n", sizeText(sizes[i]).c_str(), m.bwMBs, k.bwMBs,
                         k.bwMBs > 0 ? m.bwMBs / k.bwMBs : 0.0);
         } else {
@@ -190,7 +191,7 @@ void printCompareTable(StreamTest test, const std::vector<std::vector<StreamResu
 
 // The single-transport and --compare modes: one column per transport.
 int runClassic(const std::vector<std::string>& transports, const std::string& link, const SettingList& extra,
-               const std::vector<StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
+               const std::vector<report::StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
                int repetitions, bool pin, const std::string& dbPath) {
     const bool compare = transports.size() > 1;
     const StreamCampaign campaign =
@@ -204,8 +205,8 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
     }
     printColumnFailures(ran->console, kWho);
     const std::string wire = ran->wireNote.toStdString();
-    for (StreamTest test : tests) {
-        const auto& results = test == StreamTest::bw ? ran->grid.bw : ran->grid.lat;
+    for (report::StreamTest test : tests) {
+        const auto& results = test == report::StreamTest::bw ? ran->grid.bw : ran->grid.lat;
         if (compare)
             printCompareTable(test, results, sizes, durationMs, repetitions);
         else
@@ -224,7 +225,7 @@ struct StreamArgs {
     std::optional<std::string> link;  // default: ideal, or the preset's
     std::string preset;
     SettingList extra;
-    std::vector<StreamTest> tests = {StreamTest::bw, StreamTest::lat};
+    std::vector<report::StreamTest> tests = {report::StreamTest::bw, report::StreamTest::lat};
     SizeLoop loop{"msg_size", 1, 64 * 1024, 2, true};
     uint64_t durationMs = 2000;
     bool compare = false;
@@ -246,9 +247,9 @@ void takeTestList(const std::string& text, ArgCursor& cursor, StreamArgs* a) {
     a->tests.clear();
     for (const std::string& name : splitList(text)) {
         if (name == "tcp_bw") {
-            a->tests.push_back(StreamTest::bw);
+            a->tests.push_back(report::StreamTest::bw);
         } else if (name == "tcp_lat") {
-            a->tests.push_back(StreamTest::lat);
+            a->tests.push_back(report::StreamTest::lat);
         } else {
             cursor.setError("unknown test '" + name + "' (tcp_bw, tcp_lat)");
             return;

@@ -5,6 +5,7 @@
 #include <QDateTime>
 
 #include "commands.h"
+#include "orchestrator/datapath_verdicts.h"
 #include "report_options.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/letter_query.h"
@@ -47,6 +48,10 @@ int runReport(const Args& args) {
     auto document =
         db::campaignReport(*store, *id, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab report", document.error());
+    // A datapath campaign's shapes, with the same verdicts as smclab bench
+    // stream, in the documents; the text stays the cover letter's tables.
+    auto verdicts = orchestrator::addDatapathVerdicts(*store, *id, *document);
+    if (!verdicts) return reportError("smclab report", verdicts.error());
     // The tool presets' letters print their own lines after the tables.
     QString letter;
     if (options.format == report::Format::text) {

@@ -40,10 +40,10 @@ smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign
     spec.name = campaign.name;
     spec.preset = campaign.preset;
     spec.description = campaign.description;
-    for (StreamTest test : campaign.tests) {
-        const bool bw = test == StreamTest::bw;
+    for (report::StreamTest test : campaign.tests) {
+        const bool bw = test == report::StreamTest::bw;
         spec.workloads.push_back({bw ? QStringLiteral("Bandwidth") : QStringLiteral("Latency"),
-                                  QString::fromLatin1(streamTestName(test)),
+                                  QString::fromLatin1(report::streamTestName(test)),
                                   {},
                                   {},
                                   {}});
@@ -81,7 +81,7 @@ smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign
     }
     QStringList labels;
     for (const ColumnSpec& c : campaign.columns) labels << c.label;
-    auto grid = readStreamGrid(store, out.campaignId, campaign.sizes, labels, campaign.tests);
+    auto grid = db::readStreamGrid(store, out.campaignId, campaign.sizes, labels, campaign.tests);
     if (!grid) return smcr::fail(grid.error());
     out.grid = std::move(grid).value();
     return out;

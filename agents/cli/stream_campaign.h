@@ -1,7 +1,7 @@
 // The campaign behind every mode of `smclab bench stream`: tcp_bw and/or
 // tcp_lat over a size sweep for a set of columns, on the local lab, into
 // the results store (local_campaign.h), read back as grids of medians and
-// repetitions (stream_results.h). The bench is a quick local runner of the
+// repetitions (db/report stream_grid.h). The bench is a quick local runner of the
 // same workloads, transports and orchestrator as `smclab run`; its
 // campaigns open in `smclab show`, `smclab report` and the GUI.
 #pragma once
@@ -19,7 +19,7 @@
 #include "campaign_console.h"
 #include "orchestrator/campaign_spec.h"
 #include "smclab/db/result_store.h"
-#include "stream_results.h"
+#include "smclab/report/stream_grid.h"
 
 namespace smclab::cli {
 
@@ -28,7 +28,7 @@ struct StreamCampaign {
     QString preset;       // "datapath" when it is that preset, else empty
     QString description;  // the notes: what ran (the wire is added)
     std::vector<orchestrator::ColumnSpec> columns;
-    std::vector<StreamTest> tests;
+    std::vector<report::StreamTest> tests;
     std::vector<uint64_t> sizes;
     uint64_t durationMs = 2000;
     int repetitions = 1;
@@ -41,8 +41,8 @@ struct StreamCampaignRun {
     qint64 campaignId = 0;
     ConsoleResult console;  // failedCells, failuresByColumn
     QString wireNote;
-    QString storePath;  // where the campaign is (ResultStore::path)
-    StreamGrid grid;    // [size][column], columns in StreamCampaign order
+    QString storePath;        // where the campaign is (ResultStore::path)
+    report::StreamGrid grid;  // [size][column], columns in StreamCampaign order
 };
 
 // An error when the lab cannot start or the campaign did not finish

@@ -32,6 +32,9 @@ QStringList isolationColumnKeys();
 // By key or label (case-insensitive).
 std::optional<DatapathColumn> findDatapathColumn(const QString& name);
 
+// The preset's name, as the store keeps it with its campaigns.
+inline constexpr const char* kDatapathPreset = "datapath";
+
 // The series' environment as a sim link model (engine/src/fabric/sim/link_model.cpp).
 inline constexpr const char* kDatapathLink = "cx4lx-vf";
 // How every SMC column waits, and why (the preset's notes say it too).

@@ -60,6 +60,20 @@ QString storedWorkloadName(const CampaignSpec& spec, int workloadIndex) {
     return workload.workload + QLatin1Char(':') + workload.label;
 }
 
+QList<db::StoredWorkload> storedWorkloads(const CampaignSpec& spec) {
+    QList<db::StoredWorkload> out;
+    for (int w = 0; w < static_cast<int>(spec.workloads.size()); ++w) {
+        out.append({storedWorkloadName(spec, w), spec.workloads[static_cast<size_t>(w)].label});
+    }
+    return out;
+}
+
+QStringList columnLabels(const CampaignSpec& spec) {
+    QStringList out;
+    for (const ColumnSpec& c : spec.columns) out << c.label;
+    return out;
+}
+
 db::RunCell toRunCell(const CampaignSpec& spec, const Cell& cell) {
     db::RunCell runCell;
     runCell.workload = storedWorkloadName(spec, cell.workloadIndex);

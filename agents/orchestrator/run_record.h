@@ -12,6 +12,7 @@
 #include "cell_runner.h"
 #include "protocol/hello.h"
 #include "smclab/db/types.h"
+#include "smclab/report/stored_counters.h"
 
 namespace smclab::orchestrator {
 
@@ -19,6 +20,10 @@ namespace smclab::orchestrator {
 // same workload (the credits preset's SET and GET, both kv) stores them as
 // "kv:SET" and "kv:GET" so each keeps its own rows.
 QString storedWorkloadName(const CampaignSpec& spec, int workloadIndex);
+// Every workload of `spec` by its stored name and its label, in spec order.
+QList<db::StoredWorkload> storedWorkloads(const CampaignSpec& spec);
+// The column labels of `spec`, in spec order.
+QStringList columnLabels(const CampaignSpec& spec);
 db::RunCell toRunCell(const CampaignSpec& spec, const Cell& cell);
 // Index in `cells` of the cell a stored RunCell names, or -1.
 int findCell(const CampaignSpec& spec, const std::vector<Cell>& cells, const db::RunCell& runCell);

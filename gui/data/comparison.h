@@ -69,6 +69,9 @@ struct Comparison {
     // Shown above the plots when set: what the numbers mix (live setting
     // changes during some runs).
     QString notice;
+    // Shown under the notice when set: the datapath shapes' verdicts (PASS,
+    // MISS, INCONCLUSIVE), as `smclab bench stream` and `smclab report` print them.
+    QString verdicts;
 
     // One section per table, columns in the tables' order.
     static Comparison fromDocument(const report::ReportDocument& document);

@@ -20,11 +20,13 @@
 #include "data/run_environment.h"
 #include "data/run_provenance.h"
 #include "dialogs/database_dialog.h"
+#include "orchestrator/datapath_verdicts.h"
 #include "orchestrator/runner_lock.h"
 #include "smclab/db/database_location.h"
 #include "smclab/db/result_store.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/connection_use.h"
+#include "smclab/report/datapath_tables.h"
 #include "widgets/comparison_view.h"
 #include "widgets/run_view.h"
 #include "workload.h"
@@ -398,8 +400,17 @@ void ResultsPage::expandCampaign(qint64 campaignId) {
 bool ResultsPage::showCampaign(qint64 campaignId) {
     db::ResultStore* store = m_lab->store();
     if (store == nullptr) return false;
-    const auto document =
+    auto document =
         db::campaignReport(*store, campaignId, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
+    // A datapath campaign's shapes: in the document the exports render, and above the plots.
+    QString verdictsText;
+    if (document) {
+        if (auto verdicts = orchestrator::addDatapathVerdicts(*store, campaignId, *document); !verdicts) {
+            document = smcr::fail(verdicts.error());
+        } else if (*verdicts) {
+            verdictsText = report::shapesText((*verdicts)->shapes, (*verdicts)->link);
+        }
+    }
     if (!document) {
         m_lab->reportError(tr("Cannot build the comparison of campaign %1: %2")
                                .arg(campaignId)
@@ -407,6 +418,7 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
         return false;
     }
     Comparison comparison = Comparison::fromDocument(document.value());
+    comparison.verdicts = verdictsText;
     // Live changes travel with the numbers: into the view's notice and the
     // document the exports render.
     if (const auto live = campaignLiveChanges(*store, campaignId)) {

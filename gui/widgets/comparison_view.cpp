@@ -58,6 +58,16 @@ ComparisonView::ComparisonView(QWidget* parent) : QWidget(parent) {
     m_notice->hide();
     layout->addWidget(m_notice);
 
+    m_verdicts = new QLabel(this);
+    m_verdicts->setObjectName(QStringLiteral("comparisonVerdicts"));
+    m_verdicts->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // A shape's line is longer than the page is wide at 1280 px: wrap it
+    // rather than widen the window.
+    m_verdicts->setWordWrap(true);
+    m_verdicts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdicts->hide();
+    layout->addWidget(m_verdicts);
+
     m_tabs = new QTabWidget(this);
     layout->addWidget(m_tabs, 1);
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] { updateWidgets(); });
@@ -225,6 +235,8 @@ void ComparisonView::updateWidgets() {
     }
     m_notice->setText(QStringLiteral("\u2691 ") + m_comparison.notice);
     m_notice->setVisible(!empty && !m_comparison.notice.isEmpty());
+    m_verdicts->setText(m_comparison.verdicts.trimmed());
+    m_verdicts->setVisible(!empty && !m_comparison.verdicts.isEmpty());
     if (empty) {
         m_hint->setText(tr("Select one or more campaigns in the list to compare their columns."));
         return;
@@ -243,6 +255,10 @@ void ComparisonView::updateWidgets() {
 
 QString ComparisonView::noticeText() const {
     return m_notice->isVisibleTo(this) ? m_comparison.notice : QString();
+}
+
+QString ComparisonView::verdictsText() const {
+    return m_verdicts->isVisibleTo(this) ? m_comparison.verdicts : QString();
 }
 
 QString ComparisonView::hintText() const {

@@ -40,6 +40,8 @@ public:
     QString baselineLabel() const;
     // The notice above the plots (empty when hidden) and the hint below them.
     QString noticeText() const;
+    // The shapes' verdicts under the notice (empty when hidden).
+    QString verdictsText() const;
     QString hintText() const;
     // The "Log y axis" switch of the metric on show.
     QCheckBox* logScaleBox() const { return m_logBox; }
@@ -74,6 +76,7 @@ private:
     QTabWidget* m_tabs = nullptr;
     QLabel* m_hint = nullptr;
     QLabel* m_notice = nullptr;
+    QLabel* m_verdicts = nullptr;
     QList<Pane> m_panes;
 };
 

@@ -4,9 +4,10 @@
 // measured.
 #include <QTest>
 
-#include "datapath_shapes.h"
+#include "orchestrator/datapath_verdicts.h"
+#include "smclab/report/datapath_shapes.h"
 
-using namespace smclab::cli;
+using namespace smclab::report;
 
 namespace {
 
@@ -31,7 +32,12 @@ StreamResult lat(double us) {
 DatapathRun runWith(const std::vector<std::string>& keys, const std::vector<uint64_t>& sizes) {
     DatapathRun run;
     run.link = "cx4-25g";
-    for (const std::string& k : keys) run.columns.push_back(*findDatapathColumn(k));
+    run.known = smclab::orchestrator::datapathShapeColumns();
+    for (const std::string& k : keys) {
+        for (const ShapeColumn& c : run.known) {
+            if (c.key == k) run.columns.push_back(c);
+        }
+    }
     run.sizes = sizes;
     run.bw.assign(sizes.size(), std::vector<StreamResult>(keys.size()));
     return run;

@@ -31,6 +31,7 @@ private slots:
     void textEqualsCliReport();
     void baselineChangeFollowsCliBaseline();
     void filesAreWritten();
+    void showsTheDatapathShapes();
     void twoCampaignsSideBySide();
 
 private:
@@ -148,6 +149,30 @@ void TestResultsExport::filesAreWritten() {
     QVERIFY(pdfFile.open(QIODevice::ReadOnly));
     QVERIFY(pdfFile.read(5) == "%PDF-");
     QVERIFY(QFileInfo(html).size() > 2000);
+}
+
+// A datapath campaign shows the shapes' verdicts above its plots and carries
+// them in the document its exports render, as `smclab report` and `smclab
+// bench stream` give them.
+void TestResultsExport::showsTheDatapathShapes() {
+    const ComparisonView* view = m_results->comparisonView();
+    const QString verdicts = view->verdictsText();
+    QVERIFY2(verdicts.startsWith(QStringLiteral("==== Shapes ====\n")), qPrintable(verdicts));
+    const smclab::report::DetailTable* shapes = nullptr;
+    for (const smclab::report::DetailTable& table : m_export->document().details) {
+        if (table.title == QLatin1String("Shapes")) shapes = &table;
+    }
+    QVERIFY(shapes != nullptr);
+    QCOMPARE(shapes->rows.size(), verdicts.count(QLatin1Char('\n')) - 1);
+    const QStringList lines = verdicts.split(QLatin1Char('\n'));
+    for (const smclab::report::DetailRow& row : shapes->rows) {
+        const QString title = row.name.section(QStringLiteral(": "), 1);
+        const auto line = std::find_if(lines.begin(), lines.end(), [&](const QString& l) { return l.contains(title); });
+        QVERIFY2(line != lines.end() && line->startsWith(row.values[0] + QLatin1Char(' ')), qPrintable(row.name));
+    }
+    QFile html(m_dir.filePath(QStringLiteral("out.html")));
+    QVERIFY(html.open(QIODevice::ReadOnly));
+    QVERIFY(QString::fromUtf8(html.readAll()).contains(QStringLiteral("Shapes")));
 }
 
 void TestResultsExport::twoCampaignsSideBySide() {

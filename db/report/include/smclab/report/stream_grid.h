@@ -1,13 +1,13 @@
-// What `smclab bench stream` reads back from the store after its campaign
-// ran: per test, message size and column, the median of the repetitions
-// (the figures its tables print) and every repetition's value (the
-// intervals of the shapes), with both engines' counters summed over the
-// repetitions. The campaign's runs are ordinary tcp_bw / tcp_lat runs of
-// the agents' workloads: one measuring pipeline with `smclab run` and the
-// demo.
+// A stored tcp_bw / tcp_lat campaign as grids: per test, message size and
+// column, the median of the repetitions (the figures `smclab bench stream`
+// prints) and every repetition's value (the intervals of the datapath
+// shapes, datapath_shapes.h), with both engines' counters summed over the
+// repetitions. The runs are ordinary tcp_bw / tcp_lat runs of the agents'
+// workloads, whether `smclab bench stream`, `smclab run` or the GUI ran them.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,13 +15,14 @@
 
 #include <QStringList>
 
-#include "bench_settings.h"
-
 namespace smclab::db {
 class ResultStore;
 }
 
-namespace smclab::cli {
+namespace smclab::report {
+
+// Engine counters by their flat smc_stats-like names ("smcr.cq_events").
+using CounterMap = std::map<std::string, uint64_t>;
 
 enum class StreamTest : uint32_t { invalid = 0, bw = 1, lat = 2 };
 
@@ -50,9 +51,14 @@ struct StreamGrid {
     std::vector<std::vector<std::vector<double>>> latSamples;  // every repetition's mean latency, us
 };
 
+}  // namespace smclab::report
+
+namespace smclab::db {
+
 // The done runs of `campaignId` whose column label is in `columns` and
 // size in `sizes`; a test that did not run leaves its grid empty.
-smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignId, const std::vector<uint64_t>& sizes,
-                                        const QStringList& columns, const std::vector<StreamTest>& tests);
+smcr::Result<report::StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignId,
+                                                const std::vector<uint64_t>& sizes, const QStringList& columns,
+                                                const std::vector<report::StreamTest>& tests);
 
-}  // namespace smclab::cli
+}  // namespace smclab::db

@@ -1,4 +1,4 @@
-#include "datapath_shapes.h"
+#include "smclab/report/datapath_shapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "smclab/report/statistics.h"
 
-namespace smclab::cli {
+namespace smclab::report {
 
 namespace {
 
@@ -68,17 +68,17 @@ QList<double> samplesOf(const DatapathRun& run, bool bandwidth, size_t size, siz
 // a ratio (1.30 = +30%); nullopt when a side has no value.
 struct SizeRatio {
     double point = 0;
-    std::optional<report::Interval> interval;
+    std::optional<Interval> interval;
 };
 
 std::optional<SizeRatio> sizeRatio(const QList<double>& a, const QList<double>& b) {
-    const auto change = report::changeOf(a, b);
+    const auto change = changeOf(a, b);
     if (!change) return std::nullopt;
     SizeRatio r;
     r.point = 1 + change->pct / 100;
     if (change->interval) {
-        r.interval = report::Interval{1 + change->interval->low / 100, 1 + change->interval->high / 100,
-                                      change->interval->confidencePct};
+        r.interval = Interval{1 + change->interval->low / 100, 1 + change->interval->high / 100,
+                              change->interval->confidencePct};
     }
     return r;
 }
@@ -92,7 +92,7 @@ struct Verdicts {
     double lowestConfidencePct = 100;
     bool sawInterval = false;
 
-    void add(const std::optional<report::Interval>& interval, bool inside, bool outside) {
+    void add(const std::optional<Interval>& interval, bool inside, bool outside) {
         if (!interval) {
             allInside = false;
             return;
@@ -122,9 +122,11 @@ int columnIndex(const DatapathRun& run, const std::string& key) {
     return -1;
 }
 
-std::string labelOf(const std::string& key) {
-    const auto c = findDatapathColumn(key);
-    return c ? c->label : key;
+const ShapeColumn* knownColumn(const DatapathRun& run, const std::string& key) {
+    for (const ShapeColumn& c : run.known) {
+        if (c.key == key) return &c;
+    }
+    return nullptr;
 }
 
 ShapeResult notMeasured(ShapeResult s, const std::string& why) {
@@ -137,9 +139,9 @@ ShapeResult notMeasured(ShapeResult s, const std::string& why) {
 std::string missingInputs(const DatapathRun& run, const std::vector<std::string>& keys, bool needBw, bool needLat) {
     for (const std::string& key : keys) {
         if (columnIndex(run, key) < 0) {
-            const std::vector<std::string> isolated = isolationColumnKeys();
-            const bool isolation = std::find(isolated.begin(), isolated.end(), key) != isolated.end();
-            return "needs column " + labelOf(key) + (isolation ? " (--isolate)" : " (--columns)");
+            const ShapeColumn* known = knownColumn(run, key);
+            const bool isolation = known != nullptr && known->isolation;
+            return "needs column " + (known ? known->label : key) + (isolation ? " (--isolate)" : " (--columns)");
         }
     }
     if (needBw && run.bw.empty()) return "needs tcp_bw";
@@ -331,4 +333,4 @@ std::vector<ShapeResult> evaluateShapes(const DatapathRun& run) {
     return out;
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::report

@@ -1,26 +1,24 @@
-#include "stored_counters.h"
+#include "smclab/report/stored_counters.h"
 
 #include <map>
 #include <set>
 #include <utility>
 
-#include "orchestrator/run_record.h"
 #include "smclab/report/comparison_query.h"
 
-namespace smclab::cli {
+namespace smclab::db {
 
-QList<report::ComparisonTable> percentileTables(db::ResultStore& store, qint64 campaignId,
-                                                const orchestrator::CampaignSpec& spec, const QString& titleFormat) {
+QList<report::ComparisonTable> percentileTables(ResultStore& store, qint64 campaignId,
+                                                const QList<StoredWorkload>& workloads, const QString& titleFormat) {
     QList<report::ComparisonTable> out;
-    for (int w = 0; w < static_cast<int>(spec.workloads.size()); ++w) {
-        const QString workload = orchestrator::storedWorkloadName(spec, w);
+    for (const StoredWorkload& workload : workloads) {
         for (const char* percentile : {"p50", "p99"}) {
             auto table =
-                db::metricTable(store, campaignId, workload, QLatin1String(percentile) + QStringLiteral("_us"));
+                metricTable(store, campaignId, workload.stored, QLatin1String(percentile) + QStringLiteral("_us"));
             if (!table) continue;
             // Either placeholder may be absent, so no QString::arg.
             table->title = QString(titleFormat)
-                               .replace(QStringLiteral("%1"), spec.workloads[static_cast<size_t>(w)].label)
+                               .replace(QStringLiteral("%1"), workload.label)
                                .replace(QStringLiteral("%2"), QLatin1String(percentile));
             out.append(*table);
         }
@@ -28,9 +26,8 @@ QList<report::ComparisonTable> percentileTables(db::ResultStore& store, qint64 c
     return out;
 }
 
-smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, qint64 campaignId,
-                                                        const orchestrator::CampaignSpec& spec,
-                                                        const CounterPerOp& what) {
+smcr::Result<report::ComparisonTable> counterPerOpTable(ResultStore& store, qint64 campaignId,
+                                                        const QStringList& columns, const CounterPerOp& what) {
     auto runs = store.runs(campaignId);
     if (!runs) return smcr::fail(runs.error());
     struct Sum {
@@ -40,9 +37,9 @@ smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, 
     };
     std::map<std::pair<qint64, int>, Sum> sums;  // (size, column) -> sums
     std::set<qint64> sizes;
-    for (const db::Run& run : *runs) {
-        const int column = spec.columnIndex(run.cell.column);
-        if (run.status != db::RunStatus::done || column < 0 || run.cell.workload != what.workload) continue;
+    for (const Run& run : *runs) {
+        const int column = static_cast<int>(columns.indexOf(run.cell.column));
+        if (run.status != RunStatus::done || column < 0 || run.cell.workload != what.workload) continue;
         auto results = store.results(run.id);
         if (!results) return smcr::fail(results.error());
         auto counters = store.counters(run.id);
@@ -50,7 +47,7 @@ smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, 
         Sum& sum = sums[{run.cell.msgSize, column}];
         sizes.insert(run.cell.msgSize);
         sum.ops += results->value(what.opsMetric);
-        for (const db::Counter& c : *counters) {
+        for (const Counter& c : *counters) {
             if (c.side != what.side || c.name != what.counter) continue;
             sum.counter += static_cast<double>(c.value);
             sum.seen = true;
@@ -61,11 +58,11 @@ smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, 
     t.metric = what.counter;
     t.lowerIsBetter = true;
     t.workload = what.workload;
-    for (const orchestrator::ColumnSpec& c : spec.columns) t.columns << c.label;
+    t.columns = columns;
     for (qint64 size : sizes) {
         report::Row row;
         row.msgSize = size;
-        for (int column = 0; column < static_cast<int>(spec.columns.size()); ++column) {
+        for (int column = 0; column < static_cast<int>(columns.size()); ++column) {
             report::Cell cell;
             const auto it = sums.find({size, column});
             if (it != sums.end() && it->second.seen && it->second.ops > 0) {
@@ -79,4 +76,4 @@ smcr::Result<report::ComparisonTable> counterPerOpTable(db::ResultStore& store, 
     return t;
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::db

@@ -1,4 +1,4 @@
-#include "stream_results.h"
+#include "smclab/report/stream_grid.h"
 
 #include <algorithm>
 
@@ -8,7 +8,28 @@
 #include "smclab/report/connection_use.h"
 #include "smclab/report/statistics.h"
 
-namespace smclab::cli {
+namespace smclab::report {
+
+const char* streamTestName(StreamTest test) {
+    switch (test) {
+        case StreamTest::bw:
+            return "tcp_bw";
+        case StreamTest::lat:
+            return "tcp_lat";
+        case StreamTest::invalid:
+            break;
+    }
+    return "invalid";
+}
+
+}  // namespace smclab::report
+
+namespace smclab::db {
+
+using report::CounterMap;
+using report::StreamGrid;
+using report::StreamResult;
+using report::StreamTest;
 
 namespace {
 
@@ -47,18 +68,6 @@ StreamResult summarise(const CellRuns& runs, StreamTest test) {
 }
 
 }  // namespace
-
-const char* streamTestName(StreamTest test) {
-    switch (test) {
-        case StreamTest::bw:
-            return "tcp_bw";
-        case StreamTest::lat:
-            return "tcp_lat";
-        case StreamTest::invalid:
-            break;
-    }
-    return "invalid";
-}
 
 smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignId, const std::vector<uint64_t>& sizes,
                                         const QStringList& columns, const std::vector<StreamTest>& tests) {
@@ -118,4 +127,4 @@ smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignI
     return out;
 }
 
-}  // namespace smclab::cli
+}  // namespace smclab::db

@@ -1,6 +1,7 @@
-// The shapes `smclab bench stream --preset datapath` must
-// reproduce (the patch series' cover letter and commit messages), checked on
-// the numbers and engine counters of one run:
+// The shapes a run of the datapath preset must reproduce (the patch
+// series' cover letter and commit messages), checked on the numbers and
+// engine counters of one campaign, whether `smclab bench stream --preset
+// datapath` ran it or `smclab run`, the demo or the GUI:
 //   - autocorking >= 3x the no-cork bandwidth at 1..512 B (patch #2: "qperf
 //     small-msg bw x3-4");
 //   - autocorking latency within +-5% of no-cork at every size ("without
@@ -31,18 +32,27 @@
 #include <string>
 #include <vector>
 
-#include "datapath_columns.h"
-#include "stream_results.h"
+#include "smclab/report/stream_grid.h"
 
-namespace smclab::cli {
+namespace smclab::report {
 
 // Counter names the shapes read (EngineStats::flatten()).
 inline constexpr const char* kCqWakeupsCounter = "smcr.cq_events";
 inline constexpr const char* kCompletionPushesCounter = "smcr.push_completion";
 
+// A column as the shapes know it: by the key of the datapath preset's
+// column (agents/orchestrator/datapath_columns.h), which the caller maps.
+struct ShapeColumn {
+    std::string key;         // "nocork", "autocork", "tcp", ...
+    std::string label;       // table header: "SMC-NoCork", ...
+    bool isolation = false;  // one of the columns that isolate one change (--isolate)
+};
+
 struct DatapathRun {
-    std::string link;                     // "ideal", "cx4-25g"
-    std::vector<DatapathColumn> columns;  // table order
+    std::string link;                  // "ideal", "cx4-25g"
+    std::vector<ShapeColumn> columns;  // table order
+    // Every column the preset knows, to name one a shape needs and the run lacks.
+    std::vector<ShapeColumn> known;
     std::vector<uint64_t> sizes;
     // [size][column]; empty when the test was not run.
     std::vector<std::vector<StreamResult>> bw;
@@ -70,4 +80,4 @@ std::vector<ShapeResult> evaluateShapes(const DatapathRun& run);
 // Per application message, client + server; -1 when the counter is absent.
 double countersPerMessage(const StreamResult& r, const std::string& counter);
 
-}  // namespace smclab::cli
+}  // namespace smclab::report

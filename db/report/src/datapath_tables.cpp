@@ -1,0 +1,94 @@
+#include "smclab/report/datapath_tables.h"
+
+#include <cstdio>
+
+namespace smclab::report {
+
+namespace {
+
+struct CounterTableSpec {
+    const char* counter;
+    const char* title;
+};
+const CounterTableSpec kCounterTables[] = {
+    {"smcr.cdc_sent", "CDC messages sent per 1000 messages (tcp_bw)"},
+    {"smcr.rdma_writes", "RDMA writes per 1000 messages (tcp_bw)"},
+    {"smcr.autocork_pushes", "Autocork pushes per 1000 messages (tcp_bw)"},
+    {"smcr.window_updates", "Window-update CDCs per 1000 messages (tcp_bw)"},
+    {"smcr.buf_full_peer", "Peer-RMB-full events per 1000 messages (tcp_bw)"},
+    {kCqWakeupsCounter, "CQ wake-ups per 1000 messages (tcp_bw)"},
+    {"smcr.cq_polls", "CQ polls per 1000 messages (tcp_bw)"},
+    {kCompletionPushesCounter, "Completion-context pushes per 1000 messages (tcp_bw)"},
+    {"smcr.push_deferred", "Pushes deferred to the owner per 1000 messages (tcp_bw)"},
+};
+
+ComparisonTable counterTable(const DatapathRun& run, const CounterTableSpec& spec) {
+    ComparisonTable t;
+    t.title = QString::fromLatin1(spec.title);
+    t.metric = QString::fromLatin1(spec.counter);
+    t.lowerIsBetter = true;
+    t.workload = QStringLiteral("tcp_bw");
+    for (const ShapeColumn& c : run.columns) t.columns << QString::fromStdString(c.label);
+    for (size_t i = 0; i < run.sizes.size(); ++i) {
+        Row row;
+        row.msgSize = static_cast<qint64>(run.sizes[i]);
+        for (const StreamResult& r : run.bw[i]) {
+            Cell cell;
+            const double v = r.ok ? countersPerMessage(r, spec.counter) : -1;
+            if (v >= 0) {
+                cell.value = v * 1000;  // three decimals would hide small per-message rates
+                cell.repetitions = 1;
+            }
+            row.cells.append(cell);
+        }
+        t.rows.append(row);
+    }
+    return t;
+}
+
+bool anyColumnHas(const DatapathRun& run, const char* counter) {
+    for (const auto& row : run.bw) {
+        for (const StreamResult& r : row) {
+            if (r.clientCounters.count(counter) > 0 || r.serverCounters.count(counter) > 0) return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+QString shapesText(const std::vector<ShapeResult>& shapes, const std::string& link) {
+    std::string out = "==== Shapes ====\n";
+    for (const ShapeResult& s : shapes) {
+        char verdict[16];  // the longest is "INCONCLUSIVE"
+        std::snprintf(verdict, sizeof verdict, "%-4s", shapeVerdictName(s.verdict));
+        out += std::string(verdict) + "  " + s.title + ": " + s.measured;
+        if (s.link != link) out += "  [stated for --link " + s.link + "]";
+        out += '\n';
+    }
+    return QString::fromStdString(out);
+}
+
+DetailTable shapesTable(const std::vector<ShapeResult>& shapes) {
+    DetailTable table;
+    table.title = QLatin1String(kShapesTableTitle);
+    table.columns = {QStringLiteral("verdict"), QStringLiteral("measured"), QStringLiteral("ratio"),
+                     QStringLiteral("stated for link")};
+    for (const ShapeResult& s : shapes) {
+        table.rows.append({QString::fromStdString(s.key) + QStringLiteral(": ") + QString::fromStdString(s.title),
+                           {QString::fromLatin1(shapeVerdictName(s.verdict)), QString::fromStdString(s.measured),
+                            QString::number(s.ratio, 'g', 17), QString::fromStdString(s.link)}});
+    }
+    return table;
+}
+
+QList<ComparisonTable> perMessageCounterTables(const DatapathRun& run) {
+    QList<ComparisonTable> out;
+    if (run.bw.empty()) return out;
+    for (const CounterTableSpec& spec : kCounterTables) {
+        if (anyColumnHas(run, spec.counter)) out.append(counterTable(run, spec));
+    }
+    return out;
+}
+
+}  // namespace smclab::report
