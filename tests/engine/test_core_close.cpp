@@ -84,17 +84,17 @@ private slots:
         ConnectionCore b(ConnectionParams{2, 1, 16384, 16384, 16384});
         CloseActions act = a.closer().on(CloseEvent::appShutdownWrite);
         CdcInfo cdc = a.buildControlCdc(act);
-        QVERIFY(cdc.peerDoneWriting);
-        QVERIFY(!cdc.peerConnClosed);
+        QVERIFY(cdc.connFlags.peerDoneWriting);
+        QVERIFY(!cdc.connFlags.peerConnClosed);
         CdcRxResult r = b.onCdc(cdc);
         QVERIFY(r.close.readerEof);
         QCOMPARE(b.closer().state(), CloseState::appCloseWait1);
         CdcInfo again = a.buildControlCdc();
-        QVERIFY(again.peerDoneWriting);
+        QVERIFY(again.connFlags.peerDoneWriting);
         QVERIFY(!b.onCdc(again).close.readerEof);  // idempotent
         act = a.closer().on(CloseEvent::appClose);
         cdc = a.buildControlCdc(act);
-        QVERIFY(cdc.peerConnClosed);
+        QVERIFY(cdc.connFlags.peerConnClosed);
         b.onCdc(cdc);
         QCOMPARE(b.closer().state(), CloseState::appCloseWait2);
     }

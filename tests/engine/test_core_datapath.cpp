@@ -266,7 +266,7 @@ private slots:
         QCOMPARE(r.verdict, CdcVerdict::staleSeqno);
         QCOMPARE(receiver.rx().availableBytes(), 10ull);
         CdcInfo foreign = second;
-        foreign.token = 999;
+        foreign.alertToken = 999;
         QCOMPARE(receiver.onCdc(foreign).verdict, CdcVerdict::wrongToken);
         // Sequence numbers wrap at 16 bits: 0xFFFF then 0 is newer.
         CdcInfo a = second;
@@ -282,7 +282,7 @@ private slots:
     void producerBeyondRmbeIsAViolation() {
         ConnectionCore c(ConnectionParams{22, 11, 16384, 16384, 16384});
         CdcInfo cdc;
-        cdc.token = 22;
+        cdc.alertToken = 22;
         cdc.seqno = 1;
         cdc.producer = Cursor{0, 16000};
         QCOMPARE(c.onCdc(cdc).newBytes, 16000u);

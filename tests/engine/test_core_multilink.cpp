@@ -334,7 +334,7 @@ private slots:
         const uint64_t seenByB = b.rx().availableBytes();
 
         const CdcInfo validation = a.beginFailover();
-        QVERIFY(validation.failoverValidation);
+        QVERIFY(validation.prodFlags.failoverValidation);
         QCOMPARE(validation.seqno, cdcs[0].seqno);  // the last completed CDC
         QCOMPARE(a.tx().sentOffset(), 4000ull);
         QCOMPARE(a.tx().unsentBytes(), 8000ull);

@@ -9,13 +9,13 @@ ConnectionCore::ConnectionCore(const ConnectionParams& params)
 
 CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc, WindowUpdateLimit limit) {
     CdcRxResult out;
-    if (cdc.token != m_params.localToken) {
+    if (cdc.alertToken != m_params.localToken) {
         out.verdict = CdcVerdict::wrongToken;
         return out;
     }
     // A failover-validation CDC only checks that nothing was lost (kernel
     // smc_cdc_msg_validate); its cursors mean nothing.
-    if (cdc.failoverValidation) {
+    if (cdc.prodFlags.failoverValidation) {
         out.verdict = checkFailoverValidation(m_rxSeqno, cdc.seqno);
         return out;
     }
@@ -33,13 +33,13 @@ CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc, WindowUpdateLimit limit) {
     }
     out.newBytes = static_cast<uint32_t>(produced);
     out.freedPeerBytes = m_tx.onPeerConsumer(cdc.consumer);
-    m_rx.onPeerFlags(cdc.writeBlocked, cdc.consumerUpdateRequested);
+    m_rx.onPeerFlags(cdc.prodFlags.writeBlocked, cdc.prodFlags.consumerUpdateRequested);
 
-    if (cdc.peerAbnormalClose) {
+    if (cdc.connFlags.peerAbnormalClose) {
         out.close = m_close.on(CloseEvent::peerAbnormalClose);
-    } else if (cdc.peerConnClosed) {
+    } else if (cdc.connFlags.peerConnClosed) {
         out.close = m_close.on(CloseEvent::peerConnClosed);
-    } else if (cdc.peerDoneWriting) {
+    } else if (cdc.connFlags.peerDoneWriting) {
         out.close = m_close.on(CloseEvent::peerDoneWriting);
     }
     // Freed peer space lets queued data go; a requested or due window update
@@ -52,12 +52,12 @@ CdcRxResult ConnectionCore::onCdc(const CdcInfo& cdc, WindowUpdateLimit limit) {
 CdcInfo ConnectionCore::baseCdc() {
     CdcInfo cdc;
     cdc.seqno = ++m_txSeqno;
-    cdc.token = m_params.peerToken;
+    cdc.alertToken = m_params.peerToken;
     cdc.producer = m_tx.producerCursor();
     cdc.consumer = m_rx.consumerCursor();
-    cdc.peerDoneWriting = m_flagDoneWriting;
-    cdc.peerConnClosed = m_flagClosed;
-    cdc.peerAbnormalClose = m_flagAbnormal;
+    cdc.connFlags.peerDoneWriting = m_flagDoneWriting;
+    cdc.connFlags.peerConnClosed = m_flagClosed;
+    cdc.connFlags.peerAbnormalClose = m_flagAbnormal;
     m_rx.markAnnounced();
     return cdc;
 }
@@ -65,7 +65,7 @@ CdcInfo ConnectionCore::baseCdc() {
 CdcInfo ConnectionCore::buildDataCdc(const TxPlan& plan) {
     m_tx.markSent(plan);
     CdcInfo cdc = baseCdc();
-    cdc.writeBlocked = plan.writeBlocked;
+    cdc.prodFlags.writeBlocked = plan.writeBlocked;
     return cdc;
 }
 
@@ -88,7 +88,8 @@ CdcStep ConnectionCore::nextCdc(const CdcSendInput& in) {
     }
     step.kind = CdcStepKind::control;
     step.cdc = buildControlCdc();
-    step.windowUpdate = !step.cdc.peerDoneWriting && !step.cdc.peerConnClosed && !step.cdc.peerAbnormalClose;
+    const wire::CdcConnStateFlags& f = step.cdc.connFlags;
+    step.windowUpdate = !f.peerDoneWriting && !f.peerConnClosed && !f.peerAbnormalClose;
     if (step.windowUpdate) ++m_counters.windowUpdates;
     return step;
 }
@@ -110,7 +111,7 @@ CdcInfo ConnectionCore::buildControlCdc(const CloseActions& flags) {
     addCloseFlags(flags);
     m_tx.markControlSent();
     CdcInfo cdc = baseCdc();
-    cdc.writeBlocked = m_tx.unsentBytes() > 0 && m_tx.peerSpaceBytes() == 0;
+    cdc.prodFlags.writeBlocked = m_tx.unsentBytes() > 0 && m_tx.peerSpaceBytes() == 0;
     return cdc;
 }
 

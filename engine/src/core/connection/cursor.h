@@ -7,13 +7,12 @@
 
 #include <cstdint>
 
+#include <smcr/wire/cdc.h>
+
 namespace smcr::core {
 
-struct Cursor {
-    uint16_t wrap = 0;
-    uint32_t count = 0;
-    bool operator==(const Cursor&) const = default;
-};
+// The wire's {wrap, count}: one type from the CDC bytes to the arithmetic.
+using Cursor = wire::Cursor;
 
 // The wire cursor of an absolute stream offset in a ring of sizeBytes.
 Cursor cursorAt(uint64_t offset, uint32_t sizeBytes);

@@ -71,8 +71,8 @@ CdcInfo ConnectionCore::beginFailover() {
     m_cdcOwed = true;
     CdcInfo cdc;
     cdc.seqno = confirmed;
-    cdc.token = m_params.peerToken;
-    cdc.failoverValidation = true;
+    cdc.alertToken = m_params.peerToken;
+    cdc.prodFlags.failoverValidation = true;
     return cdc;
 }
 

@@ -10,31 +10,10 @@
 
 namespace smcr::core {
 
-namespace {
-
-CdcInfo fromWire(const wire::CdcMessage& m) {
-    CdcInfo c;
-    c.seqno = m.seqno;
-    c.token = m.alertToken;
-    c.producer = Cursor{m.producer.wrap, m.producer.count};
-    c.consumer = Cursor{m.consumer.wrap, m.consumer.count};
-    c.writeBlocked = m.prodFlags.writeBlocked;
-    c.urgentPending = m.prodFlags.urgentPending;
-    c.urgentPresent = m.prodFlags.urgentPresent;
-    c.consumerUpdateRequested = m.prodFlags.consumerUpdateRequested;
-    c.failoverValidation = m.prodFlags.failoverValidation;
-    c.peerDoneWriting = m.connFlags.peerDoneWriting;
-    c.peerConnClosed = m.connFlags.peerConnClosed;
-    c.peerAbnormalClose = m.connFlags.peerAbnormalClose;
-    return c;
-}
-
-}  // namespace
-
 std::optional<ReceivedCdc> decodeReceivedCdc(const uint8_t* bytes) {
     auto msg = wire::decodeCdc(std::span<const uint8_t>(bytes, kWrMessageBytes));
     if (!msg) return std::nullopt;
-    return ReceivedCdc{fromWire(msg.value()), msg.value().credits};
+    return ReceivedCdc{msg.value(), msg.value().credits};
 }
 
 void EngineImpl::onSendCompletionLocked(const fabric::WorkCompletion& wc) {
@@ -91,7 +70,7 @@ void EngineImpl::serviceSlotWaitersLocked(LinkGroup& lgr, Link& link) {
 }
 
 void EngineImpl::onCdcLocked(LinkGroup& lgr, const CdcInfo& cdc) {
-    auto it = lgr.conns.find(cdc.token);
+    auto it = lgr.conns.find(cdc.alertToken);
     if (it == lgr.conns.end()) {
         ++m_stats.unknownTokenDropped;
         return;

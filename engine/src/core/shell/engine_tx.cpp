@@ -10,27 +10,6 @@
 
 namespace smcr::core {
 
-namespace {
-
-wire::CdcMessage toWire(const CdcInfo& c) {
-    wire::CdcMessage m;
-    m.seqno = c.seqno;
-    m.alertToken = c.token;
-    m.producer = wire::Cursor{c.producer.wrap, c.producer.count};
-    m.consumer = wire::Cursor{c.consumer.wrap, c.consumer.count};
-    m.prodFlags.writeBlocked = c.writeBlocked;
-    m.prodFlags.urgentPending = c.urgentPending;
-    m.prodFlags.urgentPresent = c.urgentPresent;
-    m.prodFlags.consumerUpdateRequested = c.consumerUpdateRequested;
-    m.prodFlags.failoverValidation = c.failoverValidation;
-    m.connFlags.peerDoneWriting = c.peerDoneWriting;
-    m.connFlags.peerConnClosed = c.peerConnClosed;
-    m.connFlags.peerAbnormalClose = c.peerAbnormalClose;
-    return m;
-}
-
-}  // namespace
-
 bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPlan* plan) {
     // The link this connection sends on: the first link, or the added one
     // when the connection was balanced onto it (engine_links.cpp), and the
@@ -56,7 +35,7 @@ bool EngineImpl::postCdcLocked(Connection& conn, const CdcInfo& cdc, const TxPla
             }
         }
     }
-    wire::CdcMessage msg = toWire(cdc);
+    wire::CdcMessage msg = cdc;
     msg.credits = link.spendCdcCredit();  // one RQ credit spent, owed credits returned (byte 26)
     const wire::CdcBytes bytes = wire::encode(msg);
     fabric::SendWr& send = wrs[count++];
