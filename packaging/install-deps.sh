@@ -28,6 +28,9 @@ packages=(
     # VM lab hosts (smclab lab vm): QEMU, a static busybox for their initramfs,
     # depmod for the kernel package's modules (fetched by apt-get download)
     qemu-system-x86 busybox-static kmod
+    # smc_synopt: the SMC TCP option on SYN/SYN-ACK, a BPF sock_ops program
+    # (clang's BPF target) loaded with libbpf
+    libbpf-dev
     # packaging checks
     dpkg-dev fakeroot file
 )

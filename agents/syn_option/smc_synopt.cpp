@@ -1,0 +1,124 @@
+// smc_synopt: runs a command while the SMC TCP option (kind 254, magic
+// E2 D4 C3 D9) goes out on the SYN and SYN-ACK of the given ports, so
+// that kernel SMC-R peers take its TCP connections for SMC ones:
+//   smc_synopt PORT... -- COMMAND [ARG...]
+// It loads smc_syn_option.bpf.o (beside this program) with libbpf,
+// attaches it to the root of the cgroup v2 hierarchy (mounting one under
+// /run/smclab when none is mounted) and detaches it when the command ends.
+// Needs CAP_BPF and CAP_NET_ADMIN (root), and Linux 5.10.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+int usage() {
+    std::fprintf(stderr, "usage: smc_synopt PORT... -- COMMAND [ARG...]\n");
+    return 2;
+}
+
+std::string selfDir() {
+    std::vector<char> path(4096);
+    const ssize_t n = ::readlink("/proc/self/exe", path.data(), path.size() - 1);
+    if (n <= 0) return ".";
+    std::string exe(path.data(), static_cast<size_t>(n));
+    return exe.substr(0, exe.rfind('/'));
+}
+
+// Where the cgroup v2 hierarchy is mounted, mounting it when it is not.
+std::string cgroup2Root() {
+    std::ifstream mounts("/proc/self/mounts");
+    std::string line;
+    while (std::getline(mounts, line)) {
+        std::istringstream fields(line);
+        std::string source;
+        std::string target;
+        std::string type;
+        fields >> source >> target >> type;
+        if (type == "cgroup2") return target;
+    }
+    const std::string ours = "/run/smclab/cgroup2";
+    ::mkdir("/run/smclab", 0755);
+    ::mkdir(ours.c_str(), 0755);
+    if (::mount("cgroup2", ours.c_str(), "cgroup2", 0, nullptr) != 0) {
+        std::fprintf(stderr, "smc_synopt: no cgroup v2 mounted, and mounting one on %s failed: %s\n", ours.c_str(),
+                     std::strerror(errno));
+        return {};
+    }
+    return ours;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<uint16_t> ports;
+    int i = 1;
+    for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+        char* end = nullptr;
+        const long port = std::strtol(argv[i], &end, 10);
+        if (*end != '\0' || port <= 0 || port > 65535) {
+            std::fprintf(stderr, "smc_synopt: '%s' is not a TCP port\n", argv[i]);
+            return usage();
+        }
+        ports.push_back(static_cast<uint16_t>(port));
+    }
+    if (ports.empty() || i + 1 >= argc) return usage();
+    char** command = argv + i + 1;
+
+    const std::string objectPath = selfDir() + "/smc_syn_option.bpf.o";
+    bpf_object* object = bpf_object__open_file(objectPath.c_str(), nullptr);
+    if (object == nullptr) {
+        std::fprintf(stderr, "smc_synopt: cannot open %s: %s\n", objectPath.c_str(), std::strerror(errno));
+        return 1;
+    }
+    if (bpf_object__load(object) != 0) {
+        std::fprintf(stderr, "smc_synopt: the kernel refused the sock_ops program (%s): root and Linux 5.10 needed\n",
+                     std::strerror(errno));
+        return 1;
+    }
+    const int portsMap = bpf_object__find_map_fd_by_name(object, "smc_ports");
+    for (uint16_t port : ports) {
+        const uint8_t on = 1;
+        if (bpf_map_update_elem(portsMap, &port, &on, BPF_ANY) != 0) {
+            std::fprintf(stderr, "smc_synopt: port %u: %s\n", port, std::strerror(errno));
+            return 1;
+        }
+    }
+    const std::string root = cgroup2Root();
+    if (root.empty()) return 1;
+    const int cgroup = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bpf_program* program = bpf_object__find_program_by_name(object, "smc_syn_option");
+    bpf_link* link = cgroup >= 0 && program != nullptr ? bpf_program__attach_cgroup(program, cgroup) : nullptr;
+    if (link == nullptr) {
+        std::fprintf(stderr, "smc_synopt: cannot attach to %s: %s\n", root.c_str(), std::strerror(errno));
+        return 1;
+    }
+
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::execvp(command[0], command);
+        std::fprintf(stderr, "smc_synopt: %s: %s\n", command[0], std::strerror(errno));
+        std::_Exit(127);
+    }
+    int status = 0;
+    while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    bpf_link__destroy(link);  // the option stops with the command
+    bpf_object__close(object);
+    ::close(cgroup);
+    if (child < 0) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

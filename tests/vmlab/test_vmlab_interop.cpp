@@ -1,0 +1,89 @@
+// libsmcr against the Linux kernel's SMC-R on the VM lab hosts: a libsmcr
+// client (smclab load over the verbs fabric on rxe, vm1) and a kernel
+// server (smclab serve over the ksmc transport, vm2), judged by the
+// kernel's own fallback counters and by the workload's byte checks.
+#include <QJsonObject>
+#include <QtTest>
+
+#include "vmlab_session.h"
+
+using smclab::testing::fallbackCount;
+using smclab::testing::GuestRun;
+using smclab::testing::VmLabSession;
+
+namespace {
+
+constexpr quint32 kPeerNoSmc = 0x03010000;  // SMC_CLC_DECL_PEERNOSMC: the SYN had no SMC option
+constexpr quint32 kNoSmcDev = 0x03030000;   // SMC_CLC_DECL_NOSMCDEV: no device for what the Proposal offers
+
+}  // namespace
+
+class TestVmLabInterop : public QObject {
+    Q_OBJECT
+
+private:
+    VmLabSession m_lab;
+    int m_nextPort = 5300;
+
+    // A kernel SMC-R server of the tcp workloads on vm2; its port.
+    int startKernelServer() {
+        const int port = m_nextPort++;
+        const GuestRun serve = m_lab.run(
+            1, QStringLiteral("setsid smclab serve tcp --transport ksmc --listen %1:%2 > /tmp/serve-%2.out 2>&1 "
+                              "< /dev/null &\nsleep 2\ncat /tmp/serve-%2.out")
+                   .arg(VmLabSession::linkAddress(1))
+                   .arg(port));
+        if (!serve.ok || !serve.output.contains(QLatin1String("listening"))) {
+            qWarning("kernel server: %s", qPrintable(serve.output + serve.error));
+            return -1;
+        }
+        return port;
+    }
+
+    void stopKernelServer(int port) {
+        m_lab.run(1, QStringLiteral("pkill -f 'smclab serve tcp --transport ksmc --listen %1:%2'")
+                         .arg(VmLabSession::linkAddress(1))
+                         .arg(port));
+    }
+
+    // A libsmcr tcp_bw client on vm1, every byte checked; `wrapper` runs it (smc_synopt or nothing).
+    GuestRun libsmcrLoad(int port, const QString& wrapper) {
+        return m_lab.run(0,
+                         QStringLiteral("%1smclab load tcp_bw --transport smcr --transport-opt fabric=verbs "
+                                        "--connect %2:%3 -m 64K -t 2 --verify 2>&1")
+                             .arg(wrapper, VmLabSession::linkAddress(1))
+                             .arg(port),
+                         120'000);
+    }
+
+private slots:
+    void initTestCase() { QVERIFY2(m_lab.open(), qPrintable(m_lab.why())); }
+
+    // smc_synopt puts the option on the SYN (a BPF sock_ops program): the
+    // kernel server takes the connection for SMC (without the option it
+    // falls back at once, PEERNOSMC, and hands libsmcr's Proposal to the
+    // application as data), reads libsmcr's
+    // Proposal (SMC-R v1, which rxe cannot carry: RoCE v2 GIDs only) and
+    // declines it (NOSMCDEV); libsmcr falls back on the Decline and every
+    // byte arrives over TCP.
+    void withSynOptionKernelReadsTheProposalAndDeclines() {
+        const GuestRun tool = m_lab.run(0, QStringLiteral("command -v smc_synopt"));
+        if (!tool.ok || tool.exitCode != 0) QSKIP("smc_synopt is not built (needs clang and libbpf-dev)");
+        const int port = startKernelServer();
+        QVERIFY(port > 0);
+        const QJsonObject before = m_lab.kernelStats(1);
+        const GuestRun load = libsmcrLoad(port, QStringLiteral("smc_synopt %1 -- ").arg(port));
+        stopKernelServer(port);
+        QVERIFY2(load.ok && load.exitCode == 0 && load.output.contains(QLatin1String("bw")),
+                 qPrintable(load.output + load.error));
+        const QJsonObject after = m_lab.kernelStats(1);
+        QCOMPARE(fallbackCount(after, QStringLiteral("server"), kPeerNoSmc),
+                 fallbackCount(before, QStringLiteral("server"), kPeerNoSmc));  // the option arrived
+        QCOMPARE(fallbackCount(after, QStringLiteral("server"), kNoSmcDev) -
+                     fallbackCount(before, QStringLiteral("server"), kNoSmcDev),
+                 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVmLabInterop)
+#include "test_vmlab_interop.moc"
