@@ -141,7 +141,7 @@ private slots:
     void tableTypesAndValues() {
         const auto all = smcr::allSettings();
         const auto numeric = smcr::settingTable();
-        QCOMPARE(all.size(), numeric.size() + 2);
+        QCOMPARE(all.size(), numeric.size() + 3);
         for (size_t i = 0; i < numeric.size(); ++i) {
             QCOMPARE(numeric[i].id, static_cast<smcr::SettingId>(i));
             QCOMPARE(std::string(all[i].name), std::string(numeric[i].name));
@@ -168,6 +168,8 @@ private slots:
         QCOMPARE(std::string(row("lab.fabric").defaultText), std::string("sim"));
         QCOMPARE(smcr::settingValuesText(row("lab.fabric")), std::string("text"));
         QCOMPARE(smcr::settingValuesText(row("lab.link")), std::string("ideal|cx4-25g|cx4lx-vf"));
+        QCOMPARE(row("lab.ueid").type, smcr::SettingType::text);
+        QCOMPARE(std::string(row("lab.ueid").defaultText), std::string());  // unset: SMC-R v1
         QCOMPARE(std::string(smcr::settingTypeName(smcr::SettingType::choice)), std::string("choice"));
         // Every choice setting names its values in its errors alike.
         smcr::Settings s;
@@ -193,7 +195,7 @@ private slots:
         QVERIFY(s.set("lab.cq_mode", "arm_first").ok());
         const std::vector<smcr::SettingValue> all = s.list();
         const auto table = smcr::settingTable();
-        QCOMPARE(all.size(), table.size() + 2);
+        QCOMPARE(all.size(), table.size() + 3);
         for (size_t i = 0; i < table.size(); ++i) {
             QCOMPARE(all[i].name, std::string(table[i].name));
             QCOMPARE(all[i].scope, table[i].scope);
@@ -207,6 +209,10 @@ private slots:
         QCOMPARE(all[table.size() + 1].name, std::string("lab.link"));
         QCOMPARE(all[table.size() + 1].value, std::string("ideal"));
         QCOMPARE(all[table.size() + 1].help, std::string("sim link model: ideal | cx4-25g | cx4lx-vf"));
+        QCOMPARE(all[table.size() + 2].name, std::string("lab.ueid"));
+        QCOMPARE(all[table.size() + 2].value, std::string());
+        QVERIFY(s.set("lab.ueid", "SMCLAB-VM").ok());
+        QCOMPARE(s.ueid(), std::string("SMCLAB-VM"));
         QVERIFY(!all.empty());
         bool sawCqMode = false;
         for (const auto& v : all) {

@@ -1,15 +1,18 @@
 // libsmcr against the Linux kernel's SMC-R on the VM lab hosts: a libsmcr
 // client (smclab load over the verbs fabric on rxe, vm1) and a kernel
 // server (smclab serve over the ksmc transport, vm2), judged by the
-// kernel's own fallback counters and by the workload's byte checks.
+// kernel's own counters (successes, fallbacks by reason) and by the
+// workload's byte checks.
 #include <QJsonObject>
 #include <QtTest>
 
+#include "vm_hosts.h"
 #include "vmlab_session.h"
 
 using smclab::testing::fallbackCount;
 using smclab::testing::GuestRun;
 using smclab::testing::VmLabSession;
+namespace lab = smclab::lab;
 
 namespace {
 
@@ -82,6 +85,38 @@ private slots:
         QCOMPARE(fallbackCount(after, QStringLiteral("server"), kNoSmcDev) -
                      fallbackCount(before, QStringLiteral("server"), kNoSmcDev),
                  1);
+    }
+
+    // With the VM lab's UEID (lab.ueid) libsmcr proposes SMC-Rv2 as the
+    // kernel does: the kernel server accepts it, sends its CONFIRM_LINK_V2,
+    // takes libsmcr's answer, and the stream runs over RDMA with every
+    // byte checked: one SMC-Rv2 success more in the kernel's own counters,
+    // no fallback.
+    void libsmcrV2ClientAgainstKernelServer() {
+        const GuestRun tool = m_lab.run(0, QStringLiteral("command -v smc_synopt"));
+        if (!tool.ok || tool.exitCode != 0) QSKIP("smc_synopt is not built (needs clang and libbpf-dev)");
+        const int port = startKernelServer();
+        QVERIFY(port > 0);
+        const QJsonObject before = m_lab.kernelStats(1);
+        const GuestRun load = m_lab.run(0,
+                                        QStringLiteral("smc_synopt %1 -- smclab load tcp_bw --transport smcr "
+                                                       "--transport-opt fabric=verbs --transport-opt lab.ueid=%2 "
+                                                       "--connect %3:%1 -m 64K -t 2 --verify 2>&1")
+                                            .arg(port)
+                                            .arg(lab::vm::VmUpOptions().ueid, VmLabSession::linkAddress(1)),
+                                        120'000);
+        stopKernelServer(port);
+        QVERIFY2(load.ok && load.exitCode == 0 && load.output.contains(QLatin1String("bw")),
+                 qPrintable(load.output + load.error));
+        const QJsonObject after = m_lab.kernelStats(1);
+        QCOMPARE(serverV2Successes(after) - serverV2Successes(before), 1);
+        QCOMPARE(smclab::testing::totalFallbacks(after), smclab::testing::totalFallbacks(before));
+    }
+
+private:
+    static qint64 serverV2Successes(const QJsonObject& stats) {
+        return static_cast<qint64>(
+            stats.value(QLatin1String("smcr")).toObject().value(QLatin1String("server_v2_success")).toDouble());
     }
 };
 

@@ -209,6 +209,8 @@ private slots:
             QCOMPARE(m.response, bytes[3] == 0x80);
             QCOMPARE(m.userData, (std::array<uint8_t, 16>{}));
             QCOMPARE(encodeLlcV2(m), bytes);
+            const LlcBytes v2 = asLlcV2(encode(m));  // how a v2 link group posts it
+            QVERIFY(std::equal(v2.begin(), v2.end(), bytes.begin(), bytes.end()));
         }
     }
 

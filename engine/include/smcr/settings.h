@@ -112,6 +112,7 @@ public:
 
     std::string fabric() const;
     std::string linkModel() const;
+    std::string ueid() const;  // lab.ueid: empty = SMC-R v1 only
 
 private:
     std::atomic<uint64_t> m_values[static_cast<size_t>(SettingId::count_)];

@@ -51,6 +51,12 @@ void appendAddLinkV2Ext(std::vector<uint8_t>& bytes, const LlcAddLinkV2Ext& ext)
     }
 }
 
+void writeV2Header(std::span<uint8_t> bytes, LlcType type) {
+    bytes[0] = static_cast<uint8_t>(static_cast<uint8_t>(type) | kV2TypeBit);
+    bytes[1] = static_cast<uint8_t>(bytes.size() & 0xFF);
+    bytes[2] = static_cast<uint8_t>(bytes.size() >> 8);  // overwrites the v1 reject reason: v2 has none
+}
+
 }  // namespace
 
 std::vector<uint8_t> encodeLlcV2(const LlcMessage& msg) {
@@ -61,9 +67,14 @@ std::vector<uint8_t> encodeLlcV2(const LlcMessage& msg) {
     const auto* add = std::get_if<LlcAddLink>(&msg);
     // The extension belongs to the request; a response is the 44-byte body.
     if (add != nullptr && !add->response && add->v2Ext) appendAddLinkV2Ext(bytes, *add->v2Ext);
-    bytes[0] = static_cast<uint8_t>(static_cast<uint8_t>(type) | kV2TypeBit);
-    bytes[1] = static_cast<uint8_t>(bytes.size() & 0xFF);
-    bytes[2] = static_cast<uint8_t>(bytes.size() >> 8);  // overwrites the v1 reject reason: v2 has none
+    writeV2Header(bytes, type);
+    return bytes;
+}
+
+LlcBytes asLlcV2(const LlcBytes& v1) {
+    LlcBytes bytes = v1;
+    const auto type = static_cast<LlcType>(v1[0]);
+    if (hasV2Form(type)) writeV2Header(bytes, type);
     return bytes;
 }
 

@@ -219,6 +219,9 @@ LlcBytes encodeLlc(const LlcMessage& msg);
 // experimental ANNOUNCE_CREDITS) come out in their v1 form.
 std::vector<uint8_t> encodeLlcV2(const LlcMessage& msg);
 std::vector<uint8_t> encodeLlc(const LlcMessage& msg, LlcVersion version);
+// The v2 form of a 44-byte v1 message (the type and length rewritten); one
+// without a v2 form comes back as it was.
+LlcBytes asLlcV2(const LlcBytes& v1);
 
 // Dispatches on byte 0. A v1 type takes exactly 44 bytes (one v1 SEND); a
 // v2 type takes exactly its length field's bytes (44..8192).

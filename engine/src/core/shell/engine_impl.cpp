@@ -102,6 +102,8 @@ Status EngineImpl::init() {
     fabric::OpenOptions options;
     const std::string fabricName = m_settings.fabric();
     if (fabricName.rfind("sim", 0) == 0) options["link"] = m_settings.linkModel();
+    // SMC-Rv2 (a UEID set): the port's IPv4-mapped RoCE v2 GID.
+    if (fabricName.rfind("verbs", 0) == 0 && !m_settings.ueid().empty()) options["gid_type"] = "v2";
     auto device = fabric::openDevice(fabricName, options);
     if (!device) return fail(device.error());
     m_device = std::move(device.value());

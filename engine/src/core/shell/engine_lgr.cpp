@@ -153,7 +153,7 @@ void EngineImpl::lingerCheckLocked(uint64_t nowMs) {
 
 Status EngineImpl::postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcBytes& bytes, CreditSendKind kind) {
     if (lgr.terminated) return fail(Errc::connectionAborted, "link group terminated");
-    auto posted = link.postLlc(bytes, kind);
+    auto posted = link.postLlc(lgr.llcVersion == wire::LlcVersion::v2 ? wire::asLlcV2(bytes) : bytes, kind);
     if (!posted) return fail(posted.error());
     if (posted.value()) watchdogOnPostLocked(link.sendSlotsUsed);  // engine_watchdog.cpp
     return {};

@@ -13,13 +13,36 @@
 #include "core/handshake/handshake.h"
 #include "core/shell/clc_io.h"
 #include "core/shell/handshake_io.h"
+#include "core/shell/handshake_v2.h"
 #include "core/shell/socket_impl.h"
 
 namespace smcr::core {
 
 namespace {
 
-wire::ClcProposal makeProposal(const EngineImpl& engine, int fd) {
+// SMC-Rv2 as the kernel proposes it (smc_clc_send_proposal): v2 only,
+// no v1 GID, MAC or IP prefix area, the v2 extension with our IPv4-mapped
+// RoCE v2 GID and the UEID. Release 1 (v2.1): one link, up to 255
+// connections per link group.
+wire::ClcProposal makeProposalV2(const EngineImpl& engine, const wire::Eid& ueid) {
+    wire::ClcProposal p;
+    p.version = 2;
+    p.typeV1 = wire::SmcType::none;
+    p.typeV2 = wire::SmcType::r;
+    p.ipAreaOffset = 0;
+    p.smcdArea = wire::ClcProposalSmcdArea{};
+    wire::ClcProposalV2Ext ext;
+    ext.release = 1;
+    ext.roceV2Gid = engine.port().gid;
+    ext.maxConns = kV2MaxConns;
+    ext.maxLinks = kV2MaxLinks;
+    ext.ueids.push_back(ueid);
+    p.v2Ext = ext;
+    return p;
+}
+
+wire::ClcProposal makeProposal(const EngineImpl& engine, int fd, const std::optional<wire::Eid>& ueid) {
+    if (ueid) return makeProposalV2(engine, *ueid);
     wire::ClcProposal p;
     p.version = 1;
     p.typeV1 = wire::SmcType::r;
@@ -109,7 +132,7 @@ private:
 
 Status ClientHandshakeDriver::sendProposal() {
     m_hs.on(eventOf(HandshakeEventKind::start));
-    return writeAllTcp(m_fd, wire::encode(makeProposal(m_engine, m_fd)));
+    return writeAllTcp(m_fd, wire::encode(makeProposal(m_engine, m_fd, ueidOf(m_engine.m_settings))));
 }
 
 std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::receiveAccept() {
@@ -163,6 +186,7 @@ std::optional<wire::DeclineReason> ClientHandshakeDriver::newLinkGroupLocked(con
     if (!made) return wire::DeclineReason::errRdyLnk;
     m_lgr = made.value();
     m_newLgr = true;
+    if (m_accept.version >= 2) m_lgr->llcVersion = wire::LlcVersion::v2;
     // RQ credits (seed 004): on when the server offered and so do we.
     Link& link = m_lgr->primary();
     if (m_accept.initCredits > 0 && m_engine.creditOfferLocked(link) > 0) link.enableCredits(m_accept.initCredits);
@@ -187,6 +211,7 @@ std::optional<ClientHandshakeDriver::Outcome> ClientHandshakeDriver::sendConfirm
         std::lock_guard lock(m_engine.m_mutex);
         const Link& link = m_lgr->primary();
         confirm = makeAcceptConfirm(m_engine, wire::ClcType::confirm, m_accept.firstContact, link, *m_conn);
+        if (m_accept.version >= 2) makeConfirmV2(m_engine, m_accept, confirm);
         confirm.qpMtu = mtuToWire(link.mtu);
         // Our offer answers the server's; zero (reserved) when credits are off.
         if (m_newLgr && link.flow.credits.enabled()) confirm.initCredits = LinkCredits::offerFor(link.recvWr);

@@ -14,6 +14,7 @@
 #include <smcr/fabric.h>
 #include <smcr/stats.h>
 #include <smcr/wire/basic_types.h>
+#include <smcr/wire/llc.h>
 
 #include "core/connection/connection_core.h"
 #include "core/connection/cork_policy.h"
@@ -129,6 +130,8 @@ public:
     bool terminated = false;
     bool confirmLinkSeen = false;      // client: CONFIRM_LINK request arrived
     bool confirmLinkRespSeen = false;  // server: CONFIRM_LINK response arrived
+    // SMC-Rv2 groups send their LLC messages in the v2 form (postLlcLocked).
+    wire::LlcVersion llcVersion = wire::LlcVersion::v1;
     uint64_t createdMs = 0;
 
     // The link carrying the connections: always there from creation on.

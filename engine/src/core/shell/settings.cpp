@@ -125,6 +125,10 @@ constexpr SettingInfo kSettings[] = {
     // Text settings (not in SettingId): read when a link group is made.
     text("lab.fabric", SettingScope::newLinkGroups, "sim", {}, "fabric backend: sim | verbs[:device]"),
     text("lab.link", SettingScope::newLinkGroups, "ideal", kLinkModels, "sim link model: ideal | cx4-25g | cx4lx-vf"),
+    text("lab.ueid", SettingScope::newConnections, "", {},
+         "SMC-Rv2 user-defined EID (up to 32 of A-Z 0-9 . -, the kernel's smcr ueid): set, clients propose "
+         "SMC-Rv2 with it (the only SMC-R soft-RoCE carries) and the verbs fabric takes an IPv4-mapped RoCE v2 "
+         "GID; empty, SMC-R v1"),
 };
 
 constexpr size_t kNumericCount = static_cast<size_t>(SettingId::count_);
@@ -145,8 +149,10 @@ static_assert(std::size(kSettings) >= kNumericCount && rowsInOrder(),
 // The text settings the engine reads by accessor.
 constexpr size_t kFabricRow = kNumericCount;
 constexpr size_t kLinkRow = kNumericCount + 1;
+constexpr size_t kUeidRow = kNumericCount + 2;
 static_assert(std::string_view(kSettings[kFabricRow].name) == "lab.fabric" &&
-              std::string_view(kSettings[kLinkRow].name) == "lab.link");
+              std::string_view(kSettings[kLinkRow].name) == "lab.link" &&
+              std::string_view(kSettings[kUeidRow].name) == "lab.ueid");
 
 std::optional<uint64_t> parseNumber(const std::string& text) {
     if (text.empty()) return std::nullopt;
@@ -335,6 +341,11 @@ std::string Settings::fabric() const {
 std::string Settings::linkModel() const {
     std::lock_guard lock(m_textMutex);
     return m_text[kLinkRow];
+}
+
+std::string Settings::ueid() const {
+    std::lock_guard lock(m_textMutex);
+    return m_text[kUeidRow];
 }
 
 }  // namespace smcr

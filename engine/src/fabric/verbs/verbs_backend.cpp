@@ -37,6 +37,13 @@ Mac netdevMac(const std::string& netdev) {
     return mac;
 }
 
+bool isIpv4Mapped(const ibv_gid& gid) {
+    for (int i = 0; i < 10; ++i) {
+        if (gid.raw[i] != 0) return false;
+    }
+    return gid.raw[10] == 0xff && gid.raw[11] == 0xff;
+}
+
 // Fills ports and limits. gidIndex < 0: the first non-zero GID of the
 // preferred type (SMC-Rv1 announces a RoCE v1 GID, SMC-Rv2 a RoCE v2 one).
 Status describe(ibv_context* ctx, int gidIndex, GidType preferred, DeviceInfo* info) {
@@ -74,6 +81,9 @@ Status describe(ibv_context* ctx, int gidIndex, GidType preferred, DeviceInfo* i
                 if (zero) continue;
                 const GidType type = sysfsGidType(info->name, port, i);
                 if (gidIndex < 0 && preferred != GidType::invalid && type != preferred) continue;
+                // SMC-Rv2 carries IPv4 only: its GID is an IPv4-mapped one
+                // (::ffff:a.b.c.d; rxe lists the link-local fe80:: GID first).
+                if (gidIndex < 0 && preferred == GidType::roceV2 && !isIpv4Mapped(gid)) continue;
                 chosen = i;
                 std::copy(std::begin(gid.raw), std::end(gid.raw), p.gid.begin());
                 p.gidType = type;
