@@ -29,6 +29,7 @@
 #include "engine_fixture.h"
 #include "socket_io.h"
 #include "stream_pattern.h"
+#include "stream_transfer.h"
 
 using namespace smclab::test;
 
@@ -164,6 +165,66 @@ bool foreignWait(smcr::Engine& engine, smcr::Poller& poller, int epfd, int timeo
 }
 
 const SettingList kSettings = {{"lab.link", "cx4-25g"}, {"lab.busy_poll_us", "0"}, {"autocorking_size", "65536"}};
+
+// A tcp_bw-like stream: 64 KiB sends into a 64 KiB sndbuf, 64 KiB reads of a
+// 64 KiB RMBE (the kernel's default buffers), every byte checked. What each
+// side's application threads did while it ran: the writer waits for sndbuf
+// space, the reader for data.
+struct BulkRun {
+    std::string error;
+    uint64_t messages = 0;
+    WakeCounts writer;
+    WakeCounts reader;
+    uint64_t writerWindowUpdates = 0;  // received: the reader's announcements
+};
+
+BulkRun runBulkStream(const SettingList& settings, uint64_t messages) {
+    BulkRun run;
+    run.messages = messages;
+    const uint64_t kMessage = 64 * 1024;
+    const uint64_t total = messages * kMessage;
+    auto serverEngine = newEngine(settings);
+    auto l = smcr::Listener::listen("127.0.0.1", 0, 4, serverEngine);
+    if (!l) {
+        run.error = "listen: " + l.error().toString();
+        return run;
+    }
+    smcr::Listener listener = l.value();
+    (void)listener.setTimeoutMs(10000);
+    std::string readerError;
+    smcr::EngineStats r0;
+    smcr::EngineStats r1;
+    std::thread reader([&] {
+        auto a = listener.accept();
+        if (!a) {
+            readerError = "accept: " + a.error().toString();
+            return;
+        }
+        smcr::Socket peer = a.value();
+        (void)peer.setTimeoutMs(20000);
+        r0 = serverEngine->stats();
+        readerError = recvRange(peer, 31, 0, total);
+        r1 = serverEngine->stats();
+        if (readerError.empty()) readerError = expectEof(peer);
+        peer.close();
+    });
+    auto engine = newEngine(settings);
+    smcr::Socket s = connectTo(engine, listener.localPort());
+    if (s.fellBack()) run.error = "the connection fell back to TCP";
+    (void)s.setTimeoutMs(20000);
+    const smcr::EngineStats w0 = engine->stats();
+    const smcr::ConnectionStats c0 = s.stats();
+    if (run.error.empty()) run.error = sendRange(s, 31, 0, total);
+    const smcr::EngineStats w1 = engine->stats();
+    const smcr::ConnectionStats c1 = s.stats();
+    s.close();
+    reader.join();
+    if (run.error.empty()) run.error = readerError;
+    run.writer = wakeCounts(w0, w1);
+    run.reader = wakeCounts(r0, r1);
+    run.writerWindowUpdates = c1.cdcReceived - c0.cdcReceived;
+    return run;
+}
 
 }  // namespace
 
@@ -375,6 +436,51 @@ private slots:
             if (run.channelEvents <= run.allowed) break;
         }
         QVERIFY2(run.channelEvents <= run.allowed, "the background thread took the channel from a busy poller loop");
+    }
+
+    // Waiting like the kernel (no busy polling, the kernel's 64 KiB
+    // buffers), a tcp_bw stream of 64 KiB messages. The kernel's writer
+    // sleeps once per message, for sndbuf space; the peer's window update
+    // is handled in softirq, which pushes the waiting bytes without waking
+    // it. Here the writer polls for that update for lab.window_spin_us
+    // (about one wake-up's cost) before it sleeps. Counts, no times: the
+    // run with the spin and the run without, side by side.
+    void bulkStreamStaysWithinItsWakeBudget() {
+        const uint64_t kMessages = 1500;
+        const SettingList base = {{"lab.link", "cx4lx-vf"},
+                                  {"lab.busy_poll_us", "0"},
+                                  {"wmem", "65536"},
+                                  {"rmem", "65536"},
+                                  {"autocorking_size", "65536"}};
+        SettingList withSpin = base;
+        withSpin.push_back({"lab.window_spin_us", "20"});
+        SettingList without = base;
+        without.push_back({"lab.window_spin_us", "0"});
+        const BulkRun spin = runBulkStream(withSpin, kMessages);
+        const BulkRun sleep = runBulkStream(without, kMessages);
+        for (const BulkRun* r : {&spin, &sleep}) {
+            QVERIFY2(r->error.empty(), r->error.c_str());
+            qInfo(
+                "%s: per 64 KiB message, writer %.2f sleeps %.2f channel events; reader %.2f sleeps %.2f events; "
+                "%.2f CDCs from the reader",
+                r == &spin ? "window spin 20 us" : "window spin off", double(r->writer.sleeps) / kMessages,
+                double(r->writer.events) / kMessages, double(r->reader.sleeps) / kMessages,
+                double(r->reader.events) / kMessages, double(r->writerWindowUpdates) / kMessages);
+        }
+        // The reader announces once per 64 KiB read, as the kernel's recvmsg.
+        QVERIFY2(spin.writerWindowUpdates <= kMessages * 11 / 10, "more than one window update per message");
+        // The budget: a writer sleeps at most for the window and for the
+        // completion that frees its sndbuf (plus the channel event its
+        // armed send CQ raises for a completion it then polls itself); a
+        // reader once for its data. A wake-up per CDC or per ACK beyond
+        // that (a regression of the wake rule) is 3 or more per message.
+        for (const BulkRun* r : {&spin, &sleep}) {
+            QVERIFY2(r->writer.sleeps <= kMessages * 5 / 2, "the writer sleeps more than twice per message");
+            QVERIFY2(r->reader.sleeps <= kMessages * 3 / 2, "the reader sleeps more than once per message");
+        }
+        // Polling for the window replaces sleeps, it never adds one.
+        QVERIFY2(spin.writer.sleeps <= sleep.writer.sleeps + kMessages / 10,
+                 "the writer sleeps more with the window spin than without");
     }
 
     void corkedSendStillWakesOnItsCompletion() {

@@ -18,6 +18,8 @@ const CounterTableSpec kCounterTables[] = {
     {"smcr.buf_full_peer", "Peer-RMB-full events per 1000 messages (tcp_bw)"},
     {kCqWakeupsCounter, "CQ wake-ups per 1000 messages (tcp_bw)"},
     {"smcr.cq_polls", "CQ polls per 1000 messages (tcp_bw)"},
+    {"smcr.blocking_waits", "Application sleeps per 1000 messages (tcp_bw)"},
+    {"smcr.bg_wakeups", "Background-thread wake-ups per 1000 messages (tcp_bw)"},
     {kCompletionPushesCounter, "Completion-context pushes per 1000 messages (tcp_bw)"},
     {"smcr.push_deferred", "Pushes deferred to the owner per 1000 messages (tcp_bw)"},
 };

@@ -138,6 +138,9 @@ public:
     bool onCorkTimer(uint64_t nowMs);
     uint64_t corkDeadlineMs() const { return m_corkDeadlineMs; }
     bool userCorked() const { return m_userCorked; }
+    // Unsent bytes that nothing holds but the peer's full RMBE: they go when
+    // the peer's reader announces its window (a CDC), not before.
+    bool waitsForPeerWindow() const { return !m_userCorked && m_tx.unsentBytes() > 0 && m_tx.peerSpaceBytes() == 0; }
     // Autocorked bytes wait for the completion of the last outstanding CDC.
     bool awaitsCdcCompletion() const { return !m_userCorked && m_tx.unsentBytes() > 0 && m_tx.pendingCdcCount() > 0; }
 

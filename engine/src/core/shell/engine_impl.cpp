@@ -313,7 +313,7 @@ void EngineImpl::consumeChannelEventsLocked() {
 }
 
 bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
-                           std::span<const int> extraFds, Connection* owner, WaitFor waitFor) {
+                           std::span<const int> extraFds, Connection* owner, WaitFor waitFor, uint64_t minSpinUs) {
     progressLocked();
     if (pred()) return true;
     ++m_appWaiters;
@@ -322,7 +322,7 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
              extraFds,
              owner,
              waitFor,
-             monotonicNs() + m_settings.get(SettingId::busyPollUs) * 1000,
+             monotonicNs() + std::max(m_settings.get(SettingId::busyPollUs), minSpinUs) * 1000,
              threadEventFd(),
              DueSpin{}};
     bool result = false;
@@ -514,6 +514,7 @@ void EngineImpl::backgroundLoop() {
         epoll_event events[64];
         const int n = ::epoll_wait(m_bgEpollFd, events, static_cast<int>(std::size(events)), timeoutMs);
         lock.lock();
+        ++m_stats.backgroundWakeups;
         if (m_bgChannelWakeNs != 0) {
             m_bgChannelWakeNs = 0;
             publishOwnerWakeLocked();

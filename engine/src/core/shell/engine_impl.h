@@ -100,9 +100,10 @@ public:
     // extraFds: more fds to sleep on (a poller's kernel sockets).
     // owner: the connection this thread is inside (send); it stays inside while
     // spinning, runs pushes deferred to it, and leaves while it sleeps.
+    // minSpinUs: poll at least this long before arming (lab.busy_poll_us if longer).
     bool waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
                    std::span<const int> extraFds = {}, Connection* owner = nullptr,
-                   WaitFor waitFor = WaitFor::anyCompletion);
+                   WaitFor waitFor = WaitFor::anyCompletion, uint64_t minSpinUs = 0);
     // Polls both CQs once and processes what it finds; true if anything was.
     bool progressLocked();
     // Wakes every thread sleeping in waitUntil (and persistent watchers).
@@ -174,6 +175,9 @@ public:
     // An application thread enters / leaves the socket; leaving runs a deferred push.
     void enterOwnerLocked(Connection& conn);
     void leaveOwnerLocked(Connection& conn);
+    // A send() is about to return: completions and CDCs that arrived while
+    // it ran are handled first, so its leaving pushes what they free.
+    void releaseSocketLocked(Connection& conn);
     // The owner runs a push a completion left to it (also while it spins).
     void runDeferredPushLocked(Connection& conn);
     void setNoDelayLocked(Connection& conn, bool tcpCork);

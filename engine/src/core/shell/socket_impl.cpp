@@ -54,7 +54,10 @@ uint32_t sendPieceBytes(EngineImpl& engine, const Connection& conn, size_t remai
 class OwnerScope {
 public:
     OwnerScope(EngineImpl& engine, Connection& conn) : m_engine(engine), m_conn(conn) { enter(); }
-    ~OwnerScope() { leave(); }
+    ~OwnerScope() {
+        m_engine.releaseSocketLocked(m_conn);
+        leave();
+    }
     OwnerScope(const OwnerScope&) = delete;
     OwnerScope& operator=(const OwnerScope&) = delete;
     void enter() {
@@ -208,14 +211,20 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         if (copied == chunk && conn.core->tx().sndbufFreeBytes() > 0) continue;  // the next piece
         ++conn.stats.bufFull;
         // Still inside while it spins (it polls its own completions and pushes
-        // what they leave to it); waitUntil lets go while it sleeps.
+        // what they leave to it); waitUntil lets go while it sleeps. Bytes
+        // that wait only for the peer's window are pushed by the kernel's
+        // softirq when the window update arrives, without waking the writer;
+        // here the writer polls for it up to lab.window_spin_us, about one
+        // wake-up's cost, and sleeps only if the peer's reader is slower.
+        const uint64_t windowSpinUs =
+            conn.core->waitsForPeerWindow() ? engine.settings().get(SettingId::windowSpinUs) : 0;
         const bool ready = engine.waitUntil(
             lock,
             [&] {
                 return conn.error != Errc::invalid || !conn.core->closer().canSend() ||
                        conn.core->tx().sndbufFreeBytes() > 0;
             },
-            waitDeadline(), {}, &conn);
+            waitDeadline(), {}, &conn, EngineImpl::WaitFor::anyCompletion, windowSpinUs);
         if (!ready) {
             if (sent > 0) return sent;
             return dontWait ? fail(Errc::wouldBlock, "sndbuf full") : fail(Errc::timedOut, "send timed out");
