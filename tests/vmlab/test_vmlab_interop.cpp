@@ -33,7 +33,9 @@ private:
         const int port = m_nextPort++;
         const GuestRun serve = m_lab.run(
             1, QStringLiteral("setsid smclab serve tcp --transport ksmc --listen %1:%2 > /tmp/serve-%2.out 2>&1 "
-                              "< /dev/null &\nsleep 2\ncat /tmp/serve-%2.out")
+                              "< /dev/null &\n"
+                              "for i in $(seq 100); do grep -q listening /tmp/serve-%2.out && break; sleep 0.2; done\n"
+                              "cat /tmp/serve-%2.out")
                    .arg(VmLabSession::linkAddress(1))
                    .arg(port));
         if (!serve.ok || !serve.output.contains(QLatin1String("listening"))) {
@@ -109,14 +111,49 @@ private slots:
         QVERIFY2(load.ok && load.exitCode == 0 && load.output.contains(QLatin1String("bw")),
                  qPrintable(load.output + load.error));
         const QJsonObject after = m_lab.kernelStats(1);
-        QCOMPARE(serverV2Successes(after) - serverV2Successes(before), 1);
+        QCOMPARE(v2Successes(after, "server_v2_success") - v2Successes(before, "server_v2_success"), 1);
+        QCOMPARE(smclab::testing::totalFallbacks(after), smclab::testing::totalFallbacks(before));
+    }
+
+    // The other way: a kernel client (smclab load over ksmc, vm1) against a
+    // libsmcr server with the UEID (vm2), whose SYN-ACK smc_synopt marks:
+    // libsmcr accepts the kernel's v2-only Proposal, sends its own
+    // CONFIRM_LINK_V2, and the kernel counts an SMC-Rv2 client success.
+    void kernelClientAgainstLibsmcrV2Server() {
+        const GuestRun tool = m_lab.run(0, QStringLiteral("command -v smc_synopt"));
+        if (!tool.ok || tool.exitCode != 0) QSKIP("smc_synopt is not built (needs clang and libbpf-dev)");
+        const int port = m_nextPort++;
+        const QString serve = QStringLiteral(
+                                  "smclab serve tcp --transport smcr --transport-opt fabric=verbs "
+                                  "--transport-opt lab.ueid=%1 --listen %2:%3")
+                                  .arg(lab::vm::VmUpOptions().ueid, VmLabSession::linkAddress(1))
+                                  .arg(port);
+        const GuestRun started = m_lab.run(
+            1, QStringLiteral("setsid smc_synopt %1 -- %2 > /tmp/serve-%1.out 2>&1 < /dev/null &\n"
+                              "for i in $(seq 100); do grep -q listening /tmp/serve-%1.out && break; sleep 0.2; done\n"
+                              "cat /tmp/serve-%1.out")
+                   .arg(port)
+                   .arg(serve));
+        QVERIFY2(started.ok && started.output.contains(QLatin1String("listening")),
+                 qPrintable(started.output + started.error));
+        const QJsonObject before = m_lab.kernelStats(0);
+        const GuestRun load = m_lab.run(0,
+                                        QStringLiteral("smclab load tcp_bw --transport ksmc --connect %1:%2 -m 64K "
+                                                       "-t 2 --verify 2>&1")
+                                            .arg(VmLabSession::linkAddress(1))
+                                            .arg(port),
+                                        120'000);
+        m_lab.run(1, QStringLiteral("pkill -f '%1'").arg(serve));  // smc_synopt detaches when it ends
+        QVERIFY2(load.ok && load.exitCode == 0 && load.output.contains(QLatin1String("bw")),
+                 qPrintable(load.output + load.error));
+        const QJsonObject after = m_lab.kernelStats(0);
+        QCOMPARE(v2Successes(after, "client_v2_success") - v2Successes(before, "client_v2_success"), 1);
         QCOMPARE(smclab::testing::totalFallbacks(after), smclab::testing::totalFallbacks(before));
     }
 
 private:
-    static qint64 serverV2Successes(const QJsonObject& stats) {
-        return static_cast<qint64>(
-            stats.value(QLatin1String("smcr")).toObject().value(QLatin1String("server_v2_success")).toDouble());
+    static qint64 v2Successes(const QJsonObject& stats, const char* name) {
+        return static_cast<qint64>(stats.value(QLatin1String("smcr")).toObject().value(QLatin1String(name)).toDouble());
     }
 };
 

@@ -71,6 +71,7 @@ void EngineImpl::startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr) {
     if (lgr->role != HandshakeRole::server || lgr->terminated || lgr->standby() || multi.addLinkTried) return;
     multi.addLinkTried = true;
     if (m_settings.get(SettingId::maxLinksPerLgr) < 2) return;
+    if (lgr->llcVersion == wire::LlcVersion::v2) return;  // libsmcr negotiates one link in SMC-Rv2 (kV2MaxLinks)
     const fabric::PortInfo* port = alternatePort(m_device->info(), lgr->primary().portNum);
     if (port == nullptr) return;  // one port: nothing to add (the kernel's "no alternate path")
     // The same WR budget as the first link.

@@ -10,6 +10,7 @@
 #include "core/handshake/handshake.h"
 #include "core/shell/clc_io.h"
 #include "core/shell/handshake_io.h"
+#include "core/shell/handshake_v2.h"
 #include "core/shell/socket_impl.h"
 
 namespace smcr::core {
@@ -94,6 +95,7 @@ private:
     std::shared_ptr<LinkGroup> m_lgr;
     std::shared_ptr<Connection> m_conn;
     bool m_newLgr = false;
+    bool m_v2 = false;  // SMC-Rv2 chosen: the client offered it with our UEID
 };
 
 ServerHandshakeDriver::Outcome ServerHandshakeDriver::receiveProposal() {
@@ -108,10 +110,14 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::receiveProposal() {
 
 ServerHandshakeDriver::Outcome ServerHandshakeDriver::joinLinkGroup() {
     HandshakeEvent event = eventOf(HandshakeEventKind::proposal);
-    event.smcrOffered = m_proposal.typeV1 == wire::SmcType::r || m_proposal.typeV1 == wire::SmcType::both;
+    // SMC-Rv2 first, as the kernel (smc_listen_find_device): our UEID among the client's.
+    m_v2 = proposalMatchesV2(m_proposal, ueidOf(m_engine.m_settings));
+    event.smcrOffered = m_v2 || m_proposal.typeV1 == wire::SmcType::r || m_proposal.typeV1 == wire::SmcType::both;
     if (event.smcrOffered) {
         std::lock_guard lock(m_engine.m_mutex);
-        joinLinkGroupLocked(PeerKey{m_proposal.peerId, m_proposal.gid});
+        // A v2 client is known by its RoCE v2 GID (the kernel's v2 Proposal has no v1 part).
+        joinLinkGroupLocked(m_v2 ? PeerKey{m_proposal.peerId, m_proposal.v2Ext->roceV2Gid}
+                                 : PeerKey{m_proposal.peerId, m_proposal.gid});
     }
     if (event.smcrOffered && !m_conn) {
         m_hs.on(event);  // moves past awaitProposal so the failure declines
@@ -129,6 +135,7 @@ void ServerHandshakeDriver::joinLinkGroupLocked(const PeerKey& peer) {
         if (made) {
             m_lgr = made.value();
             m_newLgr = true;
+            if (m_v2) m_lgr->llcVersion = wire::LlcVersion::v2;
         }
     }
     if (m_lgr) {
@@ -146,6 +153,7 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::sendAccept() {
         if (m_newLgr) m_accept.initCredits = m_engine.creditOfferLocked(link);
     }
     m_accept.qpMtu = mtuToWire(m_engine.m_port.activeMtu);
+    if (m_v2) makeAcceptV2(m_proposal, *ueidOf(m_engine.m_settings), m_accept);
     if (Status s = writeAllTcp(m_fd, wire::encode(m_accept)); !s) {
         return fallBack(localFailureOf(wire::DeclineReason::intErr));
     }

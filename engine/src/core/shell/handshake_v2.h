@@ -27,4 +27,13 @@ std::optional<wire::Eid> ueidOf(const Settings& settings);
 // server's limits echoed, our host name) and the GID list with our GID.
 void makeConfirmV2(const EngineImpl& engine, const wire::ClcAcceptConfirm& accept, wire::ClcAcceptConfirm& confirm);
 
+// Server: the client offers SMC-R in v2 with `ueid` among its UEIDs (the
+// kernel declines otherwise: NOUEID).
+bool proposalMatchesV2(const wire::ClcProposal& proposal, const std::optional<wire::Eid>& ueid);
+
+// Turns the v1 Accept `accept` into the v2 one answering `proposal`: our
+// UEID as the EID, and on first contact the first-contact extension with
+// the limits both sides take (the client's, at most ours).
+void makeAcceptV2(const wire::ClcProposal& proposal, const wire::Eid& ueid, wire::ClcAcceptConfirm& accept);
+
 }  // namespace smcr::core
