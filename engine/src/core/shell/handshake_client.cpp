@@ -27,6 +27,11 @@ namespace {
 wire::ClcProposal makeProposalV2(const EngineImpl& engine, const wire::Eid& ueid) {
     wire::ClcProposal p;
     p.version = 2;
+    // Unlike the kernel (whose v2 Proposal leaves it zero), our system id:
+    // a kernel server matches link groups on it, and each libsmcr process
+    // is its own peer. With zero ids a new process got the link group of
+    // one that had ended, and the kernel fell back (ERR_REGBUF).
+    p.peerId = engine.systemId();
     p.typeV1 = wire::SmcType::none;
     p.typeV2 = wire::SmcType::r;
     p.ipAreaOffset = 0;
