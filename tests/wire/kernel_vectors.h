@@ -204,6 +204,11 @@ inline const char* kLlcAddLinkV2Request =
 inline const char* kLlcAddLinkV2Reject =
     "222c00c05254005c0002000000000000000000000000ffff0a4d000200001202037612770000000000000000";
 
+// vm2's Decline of a libsmcr SMC-R v1 Proposal (a third capture: libsmcr
+// client under smc_synopt, kernel server): v1, 28 bytes, NOSMCDEV (rxe has
+// no RoCE v1 GID), OS type nibble 0.
+inline const char* kDeclineV1Kernel = "e2d4c3d904001c10f8f95254005c00020303000000000000e2d4c3d9";
+
 // CDC from vm1 (first capture, frame 78): seqno 1, token 1 (the server's
 // alert token), producer cursor wrap 1 count 0 (64 KiB written: the peer's
 // whole RMB), write blocked.

@@ -141,6 +141,16 @@ private slots:
         }
     }
 
+    void decline() {
+        const auto bytes = wirevec::hex(kernelvec::kDeclineV1Kernel);
+        const auto d = clcAs<ClcDecline>(bytes);
+        QCOMPARE(d.version, uint8_t{1});
+        QVERIFY(!d.outOfSync);
+        QCOMPARE(d.reasonCode, uint32_t{0x03030000});
+        QCOMPARE(d.osType, uint8_t{0});
+        QCOMPARE(encode(d), bytes);
+    }
+
     void confirmLink() {
         const auto request = wirevec::hex(kernelvec::kLlcConfirmLinkV2Request);
         auto header = peekLlcHeader(request);
