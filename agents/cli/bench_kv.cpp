@@ -83,7 +83,7 @@ void printCounters(db::ResultStore& store, qint64 campaignId, const CampaignSpec
         auto counters = store.counters(run.id);
         if (!counters) continue;
         for (const db::Counter& c : *counters) {
-            if (c.side != db::Side::client) continue;
+            if (c.side != smcr::Side::client) continue;
             qint64& sum = sums[static_cast<size_t>(column)][c.name];
             sum = isGauge(c.name) ? std::max(sum, c.value) : sum + c.value;
         }

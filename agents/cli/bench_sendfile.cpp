@@ -226,7 +226,7 @@ QList<report::ComparisonTable> counterTables(db::ResultStore& store, qint64 id, 
     for (const auto& [counter, title] : {std::pair{"smcr.cdc_sent", "Server CDC messages per request"},
                                          std::pair{"smcr.rdma_writes", "Server RDMA writes per request"}}) {
         auto table = db::counterPerOpTable(store, id, orchestrator::columnLabels(spec),
-                                           {workload, db::Side::server, QString::fromLatin1(counter),
+                                           {workload, smcr::Side::server, QString::fromLatin1(counter),
                                             QStringLiteral("requests"), QString::fromLatin1(title)});
         if (table) tables.append(*table);
     }

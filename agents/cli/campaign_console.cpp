@@ -285,7 +285,7 @@ bool printCampaignTables(db::ResultStore& store, qint64 campaignId, FILE* out, Q
         }
     }
     // Runs measured while something else took the CPUs (host_load.h).
-    if (auto busy = store.campaignRunFact(campaignId, db::Side::client, QStringLiteral("host_state.busy")); busy) {
+    if (auto busy = store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("host_state.busy")); busy) {
         const auto busyRuns = std::count(busy->cbegin(), busy->cend(), QStringLiteral("yes"));
         if (busyRuns > 0) {
             std::fprintf(stderr,

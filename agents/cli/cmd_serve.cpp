@@ -109,7 +109,7 @@ int runServe(const Args& args) {
     const std::string workloadName = workloadFor(args[0]);
     const workloads::Workload* workload = workloads::findWorkload(workloadName);
     if (workload == nullptr) return usageError("serve", "unknown server '" + args[0] + "' (known: tcp, http, kv)");
-    const workloads::ParamSchema schema = workload->schema(workloads::Role::server);
+    const workloads::ParamSchema schema = workload->schema(smcr::Side::server);
     ServeArgs a;
     if (const auto exitCode = parseServeArgs(Args(args.begin() + 1, args.end()), schema, &a)) return *exitCode;
     auto validated = workloads::validateParams(schema, a.params);
@@ -121,7 +121,7 @@ int runServe(const Args& args) {
     }
 
     workloads::RunContext ctx;
-    ctx.role = workloads::Role::server;
+    ctx.role = smcr::Side::server;
     ctx.params = *validated;
     ctx.transport = *opened;
     ctx.host = a.listen->host;

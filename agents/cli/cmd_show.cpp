@@ -273,9 +273,9 @@ int runShow(const Args& args) {
     printCampaignHeader(*campaign);
     printMatrix(*runs);
     if (!printSettings(*store, *runs, *columns, allSettings)) return kExitFailure;
-    auto wires = store->campaignRunFact(id, db::Side::client, QStringLiteral("wire"));
+    auto wires = store->campaignRunFact(id, smcr::Side::client, QStringLiteral("wire"));
     if (!wires) return reportError("smclab show", wires.error());
-    auto busy = store->campaignRunFact(id, db::Side::client, QStringLiteral("host_state.busy"));
+    auto busy = store->campaignRunFact(id, smcr::Side::client, QStringLiteral("host_state.busy"));
     if (!busy) return reportError("smclab show", busy.error());
     printRunFacts(*wires, *busy);
     const auto connections = runConnections(*store, *runs);

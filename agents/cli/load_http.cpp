@@ -56,7 +56,7 @@ const ParamOption kParamOptions[] = {
 
 int loadHttp(const Args& args) {
     const workloads::Workload* workload = workloads::findWorkload("http");
-    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    const workloads::ParamSchema schema = workload->schema(smcr::Side::client);
     ArgCursor cursor(args);
     TransportChoice transport;
     std::optional<Endpoint> connect;

@@ -40,7 +40,7 @@ const ParamOption kParamOptions[] = {
 
 int loadKv(const Args& args) {
     const workloads::Workload* workload = workloads::findWorkload("kv");
-    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    const workloads::ParamSchema schema = workload->schema(smcr::Side::client);
     ArgCursor cursor(args);
     TransportChoice transport;
     std::optional<Endpoint> connect;

@@ -109,7 +109,7 @@ std::optional<int> parseLoadArgs(const Args& args, const char* name, const workl
 int loadTcp(const Args& args, bool latency) {
     const char* name = latency ? "tcp_lat" : "tcp_bw";
     const workloads::Workload* workload = workloads::findWorkload(name);
-    const workloads::ParamSchema schema = workload->schema(workloads::Role::client);
+    const workloads::ParamSchema schema = workload->schema(smcr::Side::client);
     LoadArgs a;
     if (const auto exitCode = parseLoadArgs(args, name, schema, &a)) return *exitCode;
 

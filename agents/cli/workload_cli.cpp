@@ -199,7 +199,7 @@ std::shared_ptr<transports::Transport> openClientTransport(const TransportChoice
 int runClientWorkload(const workloads::Workload& workload, const std::shared_ptr<transports::Transport>& transport,
                       const Endpoint& peer, const QJsonObject& params, bool json, const ToolText& toolText) {
     workloads::RunContext ctx;
-    ctx.role = workloads::Role::client;
+    ctx.role = smcr::Side::client;
     ctx.params = params;
     ctx.transport = transport;
     ctx.host = peer.host;

@@ -49,7 +49,7 @@ void addAgentFamilies(const Agent& agent, MetricsPage* page) {
 
 void addEngineFamilies(const Run& run, MetricsPage* page) {
     const MetricLabels runLabels{{QStringLiteral("run_id"), run.id()},
-                                 {QStringLiteral("role"), protocol::roleName(run.spec().role)},
+                                 {QStringLiteral("role"), QLatin1String(smcr::sideName(run.spec().role))},
                                  {QStringLiteral("workload"), run.spec().workload}};
     for (const transports::Counter& counter : run.transport()->counters()) {
         EngineMetric metric = engineMetric(counter.name);

@@ -20,10 +20,6 @@ namespace {
 // the agent stops it (a stuck peer must not hold a run slot forever).
 constexpr qint64 kClientOverrunMs = 15'000;
 
-workloads::Role toWorkloadRole(protocol::Role role) {
-    return role == protocol::Role::server ? workloads::Role::server : workloads::Role::client;
-}
-
 protocol::Samples toSamples(const QString& runId, qint64 seq, const workloads::Sample& sample,
                             const workloads::CpuTimes& previousCpu) {
     protocol::Samples out;
@@ -92,10 +88,10 @@ void Run::setState(RunState state) {
 
 workloads::RunContext Run::makeContext() {
     workloads::RunContext ctx;
-    ctx.role = toWorkloadRole(m_spec.role);
+    ctx.role = m_spec.role;  // validated: server or client
     ctx.params = m_params;
     ctx.transport = m_transport;
-    const protocol::Endpoint& endpoint = m_spec.role == protocol::Role::server ? m_spec.listen : m_spec.peer;
+    const protocol::Endpoint& endpoint = m_spec.role == smcr::Side::server ? m_spec.listen : m_spec.peer;
     ctx.host = endpoint.address.toString().toStdString();
     ctx.port = endpoint.port;
     for (auto it = m_spec.settings.begin(); it != m_spec.settings.end(); ++it)
@@ -139,7 +135,7 @@ void Run::start() {
     m_startedWallMs = QDateTime::currentMSecsSinceEpoch();
     m_hostAtStart = readHostCpu();
     setState(RunState::starting);
-    if (m_spec.role == protocol::Role::server || !m_params.contains("duration_ms")) {
+    if (m_spec.role == smcr::Side::server || !m_params.contains("duration_ms")) {
         // Servers serve for duration_ms; a client without a time parameter
         // (kv runs a request count) gets duration_ms as its time limit.
         m_boundedByAgent = true;
@@ -155,7 +151,7 @@ void Run::start() {
         QMetaObject::invokeMethod(
             this, [this, outcome] { onWorkerDone(outcome); }, Qt::QueuedConnection);
     });
-    if (m_spec.role == protocol::Role::client) setState(RunState::running);
+    if (m_spec.role == smcr::Side::client) setState(RunState::running);
 }
 
 void Run::onListening(quint16 port) {
@@ -237,7 +233,7 @@ void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>
         result.cpu = full.value("cpu").toObject();
         result.params = full.value("params").toObject();
         result.state = m_endCause == EndCause::request ? RunState::stopped : RunState::finished;
-    } else if (m_endCause == EndCause::duration && m_spec.role == protocol::Role::client) {
+    } else if (m_endCause == EndCause::duration && m_spec.role == smcr::Side::client) {
         // A client that counts requests (kv, redis) and ran into its time
         // limit before it could report: no figures, and it says so.
         result.state = RunState::failed;

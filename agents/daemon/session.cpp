@@ -183,7 +183,7 @@ ProtocolError Session::resolveRunTargets(const StartRun& start, PreparedRun* pre
         return makeError(errc::kUnknownTransport, "transport",
                          QString("transport: '%1' is not built into this agent").arg(start.transport));
     }
-    if (start.role == Role::client && !m_agent.peers().isAllowed(start.peer.address)) {
+    if (start.role == smcr::Side::client && !m_agent.peers().isAllowed(start.peer.address)) {
         return makeError(errc::kPeerNotAllowed, "peer",
                          QString("peer: %1 is outside the agent's --allow-peer list (%2)")
                              .arg(start.peer.address.toString(), m_agent.peers().describe().join(", ")));
@@ -194,8 +194,7 @@ ProtocolError Session::resolveRunTargets(const StartRun& start, PreparedRun* pre
 ProtocolError Session::prepareRunParams(const StartRun& start, PreparedRun* prepared) const {
     // duration_ms and warmup_ms live at the top level of start_run; the
     // workload gets them as its own params so there is one source of truth.
-    const workloads::Role role = start.role == Role::server ? workloads::Role::server : workloads::Role::client;
-    const workloads::ParamSchema schema = prepared->workload->schema(role);
+    const workloads::ParamSchema schema = prepared->workload->schema(start.role);
     QJsonObject params = start.params;
     for (const char* key : {"duration_ms", "warmup_ms"}) {
         if (params.contains(key)) {
@@ -254,7 +253,7 @@ void Session::startPreparedRun(const StartRun& startAsked, PreparedRun prepared,
     const QHostAddress& asked = start.listen.address;
     const bool wildcard = asked.isNull() || asked == QHostAddress::AnyIPv4 || asked == QHostAddress::AnyIPv6 ||
                           asked == QHostAddress::Any;
-    if (start.role == protocol::Role::server && wildcard && !m_agent.options().dataAddress.isNull())
+    if (start.role == smcr::Side::server && wildcard && !m_agent.options().dataAddress.isNull())
         start.listen.address = m_agent.options().dataAddress;
     const QString& runId = start.runId;
     auto* run = new Run(start, prepared.workload, std::move(prepared.params), std::move(prepared.transport),
@@ -262,7 +261,7 @@ void Session::startPreparedRun(const StartRun& startAsked, PreparedRun prepared,
     m_runs.append(run);
     m_agent.registerRun(runId, run);
     forwardRunSignals(run);
-    qInfo("run %s: %s %s over %s for %lld ms (session %s)", qPrintable(runId), qPrintable(roleName(start.role)),
+    qInfo("run %s: %s %s over %s for %lld ms (session %s)", qPrintable(runId), smcr::sideName(start.role),
           qPrintable(start.workload), qPrintable(start.transport), static_cast<long long>(start.durationMs),
           qPrintable(m_id));
     sendReply(QJsonObject{{"type", type::kRunAccepted}, {"run_id", runId}, {"state", "accepted"}}, requestId);
@@ -314,7 +313,7 @@ void Session::handleStatus(qint64 requestId) {
     for (const Run* run : m_runs) {
         runs.append(QJsonObject{{"run_id", run->id()},
                                 {"state", runStateName(run->state())},
-                                {"role", roleName(run->spec().role)},
+                                {"role", QLatin1String(smcr::sideName(run->spec().role))},
                                 {"workload", run->spec().workload},
                                 {"transport", run->spec().transport},
                                 {"elapsed_ms", run->elapsedMs()}});

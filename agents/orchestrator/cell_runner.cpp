@@ -28,8 +28,8 @@ CellRunner::CellRunner(AgentLink* server, AgentLink* client, protocol::StartRun 
       m_client(client),
       m_serverRun(std::move(serverRun)),
       m_clientRun(std::move(clientRun)) {
-    m_serverRun.role = protocol::Role::server;
-    m_clientRun.role = protocol::Role::client;
+    m_serverRun.role = smcr::Side::server;
+    m_clientRun.role = smcr::Side::client;
     m_phaseTimer.setSingleShot(true);
     connect(&m_phaseTimer, &QTimer::timeout, this, [this] {
         switch (m_phase) {

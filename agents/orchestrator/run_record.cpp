@@ -232,11 +232,11 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
     record.samples = sampleSeries(outcome.clientSamples, outcome.serverSamples);
     for (auto it = outcome.client.counters.begin(); it != outcome.client.counters.end(); ++it) {
         if (it.value().isDouble())
-            record.counters.append({db::Side::client, it.key(), static_cast<qint64>(it.value().toDouble())});
+            record.counters.append({smcr::Side::client, it.key(), static_cast<qint64>(it.value().toDouble())});
     }
     for (auto it = outcome.server.counters.begin(); it != outcome.server.counters.end(); ++it) {
         if (it.value().isDouble())
-            record.counters.append({db::Side::server, it.key(), static_cast<qint64>(it.value().toDouble())});
+            record.counters.append({smcr::Side::server, it.key(), static_cast<qint64>(it.value().toDouble())});
     }
     for (const protocol::SettingsApplied& change : outcome.settingChanges) {
         for (auto it = change.applied.begin(); it != change.applied.end(); ++it)

@@ -6,13 +6,13 @@ namespace smclab::protocol {
 
 QJsonObject StartRun::toJson() const {
     QJsonObject object{
-        {"type", type::kStartRun}, {"run_id", runId},           {"role", roleName(role)},
+        {"type", type::kStartRun}, {"run_id", runId},           {"role", QLatin1String(smcr::sideName(role))},
         {"workload", workload},    {"transport", transport},    {"params", params},
         {"settings", settings},    {"duration_ms", durationMs}, {"sample_interval_ms", sampleIntervalMs}};
     if (warmupMs >= 0) object.insert("warmup_ms", warmupMs);
     if (!transportOptions.isEmpty()) object.insert("transport_options", transportOptions);
-    if (role == Role::client) object.insert("peer", peer.toString());
-    if (role == Role::server && !listen.address.isNull()) object.insert("listen", listen.toString());
+    if (role == smcr::Side::client) object.insert("peer", peer.toString());
+    if (role == smcr::Side::server && !listen.address.isNull()) object.insert("listen", listen.toString());
     return object;
 }
 
@@ -103,7 +103,7 @@ QJsonObject RunResult::toJson() const {
     QJsonObject object{{"type", type::kRunResult},
                        {"run_id", runId},
                        {"state", runStateName(state)},
-                       {"role", roleName(role)},
+                       {"role", QLatin1String(smcr::sideName(role))},
                        {"workload", workload},
                        {"transport", transport},
                        {"duration_ms", durationMs},
@@ -125,7 +125,7 @@ RunResult RunResult::fromJson(const QJsonObject& object) {
     result.runId = object.value("run_id").toString();
     result.state = runStateFromName(object.value("state").toString());
     result.error = object.value("error").toString();
-    result.role = roleFromName(object.value("role").toString());
+    result.role = smcr::sideFromName(object.value("role").toString().toStdString());
     result.workload = object.value("workload").toString();
     result.transport = object.value("transport").toString();
     result.durationMs = toInt64(object.value("duration_ms"));

@@ -48,7 +48,7 @@ inline constexpr qint64 kMaxMessageBytes = 1 << 20;
 
 struct StartRun {
     QString runId;
-    Role role = Role::invalid;
+    smcr::Side role = smcr::Side::invalid;
     QString workload;
     QString transport;
     QJsonObject params;            // workload parameters, checked by the workload itself
@@ -126,7 +126,7 @@ struct RunResult {
     QString runId;
     RunState state = RunState::invalid;  // finished, stopped or failed
     QString error;                       // when failed
-    Role role = Role::invalid;
+    smcr::Side role = smcr::Side::invalid;
     QString workload;
     QString transport;
     qint64 durationMs = 0;       // measured run time (monotonic)

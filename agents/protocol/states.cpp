@@ -54,22 +54,4 @@ bool isTerminal(RunState state) {
     return state == RunState::finished || state == RunState::stopped || state == RunState::failed;
 }
 
-QString roleName(Role role) {
-    switch (role) {
-        case Role::server:
-            return "server";
-        case Role::client:
-            return "client";
-        case Role::invalid:
-            break;
-    }
-    return "invalid";
-}
-
-Role roleFromName(const QString& name) {
-    if (name == "server") return Role::server;
-    if (name == "client") return Role::client;
-    return Role::invalid;
-}
-
 }  // namespace smclab::protocol

@@ -3,6 +3,8 @@
 // side started by start_run. Names are what goes on the wire.
 #pragma once
 
+#include <smcr/side.h>
+
 #include <QString>
 
 namespace smclab::protocol {
@@ -31,9 +33,5 @@ QString sessionStateName(SessionState state);
 QString runStateName(RunState state);
 RunState runStateFromName(const QString& name);
 bool isTerminal(RunState state);
-
-enum class Role { invalid = 0, server, client };
-QString roleName(Role role);
-Role roleFromName(const QString& name);
 
 }  // namespace smclab::protocol

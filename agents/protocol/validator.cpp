@@ -43,7 +43,7 @@ void readMap(FieldReader& reader, const QString& key, QJsonObject* out) {
 StartRun readStartRun(FieldReader& reader) {
     StartRun run;
     run.runId = reader.requireString("run_id", kMaxRunIdChars, &runIdPattern());
-    run.role = roleFromName(reader.requireEnum("role", {"server", "client"}));
+    run.role = smcr::sideFromName(reader.requireEnum("role", {"server", "client"}).toStdString());
     run.workload = reader.requireString("workload", 32, &workloadPattern());
     run.transport = reader.requireEnum("transport", knownTransports(), errc::kUnknownTransport);
     readMap(reader, "params", &run.params);
@@ -54,7 +54,7 @@ StartRun readStartRun(FieldReader& reader) {
         reader.optionalInt("sample_interval_ms", kMinSampleIntervalMs, kMaxSampleIntervalMs, kDefaultSampleIntervalMs);
     if (reader.ok()) run.warmupMs = reader.optionalInt("warmup_ms", 0, run.durationMs - 1, -1);
     if (!reader.ok()) return run;
-    if (run.role == Role::client) {
+    if (run.role == smcr::Side::client) {
         if (!reader.has("peer")) reader.fail(errc::kMissingField, "peer", "is required for role client");
         readEndpoint(reader, "peer", &run.peer);
         if (reader.ok() && run.peer.port == 0) reader.fail(errc::kBadField, "peer", "port 0 cannot be connected to");

@@ -480,7 +480,7 @@ Result<RunResult> runHttpClient(const RunContext& ctx) {
     const std::string path = params->value("path").toString().toStdString();
     RunResult r;
     r.workload = "http";
-    r.role = Role::client;
+    r.role = smcr::Side::client;
     r.transport = ctx.transport->name();
     r.params = *params;
     r.elapsedSec = seconds;

@@ -409,7 +409,7 @@ Result<RunResult> runHttpServer(const RunContext& ctx) {
     if (!totals) return smcr::fail(totals.error());
     RunResult r;
     r.workload = "http";
-    r.role = Role::server;
+    r.role = smcr::Side::server;
     r.transport = ctx.transport->name();
     r.params = *params;
     r.elapsedSec = totals->wallSec;

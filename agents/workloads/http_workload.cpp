@@ -14,16 +14,16 @@ public:
     std::string summary() const override {
         return "static files with TCP_CORK + writev + sendfile; wrk-like closed-loop client";
     }
-    ParamSchema schema(Role role) const override {
-        return role == Role::server ? httpServerSchema() : httpClientSchema();
+    ParamSchema schema(smcr::Side role) const override {
+        return role == smcr::Side::server ? httpServerSchema() : httpClientSchema();
     }
     Result<RunResult> run(const RunContext& ctx) const override {
         switch (ctx.role) {
-            case Role::server:
+            case smcr::Side::server:
                 return runHttpServer(ctx);
-            case Role::client:
+            case smcr::Side::client:
                 return runHttpClient(ctx);
-            case Role::invalid:
+            case smcr::Side::invalid:
                 break;
         }
         return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");

@@ -453,7 +453,7 @@ Result<RunResult> runKvClient(const RunContext& ctx) {
 
     RunResult r;
     r.workload = "kv";
-    r.role = Role::client;
+    r.role = smcr::Side::client;
     r.transport = ctx.transport->name();
     r.params = *params;
     const QJsonObject serverConfig{

@@ -224,7 +224,7 @@ Result<RunResult> runKvServer(const RunContext& ctx) {
     if (!totals) return smcr::fail(totals.error());
     RunResult r;
     r.workload = "kv";
-    r.role = Role::server;
+    r.role = smcr::Side::server;
     r.transport = ctx.transport->name();
     r.params = *params;
     r.elapsedSec = totals->wallSec;

@@ -13,14 +13,16 @@ public:
     // One entry running several tests stores set_rps, get_rps ... instead (a table each).
     std::vector<std::string> headlineMetrics() const override { return {"rps"}; }
     std::string summary() const override { return "RESP SET/GET server with I/O threads; redis-benchmark-like client"; }
-    ParamSchema schema(Role role) const override { return role == Role::server ? kvServerSchema() : kvClientSchema(); }
+    ParamSchema schema(smcr::Side role) const override {
+        return role == smcr::Side::server ? kvServerSchema() : kvClientSchema();
+    }
     Result<RunResult> run(const RunContext& ctx) const override {
         switch (ctx.role) {
-            case Role::server:
+            case smcr::Side::server:
                 return runKvServer(ctx);
-            case Role::client:
+            case smcr::Side::client:
                 return runKvClient(ctx);
-            case Role::invalid:
+            case smcr::Side::invalid:
                 break;
         }
         return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");

@@ -21,24 +21,6 @@ double seconds(const timeval& tv) {
 
 }  // namespace
 
-const char* roleName(Role role) {
-    switch (role) {
-        case Role::server:
-            return "server";
-        case Role::client:
-            return "client";
-        case Role::invalid:
-            break;
-    }
-    return "invalid";
-}
-
-Role roleFromName(std::string_view name) {
-    if (name == "server") return Role::server;
-    if (name == "client") return Role::client;
-    return Role::invalid;
-}
-
 CpuTimes CpuTimes::now() {
     rusage usage{};
     ::getrusage(RUSAGE_SELF, &usage);
@@ -88,7 +70,7 @@ QJsonObject Sample::toJson() const {
 
 QJsonObject RunResult::toJson() const {
     return {{"workload", QString::fromStdString(workload)},
-            {"role", roleName(role)},
+            {"role", smcr::sideName(role)},
             {"transport", QString::fromStdString(transport)},
             {"params", params},
             {"elapsed_sec", elapsedSec},

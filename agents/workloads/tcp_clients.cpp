@@ -102,7 +102,7 @@ double nsToSec(uint64_t ns) {
 RunResult baseResult(const RunContext& ctx, const ClientSetup& setup, const char* workload) {
     RunResult r;
     r.workload = workload;
-    r.role = Role::client;
+    r.role = smcr::Side::client;
     r.transport = ctx.transport->name();
     r.params = setup.params;
     return r;

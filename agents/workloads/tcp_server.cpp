@@ -204,7 +204,7 @@ Result<RunResult> runTcpServer(const RunContext& ctx, const std::string& workloa
     const CpuTimes cpuEnd = CpuTimes::now();
     RunResult result;
     result.workload = workload;
-    result.role = Role::server;
+    result.role = smcr::Side::server;
     result.transport = ctx.transport->name();
     result.params = *params;
     result.elapsedSec = static_cast<double>(state.measuredNs.load()) / 1e9;

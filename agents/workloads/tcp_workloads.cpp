@@ -45,16 +45,16 @@ public:
         return m_latency ? "ping-pong latency, one-way = RTT/2, with percentiles (qperf tcp_lat)"
                          : "stream bandwidth counted at the receiver (qperf tcp_bw)";
     }
-    ParamSchema schema(Role role) const override {
-        return role == Role::server ? tcpServerSchema() : tcpClientSchema(m_latency);
+    ParamSchema schema(smcr::Side role) const override {
+        return role == smcr::Side::server ? tcpServerSchema() : tcpClientSchema(m_latency);
     }
     Result<RunResult> run(const RunContext& ctx) const override {
         switch (ctx.role) {
-            case Role::server:
+            case smcr::Side::server:
                 return runTcpServer(ctx, name());
-            case Role::client:
+            case smcr::Side::client:
                 return m_latency ? runTcpLatClient(ctx) : runTcpBwClient(ctx);
-            case Role::invalid:
+            case smcr::Side::invalid:
                 break;
         }
         return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include <smcr/result.h>
+#include <smcr/side.h>
 
 #include <QJsonObject>
 #include <QJsonValue>
@@ -39,10 +40,6 @@ namespace smclab::workloads {
 
 using smcr::Result;
 using smcr::Status;
-
-enum class Role { invalid = 0, server, client };
-const char* roleName(Role role);
-Role roleFromName(std::string_view name);  // "server" / "client", else invalid
 
 // ---- parameters --------------------------------------------------------------
 
@@ -113,7 +110,7 @@ struct Sample {
 
 struct RunResult {
     std::string workload;
-    Role role = Role::invalid;
+    smcr::Side role = smcr::Side::invalid;
     std::string transport;
     QJsonObject params;     // the validated parameters
     double elapsedSec = 0;  // the measured window (warm-up excluded)
@@ -134,7 +131,7 @@ struct RunResult {
 };
 
 struct RunContext {
-    Role role = Role::invalid;
+    smcr::Side role = smcr::Side::invalid;
     QJsonObject params;  // validated (validateParams) by the caller or by run()
     std::shared_ptr<transports::Transport> transport;
     // Server: the address and port to listen on (port 0 = ephemeral).
@@ -173,7 +170,7 @@ public:
     // table order ("bw_mbps", "latency_us", "rps": the names the
     // orchestrator stores its results under, run_record.h).
     virtual std::vector<std::string> headlineMetrics() const = 0;
-    virtual ParamSchema schema(Role role) const = 0;
+    virtual ParamSchema schema(smcr::Side role) const = 0;
     // Validates ctx.params against schema(ctx.role) itself, so an unchecked
     // call still fails cleanly. Thread-safe: several runs may go at once.
     virtual Result<RunResult> run(const RunContext& ctx) const = 0;

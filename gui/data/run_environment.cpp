@@ -64,7 +64,7 @@ namespace smclab::gui {
 smcr::Result<CampaignEnvironment> CampaignEnvironment::load(db::ResultStore& store, qint64 campaignId) {
     CampaignEnvironment out;
     const auto fact = [&](const char* name) {
-        return store.campaignRunFact(campaignId, db::Side::client, QLatin1String(name));
+        return store.campaignRunFact(campaignId, smcr::Side::client, QLatin1String(name));
     };
     auto busy = fact(orchestrator::kHostBusyFact);
     if (!busy) return smcr::fail(busy.error());

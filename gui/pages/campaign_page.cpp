@@ -450,9 +450,9 @@ void CampaignPage::showWorkloadParams(int row) {
         (size.side == orchestrator::ParamSide::client ? clientHidden : serverHidden) << QLatin1String(size.name);
     }
     m_paramsTitle->setText(workload ? tr("Client (%1)").arg(name) : tr("Client"));
-    m_clientParams->setSchema(workload ? workload->schema(workloads::Role::client) : workloads::ParamSchema{},
+    m_clientParams->setSchema(workload ? workload->schema(smcr::Side::client) : workloads::ParamSchema{},
                               hidden.value(QStringLiteral("params")).toObject(), clientHidden);
-    m_serverParams->setSchema(workload ? workload->schema(workloads::Role::server) : workloads::ParamSchema{},
+    m_serverParams->setSchema(workload ? workload->schema(smcr::Side::server) : workloads::ParamSchema{},
                               hidden.value(QStringLiteral("serverParams")).toObject(), serverHidden);
 }
 

@@ -315,7 +315,7 @@ void RunView::fillTables() {
     const QColor zeroColour(0x99, 0x99, 0x99);
     for (int r = 0; r < m_detail.counters.size(); ++r) {
         const db::Counter& c = m_detail.counters[r];
-        auto* side = new QTableWidgetItem(db::sideName(c.side));
+        auto* side = new QTableWidgetItem(QLatin1String(smcr::sideName(c.side)));
         auto* name = new QTableWidgetItem(c.name);
         // Thousands separators, as on the Run page's counters.
         auto* value = new QTableWidgetItem(QLocale().toString(c.value));

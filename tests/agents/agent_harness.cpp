@@ -85,7 +85,7 @@ bool TestController::waitForSamples(const QString& runId, int count, int timeout
 StartRun serverRun(const QString& runId, const QString& workload, qint64 durationMs, const QJsonObject& params) {
     StartRun run;
     run.runId = runId;
-    run.role = Role::server;
+    run.role = smcr::Side::server;
     run.workload = workload;
     run.transport = "tcp";
     run.params = params;
@@ -99,7 +99,7 @@ StartRun clientRun(const QString& runId, const QString& workload, const QString&
                    qint64 durationMs, const QJsonObject& params) {
     StartRun run;
     run.runId = runId;
-    run.role = Role::client;
+    run.role = smcr::Side::client;
     run.workload = workload;
     run.transport = "tcp";
     run.params = params;

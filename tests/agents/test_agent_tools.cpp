@@ -145,7 +145,7 @@ private slots:
                 qint64 smc = 0;
                 const QList<db::Counter> counters = (*store)->counters(run.id).valueOr({});
                 for (const db::Counter& c : counters) {
-                    if (c.side == db::Side::client && c.name == "smc_connections") smc = c.value;
+                    if (c.side == smcr::Side::client && c.name == "smc_connections") smc = c.value;
                 }
                 QVERIFY2(smc >= 1, qPrintable(where));
             }

@@ -90,7 +90,7 @@ private slots:
         QCOMPARE(message.requestId, qint64(7));
         const auto& start = std::get<StartRun>(message.body);
         QCOMPARE(start.runId, QString("r-1"));
-        QCOMPARE(start.role, Role::client);
+        QCOMPARE(start.role, smcr::Side::client);
         QCOMPARE(start.peer.address, QHostAddress("10.0.0.2"));
         QCOMPARE(start.peer.port, quint16(5201));
         QCOMPARE(start.sampleIntervalMs, kDefaultSampleIntervalMs);
@@ -189,11 +189,11 @@ private slots:
         RunResult result;
         result.runId = "r";
         result.state = RunState::stopped;
-        result.role = Role::server;
+        result.role = smcr::Side::server;
         result.summary = {{"bw_MBps", 1.5}};
         const RunResult resultBack = RunResult::fromJson(result.toJson());
         QCOMPARE(resultBack.state, RunState::stopped);
-        QCOMPARE(resultBack.role, Role::server);
+        QCOMPARE(resultBack.role, smcr::Side::server);
         QCOMPARE(resultBack.summary, result.summary);
         Hello hello{"1.0", "0.1.0", "s1", {}};
         hello.capabilities.transports = {{"tcp", true, {}}, {"ksmc", false, "no AF_SMC"}};

@@ -82,7 +82,7 @@ private slots:
         QVERIFY(findWorkload("kv") != nullptr);
         QVERIFY(findWorkload("nope") == nullptr);
         for (const Workload* w : workloadRegistry()) {
-            for (Role role : {Role::server, Role::client}) {
+            for (smcr::Side role : {smcr::Side::server, smcr::Side::client}) {
                 auto r = validateParams(w->schema(role), {});
                 QVERIFY2(r.ok(), (w->name() + ": defaults must validate").c_str());
             }
@@ -105,31 +105,31 @@ private slots:
         QVERIFY(transport.ok());
         struct Case {
             const char* workload;
-            Role role;
+            smcr::Side role;
             QJsonObject params;
             const char* field;
         };
         const Case cases[] = {
-            {"tcp_bw", Role::client, {{"msg_size", 0}}, "msg_size:"},
-            {"tcp_lat", Role::client, {{"duration_ms", -1}}, "duration_ms:"},
-            {"http", Role::client, {{"connections", 0}}, "connections:"},
-            {"http", Role::client, {{"threads", 4}, {"connections", 2}}, "connections:"},
-            {"http", Role::server, {{"threads", 0}}, "threads:"},
-            {"kv", Role::client, {{"pipeline", 0}}, "pipeline:"},
-            {"kv", Role::client, {{"tests", "set,flush"}}, "tests:"},
-            {"kv", Role::server, {{"threads", "many"}}, "threads:"},
+            {"tcp_bw", smcr::Side::client, {{"msg_size", 0}}, "msg_size:"},
+            {"tcp_lat", smcr::Side::client, {{"duration_ms", -1}}, "duration_ms:"},
+            {"http", smcr::Side::client, {{"connections", 0}}, "connections:"},
+            {"http", smcr::Side::client, {{"threads", 4}, {"connections", 2}}, "connections:"},
+            {"http", smcr::Side::server, {{"threads", 0}}, "threads:"},
+            {"kv", smcr::Side::client, {{"pipeline", 0}}, "pipeline:"},
+            {"kv", smcr::Side::client, {{"tests", "set,flush"}}, "tests:"},
+            {"kv", smcr::Side::server, {{"threads", "many"}}, "threads:"},
             // The tool workloads refuse before any program starts; a
             // controller cannot name a program or pass free-form arguments.
-            {"nginx-wrk", Role::client, {{"threads", 1000}}, "threads:"},
-            {"nginx-wrk", Role::client, {{"threads", 4}, {"connections", 2}}, "connections:"},
-            {"nginx-wrk", Role::server, {{"file_size", "2G"}}, "file_size:"},
-            {"redis", Role::client, {{"program", "/bin/sh"}}, "program: unknown parameter"},
-            {"redis", Role::client, {{"tests", "set,flushall"}}, "tests:"},
-            {"redis", Role::server, {{"io_threads", 0}}, "io_threads:"},
-            {"qperf", Role::client, {{"test", "rds_bw"}}, "test:"},
-            {"qperf", Role::client, {{"cpu", 4096}}, "cpu:"},
-            {"iperf3", Role::client, {{"streams", 129}}, "streams:"},
-            {"iperf3", Role::client, {{"reverse", true}, {"bidir", true}}, "bidir:"},
+            {"nginx-wrk", smcr::Side::client, {{"threads", 1000}}, "threads:"},
+            {"nginx-wrk", smcr::Side::client, {{"threads", 4}, {"connections", 2}}, "connections:"},
+            {"nginx-wrk", smcr::Side::server, {{"file_size", "2G"}}, "file_size:"},
+            {"redis", smcr::Side::client, {{"program", "/bin/sh"}}, "program: unknown parameter"},
+            {"redis", smcr::Side::client, {{"tests", "set,flushall"}}, "tests:"},
+            {"redis", smcr::Side::server, {{"io_threads", 0}}, "io_threads:"},
+            {"qperf", smcr::Side::client, {{"test", "rds_bw"}}, "test:"},
+            {"qperf", smcr::Side::client, {{"cpu", 4096}}, "cpu:"},
+            {"iperf3", smcr::Side::client, {{"streams", 129}}, "streams:"},
+            {"iperf3", smcr::Side::client, {{"reverse", true}, {"bidir", true}}, "bidir:"},
         };
         for (const Case& c : cases) {
             RunContext ctx;
@@ -147,7 +147,7 @@ private slots:
     void resultsSerialise() {
         RunResult r;
         r.workload = "tcp_lat";
-        r.role = Role::client;
+        r.role = smcr::Side::client;
         r.transport = "tcp";
         r.latency.recordN(5000, 3);
         r.summary = {{"latency_us", 5.0}};
@@ -164,8 +164,8 @@ private slots:
         s.latency = LatencySummary::fromHistogram(r.latency);
         QCOMPARE(s.toJson()["latency"].toObject()["p50_us"].toDouble(),
                  static_cast<double>(r.latency.valueAtPercentile(50)) / 1000.0);
-        QCOMPARE(roleFromName("server"), Role::server);
-        QCOMPARE(roleFromName("boss"), Role::invalid);
+        QCOMPARE(smcr::sideFromName("server"), smcr::Side::server);
+        QCOMPARE(smcr::sideFromName("boss"), smcr::Side::invalid);
     }
 };
 

@@ -27,7 +27,7 @@ namespace {
 class ServerRun {
 public:
     ServerRun(const std::string& workload, QJsonObject params, std::shared_ptr<transports::Transport> transport) {
-        m_ctx.role = Role::server;
+        m_ctx.role = smcr::Side::server;
         m_ctx.params = std::move(params);
         m_ctx.transport = std::move(transport);
         m_ctx.host = "127.0.0.1";
@@ -63,7 +63,7 @@ private:
 Result<RunResult> runClient(const std::string& workload, QJsonObject params,
                             std::shared_ptr<transports::Transport> transport, uint16_t port, int* samples = nullptr) {
     RunContext ctx;
-    ctx.role = Role::client;
+    ctx.role = smcr::Side::client;
     ctx.params = std::move(params);
     ctx.transport = std::move(transport);
     ctx.host = "127.0.0.1";
@@ -233,7 +233,7 @@ private slots:
         QVERIFY(exchange(*m_tcp, server.port(), "GET /4k.html HTTP/1.1\r\n\r\n", 20).rfind("HTTP/1.1 404", 0) == 0);
         QVERIFY(exchange(*m_tcp, server.port(), "GET /sub HTTP/1.1\r\n\r\n", 20).rfind("HTTP/1.1 404", 0) == 0);
         RunContext bad;
-        bad.role = Role::server;
+        bad.role = smcr::Side::server;
         bad.params = {{"root", dir.filePath("nope")}};
         bad.transport = m_tcp;
         bad.host = "127.0.0.1";
@@ -286,7 +286,7 @@ private slots:
             }
         }
         RunContext bad;
-        bad.role = Role::server;
+        bad.role = smcr::Side::server;
         bad.params = {{"sendfile", "maybe"}};
         bad.transport = m_tcp;
         bad.host = "127.0.0.1";
@@ -350,7 +350,7 @@ private slots:
         ServerRun server("tcp_bw", {}, m_tcp);
         std::atomic<bool> stop{false};
         RunContext ctx;
-        ctx.role = Role::client;
+        ctx.role = smcr::Side::client;
         ctx.params = {{"duration_ms", 60000}, {"warmup_ms", 0}};
         ctx.transport = m_tcp;
         ctx.host = "127.0.0.1";

@@ -84,8 +84,8 @@ inline smclab::db::RunRecord fullRecord(qint64 campaignId, const smclab::db::Run
     r.results = {{QStringLiteral("bw_mbps"), value}, {QStringLiteral("latency_us"), value / 100.0}};
     r.histograms = {{QStringLiteral("latency_us"), QStringLiteral("test-v1"), QByteArray("\x00\x01\x02\xff", 4)}};
     for (int i = 0; i < samples; ++i) r.samples.append({i * 100LL, QStringLiteral("bw_mbps"), value + i});
-    r.counters = {{Side::client, QStringLiteral("cdc_msgs_sent"), 1000 + c.msgSize},
-                  {Side::server, QStringLiteral("rdma_writes"), 2000 + c.msgSize}};
+    r.counters = {{smcr::Side::client, QStringLiteral("cdc_msgs_sent"), 1000 + c.msgSize},
+                  {smcr::Side::server, QStringLiteral("rdma_writes"), 2000 + c.msgSize}};
     r.settingChanges = {{1500, QStringLiteral("autocorking_size"), QStringLiteral("0")}};
     return r;
 }

@@ -74,7 +74,7 @@ QString dump(ResultStore& store, const Campaign& c) {
         for (const Sample& s : must(store.samples(run.id)))
             out << QStringLiteral("  sample %1 %2 %3").arg(s.tMs).arg(s.metric).arg(s.value, 0, 'g', 17);
         for (const Counter& k : must(store.counters(run.id)))
-            out << QStringLiteral("  counter %1 %2 %3").arg(sideName(k.side), k.name).arg(k.value);
+            out << QStringLiteral("  counter %1 %2 %3").arg(QLatin1String(smcr::sideName(k.side)), k.name).arg(k.value);
         for (const SettingChange& ch : must(store.settingChanges(run.id)))
             out << QStringLiteral("  change %1 %2=%3").arg(ch.tMs).arg(ch.name, ch.value);
     }

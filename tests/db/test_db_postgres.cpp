@@ -127,7 +127,7 @@ private slots:
         const RunCell c = dbtest::cell(QStringLiteral("SMC"), 65536);
         const qint64 id = (*store)->createCampaign({QStringLiteral("t"), {}, {}, {}, {c}}).valueOr(0);
         RunRecord record = dbtest::fullRecord(id, c, 1.5);
-        record.counters.append({Side::client, QStringLiteral("tx_bytes"), 5'000'000'000'000LL});  // past 32 bits
+        record.counters.append({smcr::Side::client, QStringLiteral("tx_bytes"), 5'000'000'000'000LL});  // past 32 bits
         const qint64 runId = (*store)->recordRun(record).valueOr(0);
         QVERIFY(runId > 0);
         QCOMPARE((*store)->histograms(runId)->first().data, QByteArray("\x00\x01\x02\xff", 4));

@@ -187,7 +187,7 @@ private slots:
         RunRecord bad = dbtest::fullRecord(id, cell, 1.0, 100);
         // Settings, facts, results, histograms and samples are written before
         // the counters; the bad counter fails the transaction.
-        bad.counters.append({Side::invalid, QStringLiteral("oops"), 1});
+        bad.counters.append({smcr::Side::invalid, QStringLiteral("oops"), 1});
         auto recorded = store->recordRun(bad);
         QVERIFY(!recorded.ok());
         QCOMPARE(recorded.error().code, smcr::Errc::invalidArgument);
@@ -267,7 +267,7 @@ private slots:
         QCOMPARE(cell.interval->low, 10.0);
         QCOMPARE(cell.interval->high, 30.0);
         QCOMPARE(cell.busyRepetitions, 1);
-        auto busy = store->campaignRunFact(id, Side::client, QStringLiteral("host_state.busy"));
+        auto busy = store->campaignRunFact(id, smcr::Side::client, QStringLiteral("host_state.busy"));
         QVERIFY(busy.ok());
         QCOMPARE(busy->size(), 3);
     }

@@ -258,36 +258,36 @@ private slots:
     // counters the agents store (connection_use.h).
     void connectionUseReadsEveryVocabulary() {
         using smclab::db::Counter;
-        using smclab::db::Side;
+        using smcr::Side;
         // libsmcr, on SMC-R: judged, not marked.
-        ConnectionUse use = connectionUse({{Side::client, QStringLiteral("smcr.clnt_success"), 1},
-                                           {Side::client, QStringLiteral("smcr.tx_bytes"), 1'000'000},
-                                           {Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 0}});
+        ConnectionUse use = connectionUse({{smcr::Side::client, QStringLiteral("smcr.clnt_success"), 1},
+                                           {smcr::Side::client, QStringLiteral("smcr.tx_bytes"), 1'000'000},
+                                           {smcr::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 0}});
         QVERIFY(use.judged && !use.fellBack() && !use.overTcp());
         QCOMPARE(use.summary(), QStringLiteral("SMC-R 1 of 1 connections; 100.0% of 1000000 bytes over RDMA"));
         // libsmcr: one of 20 connections fell back, 3% of the bytes over TCP: SMC-R, with a fallback.
-        use = connectionUse({{Side::client, QStringLiteral("smcr.clnt_success"), 19},
-                             {Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
-                             {Side::client, QStringLiteral("smcr.fallback.client.DECL_TIMEOUT_CL"), 1},
-                             {Side::client, QStringLiteral("smcr.tx_bytes"), 970},
-                             {Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 30}});
+        use = connectionUse({{smcr::Side::client, QStringLiteral("smcr.clnt_success"), 19},
+                             {smcr::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
+                             {smcr::Side::client, QStringLiteral("smcr.fallback.client.DECL_TIMEOUT_CL"), 1},
+                             {smcr::Side::client, QStringLiteral("smcr.tx_bytes"), 970},
+                             {smcr::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 30}});
         QVERIFY(use.fellBack() && !use.overTcp());
         QCOMPARE(use.reasonsText(), QStringLiteral("DECL_TIMEOUT_CL"));
         // smcr_run's preload: no SMC connection (qperf across namespaces before the registry).
-        use = connectionUse({{Side::client, QStringLiteral("smc_connections"), 0},
-                             {Side::client, QStringLiteral("tcp_connections"), 2},
-                             {Side::client, QStringLiteral("fallbacks.client.not_local"), 2},
-                             {Side::server, QStringLiteral("tcp_connections"), 2}});
+        use = connectionUse({{smcr::Side::client, QStringLiteral("smc_connections"), 0},
+                             {smcr::Side::client, QStringLiteral("tcp_connections"), 2},
+                             {smcr::Side::client, QStringLiteral("fallbacks.client.not_local"), 2},
+                             {smcr::Side::server, QStringLiteral("tcp_connections"), 2}});
         QVERIFY(use.overTcp());
         QCOMPARE(use.reasonsText(), QStringLiteral("not_local x2"));
         // Kernel SMC-R (ksmc): a fallback by the kernel's reason.
-        use = connectionUse({{Side::client, QStringLiteral("kernel.smcr.clnt_v2_succ_cnt"), 0},
-                             {Side::client, QStringLiteral("kernel.fallback.client.SMC_CLC_DECL_PEERNOSMC"), 1}});
+        use = connectionUse({{smcr::Side::client, QStringLiteral("kernel.smcr.clnt_v2_succ_cnt"), 0},
+                             {smcr::Side::client, QStringLiteral("kernel.fallback.client.SMC_CLC_DECL_PEERNOSMC"), 1}});
         QVERIFY(use.judged && use.overTcp());
         QCOMPARE(use.reasonsText(), QStringLiteral("SMC_CLC_DECL_PEERNOSMC"));
         // Kernel TCP, or a plain TCP client against a libsmcr listener: not judged.
-        use = connectionUse({{Side::client, QStringLiteral("tcp.connects"), 1},
-                             {Side::server, QStringLiteral("smcr.srv_fallbacks"), 1}});
+        use = connectionUse({{smcr::Side::client, QStringLiteral("tcp.connects"), 1},
+                             {smcr::Side::server, QStringLiteral("smcr.srv_fallbacks"), 1}});
         QVERIFY(!use.judged && !use.overTcp() && !use.fellBack());
     }
 };

@@ -99,8 +99,8 @@ qint64 seedRepeatedCampaign(const QString& databasePath) {
                 seen.samples.append({100 * t, QStringLiteral("throughput_mbps"), 0.55 + 0.02 * (t % 3)});
                 seen.samples.append({100 * t, QStringLiteral("cpu_client_pct"), 41.0 + (t % 3)});
             }
-            seen.counters = {{db::Side::client, QStringLiteral("send_calls"), 10300},
-                             {db::Side::client, QStringLiteral("bytes_sent"), 660000}};
+            seen.counters = {{smcr::Side::client, QStringLiteral("send_calls"), 10300},
+                             {smcr::Side::client, QStringLiteral("bytes_sent"), 660000}};
             (void)store.recordFailedRun(seen, QStringLiteral("agent 127.0.0.1:7601: connection reset by peer"));
             continue;
         }
@@ -125,13 +125,13 @@ qint64 seedRepeatedCampaign(const QString& databasePath) {
                 record.samples.append({ms, QStringLiteral("latency_p99_us"), corked ? 31.0 : 19.0});
                 record.samples.append({ms, QStringLiteral("cpu_client_pct"), 48.0 + (t % 4)});
             }
-            record.counters = {{db::Side::client, QStringLiteral("abort_sent"), 0},
-                               {db::Side::client, QStringLiteral("cdc_msgs_sent"), 152000},
-                               {db::Side::client, QStringLiteral("corked_pushes"), 4100},
-                               {db::Side::client, QStringLiteral("fallback_clc_decline"), 0},
-                               {db::Side::client, QStringLiteral("rdma_writes"), 149500},
-                               {db::Side::server, QStringLiteral("cq_wakeups"), 11200},
-                               {db::Side::server, QStringLiteral("rnr_retries"), 0}};
+            record.counters = {{smcr::Side::client, QStringLiteral("abort_sent"), 0},
+                               {smcr::Side::client, QStringLiteral("cdc_msgs_sent"), 152000},
+                               {smcr::Side::client, QStringLiteral("corked_pushes"), 4100},
+                               {smcr::Side::client, QStringLiteral("fallback_clc_decline"), 0},
+                               {smcr::Side::client, QStringLiteral("rdma_writes"), 149500},
+                               {smcr::Side::server, QStringLiteral("cq_wakeups"), 11200},
+                               {smcr::Side::server, QStringLiteral("rnr_retries"), 0}};
             record.settingChanges = {{1500, QStringLiteral("autocorking_size"), QStringLiteral("0")}};
             first = false;
         }

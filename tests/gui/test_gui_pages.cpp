@@ -245,8 +245,8 @@ void TestGuiPages::campaignEditorOffersToolParams() {
     ParamEditor* server = page->serverParamEditor();
     const workloads::Workload* redis = workloads::findWorkload("redis");
     QVERIFY(redis != nullptr);
-    checkFieldsFollowSchema(client, redis->schema(workloads::Role::client));
-    checkFieldsFollowSchema(server, redis->schema(workloads::Role::server));
+    checkFieldsFollowSchema(client, redis->schema(smcr::Side::client));
+    checkFieldsFollowSchema(server, redis->schema(smcr::Side::server));
     // The campaign sets the size (-d) and the time itself; the preset's values show.
     QVERIFY(client->field("data_size") == nullptr && client->field("duration_ms") == nullptr);
     auto* clients = qobject_cast<QSpinBox*>(client->field("clients"));
@@ -264,7 +264,7 @@ void TestGuiPages::campaignEditorOffersToolParams() {
     // Another tool: its own schema, from its defaults.
     auto* combo = qobject_cast<QComboBox*>(page->workloadsTable()->cellWidget(0, 1));
     combo->setCurrentText(QStringLiteral("iperf3"));
-    checkFieldsFollowSchema(client, workloads::findWorkload("iperf3")->schema(workloads::Role::client));
+    checkFieldsFollowSchema(client, workloads::findWorkload("iperf3")->schema(smcr::Side::client));
     auto* streams = qobject_cast<QSpinBox*>(client->field("streams"));
     QVERIFY(streams != nullptr && streams->minimum() == 1 && streams->maximum() == 128);
     QVERIFY(client->field("length") == nullptr && client->field("reverse") != nullptr);

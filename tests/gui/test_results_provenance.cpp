@@ -110,10 +110,10 @@ void TestResultsProvenance::initTestCase() {
                     record.samples.append({ms, QStringLiteral("cpu_client_pct"), 50.0});
                 }
                 // Zeros named to sort first alphabetically: the view must still put the non-zero first.
-                record.counters = {{db::Side::client, QStringLiteral("aaa_zero"), 0},
-                                   {db::Side::client, QStringLiteral("abort_zero"), 0},
-                                   {db::Side::client, QStringLiteral("rdma_writes"), 4200},
-                                   {db::Side::server, QStringLiteral("cdc_msgs_sent"), 17}};
+                record.counters = {{smcr::Side::client, QStringLiteral("aaa_zero"), 0},
+                                   {smcr::Side::client, QStringLiteral("abort_zero"), 0},
+                                   {smcr::Side::client, QStringLiteral("rdma_writes"), 4200},
+                                   {smcr::Side::server, QStringLiteral("cdc_msgs_sent"), 17}};
                 record.settingChanges = {{550, QStringLiteral("autocorking_size"), QStringLiteral("0")}};
             }
             if (i == 1) {
@@ -180,12 +180,12 @@ void TestResultsProvenance::initTestCase() {
             r.finishedAt = r.startedAt;
             r.results.insert(QStringLiteral("bw_mbps"), c.transport == QLatin1String("tcp") ? 100.0 : 98.0);
             if (c.transport == QLatin1String("smcr")) {
-                r.counters = {{db::Side::client, QStringLiteral("smcr.clnt_success"), 0},
-                              {db::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
-                              {db::Side::client, QStringLiteral("smcr.fallback.client.PEERNOSMC"), 1},
-                              {db::Side::client, QStringLiteral("smcr.tx_bytes"), 0},
-                              {db::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 4'000'000},
-                              {db::Side::client, QStringLiteral("smcr.tcp_rx_bytes"), 64}};
+                r.counters = {{smcr::Side::client, QStringLiteral("smcr.clnt_success"), 0},
+                              {smcr::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
+                              {smcr::Side::client, QStringLiteral("smcr.fallback.client.PEERNOSMC"), 1},
+                              {smcr::Side::client, QStringLiteral("smcr.tx_bytes"), 0},
+                              {smcr::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 4'000'000},
+                              {smcr::Side::client, QStringLiteral("smcr.tcp_rx_bytes"), 64}};
             }
             auto run = store.recordRun(r);
             QVERIFY(run);

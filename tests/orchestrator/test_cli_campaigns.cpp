@@ -283,15 +283,15 @@ private slots:
             record.startedAt = QDateTime::currentDateTimeUtc();
             record.finishedAt = record.startedAt.addMSecs(400);
             record.results = {{QStringLiteral("bw_mbps"), 150.0}};
-            record.counters = {{db::Side::client, QStringLiteral("smcr.clnt_success"), 0},
-                               {db::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
-                               {db::Side::client, QStringLiteral("smcr.fallback.client.PEERNOSMC"), 1},
-                               {db::Side::client, QStringLiteral("smcr.fell_back"), 1},
-                               {db::Side::client, QStringLiteral("smcr.tx_bytes"), 0},
-                               {db::Side::client, QStringLiteral("smcr.rx_bytes"), 0},
-                               {db::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 60'000'000},
-                               {db::Side::client, QStringLiteral("smcr.tcp_rx_bytes"), 16},
-                               {db::Side::server, QStringLiteral("tcp.accepts"), 1}};
+            record.counters = {{smcr::Side::client, QStringLiteral("smcr.clnt_success"), 0},
+                               {smcr::Side::client, QStringLiteral("smcr.clnt_fallbacks"), 1},
+                               {smcr::Side::client, QStringLiteral("smcr.fallback.client.PEERNOSMC"), 1},
+                               {smcr::Side::client, QStringLiteral("smcr.fell_back"), 1},
+                               {smcr::Side::client, QStringLiteral("smcr.tx_bytes"), 0},
+                               {smcr::Side::client, QStringLiteral("smcr.rx_bytes"), 0},
+                               {smcr::Side::client, QStringLiteral("smcr.tcp_tx_bytes"), 60'000'000},
+                               {smcr::Side::client, QStringLiteral("smcr.tcp_rx_bytes"), 16},
+                               {smcr::Side::server, QStringLiteral("tcp.accepts"), 1}};
             QVERIFY((*store)->recordRun(record).ok());
         }
         const Outcome run = runSmclab({"run", "--resume", QString::number(id), "--agents", agents(), "--token-file",

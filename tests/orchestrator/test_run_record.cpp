@@ -152,7 +152,7 @@ private slots:
         QMap<QString, qint64> client;
         QMap<QString, qint64> server;
         for (const db::Counter& c : record.counters)
-            (c.side == db::Side::client ? client : server).insert(c.name, c.value);
+            (c.side == smcr::Side::client ? client : server).insert(c.name, c.value);
         QCOMPARE(client.value("cdc_msgs_sent"), qint64(25));
         QCOMPARE(client.value("rdma_writes"), qint64(24));
         QCOMPARE(server.value("cq_wakeups"), qint64(9));

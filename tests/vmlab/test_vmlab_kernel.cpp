@@ -306,7 +306,7 @@ private slots:
         QVERIFY(ready.wait(20'000));
         protocol::StartRun start;
         start.runId = QStringLiteral("vm-live-sysctl");
-        start.role = protocol::Role::server;
+        start.role = smcr::Side::server;
         start.workload = QStringLiteral("tcp_bw");
         start.transport = QStringLiteral("ksmc");
         start.listen = {QHostAddress(VmLabSession::linkAddress(1)), static_cast<quint16>(m_nextPort++)};

@@ -26,8 +26,9 @@ Result<RunResult> ToolWorkload::run(const RunContext& ctx) const {
     if (!params.ok()) return smcr::fail(params.error());
     RunContext c = ctx;
     c.params = *params;
-    if (ctx.role == Role::server) return serve(c);
-    if (ctx.role != Role::client) return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
+    if (ctx.role == smcr::Side::server) return serve(c);
+    if (ctx.role != smcr::Side::client)
+        return smcr::fail(smcr::Errc::invalidArgument, "role: must be server or client");
     auto plan = clientPlan(c);
     if (!plan.ok()) return smcr::fail(plan.error());
     auto launch = prepareTool(c, plan->program, plan->args, plan->minVersion);

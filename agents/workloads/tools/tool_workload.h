@@ -27,7 +27,9 @@ struct ToolPlan {
 
 class ToolWorkload : public Workload {
 public:
-    ParamSchema schema(Role role) const final { return role == Role::server ? serverSchema() : clientSchema(); }
+    ParamSchema schema(smcr::Side role) const final {
+        return role == smcr::Side::server ? serverSchema() : clientSchema();
+    }
     Result<RunResult> run(const RunContext& ctx) const final;
 
 protected:

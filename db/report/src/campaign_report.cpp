@@ -47,7 +47,7 @@ struct Session {
 // resumed campaign does not cite only its first lab's wire.
 smcr::Status loadSessions(ResultStore& store, const QList<Run>& runs, qint64 campaignId, CampaignDetails& out) {
     const auto fact = [&](const char* name) {
-        return store.campaignRunFact(campaignId, Side::client, QLatin1String(name));
+        return store.campaignRunFact(campaignId, smcr::Side::client, QLatin1String(name));
     };
     auto wires = fact("wire");
     if (!wires) return smcr::fail(wires.error());
@@ -158,10 +158,10 @@ smcr::Result<CampaignDetails> loadDetails(ResultStore& store, qint64 campaignId)
     auto counters = store.campaignCounters(campaignId);
     if (!counters) return smcr::fail(counters.error());
     for (const CounterSum& c : *counters)
-        out.counters[c.column][sideName(c.side) + QLatin1Char(' ') + c.name] = c.value;
-    auto busy = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy"));
+        out.counters[c.column][QLatin1String(smcr::sideName(c.side)) + QLatin1Char(' ') + c.name] = c.value;
+    auto busy = store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("host_state.busy"));
     if (!busy) return smcr::fail(busy.error());
-    auto reasons = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy_reason"));
+    auto reasons = store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("host_state.busy_reason"));
     if (!reasons) return smcr::fail(reasons.error());
     out.judgedRuns = static_cast<int>(busy->size());
     for (auto it = busy->begin(); it != busy->end(); ++it) {

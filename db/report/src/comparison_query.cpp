@@ -44,12 +44,13 @@ smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campai
     QMap<qint64, WireFacts> out;
     for (const char* name : {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "tcp_steering",
                              "ethernet_mtu", "bandwidth_gbps", "latency_ns", "hosts"}) {
-        auto values = store.campaignRunFact(campaignId, Side::client, QStringLiteral("wire.") + QLatin1String(name));
+        auto values =
+            store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("wire.") + QLatin1String(name));
         if (!values) return smcr::fail(values.error());
         for (auto it = values->begin(); it != values->end(); ++it)
             out[it.key()].insert(QLatin1String(name), it.value());
     }
-    auto fabric = store.campaignRunFact(campaignId, Side::client, QStringLiteral("fabric"));
+    auto fabric = store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("fabric"));
     if (!fabric) return smcr::fail(fabric.error());
     for (auto it = fabric->begin(); it != fabric->end(); ++it)
         out[it.key()].insert(QStringLiteral("fabric"), it.value());
@@ -139,7 +140,7 @@ smcr::Result<CampaignValues> loadValues(ResultStore& store, qint64 campaignId) {
     }
     // The orchestrator's verdict on the host while each run ran (host_load.h
     // in agents/orchestrator writes it on the client side).
-    auto busy = store.campaignRunFact(campaignId, Side::client, QStringLiteral("host_state.busy"));
+    auto busy = store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("host_state.busy"));
     if (!busy) return smcr::fail(busy.error());
     // The runs during which a setting was changed live (the orchestrator
     // records each acknowledged change with the run).

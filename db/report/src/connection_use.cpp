@@ -133,7 +133,7 @@ QString ConnectionUse::summary() const {
 ConnectionUse connectionUse(const QList<db::Counter>& counters) {
     Values client;
     Values server;
-    for (const db::Counter& c : counters) (c.side == db::Side::server ? server : client).insert(c.name, c.value);
+    for (const db::Counter& c : counters) (c.side == smcr::Side::server ? server : client).insert(c.name, c.value);
     const SideUse a = readSide(client);
     const SideUse b = readSide(server);
     ConnectionUse use;

@@ -105,7 +105,7 @@ smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignI
         }
         cell.overTcp = cell.overTcp || report::connectionUse(*counters).overTcp();
         for (const db::Counter& c : *counters) {
-            CounterMap& side = c.side == db::Side::client ? cell.client : cell.server;
+            CounterMap& side = c.side == smcr::Side::client ? cell.client : cell.server;
             side[c.name.toStdString()] += static_cast<uint64_t>(std::max<qint64>(c.value, 0));
         }
     }

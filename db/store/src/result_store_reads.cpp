@@ -82,7 +82,8 @@ smcr::Result<RunFacts> ResultStore::hostFacts(qint64 runId) {
     if (!q) return smcr::fail(q.error());
     RunFacts out;
     while (q->next()) {
-        HostFacts& facts = sideFromString(q->value(0).toString()) == Side::server ? out.server : out.client;
+        HostFacts& facts =
+            smcr::sideFromName(q->value(0).toString().toStdString()) == smcr::Side::server ? out.server : out.client;
         facts.insert(q->value(1).toString(), q->value(2).toString());
     }
     return out;
@@ -121,7 +122,8 @@ smcr::Result<QList<Counter>> ResultStore::counters(qint64 runId) {
     if (!q) return smcr::fail(q.error());
     QList<Counter> out;
     while (q->next())
-        out.append({sideFromString(q->value(0).toString()), q->value(1).toString(), q->value(2).toLongLong()});
+        out.append({smcr::sideFromName(q->value(0).toString().toStdString()), q->value(1).toString(),
+                    q->value(2).toLongLong()});
     return out;
 }
 
@@ -159,13 +161,14 @@ smcr::Result<QList<ResultValue>> ResultStore::campaignResults(qint64 campaignId)
     return out;
 }
 
-smcr::Result<QMap<qint64, QString>> ResultStore::campaignRunFact(qint64 campaignId, Side side, const QString& name) {
+smcr::Result<QMap<qint64, QString>> ResultStore::campaignRunFact(qint64 campaignId, smcr::Side side,
+                                                                 const QString& name) {
     auto exists = campaign(campaignId);
     if (!exists) return smcr::fail(exists.error());
     auto q = sql::exec(database(), m_path,
                        QStringLiteral("SELECT r.id, f.value FROM runs r JOIN run_host_facts f ON f.run_id = r.id "
                                       "WHERE r.campaign_id = ? AND r.status = 'done' AND f.side = ? AND f.name = ?"),
-                       {campaignId, sideName(side), name});
+                       {campaignId, QLatin1String(smcr::sideName(side)), name});
     if (!q) return smcr::fail(q.error());
     QMap<qint64, QString> out;
     while (q->next()) out.insert(q->value(0).toLongLong(), q->value(1).toString());
@@ -184,8 +187,8 @@ smcr::Result<QList<CounterSum>> ResultStore::campaignCounters(qint64 campaignId)
     if (!q) return smcr::fail(q.error());
     QList<CounterSum> out;
     while (q->next()) {
-        out.append({q->value(0).toString(), sideFromString(q->value(1).toString()), q->value(2).toString(),
-                    q->value(3).toLongLong()});
+        out.append({q->value(0).toString(), smcr::sideFromName(q->value(1).toString().toStdString()),
+                    q->value(2).toString(), q->value(3).toLongLong()});
     }
     return out;
 }

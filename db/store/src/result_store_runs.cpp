@@ -120,9 +120,10 @@ smcr::Result<qint64> ResultStore::writeRun(const RunRecord& record, RunStatus st
     Batch facts(db, m_path,
                 QStringLiteral("INSERT INTO run_host_facts (run_id, side, name, value) VALUES (?, ?, ?, ?)"));
     for (const auto& [side, map] :
-         {std::pair{Side::client, &record.clientFacts}, std::pair{Side::server, &record.serverFacts}}) {
+         {std::pair{smcr::Side::client, &record.clientFacts}, std::pair{smcr::Side::server, &record.serverFacts}}) {
         for (auto it = map->begin(); it != map->end(); ++it) {
-            if (auto s = facts.add({id, sideName(side), it.key(), it.value()}); !s) return smcr::fail(s.error());
+            if (auto s = facts.add({id, QLatin1String(smcr::sideName(side)), it.key(), it.value()}); !s)
+                return smcr::fail(s.error());
         }
     }
     Batch results(db, m_path, QStringLiteral("INSERT INTO results (run_id, metric, value) VALUES (?, ?, ?)"));
@@ -140,8 +141,10 @@ smcr::Result<qint64> ResultStore::writeRun(const RunRecord& record, RunStatus st
     }
     Batch counters(db, m_path, QStringLiteral("INSERT INTO counters (run_id, side, name, value) VALUES (?, ?, ?, ?)"));
     for (const Counter& c : record.counters) {
-        if (c.side == Side::invalid) return smcr::fail(smcr::Errc::invalidArgument, "counter with an invalid side");
-        if (auto s = counters.add({id, sideName(c.side), c.name, c.value}); !s) return smcr::fail(s.error());
+        if (c.side == smcr::Side::invalid)
+            return smcr::fail(smcr::Errc::invalidArgument, "counter with an invalid side");
+        if (auto s = counters.add({id, QLatin1String(smcr::sideName(c.side)), c.name, c.value}); !s)
+            return smcr::fail(s.error());
     }
     Batch changes(db, m_path,
                   QStringLiteral("INSERT INTO setting_changes (run_id, t_ms, name, value) VALUES (?, ?, ?, ?)"));

@@ -26,7 +26,6 @@ constexpr Named<RunStatus> kRunStatusNames[] = {
     {RunStatus::done, "done"},
     {RunStatus::failed, "failed"},
 };
-constexpr Named<Side> kSideNames[] = {{Side::client, "client"}, {Side::server, "server"}};
 
 template <typename Enum, size_t N>
 QString nameOf(const Named<Enum> (&names)[N], Enum value) {
@@ -54,20 +53,12 @@ QString statusName(RunStatus status) {
     return nameOf(kRunStatusNames, status);
 }
 
-QString sideName(Side side) {
-    return nameOf(kSideNames, side);
-}
-
 CampaignStatus campaignStatusFromString(const QString& text) {
     return valueOf(kCampaignStatusNames, text);
 }
 
 RunStatus runStatusFromString(const QString& text) {
     return valueOf(kRunStatusNames, text);
-}
-
-Side sideFromString(const QString& text) {
-    return valueOf(kSideNames, text);
 }
 
 }  // namespace smclab::db

@@ -25,7 +25,7 @@ struct StoredWorkload {
 
 struct CounterPerOp {
     QString workload;  // stored name ("http", "kv:SET")
-    Side side = Side::server;
+    smcr::Side side = smcr::Side::server;
     QString counter;    // "smcr.cdc_sent"
     QString opsMetric;  // "requests"
     QString title;      // the table's title

@@ -77,7 +77,7 @@ struct ResultValue {
 // Counters summed over the done runs of one column.
 struct CounterSum {
     QString column;
-    Side side = Side::client;
+    smcr::Side side = smcr::Side::client;
     QString name;
     qint64 value = 0;
 };
@@ -157,7 +157,7 @@ public:
     smcr::Result<QList<CounterSum>> campaignCounters(qint64 campaignId);  // done runs, by column
     // One host fact of every done run: run id -> value (runs without it are
     // absent), e.g. "host_state.busy" on the client side.
-    smcr::Result<QMap<qint64, QString>> campaignRunFact(qint64 campaignId, Side side, const QString& name);
+    smcr::Result<QMap<qint64, QString>> campaignRunFact(qint64 campaignId, smcr::Side side, const QString& name);
 
     // --- campaign runners (result_store_runners.cpp) --------------------
     // Whether the store itself can tell who runs a campaign. PostgreSQL: a

@@ -5,6 +5,8 @@
 
 #include <optional>
 
+#include <smcr/side.h>
+
 #include <QByteArray>
 #include <QDateTime>
 #include <QJsonObject>
@@ -87,12 +89,8 @@ struct Sample {
     bool operator==(const Sample&) const = default;
 };
 
-enum class Side { invalid = 0, client, server };
-QString sideName(Side side);
-Side sideFromString(const QString& text);
-
 struct Counter {
-    Side side = Side::client;
+    smcr::Side side = smcr::Side::client;
     QString name;  // engine counter: "cdc_msgs_sent", "rdma_writes", "corked_sends", ...
     qint64 value = 0;
 
