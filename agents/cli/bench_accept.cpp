@@ -64,11 +64,6 @@ void printHelp() {
         "  --db PATH        results database (default: $SMCLAB_DB or the default file)\n");
 }
 
-int usage(const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n(see smclab bench accept --help)\n", kWho, message.c_str());
-    return kExitUsage;
-}
-
 struct Options {
     uint64_t durationMs = 2000;
     // One client by default: several clients also measure head-of-line
@@ -91,37 +86,37 @@ std::optional<int> parseOptions(const Args& args, Options* o) {
         }
         if (auto d = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*d);
-            if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
+            if (!ms || *ms < 100 || *ms > 3600000) return benchUsage(kWho, "-t needs a duration 100ms..1h");
             o->durationMs = *ms;
         } else if (auto c = cursor.takeValue("--clients")) {
             auto n = parseInt(*c);
-            if (!n || *n < 1 || *n > 256) return usage("--clients needs 1..256");
+            if (!n || *n < 1 || *n > 256) return benchUsage(kWho, "--clients needs 1..256");
             o->clients = static_cast<int>(*n);
         } else if (auto q = cursor.takeValue("--request")) {
             auto n = parseSize(*q);
-            if (!n || *n < 1 || *n > kMaxRequestBytes) return usage("--request needs 1..1M bytes");
+            if (!n || *n < 1 || *n > kMaxRequestBytes) return benchUsage(kWho, "--request needs 1..1M bytes");
             o->requestBytes = *n;
         } else if (auto rp = cursor.takeValue("--reps")) {
             auto n = parseInt(*rp);
-            if (!n || *n < 1 || *n > 100) return usage("--reps needs 1..100");
+            if (!n || *n < 1 || *n > 100) return benchUsage(kWho, "--reps needs 1..100");
             o->reps = static_cast<int>(*n);
         } else if (auto st = cursor.takeValue("--set")) {
-            if (!parseSettingArg(*st, &o->settings)) return usage("--set needs NAME=VALUE");
+            if (!parseSettingArg(*st, &o->settings)) return benchUsage(kWho, "--set needs NAME=VALUE");
         } else if (auto db = cursor.takeValue("--db")) {
             o->dbPath = *db;
         } else if (cursor.takeFlag("--no-pin")) {
             o->pin = false;
         } else if (!cursor.error().empty()) {
-            return usage(cursor.error());
+            return benchUsage(kWho, cursor.error());
         } else {
-            return usage(cursor.unknownOption());
+            return benchUsage(kWho, cursor.unknownOption());
         }
     }
-    if (!cursor.error().empty()) return usage(cursor.error());
+    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
     // A bad setting is a usage error here, not a failed column later.
     smcr::Settings probe;
     for (const auto& [name, value] : o->settings) {
-        if (auto set = probe.set(name, value); !set) return usage("--set: " + set.error().toString());
+        if (auto set = probe.set(name, value); !set) return benchUsage(kWho, "--set: " + set.error().toString());
     }
     return std::nullopt;
 }

@@ -13,6 +13,8 @@ namespace smclab::cli {
 
 namespace {
 
+constexpr const char* kWho = "smclab bench fabric";
+
 void printHelp() {
     std::printf(
         "usage: smclab bench fabric [--link ideal|cx4-25g|cx4lx-vf] [--poll busy|event] [-t N] [--test LIST]\n"
@@ -35,11 +37,6 @@ void printHelp() {
         "  --no-pin           do not pin client and server to CPUs 0 and 1\n");
 }
 
-int usage(const std::string& message) {
-    std::fprintf(stderr, "smclab bench fabric: %s\n(see smclab bench fabric --help)\n", message.c_str());
-    return kExitUsage;
-}
-
 }  // namespace
 
 int runBenchFabric(const Args& args) {
@@ -55,16 +52,16 @@ int runBenchFabric(const Args& args) {
         if (auto v = cursor.takeValue("--link")) {
             link = *v;
         } else if (auto p = cursor.takeValue("--poll")) {
-            if (*p != "busy" && *p != "event") return usage("--poll must be busy or event");
+            if (*p != "busy" && *p != "event") return benchUsage(kWho, "--poll must be busy or event");
             options.eventPoll = *p == "event";
         } else if (auto t = cursor.takeValue("--iters")) {
             auto n = parseInt(*t);
-            if (!n || *n < 1 || *n > 10000000) return usage("--iters needs a count 1..10000000");
+            if (!n || *n < 1 || *n > 10000000) return benchUsage(kWho, "--iters needs a count 1..10000000");
             options.latIterations = static_cast<uint32_t>(*n);
             options.bwIterations = static_cast<uint32_t>(*n * 5);
         } else if (auto t2 = cursor.takeValue("-t")) {
             auto n = parseInt(*t2);
-            if (!n || *n < 1 || *n > 10000000) return usage("-t needs a count 1..10000000");
+            if (!n || *n < 1 || *n > 10000000) return benchUsage(kWho, "-t needs a count 1..10000000");
             options.latIterations = static_cast<uint32_t>(*n);
             options.bwIterations = static_cast<uint32_t>(*n * 5);
         } else if (auto tests = cursor.takeValue("--test")) {
@@ -78,15 +75,16 @@ int runBenchFabric(const Args& args) {
                 } else if (name == "send_lat") {
                     options.tests.push_back(fb::Test::sendLat);
                 } else {
-                    return usage("unknown test '" + name + "' (write_lat, write_bw, send_lat)");
+                    return benchUsage(kWho, "unknown test '" + name + "' (write_lat, write_bw, send_lat)");
                 }
             }
-            if (options.tests.empty()) return usage("--test needs at least one test");
+            if (options.tests.empty()) return benchUsage(kWho, "--test needs at least one test");
         } else if (auto sizes = cursor.takeValue("--sizes")) {
             for (const std::string& text : splitList(*sizes)) {
                 if (text.empty()) continue;
                 auto size = parseSize(text);
-                if (!size || *size < 2 || *size > (1u << 24)) return usage("size '" + text + "' outside 2..16M");
+                if (!size || *size < 2 || *size > (1u << 24))
+                    return benchUsage(kWho, "size '" + text + "' outside 2..16M");
                 options.sizes.push_back(static_cast<uint32_t>(*size));
             }
         } else if (auto backend = cursor.takeValue("--backend")) {
@@ -94,16 +92,16 @@ int runBenchFabric(const Args& args) {
         } else if (cursor.takeFlag("--no-pin")) {
             options.pinCpus = false;
         } else if (!cursor.error().empty()) {
-            return usage(cursor.error());
+            return benchUsage(kWho, cursor.error());
         } else {
-            return usage(cursor.unknownOption());
+            return benchUsage(kWho, cursor.unknownOption());
         }
     }
-    if (!cursor.error().empty()) return usage(cursor.error());
+    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
     if (options.backend == "sim") {
         options.open["link"] = link;
     } else if (link != "ideal") {
-        return usage("--link applies to the sim backend only");
+        return benchUsage(kWho, "--link applies to the sim backend only");
     }
     return fb::runAndReport(options, stdout, stderr) ? kExitOk : kExitFailure;
 }

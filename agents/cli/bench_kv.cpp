@@ -140,11 +140,6 @@ void printHelp() {
         kCreditsRecvWr, kCreditsRepostDelayUs);
 }
 
-int usage(const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n(see smclab bench kv --help)\n", kWho, message.c_str());
-    return kExitUsage;
-}
-
 // The credits preset with the bench's counts and columns.
 CampaignSpec benchSpec(const Options& o) {
     CampaignSpec preset = *presetCampaign(QStringLiteral("credits"));
@@ -206,7 +201,7 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
             o->requests = static_cast<uint64_t>(numberArg(cursor, "-n", *n, 1, 1000000000));
         } else if (auto d = cursor.takeValue("-d")) {
             auto size = parseSize(*d);
-            if (!size || *size == 0) return usage("-d: bad size '" + *d + "'");
+            if (!size || *size == 0) return benchUsage(kWho, "-d: bad size '" + *d + "'");
             o->dataSize = *size;
         } else if (auto w = cursor.takeValue("--recv-wr")) {
             o->recvWr = static_cast<int>(numberArg(cursor, "--recv-wr", *w, 2, 2048));
@@ -221,10 +216,10 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
         } else if (auto cols = cursor.takeValue("--columns")) {
             o->columns = splitList(*cols);
         } else {
-            return usage(cursor.unknownOption());
+            return benchUsage(kWho, cursor.unknownOption());
         }
     }
-    if (!cursor.error().empty()) return usage(cursor.error());
+    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
     return std::nullopt;
 }
 
@@ -245,7 +240,7 @@ int runBenchKv(const Args& args) {
     Options o;
     std::optional<std::string> preset;
     if (const auto exitCode = parseOptions(args, &o, &preset)) return *exitCode;
-    if (const std::string problem = checkOptions(o, preset); !problem.empty()) return usage(problem);
+    if (const std::string problem = checkOptions(o, preset); !problem.empty()) return benchUsage(kWho, problem);
 
     const CampaignSpec spec = benchSpec(o);
     std::printf("%s\n", qPrintable(spec.description));

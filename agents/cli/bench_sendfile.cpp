@@ -102,11 +102,6 @@ void printHelp() {
     for (const ColumnKey& c : kColumns) std::printf("  %-9s %s\n", c.key, c.summary);
 }
 
-int usage(const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n(see smclab bench sendfile --help)\n", kWho, message.c_str());
-    return kExitUsage;
-}
-
 CampaignSpec benchSpec(const Options& o) {
     const CampaignSpec preset = *presetCampaign(QStringLiteral("sendfile-cork"));
     CampaignSpec spec = preset;
@@ -158,36 +153,37 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::s
         }
         if (auto d = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*d);
-            if (!ms || *ms < 100 || *ms > 3600000) return usage("-t needs a duration 100ms..1h");
+            if (!ms || *ms < 100 || *ms > 3600000) return benchUsage(kWho, "-t needs a duration 100ms..1h");
             o->durationMs = *ms;
         } else if (auto c = cursor.takeValue("-c")) {
             auto n = parseInt(*c);
-            if (!n || *n < 1 || *n > 10000) return usage("-c needs 1..10000 connections");
+            if (!n || *n < 1 || *n > 10000) return benchUsage(kWho, "-c needs 1..10000 connections");
             o->connections = static_cast<int>(*n);
         } else if (auto f = cursor.takeValue("--file-size")) {
             o->fileSizes.clear();
             for (const std::string& word : splitList(*f)) {
                 auto size = parseSize(word);
-                if (!size || *size > kMaxFileBytes) return usage("--file-size: bad size '" + word + "' (0..16M)");
+                if (!size || *size > kMaxFileBytes)
+                    return benchUsage(kWho, "--file-size: bad size '" + word + "' (0..16M)");
                 o->fileSizes.push_back(*size);
             }
         } else if (auto t = cursor.takeValue("--cork-timer-ms")) {
             auto n = parseInt(*t);
-            if (!n || *n < 1 || *n > 10000) return usage("--cork-timer-ms needs 1..10000");
+            if (!n || *n < 1 || *n > 10000) return benchUsage(kWho, "--cork-timer-ms needs 1..10000");
             o->corkTimerMs = static_cast<int>(*n);
         } else if (auto l = cursor.takeValue("--link")) {
             if (auto model = smcr::fabric::sim::linkPreset(*l); !model)
-                return usage("--link: " + model.error().message);
+                return benchUsage(kWho, "--link: " + model.error().message);
             o->link = *l;
         } else if (auto cols = cursor.takeValue("--columns")) {
             *columnNames = splitList(*cols);
         } else if (auto fmt = cursor.takeValue("--format")) {
             auto parsed = report::parseFormat(QString::fromStdString(*fmt));
-            if (!parsed) return usage("--format must be text, csv, json, markdown or html");
+            if (!parsed) return benchUsage(kWho, "--format must be text, csv, json, markdown or html");
             o->format = *parsed;
         } else if (auto r = cursor.takeValue("--reps")) {
             auto n = parseInt(*r);
-            if (!n || *n < 1 || *n > kMaxRepetitions) return usage("--reps needs 1..1000");
+            if (!n || *n < 1 || *n > kMaxRepetitions) return benchUsage(kWho, "--reps needs 1..1000");
             o->repetitions = static_cast<int>(*n);
         } else if (auto db = cursor.takeValue("--db")) {
             o->dbPath = *db;
@@ -196,12 +192,12 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::s
         } else if (cursor.takeFlag("--no-pin")) {
             o->pin = false;
         } else if (!cursor.error().empty()) {
-            return usage(cursor.error());
+            return benchUsage(kWho, cursor.error());
         } else {
-            return usage(cursor.unknownOption());
+            return benchUsage(kWho, cursor.unknownOption());
         }
     }
-    if (!cursor.error().empty()) return usage(cursor.error());
+    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
     return std::nullopt;
 }
 
@@ -213,7 +209,7 @@ std::optional<int> pickColumns(const std::vector<std::string>& columnNames, Opti
     }
     for (const std::string& name : columnNames) {
         const ColumnKey* c = findColumn(name);
-        if (!c) return usage("--columns: unknown column '" + name + "' (copy, timer, sendfile, tcp)");
+        if (!c) return benchUsage(kWho, "--columns: unknown column '" + name + "' (copy, timer, sendfile, tcp)");
         o->columns.push_back(c);
     }
     return std::nullopt;
@@ -239,7 +235,7 @@ int runBenchSendfile(const Args& args) {
     Options o;
     std::vector<std::string> columnNames;
     if (const auto exitCode = parseOptions(args, &o, &columnNames)) return *exitCode;
-    if (o.fileSizes.empty()) return usage("--file-size needs at least one size");
+    if (o.fileSizes.empty()) return benchUsage(kWho, "--file-size needs at least one size");
     if (const auto exitCode = pickColumns(columnNames, &o)) return *exitCode;
 
     const CampaignSpec spec = benchSpec(o);

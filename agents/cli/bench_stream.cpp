@@ -108,11 +108,6 @@ void printHelp() {
     printColumns();
 }
 
-int usage(const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n(see smclab bench stream --help)\n", kWho, message.c_str());
-    return kExitUsage;
-}
-
 StreamCampaign classicCampaign(const std::vector<std::string>& transports, const std::string& link,
                                const SettingList& extra, const std::vector<report::StreamTest>& tests,
                                const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions, bool pin) {
@@ -399,11 +394,11 @@ int runBenchStream(const Args& args) {
             return kExitOk;
         }
         const bool taken = takeMatrixOption(cursor, &a) || takeModeOption(cursor, &a);
-        if (!cursor.error().empty()) return usage(cursor.error());
-        if (!taken) return usage(cursor.unknownOption());
+        if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
+        if (!taken) return benchUsage(kWho, cursor.unknownOption());
     }
-    if (!cursor.error().empty()) return usage(cursor.error());
-    if (const std::string problem = checkStreamArgs(a); !problem.empty()) return usage(problem);
+    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
+    if (const std::string problem = checkStreamArgs(a); !problem.empty()) return benchUsage(kWho, problem);
     return a.preset.empty() ? runClassicMode(a) : runDatapathMode(a);
 }
 

@@ -55,11 +55,6 @@ void printHelp() {
         "  --shape always   tbf at the model's rate even where the host moves less\n");
 }
 
-int usage(const std::string& message) {
-    std::fprintf(stderr, "%s: %s\n(see smclab bench wire --help)\n", kWho, message.c_str());
-    return kExitUsage;
-}
-
 double median(QList<double> values) {
     std::sort(values.begin(), values.end());
     const qsizetype n = values.size();
@@ -148,39 +143,40 @@ int runBenchWire(const Args& args) {
             options.veth.steerReceives = false;
         } else if (auto mtu = cursor.takeValue("--mtu")) {
             auto n = parseInt(*mtu);
-            if (!n || *n < 68 || *n > locallab::kVethMtu) return usage("--mtu: give 68 to 65535");
+            if (!n || *n < 68 || *n > locallab::kVethMtu) return benchUsage(kWho, "--mtu: give 68 to 65535");
             options.veth.mtu = static_cast<int>(*n);
         } else if (auto shape = cursor.takeValue("--shape")) {
-            if (*shape != "always" && *shape != "auto") return usage("--shape: always or auto");
+            if (*shape != "always" && *shape != "auto") return benchUsage(kWho, "--shape: always or auto");
             options.veth.shapeAlways = *shape == "always";
         } else if (auto link = cursor.takeValue("--link")) {
             options.linkModel = QString::fromStdString(*link);
         } else if (auto loopText = cursor.takeValue("-oo")) {
             std::string error;
             auto loop = parseSizeLoop(*loopText, &error);
-            if (!loop) return usage(error);
+            if (!loop) return benchUsage(kWho, error);
             options.sizes = loop->values();
         } else if (auto sizes = cursor.takeValue("--sizes")) {
             options.sizes.clear();
             for (const std::string& item : splitList(*sizes)) {
                 auto size = parseSize(item);
-                if (!size || *size == 0) return usage("--sizes: '" + item + "' is not a message size");
+                if (!size || *size == 0) return benchUsage(kWho, "--sizes: '" + item + "' is not a message size");
                 options.sizes.push_back(*size);
             }
         } else if (auto time = cursor.takeValue("-t")) {
             auto ms = parseDurationMs(*time);
             // qperf's -t takes whole seconds.
-            if (!ms || *ms < 1000 || *ms > 600'000 || *ms % 1000 != 0) return usage("-t: give whole seconds, 1 to 600");
+            if (!ms || *ms < 1000 || *ms > 600'000 || *ms % 1000 != 0)
+                return benchUsage(kWho, "-t: give whole seconds, 1 to 600");
             options.durationMs = static_cast<int>(*ms);
         } else if (auto reps = cursor.takeValue("--reps")) {
             auto n = parseInt(*reps);
-            if (!n || *n < 1 || *n > 100) return usage("--reps: give 1 to 100");
+            if (!n || *n < 1 || *n > 100) return benchUsage(kWho, "--reps: give 1 to 100");
             options.repetitions = static_cast<int>(*n);
         } else {
-            return usage(cursor.unknownOption());
+            return benchUsage(kWho, cursor.unknownOption());
         }
     }
-    if (!cursor.error().empty()) return usage(cursor.error());
+    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
     ensureCoreApplication();
     options.smclabProgram = QCoreApplication::applicationFilePath();
     const bool bar = ::isatty(STDERR_FILENO) != 0;

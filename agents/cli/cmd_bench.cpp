@@ -46,4 +46,9 @@ int runBench(const Args& args) {
     return kExitUsage;
 }
 
+int benchUsage(const char* who, const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n(see %s --help)\n", who, message.c_str(), who);
+    return kExitUsage;
+}
+
 }  // namespace smclab::cli

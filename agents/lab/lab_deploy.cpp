@@ -35,6 +35,7 @@ struct Deploy {
     void say(DeployNoteKind kind, const QString& text) const {
         if (progress) progress(DeployNote{host.host, kind, text});
     }
+    AgentLaunch agent() const { return {token, host.agentPort, options.agentArgs}; }
 };
 
 // The agent's bearer token: a fresh one, or the shared file's.
@@ -62,12 +63,7 @@ smcr::Result<void> startUserMode(const Deploy& d) {
                                    : d.options.agentBinary;
     auto binary = readLocalFile(binaryPath, QString());
     if (!binary) return smcr::fail(binary.error());
-    UserDeploy deploy;
-    deploy.binary = std::move(*binary);
-    deploy.token = d.token;
-    deploy.remoteDir = d.host.remoteDir;
-    deploy.agentPort = d.host.agentPort;
-    deploy.agentArgs = d.options.agentArgs;
+    const UserDeploy deploy{std::move(*binary), d.host.remoteDir, d.agent()};
     d.say(DeployNoteKind::step, QStringLiteral("copying %1 (user mode)").arg(binaryPath));
     if (auto copied = copyUserAgent(d.target, deploy); !copied) return smcr::fail(copied.error());
     if (auto started = startUserAgent(d.target, deploy); !started)
@@ -79,12 +75,7 @@ smcr::Result<void> startUserMode(const Deploy& d) {
 smcr::Result<SystemDeploy> systemDeployFor(const Deploy& d, const QString& packagePath) {
     auto package = readLocalFile(packagePath, QStringLiteral("the package "));
     if (!package) return smcr::fail(package.error());
-    SystemDeploy deploy;
-    deploy.package = std::move(*package);
-    deploy.token = d.token;
-    deploy.agentPort = d.host.agentPort;
-    deploy.agentArgs = d.options.agentArgs;
-    return deploy;
+    return SystemDeploy{std::move(*package), d.agent()};
 }
 
 smcr::Result<void> startSystemMode(const Deploy& d, const HostProbe& probe, const QString& packagePath) {

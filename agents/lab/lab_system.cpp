@@ -60,13 +60,13 @@ QString findAgentPackage(const QString& explicitPath) {
 
 smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy) {
     QStringList args;
-    for (const QString& arg : deploy.agentArgs) args << arg;
+    for (const QString& arg : deploy.agent.agentArgs) args << arg;
     // One file for the deploy's settings, read after the packaged agent.conf
     // (a later EnvironmentFile= overrides an earlier one).
     const QString settings = QStringLiteral(
                                  "# written by smclab lab deploy; overrides /etc/smclab/agent.conf\n"
                                  "SMCLAB_AGENT_LISTEN=0.0.0.0:%1\nSMCLAB_AGENT_ARGS=%2\n")
-                                 .arg(deploy.agentPort)
+                                 .arg(deploy.agent.agentPort)
                                  .arg(args.join(QLatin1Char(' ')));
     // One session: stdin is the token's line, then the package. The token
     // never goes on a command line (ps would show it); printf is a builtin.
@@ -88,7 +88,7 @@ smcr::Result<QString> installAgentPackage(const SshTarget& target, const HostPro
             "%1tee /etc/systemd/system/smclab-agent.service.d/lab-deploy.conf >/dev/null; "
             "echo installed")
             .arg(asRoot(probe), shellQuote(settings));
-    return runRemote(target, script, deploy.token + '\n' + deploy.package, 300'000);
+    return runRemote(target, script, deploy.agent.token + '\n' + deploy.package, 300'000);
 }
 
 smcr::Result<QString> deploySystemAgent(const SshTarget& target, const HostProbe& probe, const SystemDeploy& deploy) {

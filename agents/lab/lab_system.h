@@ -17,6 +17,7 @@
 #include <QByteArray>
 #include <QString>
 
+#include "agent_launch.h"
 #include "ssh_remote.h"
 
 namespace smclab::lab {
@@ -42,9 +43,7 @@ QString findAgentPackage(const QString& explicitPath);
 
 struct SystemDeploy {
     QByteArray package;  // the .deb's bytes
-    QByteArray token;    // the agent's fresh token
-    quint16 agentPort = 0;
-    QStringList agentArgs;  // extra smclab-agent arguments
+    AgentLaunch agent;
 };
 
 // Copies and installs the package (apt-get, else dpkg), writes the token

@@ -25,7 +25,7 @@ smcr::Result<QString> copyUserAgent(const SshTarget& target, const UserDeploy& d
 
 smcr::Result<QString> startUserAgent(const SshTarget& target, const UserDeploy& deploy) {
     QStringList agentArgs;
-    for (const QString& arg : deploy.agentArgs) agentArgs << shellQuote(arg);
+    for (const QString& arg : deploy.agent.agentArgs) agentArgs << shellQuote(arg);
     // Stop an agent an earlier deploy started and wait until it is gone (up
     // to 10 s): a fixed half second was too short for one that had served
     // a campaign on a slow host, and the new agent then found the port
@@ -53,9 +53,9 @@ smcr::Result<QString> startUserAgent(const SshTarget& target, const UserDeploy& 
             "if kill -0 \"$p\" 2>/dev/null; then echo 'no \"listening on\" after 10 s' >&2; "
             "else wait \"$p\"; echo \"the agent exited with status $?\" >&2; fi; exit 3; fi")
             .arg(remoteDirExpr(deploy.remoteDir))
-            .arg(deploy.agentPort)
+            .arg(deploy.agent.agentPort)
             .arg(agentArgs.join(QLatin1Char(' ')));
-    return runRemote(target, start, deploy.token + '\n');
+    return runRemote(target, start, deploy.agent.token + '\n');
 }
 
 smcr::Result<QString> stopUserAgent(const SshTarget& target, const QString& remoteDir) {

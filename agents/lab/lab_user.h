@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "agent_launch.h"
 #include "ssh_remote.h"
 
 namespace smclab::lab {
@@ -20,10 +21,8 @@ inline constexpr char kDefaultRemoteDir[] = ".local/share/smclab-agent";
 
 struct UserDeploy {
     QByteArray binary;  // the smclab-agent executable's bytes
-    QByteArray token;   // the agent's bearer token
     QString remoteDir;  // "" = kDefaultRemoteDir; relative = under the remote home
-    quint16 agentPort = 0;
-    QStringList agentArgs;  // extra smclab-agent arguments
+    AgentLaunch agent;
 };
 
 // Copies the binary (replacing one an earlier deploy left), stops the

@@ -5,13 +5,11 @@
 // `smclab lab deploy`, never a child smclab.
 #pragma once
 
-#include <atomic>
-#include <thread>
-
 #include <QObject>
 #include <QString>
 
 #include "lab_deploy.h"
+#include "run/worker_thread.h"
 
 namespace smclab::gui {
 
@@ -19,10 +17,8 @@ class DeployRunner : public QObject {
     Q_OBJECT
 public:
     explicit DeployRunner(QObject* parent = nullptr);
-    // Waits for a deploy in flight: ssh's own timeouts bound it.
-    ~DeployRunner() override;
 
-    bool busy() const { return m_busy.load(); }
+    bool busy() const { return m_worker.busy(); }
     // Deploys to `host` and records it in options.labPath; false when busy.
     bool start(const lab::DeployOptions& options, const QString& host);
 
@@ -33,10 +29,7 @@ signals:
     void finished(bool ok, const QString& host, const QString& why);
 
 private:
-    void join();
-
-    std::thread m_worker;
-    std::atomic<bool> m_busy{false};
+    WorkerThread m_worker{this};
 };
 
 }  // namespace smclab::gui

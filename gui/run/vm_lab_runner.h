@@ -4,11 +4,10 @@
 // calls as `smclab lab vm up|down`, never a child smclab.
 #pragma once
 
-#include <atomic>
-#include <thread>
-
 #include <QObject>
 #include <QStringList>
+
+#include "run/worker_thread.h"
 
 namespace smclab::gui {
 
@@ -16,9 +15,8 @@ class VmLabRunner : public QObject {
     Q_OBJECT
 public:
     explicit VmLabRunner(QObject* parent = nullptr);
-    ~VmLabRunner() override;
 
-    bool busy() const { return m_busy.load(); }
+    bool busy() const { return m_worker.busy(); }
     // Boots `count` hosts recorded in `labPath`; false when busy.
     bool startUp(const QString& labPath, int count);
     // Powers the lab's VM hosts off; false when busy.
@@ -31,10 +29,7 @@ signals:
     void downFinished(bool ok, const QStringList& hosts, const QString& why);
 
 private:
-    void join();
-
-    std::thread m_worker;
-    std::atomic<bool> m_busy{false};
+    WorkerThread m_worker{this};
 };
 
 }  // namespace smclab::gui

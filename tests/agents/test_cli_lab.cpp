@@ -24,31 +24,11 @@
 #include <QTest>
 
 #include "agent_process.h"
+#include "smclab_process.h"
 
 using namespace smclab::test;
 
 namespace {
-
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Outcome runSmclab(const QStringList& args, int timeoutMs = 60'000) {
-    QProcess p;
-    p.start(smclabBinary(), args);
-    Outcome o;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished(1000);
-        return o;
-    }
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    o.out = QString::fromUtf8(p.readAllStandardOutput());
-    o.err = QString::fromUtf8(p.readAllStandardError());
-    return o;
-}
 
 bool run(const QString& program, const QStringList& args, QString* output = nullptr, int timeoutMs = 20'000) {
     QProcess p;

@@ -6,7 +6,6 @@
 // Errors: a missing source, a store onto itself, a URL with a password, an
 // unreachable server. The PostgreSQL cases skip only without its binaries.
 #include <QJsonDocument>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -15,27 +14,14 @@
 #include "report_fixtures.h"
 #include "seed_campaign.h"
 #include "smclab/db/result_store.h"
+#include "smclab_process.h"
 
 using namespace smclab::db;
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Outcome runSmclab(const QStringList& args) {
-    QProcess p;
-    p.start(qEnvironmentVariable("SMCLAB_BIN_DIR") + QStringLiteral("/smclab"), args);
-    Outcome o;
-    if (!p.waitForFinished(60'000)) return o;
-    o.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    o.out = QString::fromUtf8(p.readAllStandardOutput());
-    o.err = QString::fromUtf8(p.readAllStandardError());
-    return o;
-}
+using smclab::test::Outcome;
+using smclab::test::runSmclab;
 
 template <typename T>
 T must(smcr::Result<T> result) {

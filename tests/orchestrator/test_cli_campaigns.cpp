@@ -15,6 +15,7 @@
 #include "agent_pair.h"
 #include "agent_process.h"
 #include "smclab/db/result_store.h"
+#include "smclab_process.h"
 
 using namespace smclab;
 
@@ -22,24 +23,10 @@ namespace {
 
 constexpr QByteArrayView kToken = "cli-campaign-test-token";
 
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using test::Outcome;
 
 Outcome runSmclab(const QStringList& args, int timeoutMs = 50'000) {
-    QProcess process;
-    process.start(test::smclabBinary(), args);
-    Outcome outcome;
-    if (!process.waitForFinished(timeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-    }
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = QString::fromUtf8(process.readAllStandardOutput());
-    outcome.err = QString::fromUtf8(process.readAllStandardError());
-    return outcome;
+    return test::runSmclab(args, timeoutMs);
 }
 
 QByteArray campaignFile(int sizes) {

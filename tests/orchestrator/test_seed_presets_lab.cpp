@@ -16,31 +16,17 @@
 #include <QTest>
 
 #include "agent_process.h"
+#include "smclab_process.h"
 
 namespace {
 
-struct Outcome {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using smclab::test::Outcome;
 
 // `smclab ARGS` with no lab file, so it starts the local lab itself.
 Outcome runSmclab(const QStringList& args, const QString& labFile) {
-    QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("SMCLAB_LAB"), labFile);
-    process.setProcessEnvironment(env);
-    process.start(smclab::test::smclabBinary(), args);
-    Outcome outcome;
-    if (!process.waitForFinished(100'000)) {
-        process.kill();
-        process.waitForFinished();
-    }
-    outcome.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    outcome.out = QString::fromUtf8(process.readAllStandardOutput());
-    outcome.err = QString::fromUtf8(process.readAllStandardError());
-    return outcome;
+    return smclab::test::runSmclab(args, 100'000, env);
 }
 
 }  // namespace
