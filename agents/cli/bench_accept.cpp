@@ -15,15 +15,13 @@
 #include <optional>
 #include <string>
 
-#include <smcr/settings.h>
-
 #include <QJsonObject>
 
 #include "args.h"
 #include "bench_commands.h"
+#include "bench_run_options.h"
 #include "command.h"
-#include "local_campaign.h"
-#include "orchestrator/presets.h"
+#include "orchestrator/preset_params.h"
 #include "orchestrator/run_record.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
@@ -65,15 +63,11 @@ void printHelp() {
 }
 
 struct Options {
-    uint64_t durationMs = 2000;
     // One client by default: several clients also measure head-of-line
     // blocking in the server, not the cost of the accept path.
     int clients = 1;
     uint64_t requestBytes = 64;
-    int reps = 3;
-    bool pin = true;
-    std::string dbPath;
-    SettingList settings;
+    BenchRunOptions run;
 };
 
 // nullopt: go on; a value: exit with it (help printed, or a usage error).
@@ -84,11 +78,7 @@ std::optional<int> parseOptions(const Args& args, Options* o) {
             printHelp();
             return kExitOk;
         }
-        if (auto d = cursor.takeValue("-t")) {
-            auto ms = parseDurationMs(*d);
-            if (!ms || *ms < 100 || *ms > 3600000) return benchUsage(kWho, "-t needs a duration 100ms..1h");
-            o->durationMs = *ms;
-        } else if (auto c = cursor.takeValue("--clients")) {
+        if (auto c = cursor.takeValue("--clients")) {
             auto n = parseInt(*c);
             if (!n || *n < 1 || *n > 256) return benchUsage(kWho, "--clients needs 1..256");
             o->clients = static_cast<int>(*n);
@@ -96,16 +86,8 @@ std::optional<int> parseOptions(const Args& args, Options* o) {
             auto n = parseSize(*q);
             if (!n || *n < 1 || *n > kMaxRequestBytes) return benchUsage(kWho, "--request needs 1..1M bytes");
             o->requestBytes = *n;
-        } else if (auto rp = cursor.takeValue("--reps")) {
-            auto n = parseInt(*rp);
-            if (!n || *n < 1 || *n > 100) return benchUsage(kWho, "--reps needs 1..100");
-            o->reps = static_cast<int>(*n);
-        } else if (auto st = cursor.takeValue("--set")) {
-            if (!parseSettingArg(*st, &o->settings)) return benchUsage(kWho, "--set needs NAME=VALUE");
-        } else if (auto db = cursor.takeValue("--db")) {
-            o->dbPath = *db;
-        } else if (cursor.takeFlag("--no-pin")) {
-            o->pin = false;
+        } else if (takeBenchRunOption(cursor, {}, &o->run)) {
+            if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
         } else if (!cursor.error().empty()) {
             return benchUsage(kWho, cursor.error());
         } else {
@@ -113,40 +95,28 @@ std::optional<int> parseOptions(const Args& args, Options* o) {
         }
     }
     if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
-    // A bad setting is a usage error here, not a failed column later.
-    smcr::Settings probe;
-    for (const auto& [name, value] : o->settings) {
-        if (auto set = probe.set(name, value); !set) return benchUsage(kWho, "--set: " + set.error().toString());
-    }
+    if (const auto refused = checkBenchSettings(o->run.settings)) return benchUsage(kWho, *refused);
     return std::nullopt;
 }
 
 // The fallback preset with the bench's clients, reply size, time and settings.
-CampaignSpec benchSpec(const Options& o) {
-    CampaignSpec spec = *presetCampaign(QStringLiteral("fallback"));
-    spec.name = QStringLiteral("bench accept");
-    spec.durationMs = static_cast<int>(o.durationMs);
-    spec.warmupMs = spec.durationMs / 5;
-    spec.repetitions = o.reps;
-    spec.sizes = {o.requestBytes};
-    for (WorkloadSpec& w : spec.workloads) {
-        w.sizes = {o.requestBytes};
-        w.params.insert(QStringLiteral("connections"), o.clients);
-        w.params.insert(QStringLiteral("threads"), std::min(2, o.clients));
-    }
-    const QJsonObject extra = settingsObject(o.settings);
-    for (ColumnSpec& c : spec.columns) {
-        if (c.transport != QLatin1String("smcr")) continue;
-        for (auto it = extra.begin(); it != extra.end(); ++it) c.settings.insert(it.key(), it.value());
-    }
-    spec.description = QStringLiteral(
-                           "smclab bench accept: the fallback preset, %1 connection(s), %2 B replies, "
-                           "%3 s per cell, %4 repetition(s)")
-                           .arg(o.clients)
-                           .arg(o.requestBytes)
-                           .arg(static_cast<double>(o.durationMs) / 1000.0)
-                           .arg(o.reps);
-    return spec;
+PresetParams benchParams(const Options& o) {
+    PresetParams params;
+    params.name = QStringLiteral("bench accept");
+    applyBenchRunOptions(o.run, &params);
+    params.durationMs = params.durationMs.value_or(2000);
+    params.repetitions = params.repetitions.value_or(3);
+    params.sizes = {o.requestBytes};
+    params.workloadParams = {{QStringLiteral("connections"), o.clients},
+                             {QStringLiteral("threads"), std::min(2, o.clients)}};
+    params.description = QStringLiteral(
+                             "smclab bench accept: the fallback preset, %1 connection(s), %2 B replies, "
+                             "%3 s per cell, %4 repetition(s)")
+                             .arg(o.clients)
+                             .arg(o.requestBytes)
+                             .arg(static_cast<double>(*params.durationMs) / 1000.0)
+                             .arg(*params.repetitions);
+    return params;
 }
 
 }  // namespace
@@ -154,14 +124,11 @@ CampaignSpec benchSpec(const Options& o) {
 int runBenchAccept(const Args& args) {
     Options o;
     if (auto exit = parseOptions(args, &o)) return *exit;
-    const CampaignSpec spec = benchSpec(o);
-    auto store = openBenchStore(o.dbPath, kWho);
-    if (!store) return kExitFailure;
-    LocalCampaignOptions labOptions;
-    labOptions.who = kWho;
-    labOptions.pin = o.pin;
-    const auto ran = runBenchCampaign(spec, *store, labOptions);
-    if (!ran) return kExitFailure;
+    auto bench = runPresetLocally(kWho, QStringLiteral("fallback"), benchParams(o), o.run);
+    if (!bench) return kExitFailure;
+    db::ResultStore* store = bench->store.get();
+    const LocalCampaign* ran = &bench->ran;
+    const CampaignSpec& spec = bench->spec;
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
     const QString latency = report::formatText(db::percentileTables(*store, id, orchestrator::storedWorkloads(spec),

@@ -13,6 +13,7 @@
 #include "datapath_columns.h"
 #include "orchestrator/datapath_columns.h"
 #include "orchestrator/datapath_verdicts.h"
+#include "orchestrator/preset_params.h"
 #include "smclab/db/result_store.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/datapath_shapes.h"
@@ -125,40 +126,36 @@ report::ReportDocument makeDocument(const std::vector<DatapathColumn>& columns, 
     return doc;
 }
 
-// The campaign of the chosen columns, and the run that will hold its
-// results; false (after saying so) on an unknown column.
-bool planCampaign(const DatapathOptions& options, StreamCampaign* campaign, std::vector<DatapathColumn>* columns,
-                  report::DatapathRun* run) {
-    campaign->name = QStringLiteral("bench stream datapath");
-    campaign->preset = QStringLiteral("datapath");
-    campaign->tests = options.tests;
-    campaign->sizes = options.sizes;
-    campaign->durationMs = options.durationMs;
-    campaign->repetitions = options.repetitions;
-    campaign->link = QString::fromStdString(options.link);
-    campaign->pin = options.pin;
+// The datapath preset with the bench's columns, tests, sizes, time and
+// repetitions, and the run that will hold its results; false (after saying
+// so) on an unknown column.
+bool planCampaign(const DatapathOptions& options, orchestrator::PresetParams* params,
+                  std::vector<DatapathColumn>* columns, report::DatapathRun* run) {
+    params->name = QStringLiteral("bench stream datapath");
+    params->durationMs = static_cast<int>(options.durationMs);
+    params->repetitions = options.repetitions;
+    params->sizes = options.sizes;
+    params->link = QString::fromStdString(options.link);
+    for (report::StreamTest test : options.tests) params->workloads << QLatin1String(report::streamTestName(test));
+    SettingList smc = {{"lab.link", options.link}};
+    smc.insert(smc.end(), options.extraSettings.begin(), options.extraSettings.end());
+    params->smcSettings = settingsObject(smc);
     run->link = options.link;
     run->sizes = options.sizes;
     run->known = orchestrator::datapathShapeColumns();
     for (const std::string& key : options.columnKeys) {
-        auto spec = findDatapathColumn(key);
-        if (!spec) {
+        auto column = findDatapathColumn(key);
+        if (!column) {
             std::fprintf(stderr, "%s: unknown column '%s'\n", kWho, key.c_str());
             return false;
         }
-        columns->push_back(*spec);
+        columns->push_back(*column);
+        params->columns << QString::fromStdString(column->key);
         for (const report::ShapeColumn& known : run->known) {
-            if (known.key == spec->key) run->columns.push_back(known);
+            if (known.key == column->key) run->columns.push_back(known);
         }
-        campaign->columns.push_back(
-            {QString::fromStdString(spec->label),
-             QString::fromStdString(spec->transport),
-             {},
-             spec->transport == "smcr" ? settingsObject(columnSettings(*spec, options)) : QJsonObject{},
-             {},
-             {}});
     }
-    campaign->description =
+    params->description =
         QStringLiteral(
             "smclab bench stream --preset datapath: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions in "
             "interleaved rounds, two local agents; %6")
@@ -185,13 +182,18 @@ bool writeJsonOut(const std::string& path, const report::ReportDocument& doc) {
 }  // namespace
 
 int runDatapathBench(const DatapathOptions& options) {
-    StreamCampaign campaign;
+    orchestrator::PresetParams params;
     std::vector<DatapathColumn> columns;
     report::DatapathRun run;
-    if (!planCampaign(options, &campaign, &columns, &run)) return kExitUsage;
+    if (!planCampaign(options, &params, &columns, &run)) return kExitUsage;
+    auto spec = orchestrator::presetWithParams(QLatin1String(orchestrator::kDatapathPreset), params);
+    if (!spec) {
+        std::fprintf(stderr, "%s: %s\n", kWho, spec.error().message.c_str());
+        return kExitUsage;
+    }
     auto store = openBenchStore(options.dbPath, kWho);
     if (!store) return kExitFailure;
-    auto ran = runStreamCampaign(campaign, *store);
+    auto ran = runStreamCampaign(*spec, *store, {kWho, options.pin});
     if (!ran) {
         std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
         return kExitFailure;

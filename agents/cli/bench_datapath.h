@@ -1,6 +1,6 @@
-// `smclab bench stream --preset datapath`: the datapath campaign preset's
-// columns (orchestrator/datapath_columns.h) with the bench's sizes, time
-// and repetitions, run on the local lab by the orchestrator like any
+// `smclab bench stream --preset datapath`: the datapath campaign preset with
+// the bench's columns, tests, sizes, time and repetitions as its parameters
+// (orchestrator/preset_params.h), run on the local lab by the orchestrator like any
 // campaign (local_campaign.h: interleaved rounds, results in the store),
 // printed as the cover letter's tables with their intervals plus the
 // shapes (db/report datapath_shapes.h) with PASS, MISS or INCONCLUSIVE.

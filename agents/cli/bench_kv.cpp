@@ -21,8 +21,9 @@
 
 #include "args.h"
 #include "bench_commands.h"
+#include "bench_run_options.h"
 #include "command.h"
-#include "local_campaign.h"
+#include "orchestrator/preset_params.h"
 #include "orchestrator/presets.h"
 #include "orchestrator/run_record.h"
 #include "smclab/report/comparison_query.h"
@@ -44,20 +45,16 @@ struct Options {
     uint64_t dataSize = 10;
     int recvWr = kCreditsRecvWr;
     int repostDelayUs = kCreditsRepostDelayUs;
-    int repetitions = 1;
-    bool pin = true;
-    std::string dbPath;
-    std::vector<std::string> columns = {"off", "on", "backlog", "tcp"};
+    std::vector<std::string> columns;  // the preset's column keys; empty: all of them
+    BenchRunOptions run;
 };
 
-// The option words of the preset's columns, in its order.
-constexpr const char* kColumnKeys[] = {"off", "on", "backlog", "tcp"};
-
-std::optional<size_t> columnIndex(const std::string& key) {
-    for (size_t i = 0; i < std::size(kColumnKeys); ++i) {
-        if (key == kColumnKeys[i]) return i;
-    }
-    return std::nullopt;
+// The preset's columns by key, in its order: "off, on, backlog, tcp".
+std::string columnKeys() {
+    std::string out;
+    for (const PresetColumnChoice& c : presetColumnChoices(QStringLiteral("credits")))
+        out += (out.empty() ? "" : ", ") + c.key.toStdString();
+    return out;
 }
 
 // Counters of the client engine that say where the credits went, summed over
@@ -129,49 +126,39 @@ void printHelp() {
         "  --recv-wr N           smcr_max_recv_wr of both engines (default %d)\n"
         "  --repost-delay-us N   lab.rx_repost_delay_us of both engines (default %d):\n"
         "                        CDC handling and receive WQE refill this late\n"
-        "  --columns LIST        off,on,backlog,tcp (default all, first = baseline):\n"
-        "                        off      SMC, lab.rq_credits=off\n"
-        "                        on       SMC, lab.rq_credits=on\n"
-        "                        backlog  SMC, lab.rq_credits=off, lab.rx_backlog=on\n"
-        "                        tcp      kernel TCP\n"
+        "  --columns LIST        off,on,backlog,tcp (default all, first = baseline):\n",
+        kCreditsRecvWr, kCreditsRepostDelayUs);
+    for (const PresetColumnChoice& c : presetColumnChoices(QStringLiteral("credits")))
+        std::printf("                        %-8s %s\n", qPrintable(c.key), qPrintable(c.summary));
+    std::printf(
         "  --reps N              repetitions in interleaved rounds (default 1)\n"
         "  --no-pin              do not pin the agents to CPUs\n"
-        "  --db PATH             results database (default: $SMCLAB_DB or the default file)\n",
-        kCreditsRecvWr, kCreditsRepostDelayUs);
+        "  --db PATH             results database (default: $SMCLAB_DB or the default file)\n");
 }
 
 // The credits preset with the bench's counts and columns.
-CampaignSpec benchSpec(const Options& o) {
-    CampaignSpec preset = *presetCampaign(QStringLiteral("credits"));
-    CampaignSpec spec = preset;
-    spec.name = QStringLiteral("bench kv credits");
-    spec.repetitions = o.repetitions;
-    spec.sizes = {o.dataSize};
-    for (WorkloadSpec& w : spec.workloads) {
-        w.sizes = {o.dataSize};
-        w.params.insert(QStringLiteral("clients"), o.clients);
-        w.params.insert(QStringLiteral("requests"), static_cast<double>(o.requests));
-    }
-    spec.columns.clear();
-    for (const std::string& key : o.columns) {
-        ColumnSpec column = preset.columns.at(*columnIndex(key));
-        if (column.transport == QLatin1String("smcr")) {
-            column.settings.insert(QString::fromLatin1(kCreditsRecvWrSetting), o.recvWr);
-            column.settings.insert(QString::fromLatin1(kCreditsRepostDelaySetting), o.repostDelayUs);
-        }
-        spec.columns.push_back(column);
-    }
-    spec.description = QStringLiteral(
-                           "smclab bench kv --preset credits: SET and GET, %1 connections, value %2 B, "
-                           "pipeline 1, %3 requests per test, %4 repetition(s); every SMC column: one link "
-                           "per link group, smcr_max_recv_wr %5, lab.rx_repost_delay_us %6")
-                           .arg(o.clients)
-                           .arg(o.dataSize)
-                           .arg(o.requests)
-                           .arg(o.repetitions)
-                           .arg(o.recvWr)
-                           .arg(o.repostDelayUs);
-    return spec;
+PresetParams benchParams(const Options& o) {
+    PresetParams params;
+    params.name = QStringLiteral("bench kv credits");
+    applyBenchRunOptions(o.run, &params);
+    params.repetitions = o.run.repetitions.value_or(1);
+    params.sizes = {o.dataSize};
+    params.workloadParams = {{QStringLiteral("clients"), o.clients},
+                             {QStringLiteral("requests"), static_cast<double>(o.requests)}};
+    params.smcSettings.insert(QString::fromLatin1(kCreditsRecvWrSetting), o.recvWr);
+    params.smcSettings.insert(QString::fromLatin1(kCreditsRepostDelaySetting), o.repostDelayUs);
+    for (const std::string& key : o.columns) params.columns << QString::fromStdString(key);
+    params.description = QStringLiteral(
+                             "smclab bench kv --preset credits: SET and GET, %1 connections, value %2 B, "
+                             "pipeline 1, %3 requests per test, %4 repetition(s); every SMC column: one link "
+                             "per link group, smcr_max_recv_wr %5, lab.rx_repost_delay_us %6")
+                             .arg(o.clients)
+                             .arg(o.dataSize)
+                             .arg(o.requests)
+                             .arg(*params.repetitions)
+                             .arg(o.recvWr)
+                             .arg(o.repostDelayUs);
+    return params;
 }
 
 // A number option's value, or (with the cursor's error set) its minimum.
@@ -207,14 +194,11 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
             o->recvWr = static_cast<int>(numberArg(cursor, "--recv-wr", *w, 2, 2048));
         } else if (auto r = cursor.takeValue("--repost-delay-us")) {
             o->repostDelayUs = static_cast<int>(numberArg(cursor, "--repost-delay-us", *r, 0, 100000));
-        } else if (auto reps = cursor.takeValue("--reps")) {
-            o->repetitions = static_cast<int>(numberArg(cursor, "--reps", *reps, 1, kMaxRepetitions));
-        } else if (auto db = cursor.takeValue("--db")) {
-            o->dbPath = *db;
-        } else if (cursor.takeFlag("--no-pin")) {
-            o->pin = false;
         } else if (auto cols = cursor.takeValue("--columns")) {
             o->columns = splitList(*cols);
+            if (o->columns.empty()) cursor.setError("--columns: none given");
+        } else if (takeBenchRunOption(cursor, {.duration = false, .settings = false}, &o->run)) {
+            continue;
         } else {
             return benchUsage(kWho, cursor.unknownOption());
         }
@@ -227,9 +211,12 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
 std::string checkOptions(const Options& o, const std::optional<std::string>& preset) {
     if (!preset) return "--preset credits is required (the only preset)";
     if (*preset != "credits") return "--preset: unknown preset '" + *preset + "' (known: credits)";
-    if (o.columns.empty()) return "--columns: none given";
+    const std::vector<PresetColumnChoice> choices = presetColumnChoices(QStringLiteral("credits"));
     for (const std::string& key : o.columns) {
-        if (!columnIndex(key)) return "--columns: unknown column '" + key + "' (off, on, backlog, tcp)";
+        const bool known = std::any_of(choices.begin(), choices.end(), [&](const PresetColumnChoice& c) {
+            return c.key == QString::fromStdString(key);
+        });
+        if (!known) return "--columns: unknown column '" + key + "' (" + columnKeys() + ")";
     }
     return {};
 }
@@ -242,16 +229,14 @@ int runBenchKv(const Args& args) {
     if (const auto exitCode = parseOptions(args, &o, &preset)) return *exitCode;
     if (const std::string problem = checkOptions(o, preset); !problem.empty()) return benchUsage(kWho, problem);
 
-    const CampaignSpec spec = benchSpec(o);
-    std::printf("%s\n", qPrintable(spec.description));
+    const PresetParams params = benchParams(o);
+    std::printf("%s\n", qPrintable(params.description));
     std::fflush(stdout);
-    auto store = openBenchStore(o.dbPath, kWho);
-    if (!store) return kExitFailure;
-    LocalCampaignOptions labOptions;
-    labOptions.who = kWho;
-    labOptions.pin = o.pin;
-    const auto ran = runBenchCampaign(spec, *store, labOptions);
-    if (!ran) return kExitFailure;
+    auto bench = runPresetLocally(kWho, QStringLiteral("credits"), params, o.run);
+    if (!bench) return kExitFailure;
+    db::ResultStore* store = bench->store.get();
+    const LocalCampaign* ran = &bench->ran;
+    const CampaignSpec& spec = bench->spec;
     const qint64 id = ran->result.campaignId;
     if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
     // Latency percentiles of each test, as redis-benchmark prints them.

@@ -18,9 +18,9 @@
 
 #include "args.h"
 #include "bench_commands.h"
+#include "bench_run_options.h"
 #include "command.h"
-#include "local_campaign.h"
-#include "orchestrator/presets.h"
+#include "orchestrator/preset_params.h"
 #include "orchestrator/run_record.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
@@ -38,38 +38,25 @@ using namespace smclab::orchestrator;
 constexpr const char* kWho = "smclab bench sendfile";
 constexpr uint64_t kMaxFileBytes = 16u << 20;
 
-// Option words for the preset's columns (in its order) and the TCP reference.
-struct ColumnKey {
-    const char* key;
-    int presetIndex;  // -1: the TCP column this bench adds
-    const char* summary;
-};
-constexpr ColumnKey kColumns[] = {
-    {"copy", 0, "sendfile off: read the file, write header and body (nginx sendfile off)"},
-    {"timer", 1, "sendfile with lab.cork_timer_ms (the kernel before the fix: a delayed push)"},
-    {"sendfile", 2, "sendfile, corked data waits with no timer, uncork pushes at once (the fix)"},
-    {"tcp", -1, "kernel TCP with the same cork + sendfile pattern, for reference"},
-};
+const char* const kPreset = "sendfile-cork";
 
-const ColumnKey* findColumn(const std::string& name) {
-    for (const ColumnKey& c : kColumns) {
-        if (name == c.key) return &c;
-    }
-    return nullptr;
+// The preset's column keys (its own and the TCP reference), "copy, timer, sendfile, tcp".
+std::string columnKeys() {
+    std::string out;
+    for (const PresetColumnChoice& c : presetColumnChoices(QLatin1String(kPreset)))
+        out += (out.empty() ? "" : ", ") + c.key.toStdString();
+    return out;
 }
 
 struct Options {
     std::optional<std::string> link;  // default: the preset's
-    uint64_t durationMs = 5000;
     int connections = 100;
     std::vector<uint64_t> fileSizes = {4096};
     int corkTimerMs = 250;
-    std::vector<const ColumnKey*> columns;
+    QStringList columns;  // keys; empty: all of them
     bool counters = false;
     report::Format format = report::Format::text;
-    int repetitions = 1;
-    bool pin = true;
-    std::string dbPath;
+    BenchRunOptions run;
 };
 
 void printHelp() {
@@ -99,47 +86,33 @@ void printHelp() {
         "  --no-pin          do not pin the agents to CPUs\n"
         "  --db PATH         results database (default: $SMCLAB_DB or the default file)\n"
         "columns:\n");
-    for (const ColumnKey& c : kColumns) std::printf("  %-9s %s\n", c.key, c.summary);
+    for (const PresetColumnChoice& c : presetColumnChoices(QLatin1String(kPreset)))
+        std::printf("  %-9s %s\n", qPrintable(c.key), qPrintable(c.summary));
 }
 
-CampaignSpec benchSpec(const Options& o) {
-    const CampaignSpec preset = *presetCampaign(QStringLiteral("sendfile-cork"));
-    CampaignSpec spec = preset;
-    spec.name = QStringLiteral("bench sendfile");
-    spec.durationMs = static_cast<int>(o.durationMs);
-    spec.warmupMs = spec.durationMs / 5;
-    spec.repetitions = o.repetitions;
-    spec.sizes = o.fileSizes;
-    for (WorkloadSpec& w : spec.workloads) {
-        w.sizes = o.fileSizes;
-        w.params.insert(QStringLiteral("connections"), o.connections);
-        w.params.insert(QStringLiteral("threads"), std::min(2, o.connections));
+PresetParams benchParams(const Options& o) {
+    PresetParams params;
+    params.name = QStringLiteral("bench sendfile");
+    applyBenchRunOptions(o.run, &params);
+    params.durationMs = params.durationMs.value_or(5000);
+    params.repetitions = params.repetitions.value_or(1);
+    params.sizes = o.fileSizes;
+    params.workloadParams = {{QStringLiteral("connections"), o.connections},
+                             {QStringLiteral("threads"), std::min(2, o.connections)}};
+    if (o.link) params.link = QString::fromStdString(*o.link);
+    params.columns = o.columns;
+    if (params.columns.isEmpty()) {
+        for (const PresetColumnChoice& c : presetColumnChoices(QLatin1String(kPreset))) params.columns << c.key;
     }
-    if (o.link) spec.transportOptions.insert(QStringLiteral("link"), QString::fromStdString(*o.link));
-    spec.columns.clear();
-    for (const ColumnKey* key : o.columns) {
-        if (key->presetIndex < 0) {
-            spec.columns.push_back({QStringLiteral("TCP sendfile"),
-                                    QStringLiteral("tcp"),
-                                    {},
-                                    {},
-                                    {},
-                                    QJsonObject{{QStringLiteral("sendfile"), true}}});
-            continue;
-        }
-        ColumnSpec column = preset.columns.at(static_cast<size_t>(key->presetIndex));
-        if (std::string(key->key) == "timer")
-            column.settings.insert(QStringLiteral("lab.cork_timer_ms"), o.corkTimerMs);
-        spec.columns.push_back(column);
-    }
-    spec.description = QStringLiteral(
-                           "smclab bench sendfile: the sendfile-cork preset, %1 connections, %2 s per cell, "
-                           "%3 repetition(s), cork timer %4 ms")
-                           .arg(o.connections)
-                           .arg(static_cast<double>(o.durationMs) / 1000.0)
-                           .arg(o.repetitions)
-                           .arg(o.corkTimerMs);
-    return spec;
+    params.columnSettings.insert(QStringLiteral("timer"), {{QStringLiteral("lab.cork_timer_ms"), o.corkTimerMs}});
+    params.description = QStringLiteral(
+                             "smclab bench sendfile: the sendfile-cork preset, %1 connections, %2 s per cell, "
+                             "%3 repetition(s), cork timer %4 ms")
+                             .arg(o.connections)
+                             .arg(static_cast<double>(*params.durationMs) / 1000.0)
+                             .arg(*params.repetitions)
+                             .arg(o.corkTimerMs);
+    return params;
 }
 
 // The exit status when the command line says to stop here (help, a usage
@@ -151,11 +124,7 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::s
             printHelp();
             return kExitOk;
         }
-        if (auto d = cursor.takeValue("-t")) {
-            auto ms = parseDurationMs(*d);
-            if (!ms || *ms < 100 || *ms > 3600000) return benchUsage(kWho, "-t needs a duration 100ms..1h");
-            o->durationMs = *ms;
-        } else if (auto c = cursor.takeValue("-c")) {
+        if (auto c = cursor.takeValue("-c")) {
             auto n = parseInt(*c);
             if (!n || *n < 1 || *n > 10000) return benchUsage(kWho, "-c needs 1..10000 connections");
             o->connections = static_cast<int>(*n);
@@ -181,16 +150,10 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::s
             auto parsed = report::parseFormat(QString::fromStdString(*fmt));
             if (!parsed) return benchUsage(kWho, "--format must be text, csv, json, markdown or html");
             o->format = *parsed;
-        } else if (auto r = cursor.takeValue("--reps")) {
-            auto n = parseInt(*r);
-            if (!n || *n < 1 || *n > kMaxRepetitions) return benchUsage(kWho, "--reps needs 1..1000");
-            o->repetitions = static_cast<int>(*n);
-        } else if (auto db = cursor.takeValue("--db")) {
-            o->dbPath = *db;
         } else if (cursor.takeFlag("--counters")) {
             o->counters = true;
-        } else if (cursor.takeFlag("--no-pin")) {
-            o->pin = false;
+        } else if (takeBenchRunOption(cursor, {.duration = true, .settings = false}, &o->run)) {
+            if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
         } else if (!cursor.error().empty()) {
             return benchUsage(kWho, cursor.error());
         } else {
@@ -203,14 +166,12 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::s
 
 // --columns by key (all of them when not given); a usage error's exit status on an unknown one.
 std::optional<int> pickColumns(const std::vector<std::string>& columnNames, Options* o) {
-    if (columnNames.empty()) {
-        for (const ColumnKey& c : kColumns) o->columns.push_back(&c);
-        return std::nullopt;
-    }
+    const std::vector<PresetColumnChoice> choices = presetColumnChoices(QLatin1String(kPreset));
     for (const std::string& name : columnNames) {
-        const ColumnKey* c = findColumn(name);
-        if (!c) return benchUsage(kWho, "--columns: unknown column '" + name + "' (copy, timer, sendfile, tcp)");
-        o->columns.push_back(c);
+        const QString key = QString::fromStdString(name);
+        if (std::none_of(choices.begin(), choices.end(), [&](const PresetColumnChoice& c) { return c.key == key; }))
+            return benchUsage(kWho, "--columns: unknown column '" + name + "' (" + columnKeys() + ")");
+        o->columns << key;
     }
     return std::nullopt;
 }
@@ -238,14 +199,11 @@ int runBenchSendfile(const Args& args) {
     if (o.fileSizes.empty()) return benchUsage(kWho, "--file-size needs at least one size");
     if (const auto exitCode = pickColumns(columnNames, &o)) return *exitCode;
 
-    const CampaignSpec spec = benchSpec(o);
-    auto store = openBenchStore(o.dbPath, kWho);
-    if (!store) return kExitFailure;
-    LocalCampaignOptions labOptions;
-    labOptions.who = kWho;
-    labOptions.pin = o.pin;
-    const auto ran = runBenchCampaign(spec, *store, labOptions);
-    if (!ran) return kExitFailure;
+    auto bench = runPresetLocally(kWho, QLatin1String(kPreset), benchParams(o), o.run);
+    if (!bench) return kExitFailure;
+    db::ResultStore* store = bench->store.get();
+    const LocalCampaign* ran = &bench->ran;
+    const CampaignSpec& spec = bench->spec;
     const qint64 id = ran->result.campaignId;
     auto document =
         db::campaignReport(*store, id, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());

@@ -20,6 +20,7 @@
 #include "args.h"
 #include "bench_commands.h"
 #include "bench_datapath.h"
+#include "bench_run_options.h"
 #include "bench_settings.h"
 #include "datapath_columns.h"
 #include "orchestrator/campaign_spec.h"
@@ -31,6 +32,7 @@ namespace smclab::cli {
 namespace {
 
 constexpr const char* kWho = "smclab bench stream";
+constexpr uint64_t kDefaultDurationMs = 2000;
 
 std::string sizeText(uint64_t size) {
     if (size >= 1024 && size % 1024 == 0) return std::to_string(size / 1024) + "K";
@@ -108,35 +110,48 @@ void printHelp() {
     printColumns();
 }
 
-StreamCampaign classicCampaign(const std::vector<std::string>& transports, const std::string& link,
-                               const SettingList& extra, const std::vector<report::StreamTest>& tests,
-                               const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions, bool pin) {
-    StreamCampaign campaign;
-    campaign.name = transports.size() > 1 ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
-    campaign.tests = tests;
-    campaign.sizes = sizes;
-    campaign.durationMs = durationMs;
-    campaign.repetitions = repetitions;
-    campaign.link = QString::fromStdString(link);
-    campaign.pin = pin;
+// The single-transport and --compare modes' campaign: one column per
+// transport, the tests as tcp_bw / tcp_lat workloads over the sizes.
+orchestrator::CampaignSpec classicCampaign(const std::vector<std::string>& transports, const std::string& link,
+                                           const SettingList& extra, const std::vector<report::StreamTest>& tests,
+                                           const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions) {
+    orchestrator::CampaignSpec spec;
+    spec.name = transports.size() > 1 ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
+    for (report::StreamTest test : tests) {
+        const bool bw = test == report::StreamTest::bw;
+        spec.workloads.push_back({bw ? QStringLiteral("Bandwidth") : QStringLiteral("Latency"),
+                                  QString::fromLatin1(report::streamTestName(test)),
+                                  {},
+                                  {},
+                                  {}});
+    }
     for (const std::string& tr : transports) {
         const bool smcr = tr == "smcr";
-        campaign.columns.push_back({smcr ? QStringLiteral("SMC-R") : QStringLiteral("TCP"),
-                                    QString::fromStdString(tr),
-                                    {},
-                                    smcr ? settingsObject(extra) : QJsonObject{},
-                                    {},
-                                    {}});
+        spec.columns.push_back({smcr ? QStringLiteral("SMC-R") : QStringLiteral("TCP"),
+                                QString::fromStdString(tr),
+                                {},
+                                smcr ? settingsObject(extra) : QJsonObject{},
+                                {},
+                                {}});
     }
-    campaign.description = QStringLiteral(
-                               "smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
-                               "local agents")
-                               .arg(sizes.size())
-                               .arg(sizes.front())
-                               .arg(sizes.back())
-                               .arg(static_cast<double>(durationMs) / 1000.0)
-                               .arg(repetitions);
-    return campaign;
+    spec.sizes = sizes;
+    spec.repetitions = repetitions;
+    spec.durationMs = static_cast<int>(durationMs);
+    // A fifth of the cell to let the connection and its link group settle,
+    // as the demo does; the measured window is the full -t.
+    spec.warmupMs = spec.durationMs / 5;
+    spec.sampleIntervalMs = std::max(orchestrator::kMinSampleIntervalMs, std::min(500, spec.durationMs / 2));
+    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")},
+                                        {QStringLiteral("link"), QString::fromStdString(link)}};
+    spec.description = QStringLiteral(
+                           "smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
+                           "local agents")
+                           .arg(sizes.size())
+                           .arg(sizes.front())
+                           .arg(sizes.back())
+                           .arg(static_cast<double>(durationMs) / 1000.0)
+                           .arg(repetitions);
+    return spec;
 }
 
 // One transport: qperf's own block per size.
@@ -189,11 +204,11 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
                const std::vector<report::StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
                int repetitions, bool pin, const std::string& dbPath) {
     const bool compare = transports.size() > 1;
-    const StreamCampaign campaign =
-        classicCampaign(transports, link, extra, tests, sizes, durationMs, repetitions, pin);
+    const orchestrator::CampaignSpec campaign =
+        classicCampaign(transports, link, extra, tests, sizes, durationMs, repetitions);
     auto store = openBenchStore(dbPath, kWho);
     if (!store) return kExitFailure;
-    auto ran = runStreamCampaign(campaign, *store);
+    auto ran = runStreamCampaign(campaign, *store, {kWho, pin});
     if (!ran) {
         std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
         return kExitFailure;
@@ -219,14 +234,12 @@ struct StreamArgs {
     std::string transport = "smcr";
     std::optional<std::string> link;  // default: ideal, or the preset's
     std::string preset;
-    SettingList extra;
     std::vector<report::StreamTest> tests = {report::StreamTest::bw, report::StreamTest::lat};
     SizeLoop loop{"msg_size", 1, 64 * 1024, 2, true};
-    uint64_t durationMs = 2000;
     bool compare = false;
-    int repetitions = 0;  // 0: the mode's default
-    std::string dbPath;
-    bool pin = true;
+    // -t (default 2 s), --reps (default: the mode's), --set and --busy-poll-us
+    // in command-line order, --db, --no-pin.
+    BenchRunOptions run;
     bool isolate = false;
     bool counters = false;
     std::vector<std::string> columnKeys;
@@ -279,12 +292,6 @@ bool takeMatrixOption(ArgCursor& cursor, StreamArgs* a) {
             a->loop = *parsed;
         else
             cursor.setError("-oo: " + error);
-    } else if (auto d = cursor.takeValue("-t")) {
-        auto ms = parseDurationMs(*d);
-        if (!ms || *ms < 100 || *ms > 3600000)
-            cursor.setError("-t needs a duration 100ms..1h");
-        else
-            a->durationMs = *ms;
     } else if (auto l = cursor.takeValue("--link")) {
         if (auto model = smcr::fabric::sim::linkPreset(*l); !model) cursor.setError("--link: " + model.error().message);
         a->link = *l;
@@ -293,7 +300,7 @@ bool takeMatrixOption(ArgCursor& cursor, StreamArgs* a) {
         if (!n || *n < 0 || *n > 10000000)
             cursor.setError("--busy-poll-us needs 0..10000000");
         else
-            a->extra.emplace_back("lab.busy_poll_us", std::to_string(*n));
+            a->run.settings.emplace_back("lab.busy_poll_us", std::to_string(*n));
     } else {
         return false;
     }
@@ -312,26 +319,14 @@ bool takeModeOption(ArgCursor& cursor, StreamArgs* a) {
         if (!a->format) cursor.setError("--format must be text, csv, json, markdown or html");
     } else if (auto j = cursor.takeValue("--json-out")) {
         a->jsonOut = *j;
-    } else if (auto s = cursor.takeValue("--set")) {
-        if (!parseSettingArg(*s, &a->extra)) cursor.setError("--set expects NAME=VALUE");
-    } else if (auto r = cursor.takeValue("--reps")) {
-        auto n = parseInt(*r);
-        if (!n || *n < 1 || *n > orchestrator::kMaxRepetitions)
-            cursor.setError("--reps needs 1..1000");
-        else
-            a->repetitions = static_cast<int>(*n);
-    } else if (auto db = cursor.takeValue("--db")) {
-        a->dbPath = *db;
     } else if (cursor.takeFlag("--isolate")) {
         a->isolate = true;
     } else if (cursor.takeFlag("--counters")) {
         a->counters = true;
     } else if (cursor.takeFlag("--compare")) {
         a->compare = true;
-    } else if (cursor.takeFlag("--no-pin")) {
-        a->pin = false;
     } else {
-        return false;
+        return takeBenchRunOption(cursor, {}, &a->run);
     }
     return true;
 }
@@ -355,15 +350,16 @@ std::string checkStreamArgs(const StreamArgs& a) {
 int runClassicMode(const StreamArgs& a) {
     const std::vector<std::string> transports =
         a.compare ? std::vector<std::string>{"smcr", "tcp"} : std::vector<std::string>{a.transport};
-    return runClassic(transports, a.link.value_or("ideal"), a.extra, a.tests, a.loop.values(), a.durationMs,
-                      a.repetitions > 0 ? a.repetitions : 1, a.pin, a.dbPath);
+    return runClassic(transports, a.link.value_or("ideal"), a.run.settings, a.tests, a.loop.values(),
+                      a.run.durationMs.value_or(kDefaultDurationMs), a.run.repetitions.value_or(1), a.run.pin,
+                      a.run.dbPath);
 }
 
 int runDatapathMode(const StreamArgs& a) {
     DatapathOptions o;
     // The preset's own environment unless told otherwise (one definition with the campaign preset).
     o.link = a.link.value_or(orchestrator::kDatapathLink);
-    o.durationMs = a.durationMs;
+    o.durationMs = a.run.durationMs.value_or(kDefaultDurationMs);
     o.sizes = a.loop.values();
     o.tests = a.tests;
     o.columnKeys = a.columnKeys.empty() ? defaultDatapathColumnKeys() : a.columnKeys;
@@ -374,12 +370,12 @@ int runDatapathMode(const StreamArgs& a) {
         }
     }
     o.format = a.format.value_or(report::Format::text);
-    o.pin = a.pin;
+    o.pin = a.run.pin;
     o.counterTables = a.counters;
-    o.extraSettings = a.extra;
+    o.extraSettings = a.run.settings;
     o.jsonOutPath = a.jsonOut;
-    o.repetitions = a.repetitions > 0 ? a.repetitions : orchestrator::kPresetRepetitions;
-    o.dbPath = a.dbPath;
+    o.repetitions = a.run.repetitions.value_or(orchestrator::kPresetRepetitions);
+    o.dbPath = a.run.dbPath;
     return runDatapathBench(o);
 }
 
@@ -399,6 +395,7 @@ int runBenchStream(const Args& args) {
     }
     if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
     if (const std::string problem = checkStreamArgs(a); !problem.empty()) return benchUsage(kWho, problem);
+    if (const auto refused = checkBenchSettings(a.run.settings)) return benchUsage(kWho, *refused);
     return a.preset.empty() ? runClassicMode(a) : runDatapathMode(a);
 }
 

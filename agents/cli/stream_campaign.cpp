@@ -35,36 +35,11 @@ QJsonObject settingsObject(const SettingList& settings) {
     return out;
 }
 
-smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign, db::ResultStore& store) {
-    CampaignSpec spec;
-    spec.name = campaign.name;
-    spec.preset = campaign.preset;
-    spec.description = campaign.description;
-    for (report::StreamTest test : campaign.tests) {
-        const bool bw = test == report::StreamTest::bw;
-        spec.workloads.push_back({bw ? QStringLiteral("Bandwidth") : QStringLiteral("Latency"),
-                                  QString::fromLatin1(report::streamTestName(test)),
-                                  {},
-                                  {},
-                                  {}});
-    }
-    spec.columns = campaign.columns;
-    spec.sizes = campaign.sizes;
-    spec.repetitions = campaign.repetitions;
-    spec.durationMs = static_cast<int>(campaign.durationMs);
-    // A fifth of the cell to let the connection and its link group settle,
-    // as the demo does; the measured window is the full -t.
-    spec.warmupMs = spec.durationMs / 5;
-    spec.sampleIntervalMs = std::max(kMinSampleIntervalMs, std::min(500, spec.durationMs / 2));
-    spec.transportOptions =
-        QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")}, {QStringLiteral("link"), campaign.link}};
+smcr::Result<StreamCampaignRun> runStreamCampaign(const CampaignSpec& spec, db::ResultStore& store,
+                                                  const LocalCampaignOptions& options) {
     if (const auto invalid = validateCampaign(spec); !invalid.empty()) {
         return smcr::fail(smcr::Errc::invalidArgument, joinErrors(invalid).toStdString());
     }
-
-    LocalCampaignOptions options;
-    options.who = campaign.who;
-    options.pin = campaign.pin;
     auto ran = runLocalCampaign(spec, store, options);
     if (!ran) return smcr::fail(ran.error());
     StreamCampaignRun out;
@@ -80,8 +55,12 @@ smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign
         return smcr::fail(smcr::Errc::closed, why.toStdString());
     }
     QStringList labels;
-    for (const ColumnSpec& c : campaign.columns) labels << c.label;
-    auto grid = db::readStreamGrid(store, out.campaignId, campaign.sizes, labels, campaign.tests);
+    for (const ColumnSpec& c : spec.columns) labels << c.label;
+    std::vector<report::StreamTest> tests;
+    for (const WorkloadSpec& w : spec.workloads) {
+        tests.push_back(w.workload == QLatin1String("tcp_bw") ? report::StreamTest::bw : report::StreamTest::lat);
+    }
+    auto grid = db::readStreamGrid(store, out.campaignId, spec.sizes, labels, tests);
     if (!grid) return smcr::fail(grid.error());
     out.grid = std::move(grid).value();
     return out;

@@ -17,37 +17,27 @@
 
 #include "bench_settings.h"
 #include "campaign_console.h"
+#include "local_campaign.h"
 #include "orchestrator/campaign_spec.h"
 #include "smclab/db/result_store.h"
 #include "smclab/report/stream_grid.h"
 
 namespace smclab::cli {
 
-struct StreamCampaign {
-    QString name;         // the campaign's name in the store
-    QString preset;       // "datapath" when it is that preset, else empty
-    QString description;  // the notes: what ran (the wire is added)
-    std::vector<orchestrator::ColumnSpec> columns;
-    std::vector<report::StreamTest> tests;
-    std::vector<uint64_t> sizes;
-    uint64_t durationMs = 2000;
-    int repetitions = 1;
-    QString link = QStringLiteral("ideal");  // sim link model, and the veth's shaping
-    bool pin = true;
-    const char* who = "smclab bench stream";
-};
-
 struct StreamCampaignRun {
     qint64 campaignId = 0;
     ConsoleResult console;  // failedCells, failuresByColumn
     QString wireNote;
     QString storePath;        // where the campaign is (ResultStore::path)
-    report::StreamGrid grid;  // [size][column], columns in StreamCampaign order
+    report::StreamGrid grid;  // [size][column], in the spec's order
 };
 
-// An error when the lab cannot start or the campaign did not finish
-// (stopped, agents lost); failed cells come back in console.
-smcr::Result<StreamCampaignRun> runStreamCampaign(const StreamCampaign& campaign, db::ResultStore& store);
+// `spec` (tcp_bw and/or tcp_lat workloads over spec.sizes) on the local lab,
+// read back as grids in the order of its sizes and columns. An error when
+// the lab cannot start or the campaign did not finish (stopped, agents
+// lost); failed cells come back in console.
+smcr::Result<StreamCampaignRun> runStreamCampaign(const orchestrator::CampaignSpec& spec, db::ResultStore& store,
+                                                  const LocalCampaignOptions& options);
 
 // The store a bench writes into: `dbPath`, else $SMCLAB_DB or the default
 // file; null after printing why.
