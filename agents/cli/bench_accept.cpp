@@ -126,18 +126,12 @@ int runBenchAccept(const Args& args) {
     if (auto exit = parseOptions(args, &o)) return *exit;
     auto bench = runPresetLocally(kWho, QStringLiteral("fallback"), benchParams(o), o.run);
     if (!bench) return kExitFailure;
-    db::ResultStore* store = bench->store.get();
-    const LocalCampaign* ran = &bench->ran;
-    const CampaignSpec& spec = bench->spec;
-    const qint64 id = ran->result.campaignId;
-    if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
-    const QString latency = report::formatText(db::percentileTables(*store, id, orchestrator::storedWorkloads(spec),
-                                                                    QStringLiteral("Connect + request latency %2")));
+    if (!printCampaignTables(*bench->store, bench->campaignId(), stdout)) return kExitFailure;
+    const QString latency =
+        report::formatText(db::percentileTables(*bench->store, bench->campaignId(), storedWorkloads(bench->spec),
+                                                QStringLiteral("Connect + request latency %2")));
     std::printf("%s", qPrintable(latency));
-    std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
-                qPrintable(store->path()));
-    std::fflush(stdout);
-    return ran->result.failedCells == 0 ? kExitOk : kExitRunsFailed;
+    return finishBenchRun(*bench);
 }
 
 }  // namespace smclab::cli

@@ -234,19 +234,13 @@ int runBenchKv(const Args& args) {
     std::fflush(stdout);
     auto bench = runPresetLocally(kWho, QStringLiteral("credits"), params, o.run);
     if (!bench) return kExitFailure;
-    db::ResultStore* store = bench->store.get();
-    const LocalCampaign* ran = &bench->ran;
-    const CampaignSpec& spec = bench->spec;
-    const qint64 id = ran->result.campaignId;
-    if (!printCampaignTables(*store, id, stdout)) return kExitFailure;
+    if (!printCampaignTables(*bench->store, bench->campaignId(), stdout)) return kExitFailure;
     // Latency percentiles of each test, as redis-benchmark prints them.
-    std::printf("%s", qPrintable(report::formatText(db::percentileTables(
-                          *store, id, orchestrator::storedWorkloads(spec), QStringLiteral("%1 %2 latency")))));
-    printCounters(*store, id, spec);
-    std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(ran->wireNote), static_cast<long long>(id),
-                qPrintable(store->path()));
-    std::fflush(stdout);
-    return ran->result.failedCells == 0 ? kExitOk : kExitRunsFailed;
+    std::printf(
+        "%s", qPrintable(report::formatText(db::percentileTables(
+                  *bench->store, bench->campaignId(), storedWorkloads(bench->spec), QStringLiteral("%1 %2 latency")))));
+    printCounters(*bench->store, bench->campaignId(), bench->spec);
+    return finishBenchRun(*bench);
 }
 
 }  // namespace smclab::cli

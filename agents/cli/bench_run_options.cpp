@@ -51,6 +51,13 @@ void applyBenchRunOptions(const BenchRunOptions& options, orchestrator::PresetPa
     for (auto it = settings.begin(); it != settings.end(); ++it) params->smcSettings.insert(it.key(), it.value());
 }
 
+int finishBenchRun(const BenchRun& run) {
+    std::printf("wire: %s\ncampaign %lld in %s\n", qPrintable(run.ran.wireNote),
+                static_cast<long long>(run.campaignId()), qPrintable(run.store->path()));
+    std::fflush(stdout);
+    return run.ran.result.failedCells == 0 ? kExitOk : kExitRunsFailed;
+}
+
 std::optional<BenchRun> runPresetLocally(const char* who, const QString& preset,
                                          const orchestrator::PresetParams& params, const BenchRunOptions& options) {
     auto spec = orchestrator::presetWithParams(preset, params);

@@ -50,7 +50,14 @@ struct BenchRun {
     std::unique_ptr<db::ResultStore> store;
     LocalCampaign ran;
     orchestrator::CampaignSpec spec;
+
+    qint64 campaignId() const { return ran.result.campaignId; }
 };
+
+// A bench's last lines, what the run crossed and where it is stored ("wire:
+// ...", "campaign N in PATH"); returns the exit status, kExitRunsFailed
+// when a cell failed.
+int finishBenchRun(const BenchRun& run);
 
 // The preset `preset` with `params`, on the local lab, into the store of
 // options.dbPath; nullopt after saying why on stderr (prefixed with `who`).
