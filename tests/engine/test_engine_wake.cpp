@@ -478,9 +478,13 @@ private slots:
             QVERIFY2(r->writer.sleeps <= kMessages * 5 / 2, "the writer sleeps more than twice per message");
             QVERIFY2(r->reader.sleeps <= kMessages * 3 / 2, "the reader sleeps more than once per message");
         }
-        // Polling for the window replaces sleeps, it never adds one.
-        QVERIFY2(spin.writer.sleeps <= sleep.writer.sleeps + kMessages / 10,
-                 "the writer sleeps more with the window spin than without");
+        // Polling for the window replaces channel wake-ups, it never adds
+        // any (quiet: 0.9-1.2 per message against 1.9; a loaded host's
+        // missed spins bring it near the other). Sleeps are no measure here:
+        // without the spin a writer that finds its completion already due
+        // skips a sleep that a spinning one takes later.
+        QVERIFY2(spin.writer.events <= sleep.writer.events + kMessages / 4,
+                 "the writer's engine takes more channel events with the window spin than without");
     }
 
     void corkedSendStillWakesOnItsCompletion() {

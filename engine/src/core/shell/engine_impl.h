@@ -175,9 +175,6 @@ public:
     // An application thread enters / leaves the socket; leaving runs a deferred push.
     void enterOwnerLocked(Connection& conn);
     void leaveOwnerLocked(Connection& conn);
-    // A send() is about to return: completions and CDCs that arrived while
-    // it ran are handled first, so its leaving pushes what they free.
-    void releaseSocketLocked(Connection& conn);
     // The owner runs a push a completion left to it (also while it spins).
     void runDeferredPushLocked(Connection& conn);
     void setNoDelayLocked(Connection& conn, bool tcpCork);

@@ -106,21 +106,6 @@ void EngineImpl::enterOwnerLocked(Connection& conn) {
     if (conn.core) conn.core->enterOwner();
 }
 
-void EngineImpl::releaseSocketLocked(Connection& conn) {
-    // The kernel's softirq handles the peer's CDCs and our completions while
-    // the writer is inside sendmsg (a push it would make then is deferred to
-    // the writer's release_sock). A thread of ours handles them only in its
-    // calls: a writer that never waits (its sndbuf never fills) would leave
-    // window updates and the completion that pushes autocorked data
-    // unhandled until its sndbuf is full, and send in sndbuf-sized bursts.
-    // One poll of the CQs as the send returns, only while a completion or
-    // the peer's window is awaited: no system call on either fabric.
-    if (!conn.core || conn.released) return;
-    const ConnTx& tx = conn.core->tx();
-    if (tx.pendingCdcCount() == 0 && tx.unsentBytes() == 0) return;
-    progressLocked();
-}
-
 void EngineImpl::leaveOwnerLocked(Connection& conn) {
     if (conn.core && conn.core->leaveOwner()) pushLocked(conn, PushOrigin::owner);
 }

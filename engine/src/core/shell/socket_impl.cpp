@@ -54,10 +54,7 @@ uint32_t sendPieceBytes(EngineImpl& engine, const Connection& conn, size_t remai
 class OwnerScope {
 public:
     OwnerScope(EngineImpl& engine, Connection& conn) : m_engine(engine), m_conn(conn) { enter(); }
-    ~OwnerScope() {
-        m_engine.releaseSocketLocked(m_conn);
-        leave();
-    }
+    ~OwnerScope() { leave(); }
     OwnerScope(const OwnerScope&) = delete;
     OwnerScope& operator=(const OwnerScope&) = delete;
     void enter() {
