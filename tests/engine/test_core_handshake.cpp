@@ -3,6 +3,7 @@
 #include "core/handshake/handshake.h"
 
 using namespace smcr::core;
+using smcr::Side;
 using smcr::wire::DeclineReason;
 
 namespace {
@@ -21,7 +22,7 @@ class TestCoreHandshake : public QObject {
     Q_OBJECT
 private slots:
     void clientFirstContact() {
-        Handshake hs(HandshakeRole::client);
+        Handshake hs(Side::client);
         HandshakeActions a = hs.on(ev(HandshakeEventKind::start));
         QVERIFY(a.sendProposal);
         QCOMPARE(a.armTimer, TimerKind::clcWait);
@@ -37,14 +38,14 @@ private slots:
         QVERIFY(hs.done());
     }
     void clientReuse() {
-        Handshake hs(HandshakeRole::client);
+        Handshake hs(Side::client);
         hs.on(ev(HandshakeEventKind::start));
         HandshakeActions a = hs.on(ev(HandshakeEventKind::accept));
         QVERIFY(a.sendConfirm);
         QVERIFY(a.established);
     }
     void serverFirstContact() {
-        Handshake hs(HandshakeRole::server);
+        Handshake hs(Side::server);
         QCOMPARE(hs.on(ev(HandshakeEventKind::start)).armTimer, TimerKind::firstBytes);
         HandshakeActions a = hs.on(ev(HandshakeEventKind::proposal));
         QVERIFY(a.sendAccept);
@@ -56,17 +57,17 @@ private slots:
         QVERIFY(hs.on(ev(HandshakeEventKind::confirmLinkResponse)).established);
     }
     void plainTcpPeersFallBackWithoutDecline() {
-        Handshake server(HandshakeRole::server);
+        Handshake server(Side::server);
         server.on(ev(HandshakeEventKind::start));
         HandshakeActions a = server.on(ev(HandshakeEventKind::notClc));
         QVERIFY(a.fallBack);
         QVERIFY(!a.sendDecline);
         QVERIFY(!a.handshakeError);
         QCOMPARE(a.fallbackReason, code(DeclineReason::peerNoSmc));
-        Handshake silent(HandshakeRole::server);
+        Handshake silent(Side::server);
         silent.on(ev(HandshakeEventKind::start));
         QCOMPARE(silent.on(ev(HandshakeEventKind::timeout)).fallbackReason, code(DeclineReason::peerNoSmc));
-        Handshake client(HandshakeRole::client);
+        Handshake client(Side::client);
         client.on(ev(HandshakeEventKind::start));
         a = client.on(ev(HandshakeEventKind::timeout));
         QVERIFY(a.fallBack);
@@ -75,7 +76,7 @@ private slots:
     }
     void declinePaths() {
         struct Case {
-            HandshakeRole role;
+            Side role;
             std::vector<HandshakeEvent> events;
             DeclineReason reason;
             bool outOfSync;
@@ -94,21 +95,18 @@ private slots:
         mem.reason = DeclineReason::mem;
         const HandshakeEvent start = ev(HandshakeEventKind::start);
         const std::vector<Case> cases = {
-            {HandshakeRole::client, {start, badSize}, DeclineReason::cnfErr, false},
-            {HandshakeRole::client, {start, unknownLgr}, DeclineReason::syncErr, true},
-            {HandshakeRole::client,
-             {start, fcAccept, ev(HandshakeEventKind::timeout)},
-             DeclineReason::timeoutCl,
-             false},
-            {HandshakeRole::client, {start, ev(HandshakeEventKind::malformed)}, DeclineReason::cnfErr, false},
-            {HandshakeRole::client, {start, mem}, DeclineReason::mem, false},
-            {HandshakeRole::server, {start, noSmcr}, DeclineReason::modeUnsupp, false},
-            {HandshakeRole::server, {start, ev(HandshakeEventKind::proposal), mem}, DeclineReason::mem, false},
-            {HandshakeRole::server,
+            {Side::client, {start, badSize}, DeclineReason::cnfErr, false},
+            {Side::client, {start, unknownLgr}, DeclineReason::syncErr, true},
+            {Side::client, {start, fcAccept, ev(HandshakeEventKind::timeout)}, DeclineReason::timeoutCl, false},
+            {Side::client, {start, ev(HandshakeEventKind::malformed)}, DeclineReason::cnfErr, false},
+            {Side::client, {start, mem}, DeclineReason::mem, false},
+            {Side::server, {start, noSmcr}, DeclineReason::modeUnsupp, false},
+            {Side::server, {start, ev(HandshakeEventKind::proposal), mem}, DeclineReason::mem, false},
+            {Side::server,
              {start, ev(HandshakeEventKind::proposal), fcConfirm, ev(HandshakeEventKind::timeout)},
              DeclineReason::timeoutCl,
              false},
-            {HandshakeRole::server,
+            {Side::server,
              {start, ev(HandshakeEventKind::proposal), ev(HandshakeEventKind::timeout)},
              DeclineReason::intErr,
              false},
@@ -129,7 +127,7 @@ private slots:
     }
     void peerDeclineAtAnyStep() {
         for (int steps = 0; steps < 3; ++steps) {
-            Handshake hs(HandshakeRole::client);
+            Handshake hs(Side::client);
             hs.on(ev(HandshakeEventKind::start));
             if (steps >= 1) {
                 HandshakeEvent acc = ev(HandshakeEventKind::accept);

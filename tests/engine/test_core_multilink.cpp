@@ -10,6 +10,7 @@
 #include "core/link/rkey_table.h"
 
 using namespace smcr::core;
+using smcr::Side;
 namespace wire = smcr::wire;
 
 namespace {
@@ -61,8 +62,8 @@ wire::LlcMessage roundTrip(const wire::LlcMessage& m) {
 
 FlowRun runFlow(size_t serverRkeys, size_t clientRkeys) {
     FlowRun run;
-    AddLinkFlow server(HandshakeRole::server, 2000);
-    AddLinkFlow client(HandshakeRole::client, 2000);
+    AddLinkFlow server(Side::server, 2000);
+    AddLinkFlow client(Side::client, 2000);
     std::deque<wire::LlcMessage> toClient;
     std::deque<wire::LlcMessage> toServer;
     auto collect = [](const AddLinkActions& a, std::deque<wire::LlcMessage>& q, std::vector<wire::RkeyPair>& learned,
@@ -141,7 +142,7 @@ private slots:
     }
 
     void addLinkMessagesCarryTheNewLink() {
-        AddLinkFlow server(HandshakeRole::server, 2000);
+        AddLinkFlow server(Side::server, 2000);
         AddLinkActions a = server.start(endpoint(1), 2, 77, {}, 0);
         QCOMPARE(a.sendOnCurrent.size(), size_t(1));
         const auto& req = std::get<wire::LlcAddLink>(a.sendOnCurrent[0]);
@@ -155,7 +156,7 @@ private slots:
         // A second start while running does nothing.
         QVERIFY(server.start(endpoint(1), 3, 77, {}, 0).sendOnCurrent.empty());
         // The CONFIRM_LINK on the new link names it and announces two links.
-        AddLinkFlow client(HandshakeRole::client, 2000);
+        AddLinkFlow client(Side::client, 2000);
         a = client.onRequest(req, endpoint(2), 88, {}, 0);
         const auto& resp = std::get<wire::LlcAddLink>(a.sendOnCurrent[0]);
         QVERIFY(resp.response);
@@ -179,7 +180,7 @@ private slots:
     }
 
     void addLinkRejectedByThePeerAbandonsTheLink() {
-        AddLinkFlow server(HandshakeRole::server, 2000);
+        AddLinkFlow server(Side::server, 2000);
         server.start(endpoint(1), 2, 77, rkeys(1, 3), 0);
         wire::LlcAddLink reject;
         reject.response = true;
@@ -196,13 +197,13 @@ private slots:
     }
 
     void addLinkTimesOutAtEveryStep() {
-        AddLinkFlow server(HandshakeRole::server, 2000);
+        AddLinkFlow server(Side::server, 2000);
         server.start(endpoint(1), 2, 77, {}, 1000);
         QVERIFY(!server.poll(2999).abandon);
         QVERIFY(server.poll(3000).abandon);
         QCOMPARE(server.state(), AddLinkState::failed);
         // The client waiting for CONFIRM_LINK gives up too.
-        AddLinkFlow client(HandshakeRole::client, 500);
+        AddLinkFlow client(Side::client, 500);
         wire::LlcAddLink req;
         req.linkNumber = 2;
         client.onRequest(req, endpoint(2), 88, {}, 0);
@@ -213,7 +214,7 @@ private slots:
         QVERIFY(!client.poll(599).abandon);
         QVERIFY(client.poll(600).abandon);
         // A cont for another link number is a protocol error for the flow.
-        AddLinkFlow c2(HandshakeRole::client, 500);
+        AddLinkFlow c2(Side::client, 500);
         c2.onRequest(req, endpoint(2), 88, {}, 0);
         cont.linkNumber = 9;
         QVERIFY(c2.onCont(cont, 1).abandon);

@@ -294,13 +294,13 @@ private slots:
 
     // The functional core: byte 36 offered both ways only when both ends offer.
     void addLinkFlowCarriesCreditOffers() {
+        using smcr::Side;
         using smcr::core::AddLinkFlow;
-        using smcr::core::HandshakeRole;
         using smcr::core::LinkEndpoint;
         for (const auto& [serverOffer, clientOffer] :
              std::vector<std::pair<uint8_t, uint8_t>>{{48, 48}, {48, 0}, {0, 48}, {0, 0}, {16, 255}}) {
-            AddLinkFlow server(HandshakeRole::server, 2000);
-            AddLinkFlow client(HandshakeRole::client, 2000);
+            AddLinkFlow server(Side::server, 2000);
+            AddLinkFlow client(Side::client, 2000);
             server.setCreditOffer(serverOffer);
             client.setCreditOffer(clientOffer);
             LinkEndpoint se;

@@ -61,10 +61,10 @@ HandshakeActions Handshake::on(const HandshakeEvent& event) {
     }
     if (event.kind == HandshakeEventKind::localFailure) {
         const bool peerSpeaksClc = m_state != HandshakeState::awaitProposal && m_state != HandshakeState::idle;
-        if (m_role == HandshakeRole::server && !peerSpeaksClc) return fallBackSilently(event.reason, true);
+        if (m_role == Side::server && !peerSpeaksClc) return fallBackSilently(event.reason, true);
         return declineAndFallBack(event.reason);
     }
-    return m_role == HandshakeRole::client ? onClient(event) : onServer(event);
+    return m_role == Side::client ? onClient(event) : onServer(event);
 }
 
 HandshakeActions Handshake::onConfirmLink(const HandshakeEvent& event) {
@@ -72,7 +72,7 @@ HandshakeActions Handshake::onConfirmLink(const HandshakeEvent& event) {
     // waits for that answer. Either way the message establishes, and the
     // llcWait timer's end is TIMEOUT_CL (the kernel's
     // SMC_CLC_DECL_TIMEOUT_CL).
-    const bool client = m_role == HandshakeRole::client;
+    const bool client = m_role == Side::client;
     const HandshakeEventKind awaited =
         client ? HandshakeEventKind::confirmLinkRequest : HandshakeEventKind::confirmLinkResponse;
     if (event.kind == awaited) {

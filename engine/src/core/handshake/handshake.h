@@ -13,11 +13,10 @@
 
 #include <cstdint>
 
+#include <smcr/side.h>
 #include <smcr/wire/decline_reasons.h>
 
 namespace smcr::core {
-
-enum class HandshakeRole : uint8_t { client = 0, server = 1 };
 
 enum class HandshakeState : uint8_t {
     idle = 0,
@@ -77,9 +76,9 @@ struct HandshakeActions {
 
 class Handshake {
 public:
-    explicit Handshake(HandshakeRole role) : m_role(role) {}
+    explicit Handshake(Side role) : m_role(role) {}
 
-    HandshakeRole role() const { return m_role; }
+    Side role() const { return m_role; }
     HandshakeState state() const { return m_state; }
     bool done() const { return m_state == HandshakeState::established || m_state == HandshakeState::fellBack; }
     uint32_t fallbackReason() const { return m_fallbackReason; }
@@ -95,7 +94,7 @@ private:
     // (awaitConfirmLink, awaitConfirmLinkResp).
     HandshakeActions onConfirmLink(const HandshakeEvent& event);
 
-    HandshakeRole m_role;
+    Side m_role;
     HandshakeState m_state = HandshakeState::idle;
     uint32_t m_fallbackReason = 0;
 };

@@ -83,7 +83,7 @@ void AddLinkFlow::learn(const wire::LlcAddLinkCont& cont, AddLinkActions& out) {
 AddLinkActions AddLinkFlow::start(const LinkEndpoint& local, uint8_t newLinkId, uint32_t linkUid,
                                   std::vector<wire::RkeyPair> localRkeys, uint64_t nowMs) {
     AddLinkActions out;
-    if (m_role != HandshakeRole::server || m_state != AddLinkState::idle) return out;
+    if (m_role != Side::server || m_state != AddLinkState::idle) return out;
     m_local = local;
     m_newLinkId = newLinkId;
     m_linkUid = linkUid;
@@ -98,7 +98,7 @@ AddLinkActions AddLinkFlow::start(const LinkEndpoint& local, uint8_t newLinkId, 
 AddLinkActions AddLinkFlow::onRequest(const wire::LlcAddLink& request, const LinkEndpoint& local, uint32_t linkUid,
                                       std::vector<wire::RkeyPair> localRkeys, uint64_t nowMs) {
     AddLinkActions out;
-    if (m_role != HandshakeRole::client || running() || request.response) return out;
+    if (m_role != Side::client || running() || request.response) return out;
     m_local = local;
     m_newLinkId = request.linkNumber;
     m_linkUid = linkUid;
@@ -117,7 +117,7 @@ AddLinkActions AddLinkFlow::onRequest(const wire::LlcAddLink& request, const Lin
 
 AddLinkActions AddLinkFlow::onResponse(const wire::LlcAddLink& response, uint64_t nowMs) {
     AddLinkActions out;
-    if (m_role != HandshakeRole::server || m_state != AddLinkState::awaitAddLinkResp || !response.response) {
+    if (m_role != Side::server || m_state != AddLinkState::awaitAddLinkResp || !response.response) {
         return out;
     }
     if (response.rejected) {
@@ -140,7 +140,7 @@ AddLinkActions AddLinkFlow::onCont(const wire::LlcAddLinkCont& cont, uint64_t no
     if (cont.linkNumber != m_newLinkId) return fail();
     learn(cont, out);
     const auto sendLeft = [&] { return m_sendNext < m_localRkeys.size(); };
-    if (m_role == HandshakeRole::server) {
+    if (m_role == Side::server) {
         // Server: send, then receive; done when neither side has rkeys left.
         if (sendLeft() || m_recvRemaining > 0) {
             out.sendOnCurrent.push_back(nextCont());
@@ -161,11 +161,11 @@ AddLinkActions AddLinkFlow::onConfirmLink(const wire::LlcConfirmLink& confirm, u
     AddLinkActions out;
     (void)nowMs;
     if (confirm.linkNumber != m_newLinkId) return out;
-    if (m_role == HandshakeRole::client && m_state == AddLinkState::awaitConfirmLink && !confirm.response) {
+    if (m_role == Side::client && m_state == AddLinkState::awaitConfirmLink && !confirm.response) {
         out.sendOnNew = confirmLinkMessage(true);
         out.linkActive = true;
         m_state = AddLinkState::active;
-    } else if (m_role == HandshakeRole::server && m_state == AddLinkState::awaitConfirmLinkResp && confirm.response) {
+    } else if (m_role == Side::server && m_state == AddLinkState::awaitConfirmLinkResp && confirm.response) {
         out.linkActive = true;
         m_state = AddLinkState::active;
     }

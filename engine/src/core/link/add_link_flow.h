@@ -68,9 +68,9 @@ struct AddLinkActions {
 
 class AddLinkFlow {
 public:
-    AddLinkFlow(HandshakeRole role, uint64_t llcWaitMs) : m_role(role), m_llcWaitMs(llcWaitMs) {}
+    AddLinkFlow(Side role, uint64_t llcWaitMs) : m_role(role), m_llcWaitMs(llcWaitMs) {}
 
-    HandshakeRole role() const { return m_role; }
+    Side role() const { return m_role; }
     AddLinkState state() const { return m_state; }
     bool running() const {
         return m_state != AddLinkState::idle && m_state != AddLinkState::active && m_state != AddLinkState::failed;
@@ -106,7 +106,7 @@ private:
     wire::LlcConfirmLink confirmLinkMessage(bool response) const;
     void learn(const wire::LlcAddLinkCont& cont, AddLinkActions& out);
 
-    HandshakeRole m_role;
+    Side m_role;
     uint64_t m_llcWaitMs;
     AddLinkState m_state = AddLinkState::idle;
     uint64_t m_deadlineMs = UINT64_MAX;

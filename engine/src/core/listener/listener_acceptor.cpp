@@ -267,7 +267,7 @@ bool ListenerImpl::continueDecline(Pending& p, bool expired) {
         p.prefix.erase(p.prefix.begin(), p.prefix.begin() + static_cast<std::ptrdiff_t>(want));
         const auto reason = wire::DeclineReason::peerNoSmc;
         (void)sendDecline(p.fd, m_engine->systemId(), reason, false);  // best effort, as in the handshake
-        m_engine->countFallback(HandshakeRole::server, static_cast<uint32_t>(reason), 0, false);
+        m_engine->countFallback(Side::server, static_cast<uint32_t>(reason), 0, false);
         {
             std::lock_guard lock(m_engine->mutex());
             ++m_engine->statsLocked().limitHsFallbacks;

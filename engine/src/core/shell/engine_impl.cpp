@@ -486,7 +486,7 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
     for (auto& lgr : lost) {
         // With a second link the connections move over (engine_links.cpp).
         if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
-            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, PeerNotice::none);
         }
     }
     multiLinkTimersLocked(nowMs);  // ADD_LINK timeouts, TEST_LINK on added links

@@ -152,7 +152,7 @@ public:
     std::shared_ptr<SocketImpl> serverHandshake(int tcpFd, const std::string& peerName,
                                                 std::vector<uint8_t> prefix = {});
     // Counts a fallback of a socket that never started the handshake.
-    void countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error);
+    void countFallback(Side role, uint32_t reason, uint32_t peerReason, bool error);
 
     // ---- data path (callers hold the lock) ------------------------------------
     // engine_tx.cpp: sends what the window allows and any owed CDC; queues
@@ -193,7 +193,10 @@ public:
     bool flushClosedLocked(std::unique_lock<std::mutex>& lock, uint64_t deadlineNs);
 
     // ---- link groups (engine_lgr.cpp; callers hold the lock) -----------------
-    void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, bool tellPeer);
+    // Whether the peer hears of the end (a DELETE_LINK over a link that still
+    // works) or not (the link is lost, or the peer never knew of the group).
+    enum class PeerNotice : uint8_t { invalid = 0, deleteLink, none };
+    void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, PeerNotice notice);
 
     // ---- fork hand-over (engine_fork.cpp) --------------------------------------
     // Before fork(): an engine with connections the application holds open
@@ -241,13 +244,12 @@ private:
     void releaseForkOwner();
 
     // engine_lgr.cpp
-    Result<std::shared_ptr<LinkGroup>> createLinkGroupLocked(HandshakeRole role, const PeerKey& peer);
+    Result<std::shared_ptr<LinkGroup>> createLinkGroupLocked(Side role, const PeerKey& peer);
     // A link on `port` (link.h), the first of a group or one added by
     // ADD_LINK; its QP is mapped to lgr for the completions.
     Result<std::unique_ptr<Link>> makeLinkLocked(const std::shared_ptr<LinkGroup>& lgr, const fabric::PortInfo& port,
                                                  uint8_t linkId, uint32_t sendSlots, uint32_t recvWr);
-    std::shared_ptr<LinkGroup> findLinkGroupLocked(HandshakeRole role, const PeerKey& peer, uint32_t peerQpn,
-                                                   bool anyQpn);
+    std::shared_ptr<LinkGroup> findLinkGroupLocked(Side role, const PeerKey& peer, uint32_t peerQpn, bool anyQpn);
     Result<std::shared_ptr<Connection>> addConnectionLocked(const std::shared_ptr<LinkGroup>& lgr);
     void dropConnectionLocked(Connection& conn);
     void lingerCheckLocked(uint64_t nowMs);

@@ -21,14 +21,14 @@ constexpr uint64_t kClientExtraLingerMs = 10000;
 
 }  // namespace
 
-Result<std::shared_ptr<LinkGroup>> EngineImpl::createLinkGroupLocked(HandshakeRole role, const PeerKey& peer) {
+Result<std::shared_ptr<LinkGroup>> EngineImpl::createLinkGroupLocked(Side role, const PeerKey& peer) {
     auto lgr = std::make_shared<LinkGroup>();
     lgr->id = m_nextLgrId++;
     lgr->role = role;
     lgr->peer = peer;
     lgr->createdMs = monotonicMs();
     uint64_t lingerMs = m_settings.get(SettingId::lgrLingerMs);
-    if (role == HandshakeRole::client) lingerMs += kClientExtraLingerMs;
+    if (role == Side::client) lingerMs += kClientExtraLingerMs;
     std::random_device rd;
     lgr->core = std::make_unique<LinkGroupCore>(static_cast<uint32_t>(m_settings.get(SettingId::maxConnsPerLgr)),
                                                 lingerMs, rd());
@@ -63,7 +63,7 @@ Result<std::unique_ptr<Link>> EngineImpl::makeLinkLocked(const std::shared_ptr<L
     return link;
 }
 
-std::shared_ptr<LinkGroup> EngineImpl::findLinkGroupLocked(HandshakeRole role, const PeerKey& peer, uint32_t peerQpn,
+std::shared_ptr<LinkGroup> EngineImpl::findLinkGroupLocked(Side role, const PeerKey& peer, uint32_t peerQpn,
                                                            bool anyQpn) {
     for (auto& lgr : m_linkGroups) {
         if (lgr->terminated || lgr->role != role || !(lgr->peer == peer)) continue;
@@ -148,7 +148,7 @@ void EngineImpl::lingerCheckLocked(uint64_t nowMs) {
     for (auto& lgr : m_linkGroups) {
         if (lgr->core && lgr->core->lingerExpired(nowMs)) expired.push_back(lgr);
     }
-    for (auto& lgr : expired) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, true);
+    for (auto& lgr : expired) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, PeerNotice::deleteLink);
 }
 
 Status EngineImpl::postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcBytes& bytes, CreditSendKind kind) {
@@ -159,10 +159,10 @@ Status EngineImpl::postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcByte
     return {};
 }
 
-void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, bool tellPeer) {
+void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, PeerNotice notice) {
     if (lgr->terminated) return;
     Link& primary = lgr->primary();
-    if (tellPeer && primary.active()) {
+    if (notice == PeerNotice::deleteLink && primary.active()) {
         wire::LlcDeleteLink del;
         del.allLinks = true;
         del.orderly = true;

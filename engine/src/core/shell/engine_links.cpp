@@ -29,7 +29,7 @@ namespace {
 // After a lost link the server adds one again (lab.link_readd_ms; the
 // kernel does on a port event; the client only answers ADD_LINK).
 void scheduleReadd(LinkGroup& lgr, uint64_t delayMs, uint64_t nowMs) {
-    if (lgr.role == HandshakeRole::server && delayMs != 0 && !lgr.terminated) lgr.multi.readdAtMs = nowMs + delayMs;
+    if (lgr.role == Side::server && delayMs != 0 && !lgr.terminated) lgr.multi.readdAtMs = nowMs + delayMs;
 }
 
 wire::RkeyPair ownRkeyPair(const fabric::MemoryRegion& rmb) {
@@ -68,7 +68,7 @@ std::vector<wire::RkeyPair> ownRkeys(LinkGroup& lgr) {
 
 void EngineImpl::startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr) {
     MultiLink& multi = lgr->multi;
-    if (lgr->role != HandshakeRole::server || lgr->terminated || lgr->standby() || multi.addLinkTried) return;
+    if (lgr->role != Side::server || lgr->terminated || lgr->standby() || multi.addLinkTried) return;
     multi.addLinkTried = true;
     if (m_settings.get(SettingId::maxLinksPerLgr) < 2) return;
     if (lgr->llcVersion == wire::LlcVersion::v2) return;  // libsmcr negotiates one link in SMC-Rv2 (kV2MaxLinks)
@@ -81,7 +81,7 @@ void EngineImpl::startAddLinkLocked(const std::shared_ptr<LinkGroup>& lgr) {
         return;
     }
     Link& added = *(lgr->links[lgr->current ^ 1u] = std::move(link.value()));
-    multi.flow = std::make_unique<AddLinkFlow>(HandshakeRole::server, m_settings.get(SettingId::llcWaitMs));
+    multi.flow = std::make_unique<AddLinkFlow>(Side::server, m_settings.get(SettingId::llcWaitMs));
     // lab.rq_credits: the new link's receive WQEs, offered in byte 36.
     multi.flow->setCreditOffer(creditOfferLocked(added));
     std::random_device rd;
@@ -127,7 +127,7 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
         }
         // Client: take the second link when we may (setting, a second port,
         // none yet); otherwise LinkCore rejects as the kernel does.
-        if (lgr->role != HandshakeRole::client || lgr->standby() || m_settings.get(SettingId::maxLinksPerLgr) < 2) {
+        if (lgr->role != Side::client || lgr->standby() || m_settings.get(SettingId::maxLinksPerLgr) < 2) {
             return false;
         }
         const fabric::PortInfo* port = alternatePort(m_device->info(), lgr->primary().portNum);
@@ -135,7 +135,7 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
         auto link = makeLinkLocked(lgr, *port, add->linkNumber, lgr->primary().sendSlots, lgr->primary().recvWr);
         if (!link) return false;
         Link& added = *(lgr->links[lgr->current ^ 1u] = std::move(link.value()));
-        multi.flow = std::make_unique<AddLinkFlow>(HandshakeRole::client, m_settings.get(SettingId::llcWaitMs));
+        multi.flow = std::make_unique<AddLinkFlow>(Side::client, m_settings.get(SettingId::llcWaitMs));
         multi.flow->setCreditOffer(creditOfferLocked(added));  // answered only when the request offers
         std::random_device rd;
         apply(multi.flow->onRequest(*add, added.local, rd(), ownRkeys(*lgr), nowMs));
@@ -210,7 +210,7 @@ void EngineImpl::linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& lin
     }
     // With a second link the connections move over; otherwise the group ends.
     if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
-        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, false);
+        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, PeerNotice::none);
     }
 }
 

@@ -56,7 +56,8 @@ void EngineImpl::receiveLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link
     if (refillNow && !refillRecvLocked(lgr, link, slot)) return;
     if (rules.live) link.core->onRxActivity(monotonicMs());
     if (wc.byteLen < kWrMessageBytes) {
-        if (rules.malformedEndsGroup) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, true);
+        if (rules.malformedEndsGroup)
+            terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, PeerNotice::deleteLink);
         return;
     }
     if (!isCdc) {
@@ -95,7 +96,7 @@ void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, 
     if (!msg) {
         if (rules.malformedEndsGroup) {
             LinkActions a = link.core->onUnknownLlc();
-            terminateLinkGroupLocked(lgr, a.reason, true);
+            terminateLinkGroupLocked(lgr, a.reason, PeerNotice::deleteLink);
         }
         return;
     }
@@ -123,7 +124,7 @@ void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, 
         LinkActions a = lgr->primary().core->onLlc(msg.value(), nowMs);
         if (a.addLinkRejected) ++m_stats.addLinkRejected;
         if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));
-        if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, false);
+        if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, PeerNotice::none);
     }
     // `link` may be gone by now (a DELETE_LINK dropped it): compared, not used.
     if (rules.serviceAfterEach && lgr->holds(&link)) serviceSlotWaitersLocked(*lgr, link);

@@ -127,7 +127,7 @@ private:
     const std::string& m_peerName;
     int m_clcWaitMs;
     std::unique_lock<std::mutex> m_pending;  // the engine's m_clientLgrPending
-    Handshake m_hs{HandshakeRole::client};
+    Handshake m_hs{Side::client};
     wire::ClcAcceptConfirm m_accept;  // the server's Accept
     bool m_establishedByAccept = false;
     std::shared_ptr<LinkGroup> m_lgr;
@@ -174,7 +174,7 @@ std::optional<wire::DeclineReason> ClientHandshakeDriver::linkGroupLocked(std::u
     if (!event.rmbeSizeValid) return std::nullopt;  // the machine declines it (CNFERR)
     const PeerKey key{m_accept.peerId, m_accept.gid};
     if (m_accept.firstContact) return newLinkGroupLocked(key);
-    m_lgr = m_engine.findLinkGroupLocked(HandshakeRole::client, key, m_accept.qpn, false);
+    m_lgr = m_engine.findLinkGroupLocked(Side::client, key, m_accept.qpn, false);
     event.linkGroupFound = m_lgr != nullptr;
     // The server saw room in the group; here the slots may still be held by
     // connections whose closing CDCs are in flight.
@@ -187,7 +187,7 @@ std::optional<wire::DeclineReason> ClientHandshakeDriver::linkGroupLocked(std::u
 }
 
 std::optional<wire::DeclineReason> ClientHandshakeDriver::newLinkGroupLocked(const PeerKey& peer) {
-    auto made = m_engine.createLinkGroupLocked(HandshakeRole::client, peer);
+    auto made = m_engine.createLinkGroupLocked(Side::client, peer);
     if (!made) return wire::DeclineReason::errRdyLnk;
     m_lgr = made.value();
     m_newLgr = true;
@@ -272,9 +272,10 @@ ClientHandshakeDriver::Outcome ClientHandshakeDriver::fallBack(const HandshakeAc
             m_conn->appClosed = false;  // keep the TCP fd: the fallback socket owns it
             m_engine.dropConnectionLocked(*m_conn);
         }
-        if (m_lgr && m_newLgr) m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, false);
+        if (m_lgr && m_newLgr)
+            m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, EngineImpl::PeerNotice::none);
     }
-    m_engine.countFallback(HandshakeRole::client, a.fallbackReason, a.peerReason, a.handshakeError);
+    m_engine.countFallback(Side::client, a.fallbackReason, a.peerReason, a.handshakeError);
     return std::make_shared<SocketImpl>(m_self, m_fd, m_peerName, a.fallbackReason, a.peerReason);
 }
 
@@ -282,9 +283,9 @@ Result<std::shared_ptr<SocketImpl>> EngineImpl::clientHandshake(int fd, const st
     return ClientHandshakeDriver(*this, fd, peerName).run();
 }
 
-void EngineImpl::countFallback(HandshakeRole role, uint32_t reason, uint32_t peerReason, bool error) {
+void EngineImpl::countFallback(Side role, uint32_t reason, uint32_t peerReason, bool error) {
     std::lock_guard lock(m_mutex);
-    if (role == HandshakeRole::client) {
+    if (role == Side::client) {
         ++m_stats.clientFallbacks;
         ++m_stats.clientFallbackReasons[reason];
     } else {

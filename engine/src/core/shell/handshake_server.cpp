@@ -26,7 +26,7 @@ std::shared_ptr<SocketImpl> EngineImpl::serverDeclineCongested(int fd, const std
     (void)receiveClc(fd, static_cast<int>(m_settings.get(SettingId::clcWaitMs)), &prefix);
     const auto reason = wire::DeclineReason::peerNoSmc;
     (void)sendDecline(fd, m_systemId, reason, false);  // best effort, as in the handshake
-    countFallback(HandshakeRole::server, static_cast<uint32_t>(reason), 0, false);
+    countFallback(Side::server, static_cast<uint32_t>(reason), 0, false);
     {
         std::lock_guard lock(m_mutex);
         ++m_stats.limitHsFallbacks;
@@ -87,7 +87,7 @@ private:
     // CLC message takes is the application's on a fallback.
     std::vector<uint8_t> m_prefix;
     int m_clcWaitMs;
-    Handshake m_hs{HandshakeRole::server};
+    Handshake m_hs{Side::server};
     wire::ClcProposal m_proposal;
     wire::ClcAcceptConfirm m_accept;   // ours
     wire::ClcAcceptConfirm m_confirm;  // the client's
@@ -129,9 +129,9 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::joinLinkGroup() {
 }
 
 void ServerHandshakeDriver::joinLinkGroupLocked(const PeerKey& peer) {
-    m_lgr = m_engine.findLinkGroupLocked(HandshakeRole::server, peer, 0, true);
+    m_lgr = m_engine.findLinkGroupLocked(Side::server, peer, 0, true);
     if (!m_lgr) {
-        auto made = m_engine.createLinkGroupLocked(HandshakeRole::server, peer);
+        auto made = m_engine.createLinkGroupLocked(Side::server, peer);
         if (made) {
             m_lgr = made.value();
             m_newLgr = true;
@@ -226,7 +226,8 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::onDecline(const wire::ClcD
             m_engine.dropConnectionLocked(*m_conn);
             m_conn.reset();
         }
-        m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProtocolViolation, true);
+        m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProtocolViolation,
+                                          EngineImpl::PeerNotice::deleteLink);
         m_lgr.reset();
     }
     return fallBack(declineOf(d));
@@ -238,9 +239,10 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::fallBack(const HandshakeAc
     {
         std::lock_guard lock(m_engine.m_mutex);
         if (m_conn) m_engine.dropConnectionLocked(*m_conn);
-        if (m_lgr && m_newLgr) m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, false);
+        if (m_lgr && m_newLgr)
+            m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, EngineImpl::PeerNotice::none);
     }
-    m_engine.countFallback(HandshakeRole::server, a.fallbackReason, a.peerReason, a.handshakeError);
+    m_engine.countFallback(Side::server, a.fallbackReason, a.peerReason, a.handshakeError);
     auto sock = std::make_shared<SocketImpl>(m_self, m_fd, m_peerName, a.fallbackReason, a.peerReason);
     // Bytes the sort read that no CLC message took: the application's, as
     // if they had been left on the socket.

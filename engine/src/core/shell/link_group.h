@@ -115,7 +115,7 @@ public:
     static constexpr size_t kMaxLinks = 2;
 
     uint64_t id = 0;
-    HandshakeRole role = HandshakeRole::client;
+    Side role = Side::client;
     PeerKey peer;
     // The kernel's lgr->lnk[]: the link the handshake made, and one added by
     // ADD_LINK (null while there is none). `current` is the one that carries
