@@ -22,7 +22,7 @@ private slots:
         a = link.poll(32000);
         QVERIFY(a.linkDown);
         QVERIFY(a.terminateLinkGroup);
-        QCOMPARE(a.reason, wire::kDeleteLinkLostPath);
+        QCOMPARE(a.reason, wire::DeleteLinkReason::lostPath);
         QCOMPARE(link.state(), LinkState::down);
     }
     void testLinkResponseKeepsTheLinkUp() {
@@ -75,7 +75,7 @@ private slots:
         link.activate(0);
         wire::LlcDeleteLink req;
         req.allLinks = true;
-        req.reason = wire::kDeleteLinkProgramTerm;
+        req.reason = static_cast<uint32_t>(wire::DeleteLinkReason::programTerm);
         LinkActions a = link.onLlc(req, 0);
         QVERIFY(a.linkDown);
         QVERIFY(a.terminateLinkGroup);

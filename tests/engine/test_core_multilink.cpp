@@ -260,40 +260,40 @@ private slots:
     void linkLossPlans() {
         const LinkSetView two{1, 2, true};
         // Primary lost with an active standby: failover, peer told on the survivor.
-        LinkLossPlan p = planLinkLoss(two, 1, wire::kDeleteLinkLostPath, nullptr);
+        LinkLossPlan p = planLinkLoss(two, 1, wire::DeleteLinkReason::lostPath, nullptr);
         QCOMPARE(p.kind, LinkLossKind::failover);
         QVERIFY(p.sendDeleteLink);
         QVERIFY(!p.deleteLink.response);
         QVERIFY(!p.deleteLink.allLinks);
         QCOMPARE(int(p.deleteLink.linkNumber), 1);
-        QCOMPARE(p.deleteLink.reason, wire::kDeleteLinkLostPath);
+        QCOMPARE(p.deleteLink.reason, static_cast<uint32_t>(wire::DeleteLinkReason::lostPath));
         // Standby lost: dropped, peer told.
-        p = planLinkLoss(two, 2, wire::kDeleteLinkLostPath, nullptr);
+        p = planLinkLoss(two, 2, wire::DeleteLinkReason::lostPath, nullptr);
         QCOMPARE(p.kind, LinkLossKind::dropStandby);
         QCOMPARE(int(p.deleteLink.linkNumber), 2);
         // The standby is still being added: no failover onto it.
-        p = planLinkLoss(LinkSetView{1, 2, false}, 1, wire::kDeleteLinkLostPath, nullptr);
+        p = planLinkLoss(LinkSetView{1, 2, false}, 1, wire::DeleteLinkReason::lostPath, nullptr);
         QCOMPARE(p.kind, LinkLossKind::terminateGroup);
         QVERIFY(!p.sendDeleteLink);
         // One link only.
-        p = planLinkLoss(LinkSetView{1, 0, false}, 1, wire::kDeleteLinkLostPath, nullptr);
+        p = planLinkLoss(LinkSetView{1, 0, false}, 1, wire::DeleteLinkReason::lostPath, nullptr);
         QCOMPARE(p.kind, LinkLossKind::terminateGroup);
         // The peer's DELETE_LINK is answered with a response.
         wire::LlcDeleteLink req;
         req.linkNumber = 1;
-        req.reason = wire::kDeleteLinkLostPath;
-        p = planLinkLoss(two, 1, req.reason, &req);
+        req.reason = static_cast<uint32_t>(wire::DeleteLinkReason::lostPath);
+        p = planLinkLoss(two, 1, wire::DeleteLinkReason::lostPath, &req);
         QCOMPARE(p.kind, LinkLossKind::failover);
         QVERIFY(p.deleteLink.response);
         QCOMPARE(int(p.deleteLink.linkNumber), 1);
         // ... also for a link already gone (both sides saw the loss).
-        p = planLinkLoss(LinkSetView{2, 0, false}, 1, req.reason, &req);
+        p = planLinkLoss(LinkSetView{2, 0, false}, 1, wire::DeleteLinkReason::lostPath, &req);
         QCOMPARE(p.kind, LinkLossKind::none);
         QVERIFY(p.sendDeleteLink);
         QVERIFY(p.deleteLink.response);
-        QCOMPARE(p.deleteLink.reason, wire::kDeleteLinkUnknownLink);
+        QCOMPARE(p.deleteLink.reason, static_cast<uint32_t>(wire::DeleteLinkReason::unknownLink));
         // A loss we detect on a link that is already gone: nothing.
-        p = planLinkLoss(LinkSetView{2, 0, false}, 1, req.reason, nullptr);
+        p = planLinkLoss(LinkSetView{2, 0, false}, 1, wire::DeleteLinkReason::lostPath, nullptr);
         QCOMPARE(p.kind, LinkLossKind::none);
         QVERIFY(!p.sendDeleteLink);
     }

@@ -74,7 +74,7 @@ private slots:
         const auto msg = decodeAs<LlcDeleteLink>(bytes);
         QVERIFY(msg.response && msg.allLinks && msg.orderly);
         QCOMPARE(msg.linkNumber, uint8_t{1});
-        QCOMPARE(msg.reason, kDeleteLinkOperatorTerm);
+        QCOMPARE(msg.reason, static_cast<uint32_t>(DeleteLinkReason::operatorTerm));
         QCOMPARE(QString(deleteLinkReasonName(msg.reason)), QString("OPERATOR_TERM"));
         QCOMPARE(toVector(encode(msg)), bytes);
     }

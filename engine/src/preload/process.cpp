@@ -171,10 +171,10 @@ uint64_t settingValue(SettingId id) {
     return noEngineSettingsLocked().get(id);
 }
 
-void countAcceptFallback(uint32_t reason, bool fastPath) {
+void countAcceptFallback(wire::DeclineReason reason, bool fastPath) {
     std::lock_guard lock(g_reasonMutex);
     ++g_acceptFallbacks.total;
-    ++g_acceptFallbacks.reasons[reason];
+    ++g_acceptFallbacks.reasons[static_cast<uint32_t>(reason)];
     if (fastPath) ++g_acceptFallbacks.fastPath;
 }
 

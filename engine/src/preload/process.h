@@ -16,6 +16,7 @@
 #include <smcr/engine.h>
 #include <smcr/poller.h>
 #include <smcr/result.h>
+#include <smcr/wire/decline_reasons.h>
 
 namespace smcr::preload {
 
@@ -63,7 +64,7 @@ void countTcp(bool client, const std::string& reason);
 // A plain TCP client taken by a listener of this process, counted in the
 // engine's server fallback counters (and smcr.fast_fallback_accepts for
 // fastPath), as libsmcr's own listener counts it; there may be no engine.
-void countAcceptFallback(uint32_t reason, bool fastPath);
+void countAcceptFallback(wire::DeclineReason reason, bool fastPath);
 // A libsmcr setting: the engine's, or the value an engine would start with.
 uint64_t settingValue(SettingId id);
 

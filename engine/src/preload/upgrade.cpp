@@ -159,9 +159,9 @@ void acceptPlain(int fd, const std::string& peer) {
             r = real().poll(&p, 1, waitMs);
         } while (r < 0 && errno == EINTR);
     }
-    const auto reason = static_cast<uint32_t>(wire::DeclineReason::peerNoSmc);
+    const auto reason = wire::DeclineReason::peerNoSmc;
     countAcceptFallback(reason, fast);
-    stayTcp(fd, false, peer, wire::declineReasonName(reason));
+    stayTcp(fd, false, peer, wire::declineReasonName(static_cast<uint32_t>(reason)));
 }
 
 }  // namespace

@@ -44,24 +44,25 @@ const char* llcTypeName(uint8_t type) {
 }
 
 const char* deleteLinkReasonName(uint32_t reason) {
-    switch (reason) {
-        case kDeleteLinkLostPath:
+    switch (static_cast<DeleteLinkReason>(reason)) {
+        case DeleteLinkReason::lostPath:
             return "LOST_PATH";
-        case kDeleteLinkOperatorTerm:
+        case DeleteLinkReason::operatorTerm:
             return "OPERATOR_TERM";
-        case kDeleteLinkProgramTerm:
+        case DeleteLinkReason::programTerm:
             return "PROGRAM_TERM";
-        case kDeleteLinkProtocolViolation:
+        case DeleteLinkReason::protocolViolation:
             return "PROTOCOL_VIOLATION";
-        case kDeleteLinkAsymNotNeeded:
+        case DeleteLinkReason::asymNotNeeded:
             return "ASYM_NOT_NEEDED";
-        case kDeleteLinkUnknownLink:
+        case DeleteLinkReason::unknownLink:
             return "UNKNOWN_LINK";
-        case kDeleteLinkUnknownLinkGroup:
+        case DeleteLinkReason::unknownLinkGroup:
             return "UNKNOWN_LGR";
-        default:
-            return nullptr;
+        case DeleteLinkReason::invalid:
+            break;
     }
+    return nullptr;
 }
 
 }  // namespace smcr::wire

@@ -56,14 +56,19 @@ inline constexpr uint8_t kLlcFlagConfirmRkeyNegative = 0x20;
 inline constexpr uint8_t kLlcFlagConfirmRkeyRetry = 0x10;
 inline constexpr uint8_t kLlcFlagNoRmbeEyecatcher = 0x03;  // CONFIRM_LINK; Linux always sets it
 
-// DELETE_LINK reason codes (byte 5).
-inline constexpr uint32_t kDeleteLinkLostPath = 0x00010000;
-inline constexpr uint32_t kDeleteLinkOperatorTerm = 0x00020000;
-inline constexpr uint32_t kDeleteLinkProgramTerm = 0x00030000;
-inline constexpr uint32_t kDeleteLinkProtocolViolation = 0x00040000;
-inline constexpr uint32_t kDeleteLinkAsymNotNeeded = 0x00050000;
-inline constexpr uint32_t kDeleteLinkUnknownLink = 0x00100000;
-inline constexpr uint32_t kDeleteLinkUnknownLinkGroup = 0x00200000;
+// DELETE_LINK reason codes (byte 5), the kernel's SMC_LLC_DEL_* values. The
+// message's reason field stays a plain uint32_t: a peer may send any value,
+// and an enum with a fixed underlying type carries it unchanged.
+enum class DeleteLinkReason : uint32_t {
+    invalid = 0,
+    lostPath = 0x00010000,           // LOST_PATH
+    operatorTerm = 0x00020000,       // OP_INIT_TERM
+    programTerm = 0x00030000,        // PROG_INIT_TERM
+    protocolViolation = 0x00040000,  // PROT_VIOL
+    asymNotNeeded = 0x00050000,      // NO_ASYM_NEEDED
+    unknownLink = 0x00100000,        // NOLNK: the link number is not known
+    unknownLinkGroup = 0x00200000,   // NOLGR: the link group is not known
+};
 // Name of a DELETE_LINK reason ("LOST_PATH", ...), nullptr when unknown.
 const char* deleteLinkReasonName(uint32_t reason);
 

@@ -56,7 +56,7 @@ LinkActions LinkCore::onLlc(const wire::LlcMessage& msg, uint64_t nowMs) {
                     wire::LlcDeleteLink reply = m;
                     reply.response = true;
                     out.send = reply;
-                    out.reason = m.reason;
+                    out.reason = static_cast<wire::DeleteLinkReason>(m.reason);
                     out.linkDown = true;
                     // Single-link group: losing the link loses the group.
                     out.terminateLinkGroup = true;
@@ -79,7 +79,7 @@ LinkActions LinkCore::onLlc(const wire::LlcMessage& msg, uint64_t nowMs) {
                 // Handled by the handshake; a repeat later is harmless.
             } else {
                 out.terminateLinkGroup = true;
-                out.reason = wire::kDeleteLinkProtocolViolation;
+                out.reason = wire::DeleteLinkReason::protocolViolation;
             }
         },
         msg);
@@ -90,7 +90,7 @@ LinkActions LinkCore::onUnknownLlc() {
     LinkActions out;
     out.terminateLinkGroup = true;
     out.linkDown = true;
-    out.reason = wire::kDeleteLinkProtocolViolation;
+    out.reason = wire::DeleteLinkReason::protocolViolation;
     m_state = LinkState::down;
     return out;
 }
@@ -104,7 +104,7 @@ LinkActions LinkCore::poll(uint64_t nowMs) {
             m_testOutstanding = false;
             out.linkDown = true;
             out.terminateLinkGroup = true;
-            out.reason = wire::kDeleteLinkLostPath;
+            out.reason = wire::DeleteLinkReason::lostPath;
         }
         return out;
     }

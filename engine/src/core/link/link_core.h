@@ -30,7 +30,8 @@ struct LinkActions {
     bool linkDown = false;                 // this link is unusable now
     bool terminateLinkGroup = false;       // protocol violation / whole group deleted
     bool addLinkRejected = false;          // for the stats
-    uint32_t reason = 0;                   // DELETE_LINK reason when the link went down
+    // Why the link went down: ours, or the peer's DELETE_LINK reason as it came.
+    wire::DeleteLinkReason reason = wire::DeleteLinkReason::invalid;
 };
 
 class LinkCore {

@@ -18,7 +18,7 @@ const char* linkLossKindName(LinkLossKind kind) {
     return "?";
 }
 
-LinkLossPlan planLinkLoss(const LinkSetView& links, uint8_t lostLinkId, uint32_t reason,
+LinkLossPlan planLinkLoss(const LinkSetView& links, uint8_t lostLinkId, wire::DeleteLinkReason reason,
                           const wire::LlcDeleteLink* peerRequest) {
     LinkLossPlan plan;
     if (lostLinkId == 0) return plan;
@@ -35,11 +35,12 @@ LinkLossPlan planLinkLoss(const LinkSetView& links, uint8_t lostLinkId, uint32_t
         plan.sendDeleteLink = true;
         plan.deleteLink = *peerRequest;
         plan.deleteLink.response = true;
-        if (plan.kind == LinkLossKind::none) plan.deleteLink.reason = wire::kDeleteLinkUnknownLink;
+        if (plan.kind == LinkLossKind::none)
+            plan.deleteLink.reason = static_cast<uint32_t>(wire::DeleteLinkReason::unknownLink);
     } else if (plan.kind != LinkLossKind::none) {
         plan.sendDeleteLink = true;
         plan.deleteLink.linkNumber = lostLinkId;
-        plan.deleteLink.reason = reason;
+        plan.deleteLink.reason = static_cast<uint32_t>(reason);
     }
     return plan;
 }

@@ -57,7 +57,7 @@ struct LinkLossPlan {
 // lostLinkId: the link that failed. peerRequest: the peer's DELETE_LINK
 // request when the peer announced it (answered with a response), nullptr
 // when we detected the loss ourselves (announced with a request).
-LinkLossPlan planLinkLoss(const LinkSetView& links, uint8_t lostLinkId, uint32_t reason,
+LinkLossPlan planLinkLoss(const LinkSetView& links, uint8_t lostLinkId, wire::DeleteLinkReason reason,
                           const wire::LlcDeleteLink* peerRequest);
 
 // The receiver's check of a failover-validation CDC: staleSeqno-like

@@ -123,7 +123,7 @@ void EngineImpl::onAnnounceCreditsLocked(const std::shared_ptr<LinkGroup>& lgr, 
                                          const wire::LlcAnnounceCredits& msg) {
     if (!link.onPeerCredits(msg.credits)) {
         // Not negotiated on this link: 0x0A is an unknown LLC type here, as in the kernel.
-        terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, PeerNotice::deleteLink);
+        terminateLinkGroupLocked(lgr, wire::DeleteLinkReason::protocolViolation, PeerNotice::deleteLink);
         return;
     }
     serviceSlotWaitersLocked(*lgr, link);

@@ -485,8 +485,8 @@ void EngineImpl::timersLocked(uint64_t nowMs) {
     }
     for (auto& lgr : lost) {
         // With a second link the connections move over (engine_links.cpp).
-        if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
-            terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, PeerNotice::none);
+        if (!primaryLinkLostLocked(lgr, wire::DeleteLinkReason::lostPath)) {
+            terminateLinkGroupLocked(lgr, wire::DeleteLinkReason::lostPath, PeerNotice::none);
         }
     }
     multiLinkTimersLocked(nowMs);  // ADD_LINK timeouts, TEST_LINK on added links

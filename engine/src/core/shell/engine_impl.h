@@ -196,7 +196,8 @@ public:
     // Whether the peer hears of the end (a DELETE_LINK over a link that still
     // works) or not (the link is lost, or the peer never knew of the group).
     enum class PeerNotice : uint8_t { invalid = 0, deleteLink, none };
-    void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, PeerNotice notice);
+    void terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, wire::DeleteLinkReason reason,
+                                  PeerNotice notice);
 
     // ---- fork hand-over (engine_fork.cpp) --------------------------------------
     // Before fork(): an engine with connections the application holds open
@@ -366,7 +367,7 @@ private:
     void linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link);
     // The primary link failed: fail over (true) or leave it to the caller to
     // terminate the group (false).
-    bool primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason);
+    bool primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, wire::DeleteLinkReason reason);
     void multiLinkTimersLocked(uint64_t nowMs);
     uint64_t multiLinkDeadlineMs() const;
     // Moves the connections to the standby; announce (a DELETE_LINK request

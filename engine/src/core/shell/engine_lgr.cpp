@@ -148,7 +148,8 @@ void EngineImpl::lingerCheckLocked(uint64_t nowMs) {
     for (auto& lgr : m_linkGroups) {
         if (lgr->core && lgr->core->lingerExpired(nowMs)) expired.push_back(lgr);
     }
-    for (auto& lgr : expired) terminateLinkGroupLocked(lgr, wire::kDeleteLinkProgramTerm, PeerNotice::deleteLink);
+    for (auto& lgr : expired)
+        terminateLinkGroupLocked(lgr, wire::DeleteLinkReason::programTerm, PeerNotice::deleteLink);
 }
 
 Status EngineImpl::postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcBytes& bytes, CreditSendKind kind) {
@@ -159,7 +160,8 @@ Status EngineImpl::postLlcLocked(LinkGroup& lgr, Link& link, const wire::LlcByte
     return {};
 }
 
-void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason, PeerNotice notice) {
+void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr, wire::DeleteLinkReason reason,
+                                          PeerNotice notice) {
     if (lgr->terminated) return;
     Link& primary = lgr->primary();
     if (notice == PeerNotice::deleteLink && primary.active()) {
@@ -167,7 +169,7 @@ void EngineImpl::terminateLinkGroupLocked(const std::shared_ptr<LinkGroup>& lgr,
         del.allLinks = true;
         del.orderly = true;
         del.linkNumber = primary.linkId();
-        del.reason = reason;
+        del.reason = static_cast<uint32_t>(reason);
         (void)postLlcLocked(*lgr, wire::encode(del));  // best effort: the group goes anyway
     }
     lgr->terminated = true;

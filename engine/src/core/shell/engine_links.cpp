@@ -150,7 +150,8 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
         if (del->allLinks) return false;  // the whole group: LinkCore ends it
         LinkSetView view{lgr->primary().linkId(), lgr->standby() ? lgr->standby()->linkId() : uint8_t{0},
                          lgr->standbyActive()};
-        const LinkLossPlan plan = planLinkLoss(view, del->linkNumber, del->reason, del);
+        const LinkLossPlan plan =
+            planLinkLoss(view, del->linkNumber, static_cast<wire::DeleteLinkReason>(del->reason), del);
         if (plan.kind == LinkLossKind::terminateGroup) return false;
         if (plan.kind == LinkLossKind::failover) {
             // The response goes first over the survivor, then the validations.
@@ -209,8 +210,8 @@ void EngineImpl::linkLostLocked(const std::shared_ptr<LinkGroup>& lgr, Link& lin
         return;
     }
     // With a second link the connections move over; otherwise the group ends.
-    if (!primaryLinkLostLocked(lgr, wire::kDeleteLinkLostPath)) {
-        terminateLinkGroupLocked(lgr, wire::kDeleteLinkLostPath, PeerNotice::none);
+    if (!primaryLinkLostLocked(lgr, wire::DeleteLinkReason::lostPath)) {
+        terminateLinkGroupLocked(lgr, wire::DeleteLinkReason::lostPath, PeerNotice::none);
     }
 }
 
@@ -246,7 +247,7 @@ void EngineImpl::switchToStandbyLocked(Connection& conn) {
 
 // ---- failover -------------------------------------------------------------------
 
-bool EngineImpl::primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, uint32_t reason) {
+bool EngineImpl::primaryLinkLostLocked(const std::shared_ptr<LinkGroup>& lgr, wire::DeleteLinkReason reason) {
     if (lgr->terminated) return false;
     const Link* standby = lgr->standby();
     LinkSetView view{lgr->primary().linkId(), standby ? standby->linkId() : uint8_t{0}, lgr->standbyActive()};
@@ -332,7 +333,7 @@ void EngineImpl::standbyLinkLostLocked(LinkGroup& lgr) {
     const Link* standby = lgr.standby();
     if (standby == nullptr || lgr.terminated) return;
     LinkSetView view{lgr.primary().linkId(), standby->linkId(), lgr.standbyActive()};
-    const LinkLossPlan plan = planLinkLoss(view, standby->linkId(), wire::kDeleteLinkLostPath, nullptr);
+    const LinkLossPlan plan = planLinkLoss(view, standby->linkId(), wire::DeleteLinkReason::lostPath, nullptr);
     ++m_stats.linksDown;
     moveConnsOffStandbyLocked(lgr);
     dropStandbyLocked(lgr);

@@ -57,7 +57,7 @@ void EngineImpl::receiveLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link
     if (rules.live) link.core->onRxActivity(monotonicMs());
     if (wc.byteLen < kWrMessageBytes) {
         if (rules.malformedEndsGroup)
-            terminateLinkGroupLocked(lgr, wire::kDeleteLinkProtocolViolation, PeerNotice::deleteLink);
+            terminateLinkGroupLocked(lgr, wire::DeleteLinkReason::protocolViolation, PeerNotice::deleteLink);
         return;
     }
     if (!isCdc) {

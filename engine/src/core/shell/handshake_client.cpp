@@ -273,7 +273,7 @@ ClientHandshakeDriver::Outcome ClientHandshakeDriver::fallBack(const HandshakeAc
             m_engine.dropConnectionLocked(*m_conn);
         }
         if (m_lgr && m_newLgr)
-            m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, EngineImpl::PeerNotice::none);
+            m_engine.terminateLinkGroupLocked(m_lgr, wire::DeleteLinkReason::programTerm, EngineImpl::PeerNotice::none);
     }
     m_engine.countFallback(Side::client, a.fallbackReason, a.peerReason, a.handshakeError);
     return std::make_shared<SocketImpl>(m_self, m_fd, m_peerName, a.fallbackReason, a.peerReason);

@@ -226,7 +226,7 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::onDecline(const wire::ClcD
             m_engine.dropConnectionLocked(*m_conn);
             m_conn.reset();
         }
-        m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProtocolViolation,
+        m_engine.terminateLinkGroupLocked(m_lgr, wire::DeleteLinkReason::protocolViolation,
                                           EngineImpl::PeerNotice::deleteLink);
         m_lgr.reset();
     }
@@ -240,7 +240,7 @@ ServerHandshakeDriver::Outcome ServerHandshakeDriver::fallBack(const HandshakeAc
         std::lock_guard lock(m_engine.m_mutex);
         if (m_conn) m_engine.dropConnectionLocked(*m_conn);
         if (m_lgr && m_newLgr)
-            m_engine.terminateLinkGroupLocked(m_lgr, wire::kDeleteLinkProgramTerm, EngineImpl::PeerNotice::none);
+            m_engine.terminateLinkGroupLocked(m_lgr, wire::DeleteLinkReason::programTerm, EngineImpl::PeerNotice::none);
     }
     m_engine.countFallback(Side::server, a.fallbackReason, a.peerReason, a.handshakeError);
     auto sock = std::make_shared<SocketImpl>(m_self, m_fd, m_peerName, a.fallbackReason, a.peerReason);
