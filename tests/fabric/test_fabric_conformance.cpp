@@ -3,7 +3,10 @@
 // runs it in a forked process, connected with only the CLC fields.
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <vector>
+
+#include <poll.h>
 
 #include <QTest>
 
@@ -579,7 +582,8 @@ private slots:
         PeerProcess peer([](int ctl) {
             SideOptions o;
             o.open = simOptions();
-            o.cqDepth = 4;
+            o.sendCqDepth = 4;
+            o.recvCqDepth = 4;
             return runChild(ctl, o, [](Side& s, const Endpoint&, int c) {
                 PEER_CHECK(s.postRecvs(8).ok());
                 PEER_CHECK(signal(c));

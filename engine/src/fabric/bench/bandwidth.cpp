@@ -21,15 +21,15 @@ Result<std::vector<BandwidthRow>> runBandwidth(const Options& options) {
     std::vector<BandwidthRow> rows;
 
     auto server = [&](int ctl) -> int {
-        BenchSide s;
-        if (!s.open(options, maxBytes).ok()) return 2;
+        FabricSide s;
+        if (!s.setup(benchSideOptions(options, maxBytes)).ok()) return 2;
         if (!s.exchangeAndConnect(ctl, false).ok()) return 3;
         uint32_t done = 1;
         return recvAll(ctl, &done, sizeof done) && done == 0 ? 0 : 4;
     };
     auto client = [&](int ctl) -> Status {
-        BenchSide s;
-        if (auto st = s.open(options, maxBytes); !st) return st;
+        FabricSide s;
+        if (auto st = s.setup(benchSideOptions(options, maxBytes)); !st) return st;
         Endpoint peer{};
         const Endpoint mine = s.local();
         if (!sendAll(ctl, &mine, sizeof mine) || !recvAll(ctl, &peer, sizeof peer)) {

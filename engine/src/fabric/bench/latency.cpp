@@ -25,7 +25,7 @@ uint8_t loadAcquire(const uint8_t* p) {
 }
 
 // Polls the send CQ: frees SQ slots and, on sim, drives progress.
-bool drainSend(BenchSide& s) {
+bool drainSend(FabricSide& s) {
     WorkCompletion wc[16];
     auto n = s.sendCq->poll(wc);
     if (!n) return false;
@@ -41,7 +41,7 @@ inline void spinPause(uint32_t spins) {
     if ((spins & 4095) == 0) sched_yield();
 }
 
-bool waitRecv(BenchSide& s, bool event, WorkCompletion* out) {
+bool waitRecv(FabricSide& s, bool event, WorkCompletion* out) {
     uint32_t spins = 0;
     for (;;) {
         auto n = s.recvCq->poll(std::span<WorkCompletion>(out, 1));
@@ -69,7 +69,7 @@ bool waitRecv(BenchSide& s, bool event, WorkCompletion* out) {
     }
 }
 
-SendWr makeWr(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t id, bool signaled) {
+SendWr makeWr(FabricSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t id, bool signaled) {
     SendWr wr;
     wr.wrId = id;
     wr.opcode = test == Test::sendLat ? WrOpcode::send : WrOpcode::rdmaWrite;
@@ -93,7 +93,7 @@ SendWr makeWr(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint
 // it has then executed. Bounded, so a broken peer fails the run instead.
 constexpr uint64_t kFlushWrId = ~uint64_t{0};
 
-bool flushSendQueue(BenchSide& s, const Endpoint& peer) {
+bool flushSendQueue(FabricSide& s, const Endpoint& peer) {
     SendWr wr;
     wr.wrId = kFlushWrId;
     wr.opcode = WrOpcode::rdmaWrite;
@@ -116,7 +116,7 @@ bool flushSendQueue(BenchSide& s, const Endpoint& peer) {
 }
 
 // One ping or pong: post, then wait for the peer's.
-bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t seq, bool event, bool postFirst) {
+bool exchange(FabricSide& s, Test test, const Endpoint& peer, uint32_t size, uint64_t seq, bool event, bool postFirst) {
     const auto value = static_cast<uint8_t>(seq % 251 + 1);
     auto post = [&] {
         s.src->data()[size - 1] = value;
@@ -130,9 +130,9 @@ bool exchange(BenchSide& s, Test test, const Endpoint& peer, uint32_t size, uint
         if (test == Test::sendLat) {
             WorkCompletion wc;
             if (!waitRecv(s, event, &wc)) return false;
-            return s.postRecvSlot(wc.wrId + kRecvSlots).ok();
+            return s.postRecvs(1, wc.wrId + kRecvSlots).ok();
         }
-        const uint8_t* last = s.buf->data() + size - 1;
+        const uint8_t* last = s.rmb->data() + size - 1;
         uint32_t spins = 0;
         while (loadAcquire(last) != value) {
             if ((++spins & 15) == 0 && !drainSend(s)) return false;
@@ -209,11 +209,8 @@ Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
     std::vector<LatencyRow> rows;
 
     auto server = [&](int ctl) -> int {
-        BenchSide s;
-        if (!s.open(options, maxBytes).ok()) return 2;
-        for (uint32_t i = 0; i < kRecvSlots; ++i) {
-            if (!s.postRecvSlot(i).ok()) return 2;
-        }
+        FabricSide s;
+        if (!s.setup(benchSideOptions(options, maxBytes)).ok() || !s.postRecvs(kRecvSlots).ok()) return 2;
         if (!s.exchangeAndConnect(ctl, false).ok()) return 3;
         Endpoint peer{};
         if (!recvAll(ctl, &peer, sizeof peer)) return 3;
@@ -230,11 +227,9 @@ Result<std::vector<LatencyRow>> runLatency(const Options& options, Test test) {
         }
     };
     auto client = [&](int ctl) -> Status {
-        BenchSide s;
-        if (auto st = s.open(options, maxBytes); !st) return st;
-        for (uint32_t i = 0; i < kRecvSlots; ++i) {
-            if (auto st = s.postRecvSlot(i); !st) return st;
-        }
+        FabricSide s;
+        if (auto st = s.setup(benchSideOptions(options, maxBytes)); !st) return st;
+        if (auto st = s.postRecvs(kRecvSlots); !st) return st;
         Endpoint peer{};
         const Endpoint mine = s.local();
         if (!sendAll(ctl, &mine, sizeof mine) || !recvAll(ctl, &peer, sizeof peer)) {
