@@ -5,7 +5,8 @@
 //   --preset datapath  the patch series' columns in the cover-letter tables
 //                      with the shapes check (bench_datapath.h)
 //
-// Every mode is a campaign of the agents' tcp_bw / tcp_lat workloads on the
+// Every mode is a preset (stream, or datapath) with this command's
+// parameters, a campaign of the agents' tcp_bw / tcp_lat workloads on the
 // local lab, stored like any other (stream_campaign.h): the numbers come
 // from the same pipeline as `smclab run` and the demo.
 #include <algorithm>
@@ -110,48 +111,29 @@ void printHelp() {
     printColumns();
 }
 
-// The single-transport and --compare modes' campaign: one column per
-// transport, the tests as tcp_bw / tcp_lat workloads over the sizes.
-orchestrator::CampaignSpec classicCampaign(const std::vector<std::string>& transports, const std::string& link,
-                                           const SettingList& extra, const std::vector<report::StreamTest>& tests,
-                                           const std::vector<uint64_t>& sizes, uint64_t durationMs, int repetitions) {
-    orchestrator::CampaignSpec spec;
-    spec.name = transports.size() > 1 ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
-    for (report::StreamTest test : tests) {
-        const bool bw = test == report::StreamTest::bw;
-        spec.workloads.push_back({bw ? QStringLiteral("Bandwidth") : QStringLiteral("Latency"),
-                                  QString::fromLatin1(report::streamTestName(test)),
-                                  {},
-                                  {},
-                                  {}});
-    }
-    for (const std::string& tr : transports) {
-        const bool smcr = tr == "smcr";
-        spec.columns.push_back({smcr ? QStringLiteral("SMC-R") : QStringLiteral("TCP"),
-                                QString::fromStdString(tr),
-                                {},
-                                smcr ? settingsObject(extra) : QJsonObject{},
-                                {},
-                                {}});
-    }
-    spec.sizes = sizes;
-    spec.repetitions = repetitions;
-    spec.durationMs = static_cast<int>(durationMs);
-    // A fifth of the cell to let the connection and its link group settle,
-    // as the demo does; the measured window is the full -t.
-    spec.warmupMs = spec.durationMs / 5;
-    spec.sampleIntervalMs = std::max(orchestrator::kMinSampleIntervalMs, std::min(500, spec.durationMs / 2));
-    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")},
-                                        {QStringLiteral("link"), QString::fromStdString(link)}};
-    spec.description = QStringLiteral(
-                           "smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
-                           "local agents")
-                           .arg(sizes.size())
-                           .arg(sizes.front())
-                           .arg(sizes.back())
-                           .arg(static_cast<double>(durationMs) / 1000.0)
-                           .arg(repetitions);
-    return spec;
+// The single-transport and --compare modes: the stream preset with one
+// column per transport and this command's tests, sizes, time and settings.
+orchestrator::PresetParams classicParams(const std::vector<std::string>& transports, const std::string& link,
+                                         const BenchRunOptions& run, const std::vector<report::StreamTest>& tests,
+                                         const std::vector<uint64_t>& sizes) {
+    orchestrator::PresetParams params;
+    params.name = transports.size() > 1 ? QStringLiteral("bench stream --compare") : QStringLiteral("bench stream");
+    applyBenchRunOptions(run, &params);
+    params.durationMs = params.durationMs.value_or(kDefaultDurationMs);
+    params.repetitions = params.repetitions.value_or(1);
+    for (report::StreamTest test : tests) params.workloads << QString::fromLatin1(report::streamTestName(test));
+    for (const std::string& transport : transports) params.columns << QString::fromStdString(transport);
+    params.sizes = sizes;
+    params.link = QString::fromStdString(link);
+    params.description = QStringLiteral(
+                             "smclab bench stream: %1 sizes %2..%3 B, %4 s per cell, %5 repetitions, two "
+                             "local agents")
+                             .arg(sizes.size())
+                             .arg(sizes.front())
+                             .arg(sizes.back())
+                             .arg(static_cast<double>(*params.durationMs) / 1000.0)
+                             .arg(*params.repetitions);
+    return params;
 }
 
 // One transport: qperf's own block per size.
@@ -200,15 +182,18 @@ void printCompareTable(report::StreamTest test, const std::vector<std::vector<re
 }
 
 // The single-transport and --compare modes: one column per transport.
-int runClassic(const std::vector<std::string>& transports, const std::string& link, const SettingList& extra,
-               const std::vector<report::StreamTest>& tests, const std::vector<uint64_t>& sizes, uint64_t durationMs,
-               int repetitions, bool pin, const std::string& dbPath) {
+int runClassic(const std::vector<std::string>& transports, const std::string& link, const BenchRunOptions& run,
+               const std::vector<report::StreamTest>& tests, const std::vector<uint64_t>& sizes) {
     const bool compare = transports.size() > 1;
-    const orchestrator::CampaignSpec campaign =
-        classicCampaign(transports, link, extra, tests, sizes, durationMs, repetitions);
-    auto store = openBenchStore(dbPath, kWho);
+    const orchestrator::PresetParams params = classicParams(transports, link, run, tests, sizes);
+    auto campaign = orchestrator::presetWithParams(QStringLiteral("stream"), params);
+    if (!campaign) {
+        std::fprintf(stderr, "%s: %s\n", kWho, campaign.error().message.c_str());
+        return kExitFailure;
+    }
+    auto store = openBenchStore(run.dbPath, kWho);
     if (!store) return kExitFailure;
-    auto ran = runStreamCampaign(campaign, *store, {kWho, pin});
+    auto ran = runStreamCampaign(*campaign, *store, {kWho, run.pin});
     if (!ran) {
         std::fprintf(stderr, "%s: %s\n", kWho, ran.error().message.c_str());
         return kExitFailure;
@@ -218,7 +203,7 @@ int runClassic(const std::vector<std::string>& transports, const std::string& li
     for (report::StreamTest test : tests) {
         const auto& results = test == report::StreamTest::bw ? ran->grid.bw : ran->grid.lat;
         if (compare)
-            printCompareTable(test, results, sizes, durationMs, repetitions);
+            printCompareTable(test, results, sizes, *params.durationMs, *params.repetitions);
         else
             printQperfBlocks(test, results, sizes, transports[0], wire);
     }
@@ -350,9 +335,7 @@ std::string checkStreamArgs(const StreamArgs& a) {
 int runClassicMode(const StreamArgs& a) {
     const std::vector<std::string> transports =
         a.compare ? std::vector<std::string>{"smcr", "tcp"} : std::vector<std::string>{a.transport};
-    return runClassic(transports, a.link.value_or("ideal"), a.run.settings, a.tests, a.loop.values(),
-                      a.run.durationMs.value_or(kDefaultDurationMs), a.run.repetitions.value_or(1), a.run.pin,
-                      a.run.dbPath);
+    return runClassic(transports, a.link.value_or("ideal"), a.run, a.tests, a.loop.values());
 }
 
 int runDatapathMode(const StreamArgs& a) {

@@ -32,6 +32,10 @@ constexpr KeyedLabel kCreditsColumns[] = {
     {"backlog", "SMC rx_backlog", "SMC, lab.rq_credits=off, lab.rx_backlog=on"},
     {"tcp", "TCP", "kernel TCP"},
 };
+constexpr KeyedLabel kStreamColumns[] = {
+    {"smcr", "SMC-R", "libsmcr on the sim fabric, the engine's settings"},
+    {"tcp", "TCP", "kernel TCP"},
+};
 constexpr KeyedLabel kSendfileColumns[] = {
     {"copy", "sendfile off", "sendfile off: read the file, write header and body (nginx sendfile off)"},
     {"timer", "sendfile on (orig)", "sendfile with lab.cork_timer_ms (the kernel before the fix: a delayed push)"},
@@ -102,6 +106,7 @@ smcr::Result<std::vector<ColumnSpec>> chosenColumns(const QString& preset, const
 
 std::vector<PresetColumnChoice> presetColumnChoices(const QString& preset) {
     if (preset == QLatin1String("credits")) return keyedColumns(preset, kCreditsColumns);
+    if (preset == QLatin1String("stream")) return keyedColumns(preset, kStreamColumns);
     if (preset == QLatin1String("sendfile-cork")) {
         std::vector<PresetColumnChoice> out = keyedColumns(preset, kSendfileColumns);
         out.push_back(tcpSendfileColumn());

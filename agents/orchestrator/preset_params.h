@@ -1,5 +1,5 @@
 // A preset run at another scale or with a few knobs turned: what the quick
-// local runs (`smclab bench kv|sendfile|accept|stream --preset datapath`)
+// local runs (`smclab bench kv|sendfile|accept|stream`)
 // change in the campaign presets, as parameters of the preset rather than
 // edits of its spec in each command. Every parameter left unset keeps the
 // preset's own value, so the preset stays the one definition of its columns

@@ -24,6 +24,9 @@ const PresetInfo kPresets[] = {
     {"credits",
      "redis-benchmark-style SET and GET, 200 connections, -d 10, -P 1: SMC credits off, credits on, "
      "rx_backlog, TCP"},
+    {"stream",
+     "qperf-style tcp_bw and tcp_lat, msg_size 1..64K (*2), 2 s per cell, ideal link: SMC-R with the "
+     "engine's settings and TCP (smclab bench stream)"},
     {"seed000-qperf",
      "the real qperf, -oo msg_size:1:64K:*2 -t 30 tcp_bw and tcp_lat, taskset -c 1: Origin SMC, "
      "TCP, SMC with patches (the datapath letter's tables)"},
@@ -72,6 +75,33 @@ CampaignSpec datapath() {
     spec.warmupMs = 1'000;
     spec.transportOptions = simFabric();
     spec.transportOptions.insert(QStringLiteral("link"), QLatin1String(kDatapathLink));
+    return spec;
+}
+
+CampaignSpec stream() {
+    // qperf's own defaults (-t 2) over both transports as they come, on a
+    // link that shapes neither: what `smclab bench stream` runs, one column
+    // or both (--compare).
+    CampaignSpec spec;
+    spec.name = QStringLiteral("stream");
+    spec.preset = spec.name;
+    spec.description = QStringLiteral(
+        "qperf-style tcp_bw and tcp_lat, -oo msg_size:1:64K:*2 -t 2: SMC-R with the engine's settings and kernel "
+        "TCP, ideal link");
+    spec.workloads = {
+        {QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), {}, {}, {}},
+        {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), {}, {}, {}},
+    };
+    spec.columns = {
+        {QStringLiteral("SMC-R"), QStringLiteral("smcr"), {}, {}, {}, {}},
+        {QStringLiteral("TCP"), QStringLiteral("tcp"), {}, {}, {}, {}},
+    };
+    spec.sizes = qperfLoop();
+    spec.durationMs = 2'000;
+    spec.warmupMs = spec.durationMs / 5;
+    spec.sampleIntervalMs = 500;
+    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")},
+                                        {QStringLiteral("link"), QStringLiteral("ideal")}};
     return spec;
 }
 
@@ -210,6 +240,7 @@ std::optional<CampaignSpec> presetCampaign(const QString& name) {
     if (name == QLatin1String("sendfile-cork")) spec = sendfileCork();
     if (name == QLatin1String("fallback")) spec = fallback();
     if (name == QLatin1String("credits")) spec = credits();
+    if (name == QLatin1String("stream")) spec = stream();
     if (name == QLatin1String("seed000-qperf")) spec = seed000QperfPreset();
     if (name == QLatin1String("seed002-nginx")) spec = seed002NginxPreset();
     if (name == QLatin1String("seed003-shortconn")) spec = seed003ShortconnPreset();

@@ -24,7 +24,8 @@ inline constexpr int kCreditsRecvWr = 16;
 inline constexpr const char* kCreditsRepostDelaySetting = "lab.rx_repost_delay_us";
 inline constexpr int kCreditsRepostDelayUs = 20;
 
-// datapath, sendfile-cork, fallback, credits (the look-alike workloads), then
+// datapath, sendfile-cork, fallback, credits (the look-alike workloads),
+// stream (SMC-R and TCP as they come, `smclab bench stream`), then
 // seed000-qperf, seed002-nginx, seed003-shortconn, seed004-redis (the
 // letters' own tools, tool_presets.h).
 std::span<const PresetInfo> presetList();

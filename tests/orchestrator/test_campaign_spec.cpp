@@ -220,6 +220,8 @@ private slots:
         QTest::newRow("sendfile-cork") << "sendfile-cork" << 3 * 3;
         QTest::newRow("fallback") << "fallback" << 3 * 3;
         QTest::newRow("credits") << "credits" << 3 * 8;
+        // Two transports x two tests x 17 sizes.
+        QTest::newRow("stream") << "stream" << 3 * 68;
         // The letters' own tools: 2 x 3 x 17, 3, 3, 2 cells.
         QTest::newRow("seed000-qperf") << "seed000-qperf" << 3 * 102;
         QTest::newRow("seed002-nginx") << "seed002-nginx" << 3 * 3;

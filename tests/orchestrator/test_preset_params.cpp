@@ -70,6 +70,39 @@ private slots:
         QCOMPARE(spec->transportOptions.value(QStringLiteral("link")).toString(), QStringLiteral("ideal"));
     }
 
+    // `smclab bench stream` without --preset: one column per transport in
+    // the order given, the tests in the order given, --set on SMC only.
+    void streamColumnsByTransport() {
+        PresetParams params;
+        params.columns = {QStringLiteral("tcp"), QStringLiteral("smcr")};
+        params.workloads = {QStringLiteral("tcp_lat"), QStringLiteral("tcp_bw")};
+        params.sizes = {64, 4096};
+        params.durationMs = 3000;
+        params.repetitions = 1;
+        params.smcSettings = {{QStringLiteral("lab.busy_poll_us"), 0}};
+        params.link = QStringLiteral("cx4-25g");
+        const auto spec = presetWithParams(QStringLiteral("stream"), params);
+        QVERIFY(spec.ok());
+        QCOMPARE(spec->preset, QStringLiteral("stream"));
+        QCOMPARE(spec->columns.size(), size_t{2});
+        QCOMPARE(spec->columns[0].label, QStringLiteral("TCP"));
+        QCOMPARE(spec->columns[0].transport, QStringLiteral("tcp"));
+        QVERIFY(spec->columns[0].settings.isEmpty());
+        QCOMPARE(spec->columns[1].label, QStringLiteral("SMC-R"));
+        QCOMPARE(spec->columns[1].transport, QStringLiteral("smcr"));
+        QCOMPARE(spec->columns[1].settings, (QJsonObject{{QStringLiteral("lab.busy_poll_us"), 0}}));
+        QCOMPARE(spec->workloads.size(), size_t{2});
+        QCOMPARE(spec->workloads[0].label, QStringLiteral("Latency"));
+        QCOMPARE(spec->workloads[1].label, QStringLiteral("Bandwidth"));
+        QCOMPARE(spec->sizes, (std::vector<uint64_t>{64, 4096}));
+        QCOMPARE(spec->durationMs, 3000);
+        QCOMPARE(spec->warmupMs, 600);
+        QCOMPARE(spec->sampleIntervalMs, 500);
+        QCOMPARE(spec->repetitions, 1);
+        QCOMPARE(spec->transportOptions.value(QStringLiteral("fabric")).toString(), QStringLiteral("sim"));
+        QCOMPARE(spec->transportOptions.value(QStringLiteral("link")).toString(), QStringLiteral("cx4-25g"));
+    }
+
     void unknownNamesAreErrors() {
         PresetParams params;
         params.columns = {QStringLiteral("nope")};
