@@ -72,29 +72,25 @@ struct Options {
 
 // nullopt: go on; a value: exit with it (help printed, or a usage error).
 std::optional<int> parseOptions(const Args& args, Options* o) {
-    ArgCursor cursor(args);
-    while (!cursor.done()) {
-        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
-            printHelp();
-            return kExitOk;
-        }
+    auto takeOwn = [o](ArgCursor& cursor) {
         if (auto c = cursor.takeValue("--clients")) {
             auto n = parseInt(*c);
-            if (!n || *n < 1 || *n > 256) return benchUsage(kWho, "--clients needs 1..256");
-            o->clients = static_cast<int>(*n);
+            if (!n || *n < 1 || *n > 256)
+                cursor.setError("--clients needs 1..256");
+            else
+                o->clients = static_cast<int>(*n);
         } else if (auto q = cursor.takeValue("--request")) {
             auto n = parseSize(*q);
-            if (!n || *n < 1 || *n > kMaxRequestBytes) return benchUsage(kWho, "--request needs 1..1M bytes");
-            o->requestBytes = *n;
-        } else if (takeBenchRunOption(cursor, {}, &o->run)) {
-            if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
-        } else if (!cursor.error().empty()) {
-            return benchUsage(kWho, cursor.error());
+            if (!n || *n < 1 || *n > kMaxRequestBytes)
+                cursor.setError("--request needs 1..1M bytes");
+            else
+                o->requestBytes = *n;
         } else {
-            return benchUsage(kWho, cursor.unknownOption());
+            return false;
         }
-    }
-    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
+        return true;
+    };
+    if (auto exit = readBenchOptions(args, kWho, printHelp, {}, &o->run, takeOwn)) return exit;
     if (const auto refused = checkBenchSettings(o->run.settings)) return benchUsage(kWho, *refused);
     return std::nullopt;
 }

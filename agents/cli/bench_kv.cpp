@@ -174,12 +174,7 @@ int64_t numberArg(ArgCursor& cursor, const std::string& option, const std::strin
 
 // The exit status when the command line says to stop here (help, a usage error).
 std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std::string>* preset) {
-    ArgCursor cursor(args);
-    while (!cursor.done() && cursor.error().empty()) {
-        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
-            printHelp();
-            return kExitOk;
-        }
+    auto takeOwn = [o, preset](ArgCursor& cursor) {
         if (auto v = cursor.takeValue("--preset")) {
             *preset = *v;
         } else if (auto c = cursor.takeValue("-c")) {
@@ -188,8 +183,10 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
             o->requests = static_cast<uint64_t>(numberArg(cursor, "-n", *n, 1, 1000000000));
         } else if (auto d = cursor.takeValue("-d")) {
             auto size = parseSize(*d);
-            if (!size || *size == 0) return benchUsage(kWho, "-d: bad size '" + *d + "'");
-            o->dataSize = *size;
+            if (!size || *size == 0)
+                cursor.setError("-d: bad size '" + *d + "'");
+            else
+                o->dataSize = *size;
         } else if (auto w = cursor.takeValue("--recv-wr")) {
             o->recvWr = static_cast<int>(numberArg(cursor, "--recv-wr", *w, 2, 2048));
         } else if (auto r = cursor.takeValue("--repost-delay-us")) {
@@ -197,14 +194,12 @@ std::optional<int> parseOptions(const Args& args, Options* o, std::optional<std:
         } else if (auto cols = cursor.takeValue("--columns")) {
             o->columns = splitList(*cols);
             if (o->columns.empty()) cursor.setError("--columns: none given");
-        } else if (takeBenchRunOption(cursor, {.duration = false, .settings = false}, &o->run)) {
-            continue;
         } else {
-            return benchUsage(kWho, cursor.unknownOption());
+            return false;
         }
-    }
-    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
-    return std::nullopt;
+        return true;
+    };
+    return readBenchOptions(args, kWho, printHelp, {.duration = false, .settings = false}, &o->run, takeOwn);
 }
 
 // Empty when the options make a campaign; else what to tell the user.

@@ -4,6 +4,7 @@
 
 #include <smcr/settings.h>
 
+#include "bench_commands.h"
 #include "orchestrator/campaign_spec.h"
 #include "smclab/db/result_store.h"
 #include "stream_campaign.h"
@@ -33,6 +34,23 @@ bool takeBenchRunOption(ArgCursor& cursor, const BenchRunOptionSet& accepted, Be
         return false;
     }
     return true;
+}
+
+std::optional<int> readBenchOptions(const Args& args, const char* who, const std::function<void()>& help,
+                                    const BenchRunOptionSet& accepted, BenchRunOptions* run,
+                                    const std::function<bool(ArgCursor&)>& takeOwn) {
+    ArgCursor cursor(args);
+    while (!cursor.done()) {
+        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
+            help();
+            return kExitOk;
+        }
+        const bool taken = takeOwn(cursor) || takeBenchRunOption(cursor, accepted, run);
+        if (!cursor.error().empty()) return benchUsage(who, cursor.error());
+        if (!taken) return benchUsage(who, cursor.unknownOption());
+    }
+    if (!cursor.error().empty()) return benchUsage(who, cursor.error());
+    return std::nullopt;
 }
 
 std::optional<std::string> checkBenchSettings(const SettingList& settings) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,16 @@ struct BenchRunOptions {
 // Takes the word at the cursor when it is one of `accepted` (returns true);
 // a malformed value leaves its message in cursor.error().
 bool takeBenchRunOption(ArgCursor& cursor, const BenchRunOptionSet& accepted, BenchRunOptions* options);
+
+// A bench command's command line, word by word: -h/--help prints `help`;
+// any other word is one of the command's own options (`takeOwn` takes it
+// and returns true, leaving a malformed value's message in cursor.error())
+// or one of the shared options `accepted`. Returns the exit status when the
+// command stops here: kExitOk after the help, a usage error (benchUsage) at
+// the first malformed value or unknown word; nullopt to go on.
+std::optional<int> readBenchOptions(const Args& args, const char* who, const std::function<void()>& help,
+                                    const BenchRunOptionSet& accepted, BenchRunOptions* run,
+                                    const std::function<bool(ArgCursor&)>& takeOwn);
 
 // What to tell the user about a --set the engine refuses (unknown name,
 // value out of range); nullopt when the engine takes them all.

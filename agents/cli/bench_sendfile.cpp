@@ -118,50 +118,50 @@ PresetParams benchParams(const Options& o) {
 // The exit status when the command line says to stop here (help, a usage
 // error); else `o` holds the options and `columnNames` the --columns words.
 std::optional<int> parseOptions(const Args& args, Options* o, std::vector<std::string>* columnNames) {
-    ArgCursor cursor(args);
-    while (!cursor.done()) {
-        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
-            printHelp();
-            return kExitOk;
-        }
+    auto takeOwn = [o, columnNames](ArgCursor& cursor) {
         if (auto c = cursor.takeValue("-c")) {
             auto n = parseInt(*c);
-            if (!n || *n < 1 || *n > 10000) return benchUsage(kWho, "-c needs 1..10000 connections");
-            o->connections = static_cast<int>(*n);
+            if (!n || *n < 1 || *n > 10000)
+                cursor.setError("-c needs 1..10000 connections");
+            else
+                o->connections = static_cast<int>(*n);
         } else if (auto f = cursor.takeValue("--file-size")) {
             o->fileSizes.clear();
             for (const std::string& word : splitList(*f)) {
                 auto size = parseSize(word);
-                if (!size || *size > kMaxFileBytes)
-                    return benchUsage(kWho, "--file-size: bad size '" + word + "' (0..16M)");
+                if (!size || *size > kMaxFileBytes) {
+                    cursor.setError("--file-size: bad size '" + word + "' (0..16M)");
+                    break;
+                }
                 o->fileSizes.push_back(*size);
             }
         } else if (auto t = cursor.takeValue("--cork-timer-ms")) {
             auto n = parseInt(*t);
-            if (!n || *n < 1 || *n > 10000) return benchUsage(kWho, "--cork-timer-ms needs 1..10000");
-            o->corkTimerMs = static_cast<int>(*n);
+            if (!n || *n < 1 || *n > 10000)
+                cursor.setError("--cork-timer-ms needs 1..10000");
+            else
+                o->corkTimerMs = static_cast<int>(*n);
         } else if (auto l = cursor.takeValue("--link")) {
             if (auto model = smcr::fabric::sim::linkPreset(*l); !model)
-                return benchUsage(kWho, "--link: " + model.error().message);
-            o->link = *l;
+                cursor.setError("--link: " + model.error().message);
+            else
+                o->link = *l;
         } else if (auto cols = cursor.takeValue("--columns")) {
             *columnNames = splitList(*cols);
         } else if (auto fmt = cursor.takeValue("--format")) {
             auto parsed = report::parseFormat(QString::fromStdString(*fmt));
-            if (!parsed) return benchUsage(kWho, "--format must be text, csv, json, markdown or html");
-            o->format = *parsed;
+            if (!parsed)
+                cursor.setError("--format must be text, csv, json, markdown or html");
+            else
+                o->format = *parsed;
         } else if (cursor.takeFlag("--counters")) {
             o->counters = true;
-        } else if (takeBenchRunOption(cursor, {.duration = true, .settings = false}, &o->run)) {
-            if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
-        } else if (!cursor.error().empty()) {
-            return benchUsage(kWho, cursor.error());
         } else {
-            return benchUsage(kWho, cursor.unknownOption());
+            return false;
         }
-    }
-    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
-    return std::nullopt;
+        return true;
+    };
+    return readBenchOptions(args, kWho, printHelp, {.duration = true, .settings = false}, &o->run, takeOwn);
 }
 
 // --columns by key (all of them when not given); a usage error's exit status on an unknown one.

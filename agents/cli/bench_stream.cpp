@@ -311,7 +311,7 @@ bool takeModeOption(ArgCursor& cursor, StreamArgs* a) {
     } else if (cursor.takeFlag("--compare")) {
         a->compare = true;
     } else {
-        return takeBenchRunOption(cursor, {}, &a->run);
+        return false;
     }
     return true;
 }
@@ -366,17 +366,8 @@ int runDatapathMode(const StreamArgs& a) {
 
 int runBenchStream(const Args& args) {
     StreamArgs a;
-    ArgCursor cursor(args);
-    while (!cursor.done()) {
-        if (cursor.takeFlag("--help") || cursor.takeFlag("-h")) {
-            printHelp();
-            return kExitOk;
-        }
-        const bool taken = takeMatrixOption(cursor, &a) || takeModeOption(cursor, &a);
-        if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
-        if (!taken) return benchUsage(kWho, cursor.unknownOption());
-    }
-    if (!cursor.error().empty()) return benchUsage(kWho, cursor.error());
+    auto takeOwn = [&a](ArgCursor& cursor) { return takeMatrixOption(cursor, &a) || takeModeOption(cursor, &a); };
+    if (auto exit = readBenchOptions(args, kWho, printHelp, {}, &a.run, takeOwn)) return *exit;
     if (const std::string problem = checkStreamArgs(a); !problem.empty()) return benchUsage(kWho, problem);
     if (const auto refused = checkBenchSettings(a.run.settings)) return benchUsage(kWho, *refused);
     return a.preset.empty() ? runClassicMode(a) : runDatapathMode(a);
