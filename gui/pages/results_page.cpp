@@ -20,7 +20,7 @@
 #include "data/run_environment.h"
 #include "data/run_provenance.h"
 #include "dialogs/database_dialog.h"
-#include "orchestrator/datapath_verdicts.h"
+#include "orchestrator/campaign_analysis.h"
 #include "orchestrator/runner_lock.h"
 #include "smclab/db/database_location.h"
 #include "smclab/db/result_store.h"
@@ -402,13 +402,15 @@ bool ResultsPage::showCampaign(qint64 campaignId) {
     if (store == nullptr) return false;
     auto document =
         db::campaignReport(*store, campaignId, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
-    // A datapath campaign's shapes: in the document the exports render, and above the plots.
+    // The analysis the bench commands print (counters per message, latency
+    // percentiles, a datapath campaign's shapes): in the document the
+    // exports render, the tables as tabs and the shapes above the plots.
     QString verdictsText;
     if (document) {
-        if (auto verdicts = orchestrator::addDatapathVerdicts(*store, campaignId, *document); !verdicts) {
-            document = smcr::fail(verdicts.error());
-        } else if (*verdicts) {
-            verdictsText = report::shapesText((*verdicts)->shapes, (*verdicts)->link);
+        if (auto analysis = orchestrator::addCampaignAnalysis(*store, campaignId, *document); !analysis) {
+            document = smcr::fail(analysis.error());
+        } else if (analysis->verdicts) {
+            verdictsText = report::shapesText(analysis->verdicts->shapes, analysis->verdicts->link);
         }
     }
     if (!document) {

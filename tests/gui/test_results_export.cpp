@@ -3,7 +3,10 @@
 // the same campaign (and the same baseline); CSV, PNG, PDF and HTML exports
 // are written.
 #include <QClipboard>
+#include <QDateTime>
 #include <QProcess>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -33,6 +36,7 @@ private slots:
     void filesAreWritten();
     void showsTheDatapathShapes();
     void twoCampaignsSideBySide();
+    void showsCountersAndPercentiles();
 
 private:
     // `smclab report` output, or the same formatter path when the CLI is not built.
@@ -188,6 +192,88 @@ void TestResultsExport::twoCampaignsSideBySide() {
     // Identical stored values: every percentage of B's baseline against A's is 0.
     const ComparisonTableModel* model = m_results->comparisonView()->tableModel(Metric::bandwidth);
     QCOMPARE(model->data(model->index(5, 4), ComparisonTableModel::percentRole).toDouble(), 0.0);
+}
+
+// The analysis the bench commands print shows too: engine counters per 1000
+// messages of the tcp_bw runs, and the p50 / p99 tables of a workload that
+// stores them, as tabs with their values and in the document the exports render.
+void TestResultsExport::showsCountersAndPercentiles() {
+    auto opened = smclab::db::ResultStore::open(m_db);
+    QVERIFY(opened.ok());
+    smclab::db::ResultStore& store = *opened.value();
+    smclab::db::NewCampaign campaign;
+    campaign.name = QStringLiteral("counters and percentiles");
+    const QStringList columns = {QStringLiteral("SMC"), QStringLiteral("TCP")};
+    const QStringList transports = {QStringLiteral("smcr"), QStringLiteral("tcp")};
+    for (qint64 size : {1024, 65536}) {
+        for (int c = 0; c < 2; ++c)
+            campaign.cells.append({QStringLiteral("tcp_bw"), transports[c], columns[c], size, 0});
+    }
+    for (int c = 0; c < 2; ++c) campaign.cells.append({QStringLiteral("kv:SET"), transports[c], columns[c], 10, 0});
+    const auto id = store.createCampaign(campaign);
+    QVERIFY(id.ok());
+    for (const smclab::db::RunCell& cell : campaign.cells) {
+        smclab::db::RunRecord record;
+        record.campaignId = *id;
+        record.cell = cell;
+        record.startedAt = QDateTime::currentDateTimeUtc();
+        record.finishedAt = record.startedAt;
+        const bool smc = cell.column == QLatin1String("SMC");
+        if (cell.workload == QLatin1String("tcp_bw")) {
+            record.results.insert(QStringLiteral("bw_mbps"), smc ? 2000.0 : 1000.0);
+            // 1000 messages; the SMC engines send 2 CDCs per message at 1 KiB, 3 at 64 KiB.
+            record.results.insert(QStringLiteral("recv_bytes"), 1000.0 * static_cast<double>(cell.msgSize));
+            if (smc) {
+                const qint64 cdcs = cell.msgSize == 1024 ? 2000 : 3000;
+                record.counters = {{smcr::Side::client, QStringLiteral("smcr.cdc_sent"), cdcs / 4},
+                                   {smcr::Side::server, QStringLiteral("smcr.cdc_sent"), cdcs - cdcs / 4}};
+            }
+        } else {
+            record.results.insert(QStringLiteral("rps"), smc ? 90000.0 : 60000.0);
+            record.results.insert(QStringLiteral("p50_us"), smc ? 110.0 : 160.0);
+            record.results.insert(QStringLiteral("p99_us"), smc ? 410.0 : 620.0);
+        }
+        QVERIFY(store.recordRun(record).ok());
+    }
+    QVERIFY(store.updateCampaignStatus(*id, smclab::db::CampaignStatus::done).ok());
+    m_results->refresh();
+    QVERIFY(m_results->showCampaign(*id));
+
+    // Each table as the view shows it: its tab's title and its cells' text.
+    const ComparisonView* view = m_results->comparisonView();
+    const auto* tabs = view->findChild<QTabWidget*>();
+    QVERIFY(tabs != nullptr);
+    auto shown = [tabs](const QString& title) -> const ComparisonTableModel* {
+        for (int i = 0; i < tabs->count(); ++i) {
+            if (tabs->tabText(i) != title) continue;
+            const auto* table = tabs->widget(i)->findChild<QTableView*>();
+            return table != nullptr ? qobject_cast<const ComparisonTableModel*>(table->model()) : nullptr;
+        }
+        return nullptr;
+    };
+    const ComparisonTableModel* cdcs = shown(QStringLiteral("CDC messages sent per 1000 messages (tcp_bw)"));
+    QVERIFY(cdcs != nullptr);
+    QCOMPARE(cdcs->section().columns, columns);
+    QCOMPARE(cdcs->section().sizesBytes, (QList<qint64>{1024, 65536}));
+    QVERIFY2(cdcs->cellText(0, 0).startsWith(QStringLiteral("2000.000")), qPrintable(cdcs->cellText(0, 0)));
+    QVERIFY2(cdcs->cellText(0, 1).startsWith(QStringLiteral("3000.000")), qPrintable(cdcs->cellText(0, 1)));
+    QCOMPARE(cdcs->cellText(1, 0), QStringLiteral("-"));  // TCP has no engine counters
+    const ComparisonTableModel* p50 = shown(QStringLiteral("SET p50 latency"));
+    QVERIFY(p50 != nullptr);
+    QCOMPARE(p50->section().sizesBytes, (QList<qint64>{10}));
+    QVERIFY2(p50->cellText(0, 0).startsWith(QStringLiteral("110.000")), qPrintable(p50->cellText(0, 0)));
+    QVERIFY2(p50->cellText(1, 0).startsWith(QStringLiteral("160.000")), qPrintable(p50->cellText(1, 0)));
+    const ComparisonTableModel* p99 = shown(QStringLiteral("SET p99 latency"));
+    QVERIFY(p99 != nullptr);
+    QVERIFY2(p99->cellText(1, 0).startsWith(QStringLiteral("620.000")), qPrintable(p99->cellText(1, 0)));
+    // tcp_bw stores no percentiles: no empty tables for it.
+    QVERIFY(shown(QStringLiteral("tcp_bw p50 latency")) == nullptr);
+
+    QStringList exported;
+    for (const smclab::report::ComparisonTable& table : view->comparison().document.tables) exported << table.title;
+    QVERIFY2(exported.contains(QStringLiteral("CDC messages sent per 1000 messages (tcp_bw)")),
+             qPrintable(exported.join(", ")));
+    QVERIFY2(exported.contains(QStringLiteral("SET p99 latency")), qPrintable(exported.join(", ")));
 }
 
 QTEST_MAIN(TestResultsExport)
