@@ -11,7 +11,7 @@
 #include <QSaveFile>
 #include <QTimer>
 
-#include "orchestrator/datapath_verdicts.h"
+#include "orchestrator/campaign_analysis.h"
 #include "smclab/db/result_store.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/format_text.h"
@@ -307,8 +307,8 @@ QString writeHtmlReport(db::ResultStore& store, qint64 campaignId, const QString
     auto document =
         db::campaignReport(store, campaignId, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return QString::fromStdString(document.error().message);
-    if (auto verdicts = orchestrator::addDatapathVerdicts(store, campaignId, *document); !verdicts) {
-        return QString::fromStdString(verdicts.error().message);
+    if (auto analysis = orchestrator::addCampaignAnalysis(store, campaignId, *document); !analysis) {
+        return QString::fromStdString(analysis.error().message);
     }
     if (const QString baseline = fallbackBaseline(document->tables); !baseline.isEmpty()) {
         if (auto moved = report::withBaseline(*document, baseline)) document = std::move(moved);

@@ -5,7 +5,7 @@
 #include <QDateTime>
 
 #include "commands.h"
-#include "orchestrator/datapath_verdicts.h"
+#include "orchestrator/campaign_analysis.h"
 #include "report_options.h"
 #include "smclab/report/comparison_query.h"
 #include "smclab/report/letter_query.h"
@@ -26,6 +26,9 @@ int runReport(const Args& args) {
             "Prints campaign ID's comparison tables: one per workload's headline metric\n"
             "(Bandwidth in MB/s, Latency in us, ...), rows by message size, one column\n"
             "per settings variant, each value the median of its finished repetitions.\n"
+            "Then, where the runs stored them, the engines' counters per 1000 messages of\n"
+            "tcp_bw and the p50 / p99 latency of each workload (the GUI's Results page\n"
+            "shows the same tables), and a datapath campaign's Shapes in the documents.\n"
             "\n");
         printReportOptionsHelp();
         return kExitOk;
@@ -48,10 +51,12 @@ int runReport(const Args& args) {
     auto document =
         db::campaignReport(*store, *id, workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
     if (!document) return reportError("smclab report", document.error());
-    // A datapath campaign's shapes, with the same verdicts as smclab bench
-    // stream, in the documents; the text stays the cover letter's tables.
-    auto verdicts = orchestrator::addDatapathVerdicts(*store, *id, *document);
-    if (!verdicts) return reportError("smclab report", verdicts.error());
+    // The analysis the GUI's Results page shows too: counters per message and
+    // latency percentiles after the cover letter's tables, and a datapath
+    // campaign's shapes, with the same verdicts as smclab bench stream, in
+    // the documents.
+    auto analysis = orchestrator::addCampaignAnalysis(*store, *id, *document);
+    if (!analysis) return reportError("smclab report", analysis.error());
     // The tool presets' letters print their own lines after the tables.
     QString letter;
     if (options.format == report::Format::text) {

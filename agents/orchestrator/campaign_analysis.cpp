@@ -51,10 +51,14 @@ smcr::Result<CampaignAnalysis> campaignAnalysis(db::ResultStore& store, qint64 c
         if (!run) return smcr::fail(run.error());
         out.tables = report::perMessageCounterTables(*run);
     }
-    // A workload that does not store a percentile gives a table without values.
-    for (const report::ComparisonTable& table :
-         db::percentileTables(store, campaignId, workloadsOf(*campaign, *runs), QStringLiteral("%1 %2 latency"))) {
-        if (hasValue(table)) out.tables.append(table);
+    for (const db::StoredWorkload& workload : workloadsOf(*campaign, *runs)) {
+        // "SET p50 latency", but "Latency p50" for a workload named for it.
+        const bool named = workload.label.contains(QLatin1String("latency"), Qt::CaseInsensitive);
+        const QString title = named ? QStringLiteral("%1 %2") : QStringLiteral("%1 %2 latency");
+        // A workload that does not store a percentile gives a table without values.
+        for (const report::ComparisonTable& table : db::percentileTables(store, campaignId, {workload}, title)) {
+            if (hasValue(table)) out.tables.append(table);
+        }
     }
     auto verdicts = datapathVerdicts(store, campaignId);
     if (!verdicts) return smcr::fail(verdicts.error());

@@ -4,7 +4,8 @@
 //  - tcp_bw runs: both engines' counters per 1000 messages (db/report
 //    datapath_tables.h, `smclab bench stream --counters`);
 //  - workloads that store latency percentiles (http, kv, tcp_lat): p50 and
-//    p99 tables ("SET p50 latency", as `smclab bench kv` prints them);
+//    p99 tables ("SET p50 latency", as `smclab bench kv` prints them;
+//    "Latency p50" for tcp_lat);
 //  - a campaign of the datapath preset: its Shapes (datapath_verdicts.h).
 #pragma once
 

@@ -2,7 +2,6 @@
 
 #include "datapath_columns.h"
 #include "smclab/report/datapath_query.h"
-#include "smclab/report/datapath_tables.h"
 
 namespace smclab::orchestrator {
 
@@ -22,13 +21,6 @@ smcr::Result<std::optional<DatapathVerdicts>> datapathVerdicts(db::ResultStore& 
     auto run = db::storedDatapathRun(store, campaignId, datapathShapeColumns());
     if (!run) return smcr::fail(run.error());
     return std::optional<DatapathVerdicts>{DatapathVerdicts{report::evaluateShapes(*run), run->link}};
-}
-
-smcr::Result<std::optional<DatapathVerdicts>> addDatapathVerdicts(db::ResultStore& store, qint64 campaignId,
-                                                                  report::ReportDocument& document) {
-    auto verdicts = datapathVerdicts(store, campaignId);
-    if (verdicts && *verdicts) document.details.append(report::shapesTable((*verdicts)->shapes));
-    return verdicts;
 }
 
 }  // namespace smclab::orchestrator

@@ -1,8 +1,9 @@
 // The datapath shapes (PASS, MISS, INCONCLUSIVE; db/report datapath_shapes.h)
 // of a stored campaign of the datapath preset, with the preset's columns
 // named for them: what `smclab report`, `smclab run --html`, the demo and
-// the GUI's Results page and exports show beside the tables, the same
-// verdicts `smclab bench stream --preset datapath` prints.
+// the GUI's Results page and exports show beside the tables (through
+// campaign_analysis.h), the same verdicts `smclab bench stream --preset
+// datapath` prints.
 #pragma once
 
 #include <optional>
@@ -13,7 +14,6 @@
 
 #include "smclab/db/result_store.h"
 #include "smclab/report/datapath_shapes.h"
-#include "smclab/report/report_document.h"
 
 namespace smclab::orchestrator {
 
@@ -28,11 +28,5 @@ struct DatapathVerdicts {
 
 // nullopt for a campaign of another preset.
 smcr::Result<std::optional<DatapathVerdicts>> datapathVerdicts(db::ResultStore& store, qint64 campaignId);
-
-// For a campaign of the datapath preset, appends its Shapes table to
-// `document` and returns the verdicts; nullopt (document untouched) for
-// another campaign.
-smcr::Result<std::optional<DatapathVerdicts>> addDatapathVerdicts(db::ResultStore& store, qint64 campaignId,
-                                                                  report::ReportDocument& document);
 
 }  // namespace smclab::orchestrator

@@ -13,6 +13,7 @@
 #include "app/lab_context.h"
 #include "data/comparison.h"
 #include "models/comparison_table_model.h"
+#include "orchestrator/campaign_analysis.h"
 #include "pages/export_page.h"
 #include "pages/results_page.h"
 #include "seed_comparison.h"
@@ -40,7 +41,8 @@ private slots:
 
 private:
     // `smclab report` output, or the same formatter path when the CLI is not built.
-    QString cliReport(const QStringList& extra);
+    QString cliReport(const QStringList& extra) { return cliReport(m_campaign, extra); }
+    QString cliReport(qint64 campaign, const QStringList& extra);
 
     QTemporaryDir m_dir;
     QString m_db;
@@ -90,10 +92,10 @@ void TestResultsExport::plotsStoredValues() {
     }
 }
 
-QString TestResultsExport::cliReport(const QStringList& extra) {
+QString TestResultsExport::cliReport(qint64 campaign, const QStringList& extra) {
     const QString cli = QDir(qEnvironmentVariable("SMCLAB_BIN_DIR")).filePath(QStringLiteral("smclab"));
     QProcess process;
-    process.start(cli, QStringList{QStringLiteral("report"), QString::number(m_campaign), QStringLiteral("--format"),
+    process.start(cli, QStringList{QStringLiteral("report"), QString::number(campaign), QStringLiteral("--format"),
                                    QStringLiteral("text"), QStringLiteral("--db"), m_db} +
                            extra);
     if (process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit && process.exitCode() == 0) {
@@ -103,10 +105,11 @@ QString TestResultsExport::cliReport(const QStringList& extra) {
              qPrintable(process.errorString() + QString::fromUtf8(process.readAllStandardError())));
     auto store = smclab::db::ResultStore::open(m_db);
     if (!store) return QStringLiteral("cannot open store");
-    auto document = smclab::db::campaignReport(
-        *store.value(), m_campaign, smclab::workloads::headlineMetricsByWorkload(), QDateTime::currentDateTimeUtc());
+    auto document = smclab::db::campaignReport(*store.value(), campaign, smclab::workloads::headlineMetricsByWorkload(),
+                                               QDateTime::currentDateTimeUtc());
     if (!document) return QStringLiteral("no report");
     smclab::report::ReportDocument doc = document.value();
+    if (!smclab::orchestrator::addCampaignAnalysis(*store.value(), campaign, doc)) return QStringLiteral("no analysis");
     if (extra.size() == 2) doc = smclab::report::withBaseline(doc, extra[1]).value();
     return smclab::report::render(doc, smclab::report::Format::text);
 }
@@ -274,6 +277,9 @@ void TestResultsExport::showsCountersAndPercentiles() {
     QVERIFY2(exported.contains(QStringLiteral("CDC messages sent per 1000 messages (tcp_bw)")),
              qPrintable(exported.join(", ")));
     QVERIFY2(exported.contains(QStringLiteral("SET p99 latency")), qPrintable(exported.join(", ")));
+    // The same tables as `smclab report` prints.
+    m_results->comparisonView()->setBaselineColumn(0);
+    QCOMPARE(m_export->coverLetterText(), cliReport(*id, {}));
 }
 
 QTEST_MAIN(TestResultsExport)
