@@ -136,6 +136,13 @@ private slots:
         // Counter tables come from both engines; CQ wake-ups always exist.
         const QStringList cq = section(r.out, "CQ wake-ups per 1000 messages (tcp_bw)");
         QCOMPARE(cq.size(), 2);
+        // Both processes' CPU per message (qperf's send_cost + recv_cost), a
+        // positive value in every column: a run spends some CPU per message.
+        const QStringList cpu = section(r.out, "CPU time per message, sender + receiver, us (tcp_bw)");
+        QCOMPARE(cpu.size(), 2);
+        const QRegularExpression positive("(^|\\s)(0\\.0*[1-9]\\d*|[1-9]\\d*\\.\\d+)(\\s|\\(|$)");
+        QVERIFY2(!cpu[1].contains(" - "), qPrintable(cpu[1]));
+        QCOMPARE(matches(cpu[1].mid(8), positive), 6);
         const QStringList shapes = section(r.out, "Shapes");
         QCOMPARE(shapes.size(), 8);
         // A verdict, or INCONCLUSIVE (single runs have no interval).

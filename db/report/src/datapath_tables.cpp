@@ -24,10 +24,13 @@ const CounterTableSpec kCounterTables[] = {
     {"smcr.push_deferred", "Pushes deferred to the owner per 1000 messages (tcp_bw)"},
 };
 
-ComparisonTable counterTable(const DatapathRun& run, const CounterTableSpec& spec) {
+// One row per size, one cell per column: `value` of each tcp_bw cell, or
+// none where it is negative (the cell failed or did not report it).
+template <typename Value>
+ComparisonTable perSizeTable(const DatapathRun& run, const char* title, const QString& metric, Value value) {
     ComparisonTable t;
-    t.title = QString::fromLatin1(spec.title);
-    t.metric = QString::fromLatin1(spec.counter);
+    t.title = QString::fromLatin1(title);
+    t.metric = metric;
     t.lowerIsBetter = true;
     t.workload = QStringLiteral("tcp_bw");
     for (const ShapeColumn& c : run.columns) t.columns << QString::fromStdString(c.label);
@@ -36,9 +39,8 @@ ComparisonTable counterTable(const DatapathRun& run, const CounterTableSpec& spe
         row.msgSize = static_cast<qint64>(run.sizes[i]);
         for (const StreamResult& r : run.bw[i]) {
             Cell cell;
-            const double v = r.ok ? countersPerMessage(r, spec.counter) : -1;
-            if (v >= 0) {
-                cell.value = v * 1000;  // three decimals would hide small per-message rates
+            if (const double v = r.ok ? value(r) : -1; v >= 0) {
+                cell.value = v;
                 cell.repetitions = 1;
             }
             row.cells.append(cell);
@@ -48,14 +50,19 @@ ComparisonTable counterTable(const DatapathRun& run, const CounterTableSpec& spe
     return t;
 }
 
-bool anyColumnHas(const DatapathRun& run, const char* counter) {
+template <typename Has>
+bool anyCell(const DatapathRun& run, Has has) {
     for (const auto& row : run.bw) {
         for (const StreamResult& r : row) {
-            if (r.clientCounters.count(counter) > 0 || r.serverCounters.count(counter) > 0) return true;
+            if (has(r)) return true;
         }
     }
     return false;
 }
+
+// qperf's send_cost + recv_cost per message: what the wake-ups and spins the
+// counters show cost in CPU, the efficiency a busy poll or a spin trades.
+const char* const kCpuTableTitle = "CPU time per message, sender + receiver, us (tcp_bw)";
 
 }  // namespace
 
@@ -88,7 +95,19 @@ QList<ComparisonTable> perMessageCounterTables(const DatapathRun& run) {
     QList<ComparisonTable> out;
     if (run.bw.empty()) return out;
     for (const CounterTableSpec& spec : kCounterTables) {
-        if (anyColumnHas(run, spec.counter)) out.append(counterTable(run, spec));
+        const bool reported = anyCell(run, [&](const StreamResult& r) {
+            return r.clientCounters.count(spec.counter) > 0 || r.serverCounters.count(spec.counter) > 0;
+        });
+        if (!reported) continue;
+        // Per 1000 messages: three decimals would hide small per-message rates.
+        out.append(perSizeTable(run, spec.title, QString::fromLatin1(spec.counter), [&](const StreamResult& r) {
+            const double v = countersPerMessage(r, spec.counter);
+            return v >= 0 ? v * 1000 : v;
+        }));
+    }
+    if (anyCell(run, [](const StreamResult& r) { return r.ok && r.cpuUsPerMessage >= 0; })) {
+        out.append(perSizeTable(run, kCpuTableTitle, QStringLiteral("cpu_us_per_message"),
+                                [](const StreamResult& r) { return r.cpuUsPerMessage; }));
     }
     return out;
 }

@@ -39,6 +39,7 @@ struct CellRuns {
     QList<double> p50;
     QList<double> p99;
     uint64_t messages = 0;
+    QList<double> cpuUsPerMessage;
     CounterMap client;
     CounterMap server;
     bool overTcp = false;
@@ -55,6 +56,7 @@ StreamResult summarise(const CellRuns& runs, StreamTest test) {
     if (!r.ok) return r;
     if (test == StreamTest::bw) {
         r.bwMBs = median(runs.primary);
+        if (!runs.cpuUsPerMessage.isEmpty()) r.cpuUsPerMessage = median(runs.cpuUsPerMessage);
     } else {
         r.latMeanUs = median(runs.primary);
         r.latP50Us = median(runs.p50);
@@ -97,6 +99,13 @@ smcr::Result<StreamGrid> readStreamGrid(db::ResultStore& store, qint64 campaignI
             const double received = results->value(QStringLiteral("recv_bytes"));
             cell.messages +=
                 run.cell.msgSize > 0 ? static_cast<uint64_t>(received) / static_cast<uint64_t>(run.cell.msgSize) : 0;
+            // sec/GB of each side's CPU (user + system) -> us per message.
+            const QString sendCost = QStringLiteral("send_cost_sec_per_gb");
+            const QString recvCost = QStringLiteral("recv_cost_sec_per_gb");
+            if (results->contains(sendCost) && results->contains(recvCost)) {
+                const double secPerGB = results->value(sendCost) + results->value(recvCost);
+                cell.cpuUsPerMessage << secPerGB * static_cast<double>(run.cell.msgSize) / 1e3;
+            }
         } else {
             cell.primary << results->value(QStringLiteral("latency_us"));
             cell.p50 << results->value(QStringLiteral("p50_us"));

@@ -28,7 +28,9 @@ QString shapesText(const std::vector<ShapeResult>& shapes, const std::string& li
 DetailTable shapesTable(const std::vector<ShapeResult>& shapes);
 
 // Per 1000 application messages of the tcp_bw runs, client and server
-// engines summed: one table for each counter some column of `run` has.
+// engines summed: one table for each counter some column of `run` has; then
+// both processes' CPU time per message (qperf's send_cost + recv_cost) where
+// the runs reported it, TCP's column included.
 QList<ComparisonTable> perMessageCounterTables(const DatapathRun& run);
 
 }  // namespace smclab::report

@@ -34,8 +34,11 @@ struct StreamResult {
     double latMeanUs = 0;  // one-way (tcp_lat), medians of the repetitions' mean, p50, p99
     double latP50Us = 0;
     double latP99Us = 0;
-    int repetitions = 0;        // finished runs behind the figures
-    uint64_t messages = 0;      // application messages the server received, all repetitions
+    int repetitions = 0;    // finished runs behind the figures
+    uint64_t messages = 0;  // application messages the server received, all repetitions
+    // tcp_bw: CPU time of both processes per message, us, median (qperf's
+    // send_cost + recv_cost); -1 when the runs did not report it.
+    double cpuUsPerMessage = -1;
     CounterMap serverCounters;  // server engine, change over the runs (smcr only)
     CounterMap clientCounters;  // client engine, change over the runs (smcr only)
     // Some repetition moved its data over TCP, not SMC-R (db/report
