@@ -307,6 +307,48 @@ private slots:
         rx.consume(100);  // below both limits: no update for a sliver
         QVERIFY(!rx.windowUpdateNeeded(WindowUpdateLimit::max));
     }
+    void readPiecesOnlyWhileTheSenderIsAwake() {
+        using W = ConnRx::SenderWaits;
+        ConnRx rx(65536);
+        QCOMPARE(rx.onProducer(Cursor{1, 0}), int64_t{65536});
+        // A busy-polling sender refills every piece; a sleeping one would
+        // wake for each, so it gets one announcement per read.
+        QCOMPARE(rx.readPieceBytes(W::busyPolls), 16384u);
+        QCOMPARE(rx.readPieceBytes(W::sleeps), UINT32_MAX);
+        // A sender that polls only for our window: pieces once it says it
+        // is blocked on it (write_blocked) and this reader caught its data
+        // polling (it keeps up, so the sender is awake), not otherwise.
+        using R = ConnRx::RecvWait;
+        rx.onRecv(R::polled);
+        QCOMPARE(rx.readPieceBytes(W::pollsForWindow), UINT32_MAX);
+        rx.onPeerFlags(true, false);
+        rx.onRecv(R::none);  // the data was queued: this reader is the slower end
+        QCOMPARE(rx.readPieceBytes(W::pollsForWindow), UINT32_MAX);
+        rx.onRecv(R::slept);  // the sender did not answer while we polled
+        QCOMPARE(rx.readPieceBytes(W::pollsForWindow), UINT32_MAX);
+        rx.onRecv(R::polled);
+        QCOMPARE(rx.readPieceBytes(W::pollsForWindow), 16384u);
+        QCOMPARE(rx.readPieceBytes(W::sleeps), UINT32_MAX);
+        rx.onPeerFlags(false, false);
+        QCOMPARE(rx.readPieceBytes(W::pollsForWindow), UINT32_MAX);
+    }
+    void refillIsExpectedOnlyOnceTheBlockedSenderIsReleased() {
+        ConnRx rx(65536);
+        QVERIFY(!rx.peerRefillExpected());  // nothing said yet
+        // The sender filled the RMBE and said it is blocked on our window.
+        QCOMPARE(rx.onProducer(Cursor{1, 0}), int64_t{65536});
+        rx.onPeerFlags(true, false);
+        // Its bytes cannot come while ours are unread or unannounced.
+        QVERIFY(!rx.peerRefillExpected());
+        rx.consume(65536);
+        QVERIFY(!rx.peerRefillExpected());
+        // The window update that releases it went out: its bytes follow.
+        rx.markAnnounced();
+        QVERIFY(rx.peerRefillExpected());
+        // Its next CDC is not blocked (it had no more to send): nothing follows.
+        rx.onPeerFlags(false, false);
+        QVERIFY(!rx.peerRefillExpected());
+    }
     void windowUpdateLimitPolicies() {
         QCOMPARE(windowUpdateLimitBytes(WindowUpdateLimit::max, 16384), 2304u);
         QCOMPARE(windowUpdateLimitBytes(WindowUpdateLimit::min, 16384), 1638u);

@@ -52,7 +52,8 @@ enum class SettingId : uint8_t {
                             // off)
     linkReaddMs,            // lab.link_readd_ms: after a lost link the server adds one again after this long (0 = off)
     txPieces,               // lab.tx_pieces (on/off): busy polling, a large send goes in quarter-sndbuf pieces
-    windowSpinUs,  // lab.window_spin_us: a sender whose bytes wait for the peer's window polls for it this long
+    windowSpinUs,  // lab.window_spin_us: a sender blocked on the peer's window, and the reader that releases it, poll
+                   // this long
     count_,        // number of numeric settings (not a setting)
 };
 

@@ -1,6 +1,7 @@
 #include "core/connection/conn_rx.h"
 
 #include <cassert>
+#include <cstdint>
 
 namespace smcr::core {
 
@@ -26,6 +27,12 @@ RingSpans ConnRx::readSpans(uint64_t skip, uint32_t bytes) const {
 void ConnRx::consume(uint32_t bytes) {
     assert(bytes <= availableBytes());
     m_consumed += bytes;
+}
+
+uint32_t ConnRx::readPieceBytes(SenderWaits sender) const {
+    const bool awake = sender == SenderWaits::busyPolls ||
+                       (sender == SenderWaits::pollsForWindow && m_peerWriteBlocked && m_readerKeepsUp);
+    return awake ? core::readPieceBytes(m_rmbeBytes) : UINT32_MAX;
 }
 
 void ConnRx::markAnnounced() {

@@ -37,6 +37,30 @@ public:
     bool windowUpdateNeeded(WindowUpdateLimit policy, bool force = false) const;
     uint64_t unannouncedBytes() const { return m_consumed - m_announced; }
 
+    // How the sender waits, as the reader's decisions assume it (both ends
+    // of the lab run the same settings): it busy-polls (lab.busy_poll_us),
+    // polls only while blocked on our window (lab.window_spin_us), or sleeps.
+    enum class SenderWaits : uint8_t { invalid, sleeps, pollsForWindow, busyPolls };
+    // How a recv came by its data. A reader that polled for it and caught it
+    // is faster than its sender, which is then awake refilling; one that
+    // found data queued is the slower end, and one that slept did not see
+    // the sender answer in time: either way a sender blocked on it may have
+    // given up polling and gone to sleep.
+    enum class RecvWait : uint8_t { invalid, none, polled, slept };
+    void onRecv(RecvWait wait) { m_readerKeepsUp = wait == RecvWait::polled; }
+    // How much one copy of a read takes before the window rule is checked
+    // (window_policy.h readPieceBytes): pieces while the sender is awake to
+    // refill what each announces (busy polling, or blocked on our window
+    // with a window spin while this reader catches its bytes polling), else
+    // the whole read:
+    // a sleeping sender would wake for every piece.
+    uint32_t readPieceBytes(SenderWaits sender) const;
+    // The peer's last CDC said it is blocked on our window, and we read all
+    // there was and announced it: its bytes are on their way (the window update
+    // releases them), one CDC and one RDMA write from now. A reader that
+    // finds nothing to read then waits for them on the CPU, not asleep.
+    bool peerRefillExpected() const { return m_peerWriteBlocked && m_announced == m_consumed && availableBytes() == 0; }
+
 private:
     uint32_t m_rmbeBytes;
     uint64_t m_produced = 0;   // the peer's producer cursor as a stream offset
@@ -45,6 +69,7 @@ private:
     Cursor m_producerCursor;
     bool m_peerWriteBlocked = false;
     bool m_peerRequestedUpdate = false;
+    bool m_readerKeepsUp = false;  // the current recv caught its data polling
 };
 
 }  // namespace smcr::core

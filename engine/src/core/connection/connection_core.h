@@ -123,6 +123,8 @@ public:
     // they are prepared, and autocorking or the user's cork holds them or
     // they go now (cork_policy.h).
     AppSendActions onAppSend(const AppSendEvent& e);
+    // A recv has its data: ready, polled for, or slept for (ConnRx::onRecv).
+    void onAppRecv(ConnRx::RecvWait wait) { m_rx.onRecv(wait); }
     // The reader copied `bytes` out of the RMBE (tx().readSpans): they are
     // consumed. True: a window update is due, push it now.
     bool onAppRead(uint32_t bytes, WindowUpdateLimit limit);

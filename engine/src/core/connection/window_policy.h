@@ -31,8 +31,10 @@ struct WindowUpdateInput {
 // recvmsg, but there the RNIC writes while the CPU copies; on the sim fabric
 // the sender's CPU does the RDMA copy, and one announcement per read locks
 // the two ends into turns of a whole RMBE each (copy, announce, write, copy).
-// With lab.busy_poll_us 0 the whole read is one piece (engine_rx.cpp): a
-// sleeping sender pays a wake-up per announcement there.
+// Waiting like the kernel (lab.busy_poll_us 0) a sleeping sender would pay
+// a wake-up per announcement, so the whole read is one piece there, unless
+// the sender is blocked on our window and polls for its update
+// (lab.window_spin_us): then it is awake to refill (ConnRx::readPieceBytes).
 uint32_t readPieceBytes(uint32_t rmbeBytes);
 
 // Linux smc_tx_consumer_update's rule: forced or requested, or enough was

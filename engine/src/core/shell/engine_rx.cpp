@@ -1,6 +1,7 @@
 // Completions: send completions return send slots and sndbuf space; receive
 // completions carry CDC and LLC messages (smc-protocol.md sections 2-4),
 // each decoded once; received data is copied out to the application here.
+#include <algorithm>
 #include <cstring>
 
 #include <smcr/wire/cdc.h>
@@ -123,6 +124,17 @@ void EngineImpl::replayEarlyCdcsLocked(LinkGroup& lgr, Connection& conn) {
     for (const CdcInfo& cdc : early) onCdcLocked(lgr, cdc);
 }
 
+namespace {
+
+// The sender runs this engine's settings: the lab starts both ends alike.
+ConnRx::SenderWaits senderWaits(const Settings& settings) {
+    if (settings.get(SettingId::busyPollUs) > 0) return ConnRx::SenderWaits::busyPolls;
+    if (settings.get(SettingId::windowSpinUs) > 0) return ConnRx::SenderWaits::pollsForWindow;
+    return ConnRx::SenderWaits::sleeps;
+}
+
+}  // namespace
+
 // The copy to the application: recv() and peek read the RMB here; the
 // window update the read makes due goes out at once (flushLocked).
 uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bool peek) {
@@ -130,13 +142,11 @@ uint32_t EngineImpl::readLocked(Connection& conn, uint8_t* out, uint32_t len, bo
     const auto n = static_cast<uint32_t>(std::min<uint64_t>(len, rx.availableBytes()));
     if (n == 0) return 0;
     // Pieces with the window rule checked after each (window_policy.h,
-    // readPieceBytes): the sender refills while the rest is copied.
-    // Waiting like the kernel (no busy polling), the sender sleeps while its
-    // window is closed and every announcement wakes it: announce once per
-    // read, as the kernel's recvmsg does (measured in engine/README.md,
-    // "Progress and waiting").
-    const bool kernelWaiting = m_settings.get(SettingId::busyPollUs) == 0;
-    const uint32_t piece = peek || kernelWaiting ? n : readPieceBytes(rx.rmbeBytes());
+    // readPieceBytes) while the sender is awake to refill what each frees;
+    // a sleeping sender would wake for every announcement, so then once per
+    // read, as the kernel's recvmsg announces (engine/README.md, "Progress
+    // and waiting").
+    const uint32_t piece = peek ? n : std::min(n, rx.readPieceBytes(senderWaits(m_settings)));
     const auto limit = static_cast<WindowUpdateLimit>(m_settings.get(SettingId::wndUpdateLimit));
     uint32_t done = 0;
     while (done < n) {

@@ -124,8 +124,10 @@ constexpr SettingInfo kSettings[] = {
          "kernel, one copy takes all the free sndbuf, as smc_tx_sendmsg (the default until measured)"),
     number("lab.window_spin_us", SettingId::windowSpinUs, SettingScope::immediate, 20, 0, 1000000,
            "a send whose bytes wait only for the peer's window polls for the window update this long before it "
-           "sleeps (at least lab.busy_poll_us): the user-space stand-in for the kernel's softirq, which pushes on "
-           "the peer's CDC without waking the writer; one wake-up's cost on the lab's VMs; 0 = sleep at once"),
+           "sleeps (at least lab.busy_poll_us), and a recv that just released such a sender polls as long for the "
+           "bytes it lets go, read in quarter-RMB pieces meanwhile: the user-space stand-in for the kernel's "
+           "softirq, which pushes on the peer's CDC without waking the writer; one wake-up's cost on the lab's "
+           "VMs; 0 = sleep at once, announce once per read"),
     // Text settings (not in SettingId): read when a link group is made.
     text("lab.fabric", SettingScope::newLinkGroups, "sim", {}, "fabric backend: sim | verbs[:device]"),
     text("lab.link", SettingScope::newLinkGroups, "ideal", kLinkModels, "sim link model: ideal | cx4-25g | cx4lx-vf"),

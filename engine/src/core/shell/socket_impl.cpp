@@ -255,12 +255,23 @@ Result<size_t> SocketImpl::recv(void* data, size_t len, int flags) {
         return conn.core->rx().availableBytes() > 0 || conn.core->closer().peerDone() || conn.error != Errc::invalid ||
                conn.readShutdown;
     };
+    ConnRx::RecvWait wait = ConnRx::RecvWait::none;
     if (!readable()) {
         // Only receives make it readable: its own ACKs need not wake it (engine_wake.cpp).
-        if (!engine.waitUntil(lock, readable, deadlineNs(dontWait), {}, nullptr, EngineImpl::WaitFor::receives)) {
+        // The kernel's reader sleeps here while the sender's softirq pushes
+        // what our last window update let go; a sleep and a wake-up cost more
+        // than that push takes to arrive, so a reader that just released a
+        // blocked sender polls for its bytes up to lab.window_spin_us first.
+        const uint64_t refillSpinUs =
+            conn.core->rx().peerRefillExpected() ? engine.settings().get(SettingId::windowSpinUs) : 0;
+        const uint64_t sleepsBefore = engine.statsLocked().blockingWaits;
+        if (!engine.waitUntil(lock, readable, deadlineNs(dontWait), {}, nullptr, EngineImpl::WaitFor::receives,
+                              refillSpinUs)) {
             return dontWait ? fail(Errc::wouldBlock, "no data") : fail(Errc::timedOut, "recv timed out");
         }
+        wait = engine.statsLocked().blockingWaits == sleepsBefore ? ConnRx::RecvWait::polled : ConnRx::RecvWait::slept;
     }
+    conn.core->onAppRecv(wait);
     if (conn.core->rx().availableBytes() > 0 && !conn.readShutdown) {
         const auto want = static_cast<uint32_t>(std::min<size_t>(len, UINT32_MAX));
         return size_t{engine.readLocked(conn, static_cast<uint8_t*>(data), want, peek)};
