@@ -43,24 +43,27 @@ const char* llcTypeName(uint8_t type) {
     }
 }
 
+namespace {
+
+struct DeleteLinkReasonName {
+    DeleteLinkReason reason;
+    const char* name;
+};
+constexpr DeleteLinkReasonName kDeleteLinkReasonNames[] = {
+    {DeleteLinkReason::lostPath, "LOST_PATH"},
+    {DeleteLinkReason::operatorTerm, "OPERATOR_TERM"},
+    {DeleteLinkReason::programTerm, "PROGRAM_TERM"},
+    {DeleteLinkReason::protocolViolation, "PROTOCOL_VIOLATION"},
+    {DeleteLinkReason::asymNotNeeded, "ASYM_NOT_NEEDED"},
+    {DeleteLinkReason::unknownLink, "UNKNOWN_LINK"},
+    {DeleteLinkReason::unknownLinkGroup, "UNKNOWN_LGR"},
+};
+
+}  // namespace
+
 const char* deleteLinkReasonName(uint32_t reason) {
-    switch (static_cast<DeleteLinkReason>(reason)) {
-        case DeleteLinkReason::lostPath:
-            return "LOST_PATH";
-        case DeleteLinkReason::operatorTerm:
-            return "OPERATOR_TERM";
-        case DeleteLinkReason::programTerm:
-            return "PROGRAM_TERM";
-        case DeleteLinkReason::protocolViolation:
-            return "PROTOCOL_VIOLATION";
-        case DeleteLinkReason::asymNotNeeded:
-            return "ASYM_NOT_NEEDED";
-        case DeleteLinkReason::unknownLink:
-            return "UNKNOWN_LINK";
-        case DeleteLinkReason::unknownLinkGroup:
-            return "UNKNOWN_LGR";
-        case DeleteLinkReason::invalid:
-            break;
+    for (const DeleteLinkReasonName& n : kDeleteLinkReasonNames) {
+        if (static_cast<uint32_t>(n.reason) == reason) return n.name;
     }
     return nullptr;
 }
