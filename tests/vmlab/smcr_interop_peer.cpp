@@ -148,6 +148,7 @@ int serve(const Args& a) {
             " lgr_created=" + std::to_string(engineStat("smcr.lgr_created")) +
             " lgr_reuses=" + std::to_string(engineStat("smcr.lgr_reuses")) +
             " credit_links=" + std::to_string(engineStat("smcr.credit_links")) +
+            " syn_option_accepts=" + std::to_string(engineStat("smcr.syn_option_accepts")) +
             " unknown_token_dropped=" + std::to_string(engineStat("smcr.unknown_token_dropped")) +
             " hs_errors=" + std::to_string(engineStat("smcr.hs_errors")));
         std::thread(echo, std::move(s.value()), a.closeAfter).detach();

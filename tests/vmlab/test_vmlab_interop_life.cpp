@@ -66,6 +66,7 @@ enum Server : int {
     kernelClosing,     // the kernel, closing first after 64 KiB
     libsmcrClosing,    // libsmcr, closing first after 64 KiB
     libsmcrOtherUeid,  // libsmcr with a UEID the kernel does not have
+    plainEcho,         // plain TCP (no SMC at all), echoing
     serverCount
 };
 
@@ -106,6 +107,8 @@ private:
                 return libsmcrEnv(defaultUeid()) + libsmcr + closing;
             case libsmcrOtherUeid:
                 return libsmcrEnv(QStringLiteral("OTHER-UEID")) + libsmcr;
+            case plainEcho:
+                return QStringLiteral("python3 %1 server %2 %3").arg(m_script, serverAddress(), port);
             case serverCount:
                 break;
         }
@@ -301,6 +304,9 @@ private slots:
                      qPrintable(a));
         }
         QVERIFY2(accepted.last().contains(QLatin1String(" lgr_reuses=99 ")), qPrintable(accepted.last()));
+        // Each kernel client's SYN carried the option (smc_synopt recorded
+        // it): the listener sent it to the handshake without a first-bytes sort.
+        QVERIFY2(accepted.last().contains(QLatin1String(" syn_option_accepts=100 ")), qPrintable(accepted.last()));
         const QStringList ends = linesStarting(served, QStringLiteral("end "));
         QCOMPARE(ends.size(), 100);
         for (const QString& e : ends)
@@ -322,6 +328,22 @@ private slots:
         QCOMPARE(peerStat(run.output, QStringLiteral("credit_links")), 0);
         QCOMPARE(smcrCounter(after, "server_v2_success") - smcrCounter(before, "server_v2_success"), 3);
         QCOMPARE(totalFallbacks(after), totalFallbacks(before));
+    }
+
+    // A plain TCP server: its SYN-ACK lacks the option (smc_synopt records
+    // it), so libsmcr falls back before any CLC byte (PEERNOSMC, as the
+    // kernel's client does); a Proposal would have come back in the echo
+    // and failed the byte check.
+    void plainServerGetsNoClcByte() {
+        const GuestRun run =
+            libsmcrClient(plainEcho, libsmcrEnv(defaultUeid()), QStringLiteral("--conns 3 --bytes 10000"));
+        const QString served = newServerOutput(plainEcho);
+        QVERIFY2(clientOk(run, 3), qPrintable(run.output + run.error));
+        QVERIFY2(run.output.contains(QLatin1String("conns smcr=0 fallback=3 0x03010000=3")), qPrintable(run.output));
+        const QStringList ends = linesStarting(served, QStringLiteral("end "));
+        QCOMPARE(ends.size(), 3);
+        for (const QString& e : ends)
+            QVERIFY2(e.startsWith(QLatin1String("end eof sent=10000 received=10000")), qPrintable(e));
     }
 
     // No UEID in common: the kernel server finds no SMC-Rv2 device for

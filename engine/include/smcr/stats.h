@@ -102,6 +102,7 @@ struct EngineStats {
     uint64_t cdcReservedNonzero = 0;   // CDCs with byte 26 set on a link without credits (ignored)
     // Listener accept path (lab.fast_fallback, limit_smc_hs; seed 003).
     uint64_t fastFallbackAccepts = 0;  // plain TCP clients queued without the handshake worker
+    uint64_t synOptionAccepts = 0;     // SMC clients sorted by their SYN's option (BPF), not by first bytes
     uint64_t hsQueueDepthMax = 0;      // most SMC connections waiting for or in a listener's handshake worker
     uint64_t limitHsFallbacks = 0;     // SMC clients declined at once because the handshake queue was congested
 

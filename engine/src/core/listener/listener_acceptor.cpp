@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <smcr/syn_option.h>
 #include <smcr/wire/clc.h>
 #include <smcr/wire/decline_reasons.h>
 
@@ -178,9 +179,21 @@ std::optional<std::optional<ListenerImpl::Pending>> ListenerImpl::acceptOne(std:
     const int fd = ::accept4(m_listenFd, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC);
     if (fd < 0) return std::nullopt;  // EAGAIN: all taken; other errors: the next wake retries
     const bool fast = settings.get(SettingId::fastFallback) != 0;
+    const bool congested = settings.get(SettingId::limitSmcHs) != 0 && hsCongested();
+    // The client's SYN carried the SMC option and our SYN-ACK answered it
+    // (smc_synopt records only then): its Proposal comes next, as a kernel
+    // client's does, so it goes to the handshake without a sort.
+    if (!congested && peerSynOption(fd) == PeerSynOption::present) {
+        {
+            std::lock_guard lock(m_engine->mutex());
+            ++m_engine->statsLocked().synOptionAccepts;
+        }
+        queueHandshake({fd, peerNameOf(peer), false, {}});
+        return std::optional<Pending>();
+    }
     // limit_smc_hs never lets a client wait behind a congested worker,
     // whichever path sorts the others.
-    if (!fast && !(settings.get(SettingId::limitSmcHs) != 0 && hsCongested())) {
+    if (!fast && !congested) {
         queueHandshake({fd, peerNameOf(peer), true, {}});
         return std::optional<Pending>();
     }

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <smcr/syn_option.h>
 #include <smcr/wire/decline_reasons.h>
 
 #include "core/handshake/handshake.h"
@@ -88,6 +89,14 @@ public:
           m_pending(engine.m_clientLgrPending, std::defer_lock) {}
 
     Outcome run() {
+        if (peerSynOption(m_fd) == PeerSynOption::absent) {
+            // The server's SYN-ACK had no SMC option: a plain TCP server, or a
+            // kernel one that took our SYN for a plain one. Either hands CLC
+            // bytes to its application, so none go (the kernel's
+            // smc_connect_fallback, PEERNOSMC).
+            m_hs.on(eventOf(HandshakeEventKind::start));
+            return fallBack(eventOf(HandshakeEventKind::notClc));
+        }
         if (Status s = sendProposal(); !s) return fail(s.error());
         if (auto end = receiveAccept()) return std::move(*end);
         // Link-group creation is serialized from the Accept on (the kernel

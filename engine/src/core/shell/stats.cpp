@@ -118,6 +118,7 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.rx_backlog_max", rxBacklogMax},
         {"smcr.cdc_reserved_nonzero", cdcReservedNonzero},
         {"smcr.fast_fallback_accepts", fastFallbackAccepts},
+        {"smcr.syn_option_accepts", synOptionAccepts},
         {"smcr.hs_queue_depth_max", hsQueueDepthMax},
         {"smcr.limit_hs_fallbacks", limitHsFallbacks},
     };
