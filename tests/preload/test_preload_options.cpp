@@ -39,6 +39,17 @@ private slots:
         QVERIFY(!parseRunOptions({"--set", "wmem=64K"}).ok());  // no program
     }
 
+    // --syn-option: the ports smc_synopt is to mark, each checked.
+    void synOptionPorts() {
+        auto o = parseRunOptions({"--syn-option", "5000,6379", "redis-server"});
+        QVERIFY2(o.ok(), o.ok() ? "" : o.error().message.c_str());
+        QCOMPARE(o.value().synOptionPorts, (std::vector<std::string>{"5000", "6379"}));
+        QCOMPARE(o.value().command.size(), size_t{1});
+        QVERIFY(!parseRunOptions({"--syn-option", "5000,", "true"}).ok());
+        QVERIFY(!parseRunOptions({"--syn-option", "70000", "true"}).ok());
+        QVERIFY(!parseRunOptions({"--syn-option", "http", "true"}).ok());
+    }
+
     // The program never starts when a setting is bad.
     void badSetStopsBeforeExec() {
         PreloadHarness h;

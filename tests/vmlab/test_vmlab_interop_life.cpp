@@ -26,9 +26,10 @@ namespace {
 
 constexpr int kClient = 0;
 constexpr int kServer = 1;
-constexpr int kTestlinkTimeS = 3;          // the kernels' smcr_testlink_time while this test runs
-constexpr quint32 kNoSmcDev = 0x03030000;  // SMC_CLC_DECL_NOSMCDEV: no device for what the Proposal offers
-constexpr quint32 kPeerDecl = 0x05000000;  // SMC_CLC_DECL_PEERDECL: the peer declined
+constexpr int kTestlinkTimeS = 3;           // the kernels' smcr_testlink_time while this test runs
+constexpr quint32 kNoSmcDev = 0x03030000;   // SMC_CLC_DECL_NOSMCDEV: no device for what the Proposal offers
+constexpr quint32 kPeerNoSmc = 0x03010000;  // SMC_CLC_DECL_PEERNOSMC: the SYN had no SMC option
+constexpr quint32 kPeerDecl = 0x05000000;   // SMC_CLC_DECL_PEERDECL: the peer declined
 
 qint64 smcrCounter(const QJsonObject& stats, const char* name) {
     return static_cast<qint64>(stats.value(QLatin1String("smcr")).toObject().value(QLatin1String(name)).toDouble());
@@ -67,6 +68,7 @@ enum Server : int {
     libsmcrClosing,    // libsmcr, closing first after 64 KiB
     libsmcrOtherUeid,  // libsmcr with a UEID the kernel does not have
     plainEcho,         // plain TCP (no SMC at all), echoing
+    preloadedEcho,     // echo_conns.py under smcr_run --syn-option (libsmcr by LD_PRELOAD)
     serverCount
 };
 
@@ -89,6 +91,11 @@ private:
     static QString defaultUeid() { return lab::vm::VmUpOptions().ueid; }
     static QString experiments() { return QStringLiteral("lab.rq_credits=1,lab.fast_fallback=1"); }
     static QString serverAddress() { return VmLabSession::linkAddress(kServer); }
+    static QString smcrRun(int port) {
+        return QStringLiteral("smcr_run --fabric verbs --set lab.ueid=%1 --syn-option %2 -v ")
+            .arg(defaultUeid())
+            .arg(port);
+    }
 
     QString serverCommand(Server which) const {
         const QString port = QString::number(m_port[which]);
@@ -109,6 +116,9 @@ private:
                 return libsmcrEnv(QStringLiteral("OTHER-UEID")) + libsmcr;
             case plainEcho:
                 return QStringLiteral("python3 %1 server %2 %3").arg(m_script, serverAddress(), port);
+            case preloadedEcho:
+                return smcrRun(m_port[which]) +
+                       QStringLiteral("python3 %1 server %2 %3").arg(m_script, serverAddress(), port);
             case serverCount:
                 break;
         }
@@ -344,6 +354,57 @@ private slots:
         QCOMPARE(ends.size(), 3);
         for (const QString& e : ends)
             QVERIFY2(e.startsWith(QLatin1String("end eof sent=10000 received=10000")), qPrintable(e));
+    }
+
+    // An unmodified program under smcr_run --syn-option, both ways with the
+    // kernel: smcr_run runs it under smc_synopt, so the kernel server reads
+    // its Proposal and the kernel client proposes to it; the preload asks
+    // the record (there is no preloaded listener on the other host to ask).
+    void smcrRunClientWithTheKernel() {
+        const QJsonObject before = m_lab.kernelStats(kServer);
+        const GuestRun run =
+            logged(m_lab.run(kClient, smcrRun(m_port[kernelEcho]) +
+                                          QStringLiteral("python3 %1 client %2 %3 --conns 3 --bytes 20000 2>&1")
+                                              .arg(m_script, serverAddress())
+                                              .arg(m_port[kernelEcho])));
+        const QJsonObject after = m_lab.kernelStats(kServer);
+        (void)newServerOutput(kernelEcho);
+        QVERIFY2(clientOk(run, 3), qPrintable(run.output + run.error));
+        QCOMPARE(run.output.count(QLatin1String(": SMC-R")), 3);
+        QCOMPARE(smcrCounter(after, "server_v2_success") - smcrCounter(before, "server_v2_success"), 3);
+        QCOMPARE(totalFallbacks(after), totalFallbacks(before));
+    }
+    void kernelClientWithSmcrRunServer() {
+        const QJsonObject before = m_lab.kernelStats(kClient);
+        const GuestRun run = kernelClient(preloadedEcho, QStringLiteral("--conns 3 --bytes 20000"));
+        const QJsonObject after = m_lab.kernelStats(kClient);
+        const QString served = newServerOutput(preloadedEcho);
+        QVERIFY2(clientOk(run, 3), qPrintable(run.output + run.error));
+        QCOMPARE(served.count(QLatin1String(": SMC-R")), 3);
+        QCOMPARE(smcrCounter(after, "client_v2_success") - smcrCounter(before, "client_v2_success"), 3);
+        QCOMPARE(totalFallbacks(after), totalFallbacks(before));
+    }
+
+    // Without the privileges for BPF (every capability dropped) smcr_run
+    // says so once and the program runs as before: a peer on another host
+    // is plain TCP to the preload, and the kernel server (no option in the
+    // SYN) falls back with every byte intact.
+    void smcrRunWithoutPrivilegesSaysSoOnce() {
+        const QJsonObject before = m_lab.kernelStats(kServer);
+        const GuestRun run = logged(m_lab.run(
+            kClient, QStringLiteral("setpriv --bounding-set=-all --inh-caps=-all ") + smcrRun(m_port[kernelEcho]) +
+                         QStringLiteral("python3 %1 client %2 %3 --conns 2 --bytes 20000 2>&1")
+                             .arg(m_script, serverAddress())
+                             .arg(m_port[kernelEcho])));
+        const QJsonObject after = m_lab.kernelStats(kServer);
+        (void)newServerOutput(kernelEcho);
+        QVERIFY2(clientOk(run, 2), qPrintable(run.output + run.error));
+        QCOMPARE(run.output.count(QLatin1String("the SMC TCP option is off")), 1);
+        QVERIFY2(run.output.contains(QLatin1String("CAP_BPF and CAP_NET_ADMIN")), qPrintable(run.output));
+        QCOMPARE(run.output.count(QLatin1String(": TCP (not_libsmcr_peer)")), 2);
+        QCOMPARE(fallbackCount(after, QStringLiteral("server"), kPeerNoSmc) -
+                     fallbackCount(before, QStringLiteral("server"), kPeerNoSmc),
+                 2);
     }
 
     // No UEID in common: the kernel server finds no SMC-Rv2 device for

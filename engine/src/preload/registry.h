@@ -17,6 +17,9 @@
 //             veth address lives in the server's namespace only). Everything
 //             else (remote hosts, plain servers, SMCR_TCP_PORTS) is plain TCP
 //             from the first byte, decided by one directory lookup.
+//             Under smc_synopt (smcr_run --syn-option) a remote peer is
+//             asked after the TCP connect instead: its SYN-ACK's option,
+//             as the BPF program recorded it, decides (upgrade.cpp).
 //   c-<port>-<address>-<port>  a preloaded client on local port <port> is
 //             about to propose to <address>:<port>. Written before its SYN
 //             (the client binds first), removed after the handshake: the

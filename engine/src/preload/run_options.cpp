@@ -1,5 +1,7 @@
 #include "run_options.h"
 
+#include <cstdlib>
+
 #include <smcr/fabric.h>
 #include <smcr/settings.h>
 
@@ -13,6 +15,9 @@ std::string runUsage() {
            "  --link NAME               sim link model (ideal, cx4-25g, ...)\n"
            "  --set NAME=VALUE          any libsmcr setting, kernel sysctl names (repeatable)\n"
            "  --stats DIR               each process writes DIR/smcr-<pid>.json at exit\n"
+           "  --syn-option PORT[,PORT]  the SMC TCP option on SYN and SYN-ACK of these ports (smc_synopt, a\n"
+           "                            BPF program: root), so kernel SMC-R peers take part; without the\n"
+           "                            privileges it says so once and detection stays first-bytes\n"
            "  -v, --verbose             one stderr line per connection: SMC-R or TCP, and why\n"
            "  --list-settings           the settings, their values and when a change applies\n"
            "  -h, --help                this text\n";
@@ -87,6 +92,22 @@ Result<RunOptions> parseRunOptions(const std::vector<std::string>& args) {
                 return fail(Errc::invalidArgument, "--set " + v.value() + ": a value cannot contain ','");
             }
             if (Status s = addSetting(v.value().substr(0, eq), value); !s) return fail(s.error());
+            continue;
+        }
+        if (a == "--syn-option") {
+            auto v = needValue(a);
+            if (!v) return fail(v.error());
+            for (size_t at = 0; at <= v.value().size();) {
+                size_t comma = v.value().find(',', at);
+                if (comma == std::string::npos) comma = v.value().size();
+                const std::string port = v.value().substr(at, comma - at);
+                char* end = nullptr;
+                const long n = std::strtol(port.c_str(), &end, 10);
+                if (port.empty() || *end != '\0' || n <= 0 || n > 65535)
+                    return fail(Errc::invalidArgument, "--syn-option " + v.value() + ": '" + port + "' is not a port");
+                o.synOptionPorts.push_back(port);
+                at = comma + 1;
+            }
             continue;
         }
         if (a == "--stats") {

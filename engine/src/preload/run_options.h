@@ -14,6 +14,7 @@ namespace smcr::preload {
 struct RunOptions {
     std::vector<std::pair<std::string, std::string>> settings;  // --fabric, --link, --set, in order
     std::string statsDir;
+    std::vector<std::string> synOptionPorts;  // --syn-option: run under smc_synopt for these
     bool verbose = false;
     std::vector<std::string> command;  // PROGRAM ARGS...
     bool help = false;

@@ -122,10 +122,27 @@ int main(int argc, char** argv) {
     if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
     ::setenv("LD_PRELOAD", preload.c_str(), 1);
 
+    std::vector<std::string> synopt;
+    if (!options.value().synOptionPorts.empty()) {
+        // smc_synopt loads the BPF program and runs the program under it;
+        // --or-run: without the privileges it says so once and runs it anyway.
+        const std::string tool = selfDir() + "/smc_synopt";
+        if (::access(tool.c_str(), X_OK) == 0) {
+            synopt = {tool, "--or-run"};
+            synopt.insert(synopt.end(), options.value().synOptionPorts.begin(), options.value().synOptionPorts.end());
+            synopt.emplace_back("--");
+        } else {
+            std::cerr << "smcr_run: the SMC TCP option is off (smc_synopt is not built: it needs clang and "
+                         "libbpf-dev); "
+                      << program << " runs with libsmcr's first-bytes detection\n";
+        }
+    }
     std::vector<char*> argvOut;
+    for (std::string& a : synopt) argvOut.push_back(a.data());
+    if (!synopt.empty()) options.value().command[0] = program;
     for (std::string& a : options.value().command) argvOut.push_back(a.data());
     argvOut.push_back(nullptr);
-    ::execv(program.c_str(), argvOut.data());
+    ::execv(synopt.empty() ? program.c_str() : synopt[0].c_str(), argvOut.data());
     std::cerr << "smcr_run: " << program << ": " << std::strerror(errno) << "\n";
     return 126;
 }

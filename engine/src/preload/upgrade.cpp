@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <smcr/syn_option.h>
 #include <smcr/wire/decline_reasons.h>
 
 #include "config.h"
@@ -173,10 +174,15 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
     const std::string peer = addressText(addr);
     const uint16_t port = portOf(addr);
     std::string reason;
+    // Under smc_synopt the peer's SYN-ACK says whether it speaks SMC (a
+    // kernel SMC-R server, or a libsmcr one under smc_synopt): a peer no
+    // preloaded listener answers for is asked after the TCP connect.
+    bool askSynAck = false;
     if (config().tcpPorts.count(port) != 0) {
         reason = "tcp_port";
     } else if (!listenerReachable(addr, len)) {
-        reason = "not_libsmcr_peer";
+        askSynAck = synOptionRecorded();
+        if (!askSynAck) reason = "not_libsmcr_peer";
     }
     std::shared_ptr<Engine> engine;
     if (reason.empty()) {
@@ -204,6 +210,13 @@ int connectUpgrading(int fd, const sockaddr* addr, socklen_t len) {
         logLine("connect " + peer + " fd " + std::to_string(fd) + ": " + std::strerror(err));
         errno = err;
         return -1;
+    }
+    if (askSynAck && peerSynOption(fd) != PeerSynOption::present) {
+        // No option in the SYN-ACK, or no record of it (a port smc_synopt
+        // does not mark): no CLC byte may go (the kernel's PEERNOSMC).
+        unmarkClient(myPort, addr, len);
+        stayTcp(fd, true, peer, "PEERNOSMC");
+        return 0;
     }
     // libsmcr gets its own fd of the connection: it may close it long after
     // the program closed (and reused) the carrier's number.
@@ -255,7 +268,10 @@ int acceptUpgrading(int listenFd, int newFd, int acceptFlags) {
     sockaddr_storage localAddr{};
     socklen_t localLen = sizeof localAddr;
     const bool named = ::getsockname(newFd, reinterpret_cast<sockaddr*>(&localAddr), &localLen) == 0;
-    if (!named || !clientMarked(portOf(addr), reinterpret_cast<const sockaddr*>(&localAddr), localLen)) {
+    // A client on another host has no marker here; under smc_synopt its
+    // SYN's option (answered by ours) says it proposes next.
+    if ((!named || !clientMarked(portOf(addr), reinterpret_cast<const sockaddr*>(&localAddr), localLen)) &&
+        peerSynOption(newFd) != PeerSynOption::present) {
         acceptPlain(newFd, peer);
         return newFd;
     }
