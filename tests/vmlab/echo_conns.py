@@ -78,9 +78,14 @@ def serve(args):
         threading.Thread(target=echo, args=(conn,), daemon=True).start()
 
 
+connect_ms = [0]  # the slowest connect (the SMC handshake happens in it)
+
+
 def one_connection(args, index, failures):
     payload = random.Random(index).randbytes(args.bytes)
+    began = time.monotonic()
     sock = socket.create_connection((args.addr, args.port), timeout=TIMEOUT_S)
+    connect_ms[0] = max(connect_ms[0], (time.monotonic() - began) * 1000)
     back = bytearray()
     try:
         sender = threading.Thread(target=sock.sendall, args=(payload,))
@@ -132,6 +137,7 @@ def client(args):
         w.start()
     for w in workers:
         w.join()
+    say("connect_ms max=%d" % connect_ms[0])
     for f in failures[:10]:
         say("FAIL " + f)
     if failures:

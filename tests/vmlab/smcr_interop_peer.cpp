@@ -161,6 +161,7 @@ struct Tally {
     int smcr = 0;
     int fallback = 0;
     std::map<uint32_t, int> reasons;
+    int64_t connectMsMax = 0;  // the slowest connect(), the handshake with it
     void fail(const std::string& f) {
         std::lock_guard<std::mutex> g(lock);
         failures.push_back(f);
@@ -169,10 +170,13 @@ struct Tally {
 
 void oneConnection(const Args& a, int index, Tally& t) {
     const std::string name = "connection " + std::to_string(index);
+    const auto began = Clock::now();
     auto s = smcr::Socket::connect(a.addr, a.port);
     if (!s) return t.fail(name + ": connect: " + s.error().toString());
+    const auto connectMs = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count();
     {
         std::lock_guard<std::mutex> g(t.lock);
+        t.connectMsMax = std::max<int64_t>(t.connectMsMax, connectMs);
         if (s->fellBack()) {
             ++t.fallback;
             ++t.reasons[s->fallbackReason()];
@@ -238,6 +242,8 @@ void printStats() {
 
 int client(const Args& a) {
     Tally t;
+    // The engine (and its device) before the clock starts: the connect times are the handshakes'.
+    if (auto engine = smcr::Engine::shared(); !engine) say("FAIL engine: " + engine.error().toString());
     std::atomic<int> next{0};
     const auto start = Clock::now();
     std::vector<std::thread> workers;
@@ -255,6 +261,7 @@ int client(const Args& a) {
         line += " " + std::string(code) + "=" + std::to_string(count);
     }
     say(line);
+    say("connect_ms max=" + std::to_string(t.connectMsMax));
     printStats();
     for (size_t i = 0; i < t.failures.size() && i < 10; ++i) say("FAIL " + t.failures[i]);
     if (!t.failures.empty()) {

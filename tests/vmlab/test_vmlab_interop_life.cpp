@@ -374,6 +374,52 @@ private slots:
         QCOMPARE(smcrCounter(after, "server_v2_success") - smcrCounter(before, "server_v2_success"), 3);
         QCOMPARE(totalFallbacks(after), totalFallbacks(before));
     }
+    // The kernel willing to run two links (smcr_max_links_per_lgr=2) and
+    // libsmcr with one device: libsmcr's CLC limits (one link, in the
+    // first-contact extension) make the group single-link, so no kernel
+    // ADD_LINK comes (none rejected: smcr.add_link_rejected 0) and no first
+    // contact waits for one (each of the kernel's ADD_LINK waits is 2 s).
+    // First contacts both ways, each against one with the kernel's one-link
+    // setting: a new libsmcr process to the kernel server, the kernel client
+    // to libsmcr servers it has not met yet.
+    void noAddLinkStallWithOneDevice() {
+        const auto slowest = [](const GuestRun& r) {
+            const auto m = QRegularExpression(QStringLiteral("connect_ms max=(\\d+)")).match(r.output);
+            return m.hasMatch() ? m.captured(1).toInt() : -1;
+        };
+        const auto links = [](int n) { return QStringLiteral("sysctl -qw net.smc.smcr_max_links_per_lgr=%1").arg(n); };
+        int ms[2][2] = {};  // [libsmcr client, kernel client][one link, two links]
+        for (int n : {1, 2}) {
+            QVERIFY(m_lab.run(kServer, links(n)).exitCode == 0);
+            const GuestRun client = libsmcrClient(kernelEcho, libsmcrEnv(defaultUeid()), QStringLiteral("--conns 2"));
+            QVERIFY2(clientOk(client, 2) && client.output.contains(QLatin1String("conns smcr=2 fallback=0")),
+                     qPrintable(client.output + client.error));
+            QCOMPARE(peerStat(client.output, QStringLiteral("lgr_created")), 1);
+            QCOMPARE(peerStat(client.output, QStringLiteral("add_link_rejected")), 0);
+            ms[0][n - 1] = slowest(client);
+            const GuestRun kernel =
+                logged(m_lab.run(kClient, links(n) +
+                                              QStringLiteral(" && ksmc_run python3 %1 client %2 %3 --conns 2 2>&1; ")
+                                                  .arg(m_script, serverAddress())
+                                                  .arg(m_port[n == 1 ? libsmcrClosing : preloadedEcho]) +
+                                              links(1)));
+            QVERIFY2(clientOk(kernel, 2), qPrintable(kernel.output + kernel.error));
+            ms[1][n - 1] = slowest(kernel);
+        }
+        QVERIFY(m_lab.run(kServer, links(1)).exitCode == 0);
+        (void)newServerOutput(kernelEcho);
+        (void)newServerOutput(libsmcrClosing);
+        (void)newServerOutput(preloadedEcho);
+        qInfo(
+            "slowest first-contact connect, kernel at one link / two links: libsmcr client %d / %d ms, kernel "
+            "client %d / %d ms",
+            ms[0][0], ms[0][1], ms[1][0], ms[1][1]);
+        for (const auto& side : ms) {
+            QVERIFY(side[0] >= 0 && side[1] >= 0);
+            QVERIFY2(side[1] - side[0] < 1500, "a first contact waited for an ADD_LINK");
+        }
+    }
+
     void kernelClientWithSmcrRunServer() {
         const QJsonObject before = m_lab.kernelStats(kClient);
         const GuestRun run = kernelClient(preloadedEcho, QStringLiteral("--conns 3 --bytes 20000"));
