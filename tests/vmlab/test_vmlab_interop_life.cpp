@@ -10,7 +10,9 @@
 // counters and the clients' byte checks.
 #include <QElapsedTimer>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include "vm_hosts.h"
@@ -451,6 +453,67 @@ private slots:
         QCOMPARE(fallbackCount(after, QStringLiteral("server"), kPeerNoSmc) -
                      fallbackCount(before, QStringLiteral("server"), kPeerNoSmc),
                  2);
+    }
+
+    // The VM link captured on vm2 (dumpcap there: tshark itself takes
+    // minutes to start under TCG) while a new libsmcr process talks to the
+    // kernel server, decoded here by tshark: the CLC messages, CONFIRM_LINK
+    // and the CDCs of both implementations decode; the only malformed
+    // frames are the v2 LLC messages, whose host-order (little-endian)
+    // length Wireshark 3.6/4.0 reads big-endian, kernel-to-kernel too.
+    void captureDecodesInTshark() {
+        const QString tshark = QStandardPaths::findExecutable(QStringLiteral("tshark"));
+        if (tshark.isEmpty()) QSKIP("no tshark on this host (Debian package tshark)");
+        const QString name = QStringLiteral("life-%1.pcapng").arg(m_port[kernelEcho]);
+        const QString here = m_lab.host(kServer).vmDir + QStringLiteral("/share/exec/") + name;
+        const GuestRun started = m_lab.run(
+            kServer, QStringLiteral("command -v dumpcap > /dev/null || exit 3\n"
+                                    "setsid dumpcap -q -i eth0 -f 'tcp port %1 or udp port 4791' -w /smclab/exec/%2 "
+                                    "> /tmp/%2.log 2>&1 < /dev/null &\n"
+                                    "for i in $(seq 150); do [ -s /smclab/exec/%2 ] && break; sleep 0.2; done\n"
+                                    "[ -s /smclab/exec/%2 ]")
+                         .arg(m_port[kernelEcho])
+                         .arg(name));
+        if (started.exitCode == 3) QSKIP("no dumpcap in the guests");
+        QVERIFY2(started.ok && started.exitCode == 0, qPrintable(started.output + started.error));
+        const GuestRun run =
+            libsmcrClient(kernelEcho, libsmcrEnv(defaultUeid()), QStringLiteral("--conns 2 --bytes 20000"));
+        m_lab.run(kServer,
+                  QStringLiteral("kill -INT $(pidof dumpcap); for i in $(seq 50); do pidof dumpcap > /dev/null "
+                                 "|| break; sleep 0.1; done"));
+        (void)newServerOutput(kernelEcho);
+        QVERIFY2(clientOk(run, 2) && run.output.contains(QLatin1String("conns smcr=2 fallback=0")),
+                 qPrintable(run.output + run.error));
+        const auto decode = [&](const QStringList& args) {
+            QProcess p;
+            p.start(tshark, QStringList{QStringLiteral("-r"), here} + args);
+            p.waitForFinished(60'000);
+            return QString::fromUtf8(p.readAllStandardOutput());
+        };
+        const QString messages =
+            decode({QStringLiteral("-Y"), QStringLiteral("smc"), QStringLiteral("-T"), QStringLiteral("fields"),
+                    QStringLiteral("-e"), QStringLiteral("_ws.col.Info")});
+        const QString malformed =
+            decode({QStringLiteral("-Y"), QStringLiteral("_ws.malformed"), QStringLiteral("-T"),
+                    QStringLiteral("fields"), QStringLiteral("-e"), QStringLiteral("frame.number"),
+                    QStringLiteral("-e"), QStringLiteral("udp.payload")});
+        QFile::remove(here);
+        for (const char* kind : {"[SMC-Rv2-Proposal]", "[SMC-Rv2-Accept]", "[SMC-Rv2-Confirm]", "CDC Message"})
+            QVERIFY2(messages.contains(QLatin1String(kind)),
+                     qPrintable(kind + QStringLiteral(" not in:\n") + messages));
+        QCOMPARE(messages.count(QLatin1String("[SMC-Rv2-Proposal]")), 2);
+        int v2Llc = 0;
+        for (const QString& line : malformed.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            // RoCEv2: the base transport header (12 bytes), then the LLC
+            // message: version 2 in the high nibble, length 44 as 2c 00.
+            const QString payload = line.section(QLatin1Char('\t'), 1);
+            QVERIFY2(payload.size() > 30 && payload.at(24) == QLatin1Char('2') &&
+                         payload.mid(26, 4) == QLatin1String("2c00"),
+                     qPrintable(QStringLiteral("malformed and not a v2 LLC message: ") + line));
+            ++v2Llc;
+        }
+        qInfo("%lld SMC frames decoded, %d v2 LLC frames marked malformed by tshark's length reading",
+              static_cast<long long>(messages.count(QLatin1Char('\n'))), v2Llc);
     }
 
     // No UEID in common: the kernel server finds no SMC-Rv2 device for
