@@ -47,8 +47,11 @@ Status FabricSide::setup(const SideOptions& options) {
     QpInit init;
     init.sendCq = sendCq.get();
     init.recvCq = recvCq.get();
-    init.caps =
-        QpCaps{opt.sendWr, opt.recvWr, opt.sendSge, 1, std::min(opt.inlineBytes, dev->info().limits.maxInlineBytes)};
+    // A device that knows its inline limit only per QP (verbs: 0 until the
+    // QP exists) gets the ask as it is; the provider then grants or refuses it.
+    const uint32_t inlineLimit = dev->info().limits.maxInlineBytes;
+    const uint32_t inlineBytes = inlineLimit == 0 ? opt.inlineBytes : std::min(opt.inlineBytes, inlineLimit);
+    init.caps = QpCaps{opt.sendWr, opt.recvWr, opt.sendSge, 1, inlineBytes};
     auto q = pd->createQp(init);
     if (!q) return fail(q.error());
     qp = std::move(q.value());
