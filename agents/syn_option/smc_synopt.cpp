@@ -45,50 +45,39 @@ std::string selfDir() {
     return exe.substr(0, exe.rfind('/'));
 }
 
-// Where the cgroup v2 hierarchy is mounted, mounting it when it is not.
-std::string cgroup2Root() {
+// Where a filesystem of `type` is mounted, else mounted by us on
+// /run/smclab/<dir> (mode `mode`); empty, with the reason on stderr, when
+// that fails. `what` names it in the message.
+std::string mountedOrOurs(const char* type, const char* dir, mode_t mode, const char* what) {
     std::ifstream mounts("/proc/self/mounts");
     std::string line;
     while (std::getline(mounts, line)) {
         std::istringstream fields(line);
         std::string source;
         std::string target;
-        std::string type;
-        fields >> source >> target >> type;
-        if (type == "cgroup2") return target;
+        std::string fsType;
+        fields >> source >> target >> fsType;
+        if (fsType == type) return target;
     }
-    const std::string ours = "/run/smclab/cgroup2";
+    const std::string ours = std::string("/run/smclab/") + dir;
     ::mkdir("/run/smclab", 0755);
-    ::mkdir(ours.c_str(), 0755);
-    if (::mount("cgroup2", ours.c_str(), "cgroup2", 0, nullptr) != 0) {
-        std::fprintf(stderr, "smc_synopt: no cgroup v2 mounted, and mounting one on %s failed: %s\n", ours.c_str(),
+    ::mkdir(ours.c_str(), mode);
+    if (::mount(type, ours.c_str(), type, 0, nullptr) != 0) {
+        std::fprintf(stderr, "smc_synopt: no %s mounted, and mounting one on %s failed: %s\n", what, ours.c_str(),
                      std::strerror(errno));
         return {};
     }
     return ours;
 }
 
+// Where the cgroup v2 hierarchy is mounted, mounting it when it is not.
+std::string cgroup2Root() {
+    return mountedOrOurs("cgroup2", "cgroup2", 0755, "cgroup v2");
+}
+
 // A bpf filesystem to pin on: the mounted one, else one under /run/smclab.
 std::string bpffsRoot() {
-    std::ifstream mounts("/proc/self/mounts");
-    std::string line;
-    while (std::getline(mounts, line)) {
-        std::istringstream fields(line);
-        std::string source;
-        std::string target;
-        std::string type;
-        fields >> source >> target >> type;
-        if (type == "bpf") return target;
-    }
-    const std::string ours = "/run/smclab/bpf";
-    ::mkdir("/run/smclab", 0755);
-    ::mkdir(ours.c_str(), 0700);
-    if (::mount("bpf", ours.c_str(), "bpf", 0, nullptr) != 0) {
-        std::fprintf(stderr, "smc_synopt: no bpf filesystem mounted, and mounting one on %s failed: %s\n", ours.c_str(),
-                     std::strerror(errno));
-        return {};
-    }
-    return ours;
+    return mountedOrOurs("bpf", "bpf", 0700, "bpf filesystem");
 }
 
 }  // namespace
