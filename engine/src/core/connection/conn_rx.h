@@ -52,8 +52,7 @@ public:
     // (window_policy.h readPieceBytes): pieces while the sender is awake to
     // refill what each announces (busy polling, or blocked on our window
     // with a window spin while this reader catches its bytes polling), else
-    // the whole read:
-    // a sleeping sender would wake for every piece.
+    // the whole read: a sleeping sender would wake for every piece.
     uint32_t readPieceBytes(SenderWaits sender) const;
     // The peer's last CDC said it is blocked on our window, and we read all
     // there was and announced it: its bytes are on their way (the window update
