@@ -11,7 +11,11 @@
 #             results store: what demo, GUI, benches and reports measure
 # Prints the median of each (and min..max) and the ratio campaign/tool per
 # size. Bandwidth is MB/s at the receiver (higher is better), latency
-# one-way mean us (lower is better).
+# one-way mean us (lower is better). Then the campaign path's per-message
+# budget from the engines' counters in its store, each side: CDCs sent, CQ
+# wake-ups (channel events), application sleeps and background-thread
+# wake-ups per message (tcp_bw) or per round trip (tcp_lat), medians of
+# the repetitions (the counters cover each run's warm-up too).
 #
 #   usage: scripts/bench-campaign-path.sh [-b BIN_DIR] [-l ideal|cx4-25g]
 #          [-p BUSY_POLL_US] [-t SECONDS] [-r REPS] [-s SIZES]
@@ -116,3 +120,36 @@ END {
         }
     }
 }' "$work/values"
+
+python3 - "$work/results.db" "$sizes" <<'PY'
+import sqlite3, statistics, sys
+db, order = sys.argv[1], sys.argv[2].split(",")
+def size_of(s):
+    return int(s[:-1]) * 1024 if s.endswith("K") else int(s[:-1]) << 20 if s.endswith("M") else int(s)
+names = {"smcr.cdc_sent": "CDCs", "smcr.cq_events": "CQ wake-ups", "smcr.blocking_waits": "app sleeps",
+         "smcr.bg_wakeups": "bg wake-ups"}
+con = sqlite3.connect(db)
+per = {}  # (test, size, counter, side) -> [per-message values]
+for run_id, test, size in con.execute("select id, workload, msg_size from runs where status = 'done'"):
+    results = dict(con.execute("select metric, value from results where run_id = ?", (run_id,)))
+    counters = {(side, name): v for side, name, v in con.execute(
+        "select side, name, value from counters where run_id = ?", (run_id,))}
+    # tcp_bw: messages received (warm-up included, as the counters); tcp_lat: the client's sends, one per round trip.
+    msgs = results.get("recv_bytes", 0) / size if test == "tcp_bw" else counters.get(("client", "smcr.tx_calls"), 0)
+    if msgs <= 0:
+        continue
+    for name in names:
+        for side in ("client", "server"):
+            per.setdefault((test, size, name, side), []).append(counters.get((side, name), 0) / msgs)
+for test in ("tcp_bw", "tcp_lat"):
+    unit = "message" if test == "tcp_bw" else "round trip"
+    print(f"==== campaign path, per {unit}, client / server ({test}) ====")
+    print("%8s" % "MsgSize" + "".join("%20s" % n for n in names.values()))
+    for s in order:
+        size = size_of(s)
+        cells = []
+        for name in names:
+            vals = [per.get((test, size, name, side)) for side in ("client", "server")]
+            cells.append("-" if not all(vals) else "%.3f / %.3f" % tuple(statistics.median(v) for v in vals))
+        print("%8s" % s + "".join("%20s" % c for c in cells))
+PY
