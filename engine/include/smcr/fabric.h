@@ -91,6 +91,14 @@ public:
     virtual ~CompletionChannel() = default;
     // Pollable fd (POLLIN) for poll/epoll; owned by the channel.
     virtual int fd() const = 0;
+    // The fds behind fd(), for a thread that sleeps on them with poll(2):
+    // fills out (room for kMaxSleepFds) and returns the count. A wake-up
+    // through them skips fd()'s own epoll, one hop less at every event.
+    static constexpr size_t kMaxSleepFds = 2;
+    virtual size_t sleepFds(std::span<int, kMaxSleepFds> out) const {
+        out[0] = fd();
+        return 1;
+    }
     // The CQ that fired (its arm is consumed). timeoutMs: 0 = do not block
     // (wouldBlock when nothing fired), -1 = wait forever; timedOut on expiry.
     virtual Result<CompletionQueue*> getEvent(int timeoutMs) = 0;

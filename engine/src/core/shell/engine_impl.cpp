@@ -1,6 +1,7 @@
 #include "core/shell/engine_impl.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <ctime>
 #include <random>
@@ -303,6 +304,7 @@ bool EngineImpl::armLocked(bool armSend) {
 }
 
 void EngineImpl::consumeChannelEventsLocked() {
+    m_channelFired = false;
     for (;;) {
         auto ev = m_channel->getEvent(0);
         if (!ev) break;
@@ -312,10 +314,11 @@ void EngineImpl::consumeChannelEventsLocked() {
     }
 }
 
-bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
-                           std::span<const int> extraFds, Connection* owner, WaitFor waitFor, uint64_t minSpinUs) {
+EngineImpl::WaitResult EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred,
+                                             uint64_t deadlineNs, std::span<const int> extraFds, Connection* owner,
+                                             WaitFor waitFor, uint64_t minSpinUs) {
     progressLocked();
-    if (pred()) return true;
+    if (pred()) return {.ready = true};
     ++m_appWaiters;
     Waiter w{pred,
              deadlineNs,
@@ -325,18 +328,19 @@ bool EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock, const std::functi
              monotonicNs() + std::max(m_settings.get(SettingId::busyPollUs), minSpinUs) * 1000,
              threadEventFd(),
              DueSpin{}};
-    bool result = false;
+    WaitResult result;
     for (;;) {
         const uint64_t now = monotonicNs();
         if (deadlineNs != 0 && now >= deadlineNs) break;
         const WaitStep step = now < w.spinUntilNs ? busyPollStepLocked(lock, w) : armStepLocked(lock, w);
         if (step == WaitStep::ready) {
-            result = true;
+            result.ready = true;
             break;
         }
         if (step == WaitStep::again) continue;
+        result.slept = true;
         if (sleepStepLocked(lock, w, now)) {
-            result = true;
+            result.ready = true;
             break;
         }
     }
@@ -375,12 +379,20 @@ EngineImpl::WaitStep EngineImpl::armStepLocked(std::unique_lock<std::mutex>& loc
     // completions are drained or armed for, not found by a wake-up that
     // the arm itself caused.
     if (w.owner != nullptr) runDeferredPushLocked(*w.owner);
+    // The event of our last wake-up, left for now (sleepStepLocked): taken
+    // before the arm, so a completion after the arm keeps the channel readable.
+    if (m_channelFired) consumeChannelEventsLocked();
     // Drain and arm per lab.cq_mode (engine_cq.cpp): a completion that
     // slipped in between the last poll and the arm must not be slept on.
     // A receives-only waiter arms the send CQ only if a send completion
     // would move something (engine_wake.cpp).
     serviceCqsLocked(w.waitFor != WaitFor::receives || sendCompletionAwaitedLocked());
     if (w.pred()) return WaitStep::ready;
+    // A push the arm's polls deferred to us (a window update came) goes
+    // before the sleep decision: its WRs are due within a wire latency and
+    // are waited for below. Left to the sleep's leaving the socket, they were
+    // posted after that decision and slept on.
+    if (w.owner != nullptr) runDeferredPushLocked(*w.owner);
     // An ACK the arm made due soon (a sndbuf or slot waiter): the same.
     if (spinToDueStepLocked(lock, w, &ready)) return ready ? WaitStep::ready : WaitStep::again;
     return WaitStep::sleep;
@@ -415,8 +427,14 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
         timeout.tv_nsec = static_cast<long>(left % 1000000000ull);
     }
     lock.unlock();
-    pollfd fds[2 + 8] = {{m_channel->fd(), POLLIN, 0}, {w.eventFd, POLLIN, 0}};
-    nfds_t nfds = 2;
+    // The channel's own fds, not its epoll fd: the wake-up takes one hop less.
+    std::array<int, fabric::CompletionChannel::kMaxSleepFds> channelFds{};
+    const size_t nChannel = m_channel->sleepFds(channelFds);
+    pollfd fds[fabric::CompletionChannel::kMaxSleepFds + 1 + 8];
+    nfds_t nfds = 0;
+    for (size_t i = 0; i < nChannel; ++i) fds[nfds++] = pollfd{channelFds[i], POLLIN, 0};
+    const nfds_t eventFdIndex = nfds;
+    fds[nfds++] = pollfd{w.eventFd, POLLIN, 0};
     for (int fd : w.extraFds) {
         if (nfds < std::size(fds)) fds[nfds++] = pollfd{fd, POLLIN, 0};
     }
@@ -425,8 +443,11 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     w.dueSpin.spentNs = 0;
     std::erase_if(m_sleepers, [&](const Sleeper& s) { return s.eventFd == w.eventFd; });
     publishOwnerWakeLocked();
-    if (fds[1].revents != 0) drainEventFd(w.eventFd);
-    if (fds[0].revents != 0) consumeChannelEventsLocked();
+    if (fds[eventFdIndex].revents != 0) drainEventFd(w.eventFd);
+    // The channel's event is taken before the next arm (armStepLocked), not
+    // now: its read (a system call) would stand between the wake-up and the
+    // data, which the CQ poll below finds without it.
+    for (size_t i = 0; i < nChannel; ++i) m_channelFired = m_channelFired || fds[i].revents != 0;
     // What arrived while we slept is handled before we re-enter the
     // socket, as the kernel's tasklet handles it while the owner sleeps:
     // its pushes go out at once instead of waiting for our next leave
@@ -506,6 +527,7 @@ void EngineImpl::backgroundLoop() {
         backgroundChannelLocked(nowMs, timeoutMs);
         noteBackgroundSleepLocked(nowMs, timeoutMs);  // the watchdog may need a kick (engine_watchdog.cpp)
         if (m_bgChannelWatched) {
+            if (m_channelFired) consumeChannelEventsLocked();  // a waitUntil sleeper's, left for its next arm
             m_bgChannelWakeNs = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000ull;
             if (m_bgChannelWakeNs == 0) m_bgChannelWakeNs = fabric::Device::kNoWakePromise;
             publishOwnerWakeLocked();

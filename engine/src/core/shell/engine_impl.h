@@ -96,14 +96,21 @@ public:
     // completion would move something (engine_wake.cpp), so its own ACK does
     // not wake it before the answer arrives.
     enum class WaitFor { invalid, anyCompletion, receives };
-    // Returns true when pred() holds, false at the deadline (0 = no deadline).
+    // ready: pred() holds (false at the deadline; 0 = no deadline); slept:
+    // this wait slept at least once, not only polled (a reader that keeps up
+    // with its sender polls: ConnRx::onRecv).
+    struct WaitResult {
+        bool ready = false;
+        bool slept = false;
+        explicit operator bool() const { return ready; }
+    };
     // extraFds: more fds to sleep on (a poller's kernel sockets).
     // owner: the connection this thread is inside (send); it stays inside while
     // spinning, runs pushes deferred to it, and leaves while it sleeps.
     // minSpinUs: poll at least this long before arming (lab.busy_poll_us if longer).
-    bool waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
-                   std::span<const int> extraFds = {}, Connection* owner = nullptr,
-                   WaitFor waitFor = WaitFor::anyCompletion, uint64_t minSpinUs = 0);
+    WaitResult waitUntil(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, uint64_t deadlineNs,
+                         std::span<const int> extraFds = {}, Connection* owner = nullptr,
+                         WaitFor waitFor = WaitFor::anyCompletion, uint64_t minSpinUs = 0);
     // Polls both CQs once and processes what it finds; true if anything was.
     bool progressLocked();
     // Wakes every thread sleeping in waitUntil (and persistent watchers).
@@ -478,6 +485,10 @@ private:
     uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)
     uint64_t m_lastAppPollMs = 0;     // and a Poller's last wait that found work
     uint32_t m_foreignWaiters = 0;    // foreignWaitBeginLocked() not yet ended
+    // A sleeper woke on the channel and left its event for the next arm
+    // (sleepStepLocked): anyone about to sleep on the channel takes it first,
+    // or the readable channel would wake them at once.
+    bool m_channelFired = false;
     // The background thread sleeps without a check-back timer while only
     // foreign waiters wait: the last of them to leave kicks it.
     bool m_bgAwaitsForeignExit = false;

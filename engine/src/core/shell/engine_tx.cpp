@@ -133,7 +133,8 @@ bool EngineImpl::flushClosedLocked(std::unique_lock<std::mutex>& lock, uint64_t 
     // with the process, and the peer would see its TCP hang-up without the
     // close and reset the connection (kHangupGraceMs later).
     return waitUntil(
-        lock, [&] { return closedConnectionsFlushedLocked(); }, deadlineNs);
+               lock, [&] { return closedConnectionsFlushedLocked(); }, deadlineNs)
+        .ready;
 }
 
 void EngineImpl::maybeReleaseLocked(Connection& conn) {

@@ -76,6 +76,7 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
 }
 
 void EngineImpl::foreignWaitBeginLocked() {
+    if (m_channelFired) consumeChannelEventsLocked();  // a waitUntil sleeper's, left for its next arm
     ++m_foreignWaiters;
     publishOwnerWakeLocked();
 }

@@ -215,14 +215,14 @@ Result<size_t> SocketImpl::sendImpl(const void* data, size_t len, int flags, boo
         // wake-up's cost, and sleeps only if the peer's reader is slower.
         const uint64_t windowSpinUs =
             conn.core->waitsForPeerWindow() ? engine.settings().get(SettingId::windowSpinUs) : 0;
-        const bool ready = engine.waitUntil(
+        const EngineImpl::WaitResult waited = engine.waitUntil(
             lock,
             [&] {
                 return conn.error != Errc::invalid || !conn.core->closer().canSend() ||
                        conn.core->tx().sndbufFreeBytes() > 0;
             },
             waitDeadline(), {}, &conn, EngineImpl::WaitFor::anyCompletion, windowSpinUs);
-        if (!ready) {
+        if (!waited) {
             if (sent > 0) return sent;
             return dontWait ? fail(Errc::wouldBlock, "sndbuf full") : fail(Errc::timedOut, "send timed out");
         }
@@ -264,12 +264,10 @@ Result<size_t> SocketImpl::recv(void* data, size_t len, int flags) {
         // blocked sender polls for its bytes up to lab.window_spin_us first.
         const uint64_t refillSpinUs =
             conn.core->rx().peerRefillExpected() ? engine.settings().get(SettingId::windowSpinUs) : 0;
-        const uint64_t sleepsBefore = engine.statsLocked().blockingWaits;
-        if (!engine.waitUntil(lock, readable, deadlineNs(dontWait), {}, nullptr, EngineImpl::WaitFor::receives,
-                              refillSpinUs)) {
-            return dontWait ? fail(Errc::wouldBlock, "no data") : fail(Errc::timedOut, "recv timed out");
-        }
-        wait = engine.statsLocked().blockingWaits == sleepsBefore ? ConnRx::RecvWait::polled : ConnRx::RecvWait::slept;
+        const EngineImpl::WaitResult waited = engine.waitUntil(lock, readable, deadlineNs(dontWait), {}, nullptr,
+                                                               EngineImpl::WaitFor::receives, refillSpinUs);
+        if (!waited) return dontWait ? fail(Errc::wouldBlock, "no data") : fail(Errc::timedOut, "recv timed out");
+        wait = waited.slept ? ConnRx::RecvWait::slept : ConnRx::RecvWait::polled;
     }
     conn.core->onAppRecv(wait);
     if (conn.core->rx().availableBytes() > 0 && !conn.readShutdown) {

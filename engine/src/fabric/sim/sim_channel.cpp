@@ -48,6 +48,12 @@ SimChannel::~SimChannel() {
     if (!detached) ::unlink(objectPath(m_core->dir, m_core->instance, "ch", m_id).c_str());
 }
 
+size_t SimChannel::sleepFds(std::span<int, kMaxSleepFds> out) const {
+    out[0] = m_fifoFd;
+    out[1] = m_core->timerFd;  // set when the device opened, before any channel
+    return 2;
+}
+
 void SimChannel::attach(SimCq* cq) {
     m_cqs.push_back(cq);
 }

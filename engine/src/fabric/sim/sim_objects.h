@@ -82,6 +82,8 @@ public:
     ~SimChannel() override;
     Status open();
     int fd() const override { return m_epollFd; }
+    // The FIFO and the device's timer: what the epoll fd holds.
+    size_t sleepFds(std::span<int, kMaxSleepFds> out) const override;
     Result<CompletionQueue*> getEvent(int timeoutMs) override;
     bool mayHaveEvents() const override;
 
