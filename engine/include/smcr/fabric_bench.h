@@ -48,6 +48,10 @@ struct BandwidthRow {
 struct Limits {
     double pingPongOneWayUs = 0;  // typical: median round trip / 2
     double pingPongMinUs = 0;
+    // A sleep and a wake-up between the two processes, one way: futex, and
+    // a pipe's read and write (typical and min, as the ping-pong).
+    double wakeFutexOneWayUs = 0, wakeFutexMinUs = 0;
+    double wakePipeOneWayUs = 0, wakePipeMinUs = 0;
     double memcpyHotGBps = 0;   // 64 KiB, cache-resident (median of 200 batches)
     double memcpyColdGBps = 0;  // 64 MiB (median of 5 copies)
 };

@@ -106,6 +106,10 @@ bool runAndReport(const Options& options, FILE* out, FILE* err) {
     std::fprintf(out, "%sPhysical limits of this host (two processes)\n%s", kRule, kRule);
     std::fprintf(out, "  cache-line ping-pong one-way       %8.3f us typical, %.3f us min\n", limits.pingPongOneWayUs,
                  limits.pingPongMinUs);
+    std::fprintf(out, "  sleep + wake-up one-way, futex     %8.3f us typical, %.3f us min\n", limits.wakeFutexOneWayUs,
+                 limits.wakeFutexMinUs);
+    std::fprintf(out, "  sleep + wake-up one-way, pipe      %8.3f us typical, %.3f us min\n", limits.wakePipeOneWayUs,
+                 limits.wakePipeMinUs);
     std::fprintf(out, "  memcpy bandwidth                   %8.2f GB/s (64 KiB, cache-resident), %.2f GB/s (64 MiB)\n",
                  limits.memcpyHotGBps, limits.memcpyColdGBps);
 
