@@ -63,6 +63,8 @@ Agent::Agent(DaemonOptions options, QByteArray token, PeerPolicy peers, QObject*
       m_gate(std::move(token), &m_webSockets) {
     m_peers.setLoopbackAllowed(m_options.allowLoopbackPeers);
     m_capabilities = probeCapabilities({m_options.maxRuns, m_options.maxDurationMs, protocol::kMinSampleIntervalMs});
+    m_synOption = std::make_unique<SynOptionPorts>(m_capabilities);
+    m_capabilities.synOption = m_synOption->state();
     connect(&m_webSockets, &QWebSocketServer::newConnection, this, &Agent::onNewConnection);
     m_shutdownDeadline.setSingleShot(true);
     connect(&m_shutdownDeadline, &QTimer::timeout, this, [this] {

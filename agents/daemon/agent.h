@@ -16,6 +16,7 @@
 #include "peer_policy.h"
 #include "protocol/hello.h"
 #include "protocol/states.h"
+#include "syn_option_ports.h"
 #include "upgrade_gate.h"
 
 namespace smclab::daemon {
@@ -37,6 +38,7 @@ public:
     const DaemonOptions& options() const { return m_options; }
     const PeerPolicy& peers() const { return m_peers; }
     const protocol::Capabilities& capabilities() const { return m_capabilities; }
+    SynOptionPorts& synOption() { return *m_synOption; }
     bool isShuttingDown() const { return m_shuttingDown; }
     bool shutdownTimedOut() const { return m_shutdownTimedOut; }
 
@@ -63,6 +65,7 @@ private:
     DaemonOptions m_options;
     PeerPolicy m_peers;
     protocol::Capabilities m_capabilities;
+    std::unique_ptr<SynOptionPorts> m_synOption;
     QWebSocketServer m_webSockets;
     UpgradeGate m_gate;
     QList<Session*> m_sessions;

@@ -200,6 +200,7 @@ void Run::restoreSettings() {
 void Run::onWorkerDone(const std::shared_ptr<smcr::Result<workloads::RunResult>>& outcome) {
     if (m_thread.joinable()) m_thread.join();
     m_deadline.stop();
+    m_lease.reset();
 
     protocol::RunResult result;
     result.runId = id();

@@ -49,6 +49,8 @@ public:
     bool isActive() const { return !protocol::isTerminal(m_state); }
     // Thread-safe to read counters from (the metrics page does, mid-run).
     const std::shared_ptr<transports::Transport>& transport() const { return m_transport; }
+    // Kept until the workload ends: the SMC TCP option on the run's port (syn_option_ports.h).
+    void holdWhileRunning(std::shared_ptr<void> lease) { m_lease = std::move(lease); }
 
 signals:
     void stateChanged(const QString& runId, protocol::RunState state, qint64 tMs);
@@ -79,6 +81,7 @@ private:
     QElapsedTimer m_clock;
     qint64 m_startedWallMs = 0;
     HostCpuSnapshot m_hostAtStart;  // for run_result.host_state
+    std::shared_ptr<void> m_lease;
 };
 
 }  // namespace smclab::daemon

@@ -255,9 +255,19 @@ void Session::startPreparedRun(const StartRun& startAsked, PreparedRun prepared,
                           asked == QHostAddress::Any;
     if (start.role == smcr::Side::server && wildcard && !m_agent.options().dataAddress.isNull())
         start.listen.address = m_agent.options().dataAddress;
+    // libsmcr over a real fabric: the SMC TCP option on the run's port, so
+    // a kernel SMC-R peer takes it for SMC; a server asked for any port
+    // gets one chosen here, since the option must be on before it listens.
+    std::shared_ptr<void> synOption;
+    if (m_agent.synOption().on() && SynOptionPorts::wants(start.transport, start.transportOptions)) {
+        if (start.role == smcr::Side::server && start.listen.port == 0)
+            start.listen.port = SynOptionPorts::freePort(start.listen.address.toString());
+        synOption = m_agent.synOption().lease(start.role == smcr::Side::server ? start.listen.port : start.peer.port);
+    }
     const QString& runId = start.runId;
     auto* run = new Run(start, prepared.workload, std::move(prepared.params), std::move(prepared.transport),
                         std::move(prepared.previousSettings), this);
+    run->holdWhileRunning(std::move(synOption));
     m_runs.append(run);
     m_agent.registerRun(runId, run);
     forwardRunSignals(run);

@@ -83,6 +83,7 @@ QJsonObject Capabilities::toJson() const {
         if (!kernelSmcr.error.isEmpty()) state.insert("error", kernelSmcr.error);
         out.insert("kernel_smcr", state);
     }
+    if (!synOption.name.isEmpty()) out.insert("syn_option", availabilityToJson(synOption));
     return out;
 }
 
@@ -113,6 +114,8 @@ Capabilities Capabilities::fromJson(const QJsonObject& object) {
         caps.kernelSmcr = {true, o.value("error").toString(), toStringList(o.value("ueids")),
                            toStringList(o.value("pnet")), toStringList(o.value("fallbacks"))};
     }
+    if (const QJsonValue synOption = object.value("syn_option"); synOption.isObject())
+        caps.synOption = availabilityFromJson(synOption.toObject());
     const QJsonObject limits = object.value("limits").toObject();
     caps.limits = {limits.value("max_runs").toInt(), toInt64(limits.value("max_duration_ms")),
                    toInt64(limits.value("min_sample_interval_ms"))};

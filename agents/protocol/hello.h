@@ -72,6 +72,10 @@ struct Capabilities {
     QStringList workloads;           // tcp_bw, tcp_lat, http, kv
     Availability ksmc;               // kernel AF_SMC, same as the ksmc transport entry
     KernelSmcrState kernelSmcr;      // where ksmc is available
+    // The SMC TCP option on the SYNs of the agent's libsmcr runs over a real
+    // fabric (the BPF program it loaded at start); reason when it is off.
+    // Absent from the JSON (name empty) where the agent has no RDMA device.
+    Availability synOption;
     AgentLimits limits;
 
     QJsonObject toJson() const;

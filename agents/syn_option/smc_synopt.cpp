@@ -5,79 +5,28 @@
 // With --or-run (smcr_run --syn-option) a program that cannot be loaded or
 // attached (no privileges, an old kernel) is said once on stderr and the
 // command runs without the option: libsmcr sorts by first bytes as before.
-// It loads smc_syn_option.bpf.o (beside this program) with libbpf,
-// attaches it to the root of the cgroup v2 hierarchy (mounting one under
-// /run/smclab when none is mounted) and detaches it when the command ends.
-// What each connection's peer sent (the option or not) is kept in a map
-// pinned on a bpf filesystem while the command runs, its path in
-// SMCR_SYN_OPTION_MAP, where libsmcr reads it (syn_option.h).
+// The program (syn_option_program.h, shared with smclab-agent) is
+// detached when the command ends; what each connection's peer sent is
+// kept in a map pinned while the command runs, its path in
+// SMCR_SYN_OPTION_MAP, where libsmcr reads it (<smcr/syn_option.h>).
 // Needs CAP_BPF and CAP_NET_ADMIN (root), and Linux 5.10.
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include <fcntl.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "syn_option_program.h"
 
 namespace {
 
 int usage() {
     std::fprintf(stderr, "usage: smc_synopt [--or-run] PORT... -- COMMAND [ARG...]\n");
     return 2;
-}
-
-std::string selfDir() {
-    std::vector<char> path(4096);
-    const ssize_t n = ::readlink("/proc/self/exe", path.data(), path.size() - 1);
-    if (n <= 0) return ".";
-    std::string exe(path.data(), static_cast<size_t>(n));
-    return exe.substr(0, exe.rfind('/'));
-}
-
-// Where a filesystem of `type` is mounted, else mounted by us on
-// /run/smclab/<dir> (mode `mode`); empty, with the reason on stderr, when
-// that fails. `what` names it in the message.
-std::string mountedOrOurs(const char* type, const char* dir, mode_t mode, const char* what) {
-    std::ifstream mounts("/proc/self/mounts");
-    std::string line;
-    while (std::getline(mounts, line)) {
-        std::istringstream fields(line);
-        std::string source;
-        std::string target;
-        std::string fsType;
-        fields >> source >> target >> fsType;
-        if (fsType == type) return target;
-    }
-    const std::string ours = std::string("/run/smclab/") + dir;
-    ::mkdir("/run/smclab", 0755);
-    ::mkdir(ours.c_str(), mode);
-    if (::mount(type, ours.c_str(), type, 0, nullptr) != 0) {
-        std::fprintf(stderr, "smc_synopt: no %s mounted, and mounting one on %s failed: %s\n", what, ours.c_str(),
-                     std::strerror(errno));
-        return {};
-    }
-    return ours;
-}
-
-// Where the cgroup v2 hierarchy is mounted, mounting it when it is not.
-std::string cgroup2Root() {
-    return mountedOrOurs("cgroup2", "cgroup2", 0755, "cgroup v2");
-}
-
-// A bpf filesystem to pin on: the mounted one, else one under /run/smclab.
-std::string bpffsRoot() {
-    return mountedOrOurs("bpf", "bpf", 0700, "bpf filesystem");
 }
 
 }  // namespace
@@ -98,8 +47,6 @@ int main(int argc, char** argv) {
     }
     if (ports.empty() || i + 1 >= argc) return usage();
     char** command = argv + i + 1;
-    // One line of our own says why, not libbpf's several.
-    libbpf_set_print([](libbpf_print_level, const char*, va_list) { return 0; });
     const auto cannot = [&](const std::string& why) {
         if (!orRun) {
             std::fprintf(stderr, "smc_synopt: %s\n", why.c_str());
@@ -113,44 +60,15 @@ int main(int argc, char** argv) {
         return 127;
     };
 
-    const std::string objectPath = selfDir() + "/smc_syn_option.bpf.o";
-    bpf_object* object = bpf_object__open_file(objectPath.c_str(), nullptr);
-    if (object == nullptr) {
-        return cannot("cannot open " + objectPath + ": " + std::strerror(errno));
-    }
-    if (bpf_object__load(object) != 0) {
-        return cannot(std::string("the kernel refused the sock_ops program: ") + std::strerror(errno) +
-                      "; CAP_BPF and CAP_NET_ADMIN (root) and Linux 5.10 needed");
-    }
-    const int portsMap = bpf_object__find_map_fd_by_name(object, "smc_ports");
+    std::string why;
+    std::unique_ptr<smclab::synopt::SynOptionProgram> program = smclab::synopt::SynOptionProgram::load({}, &why);
+    if (!program) return cannot(why);
     for (uint16_t port : ports) {
-        const uint8_t on = 1;
-        if (bpf_map_update_elem(portsMap, &port, &on, BPF_ANY) != 0) {
-            return cannot("port " + std::to_string(port) + ": " + std::strerror(errno));
-        }
+        if (!program->addPort(port, &why)) return cannot(why);
     }
-    const std::string root = cgroup2Root();
-    if (root.empty()) return cannot("no cgroup v2 hierarchy");
-    const int cgroup = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    bpf_program* program = bpf_object__find_program_by_name(object, "smc_syn_option");
-    bpf_link* link = cgroup >= 0 && program != nullptr ? bpf_program__attach_cgroup(program, cgroup) : nullptr;
-    if (link == nullptr) {
-        return cannot("cannot attach to " + root + ": " + std::strerror(errno));
-    }
-
     // Where libsmcr finds what the peers sent; without it libsmcr sorts by first bytes.
-    std::string pinned;
-    if (const std::string fs = bpffsRoot(); !fs.empty()) {
-        pinned = fs + "/smclab-smc_peer-" + std::to_string(::getpid());
-        bpf_map* peers = bpf_object__find_map_by_name(object, "smc_peer");
-        if (peers == nullptr || bpf_map__pin(peers, pinned.c_str()) != 0) {
-            std::fprintf(stderr, "smc_synopt: cannot pin the peers' map on %s: %s\n", pinned.c_str(),
-                         std::strerror(errno));
-            pinned.clear();
-        } else {
-            ::setenv("SMCR_SYN_OPTION_MAP", pinned.c_str(), 1);
-        }
-    }
+    if (!program->recordWarning().empty()) std::fprintf(stderr, "smc_synopt: %s\n", program->recordWarning().c_str());
+    if (!program->recordPath().empty()) ::setenv("SMCR_SYN_OPTION_MAP", program->recordPath().c_str(), 1);
 
     const pid_t child = ::fork();
     if (child == 0) {
@@ -161,10 +79,7 @@ int main(int argc, char** argv) {
     int status = 0;
     while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!pinned.empty()) ::unlink(pinned.c_str());
-    bpf_link__destroy(link);  // the option stops with the command
-    bpf_object__close(object);
-    ::close(cgroup);
+    program.reset();  // the option stops with the command
     if (child < 0) return 1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
