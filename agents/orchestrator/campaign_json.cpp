@@ -1,5 +1,7 @@
 #include "campaign_json.h"
 
+#include <utility>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -150,11 +152,14 @@ ColumnSpec parseColumn(const QJsonValue& value, const QString& path, Errors& err
         return spec;
     }
     const QJsonObject object = value.toObject();
-    checkKeys(object, path, {"label", "transport", "clientTransport", "settings", "params", "serverParams"}, errors);
+    checkKeys(object, path,
+              {"label", "transport", "clientTransport", "settings", "clientSettings", "params", "serverParams"},
+              errors);
     spec.label = takeString(object, "label", path, errors, true);
     spec.transport = takeString(object, "transport", path, errors, true);
     spec.clientTransport = takeString(object, "clientTransport", path, errors);
     spec.settings = takeObject(object, "settings", path, errors);
+    spec.clientSettings = takeObject(object, "clientSettings", path, errors);
     spec.params = takeObject(object, "params", path, errors);
     spec.serverParams = takeObject(object, "serverParams", path, errors);
     return spec;
@@ -271,15 +276,22 @@ std::vector<SpecError> validateCampaign(const CampaignSpec& spec) {
         if (!c.clientTransport.isEmpty() && !isKnownTransport(c.clientTransport))
             errors.push_back({dot(path, QStringLiteral("clientTransport")),
                               QStringLiteral("unknown transport '%1' (known: %2)").arg(c.clientTransport, known)});
-        for (auto it = c.settings.begin(); it != c.settings.end(); ++it) {
-            const QString field = dot(dot(path, QStringLiteral("settings")), it.key());
-            if (!kSettingName.match(it.key()).hasMatch())
-                errors.push_back(
-                    {field,
-                     QStringLiteral("is not a setting name (lower case, e.g. autocorking_size or lab.cq_mode)")});
-            if (!it.value().isDouble() && !it.value().isString() && !it.value().isBool())
-                errors.push_back({field, QStringLiteral("must be a number, a string or a boolean")});
+        for (const auto& [name, settings] : {std::pair{QStringLiteral("settings"), &c.settings},
+                                             std::pair{QStringLiteral("clientSettings"), &c.clientSettings}}) {
+            for (auto it = settings->begin(); it != settings->end(); ++it) {
+                const QString field = dot(dot(path, name), it.key());
+                if (!kSettingName.match(it.key()).hasMatch())
+                    errors.push_back(
+                        {field,
+                         QStringLiteral("is not a setting name (lower case, e.g. autocorking_size or lab.cq_mode)")});
+                if (!it.value().isDouble() && !it.value().isString() && !it.value().isBool())
+                    errors.push_back({field, QStringLiteral("must be a number, a string or a boolean")});
+            }
         }
+        if (!c.clientSettings.isEmpty() && c.effectiveClientTransport() == c.transport)
+            errors.push_back({dot(path, QStringLiteral("clientSettings")),
+                              QStringLiteral("only for a clientTransport other than transport (the client end "
+                                             "takes settings otherwise)")});
     }
     if (!spec.baseline.isEmpty() && !columnLabels.contains(spec.baseline))
         errors.push_back({QStringLiteral("baseline"), QStringLiteral("'%1' is not a column label").arg(spec.baseline)});
@@ -458,6 +470,7 @@ QJsonObject campaignToJson(const CampaignSpec& spec) {
         o[QStringLiteral("transport")] = c.transport;
         if (!c.clientTransport.isEmpty()) o[QStringLiteral("clientTransport")] = c.clientTransport;
         o[QStringLiteral("settings")] = c.settings;
+        if (!c.clientSettings.isEmpty()) o[QStringLiteral("clientSettings")] = c.clientSettings;
         if (!c.params.isEmpty()) o[QStringLiteral("params")] = c.params;
         if (!c.serverParams.isEmpty()) o[QStringLiteral("serverParams")] = c.serverParams;
         columns.append(o);

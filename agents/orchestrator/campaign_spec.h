@@ -38,9 +38,12 @@ struct WorkloadSpec {
 // One column of the comparison tables: a settings variant. `transport` is
 // the server's (and by default the client's) transport; `clientTransport`
 // differs only for mixed runs such as plain TCP clients against a libsmcr
-// listener. `settings` are engine settings by their kernel sysctl names or
-// lab.* names (autocorking_size, lab.cq_mode, ...), applied by the agents
-// before the run starts; `params` / `serverParams` override the workload's.
+// listener, or libsmcr against the kernel's SMC-R. `settings` are engine
+// settings by their kernel sysctl names or lab.* names (autocorking_size,
+// lab.cq_mode, ...), applied by the agents before the run starts to each
+// end that runs `transport`; `clientSettings` to a client end that runs
+// another transport (a libsmcr client's experiments against a kernel
+// server); `params` / `serverParams` override the workload's.
 struct ColumnSpec {
     QString label;
     QString transport;        // tcp | smcr | ksmc
@@ -48,6 +51,7 @@ struct ColumnSpec {
     QJsonObject settings;
     QJsonObject params;
     QJsonObject serverParams;
+    QJsonObject clientSettings{};  // only where clientTransport differs from transport (last: aggregate order)
 
     QString effectiveClientTransport() const { return clientTransport.isEmpty() ? transport : clientTransport; }
 };

@@ -328,8 +328,9 @@ void Orchestrator::runCell(int pairIndex, int cellIndex) {
     clientRun.transport = column.effectiveClientTransport();
     clientRun.params = clientParams(workload, column, cell.sizeBytes);
     // Settings belong to the column's transport: a mixed column (plain TCP
-    // clients against a libsmcr listener) sets them on the listener only.
-    if (clientRun.transport == column.transport) clientRun.settings = column.settings;
+    // clients against a libsmcr listener) sets them on the listener only,
+    // and its clientSettings on the client (libsmcr's against a kernel server).
+    clientRun.settings = clientRun.transport == column.transport ? column.settings : column.clientSettings;
     if (clientRun.transport == QLatin1String("smcr")) clientRun.transportOptions = m_spec.transportOptions;
     clientRun.durationMs = m_spec.durationMs;
     clientRun.warmupMs = m_spec.warmupMs;
@@ -376,6 +377,7 @@ RecordInputs Orchestrator::recordInputs(const Pair& pair, const Cell& cell) cons
     inputs.serverFacts = hostFacts(pair.server->hello(), m_spec.transportOptions, column.transport);
     addWireFacts(m_wire, m_spec.transportOptions, inputs.clientFacts);
     addWireFacts(m_wire, m_spec.transportOptions, inputs.serverFacts);
+    addEndsFacts(inputs.serverFacts, inputs.clientFacts);
     // Which runner session ran it: a resumed campaign's report says
     // when it was resumed and on what (db/report campaign_report.cpp).
     inputs.clientFacts.insert(QLatin1String(kSessionStartedFact), m_sessionStarted.toString(Qt::ISODate));

@@ -27,6 +27,9 @@ const PresetInfo kPresets[] = {
     {"stream",
      "qperf-style tcp_bw and tcp_lat, msg_size 1..64K (*2), 2 s per cell, ideal link: SMC-R with the "
      "engine's settings and TCP (smclab bench stream)"},
+    {"interop",
+     "libsmcr and the kernel's SMC-R on the VM lab hosts: tcp_bw and tcp_lat with every byte checked, "
+     "libsmcr<->libsmcr, libsmcr->kernel, kernel->libsmcr, kernel<->kernel (libsmcr on verbs, SMC-Rv2)"},
     {"seed000-qperf",
      "the real qperf, -oo msg_size:1:64K:*2 -t 30 tcp_bw and tcp_lat, taskset -c 1: Origin SMC, "
      "TCP, SMC with patches (the datapath letter's tables)"},
@@ -102,6 +105,39 @@ CampaignSpec stream() {
     spec.sampleIntervalMs = 500;
     spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("sim")},
                                         {QStringLiteral("link"), QStringLiteral("ideal")}};
+    return spec;
+}
+
+CampaignSpec interop() {
+    // Each end's implementation as a column: libsmcr (smcr over verbs,
+    // SMC-Rv2 with the VM lab's UEID, the only SMC-R soft-RoCE carries) and
+    // the kernel's SMC-R (ksmc), client -> server. The agents put the SMC
+    // TCP option on libsmcr's SYNs (smclab-agent loads the BPF program), so
+    // the kernel does not fall back; every byte is checked.
+    CampaignSpec spec;
+    spec.name = QStringLiteral("interop");
+    spec.preset = spec.name;
+    spec.description = QStringLiteral(
+        "libsmcr and the kernel's SMC-R, each end either, tcp_bw and tcp_lat with every byte checked (verify): "
+        "libsmcr on rdma-core verbs with lab.ueid SMCLAB-VM (SMC-Rv2), the kernel's AF_SMC");
+    const QJsonObject verify{{QStringLiteral("verify"), true}};
+    spec.workloads = {
+        {QStringLiteral("Bandwidth"), QStringLiteral("tcp_bw"), verify, {}, {}},
+        {QStringLiteral("Latency"), QStringLiteral("tcp_lat"), verify, {}, {}},
+    };
+    const QString libsmcr = QStringLiteral("smcr");
+    const QString kernel = QStringLiteral("ksmc");
+    spec.columns = {
+        {QStringLiteral("libsmcr<->libsmcr"), libsmcr, {}, {}, {}, {}},
+        {QStringLiteral("libsmcr->kernel"), kernel, libsmcr, {}, {}, {}},
+        {QStringLiteral("kernel->libsmcr"), libsmcr, kernel, {}, {}, {}},
+        {QStringLiteral("kernel<->kernel"), kernel, {}, {}, {}, {}},
+    };
+    spec.sizes = {1, 1024, 65536};
+    spec.durationMs = 5'000;
+    spec.warmupMs = 1'000;
+    spec.transportOptions = QJsonObject{{QStringLiteral("fabric"), QStringLiteral("verbs")},
+                                        {QStringLiteral("lab.ueid"), QStringLiteral("SMCLAB-VM")}};
     return spec;
 }
 
@@ -241,6 +277,7 @@ std::optional<CampaignSpec> presetCampaign(const QString& name) {
     if (name == QLatin1String("fallback")) spec = fallback();
     if (name == QLatin1String("credits")) spec = credits();
     if (name == QLatin1String("stream")) spec = stream();
+    if (name == QLatin1String("interop")) spec = interop();
     if (name == QLatin1String("seed000-qperf")) spec = seed000QperfPreset();
     if (name == QLatin1String("seed002-nginx")) spec = seed002NginxPreset();
     if (name == QLatin1String("seed003-shortconn")) spec = seed003ShortconnPreset();

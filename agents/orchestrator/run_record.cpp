@@ -1,7 +1,11 @@
 #include "run_record.h"
 
+#include <cstring>
+#include <tuple>
+
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include "host_load.h"
 
@@ -50,6 +54,67 @@ void addToolRecord(const QJsonObject& client, const QJsonObject& server, db::Run
     }
 }
 
+qint64 counter(const QJsonObject& counters, const char* name) {
+    return static_cast<qint64>(counters.value(QLatin1String(name)).toDouble());
+}
+
+bool settingOn(const QJsonObject& settings, const char* name) {
+    const QString value = valueText(settings.value(QLatin1String(name)));
+    return value == QLatin1String("on") || value == QLatin1String("1") || value == QLatin1String("true");
+}
+
+// What an SMC end negotiated over the run, from its own counters: the
+// version and connections, fallbacks by reason, and for libsmcr the
+// experiments it had on and whether the peer took them (a stock kernel
+// knows no credits: the link runs the standard protocol, counted in
+// smcr.credit_links). Empty for a TCP end or one without counters.
+QString negotiatedText(const QString& transport, const QJsonObject& counters, const QJsonObject& settings) {
+    if (counters.isEmpty()) return {};
+    QStringList parts;
+    QStringList fallbacks;
+    for (auto it = counters.begin(); it != counters.end(); ++it) {
+        for (const char* prefix : {"kernel.fallback.", "smcr.fallback."}) {
+            if (it.key().startsWith(QLatin1String(prefix)) && it.value().toDouble() > 0)
+                fallbacks << QStringLiteral("%1 %2").arg(it.key().mid(static_cast<int>(std::strlen(prefix))),
+                                                         valueText(it.value()));
+        }
+    }
+    if (transport == QLatin1String("ksmc")) {
+        const qint64 v2 =
+            counter(counters, "kernel.smcr.clnt_v2_succ_cnt") + counter(counters, "kernel.smcr.srv_v2_succ_cnt");
+        const qint64 v1 =
+            counter(counters, "kernel.smcr.clnt_v1_succ_cnt") + counter(counters, "kernel.smcr.srv_v1_succ_cnt");
+        if (v2 > 0) parts << QStringLiteral("SMC-Rv2, %1 connection%2").arg(v2).arg(v2 == 1 ? "" : "s");
+        if (v1 > 0) parts << QStringLiteral("SMC-Rv1, %1 connection%2").arg(v1).arg(v1 == 1 ? "" : "s");
+        if (v1 + v2 == 0) parts << QStringLiteral("no SMC-R connection");
+    } else if (transport == QLatin1String("smcr")) {
+        const qint64 smc = counter(counters, "smcr.clnt_success") + counter(counters, "smcr.srv_success");
+        // libsmcr speaks v2 exactly when it has a UEID (lab.ueid), v1 otherwise.
+        const bool v2 = !valueText(settings.value(QLatin1String("lab.ueid"))).isEmpty();
+        if (smc > 0)
+            parts << QStringLiteral("%1, %2 connection%3")
+                         .arg(v2 ? QStringLiteral("SMC-Rv2") : QStringLiteral("SMC-Rv1"))
+                         .arg(smc)
+                         .arg(smc == 1 ? "" : "s");
+        else
+            parts << QStringLiteral("no SMC-R connection");
+        if (settingOn(settings, "lab.rq_credits")) {
+            const qint64 links = counter(counters, "smcr.credit_links");
+            parts << (links > 0
+                          ? QStringLiteral("credits negotiated on %1 link%2").arg(links).arg(links == 1 ? "" : "s")
+                          : QStringLiteral("credits asked, not negotiated (smcr.credit_links 0: the "
+                                           "standard protocol)"));
+        }
+        if (settingOn(settings, "lab.fast_fallback"))
+            parts
+                << QStringLiteral("fast fallback on (%1 accepts)").arg(counter(counters, "smcr.fast_fallback_accepts"));
+    } else {
+        return {};
+    }
+    if (!fallbacks.isEmpty()) parts << QStringLiteral("fallbacks: ") + fallbacks.join(QStringLiteral(", "));
+    return parts.join(QStringLiteral("; "));
+}
+
 }  // namespace
 
 QString storedWorkloadName(const CampaignSpec& spec, int workloadIndex) {
@@ -92,6 +157,38 @@ int findCell(const CampaignSpec& spec, const std::vector<Cell>& cells, const db:
     return -1;
 }
 
+QString implementationLabel(const protocol::Capabilities& caps, const QJsonObject& transportOptions,
+                            const QString& transport) {
+    if (transport == QLatin1String("tcp")) return QStringLiteral("kernel TCP");
+    if (transport == QLatin1String("ksmc")) {
+        static const QRegularExpression kMajorMinor(QStringLiteral("^(\\d+\\.\\d+)"));
+        const QRegularExpressionMatch m = kMajorMinor.match(caps.host.kernelRelease);
+        return QStringLiteral("kernel SMC-R %1").arg(m.hasMatch() ? m.captured(1) : caps.host.kernelRelease).trimmed();
+    }
+    if (transport == QLatin1String("smcr")) {
+        QString fabric = valueText(transportOptions.value(QLatin1String("fabric")));
+        if (fabric.isEmpty()) fabric = QStringLiteral("sim");
+        if (fabric != QLatin1String("sim") && !caps.rdmaDevices.isEmpty())
+            return QStringLiteral("libsmcr %1/%2").arg(fabric, caps.rdmaDevices.front().name);
+        return QStringLiteral("libsmcr ") + fabric;
+    }
+    return transport;
+}
+
+void addEndsFacts(const db::HostFacts& serverFacts, db::HostFacts& clientFacts) {
+    const QString server = serverFacts.value(QStringLiteral("implementation"));
+    const QString client = clientFacts.value(QStringLiteral("implementation"));
+    if (server.isEmpty() || client.isEmpty()) return;
+    const QString ends = QStringLiteral("server: %1, client: %2").arg(server, client);
+    clientFacts.insert(QStringLiteral("ends"), ends);
+    const auto kernelSmc = [](const QString& impl) { return impl.startsWith(QLatin1String("kernel SMC-R")); };
+    const auto realFabric = [](const QString& impl) {
+        return impl.startsWith(QLatin1String("libsmcr ")) && impl != QLatin1String("libsmcr sim");
+    };
+    if (server != client || kernelSmc(server) || kernelSmc(client) || realFabric(server) || realFabric(client))
+        clientFacts.insert(QStringLiteral("wire.ends"), ends);
+}
+
 db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transportOptions, const QString& transport) {
     const protocol::Capabilities& caps = hello.capabilities;
     db::HostFacts facts;
@@ -105,11 +202,20 @@ db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transpo
                                                              : QStringLiteral("unavailable: %1").arg(caps.ksmc.reason));
     if (!caps.rdmaDevices.isEmpty()) facts.insert(QStringLiteral("rdma_device"), caps.rdmaDevices.front().name);
     if (!caps.host.virtualization.isEmpty()) facts.insert(QStringLiteral("virtualization"), caps.host.virtualization);
+    facts.insert(QStringLiteral("implementation"), implementationLabel(caps, transportOptions, transport));
     if (transport == QLatin1String("smcr")) {
         if (transportOptions.contains(QLatin1String("fabric")))
             facts.insert(QStringLiteral("fabric"), valueText(transportOptions.value(QLatin1String("fabric"))));
         if (transportOptions.contains(QLatin1String("link")))
             facts.insert(QStringLiteral("link_model"), valueText(transportOptions.value(QLatin1String("link"))));
+        // The agent loads the option's program only where it has an RDMA
+        // device, and writes it only for runs over a real fabric.
+        const QString fabric = valueText(transportOptions.value(QLatin1String("fabric")));
+        if (!caps.synOption.name.isEmpty() && !fabric.isEmpty() && fabric != QLatin1String("sim")) {
+            facts.insert(QStringLiteral("syn_option"), caps.synOption.available
+                                                           ? QStringLiteral("on")
+                                                           : QStringLiteral("off: %1").arg(caps.synOption.reason));
+        }
     }
     return facts;
 }
@@ -215,6 +321,14 @@ db::RunRecord buildRunRecord(const RecordInputs& in, const CellOutcome& outcome)
         record.settings.insert(it.key(), valueText(it.value()));
     record.settings.insert(QStringLiteral("transport"), column.transport);
     record.settings.insert(QStringLiteral("client_transport"), column.effectiveClientTransport());
+
+    // What each SMC end negotiated, beside which implementation it was (ends).
+    for (const auto& [transport, result, facts] :
+         {std::tuple{column.transport, &outcome.server, &record.serverFacts},
+          std::tuple{column.effectiveClientTransport(), &outcome.client, &record.clientFacts}}) {
+        const QString text = negotiatedText(transport, result->counters, result->settings);
+        if (!text.isEmpty()) facts->insert(QStringLiteral("smc.negotiated"), text);
+    }
 
     record.results = resultMetrics(outcome.client.summary);
     addToolRecord(outcome.client.summary, outcome.server.summary, record);

@@ -29,8 +29,21 @@ db::RunCell toRunCell(const CampaignSpec& spec, const Cell& cell);
 int findCell(const CampaignSpec& spec, const std::vector<Cell>& cells, const db::RunCell& runCell);
 
 // host, cpu_model, cpu_count, kernel, agent_version, ksmc, rdma_device,
-// plus the run's fabric and link model when the transport is smcr.
+// the end's `implementation` (implementationLabel), plus the run's fabric,
+// link model and, over a real fabric, the SMC TCP option (`syn_option`,
+// on or off with the agent's reason) when the transport is smcr.
 db::HostFacts hostFacts(const protocol::Hello& hello, const QJsonObject& transportOptions, const QString& transport);
+// What one end of a run is: "kernel TCP", "kernel SMC-R 6.12" (the
+// kernel's major.minor), "libsmcr verbs/rxe0" (fabric / the host's first
+// RDMA device over a real fabric), "libsmcr sim".
+QString implementationLabel(const protocol::Capabilities& caps, const QJsonObject& transportOptions,
+                            const QString& transport);
+// Which end ran which implementation, on the client's facts (where the
+// report reads a run's wire): `ends` = "server: kernel SMC-R 6.12, client:
+// libsmcr verbs/rxe0", and the same as `wire.ends` (which the tables'
+// Wire section shows) where the kernel's SMC-R is an end, the ends differ,
+// or libsmcr runs over a real fabric: the runs where it is worth saying.
+void addEndsFacts(const db::HostFacts& serverFacts, db::HostFacts& clientFacts);
 // The wire every column of the run crossed, TCP included, as facts
 // "wire.*": the local lab's record (Orchestrator::setWire), or, without one,
 // the sim link model for SMC and the agents' own network for TCP.

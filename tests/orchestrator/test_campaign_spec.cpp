@@ -84,6 +84,21 @@ private slots:
                  QStringLiteral("arm_first"));
     }
 
+    // A mixed column's client end takes its own settings (libsmcr's
+    // experiments against a kernel server), kept through the file format.
+    void mixedColumnKeepsClientSettings() {
+        const auto spec = campaignFromJsonText(QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+            "transportOptions":{"fabric":"verbs"},
+            "columns":[{"label":"libsmcr->kernel","transport":"ksmc","clientTransport":"smcr",
+                        "clientSettings":{"lab.rq_credits":"on","lab.fast_fallback":"on"}}]})"));
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().message.c_str());
+        QCOMPARE(spec->columns[0].clientSettings.value("lab.rq_credits").toString(), QStringLiteral("on"));
+        QVERIFY(spec->columns[0].settings.isEmpty());
+        auto reparsed = campaignFromJson(campaignToJson(*spec));
+        QVERIFY(reparsed.ok());
+        QCOMPARE(reparsed->columns[0].clientSettings, spec->columns[0].clientSettings);
+    }
+
     void roundTripsThroughCanonicalJson() {
         auto spec = campaignFromJsonText(minimalCampaign());
         QVERIFY(spec.ok());
@@ -120,6 +135,14 @@ private slots:
         QTest::newRow("setting of a wrong type") << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
                 "columns":[{"label":"a","transport":"smcr","settings":{"autocorking_size":[1]}}]})")
                                                  << "columns[0].settings.autocorking_size: must be a number";
+        QTest::newRow("client settings without another client transport")
+            << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+                "columns":[{"label":"a","transport":"smcr","clientSettings":{"lab.rq_credits":"on"}}]})")
+            << "columns[0].clientSettings: only for a clientTransport other than transport";
+        QTest::newRow("client setting of a wrong type") << QByteArray(R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],
+                "columns":[{"label":"a","transport":"ksmc","clientTransport":"smcr",
+                            "clientSettings":{"lab.rq_credits":[1]}}]})")
+                                                        << "columns[0].clientSettings.lab.rq_credits: must be a number";
         QTest::newRow("repetitions zero")
             << QByteArray(
                    R"({"name":"x","workloads":["tcp_bw"],"sizes":[1],"repetitions":0,"columns":[{"label":"a","transport":"tcp"}]})")
@@ -222,6 +245,8 @@ private slots:
         QTest::newRow("credits") << "credits" << 3 * 8;
         // Two transports x two tests x 17 sizes.
         QTest::newRow("stream") << "stream" << 3 * 68;
+        // Four ends' pairings x two tests x 3 sizes.
+        QTest::newRow("interop") << "interop" << 3 * 24;
         // The letters' own tools: 2 x 3 x 17, 3, 3, 2 cells.
         QTest::newRow("seed000-qperf") << "seed000-qperf" << 3 * 102;
         QTest::newRow("seed002-nginx") << "seed002-nginx" << 3 * 3;

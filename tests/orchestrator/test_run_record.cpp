@@ -185,6 +185,66 @@ private slots:
         QVERIFY(!judgeHostLoad({}, {}, true, QuietHostSpec{}).known());
     }
 
+    // Which end ran which implementation, and what each SMC end negotiated:
+    // a libsmcr client with its experiments on against a stock kernel
+    // server (the interop preset's libsmcr->kernel column).
+    void interopRunNamesItsEnds() {
+        auto spec = presetCampaign("interop");
+        QVERIFY(spec.has_value());
+        const int column = spec->columnIndex(QStringLiteral("libsmcr->kernel"));
+        QVERIFY(column >= 0);
+        protocol::Hello hello;
+        hello.capabilities.host.kernelRelease = QStringLiteral("6.12.57+deb13-amd64");
+        hello.capabilities.rdmaDevices = {{QStringLiteral("rxe0"), {}, QStringLiteral("eth1")}};
+        hello.capabilities.synOption = {QStringLiteral("syn_option"), true, {}};
+        const ColumnSpec& mixed = spec->columns[static_cast<size_t>(column)];
+        RecordInputs in;
+        in.spec = &*spec;
+        for (const Cell& cell : expandCells(*spec)) {
+            if (cell.columnIndex == column) in.cell = cell;
+        }
+        in.serverFacts = hostFacts(hello, spec->transportOptions, mixed.transport);
+        in.clientFacts = hostFacts(hello, spec->transportOptions, mixed.effectiveClientTransport());
+        QCOMPARE(in.serverFacts.value("implementation"), QStringLiteral("kernel SMC-R 6.12"));
+        QCOMPARE(in.clientFacts.value("implementation"), QStringLiteral("libsmcr verbs/rxe0"));
+        QCOMPARE(in.clientFacts.value("syn_option"), QStringLiteral("on"));
+        QVERIFY(!in.serverFacts.contains("syn_option"));
+        addEndsFacts(in.serverFacts, in.clientFacts);
+        const QString ends = QStringLiteral("server: kernel SMC-R 6.12, client: libsmcr verbs/rxe0");
+        QCOMPARE(in.clientFacts.value("ends"), ends);
+        QCOMPARE(in.clientFacts.value("wire.ends"), ends);
+
+        CellOutcome outcome;
+        outcome.kind = CellOutcome::Kind::finished;
+        outcome.client.summary = QJsonObject{{"bw_MBps", 3.5}};
+        outcome.client.settings =
+            QJsonObject{{"lab.ueid", "SMCLAB-VM"}, {"lab.rq_credits", "on"}, {"lab.fast_fallback", "on"}};
+        outcome.client.counters = QJsonObject{{"smcr.clnt_success", 1}, {"smcr.credit_links", 0}};
+        outcome.server.counters = QJsonObject{{"kernel.smcr.srv_v2_succ_cnt", 1}, {"kernel.smcr.clnt_v2_succ_cnt", 0}};
+        const db::RunRecord record = buildRunRecord(in, outcome);
+        QCOMPARE(record.serverFacts.value("smc.negotiated"), QStringLiteral("SMC-Rv2, 1 connection"));
+        QCOMPARE(record.clientFacts.value("smc.negotiated"),
+                 QStringLiteral("SMC-Rv2, 1 connection; credits asked, not negotiated (smcr.credit_links 0: the "
+                                "standard protocol); fast fallback on (0 accepts)"));
+        // A fallback is named with its reason; a TCP end negotiates nothing.
+        outcome.server.counters.insert("kernel.fallback.server.PEERNOSMC", 2);
+        outcome.server.counters.insert("kernel.smcr.srv_v2_succ_cnt", 0);
+        QCOMPARE(buildRunRecord(in, outcome).serverFacts.value("smc.negotiated"),
+                 QStringLiteral("no SMC-R connection; fallbacks: server.PEERNOSMC 2"));
+
+        // An agent that could not load the program: the reason, per run.
+        hello.capabilities.synOption = {QStringLiteral("syn_option"), false, QStringLiteral("no CAP_BPF")};
+        QCOMPARE(hostFacts(hello, spec->transportOptions, QStringLiteral("smcr")).value("syn_option"),
+                 QStringLiteral("off: no CAP_BPF"));
+        // The sim fabric's runs (the local lab) keep their wire line: no ends in it.
+        db::HostFacts simServer{{"implementation", "libsmcr sim"}};
+        db::HostFacts simClient{{"implementation", "libsmcr sim"}};
+        addEndsFacts(simServer, simClient);
+        QCOMPARE(simClient.value("ends"), QStringLiteral("server: libsmcr sim, client: libsmcr sim"));
+        QVERIFY(!simClient.contains("wire.ends"));
+        QVERIFY(!hostFacts(hello, QJsonObject{{"fabric", "sim"}}, QStringLiteral("smcr")).contains("syn_option"));
+    }
+
     void recordCarriesTheHostState() {
         auto spec = presetCampaign("datapath");
         const auto cells = expandCells(*spec);

@@ -43,7 +43,7 @@ using WireFacts = QMap<QString, QString>;  // "model", "tcp_path", ... (without 
 smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campaignId) {
     QMap<qint64, WireFacts> out;
     for (const char* name : {"model", "tcp_path", "tcp_rate", "tcp_delay", "tcp_capacity", "tcp_steering",
-                             "ethernet_mtu", "bandwidth_gbps", "latency_ns", "hosts"}) {
+                             "ethernet_mtu", "bandwidth_gbps", "latency_ns", "hosts", "ends"}) {
         auto values =
             store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("wire.") + QLatin1String(name));
         if (!values) return smcr::fail(values.error());
@@ -66,7 +66,11 @@ QString wireText(const QString& transport, const WireFacts& wire) {
     if (path.isEmpty() && !wire.contains(QStringLiteral("model"))) return QString();
     // VM lab hosts under TCG: said in every column's line.
     const QString hosts = wire.value(QStringLiteral("hosts"));
-    const QString hostsNote = hosts.isEmpty() ? QString() : QStringLiteral("; ") + hosts;
+    QString hostsNote = hosts.isEmpty() ? QString() : QStringLiteral("; ") + hosts;
+    // Which end ran which implementation, where the orchestrator found it
+    // worth saying (libsmcr against the kernel's SMC-R, a real fabric).
+    if (const QString ends = wire.value(QStringLiteral("ends")); !ends.isEmpty())
+        hostsNote = QStringLiteral("; ") + ends + hostsNote;
     if (transport == QLatin1String("tcp")) {
         QString text = QStringLiteral("TCP over ") + path;
         if (const QString mtu = wire.value(QStringLiteral("ethernet_mtu")); !mtu.isEmpty() && mtu != QLatin1String("0"))
