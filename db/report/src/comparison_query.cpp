@@ -50,10 +50,14 @@ smcr::Result<QMap<qint64, WireFacts>> runWires(ResultStore& store, qint64 campai
         for (auto it = values->begin(); it != values->end(); ++it)
             out[it.key()].insert(QLatin1String(name), it.value());
     }
-    auto fabric = store.campaignRunFact(campaignId, smcr::Side::client, QStringLiteral("fabric"));
-    if (!fabric) return smcr::fail(fabric.error());
-    for (auto it = fabric->begin(); it != fabric->end(); ++it)
-        out[it.key()].insert(QStringLiteral("fabric"), it.value());
+    // The fabric of the column's transport, which is the server's: a
+    // kernel client of a libsmcr server has none of its own.
+    for (const smcr::Side side : {smcr::Side::client, smcr::Side::server}) {
+        auto fabric = store.campaignRunFact(campaignId, side, QStringLiteral("fabric"));
+        if (!fabric) return smcr::fail(fabric.error());
+        for (auto it = fabric->begin(); it != fabric->end(); ++it)
+            out[it.key()].insert(QStringLiteral("fabric"), it.value());
+    }
     return out;
 }
 
