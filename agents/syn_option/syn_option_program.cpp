@@ -15,6 +15,10 @@
 
 namespace smclab::synopt {
 
+// smc_syn_option.bpf.o, built into the library (embed_bpf.cmake).
+extern const uint8_t kSynOptionObject[];
+extern const size_t kSynOptionObjectSize;
+
 namespace {
 
 // Where a filesystem of `type` is mounted, else mounted by us on
@@ -66,8 +70,15 @@ std::unique_ptr<SynOptionProgram> SynOptionProgram::load(const std::string& obje
     // One line of our own says why, not libbpf's several.
     libbpf_set_print([](libbpf_print_level, const char*, va_list) { return 0; });
     auto impl = std::make_unique<Impl>();
-    const std::string path = objectPath.empty() ? selfDir() + "/smc_syn_option.bpf.o" : objectPath;
-    impl->object = bpf_object__open_file(path.c_str(), nullptr);
+    const std::string path = objectPath.empty() ? std::string("the built-in smc_syn_option.bpf.o") : objectPath;
+    if (objectPath.empty()) {
+        bpf_object_open_opts options{};
+        options.sz = sizeof(options);
+        options.object_name = "smc_syn_option";
+        impl->object = bpf_object__open_mem(kSynOptionObject, kSynOptionObjectSize, &options);
+    } else {
+        impl->object = bpf_object__open_file(path.c_str(), nullptr);
+    }
     if (impl->object == nullptr) {
         *why = "cannot open " + path + ": " + std::strerror(errno);
         return nullptr;

@@ -1,5 +1,6 @@
 // The SMC TCP option (kind 254, magic E2 D4 C3 D9) on the SYN and SYN-ACK
-// of chosen ports: smc_syn_option.bpf.o loaded with libbpf, attached to
+// of chosen ports: smc_syn_option.bpf.o (built into this library,
+// embed_bpf.cmake) loaded with libbpf, attached to
 // the root of the cgroup v2 hierarchy (mounting one under /run/smclab when
 // none is mounted), its record of what each connection's peer sent pinned
 // on a bpf filesystem for libsmcr to read (SMCR_SYN_OPTION_MAP,
@@ -24,7 +25,7 @@ public:
 
     // Loads and attaches the program (no port chosen yet) and pins the
     // peers' record; null with *why (one sentence) when it cannot.
-    // `objectPath` empty: smc_syn_option.bpf.o beside this executable.
+    // `objectPath` empty: the object built into the library.
     static std::unique_ptr<SynOptionProgram> load(const std::string& objectPath, std::string* why);
 
     // The option goes on connects to `port` and on listeners bound to it
@@ -45,8 +46,5 @@ private:
     std::string m_recordPath;
     std::string m_recordWarning;
 };
-
-// The directory of the running executable.
-std::string selfDir();
 
 }  // namespace smclab::synopt
