@@ -1,5 +1,7 @@
 #include "pages/campaign_page.h"
 
+#include <tuple>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -33,7 +35,7 @@ namespace smclab::gui {
 namespace {
 
 enum WorkloadColumn { wlLabel = 0, wlWorkload, wlSizes, wlCount };
-enum ColumnColumn { colLabel = 0, colTransport, colClientTransport, colSettings, colCount };
+enum ColumnColumn { colLabel = 0, colTransport, colClientTransport, colSettings, colClientSettings, colCount };
 // Item data on a row's label item: the JSON parts the table does not show.
 constexpr int kHiddenRole = Qt::UserRole + 1;
 
@@ -243,8 +245,9 @@ QWidget* CampaignPage::makeColumnsBox() {
     auto* columnsBox = new QGroupBox(tr("Columns (settings variants; the first is the default baseline)"), this);
     auto* colLayout = new QVBoxLayout(columnsBox);
     m_columns = new QTableWidget(0, colCount, columnsBox);
-    m_columns->setHorizontalHeaderLabels(
-        {tr("Column label"), tr("Transport"), tr("Client transport"), tr("Settings (name=value, ...)")});
+    m_columns->setHorizontalHeaderLabels({tr("Column label"), tr("Transport"), tr("Client transport"),
+                                          tr("Settings (name=value, ...)"),
+                                          tr("Client settings (another client transport only)")});
     m_columns->horizontalHeader()->setSectionResizeMode(colSettings, QHeaderView::Stretch);
     m_columns->verticalHeader()->hide();
     colLayout->addWidget(m_columns);
@@ -480,6 +483,7 @@ void CampaignPage::addColumnRow(const orchestrator::ColumnSpec& column) {
     m_columns->setCellWidget(row, colTransport, transport);
     m_columns->setCellWidget(row, colClientTransport, client);
     m_columns->setItem(row, colSettings, new QTableWidgetItem(settingsToText(column.settings)));
+    m_columns->setItem(row, colClientSettings, new QTableWidgetItem(settingsToText(column.clientSettings)));
 }
 
 void CampaignPage::setCampaign(const orchestrator::CampaignSpec& spec) {
@@ -550,13 +554,19 @@ std::vector<orchestrator::ColumnSpec> CampaignPage::columnsFromTable(QStringList
         if (auto* combo = qobject_cast<QComboBox*>(m_columns->cellWidget(row, colClientTransport))) {
             column.clientTransport = combo->currentIndex() > 0 ? combo->currentText() : QString();
         }
-        const QTableWidgetItem* settings = m_columns->item(row, colSettings);
-        QString why;
-        const auto parsed = settingsFromText(settings ? settings->text() : QString(), &why);
-        if (parsed) {
-            column.settings = *parsed;
-        } else {
-            problems->append(tr("columns[%1].settings: %2").arg(row).arg(why));
+        // The client's settings apply where the client runs another
+        // transport (a libsmcr client's experiments against a kernel server).
+        for (const auto& [cell, name, target] :
+             {std::tuple{colSettings, "settings", &column.settings},
+              std::tuple{colClientSettings, "clientSettings", &column.clientSettings}}) {
+            const QTableWidgetItem* item = m_columns->item(row, cell);
+            QString why;
+            const auto parsed = settingsFromText(item ? item->text() : QString(), &why);
+            if (parsed) {
+                *target = *parsed;
+            } else {
+                problems->append(tr("columns[%1].%2: %3").arg(row).arg(QLatin1String(name), why));
+            }
         }
         columns.push_back(column);
     }

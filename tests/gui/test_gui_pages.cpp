@@ -80,6 +80,7 @@ private slots:
     void shortcutsWorkFromTheExportText();
     void campaignEditorValidates();
     void campaignFileRoundTrip();
+    void campaignEditorKeepsClientSettings();
     void warmupAndPerWorkloadSizesAreExact();
     void campaignEditorOffersToolParams();
     void addHostDialogExplains();
@@ -199,6 +200,34 @@ void TestGuiPages::campaignFileRoundTrip() {
     QVERIFY(page->openPath(path));
     QCOMPARE(page->campaignJson(), saved);
     QCOMPARE(AppSettings::lastCampaignFile(), path);
+    page->loadPreset(QStringLiteral("datapath"));
+}
+
+void TestGuiPages::campaignEditorKeepsClientSettings() {
+    // A libsmcr client's experiments against a kernel server (the interop
+    // columns): the editor shows them in their own column and a campaign
+    // opened, edited elsewhere and saved keeps them. Before the column the
+    // editor dropped them, and the client ran without its settings.
+    CampaignPage* page = m_window->campaignPage();
+    page->loadPreset(QStringLiteral("interop"));
+    QTableWidget* columns = page->columnsTable();
+    QCOMPARE(columns->item(1, 0)->text(), QStringLiteral("libsmcr->kernel"));
+    const int clientSettings = 4;
+    columns->item(1, clientSettings)->setText(QStringLiteral("lab.rq_credits=1, lab.fast_fallback=1"));
+    QVERIFY2(page->isValid(), qPrintable(page->hintText()));
+    const QString path = m_dir.filePath(QStringLiteral("interop.json"));
+    QVERIFY(page->savePath(path));
+    page->newCampaign();
+    QVERIFY(page->openPath(path));
+    const QJsonObject mixed = page->campaignJson().value(QStringLiteral("columns")).toArray().at(1).toObject();
+    QCOMPARE(mixed.value(QStringLiteral("clientSettings")).toObject(),
+             (QJsonObject{{QStringLiteral("lab.rq_credits"), 1}, {QStringLiteral("lab.fast_fallback"), 1}}));
+    QCOMPARE(columns->item(1, clientSettings)->text(), QStringLiteral("lab.fast_fallback=1, lab.rq_credits=1"));
+    // Where both ends run one transport there is no other client to set up:
+    // the campaign's own validation says so.
+    columns->item(0, clientSettings)->setText(QStringLiteral("lab.rq_credits=1"));
+    QVERIFY(!page->isValid());
+    QVERIFY2(page->hintText().contains(QStringLiteral("columns[0].clientSettings")), qPrintable(page->hintText()));
     page->loadPreset(QStringLiteral("datapath"));
 }
 
