@@ -527,7 +527,6 @@ void EngineImpl::backgroundLoop() {
         backgroundChannelLocked(nowMs, timeoutMs);
         noteBackgroundSleepLocked(nowMs, timeoutMs);  // the watchdog may need a kick (engine_watchdog.cpp)
         if (m_bgChannelWatched) {
-            if (m_channelFired) consumeChannelEventsLocked();  // a waitUntil sleeper's, left for its next arm
             m_bgChannelWakeNs = timeoutMs < 0 ? 0 : monotonicNs() + uint64_t(timeoutMs) * 1000000ull;
             if (m_bgChannelWakeNs == 0) m_bgChannelWakeNs = fabric::Device::kNoWakePromise;
             publishOwnerWakeLocked();
@@ -569,6 +568,11 @@ void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
     const bool watchChannel = !inGrace;
     m_bgAwaitsForeignExit = false;
     if (watchChannel) {
+        // A waitUntil sleeper's event, left for its next arm (sleepStepLocked):
+        // taken before this arm, never after it. Taken after, it could be
+        // the event of a completion that came after the arm, and this thread
+        // would sleep on a disarmed CQ with the completion unpolled.
+        if (m_channelFired) consumeChannelEventsLocked();
         serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
         // The fabric's timed work runs only inside our calls: wake for it
         // (whole milliseconds; the sim's timer normally comes first).
