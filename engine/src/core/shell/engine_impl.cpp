@@ -304,7 +304,6 @@ bool EngineImpl::armLocked(bool armSend) {
 }
 
 void EngineImpl::consumeChannelEventsLocked() {
-    m_channelFired = false;
     for (;;) {
         auto ev = m_channel->getEvent(0);
         if (!ev) break;
@@ -379,9 +378,6 @@ EngineImpl::WaitStep EngineImpl::armStepLocked(std::unique_lock<std::mutex>& loc
     // completions are drained or armed for, not found by a wake-up that
     // the arm itself caused.
     if (w.owner != nullptr) runDeferredPushLocked(*w.owner);
-    // The event of our last wake-up, left for now (sleepStepLocked): taken
-    // before the arm, so a completion after the arm keeps the channel readable.
-    if (m_channelFired) consumeChannelEventsLocked();
     // Drain and arm per lab.cq_mode (engine_cq.cpp): a completion that
     // slipped in between the last poll and the arm must not be slept on.
     // A receives-only waiter arms the send CQ only if a send completion
@@ -444,10 +440,9 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     std::erase_if(m_sleepers, [&](const Sleeper& s) { return s.eventFd == w.eventFd; });
     publishOwnerWakeLocked();
     if (fds[eventFdIndex].revents != 0) drainEventFd(w.eventFd);
-    // The channel's event is taken before the next arm (armStepLocked), not
-    // now: its read (a system call) would stand between the wake-up and the
-    // data, which the CQ poll below finds without it.
-    for (size_t i = 0; i < nChannel; ++i) m_channelFired = m_channelFired || fds[i].revents != 0;
+    bool channelFired = false;
+    for (size_t i = 0; i < nChannel; ++i) channelFired = channelFired || fds[i].revents != 0;
+    if (channelFired) consumeChannelEventsLocked();
     // What arrived while we slept is handled before we re-enter the
     // socket, as the kernel's tasklet handles it while the owner sleeps:
     // its pushes go out at once instead of waiting for our next leave
@@ -568,11 +563,6 @@ void EngineImpl::backgroundChannelLocked(uint64_t nowMs, int& timeoutMs) {
     const bool watchChannel = !inGrace;
     m_bgAwaitsForeignExit = false;
     if (watchChannel) {
-        // A waitUntil sleeper's event, left for its next arm (sleepStepLocked):
-        // taken before this arm, never after it. Taken after, it could be
-        // the event of a completion that came after the arm, and this thread
-        // would sleep on a disarmed CQ with the completion unpolled.
-        if (m_channelFired) consumeChannelEventsLocked();
         serviceCqsLocked();  // drained and armed per lab.cq_mode (engine_cq.cpp)
         // The fabric's timed work runs only inside our calls: wake for it
         // (whole milliseconds; the sim's timer normally comes first).

@@ -485,10 +485,6 @@ private:
     uint64_t m_lastWaiterExitMs = 0;  // the channel's grace period (engine_impl.cpp)
     uint64_t m_lastAppPollMs = 0;     // and a Poller's last wait that found work
     uint32_t m_foreignWaiters = 0;    // foreignWaitBeginLocked() not yet ended
-    // A sleeper woke on the channel and left its event for the next arm
-    // (sleepStepLocked): anyone about to sleep on the channel takes it first,
-    // or the readable channel would wake them at once.
-    bool m_channelFired = false;
     // The background thread sleeps without a check-back timer while only
     // foreign waiters wait: the last of them to leave kicks it.
     bool m_bgAwaitsForeignExit = false;

@@ -76,10 +76,6 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
 }
 
 void EngineImpl::foreignWaitBeginLocked() {
-    // A waitUntil sleeper's event, left for its next arm: taken before the
-    // foreign loop arms (Poller::wait's scan), so the loop's sleep sees only
-    // events of its own arm.
-    if (m_channelFired) consumeChannelEventsLocked();
     ++m_foreignWaiters;
     publishOwnerWakeLocked();
 }
