@@ -6,6 +6,7 @@
 
 #include "core/connection/connection_core.h"
 #include "core/link/add_link_flow.h"
+#include "core/link/link_core.h"
 #include "core/link/link_failover.h"
 #include "core/link/rkey_table.h"
 
@@ -255,6 +256,50 @@ private slots:
         QCOMPARE(int(split[0].numRkeys), 8);
         QCOMPARE(int(split[2].numRkeys), 3);
         QCOMPARE(split[2].rkeys[2], 19u);
+    }
+
+    // The peer's rkey requests are counted as they come and as they are
+    // answered, on one link (LinkCore answers) and on two (the rkey table
+    // does); our own requests' responses and other messages are not. A
+    // kernel peer sends one DELETE_RKEY per connection it frees, with one
+    // rkey (smc_llc_send_delete_rkey), and waits 2 s for the answer.
+    void peerRkeyRequestsAreCounted() {
+        smcr::EngineStats stats;
+        LinkCore single(1, LinkTimers{}, 0);
+        single.activate(0);
+        wire::LlcDeleteRkey del;
+        del.numRkeys = 1;
+        del.rkeys[0] = 0x1234;
+        const wire::LlcMessage delReq = roundTrip(del);
+        LinkActions a = single.onLlc(delReq, 1);
+        QVERIFY(a.send);
+        const auto& delAnswer = std::get<wire::LlcDeleteRkey>(*a.send);
+        QVERIFY(delAnswer.response);
+        QCOMPARE(int(delAnswer.errorMask), 0);
+        QCOMPARE(delAnswer.rkeys[0], 0x1234u);
+        countPeerRkeyRequest(delReq, true, stats);
+        wire::LlcConfirmRkey confirm;
+        confirm.entries[0] = wire::LinkRkey{0, 0x99, 0x8000};  // one link: no further entries
+        const wire::LlcMessage confirmReq = roundTrip(confirm);
+        a = single.onLlc(confirmReq, 2);
+        QVERIFY(std::get<wire::LlcConfirmRkey>(*a.send).response);
+        countPeerRkeyRequest(confirmReq, true, stats);
+        // Two links: the table answers; a response that could not be posted is received, not answered.
+        RkeyTable table;
+        countPeerRkeyRequest(table.onDeleteRkey(std::get<wire::LlcDeleteRkey>(delReq)), true, stats);  // a response
+        countPeerRkeyRequest(delReq, false, stats);
+        countPeerRkeyRequest(makeConfirmRkey(RmbOnLink{30, 1}, 2, RmbOnLink{31, 2}), true, stats);
+        countPeerRkeyRequest(wire::LlcTestLink{}, true, stats);  // not an rkey request
+        QCOMPARE(stats.peerDeleteRkeys, 2ull);
+        QCOMPARE(stats.peerDeleteRkeysAnswered, 1ull);
+        QCOMPARE(stats.peerConfirmRkeys, 2ull);
+        QCOMPARE(stats.peerConfirmRkeysAnswered, 2ull);
+        QCOMPARE(stats.rkeysDeleted, 0ull);  // our own requests' count, untouched
+        bool exported = false;
+        for (const auto& [name, value] : stats.flatten()) {
+            if (name == "smcr.delete_rkey_rcvd") exported = value == 2;
+        }
+        QVERIFY(exported);
     }
 
     void linkLossPlans() {

@@ -93,6 +93,13 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(engine->stats().rkeysConfirmed, 1ull, 5000);
         second.close();
         QTRY_COMPARE_WITH_TIMEOUT(engine->stats().rkeysDeleted, 1ull, 5000);
+        // The peer's side of the same: its RMB for `second` confirmed and
+        // withdrawn by its own requests, which this engine answered.
+        QTRY_COMPARE_WITH_TIMEOUT(engine->stats().peerDeleteRkeysAnswered, 1ull, 5000);
+        es = engine->stats();
+        QCOMPARE(es.peerConfirmRkeys, 1ull);
+        QCOMPARE(es.peerConfirmRkeysAnswered, 1ull);
+        QCOMPARE(es.peerDeleteRkeys, 1ull);
         QVERIFY(echoOnce(first, 13, 1000));
         first.close();
         QCOMPARE(peer.wait(10000), 0);

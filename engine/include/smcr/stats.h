@@ -79,6 +79,15 @@ struct EngineStats {
     uint64_t retiredLinkCdcs = 0;       // CDCs a lost link took in before it went down, handled after the switch
     uint64_t rkeysConfirmed = 0;        // our RMBs the peer confirmed by CONFIRM_RKEY
     uint64_t rkeysDeleted = 0;          // our RMBs the peer dropped by DELETE_RKEY
+    // The peer's own rkey requests, one link or two. A kernel peer sends
+    // CONFIRM_RKEY for every connection's RMB but a first contact's
+    // (af_smc.c smcr_lgr_reg_rmbs) and DELETE_RKEY for every connection it
+    // frees (smc_core.c smcr_buf_unuse), then waits SMC_LLC_WAIT_TIME (2 s)
+    // for the answer: received minus answered is a stall on the peer's side.
+    uint64_t peerConfirmRkeys = 0;          // CONFIRM_RKEY requests received
+    uint64_t peerConfirmRkeysAnswered = 0;  // ... answered (the response posted)
+    uint64_t peerDeleteRkeys = 0;           // DELETE_RKEY requests received
+    uint64_t peerDeleteRkeysAnswered = 0;   // ... answered (the response posted)
     uint64_t linksActive = 0;           // gauge: links carrying or standing by now
     uint64_t txCompletionTimeouts = 0;  // links declared down: no send completion for lab.tx_completion_timeout_ms
     uint64_t connsSecondLink = 0;       // gauge: connections balanced onto the added link, sending there now

@@ -70,4 +70,14 @@ uint32_t deletedRkeyCount(const wire::LlcDeleteRkey& response) {
     return count;
 }
 
+void countPeerRkeyRequest(const wire::LlcMessage& message, bool answered, EngineStats& stats) {
+    if (const auto* confirm = std::get_if<wire::LlcConfirmRkey>(&message); confirm && !confirm->response) {
+        ++stats.peerConfirmRkeys;
+        if (answered) ++stats.peerConfirmRkeysAnswered;
+    } else if (const auto* del = std::get_if<wire::LlcDeleteRkey>(&message); del && !del->response) {
+        ++stats.peerDeleteRkeys;
+        if (answered) ++stats.peerDeleteRkeysAnswered;
+    }
+}
+
 }  // namespace smcr::core

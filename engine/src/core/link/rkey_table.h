@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include <smcr/stats.h>
 #include <smcr/wire/llc.h>
 
 namespace smcr::core {
@@ -51,5 +52,10 @@ wire::LlcConfirmRkey makeConfirmRkey(const RmbOnLink& current, uint8_t otherLink
 std::vector<wire::LlcDeleteRkey> makeDeleteRkeys(std::span<const uint32_t> rkeys);
 // Entries of a DELETE_RKEY response that the peer confirmed.
 uint32_t deletedRkeyCount(const wire::LlcDeleteRkey& response);
+// The peer's CONFIRM_RKEY or DELETE_RKEY request (`message` as it came;
+// anything else is not counted) in `stats`, and whether our response went
+// out (`answered`): smcr.confirm_rkey_rcvd / _answered, smcr.delete_rkey_rcvd /
+// _answered.
+void countPeerRkeyRequest(const wire::LlcMessage& message, bool answered, EngineStats& stats);
 
 }  // namespace smcr::core

@@ -176,7 +176,9 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
             return true;
         }
         if (!lgr->standby()) return false;  // one link: LinkCore confirms
-        (void)postLlcLocked(*lgr, wire::encode(multi.peerRkeys.onConfirmRkey(*confirm, lgr->standby()->linkId())));
+        const Status answered =
+            postLlcLocked(*lgr, wire::encode(multi.peerRkeys.onConfirmRkey(*confirm, lgr->standby()->linkId())));
+        countPeerRkeyRequest(msg, answered.ok(), m_stats);
         return true;
     }
     if (const auto* del = std::get_if<wire::LlcDeleteRkey>(&msg)) {
@@ -184,8 +186,9 @@ bool EngineImpl::onMultiLinkLlcLocked(const std::shared_ptr<LinkGroup>& lgr, con
             m_stats.rkeysDeleted += deletedRkeyCount(*del);
             return true;
         }
-        if (!lgr->standby()) return false;
-        (void)postLlcLocked(*lgr, wire::encode(multi.peerRkeys.onDeleteRkey(*del)));
+        if (!lgr->standby()) return false;  // one link: LinkCore answers
+        const Status answered = postLlcLocked(*lgr, wire::encode(multi.peerRkeys.onDeleteRkey(*del)));
+        countPeerRkeyRequest(msg, answered.ok(), m_stats);
         return true;
     }
     return false;

@@ -10,6 +10,7 @@
 
 #include <smcr/wire/cdc.h>
 
+#include "core/link/rkey_table.h"
 #include "core/shell/engine_impl.h"
 #include "core/shell/wr_id.h"
 
@@ -123,7 +124,8 @@ void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, 
         // Anything else concerns the group, whichever link carried it.
         LinkActions a = lgr->primary().core->onLlc(msg.value(), nowMs);
         if (a.addLinkRejected) ++m_stats.addLinkRejected;
-        if (a.send) (void)postLlcLocked(*lgr, wire::encodeLlc(*a.send));
+        const bool answered = a.send && postLlcLocked(*lgr, wire::encodeLlc(*a.send)).ok();
+        countPeerRkeyRequest(msg.value(), answered, m_stats);
         if (a.terminateLinkGroup || a.linkDown) terminateLinkGroupLocked(lgr, a.reason, PeerNotice::none);
     }
     // `link` may be gone by now (a DELETE_LINK dropped it): compared, not used.
