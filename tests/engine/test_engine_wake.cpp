@@ -344,6 +344,49 @@ private slots:
         QVERIFY2(sleeps <= uint64_t{kRounds} * 5 / 4, "a wake-up's channel event woke the next sleep too");
     }
 
+    void aLeftChannelEventIsTakenByThePollersArm() {
+        // A wake-up leaves the channel's event for the next arm, whoever
+        // arms (EngineImpl::armLocked). A Poller's wait(…, 0) arms too: had
+        // it left the event, the channel would stay readable, and a foreign
+        // loop sleeping on the poller's fd (the preload's epoll_wait) would
+        // wake at once every time. Rounds until one slept and the poller's
+        // next arm took that wake-up's event (an answer may come before the
+        // sleep; the background thread may take the event first).
+        const SettingList settings = {{"lab.link", "ideal"}, {"lab.busy_poll_us", "0"}};
+        const int kRounds = 200;
+        EchoServer server(settings, kRounds, 1);
+        auto engine = newEngine(settings);
+        smcr::Socket s = connectTo(engine, server.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(10000).ok());
+        auto made = smcr::Poller::create(engine);
+        QVERIFY(made.ok());
+        smcr::Poller poller = std::move(made.value());
+        QVERIFY(poller.add(s, POLLIN, &s).ok());
+        int slept = 0;
+        bool taken = false;
+        bool ok = true;
+        for (int i = 0; i < kRounds && ok; ++i) {  // all of them: the server expects them
+            uint8_t out = 0;
+            fillPattern(605, uint64_t(i), &out, 1);
+            uint8_t in = 0;
+            const smcr::EngineStats e0 = engine->stats();
+            ok = s.send(&out, 1).ok() && recvAll(s, &in, 1) && in == out;
+            const smcr::EngineStats e1 = engine->stats();
+            if (!ok || taken || e1.blockingWaits == e0.blockingWaits) continue;
+            ++slept;
+            smcr::PollEvent ev[1];
+            for (int w = 0; w < 2; ++w) ok = ok && poller.wait(ev, 0).valueOr(1) == 0;
+            taken = engine->stats().cqEvents > e1.cqEvents;
+        }
+        s.close();
+        QVERIFY2(ok, "the ping-pong broke off, an answer was wrong or the poller saw an event of nothing");
+        QVERIFY(server.join());
+        qInfo("%d rounds slept until the poller's arm took a wake-up's event: %s", slept, taken ? "taken" : "never");
+        QVERIFY2(slept > 0, "no round slept");
+        QVERIFY2(taken, "the poller's arm took no wake-up's event: read at the wake-up, or left in the channel");
+    }
+
     void foreignLoopIsWokenWithoutBackgroundThread() {
         // A foreign event loop (the preloaded program's epoll_wait) sleeps on
         // the poller's fd and is woken by the answer's completion directly.

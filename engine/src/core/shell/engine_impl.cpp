@@ -287,6 +287,13 @@ void EngineImpl::rearmPersistentWatcherLocked(int eventFd) {
 }
 
 bool EngineImpl::armLocked(bool armSend) {
+    // A sleeper's wake-up event, left in the channel (sleepStepLocked), is
+    // taken before any arm, whoever arms: taken after it, it could be the
+    // event of a completion that came after the arm, and the armer would
+    // sleep on a disarmed CQ with that completion unpolled. The arm's own
+    // poll (the caller polls again when this returns false) sees what the
+    // event stood for.
+    if (m_channelEventLeft) consumeChannelEventsLocked();
     // Receives arm solicited-only: every CDC/LLC SEND carries the SE bit
     // (smc-protocol.md section 4). Send completions return sndbuf space and
     // CDC slots, so that CQ arms for the next completion when a waiter needs
@@ -304,6 +311,7 @@ bool EngineImpl::armLocked(bool armSend) {
 }
 
 void EngineImpl::consumeChannelEventsLocked() {
+    m_channelEventLeft = false;
     for (;;) {
         auto ev = m_channel->getEvent(0);
         if (!ev) break;
@@ -440,9 +448,10 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     std::erase_if(m_sleepers, [&](const Sleeper& s) { return s.eventFd == w.eventFd; });
     publishOwnerWakeLocked();
     if (fds[eventFdIndex].revents != 0) drainEventFd(w.eventFd);
-    bool channelFired = false;
-    for (size_t i = 0; i < nChannel; ++i) channelFired = channelFired || fds[i].revents != 0;
-    if (channelFired) consumeChannelEventsLocked();
+    // The channel's event is left for the next arm (armLocked), not taken
+    // now: its read (a system call) would stand between the wake-up and the
+    // data, which the CQ poll below finds without it.
+    for (size_t i = 0; i < nChannel; ++i) m_channelEventLeft = m_channelEventLeft || fds[i].revents != 0;
     // What arrived while we slept is handled before we re-enter the
     // socket, as the kernel's tasklet handles it while the owner sleeps:
     // its pushes go out at once instead of waiting for our next leave

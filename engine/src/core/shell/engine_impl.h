@@ -488,6 +488,10 @@ private:
     // The background thread sleeps without a check-back timer while only
     // foreign waiters wait: the last of them to leave kicks it.
     bool m_bgAwaitsForeignExit = false;
+    // A sleeper woke on the channel and left its event there (sleepStepLocked):
+    // the next arm takes it first (armLocked), or the readable channel would
+    // wake whoever sleeps on it next at once.
+    bool m_channelEventLeft = false;
 
     // Background thread.
     std::thread m_background;
