@@ -5,7 +5,10 @@
 # what comes back with what it sent, byte for byte. Every end of a
 # connection is printed with how it ended (eof or the errno's name) and
 # when, so a test can tell an orderly close from an abort and see how long
-# the peer took to notice.
+# the peer took to notice. The kernel waits in close() for its peer's answer
+# to the DELETE_RKEY it sends as it frees the connection (up to 2 s,
+# SMC_LLC_WAIT_TIME), so how long close() took is printed too: the server's
+# "closed close_ms=N" after each end line, the client's "close_ms max=N".
 #
 #   echo_conns.py server ADDR PORT [--close-after BYTES]
 #   echo_conns.py client ADDR PORT [--conns N] [--parallel P] [--bytes B] [--server-closes]
@@ -70,7 +73,9 @@ def serve(args):
         except OSError as e:
             how = "error " + error_name(e)
         say(ended(how, sent, received, start))
+        closing = time.monotonic()
         conn.close()
+        say("closed close_ms=%d" % ((time.monotonic() - closing) * 1000))
 
     while True:
         conn, _ = listener.accept()
@@ -79,6 +84,7 @@ def serve(args):
 
 
 connect_ms = [0]  # the slowest connect (the SMC handshake happens in it)
+close_ms = [0]  # the slowest close (the kernel's DELETE_RKEY happens in it)
 
 
 def one_connection(args, index, failures):
@@ -111,7 +117,9 @@ def one_connection(args, index, failures):
     except OSError as e:
         failures.append("connection %d: %s after %d of %d bytes back" % (index, error_name(e), len(back), len(payload)))
     finally:
+        closing = time.monotonic()
         sock.close()
+        close_ms[0] = max(close_ms[0], (time.monotonic() - closing) * 1000)
 
 
 def client(args):
@@ -138,6 +146,7 @@ def client(args):
     for w in workers:
         w.join()
     say("connect_ms max=%d" % connect_ms[0])
+    say("close_ms max=%d" % close_ms[0])
     for f in failures[:10]:
         say("FAIL " + f)
     if failures:

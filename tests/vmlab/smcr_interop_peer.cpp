@@ -5,6 +5,7 @@
 //   smcr_interop_peer server ADDR PORT [--close-after BYTES]
 //   smcr_interop_peer client ADDR PORT [--conns N] [--parallel P] [--bytes B] [--server-closes]
 //                            [--pause-ms MS]  (each connection idle that long halfway)
+//                            [--await-rkey-deletes]  (the counters once the peer's DELETE_RKEYs are in)
 //   smcr_interop_peer stream ADDR PORT [--pid-file FILE]
 // Each connection's end is printed as "end eof|closed-first|error NAME
 // sent=.. received=.. after_ms=..", the client's result as "ok ..." or
@@ -44,6 +45,7 @@ struct Args {
     size_t bytes = 4096;
     bool serverCloses = false;
     int pauseMs = 0;
+    bool awaitRkeyDeletes = false;
     std::string pidFile;
 };
 
@@ -150,6 +152,10 @@ int serve(const Args& a) {
             " credit_links=" + std::to_string(engineStat("smcr.credit_links")) +
             " syn_option_accepts=" + std::to_string(engineStat("smcr.syn_option_accepts")) +
             " unknown_token_dropped=" + std::to_string(engineStat("smcr.unknown_token_dropped")) +
+            " confirm_rkey_rcvd=" + std::to_string(engineStat("smcr.confirm_rkey_rcvd")) +
+            " confirm_rkey_answered=" + std::to_string(engineStat("smcr.confirm_rkey_answered")) +
+            " delete_rkey_rcvd=" + std::to_string(engineStat("smcr.delete_rkey_rcvd")) +
+            " delete_rkey_answered=" + std::to_string(engineStat("smcr.delete_rkey_answered")) +
             " hs_errors=" + std::to_string(engineStat("smcr.hs_errors")));
         std::thread(echo, std::move(s.value()), a.closeAfter).detach();
     }
@@ -231,10 +237,22 @@ void oneConnection(const Args& a, int index, Tally& t) {
     s->close();
 }
 
-void printStats() {
+// A kernel peer sends DELETE_RKEY as it frees each connection (smc_core.c
+// smcr_buf_unuse), after the close that ended it here: with
+// awaitDeletes, up to 5 s for one per SMC connection before the counters
+// are read, and how long that took.
+void printStats(int awaitDeletes) {
     auto engine = smcr::Engine::shared();
     if (!engine) return;
     (void)engine.value()->flushClosed(3000);
+    if (awaitDeletes > 0) {
+        const auto began = Clock::now();
+        while (engine.value()->stats().peerDeleteRkeys < static_cast<uint64_t>(awaitDeletes) &&
+               Clock::now() - began < std::chrono::seconds(5))
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        say("rkey_deletes_awaited_ms=" +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count()));
+    }
     for (const auto& [name, value] : engine.value()->stats().flatten()) {
         if (value != 0) say("stat " + name + " " + std::to_string(value));
     }
@@ -262,7 +280,7 @@ int client(const Args& a) {
     }
     say(line);
     say("connect_ms max=" + std::to_string(t.connectMsMax));
-    printStats();
+    printStats(a.awaitRkeyDeletes ? t.smcr : 0);
     for (size_t i = 0; i < t.failures.size() && i < 10; ++i) say("FAIL " + t.failures[i]);
     if (!t.failures.empty()) {
         say("FAIL " + std::to_string(t.failures.size()) + " of " + std::to_string(a.conns) + " connections");
@@ -343,6 +361,10 @@ int main(int argc, char** argv) {
         const char* value = i + 1 < argc ? argv[i + 1] : "";
         if (opt == "--server-closes") {
             a.serverCloses = true;
+            continue;
+        }
+        if (opt == "--await-rkey-deletes") {
+            a.awaitRkeyDeletes = true;
             continue;
         }
         ++i;

@@ -1,10 +1,11 @@
 // The life of a link group between libsmcr and the kernel's SMC-R on the VM
 // lab hosts (6.12 over rxe), both ways: later connections reuse the group
-// (the kernel's CONFIRM_RKEY for each new RMB answered), a hundred and more
-// connections over one group with every byte checked, an orderly close
-// begun by either side, an abort (either process killed), a decline by the
-// kernel (no UEID in common) that leaves every byte intact, and libsmcr's
-// experiments switched on against a stock kernel. The kernel's end runs
+// (the kernel's CONFIRM_RKEY and DELETE_RKEY of each connection answered,
+// and counted by libsmcr), a hundred and more connections over one group
+// with every byte checked, an orderly close begun by either side, an abort
+// (either process killed), a decline by the kernel (no UEID in common) that
+// leaves every byte intact, and libsmcr's experiments switched on against a
+// stock kernel. The kernel's end runs
 // echo_conns.py under ksmc_run, libsmcr's end smcr_interop_peer; the
 // client is on vm1, the server on vm2; the judges are the kernel's own
 // counters and the clients' byte checks.
@@ -29,6 +30,7 @@ namespace {
 constexpr int kClient = 0;
 constexpr int kServer = 1;
 constexpr int kTestlinkTimeS = 3;           // the kernels' smcr_testlink_time while this test runs
+constexpr int kLlcWaitMs = 2000;            // SMC_LLC_WAIT_TIME: the kernel's wait for an LLC answer
 constexpr quint32 kNoSmcDev = 0x03030000;   // SMC_CLC_DECL_NOSMCDEV: no device for what the Proposal offers
 constexpr quint32 kPeerNoSmc = 0x03010000;  // SMC_CLC_DECL_PEERNOSMC: the SYN had no SMC option
 constexpr quint32 kPeerDecl = 0x05000000;   // SMC_CLC_DECL_PEERDECL: the peer declined
@@ -47,6 +49,16 @@ qint64 peerStat(const QString& output, const QString& name) {
                                 QRegularExpression::MultilineOption);
     const auto m = re.match(output);
     return m.hasMatch() ? m.captured(1).toLongLong() : 0;
+}
+
+// The slowest close() in echo_conns.py's "closed close_ms=N" (server) or
+// "close_ms max=N" (client) lines; -1 when there are none.
+qint64 slowestCloseMs(const QString& output) {
+    qint64 slowest = -1;
+    const QRegularExpression re(QStringLiteral("close_ms(?: max)?=(\\d+)"));
+    for (auto it = re.globalMatch(output); it.hasNext();)
+        slowest = std::max(slowest, it.next().captured(1).toLongLong());
+    return slowest;
 }
 
 // The lines of `output` that start with `prefix`.
@@ -271,26 +283,46 @@ private slots:
     }
 
     // A libsmcr client makes 100 connections, four at a time, to a kernel
-    // server: the first makes the link group, the other 99 reuse it; the
-    // connections that run beside others need RMBs of their own, which the
-    // kernel registers with CONFIRM_RKEY (a reply missing for 2 s fails the
-    // connection with ERR_RTOK, a handshake error). Every connection's
-    // 16 KiB come back intact and both ends close in order (client first:
-    // the server sees eof).
+    // server: the first makes the link group, the other 99 reuse it. The
+    // kernel announces the RMB of every connection but the first contact
+    // with CONFIRM_RKEY (af_smc.c smc_listen_rdma_reg -> smcr_lgr_reg_rmbs,
+    // a reused RMB too: its DELETE_RKEY cleared is_conf_rkey) and withdraws
+    // it with DELETE_RKEY as it frees the connection (smc_core.c
+    // smcr_buf_unuse: is_conf_rkey is set at first contact too, one link is
+    // enough); each waits 2 s (SMC_LLC_WAIT_TIME) for libsmcr's answer,
+    // CONFIRM_RKEY in the handshake (a missing answer fails it with
+    // ERR_RTOK), DELETE_RKEY in the server's close(). So libsmcr receives
+    // and answers 99 and 100 of them, and no close() of the kernel server
+    // takes the 2 s. Every connection's 16 KiB come back intact and both
+    // ends close in order (client first: the server sees eof).
     void libsmcrClientReusesTheKernelsGroup() {
         const QJsonObject before = m_lab.kernelStats(kServer);
-        const GuestRun run = libsmcrClient(kernelEcho, libsmcrEnv(defaultUeid()),
-                                           QStringLiteral("--conns 100 --parallel 4 --bytes 16384"));
+        const GuestRun run =
+            libsmcrClient(kernelEcho, libsmcrEnv(defaultUeid()),
+                          QStringLiteral("--conns 100 --parallel 4 --bytes 16384 --await-rkey-deletes"));
         const QString served = newServerOutput(kernelEcho);
         const QJsonObject after = m_lab.kernelStats(kServer);
         QVERIFY2(clientOk(run, 100), qPrintable(run.output + run.error));
         QVERIFY2(run.output.contains(QLatin1String("conns smcr=100 fallback=0")), qPrintable(run.output));
         QCOMPARE(peerStat(run.output, QStringLiteral("lgr_created")), 1);
         QCOMPARE(peerStat(run.output, QStringLiteral("lgr_reuses")), 99);
+        qInfo("libsmcr client: confirm_rkey rcvd/answered %lld/%lld, delete_rkey rcvd/answered %lld/%lld, %s",
+              peerStat(run.output, QStringLiteral("confirm_rkey_rcvd")),
+              peerStat(run.output, QStringLiteral("confirm_rkey_answered")),
+              peerStat(run.output, QStringLiteral("delete_rkey_rcvd")),
+              peerStat(run.output, QStringLiteral("delete_rkey_answered")),
+              qPrintable(linesStarting(run.output, QStringLiteral("rkey_deletes_awaited_ms=")).value(0)));
+        QCOMPARE(peerStat(run.output, QStringLiteral("confirm_rkey_rcvd")), 99);
+        QCOMPARE(peerStat(run.output, QStringLiteral("confirm_rkey_answered")), 99);
+        QCOMPARE(peerStat(run.output, QStringLiteral("delete_rkey_rcvd")), 100);
+        QCOMPARE(peerStat(run.output, QStringLiteral("delete_rkey_answered")), 100);
+        QCOMPARE(linesStarting(served, QStringLiteral("closed close_ms=")).size(), 100);
+        qInfo("kernel server: slowest close() %lld ms", slowestCloseMs(served));
+        QVERIFY2(slowestCloseMs(served) < kLlcWaitMs, "a kernel close() waited out a DELETE_RKEY");
         QCOMPARE(smcrCounter(after, "server_v2_success") - smcrCounter(before, "server_v2_success"), 100);
         QVERIFY2(smcrCounter(after, "rmb_reuse") - smcrCounter(before, "rmb_reuse") > 0, "the kernel reused no RMB");
         QVERIFY2(smcrCounter(after, "rmb_alloc") - smcrCounter(before, "rmb_alloc") > 2,
-                 "no RMB beyond the first contact's: no CONFIRM_RKEY was needed");
+                 "no RMB beyond the first contact's: the connections never ran side by side");
         QCOMPARE(topCounter(after, "server_hs_err_cnt"), topCounter(before, "server_hs_err_cnt"));
         QCOMPARE(totalFallbacks(after), totalFallbacks(before));
         const QStringList ends = linesStarting(served, QStringLiteral("end "));
@@ -301,35 +333,67 @@ private slots:
 
     // The other way: a kernel client makes 100 connections, four at a time,
     // to a libsmcr server (its experiments on: the kernel knows neither):
-    // one link group, the kernel's CONFIRM_RKEY for its later RMBs
-    // answered, no link with credits, every byte back; the kernel counts
-    // 100 SMC-Rv2 client successes and no fallback.
+    // one link group, no link with credits, every byte back; the kernel
+    // counts 100 SMC-Rv2 client successes and no fallback. The kernel
+    // client's CONFIRM_RKEY (each connection but a first contact, in
+    // smc_connect_rdma) and DELETE_RKEY (each connection, in its close())
+    // are all answered: a probe connection before the run and one after
+    // read the libsmcr server's counters in their "accepted" lines, and no
+    // close() of the kernel client took the 2 s of an unanswered DELETE_RKEY.
     void kernelClientReusesLibsmcrsGroup() {
+        const QString probeArgs = QStringLiteral("--conns 1 --bytes 1000");
+        const GuestRun probeBefore = kernelClient(libsmcrEcho, probeArgs);
         const QJsonObject before = m_lab.kernelStats(kClient);
         const GuestRun run = kernelClient(libsmcrEcho, QStringLiteral("--conns 100 --parallel 4 --bytes 16384"));
-        const QString served = newServerOutput(libsmcrEcho);
         const QJsonObject after = m_lab.kernelStats(kClient);
+        const GuestRun probeAfter = kernelClient(libsmcrEcho, probeArgs);
+        const QString served = newServerOutput(libsmcrEcho);
+        QVERIFY2(clientOk(probeBefore, 1), qPrintable(probeBefore.output + probeBefore.error));
         QVERIFY2(clientOk(run, 100), qPrintable(run.output + run.error));
+        QVERIFY2(clientOk(probeAfter, 1), qPrintable(probeAfter.output + probeAfter.error));
+        QStringList accepted = linesStarting(served, QStringLiteral("accepted "));
+        QCOMPARE(accepted.size(), 102);
+        // A line's counters are read as its connection is accepted, after
+        // that connection's CONFIRM_RKEY (the kernel client waits for the
+        // answer before its CLC Confirm) and before its DELETE_RKEY (sent as
+        // the kernel frees it). Between the probes' lines: the 100's
+        // CONFIRM_RKEYs and the later probe's, the 100's DELETE_RKEYs and the
+        // earlier probe's; 101 each.
+        const auto field = [](const QString& line, const char* name) {
+            const auto m = QRegularExpression(QStringLiteral(" %1=(\\d+)").arg(QLatin1String(name))).match(line);
+            return m.hasMatch() ? m.captured(1).toLongLong() : -1;
+        };
+        qInfo(
+            "libsmcr server: confirm_rkey rcvd/answered %lld/%lld, delete_rkey rcvd/answered %lld/%lld at the "
+            "later probe; kernel client %s",
+            field(accepted.last(), "confirm_rkey_rcvd"), field(accepted.last(), "confirm_rkey_answered"),
+            field(accepted.last(), "delete_rkey_rcvd"), field(accepted.last(), "delete_rkey_answered"),
+            qPrintable(linesStarting(run.output, QStringLiteral("close_ms max=")).value(0)));
+        for (const char* name :
+             {"confirm_rkey_rcvd", "confirm_rkey_answered", "delete_rkey_rcvd", "delete_rkey_answered"})
+            QCOMPARE(field(accepted.last(), name) - field(accepted.first(), name), 101);
+        QVERIFY2(slowestCloseMs(run.output) >= 0 && slowestCloseMs(run.output) < kLlcWaitMs,
+                 "a kernel close() waited out a DELETE_RKEY");
+        const QString probedBefore = accepted.takeFirst();  // the probes' lines
+        accepted.removeLast();
         QCOMPARE(smcrCounter(after, "client_v2_success") - smcrCounter(before, "client_v2_success"), 100);
         QCOMPARE(topCounter(after, "client_hs_err_cnt"), topCounter(before, "client_hs_err_cnt"));
         QCOMPARE(totalFallbacks(after), totalFallbacks(before));
         QVERIFY2(smcrCounter(after, "rmb_alloc") - smcrCounter(before, "rmb_alloc") > 2,
-                 "no RMB beyond the first contact's: no CONFIRM_RKEY was needed");
-        const QStringList accepted = linesStarting(served, QStringLiteral("accepted "));
-        QCOMPARE(accepted.size(), 100);
+                 "no RMB beyond the first contact's: the connections never ran side by side");
         for (const QString& a : accepted) {
             QVERIFY2(a.startsWith(QLatin1String("accepted smcr lgr_created=1 ")) &&
                          a.contains(QLatin1String(" credit_links=0 ")),
                      qPrintable(a));
         }
-        QVERIFY2(accepted.last().contains(QLatin1String(" lgr_reuses=99 ")), qPrintable(accepted.last()));
+        QCOMPARE(field(accepted.last(), "lgr_reuses") - field(probedBefore, "lgr_reuses"), 100);
         // Each kernel client's SYN carried the option (smc_synopt recorded
         // it): the listener sent it to the handshake without a first-bytes sort.
-        QVERIFY2(accepted.last().contains(QLatin1String(" syn_option_accepts=100 ")), qPrintable(accepted.last()));
+        QCOMPARE(field(accepted.last(), "syn_option_accepts") - field(probedBefore, "syn_option_accepts"), 100);
         const QStringList ends = linesStarting(served, QStringLiteral("end "));
-        QCOMPARE(ends.size(), 100);
-        for (const QString& e : ends)
-            QVERIFY2(e.startsWith(QLatin1String("end eof sent=16384 received=16384")), qPrintable(e));
+        QCOMPARE(ends.size(), 102);
+        QCOMPARE(ends.filter(QRegularExpression(QStringLiteral("^end eof sent=16384 received=16384 "))).size(), 100);
+        QCOMPARE(ends.filter(QRegularExpression(QStringLiteral("^end eof sent=1000 received=1000 "))).size(), 2);
     }
 
     // libsmcr's client with its experiments on against the kernel server:
