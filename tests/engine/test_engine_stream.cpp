@@ -169,6 +169,34 @@ private slots:
         QCOMPARE(peer.wait(10000), 0);
     }
 
+    // The other end's TEST_LINK: the peer probes after 1 s of silence (its
+    // SMCR_SETTINGS), this engine never does (0 turns it off) and answers
+    // each probe over the link; the link stays up.
+    void peerTestLinkIsAnswered() {
+        ::setenv("SMCR_SETTINGS", "smcr_testlink_time=1", 1);
+        PeerProcess peer;
+        std::string error;
+        const bool started = peer.start("smcr_test_peer", {"echo", "1"}, &error);
+        ::unsetenv("SMCR_SETTINGS");
+        QVERIFY2(started, error.c_str());
+        auto engine = newEngine({{"smcr_testlink_time", "0"}});
+        smcr::Socket s = connectTo(engine, peer.port());
+        QVERIFY(!s.fellBack());
+        QTRY_VERIFY_WITH_TIMEOUT(engine->stats().testLinksAnswered >= 2, 10000);
+        const smcr::EngineStats es = engine->stats();
+        QCOMPARE(es.testLinksSent, 0ull);
+        QCOMPARE(es.linksDown, 0ull);
+        bool exported = false;
+        for (const auto& [name, value] : es.flatten()) {
+            if (name == "smcr.test_links_answered") exported = value == es.testLinksAnswered;
+        }
+        QVERIFY(exported);
+        QVERIFY(s.setTimeoutMs(5000).ok());
+        QVERIFY(echoOnce(s, 78, 100));
+        s.close();
+        QCOMPARE(peer.wait(10000), 0);
+    }
+
     void peerClosesFirstOrderly() {
         const uint64_t bytes = 3ull << 20;
         PeerProcess peer;

@@ -59,6 +59,7 @@ struct EngineStats {
     uint64_t connectionsAborted = 0;
     uint64_t unknownTokenDropped = 0;  // CDCs for no connection on the link
     uint64_t testLinksSent = 0;
+    uint64_t testLinksAnswered = 0;  // the peer's TEST_LINK requests answered (the response posted)
     uint64_t addLinkRejected = 0;
     uint64_t rmbAllocs = 0;
     uint64_t rmbReuses = 0;
@@ -72,13 +73,13 @@ struct EngineStats {
     uint64_t sendSlotWaits = 0;      // a push found no free send slot
     uint64_t connectionsActive = 0;  // gauge: SMC connections holding an RMB now
     // Multi-link groups (smcr_max_links_per_lgr = 2; engine_links.cpp).
-    uint64_t linksAdded = 0;            // second links confirmed by ADD_LINK
-    uint64_t addLinkFailed = 0;         // ADD_LINK flows rejected by the peer or timed out
-    uint64_t linkFailovers = 0;         // connections of a lost link moved to the surviving one
-    uint64_t failoverConns = 0;         // connections moved by those failovers
-    uint64_t retiredLinkCdcs = 0;       // CDCs a lost link took in before it went down, handled after the switch
-    uint64_t rkeysConfirmed = 0;        // our RMBs the peer confirmed by CONFIRM_RKEY
-    uint64_t rkeysDeleted = 0;          // our RMBs the peer dropped by DELETE_RKEY
+    uint64_t linksAdded = 0;       // second links confirmed by ADD_LINK
+    uint64_t addLinkFailed = 0;    // ADD_LINK flows rejected by the peer or timed out
+    uint64_t linkFailovers = 0;    // connections of a lost link moved to the surviving one
+    uint64_t failoverConns = 0;    // connections moved by those failovers
+    uint64_t retiredLinkCdcs = 0;  // CDCs a lost link took in before it went down, handled after the switch
+    uint64_t rkeysConfirmed = 0;   // our RMBs the peer confirmed by CONFIRM_RKEY
+    uint64_t rkeysDeleted = 0;     // our RMBs the peer dropped by DELETE_RKEY
     // The peer's own rkey requests, one link or two. A kernel peer sends
     // CONFIRM_RKEY for every connection's RMB but a first contact's
     // (af_smc.c smcr_lgr_reg_rmbs) and DELETE_RKEY for every connection it
@@ -88,12 +89,12 @@ struct EngineStats {
     uint64_t peerConfirmRkeysAnswered = 0;  // ... answered (the response posted)
     uint64_t peerDeleteRkeys = 0;           // DELETE_RKEY requests received
     uint64_t peerDeleteRkeysAnswered = 0;   // ... answered (the response posted)
-    uint64_t linksActive = 0;           // gauge: links carrying or standing by now
-    uint64_t txCompletionTimeouts = 0;  // links declared down: no send completion for lab.tx_completion_timeout_ms
-    uint64_t connsSecondLink = 0;       // gauge: connections balanced onto the added link, sending there now
-    uint64_t cdcSecondLink = 0;         // CDCs those connections sent on the added link
-    uint64_t cqArms = 0;                // CQ arm (request notify) calls
-    uint64_t cqSendArms = 0;            // of those, with the send CQ armed for its next completion (engine_wake.cpp)
+    uint64_t linksActive = 0;               // gauge: links carrying or standing by now
+    uint64_t txCompletionTimeouts = 0;      // links declared down: no send completion for lab.tx_completion_timeout_ms
+    uint64_t connsSecondLink = 0;           // gauge: connections balanced onto the added link, sending there now
+    uint64_t cdcSecondLink = 0;             // CDCs those connections sent on the added link
+    uint64_t cqArms = 0;                    // CQ arm (request notify) calls
+    uint64_t cqSendArms = 0;      // of those, with the send CQ armed for its next completion (engine_wake.cpp)
     uint64_t cqMissedEvents = 0;  // drain_then_arm: arms that reported missed events, so the CQs were polled again
     // RQ credits and RX backlog (lab.rq_credits, lab.rx_backlog; seed 004). RNR
     // counters come from the fabric (sim: its responder/requester counters).

@@ -119,7 +119,8 @@ void EngineImpl::onLlcLocked(const std::shared_ptr<LinkGroup>& lgr, Link& link, 
     } else if (std::holds_alternative<wire::LlcTestLink>(msg.value())) {
         // The link's own keepalive, answered over it.
         LinkActions a = link.core->onLlc(msg.value(), nowMs);
-        if (a.send) (void)postLlcLocked(*lgr, link, wire::encodeLlc(*a.send));  // failures surface as a lost link
+        // Only a request has an answer; a failed post surfaces as a lost link.
+        if (a.send && postLlcLocked(*lgr, link, wire::encodeLlc(*a.send)).ok()) ++m_stats.testLinksAnswered;
     } else if (!onMultiLinkLlcLocked(lgr, msg.value())) {  // ADD_LINK, DELETE_LINK, rkeys (engine_links.cpp)
         // Anything else concerns the group, whichever link carried it.
         LinkActions a = lgr->primary().core->onLlc(msg.value(), nowMs);

@@ -79,6 +79,7 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.conns_aborted", connectionsAborted},
         {"smcr.unknown_token_dropped", unknownTokenDropped},
         {"smcr.test_links_sent", testLinksSent},
+        {"smcr.test_links_answered", testLinksAnswered},
         {"smcr.add_link_rejected", addLinkRejected},
         {"smcr.rmb_alloc", rmbAllocs},
         {"smcr.rmb_reuse", rmbReuses},
