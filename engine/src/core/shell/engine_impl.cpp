@@ -325,6 +325,11 @@ EngineImpl::WaitResult EngineImpl::waitUntil(std::unique_lock<std::mutex>& lock,
                                              uint64_t deadlineNs, std::span<const int> extraFds, Connection* owner,
                                              WaitFor waitFor, uint64_t minSpinUs) {
     progressLocked();
+    // The kernel's waits let go of the socket before they look at their
+    // condition (sk_wait_event: release_sock, which runs the pushes the
+    // completions left to the owner). So does a wait here: a push deferred
+    // to us goes now, not after our next copy into the sndbuf.
+    if (owner != nullptr) runDeferredPushLocked(*owner);
     if (pred()) return {.ready = true};
     ++m_appWaiters;
     Waiter w{pred,
@@ -391,12 +396,13 @@ EngineImpl::WaitStep EngineImpl::armStepLocked(std::unique_lock<std::mutex>& loc
     // A receives-only waiter arms the send CQ only if a send completion
     // would move something (engine_wake.cpp).
     serviceCqsLocked(w.waitFor != WaitFor::receives || sendCompletionAwaitedLocked());
-    if (w.pred()) return WaitStep::ready;
     // A push the arm's polls deferred to us (a window update came) goes
     // before the sleep decision: its WRs are due within a wire latency and
     // are waited for below. Left to the sleep's leaving the socket, they were
-    // posted after that decision and slept on.
+    // posted after that decision and slept on; left to a wait that ends here,
+    // they went only after our next copy into the sndbuf.
     if (w.owner != nullptr) runDeferredPushLocked(*w.owner);
+    if (w.pred()) return WaitStep::ready;
     // An ACK the arm made due soon (a sndbuf or slot waiter): the same.
     if (spinToDueStepLocked(lock, w, &ready)) return ready ? WaitStep::ready : WaitStep::again;
     return WaitStep::sleep;
