@@ -297,6 +297,15 @@ BusyLoopRun runBusyPollerLoop() {
     return run;
 }
 
+// One blocking round against the EchoServer: a pattern byte out, its echo
+// back and checked.
+bool echoRound(smcr::Socket& s, uint64_t seed, int round) {
+    uint8_t out = 0;
+    fillPattern(seed, uint64_t(round), &out, 1);
+    uint8_t in = 0;
+    return s.send(&out, 1).ok() && recvAll(s, &in, 1) && in == out;
+}
+
 }  // namespace
 
 class TestEngineWake : public QObject {
@@ -315,12 +324,7 @@ private slots:
         QVERIFY(s.setTimeoutMs(10000).ok());
         const smcr::EngineStats e0 = engine->stats();
         bool ok = true;
-        for (int i = 0; i < kRounds && ok; ++i) {
-            uint8_t out = 0;
-            fillPattern(601, uint64_t(i), &out, 1);
-            uint8_t in = 0;
-            ok = s.send(&out, 1).ok() && recvAll(s, &in, 1) && in == out;
-        }
+        for (int i = 0; i < kRounds && ok; ++i) ok = echoRound(s, 601, i);
         const smcr::EngineStats e1 = engine->stats();
         s.close();
         QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
@@ -367,11 +371,8 @@ private slots:
         bool taken = false;
         bool ok = true;
         for (int i = 0; i < kRounds && ok; ++i) {  // all of them: the server expects them
-            uint8_t out = 0;
-            fillPattern(605, uint64_t(i), &out, 1);
-            uint8_t in = 0;
             const smcr::EngineStats e0 = engine->stats();
-            ok = s.send(&out, 1).ok() && recvAll(s, &in, 1) && in == out;
+            ok = echoRound(s, 605, i);
             const smcr::EngineStats e1 = engine->stats();
             if (!ok || taken || e1.blockingWaits == e0.blockingWaits) continue;
             ++slept;
