@@ -1,7 +1,8 @@
 // smclab ksmc: the host kernel's SMC (net/smc) through its generic netlink
 // families, in the commands smc-tools users know: `stats` (smcr stats -a:
-// successes, bytes, fallbacks by the kernel's reason code), `ueid` (smcr
-// ueid), `pnet` (smc_pnet -a). The VM lab hosts set themselves up with
+// successes, bytes, fallbacks by the kernel's reason code), `linkgroup`
+// (smcr linkgroup, with the negotiated v2 limits), `ueid` (smcr ueid),
+// `pnet` (smc_pnet -a). The VM lab hosts set themselves up with
 // these (agents/lab/vm); smc-tools is not packaged for Debian 12.
 #include <cstdio>
 #include <cstdlib>
@@ -23,14 +24,18 @@ namespace nl = transports::smcnl;
 void printHelp() {
     std::printf(
         "usage: smclab ksmc stats [--json]\n"
+        "       smclab ksmc linkgroup [--json]\n"
         "       smclab ksmc ueid add UEID | ueid list\n"
         "       smclab ksmc pnet add PNETID [-I NETDEV] [-D RDMA_DEV [-P PORT]]\n"
         "\n"
         "The kernel's SMC in this network namespace, through the SMC generic netlink\n"
-        "families (what smc-tools' smcr stats, smcr ueid and smc_pnet do):\n"
+        "families (what smc-tools' smcr stats, smcr linkgroup, smcr ueid and smc_pnet do):\n"
         "  stats   SMC-R and SMC-D successes by version and side, bytes and calls,\n"
         "          RMB counters, handshake errors and fallbacks by the kernel's reason\n"
         "          code, since the smc module was loaded (absolute, like smcr stats -a)\n"
+        "  linkgroup  the SMC-R link groups: id, role, type, connections, PNET ID and,\n"
+        "          for SMC-Rv2, the peer and the negotiated limits (Max-Links above 1:\n"
+        "          the kernel adds a second link or, as a client, waits for one)\n"
         "  ueid    the User Defined EIDs; SMC-Rv2 (the only SMC-R soft-RoCE carries)\n"
         "          needs one that both hosts share (needs CAP_NET_ADMIN)\n"
         "  pnet    a pnet table entry tying a netdev and an RDMA device's port (rxe\n"
@@ -123,6 +128,42 @@ int printStats(bool json) {
     return kExitOk;
 }
 
+int printLinkGroups(bool json) {
+    const auto groups = nl::readLinkGroups();
+    if (!groups) {
+        std::fprintf(stderr, "smclab ksmc linkgroup: %s\n", groups.error().message.c_str());
+        return kExitFailure;
+    }
+    if (json) {
+        QJsonArray all;
+        for (const nl::LinkGroup& g : *groups) {
+            all.append(QJsonObject{{"id", static_cast<double>(g.id)},
+                                   {"role", g.server ? "SERV" : "CLNT"},
+                                   {"type", QString::fromStdString(nl::linkGroupTypeName(g.type))},
+                                   {"vlan", g.vlanId},
+                                   {"conns", static_cast<double>(g.conns)},
+                                   {"pnetid", QString::fromStdString(g.pnetid)},
+                                   {"smc_version", g.smcVersion},
+                                   {"release", g.release},
+                                   {"peer_host", QString::fromStdString(g.peerHost)},
+                                   {"eid", QString::fromStdString(g.negotiatedEid)},
+                                   {"direct", g.direct},
+                                   {"max_conns", g.maxConns},
+                                   {"max_links", g.maxLinks}});
+        }
+        std::printf("%s", QJsonDocument(all).toJson(QJsonDocument::Indented).constData());
+        return kExitOk;
+    }
+    std::printf("%-8s %-7s %-7s %4s %6s  %-16s %3s %3s %9s %9s  %s\n", "LG-ID", "LG-Role", "LG-Type", "VLAN", "#Conns",
+                "PNET-ID", "Ver", "Rel", "Max-Conns", "Max-Links", "Peer-Host");
+    for (const nl::LinkGroup& g : *groups) {
+        std::printf("%08x %-7s %-7s %4u %6u  %-16s %3u %3u %9u %9u  %s\n", g.id, g.server ? "SERV" : "CLNT",
+                    nl::linkGroupTypeName(g.type).c_str(), g.vlanId, g.conns, g.pnetid.c_str(), g.smcVersion, g.release,
+                    g.maxConns, g.maxLinks, g.peerHost.c_str());
+    }
+    return kExitOk;
+}
+
 int runUeid(const Args& args) {
     if (args.size() == 2 && args[1] == "list") {
         const auto ueids = nl::listUeids();
@@ -195,9 +236,15 @@ int runKsmc(const Args& args) {
     }
     if (sub == "stats" && args.size() == 1) return printStats(false);
     if (sub == "stats" && args.size() == 2 && args[1] == "--json") return printStats(true);
+    if (sub == "linkgroup") {
+        if (args.size() == 1) return printLinkGroups(false);
+        if (args.size() == 2 && args[1] == "--json") return printLinkGroups(true);
+        std::fprintf(stderr, "usage: smclab ksmc linkgroup [--json]\n");
+        return kExitUsage;
+    }
     if (sub == "ueid") return runUeid(args);
     if (sub == "pnet") return runPnet(args);
-    std::fprintf(stderr, "smclab ksmc: unknown subcommand '%s' (stats, ueid, pnet)\n", sub.c_str());
+    std::fprintf(stderr, "smclab ksmc: unknown subcommand '%s' (stats, linkgroup, ueid, pnet)\n", sub.c_str());
     return kExitUsage;
 }
 

@@ -323,6 +323,34 @@ const std::map<uint32_t, const char*>& reasonNames() {
     return kNames;
 }
 
+// Attributes newer than Debian 12's <linux/smc.h> (6.1): 6.5 appended the
+// negotiated limits to SMC_NLA_LGR_R_V2 after SMC_NLA_LGR_R_V2_DIRECT.
+constexpr uint16_t kLgrV2MaxConns = SMC_NLA_LGR_R_V2_DIRECT + 1;
+constexpr uint16_t kLgrV2MaxLinks = SMC_NLA_LGR_R_V2_DIRECT + 2;
+
+void readLgrV2Common(const Attr& nest, LinkGroup* g) {
+    std::vector<Attr> attrs;
+    if (!parseAttrs(nest.data, nest.len, &attrs)) return;
+    for (const Attr& a : attrs) {
+        if (a.type == SMC_NLA_LGR_V2_VER) g->smcVersion = static_cast<uint8_t>(attrUnsigned(a));
+        if (a.type == SMC_NLA_LGR_V2_REL) g->release = static_cast<uint8_t>(attrUnsigned(a));
+        if (a.type == SMC_NLA_LGR_V2_PEER_HOST) g->peerHost = attrString(a);
+        if (a.type == SMC_NLA_LGR_V2_NEG_EID) g->negotiatedEid = attrString(a);
+    }
+    while (!g->peerHost.empty() && g->peerHost.back() == ' ') g->peerHost.pop_back();
+    while (!g->negotiatedEid.empty() && g->negotiatedEid.back() == ' ') g->negotiatedEid.pop_back();
+}
+
+void readLgrV2(const Attr& nest, LinkGroup* g) {
+    std::vector<Attr> attrs;
+    if (!parseAttrs(nest.data, nest.len, &attrs)) return;
+    for (const Attr& a : attrs) {
+        if (a.type == SMC_NLA_LGR_R_V2_DIRECT) g->direct = attrUnsigned(a) != 0;
+        if (a.type == kLgrV2MaxConns) g->maxConns = static_cast<uint8_t>(attrUnsigned(a));
+        if (a.type == kLgrV2MaxLinks) g->maxLinks = static_cast<uint8_t>(attrUnsigned(a));
+    }
+}
+
 bool validUeidChar(char c) {
     return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '.' ||
            c == '-';
@@ -398,6 +426,71 @@ Result<std::vector<FallbackCount>> readFallbacks() {
     });
     if (!st.ok()) return smcr::fail(st.error());
     return out;
+}
+
+Result<std::vector<LinkGroup>> readLinkGroups() {
+    Session session;
+    if (Status st = openSession(&session, SMC_GENL_FAMILY_NAME); !st.ok()) return smcr::fail(st.error());
+    Message request(session.familyId, SMC_NETLINK_GET_LGR_SMCR, NLM_F_DUMP);
+    std::vector<LinkGroup> out;
+    const Status st = session.socket.transact(request, "SMC-R link groups", [&](const std::vector<Attr>& top) {
+        for (const Attr& nest : top) {
+            if (nest.type != SMC_GEN_LGR_SMCR) continue;
+            std::vector<Attr> attrs;
+            if (!parseAttrs(nest.data, nest.len, &attrs)) continue;
+            LinkGroup g;
+            for (const Attr& a : attrs) {
+                switch (a.type) {
+                    case SMC_NLA_LGR_R_ID:
+                        g.id = static_cast<uint32_t>(attrUnsigned(a));
+                        break;
+                    case SMC_NLA_LGR_R_ROLE:
+                        g.server = attrUnsigned(a) != 0;
+                        break;
+                    case SMC_NLA_LGR_R_TYPE:
+                        g.type = static_cast<uint8_t>(attrUnsigned(a));
+                        break;
+                    case SMC_NLA_LGR_R_VLAN_ID:
+                        g.vlanId = static_cast<uint8_t>(attrUnsigned(a));
+                        break;
+                    case SMC_NLA_LGR_R_CONNS_NUM:
+                        g.conns = static_cast<uint32_t>(attrUnsigned(a));
+                        break;
+                    case SMC_NLA_LGR_R_PNETID:
+                        g.pnetid = attrString(a);
+                        break;
+                    case SMC_NLA_LGR_R_V2_COMMON:
+                        readLgrV2Common(a, &g);
+                        break;
+                    case SMC_NLA_LGR_R_V2:
+                        readLgrV2(a, &g);
+                        break;
+                    default:
+                        break;
+                }
+            }
+            out.push_back(g);
+        }
+    });
+    if (!st.ok()) return smcr::fail(st.error());
+    return out;
+}
+
+std::string linkGroupTypeName(uint8_t type) {
+    switch (type) {
+        case 0:
+            return "NONE";
+        case 1:
+            return "SINGLE";
+        case 2:
+            return "SYM";
+        case 3:
+            return "ASYMP";
+        case 4:
+            return "ASYML";
+        default:
+            return std::to_string(type);
+    }
 }
 
 Status addUeid(const std::string& ueid) {

@@ -54,6 +54,29 @@ struct FallbackCount {
 Result<KernelStats> readStats();
 Result<std::vector<FallbackCount>> readFallbacks();
 
+// One SMC-R link group as the kernel lists it (SMC_NETLINK_GET_LGR_SMCR,
+// what smc-tools' smcr linkgroup shows). The v2 fields stay zero for an
+// SMC-Rv1 group.
+struct LinkGroup {
+    uint32_t id = 0;
+    bool server = false;  // the kernel's role in the group (SMC_SERV)
+    uint8_t type = 0;     // enum smc_lgr_type: 1 single, 2 symmetric, 3/4 asymmetric
+    uint8_t vlanId = 0;
+    uint32_t conns = 0;
+    std::string pnetid;
+    uint8_t smcVersion = 0;  // 2 for SMC-Rv2; 0 when the kernel sent no v2 part
+    uint8_t release = 0;
+    std::string peerHost;
+    std::string negotiatedEid;
+    bool direct = false;   // no gateway between the peers
+    uint8_t maxConns = 0;  // the group's limits as negotiated (v2.1; 6.5+ kernels report them)
+    uint8_t maxLinks = 0;  // above 1: the kernel adds, or waits for, a second link
+};
+
+Result<std::vector<LinkGroup>> readLinkGroups();
+// The smc-tools word for a link group type ("SINGLE", "SYM", "ASYMP"...).
+std::string linkGroupTypeName(uint8_t type);
+
 // The kernel's name for a decline or fallback code ("NOSMCDEV"), or "" if unknown.
 std::string fallbackReasonName(uint32_t reason);
 // "0x03030000 NOSMCDEV" (the code alone when it has no name).

@@ -10,6 +10,7 @@
 // client is on vm1, the server on vm2; the judges are the kernel's own
 // counters and the clients' byte checks.
 #include <QElapsedTimer>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -450,11 +451,15 @@ private slots:
     // The kernel willing to run two links (smcr_max_links_per_lgr=2) and
     // libsmcr with one device: libsmcr's CLC limits (one link, in the
     // first-contact extension) make the group single-link, so no kernel
-    // ADD_LINK comes (none rejected: smcr.add_link_rejected 0) and no first
-    // contact waits for one (each of the kernel's ADD_LINK waits is 2 s).
-    // First contacts both ways, each against one with the kernel's one-link
-    // setting: a new libsmcr process to the kernel server, the kernel client
-    // to libsmcr servers it has not met yet.
+    // ADD_LINK comes and no first contact waits for one (each of the
+    // kernel's ADD_LINK waits is 2 s). First contacts both ways, each
+    // against one with the kernel's one-link setting: a new libsmcr process
+    // to the kernel server (its ADD_LINK would reach libsmcr, which counts
+    // what it rejects), the kernel client to libsmcr servers it has not met
+    // yet (it waits for an ADD_LINK exactly when its group's negotiated
+    // Max-Links is above 1, so the group the kernel lists says it).
+    // The connect times are printed, not judged: one first contact under
+    // TCG took 0.9-3.1 s from run to run at either setting.
     void noAddLinkStallWithOneDevice() {
         const auto slowest = [](const GuestRun& r) {
             const auto m = QRegularExpression(QStringLiteral("connect_ms max=(\\d+)")).match(r.output);
@@ -463,22 +468,32 @@ private slots:
         const auto links = [](int n) { return QStringLiteral("sysctl -qw net.smc.smcr_max_links_per_lgr=%1").arg(n); };
         GuestRun clients[2];
         GuestRun kernels[2];
+        QList<QJsonObject> kernelGroups[2];  // the groups each kernel client run created
+        bool listed = true;
         for (int n : {1, 2}) {
             m_lab.run(kServer, links(n));
             // One connection each: the first contact is what an ADD_LINK would hold up.
             clients[n - 1] = libsmcrClient(kernelEcho, libsmcrEnv(defaultUeid()), QStringLiteral("--conns 1"));
+            bool ok = false;
+            const auto before = m_lab.kernelLinkGroups(kClient, &ok);
+            listed = listed && ok;
             kernels[n - 1] =
                 logged(m_lab.run(kClient, links(n) +
                                               QStringLiteral(" && ksmc_run python3 %1 client %2 %3 --conns 1 2>&1; ")
                                                   .arg(m_script, serverAddress())
                                                   .arg(m_port[n == 1 ? libsmcrClosing : preloadedEcho]) +
                                               links(1)));
+            const auto after = m_lab.kernelLinkGroups(kClient, &ok);
+            listed = listed && ok;
+            for (auto it = after.cbegin(); it != after.cend(); ++it)
+                if (!before.contains(it.key())) kernelGroups[n - 1].append(it.value());
         }
         // Put back and read before anything is verified: later cases use these servers.
         QVERIFY(m_lab.run(kServer, links(1)).exitCode == 0);
         (void)newServerOutput(kernelEcho);
         (void)newServerOutput(libsmcrClosing);
         (void)newServerOutput(preloadedEcho);
+        QVERIFY2(listed, "smclab ksmc linkgroup --json failed on vm1");
         int ms[2][2] = {};  // [libsmcr client, kernel client][one link, two links]
         for (int i = 0; i < 2; ++i) {
             const GuestRun& client = clients[i];
@@ -486,6 +501,16 @@ private slots:
                      qPrintable(client.output + client.error));
             QCOMPARE(peerStat(client.output, QStringLiteral("add_link_rejected")), 0);
             QVERIFY2(clientOk(kernels[i], 1), qPrintable(kernels[i].output + kernels[i].error));
+            // The kernel client's new group with the libsmcr server: SMC-Rv2,
+            // one link, and a Max-Links of 1 whatever the kernel allowed.
+            QCOMPARE(kernelGroups[i].size(), 1);
+            const QJsonObject& group = kernelGroups[i].first();
+            const QByteArray shown = QJsonDocument(group).toJson(QJsonDocument::Compact);
+            QVERIFY2(group[QLatin1String("role")].toString() == QLatin1String("CLNT") &&
+                         group[QLatin1String("smc_version")].toInt() == 2 &&
+                         group[QLatin1String("type")].toString() == QLatin1String("SINGLE"),
+                     shown.constData());
+            QVERIFY2(group[QLatin1String("max_links")].toInt() == 1, shown.constData());
             ms[0][i] = slowest(client);
             ms[1][i] = slowest(kernels[i]);
         }
@@ -493,10 +518,6 @@ private slots:
             "slowest first-contact connect, kernel at one link / two links: libsmcr client %d / %d ms, kernel "
             "client %d / %d ms",
             ms[0][0], ms[0][1], ms[1][0], ms[1][1]);
-        for (const auto& side : ms) {
-            QVERIFY(side[0] >= 0 && side[1] >= 0);
-            QVERIFY2(side[1] - side[0] < 1500, "a first contact waited for an ADD_LINK");
-        }
     }
 
     void kernelClientWithSmcrRunServer() {

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QHostAddress>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -134,6 +135,33 @@ private:
         QCOMPARE(s.captured(3), s.captured(2));  // and the digest came back intact
     }
 
+    // The kernel's SMC-R link groups on host `index` in `role`, as `smclab
+    // ksmc linkgroup` lists them: at least one (a group outlives its last
+    // connection by minutes), each SMC-Rv2 with one link and the limits the
+    // guests were booted with (Max-Links 1; Max-Conns the sysctl, 255 by
+    // default, on both kernels: a field read from the wrong attribute shows).
+    void checkLinkGroups(int index, const QString& role) {
+        bool ok = false;
+        const auto groups = m_lab.kernelLinkGroups(index, &ok);
+        QVERIFY2(ok, "smclab ksmc linkgroup --json failed");
+        const GuestRun conns = m_lab.run(index, QStringLiteral("sysctl -n net.smc.smcr_max_conns_per_lgr"));
+        const int maxConns = conns.output.trimmed().toInt();
+        QVERIFY2(maxConns >= 16, qPrintable(conns.output + conns.error));
+        int inRole = 0;
+        for (const QJsonObject& g : groups) {
+            if (g[QLatin1String("role")].toString() != role) continue;
+            ++inRole;
+            const QByteArray shown = QJsonDocument(g).toJson(QJsonDocument::Compact);
+            QVERIFY2(g[QLatin1String("smc_version")].toInt() == 2 &&
+                         g[QLatin1String("type")].toString() == QLatin1String("SINGLE") &&
+                         g[QLatin1String("max_links")].toInt() == 1 &&
+                         g[QLatin1String("max_conns")].toInt() == maxConns &&
+                         !g[QLatin1String("eid")].toString().isEmpty(),
+                     shown.constData());
+        }
+        QVERIFY2(inRole >= 1, qPrintable(QStringLiteral("no %1 link group on vm%2").arg(role).arg(index + 1)));
+    }
+
 private slots:
     void initTestCase() { QVERIFY2(m_lab.open(), qPrintable(m_lab.why())); }
 
@@ -182,6 +210,8 @@ private slots:
 
         const QJsonObject clientAfter = m_lab.kernelStats(0);
         const QJsonObject serverAfter = m_lab.kernelStats(1);
+        checkLinkGroups(0, QStringLiteral("CLNT"));
+        checkLinkGroups(1, QStringLiteral("SERV"));
         QCOMPARE(counter(clientAfter, "smcr", "client_v2_success") - counter(clientBefore, "smcr", "client_v2_success"),
                  1);
         QCOMPARE(counter(serverAfter, "smcr", "server_v2_success") - counter(serverBefore, "smcr", "server_v2_success"),
@@ -201,7 +231,10 @@ private slots:
         const int port = m_nextPort++;
         const GuestRun serve = m_lab.run(
             1, QStringLiteral("setsid smclab serve tcp --transport ksmc --listen %1:%2 > /tmp/serve-%2.out 2>&1 "
-                              "< /dev/null &\nsleep 2\ncat /tmp/serve-%2.out")
+                              "< /dev/null &\n"
+                              // A fresh TCG guest took over 2 s to start it.
+                              "for i in $(seq 300); do grep -q listening /tmp/serve-%2.out && break; sleep 0.1; done\n"
+                              "cat /tmp/serve-%2.out")
                    .arg(VmLabSession::linkAddress(1))
                    .arg(port));
         QVERIFY2(serve.ok && serve.output.contains(QLatin1String("listening")), qPrintable(serve.output + serve.error));

@@ -53,6 +53,18 @@ QJsonObject VmLabSession::kernelStats(int index) const {
     return QJsonDocument::fromJson(r.output.toUtf8()).object();
 }
 
+QMap<qint64, QJsonObject> VmLabSession::kernelLinkGroups(int index, bool* ok) const {
+    QMap<qint64, QJsonObject> groups;
+    const GuestRun r = run(index, QStringLiteral("smclab ksmc linkgroup --json"));
+    QJsonParseError error{};
+    const QJsonDocument doc = QJsonDocument::fromJson(r.output.toUtf8(), &error);
+    const bool read = r.ok && r.exitCode == 0 && error.error == QJsonParseError::NoError && doc.isArray();
+    if (ok) *ok = read;
+    if (!read) return groups;
+    for (const QJsonValue& g : doc.array()) groups.insert(g[QLatin1String("id")].toInteger(), g.toObject());
+    return groups;
+}
+
 qint64 VmLabSession::rxeCounter(int index, const QString& name) const {
     const GuestRun r = run(index, QStringLiteral("cat /sys/class/infiniband/rxe0/ports/1/hw_counters/") + name);
     if (!r.ok || r.exitCode != 0) return -1;

@@ -5,6 +5,7 @@
 #include <smcr/result.h>
 
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -32,6 +33,9 @@ public:
     GuestRun run(int index, const QString& script, int timeoutMs = 120'000) const;
     // `smclab ksmc stats --json` in the guest; empty on failure.
     QJsonObject kernelStats(int index) const;
+    // `smclab ksmc linkgroup --json` in the guest, keyed by link group id;
+    // empty on failure (check ok).
+    QMap<qint64, QJsonObject> kernelLinkGroups(int index, bool* ok = nullptr) const;
     // A counter of rxe0's port 1 (hw_counters), -1 when unreadable.
     qint64 rxeCounter(int index, const QString& name) const;
     // The hello of the host's agent, as a controller gets it (its token, its forwarded port).
