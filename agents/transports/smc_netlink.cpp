@@ -85,6 +85,12 @@ std::string attrString(const Attr& a) {
     return std::string(chars, strnlen(chars, a.len));
 }
 
+// The kernel pads EIDs and host names with blanks to their field's width.
+std::string withoutPadding(std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
 // A request under construction: nlmsghdr, genlmsghdr, then attributes.
 class Message {
 public:
@@ -334,11 +340,9 @@ void readLgrV2Common(const Attr& nest, LinkGroup* g) {
     for (const Attr& a : attrs) {
         if (a.type == SMC_NLA_LGR_V2_VER) g->smcVersion = static_cast<uint8_t>(attrUnsigned(a));
         if (a.type == SMC_NLA_LGR_V2_REL) g->release = static_cast<uint8_t>(attrUnsigned(a));
-        if (a.type == SMC_NLA_LGR_V2_PEER_HOST) g->peerHost = attrString(a);
-        if (a.type == SMC_NLA_LGR_V2_NEG_EID) g->negotiatedEid = attrString(a);
+        if (a.type == SMC_NLA_LGR_V2_PEER_HOST) g->peerHost = withoutPadding(attrString(a));
+        if (a.type == SMC_NLA_LGR_V2_NEG_EID) g->negotiatedEid = withoutPadding(attrString(a));
     }
-    while (!g->peerHost.empty() && g->peerHost.back() == ' ') g->peerHost.pop_back();
-    while (!g->negotiatedEid.empty() && g->negotiatedEid.back() == ' ') g->negotiatedEid.pop_back();
 }
 
 void readLgrV2(const Attr& nest, LinkGroup* g) {
@@ -525,9 +529,7 @@ Result<std::vector<std::string>> listUeids() {
     const Status st = session.socket.transact(request, "UEID table", [&](const std::vector<Attr>& attrs) {
         for (const Attr& a : attrs) {
             if (a.type != SMC_NLA_EID_TABLE_ENTRY) continue;
-            std::string eid = attrString(a);
-            while (!eid.empty() && eid.back() == ' ') eid.pop_back();
-            out.push_back(eid);
+            out.push_back(withoutPadding(attrString(a)));
         }
     });
     if (!st.ok()) return smcr::fail(st.error());
