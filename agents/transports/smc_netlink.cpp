@@ -231,6 +231,23 @@ Status openSession(Session* session, const char* familyName) {
     return {};
 }
 
+// One dump of `family`'s `command`: each reply's top-level attributes of
+// type `nestType` handed to `perNest` as their inner attributes (a nest
+// that does not parse is skipped).
+Status dumpNests(const char* family, uint8_t command, uint16_t nestType, const std::string& what,
+                 const std::function<void(const std::vector<Attr>&)>& perNest) {
+    Session session;
+    if (Status st = openSession(&session, family); !st.ok()) return st;
+    Message request(session.familyId, command, NLM_F_DUMP);
+    return session.socket.transact(request, what, [&](const std::vector<Attr>& top) {
+        for (const Attr& nest : top) {
+            if (nest.type != nestType) continue;
+            std::vector<Attr> attrs;
+            if (parseAttrs(nest.data, nest.len, &attrs)) perNest(attrs);
+        }
+    });
+}
+
 void readRmbStats(const Attr& nest, bool tx, TechStats* t) {
     std::vector<Attr> attrs;
     if (!parseAttrs(nest.data, nest.len, &attrs)) return;
@@ -376,106 +393,86 @@ std::string describeFallbackReason(uint32_t reason) {
 }
 
 Result<KernelStats> readStats() {
-    Session session;
-    if (Status st = openSession(&session, SMC_GENL_FAMILY_NAME); !st.ok()) return smcr::fail(st.error());
-    Message request(session.familyId, SMC_NETLINK_GET_STATS, NLM_F_DUMP);
     KernelStats stats;
-    const Status st = session.socket.transact(request, "SMC statistics", [&](const std::vector<Attr>& top) {
-        for (const Attr& nest : top) {
-            if (nest.type != SMC_GEN_STATS) continue;
-            std::vector<Attr> attrs;
-            if (!parseAttrs(nest.data, nest.len, &attrs)) continue;
-            for (const Attr& a : attrs) {
-                switch (a.type) {
-                    case SMC_NLA_STATS_SMCR_TECH:
-                        readTech(a, &stats.smcr);
-                        break;
-                    case SMC_NLA_STATS_SMCD_TECH:
-                        readTech(a, &stats.smcd);
-                        break;
-                    case SMC_NLA_STATS_CLNT_HS_ERR_CNT:
-                        stats.clientHandshakeErrors = attrUnsigned(a);
-                        break;
-                    case SMC_NLA_STATS_SRV_HS_ERR_CNT:
-                        stats.serverHandshakeErrors = attrUnsigned(a);
-                        break;
-                    default:
-                        break;
-                }
-            }
-        }
-    });
+    const Status st = dumpNests(SMC_GENL_FAMILY_NAME, SMC_NETLINK_GET_STATS, SMC_GEN_STATS, "SMC statistics",
+                                [&](const std::vector<Attr>& attrs) {
+                                    for (const Attr& a : attrs) {
+                                        switch (a.type) {
+                                            case SMC_NLA_STATS_SMCR_TECH:
+                                                readTech(a, &stats.smcr);
+                                                break;
+                                            case SMC_NLA_STATS_SMCD_TECH:
+                                                readTech(a, &stats.smcd);
+                                                break;
+                                            case SMC_NLA_STATS_CLNT_HS_ERR_CNT:
+                                                stats.clientHandshakeErrors = attrUnsigned(a);
+                                                break;
+                                            case SMC_NLA_STATS_SRV_HS_ERR_CNT:
+                                                stats.serverHandshakeErrors = attrUnsigned(a);
+                                                break;
+                                            default:
+                                                break;
+                                        }
+                                    }
+                                });
     if (!st.ok()) return smcr::fail(st.error());
     return stats;
 }
 
 Result<std::vector<FallbackCount>> readFallbacks() {
-    Session session;
-    if (Status st = openSession(&session, SMC_GENL_FAMILY_NAME); !st.ok()) return smcr::fail(st.error());
-    Message request(session.familyId, SMC_NETLINK_GET_FBACK_STATS, NLM_F_DUMP);
     std::vector<FallbackCount> out;
-    const Status st = session.socket.transact(request, "SMC fallback statistics", [&](const std::vector<Attr>& top) {
-        for (const Attr& nest : top) {
-            if (nest.type != SMC_GEN_FBACK_STATS) continue;
-            std::vector<Attr> attrs;
-            if (!parseAttrs(nest.data, nest.len, &attrs)) continue;
-            FallbackCount entry;
-            for (const Attr& a : attrs) {
-                if (a.type == SMC_NLA_FBACK_STATS_TYPE) entry.server = attrUnsigned(a) != 0;
-                if (a.type == SMC_NLA_FBACK_STATS_RSN_CODE) entry.reason = static_cast<uint32_t>(attrUnsigned(a));
-                if (a.type == SMC_NLA_FBACK_STATS_RSN_CNT) entry.count = attrUnsigned(a);
-            }
-            if (entry.reason != 0 && entry.count != 0) out.push_back(entry);
-        }
-    });
+    const Status st = dumpNests(SMC_GENL_FAMILY_NAME, SMC_NETLINK_GET_FBACK_STATS, SMC_GEN_FBACK_STATS,
+                                "SMC fallback statistics", [&](const std::vector<Attr>& attrs) {
+                                    FallbackCount entry;
+                                    for (const Attr& a : attrs) {
+                                        if (a.type == SMC_NLA_FBACK_STATS_TYPE) entry.server = attrUnsigned(a) != 0;
+                                        if (a.type == SMC_NLA_FBACK_STATS_RSN_CODE)
+                                            entry.reason = static_cast<uint32_t>(attrUnsigned(a));
+                                        if (a.type == SMC_NLA_FBACK_STATS_RSN_CNT) entry.count = attrUnsigned(a);
+                                    }
+                                    if (entry.reason != 0 && entry.count != 0) out.push_back(entry);
+                                });
     if (!st.ok()) return smcr::fail(st.error());
     return out;
 }
 
 Result<std::vector<LinkGroup>> readLinkGroups() {
-    Session session;
-    if (Status st = openSession(&session, SMC_GENL_FAMILY_NAME); !st.ok()) return smcr::fail(st.error());
-    Message request(session.familyId, SMC_NETLINK_GET_LGR_SMCR, NLM_F_DUMP);
     std::vector<LinkGroup> out;
-    const Status st = session.socket.transact(request, "SMC-R link groups", [&](const std::vector<Attr>& top) {
-        for (const Attr& nest : top) {
-            if (nest.type != SMC_GEN_LGR_SMCR) continue;
-            std::vector<Attr> attrs;
-            if (!parseAttrs(nest.data, nest.len, &attrs)) continue;
-            LinkGroup g;
-            for (const Attr& a : attrs) {
-                switch (a.type) {
-                    case SMC_NLA_LGR_R_ID:
-                        g.id = static_cast<uint32_t>(attrUnsigned(a));
-                        break;
-                    case SMC_NLA_LGR_R_ROLE:
-                        g.server = attrUnsigned(a) != 0;
-                        break;
-                    case SMC_NLA_LGR_R_TYPE:
-                        g.type = static_cast<uint8_t>(attrUnsigned(a));
-                        break;
-                    case SMC_NLA_LGR_R_VLAN_ID:
-                        g.vlanId = static_cast<uint8_t>(attrUnsigned(a));
-                        break;
-                    case SMC_NLA_LGR_R_CONNS_NUM:
-                        g.conns = static_cast<uint32_t>(attrUnsigned(a));
-                        break;
-                    case SMC_NLA_LGR_R_PNETID:
-                        g.pnetid = attrString(a);
-                        break;
-                    case SMC_NLA_LGR_R_V2_COMMON:
-                        readLgrV2Common(a, &g);
-                        break;
-                    case SMC_NLA_LGR_R_V2:
-                        readLgrV2(a, &g);
-                        break;
-                    default:
-                        break;
-                }
-            }
-            out.push_back(g);
-        }
-    });
+    const Status st = dumpNests(SMC_GENL_FAMILY_NAME, SMC_NETLINK_GET_LGR_SMCR, SMC_GEN_LGR_SMCR, "SMC-R link groups",
+                                [&](const std::vector<Attr>& attrs) {
+                                    LinkGroup g;
+                                    for (const Attr& a : attrs) {
+                                        switch (a.type) {
+                                            case SMC_NLA_LGR_R_ID:
+                                                g.id = static_cast<uint32_t>(attrUnsigned(a));
+                                                break;
+                                            case SMC_NLA_LGR_R_ROLE:
+                                                g.server = attrUnsigned(a) != 0;
+                                                break;
+                                            case SMC_NLA_LGR_R_TYPE:
+                                                g.type = static_cast<uint8_t>(attrUnsigned(a));
+                                                break;
+                                            case SMC_NLA_LGR_R_VLAN_ID:
+                                                g.vlanId = static_cast<uint8_t>(attrUnsigned(a));
+                                                break;
+                                            case SMC_NLA_LGR_R_CONNS_NUM:
+                                                g.conns = static_cast<uint32_t>(attrUnsigned(a));
+                                                break;
+                                            case SMC_NLA_LGR_R_PNETID:
+                                                g.pnetid = attrString(a);
+                                                break;
+                                            case SMC_NLA_LGR_R_V2_COMMON:
+                                                readLgrV2Common(a, &g);
+                                                break;
+                                            case SMC_NLA_LGR_R_V2:
+                                                readLgrV2(a, &g);
+                                                break;
+                                            default:
+                                                break;
+                                        }
+                                    }
+                                    out.push_back(g);
+                                });
     if (!st.ok()) return smcr::fail(st.error());
     return out;
 }
