@@ -348,6 +348,32 @@ private slots:
         QVERIFY2(sleeps <= uint64_t{kRounds} * 5 / 4, "a wake-up's channel event woke the next sleep too");
     }
 
+    void blockingReaderSleepsOnTheChannelWord() {
+        // A blocking recv waits for nothing but the engine: it sleeps on the
+        // channel's futex word (fabric.h, sleepOnWord), the wake-up of a
+        // blocking read, not on ppoll over the channel's fds and its eventfd.
+        // A foreign loop on the channel's fd would make it use the fds; here
+        // there is none, so every sleep is a word sleep.
+        const int kRounds = 300;
+        EchoServer server(kSettings, kRounds, 1);
+        auto engine = newEngine(kSettings);
+        smcr::Socket s = connectTo(engine, server.port());
+        QVERIFY(!s.fellBack());
+        QVERIFY(s.setTimeoutMs(10000).ok());
+        const smcr::EngineStats e0 = engine->stats();
+        bool ok = true;
+        for (int i = 0; i < kRounds && ok; ++i) ok = echoRound(s, 607, i);
+        const smcr::EngineStats e1 = engine->stats();
+        s.close();
+        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
+        QVERIFY(server.join());
+        const uint64_t sleeps = e1.blockingWaits - e0.blockingWaits;
+        const uint64_t onWord = e1.wordSleeps - e0.wordSleeps;
+        qInfo("%d round trips: %llu sleeps, %llu of them on the channel's word", kRounds, u(sleeps), u(onWord));
+        QVERIFY2(sleeps > 0, "the reader never slept (busy polling is off)");
+        QCOMPARE(onWord, sleeps);
+    }
+
     void aLeftChannelEventIsTakenByThePollersArm() {
         // A wake-up leaves the channel's event for the next arm, whoever
         // arms (EngineImpl::armLocked). A Poller's wait(…, 0) arms too: had

@@ -2,8 +2,11 @@
 // (SMCLAB_FABRIC_BACKEND, default sim). Every scenario that involves a peer
 // runs it in a forked process, connected with only the CLC fields.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <csignal>
+#include <ctime>
+#include <thread>
 #include <vector>
 
 #include <poll.h>
@@ -28,6 +31,14 @@ OpenOptions simOptions(const char* link = "ideal", int transportTimeoutMs = 0) {
     options["link"] = link;
     if (transportTimeoutMs > 0) options["transport_timeout_ms"] = std::to_string(transportTimeoutMs);
     return options;
+}
+
+// An absolute deadline on the clock of sleepOnWord (CLOCK_MONOTONIC, which
+// steady_clock reads on Linux).
+uint64_t deadlineInMs(int ms) {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec) + uint64_t(ms) * 1000000ull;
 }
 
 double msSince(Clock::time_point start) {
@@ -742,6 +753,100 @@ private slots:
         // it for RC too, rxe leaves it 0.
         if (isSim()) QCOMPARE(wc.srcQp, remote.qpn);
         QCOMPARE(peer.wait(), 0);
+    }
+
+    // A thread asleep on the channel's word (no fds) is woken by the armed
+    // CQ's completion, and the producer writes nothing into the FIFO for
+    // it: the owner's drain finds nothing to read, a poll of the fds sees
+    // nothing.
+    void wordSleeperIsWokenWithoutTheFifo() {
+        if (!isSim()) QSKIP("the channel's futex word is a sim feature");
+        PeerProcess peer([](int ctl) {
+            SideOptions o;
+            o.open = simOptions();
+            return runChild(ctl, o, [](Side& s, const Endpoint&, int c) {
+                PEER_CHECK(waitSignal(c));
+                std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                PEER_CHECK(s.qp->postSend(s.sendWr(1, "word", 4, SendFlags::signaled | SendFlags::solicited)).ok());
+                WorkCompletion wc;
+                PEER_CHECK(s.pollOne(*s.sendCq, &wc));
+                PEER_CHECK(wc.status == WcStatus::success);
+                return 0;
+            });
+        });
+        Side side;
+        SideOptions o;
+        o.open = simOptions();
+        Endpoint remote;
+        QVERIFY(connectParent(side, o, peer.fd(), &remote));
+        QVERIFY(side.channel->canSleepOnWord());
+        QVERIFY(side.postRecvs(2).ok());
+        WorkCompletion wc;
+        QCOMPARE(side.recvCq->poll(std::span<WorkCompletion>(&wc, 1)).value(), size_t{0});
+        QCOMPARE(side.recvCq->requestNotify(true).value(), NotifyResult::armed);
+        const uint32_t ticket = side.channel->wordTicket();
+        QVERIFY(signal(peer.fd()));
+        const auto t0 = Clock::now();
+        using WordSleep = smcr::fabric::CompletionChannel::WordSleep;
+        WordSleep slept = side.channel->sleepOnWord(ticket, deadlineInMs(5000));
+        // A wake-up without a change of the word (futex(2) allows them)
+        // sleeps again, as the engine's wait loop does.
+        while (slept == WordSleep::woken && side.channel->wordTicket() == ticket) {
+            slept = side.channel->sleepOnWord(ticket, deadlineInMs(5000));
+        }
+        const auto elapsedMs = msSince(t0);
+        QVERIFY2(slept == WordSleep::woken, qPrintable(QString("not woken: %1").arg(int(slept))));
+        QVERIFY2(elapsedMs < 4000, qPrintable(QString("woken after %1 ms").arg(elapsedMs)));
+        // Its event is not taken yet: a sleep now returns at once.
+        QCOMPARE(side.channel->sleepOnWord(side.channel->wordTicket(), deadlineInMs(5000)), WordSleep::eventPending);
+        std::array<int, smcr::fabric::CompletionChannel::kMaxSleepFds> fds{};
+        const size_t n = side.channel->sleepFds(fds);
+        pollfd pfd{fds[0], POLLIN, 0};
+        QCOMPARE(n, size_t{2});
+        QCOMPARE(::poll(&pfd, 1, 0), 0);  // the FIFO: nothing written for this wake-up
+        // The event waits for the owner all the same (getEvent, no syscall).
+        auto ev = side.channel->getEvent(0);
+        QVERIFY2(ev.ok(), ev.ok() ? "" : ev.error().toString().c_str());
+        QCOMPARE(ev.value(), side.recvCq.get());
+        ev.value()->ackEvents(1);
+        QCOMPARE(side.recvCq->poll(std::span<WorkCompletion>(&wc, 1)).value(), size_t{1});
+        QCOMPARE(wc.byteLen, 4u);
+        QCOMPARE(peer.wait(), 0);
+    }
+
+    // The word sleep ends at its deadline, at a wake from the process, and
+    // at once for a wake between the ticket and the sleep.
+    void wordSleepEndsOnWakeOrDeadline() {
+        if (!isSim()) QSKIP("the channel's futex word is a sim feature");
+        Side side;
+        SideOptions o;
+        o.open = simOptions();
+        QVERIFY(side.setup(o).ok());
+        using WordSleep = smcr::fabric::CompletionChannel::WordSleep;
+        auto t0 = Clock::now();
+        QCOMPARE(side.channel->sleepOnWord(side.channel->wordTicket(), deadlineInMs(30)), WordSleep::timedOut);
+        QVERIFY2(msSince(t0) >= 29, qPrintable(QString("timed out after %1 ms").arg(msSince(t0))));
+
+        uint32_t ticket = side.channel->wordTicket();
+        side.channel->wakeWordSleepers();
+        t0 = Clock::now();
+        QCOMPARE(side.channel->sleepOnWord(ticket, deadlineInMs(5000)), WordSleep::woken);
+        QVERIFY2(msSince(t0) < 1000, "a wake before the sleep did not end it at once");
+
+        ticket = side.channel->wordTicket();
+        std::thread waker([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            side.channel->wakeWordSleepers();
+        });
+        t0 = Clock::now();
+        WordSleep slept = side.channel->sleepOnWord(ticket, deadlineInMs(5000));
+        while (slept == WordSleep::woken && side.channel->wordTicket() == ticket) {
+            slept = side.channel->sleepOnWord(ticket, deadlineInMs(5000));
+        }
+        const auto wokenMs = msSince(t0);
+        waker.join();
+        QCOMPARE(slept, WordSleep::woken);
+        QVERIFY2(wokenMs < 4000, qPrintable(QString("woken after %1 ms").arg(wokenMs)));
     }
 
     // The link model is honoured relative to the ideal link: latency above

@@ -106,6 +106,23 @@ public:
     // draining the channel can stop without the call that says wouldBlock (a
     // syscall on most backends). True when the backend cannot tell.
     virtual bool mayHaveEvents() const { return true; }
+
+    // A sleep without file descriptors, for a thread whose only wake sources
+    // are this channel's armed CQs and wakeWordSleepers() from its own
+    // process: a futex word where the backend has one (the sim), which a
+    // fired CQ wakes instead of the fds. It costs what a blocking read
+    // costs, where a poll over the fds costs the poll's table and the read
+    // that drains them. Take the ticket under the lock that orders the
+    // wakeWordSleepers() calls, sleep after letting go: a wake in between
+    // ends the sleep at once.
+    enum class WordSleep { woken, timedOut, eventPending };
+    virtual bool canSleepOnWord() const { return false; }
+    virtual uint32_t wordTicket() const { return 0; }
+    // deadlineNs: CLOCK_MONOTONIC, 0 = none. eventPending: a fired CQ's
+    // event waits already (nothing slept).
+    virtual WordSleep sleepOnWord(uint32_t /*ticket*/, uint64_t /*deadlineNs*/) { return WordSleep::eventPending; }
+    // Ends every word sleep of this channel, and one that is about to begin.
+    virtual void wakeWordSleepers() {}
 };
 
 struct CqInit {

@@ -54,6 +54,7 @@ enum class SettingId : uint8_t {
     txPieces,               // lab.tx_pieces (on/off): busy polling, a large send goes in quarter-sndbuf pieces
     windowSpinUs,  // lab.window_spin_us: a sender blocked on the peer's window, and the reader that releases it, poll
                    // this long
+    waitSleep,     // lab.wait_sleep: 0 = word (a futex word where the fabric has one), 1 = fds (ppoll over them)
     count_,        // number of numeric settings (not a setting)
 };
 

@@ -69,6 +69,7 @@ struct EngineStats {
     uint64_t cqEvents = 0;           // completion-channel wake-ups
     uint64_t busyPollHits = 0;       // waits satisfied while spinning
     uint64_t blockingWaits = 0;      // waits that armed the CQs and slept
+    uint64_t wordSleeps = 0;         // of them, on the channel's futex word (no fds)
     uint64_t backgroundWakeups = 0;  // the background thread woke (channel, timer, a TCP socket, a kick)
     uint64_t sendSlotWaits = 0;      // a push found no free send slot
     uint64_t connectionsActive = 0;  // gauge: SMC connections holding an RMB now

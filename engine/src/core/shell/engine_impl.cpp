@@ -261,10 +261,16 @@ void EngineImpl::wakeSleepersLocked() {
     ++m_changeGen;
     const uint64_t one = 1;
     const int self = threadEventFd();
+    bool wordSleeper = false;
     for (const Sleeper& s : m_sleepers) {
         if (s.eventFd == self) continue;
+        if (s.onWord) {
+            wordSleeper = true;
+            continue;
+        }
         [[maybe_unused]] const ssize_t n = ::write(s.eventFd, &one, sizeof one);
     }
+    if (wordSleeper) m_channel->wakeWordSleepers();
     m_sleepers.clear();  // they call in at once now
     publishOwnerWakeLocked();
     for (PersistentWatcher& w : m_watchers) {
@@ -419,17 +425,7 @@ static void preciseTimeoutsForThisThread() {
     ::prctl(PR_SET_TIMERSLACK, 1000ul, 0ul, 0ul, 0ul);
 }
 
-bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now) {
-    // A sleeping thread is not inside its socket (the kernel releases the
-    // socket lock): completions push directly meanwhile.
-    if (w.owner != nullptr) leaveOwnerLocked(*w.owner);
-    ++m_stats.blockingWaits;
-    // Bounded by the fabric's next due time too: the sim runs a delayed
-    // delivery or ACK only inside our calls (fabric.h, "Waiting").
-    const uint64_t wakeNs = sleepUntilNsLocked(w.deadlineNs);
-    if (wakeNs != 0 && m_fabricRunsInCalls) preciseTimeoutsForThisThread();
-    m_sleepers.push_back(Sleeper{w.eventFd, wakeNs});
-    publishOwnerWakeLocked();
+void EngineImpl::sleepOnFdsLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t wakeNs, uint64_t now) {
     timespec timeout{};
     if (wakeNs != 0) {
         const uint64_t left = wakeNs > now ? wakeNs - now : 0;
@@ -450,14 +446,44 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
     }
     ::ppoll(fds, nfds, wakeNs != 0 ? &timeout : nullptr, nullptr);
     lock.lock();
-    w.dueSpin.spentNs = 0;
-    std::erase_if(m_sleepers, [&](const Sleeper& s) { return s.eventFd == w.eventFd; });
-    publishOwnerWakeLocked();
     if (fds[eventFdIndex].revents != 0) drainEventFd(w.eventFd);
     // The channel's event is left for the next arm (armLocked), not taken
     // now: its read (a system call) would stand between the wake-up and the
     // data, which the CQ poll below finds without it.
     for (size_t i = 0; i < nChannel; ++i) m_channelEventLeft = m_channelEventLeft || fds[i].revents != 0;
+}
+
+bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now) {
+    // A sleeping thread is not inside its socket (the kernel releases the
+    // socket lock): completions push directly meanwhile.
+    if (w.owner != nullptr) leaveOwnerLocked(*w.owner);
+    ++m_stats.blockingWaits;
+    // Bounded by the fabric's next due time too: the sim runs a delayed
+    // delivery or ACK only inside our calls (fabric.h, "Waiting").
+    const uint64_t wakeNs = sleepUntilNsLocked(w.deadlineNs);
+    if (wakeNs != 0 && m_fabricRunsInCalls) preciseTimeoutsForThisThread();
+    // A thread that waits for nothing but the engine sleeps on the
+    // channel's word (fabric.h, sleepOnWord): the wake-up of a blocking
+    // read, without the poll over the fds. Not while a foreign loop sleeps
+    // on the channel's fd: a fired CQ wakes the word instead of the fd.
+    const bool onWord = w.extraFds.empty() && m_foreignWaiters == 0 && m_channel->canSleepOnWord() &&
+                        m_settings.get(SettingId::waitSleep) == 0;
+    m_sleepers.push_back(Sleeper{w.eventFd, wakeNs, onWord});
+    publishOwnerWakeLocked();
+    if (onWord) {
+        ++m_stats.wordSleeps;
+        const uint32_t ticket = m_channel->wordTicket();  // under the lock wakeSleepersLocked holds
+        lock.unlock();
+        const auto slept = m_channel->sleepOnWord(ticket, wakeNs);
+        lock.lock();
+        // Woken by a fired CQ or not, its event (if any) is the next arm's.
+        m_channelEventLeft = m_channelEventLeft || slept != fabric::CompletionChannel::WordSleep::timedOut;
+    } else {
+        sleepOnFdsLocked(lock, w, wakeNs, now);
+    }
+    w.dueSpin.spentNs = 0;
+    std::erase_if(m_sleepers, [&](const Sleeper& s) { return s.eventFd == w.eventFd; });
+    publishOwnerWakeLocked();
     // What arrived while we slept is handled before we re-enter the
     // socket, as the kernel's tasklet handles it while the owner sleeps:
     // its pushes go out at once instead of waiting for our next leave

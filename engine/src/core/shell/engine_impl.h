@@ -357,6 +357,9 @@ private:
     // Sleeps until the channel, the eventfd, an extra fd or the next due
     // time; true when the condition holds afterwards.
     bool sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t now);
+    // The sleep of a waiter that watches fds too: ppoll over the channel's
+    // fds, its eventfd and the extra fds.
+    void sleepOnFdsLocked(std::unique_lock<std::mutex>& lock, Waiter& w, uint64_t wakeNs, uint64_t now);
     // True when it waited for the fabric's near due work and polled; *ready: the condition then held.
     bool spinToDueStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, bool* ready);
 
@@ -470,7 +473,8 @@ private:
     // Waiting.
     struct Sleeper {
         int eventFd = -1;
-        uint64_t wakeNs = 0;  // when its ppoll times out by itself; 0 = never
+        uint64_t wakeNs = 0;  // when its sleep times out by itself; 0 = never
+        bool onWord = false;  // asleep on the channel's word, not on its eventfd
     };
     std::vector<Sleeper> m_sleepers;
     uint64_t m_bgChannelWakeNs = 0;                           // the background thread asleep on the channel until then

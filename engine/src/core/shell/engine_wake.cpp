@@ -78,6 +78,11 @@ bool EngineImpl::sendCompletionAwaitedLocked() const {
 void EngineImpl::foreignWaitBeginLocked() {
     ++m_foreignWaiters;
     publishOwnerWakeLocked();
+    // A fired CQ wakes a word sleeper instead of the channel's fd, which
+    // the foreign loop sleeps on now: the word sleepers go back to the fds.
+    if (std::any_of(m_sleepers.begin(), m_sleepers.end(), [](const Sleeper& s) { return s.onWord; })) {
+        m_channel->wakeWordSleepers();
+    }
 }
 
 void EngineImpl::foreignWaitEndLocked() {

@@ -36,6 +36,7 @@ constexpr SettingInfo text(const char* name, SettingScope scope, const char* def
 
 constexpr const char* kWndUpdateLimits[] = {"max", "min"};
 constexpr const char* kCqModes[] = {"drain_then_arm", "arm_first"};
+constexpr const char* kWaitSleeps[] = {"word", "fds"};
 constexpr const char* kLinkModels[] = {"ideal", "cx4-25g", "cx4lx-vf"};
 
 // One row per setting: the numeric ones in SettingId order, then the text
@@ -128,6 +129,10 @@ constexpr SettingInfo kSettings[] = {
            "bytes it lets go, read in quarter-RMB pieces meanwhile: the user-space stand-in for the kernel's "
            "softirq, which pushes on the peer's CDC without waking the writer; one wake-up's cost on the lab's "
            "VMs; 0 = sleep at once, announce once per read"),
+    choice("lab.wait_sleep", SettingId::waitSleep, SettingScope::immediate, kWaitSleeps,
+           "how a waiting thread sleeps once it has armed the CQs: word (on the completion channel's futex word "
+           "where the fabric has one, the sim: the wake-up of a blocking read, for a thread that waits for "
+           "nothing but the engine) or fds (ppoll over the channel's fds and the thread's eventfd, as before)"),
     // Text settings (not in SettingId): read when a link group is made.
     text("lab.fabric", SettingScope::newLinkGroups, "sim", {}, "fabric backend: sim | verbs[:device]"),
     text("lab.link", SettingScope::newLinkGroups, "ideal", kLinkModels, "sim link model: ideal | cx4-25g | cx4lx-vf"),

@@ -89,6 +89,7 @@ std::vector<std::pair<std::string, uint64_t>> EngineStats::flatten() const {
         {"smcr.cq_events", cqEvents},
         {"smcr.busy_poll_hits", busyPollHits},
         {"smcr.blocking_waits", blockingWaits},
+        {"smcr.word_sleeps", wordSleeps},
         {"smcr.bg_wakeups", backgroundWakeups},
         {"smcr.send_slot_waits", sendSlotWaits},
         {"smcr.conns_active", connectionsActive},

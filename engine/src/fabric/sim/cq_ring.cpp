@@ -1,8 +1,11 @@
 #include "cq_ring.h"
 
 #include <cerrno>
+#include <climits>
 #include <new>
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace smcr::fabric::sim {
@@ -17,27 +20,43 @@ void initCq(CqShared* cq, uint32_t depth, uint32_t channelId) {
     cq->alive.store(1, std::memory_order_release);
 }
 
-static void wake(CqShared* cq, int fifoFd, SharedCounters* counters) {
+void wakeWord(ChannelWord* word) {
+    word->seq.fetch_add(1, std::memory_order_seq_cst);
+    // Not FUTEX_PRIVATE: the word is in a file that other processes map.
+    ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word->seq), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+static void wakeChannel(CqShared* cq, const ChannelWake& wake) {
     cq->eventsPending.fetch_add(1, std::memory_order_seq_cst);
-    if (counters != nullptr) counters->cqEvents.fetch_add(1, std::memory_order_relaxed);
-    if (fifoFd >= 0) {
+    if (wake.counters != nullptr) wake.counters->cqEvents.fetch_add(1, std::memory_order_relaxed);
+    // The pending count above, then the sleepers: the sleeper registers,
+    // then looks at the pending counts (SimChannel::sleepOnWord), so one of
+    // the two sees the other and no event is slept through.
+    if (wake.word != nullptr && wake.word->sleepers.load(std::memory_order_seq_cst) != 0) {
+        wakeWord(wake.word);
+        return;
+    }
+    if (wake.fifoFd >= 0) {
         // One syscall per wake, as an RNIC's interrupt costs one: every FIFO
         // fd is opened read-write (peer_map.cpp, sim_channel.cpp), so the
         // write cannot fail with EPIPE or raise SIGPIPE. EAGAIN means the
         // FIFO is full and therefore readable already.
+        if (wake.word != nullptr) wake.word->fifoBytes.fetch_add(1, std::memory_order_seq_cst);
         const char byte = 1;
-        [[maybe_unused]] const ssize_t n = ::write(fifoFd, &byte, 1);
+        if (::write(wake.fifoFd, &byte, 1) != 1 && wake.word != nullptr) {
+            wake.word->fifoBytes.fetch_sub(1, std::memory_order_seq_cst);
+        }
     }
 }
 
-bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters, uint64_t* consumerSeen) {
+bool publishCqe(CqShared* cq, const ChannelWake& wake, const Cqe& cqe, uint64_t* consumerSeen) {
     uint64_t index = 0;
-    if (!claimCqe(cq, fifoFd, counters, consumerSeen, &index)) return false;
-    completeCqe(cq, index, fifoFd, cqe, counters);
+    if (!claimCqe(cq, wake, consumerSeen, &index)) return false;
+    completeCqe(cq, index, wake, cqe);
     return true;
 }
 
-bool claimCqe(CqShared* cq, int fifoFd, SharedCounters* counters, uint64_t* consumerSeen, uint64_t* claimed) {
+bool claimCqe(CqShared* cq, const ChannelWake& wake, uint64_t* consumerSeen, uint64_t* claimed) {
     if (cq->overrun.load(std::memory_order_acquire) != 0) return false;
     const uint64_t index = cq->reserve.fetch_add(1, std::memory_order_seq_cst);
     uint64_t consumer = consumerSeen != nullptr ? *consumerSeen : 0;
@@ -49,14 +68,14 @@ bool claimCqe(CqShared* cq, int fifoFd, SharedCounters* counters, uint64_t* cons
         // CQ overrun: the verbs contract makes the CQ unusable (IBV_EVENT_CQ_ERR);
         // wake the owner so it learns at once.
         cq->overrun.store(1, std::memory_order_release);
-        wake(cq, fifoFd, counters);
+        wakeChannel(cq, wake);
         return false;
     }
     *claimed = index;
     return true;
 }
 
-void completeCqe(CqShared* cq, uint64_t index, int fifoFd, const Cqe& cqe, SharedCounters* counters) {
+void completeCqe(CqShared* cq, uint64_t index, const ChannelWake& wake, const Cqe& cqe) {
     CqeSlot& slot = cqSlots(cq)[index % cq->depth];
     slot.wrId = cqe.wrId;
     slot.sqSeq = cqe.sqSeq;
@@ -76,7 +95,7 @@ void completeCqe(CqShared* cq, uint64_t index, int fifoFd, const Cqe& cqe, Share
         (cqe.flags & static_cast<uint32_t>(WcFlags::solicited)) != 0 || cqe.status != WcStatus::success;
     while (arm == kArmNext || (arm == kArmSolicited && solicited)) {
         if (cq->arm.compare_exchange_weak(arm, kArmNone, std::memory_order_seq_cst)) {
-            wake(cq, fifoFd, counters);
+            wakeChannel(cq, wake);
             break;
         }
     }

@@ -27,12 +27,21 @@ struct Cqe {
 
 void initCq(CqShared* cq, uint32_t depth, uint32_t channelId);
 
-// Publishes one completion; wakes the channel through fifoFd when the arm
+// How a producer wakes the channel of the CQ it completes into: its futex
+// word while the owner sleeps on it, its FIFO otherwise (layout.h,
+// ChannelWord). Counters: the owner device's, for cq_events.
+struct ChannelWake {
+    int fifoFd = -1;
+    ChannelWord* word = nullptr;
+    SharedCounters* counters = nullptr;
+};
+
+// Publishes one completion; wakes the channel through `wake` when the arm
 // matches. Returns false when the ring overran (the CQ is then in error).
 // consumerSeen, when given, is the producer's private copy of the owner's
 // poll index: the index only grows, so a stale copy errs towards "full" and
 // the shared one (a line the owner writes on every poll) is read only then.
-bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counters, uint64_t* consumerSeen = nullptr);
+bool publishCqe(CqShared* cq, const ChannelWake& wake, const Cqe& cqe, uint64_t* consumerSeen = nullptr);
 
 // publishCqe in two steps, so a producer can claim its slot before it
 // writes the data the completion announces: claimed first (a locked
@@ -40,8 +49,11 @@ bool publishCqe(CqShared* cq, int fifoFd, const Cqe& cqe, SharedCounters* counte
 // stores then wait on their cache lines together, not one after the other.
 // A claimed slot must be completed (the owner stops at it until then).
 // Returns false on overrun (the CQ is then in error, nothing claimed).
-bool claimCqe(CqShared* cq, int fifoFd, SharedCounters* counters, uint64_t* consumerSeen, uint64_t* index);
-void completeCqe(CqShared* cq, uint64_t index, int fifoFd, const Cqe& cqe, SharedCounters* counters);
+bool claimCqe(CqShared* cq, const ChannelWake& wake, uint64_t* consumerSeen, uint64_t* index);
+void completeCqe(CqShared* cq, uint64_t index, const ChannelWake& wake, const Cqe& cqe);
+
+// Wakes the threads sleeping on a channel's word (futex(2) FUTEX_WAKE).
+void wakeWord(ChannelWord* word);
 
 // Owner side. Returns false when the oldest entry is not complete yet.
 bool takeCqe(CqShared* cq, Cqe* out);

@@ -4,7 +4,8 @@
 //   d<inst>-qp<qpn>    QpShared + receive ring
 //   d<inst>-cq<id>     CqShared + completion ring (multi-producer)
 //   d<inst>-mr<key>    MrShared header page + region bytes
-//   d<inst>-ch<id>     named FIFO of a completion channel
+//   d<inst>-ch<id>     named FIFO of a completion channel (its futex word is
+//                      in the device file: ChannelWord)
 // Only fixed-width fields and lock-free atomics are placed here; the struct
 // layout is the protocol between processes built from the same sources.
 #pragma once
@@ -16,7 +17,7 @@
 
 namespace smcr::fabric::sim {
 
-inline constexpr uint32_t kLayoutVersion = 2;
+inline constexpr uint32_t kLayoutVersion = 3;
 inline constexpr uint32_t kMagicDevice = 0x534d4344;  // "SMCD"
 inline constexpr uint32_t kMagicQp = 0x534d4351;      // "SMCQ"
 inline constexpr uint32_t kMagicCq = 0x534d4343;      // "SMCC"
@@ -43,6 +44,23 @@ struct SharedCounters {
     std::atomic<uint64_t> cqEvents{0};
 };
 
+// A completion channel's wake-up without file descriptors. A thread of the
+// owner whose only wake sources are the channel and its own process sleeps
+// on `seq` with futex(2) (SimChannel::sleepOnWord); a producer that finds
+// `sleepers` set bumps `seq` and wakes it instead of writing the FIFO. A
+// FIFO wake-up costs the producer's write, the sleeper's poll over its fds
+// and the read that drains it; this one costs one wake and one wait, what
+// a blocking read pays. `fifoBytes` counts what producers wrote into the
+// FIFO and the owner has not read, so the owner drains only when there is
+// something to drain.
+struct alignas(64) ChannelWord {
+    std::atomic<uint32_t> seq{0};
+    std::atomic<uint32_t> sleepers{0};
+    std::atomic<uint32_t> fifoBytes{0};
+};
+// Channels with a lower id have a word; the engine opens one per device.
+inline constexpr uint32_t kChannelWords = 16;
+
 struct DeviceShared {
     uint32_t magic;
     uint32_t version;
@@ -56,7 +74,12 @@ struct DeviceShared {
     char linkName[32];
     uint64_t openedAtUnixNs;
     alignas(64) SharedCounters counters;
+    ChannelWord channelWords[kChannelWords];
 };
+
+inline ChannelWord* channelWord(DeviceShared* dev, uint32_t channelId) {
+    return dev != nullptr && channelId != 0 && channelId < kChannelWords ? &dev->channelWords[channelId] : nullptr;
+}
 
 struct RqSge {
     uint32_t mrKey;  // the owner's region (file d<inst>-mr<key>)

@@ -83,4 +83,14 @@ int PeerMap::fifo(uint32_t instance, uint32_t channelId) {
     return fd;
 }
 
+ChannelWake PeerMap::wake(uint32_t instance, const CqShared* cq) {
+    DeviceShared* dev = device(instance);
+    ChannelWake out;
+    out.counters = dev != nullptr ? &dev->counters : nullptr;
+    if (cq == nullptr || cq->channelId == 0) return out;
+    out.fifoFd = fifo(instance, cq->channelId);
+    out.word = channelWord(dev, cq->channelId);
+    return out;
+}
+
 }  // namespace smcr::fabric::sim

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "cq_ring.h"
 #include "layout.h"
 #include "shm.h"
 
@@ -29,6 +30,9 @@ public:
     MrShared* mr(uint32_t instance, uint32_t key);
     // Write end of a channel FIFO, -1 when it cannot be opened.
     int fifo(uint32_t instance, uint32_t channelId);
+    // How to wake the channel of a peer's CQ (its FIFO and futex word; none
+    // for a CQ without a channel) and the peer device's counters.
+    ChannelWake wake(uint32_t instance, const CqShared* cq);
 
 private:
     struct RemoteDevice {

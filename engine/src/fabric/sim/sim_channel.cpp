@@ -1,12 +1,16 @@
 // Completion channels: a named FIFO that producers in any process write one
 // byte to when an armed CQ fires, and the device timer, both behind one
-// epoll fd the application can poll.
+// epoll fd the application can poll; and a futex word in the device file
+// for the owner's threads that sleep on nothing else (layout.h, ChannelWord).
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -33,6 +37,11 @@ Status SimChannel::open() {
         return fail(makeSystemError("epoll_ctl timer", errno));
     }
     m_core->channels.push_back(this);
+    m_word = channelWord(m_core->shared, m_id);
+    if (m_word != nullptr) {
+        m_word->sleepers.store(0);
+        m_word->fifoBytes.store(0);
+    }
     return {};
 }
 
@@ -78,19 +87,12 @@ SimCq* SimChannel::takeEventLocked() {
             break;
         }
     }
-    auto anyPending = [this] {
-        return std::any_of(m_cqs.begin(), m_cqs.end(),
-                           [](SimCq* cq) { return cq->shared()->eventsPending.load(std::memory_order_seq_cst) > 0; });
-    };
     // The FIFO stays readable while any event is pending; drain it only
     // when none is, then look again for a producer that raced the drain.
     if (!anyPending()) {
-        // A short read emptied the FIFO: no second read to see EAGAIN (each
-        // syscall costs about a microsecond on the lab's VMs).
-        char buffer[256];
-        while (::read(m_fifoFd, buffer, sizeof buffer) == static_cast<ssize_t>(sizeof buffer)) {
-        }
+        drainFifo();
         if (anyPending()) {
+            if (m_word != nullptr) m_word->fifoBytes.fetch_add(1, std::memory_order_seq_cst);
             const char byte = 1;
             [[maybe_unused]] const ssize_t n = ::write(m_fifoFd, &byte, 1);
         }
@@ -98,10 +100,69 @@ SimCq* SimChannel::takeEventLocked() {
     return found;
 }
 
+bool SimChannel::anyPending() const {
+    return std::any_of(m_cqs.begin(), m_cqs.end(),
+                       [](SimCq* cq) { return cq->shared()->eventsPending.load(std::memory_order_seq_cst) > 0; });
+}
+
+void SimChannel::drainFifo() {
+    // Wake-ups through the word leave nothing in the FIFO: read only what
+    // producers counted in (each syscall costs about a microsecond on the
+    // lab's VMs).
+    if (m_word != nullptr && m_word->fifoBytes.load(std::memory_order_seq_cst) == 0) return;
+    // A short read emptied the FIFO: no second read to see EAGAIN.
+    char buffer[256];
+    uint32_t drained = 0;
+    for (;;) {
+        const ssize_t n = ::read(m_fifoFd, buffer, sizeof buffer);
+        if (n > 0) drained += static_cast<uint32_t>(n);
+        if (n != static_cast<ssize_t>(sizeof buffer)) break;
+    }
+    if (m_word != nullptr && drained > 0) m_word->fifoBytes.fetch_sub(drained, std::memory_order_seq_cst);
+}
+
+uint32_t SimChannel::wordTicket() const {
+    return m_word != nullptr ? m_word->seq.load(std::memory_order_seq_cst) : 0;
+}
+
+CompletionChannel::WordSleep SimChannel::sleepOnWord(uint32_t ticket, uint64_t deadlineNs) {
+    if (m_word == nullptr) return WordSleep::eventPending;
+    // Registered first, the pending counts looked at second: a producer
+    // bumps its CQ's count, then looks for sleepers (cq_ring.cpp), so
+    // either it wakes the word or this sees its event.
+    m_word->sleepers.fetch_add(1, std::memory_order_seq_cst);
+    bool pending = false;
+    {
+        std::lock_guard lock(m_core->mu);  // m_cqs changes under it
+        pending = anyPending();
+    }
+    WordSleep result = WordSleep::eventPending;
+    if (!pending) {
+        timespec at{};
+        at.tv_sec = static_cast<time_t>(deadlineNs / 1000000000ull);
+        at.tv_nsec = static_cast<long>(deadlineNs % 1000000000ull);
+        // FUTEX_WAIT_BITSET: an absolute CLOCK_MONOTONIC deadline, the
+        // clock of the fabric's due times. A changed word (a wake since
+        // the ticket) returns at once.
+        const long r = ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(&m_word->seq), FUTEX_WAIT_BITSET, ticket,
+                                 deadlineNs != 0 ? &at : nullptr, nullptr, FUTEX_BITSET_MATCH_ANY);
+        result = r != 0 && errno == ETIMEDOUT ? WordSleep::timedOut : WordSleep::woken;
+    }
+    m_word->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    return result;
+}
+
+void SimChannel::wakeWordSleepers() {
+    if (m_word != nullptr) wakeWord(m_word);
+}
+
+void SimChannel::nudgeWordSleepers() {
+    if (m_word != nullptr && m_word->sleepers.load(std::memory_order_seq_cst) != 0) wakeWord(m_word);
+}
+
 bool SimChannel::mayHaveEvents() const {
     std::lock_guard lock(m_core->mu);  // m_cqs changes under it
-    return std::any_of(m_cqs.begin(), m_cqs.end(),
-                       [](SimCq* cq) { return cq->shared()->eventsPending.load(std::memory_order_acquire) > 0; });
+    return anyPending();
 }
 
 Result<CompletionQueue*> SimChannel::getEvent(int timeoutMs) {

@@ -24,7 +24,7 @@ SimCq::~SimCq() {
 }
 
 bool SimCq::publish(const Cqe& cqe) {
-    return publishCqe(m_shared, fifoFd(), cqe, &m_core->shared->counters);
+    return publishCqe(m_shared, wake(), cqe);
 }
 
 Result<size_t> SimCq::poll(std::span<WorkCompletion> out) {

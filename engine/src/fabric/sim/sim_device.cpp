@@ -69,6 +69,10 @@ void SimCore::armTimerLocked(uint64_t deadlineNs) {
     spec.it_value.tv_nsec = static_cast<long>(at % 1000000000ull);
     timerfd_settime(timerFd, TFD_TIMER_ABSTIME, &spec, nullptr);
     timerArmedNs = at;
+    // A thread asleep on a channel's word does not see the timer: it
+    // bounded its sleep by the due times it knew, and this one is earlier
+    // (another thread posted it). Woken, it sleeps again bounded by it.
+    for (SimChannel* channel : channels) channel->nudgeWordSleepers();
 }
 
 SimDevice::~SimDevice() = default;

@@ -15,7 +15,7 @@ namespace {
 
 // Moves a QP's receive ring to flushed completions (exactly once per entry:
 // owner and peer may race, the CAS on the head decides).
-void flushRing(QpShared* qp, CqShared* cq, int fifoFd, SharedCounters* counters) {
+void flushRing(QpShared* qp, CqShared* cq, const ChannelWake& wake) {
     for (;;) {
         uint64_t head = qp->rqHead.load(std::memory_order_acquire);
         if (head == qp->rqTail.load(std::memory_order_acquire)) return;
@@ -27,7 +27,7 @@ void flushRing(QpShared* qp, CqShared* cq, int fifoFd, SharedCounters* counters)
         cqe.qpNum = qp->qpn;
         cqe.status = WcStatus::wrFlushErr;
         cqe.opcode = WcOpcode::recv;
-        publishCqe(cq, fifoFd, cqe, counters);
+        publishCqe(cq, wake, cqe);
     }
 }
 
@@ -65,7 +65,7 @@ void SimQp::completeLocked(const PendingWr& w, WcStatus status) {
 }
 
 void SimQp::flushRqLocked() {
-    flushRing(m_shared, m_recvCq->shared(), m_recvCq->fifoFd(), &m_core->shared->counters);
+    flushRing(m_shared, m_recvCq->shared(), m_recvCq->wake());
 }
 
 void SimQp::enterErrorLocked() {
@@ -83,9 +83,7 @@ void SimQp::remoteErrorLocked(QpShared* peerQp, uint32_t peerInstance) {
     // its receive queue here wakes a peer that sleeps on its channel.
     peerQp->state.store(static_cast<uint32_t>(QpState::error), std::memory_order_release);
     CqShared* cq = m_core->peers.cq(peerInstance, peerQp->recvCqId);
-    const int fifo = cq != nullptr && cq->channelId != 0 ? m_core->peers.fifo(peerInstance, cq->channelId) : -1;
-    DeviceShared* dev = m_core->peers.device(peerInstance);
-    flushRing(peerQp, cq, fifo, dev != nullptr ? &dev->counters : nullptr);
+    flushRing(peerQp, cq, m_core->peers.wake(peerInstance, cq));
 }
 
 bool SimQp::checkLocal(const PendingWr& w, WcStatus* status) const {
@@ -183,9 +181,7 @@ bool SimQp::resolvePeer() {
         if (m_peerQp == nullptr) return false;
         m_peerProbeNs = 0;
         m_peerRecvCq = m_core->peers.cq(m_peerInstance, m_peerQp->recvCqId);
-        m_peerFifo = m_peerRecvCq != nullptr && m_peerRecvCq->channelId != 0
-                         ? m_core->peers.fifo(m_peerInstance, m_peerRecvCq->channelId)
-                         : -1;
+        m_peerWake = m_core->peers.wake(m_peerInstance, m_peerRecvCq);
         m_peerCqConsumerSeen = 0;
         m_peerRqTailSeen = 0;
     }
@@ -304,13 +300,12 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
         }
     }
     CqShared* recvCq = m_peerRecvCq;
-    const int fifo = m_peerFifo;
     SharedCounters* peerCounters = peerDev != nullptr ? &peerDev->counters : nullptr;
     // Claim the receive CQE before writing anything (see claimCqe); every
     // path below completes the claimed slot.
     uint64_t cqIndex = 0;
     const bool claimed = recvCq != nullptr && recvCq->alive.load(std::memory_order_acquire) != 0 &&
-                         claimCqe(recvCq, fifo, peerCounters, &m_peerCqConsumerSeen, &cqIndex);
+                         claimCqe(recvCq, m_peerWake, &m_peerCqConsumerSeen, &cqIndex);
     auto responderError = [&](WcStatus responderStatus) {
         if (claimed) {
             Cqe cqe;
@@ -318,7 +313,7 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
             cqe.qpNum = peerQp->qpn;
             cqe.status = responderStatus;
             cqe.opcode = WcOpcode::recv;
-            completeCqe(recvCq, cqIndex, fifo, cqe, peerCounters);
+            completeCqe(recvCq, cqIndex, m_peerWake, cqe);
         }
         remoteErrorLocked(peerQp, peerInstance);
     };
@@ -368,7 +363,7 @@ SimQp::Outcome SimQp::executeSend(PendingWr& w, QpShared* peerQp, uint32_t peerI
         cqe.status = WcStatus::success;
         cqe.opcode = WcOpcode::recv;
         cqe.flags = hasFlag(w.wr.flags, SendFlags::solicited) ? static_cast<uint32_t>(WcFlags::solicited) : 0;
-        completeCqe(recvCq, cqIndex, fifo, cqe, peerCounters);
+        completeCqe(recvCq, cqIndex, m_peerWake, cqe);
     }
     prefetchNextSend(peerQp, consumedHead);
     if (peerCounters != nullptr) peerCounters->recvs.fetch_add(1, std::memory_order_relaxed);

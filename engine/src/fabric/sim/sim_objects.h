@@ -88,7 +88,14 @@ public:
     bool mayHaveEvents() const override;
 
     uint32_t id() const { return m_id; }
-    int fifoFd() const { return m_fifoFd; }
+    // How producers wake this channel (cq_ring.h).
+    ChannelWake wake() const { return {m_fifoFd, m_word, &m_core->shared->counters}; }
+    bool canSleepOnWord() const override { return m_word != nullptr; }
+    uint32_t wordTicket() const override;
+    WordSleep sleepOnWord(uint32_t ticket, uint64_t deadlineNs) override;
+    void wakeWordSleepers() override;
+    // Wakes word sleepers only if there are any: they recompute their timeout.
+    void nudgeWordSleepers();
     void attach(SimCq* cq);
     void detach(SimCq* cq);
     // Some CQ of this channel is armed: its owner may be about to sleep.
@@ -96,9 +103,12 @@ public:
 
 private:
     SimCq* takeEventLocked();
+    bool anyPending() const;
+    void drainFifo();
     std::shared_ptr<SimCore> m_core;
     uint32_t m_id;
     int m_fifoFd = -1;
+    ChannelWord* m_word = nullptr;  // in the device file; null above kChannelWords
     int m_epollFd = -1;
     std::vector<SimCq*> m_cqs;
 };
@@ -115,7 +125,9 @@ public:
 
     uint32_t id() const { return m_id; }
     CqShared* shared() const { return m_shared; }
-    int fifoFd() const { return m_channel != nullptr ? m_channel->fifoFd() : -1; }
+    ChannelWake wake() const {
+        return m_channel != nullptr ? m_channel->wake() : ChannelWake{-1, nullptr, &m_core->shared->counters};
+    }
     void noteEvent() { ++m_unackedEvents; }
     // Publishes a completion produced by this device (caller holds the core lock).
     bool publish(const Cqe& cqe);
@@ -226,7 +238,7 @@ private:
     // channel FIFO, and private lower bounds of indices the peer advances
     // (read from shared memory only when they say "full" / "empty").
     CqShared* m_peerRecvCq = nullptr;
-    int m_peerFifo = -1;
+    ChannelWake m_peerWake;  // the peer's receive CQ's channel
     uint64_t m_peerCqConsumerSeen = 0;
     uint64_t m_peerRqTailSeen = 0;
     std::vector<uint8_t> m_scratch;  // capture only: the payload in one piece
