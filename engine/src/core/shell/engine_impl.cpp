@@ -474,10 +474,12 @@ bool EngineImpl::sleepStepLocked(std::unique_lock<std::mutex>& lock, Waiter& w, 
         ++m_stats.wordSleeps;
         const uint32_t ticket = m_channel->wordTicket();  // under the lock wakeSleepersLocked holds
         lock.unlock();
-        const auto slept = m_channel->sleepOnWord(ticket, wakeNs);
+        m_channel->sleepOnWord(ticket, wakeNs);
         lock.lock();
-        // Woken by a fired CQ or not, its event (if any) is the next arm's.
-        m_channelEventLeft = m_channelEventLeft || slept != fabric::CompletionChannel::WordSleep::timedOut;
+        // Woken by a fired CQ or not, its event (if any) is the next arm's;
+        // so is the device timer, which fired unread if another thread armed
+        // it while we slept (the arm's getEvent reads it, no syscall else).
+        m_channelEventLeft = true;
     } else {
         sleepOnFdsLocked(lock, w, wakeNs, now);
     }

@@ -56,6 +56,13 @@ void SimCore::armTimerLocked(uint64_t deadlineNs) {
     // nextDueNs) and its call runs the work: no system call for it.
     if (deadlineNs >= ownerWakeNs.load(std::memory_order_acquire)) return;
     if (!std::any_of(channels.begin(), channels.end(), [](SimChannel* c) { return c->anyArmed(); })) return;
+    // A thread asleep on a channel's word does not see the timer: it
+    // bounded its sleep by the due times it knew, and this one is earlier
+    // (another thread posted it). Woken, it sleeps again bounded by this
+    // one too (the owner's wake promise then covers it, and later work
+    // returns above). Before the check below: a timer that fired unread
+    // would otherwise keep it asleep.
+    for (SimChannel* channel : channels) channel->nudgeWordSleepers();
     // Leave an earlier arm alone, pending or already fired: the timer is
     // readable by then, and the waiter it wakes reads it (SimChannel::getEvent
     // clears timerArmedNs) and makes progress, which arms for the next due
@@ -69,10 +76,6 @@ void SimCore::armTimerLocked(uint64_t deadlineNs) {
     spec.it_value.tv_nsec = static_cast<long>(at % 1000000000ull);
     timerfd_settime(timerFd, TFD_TIMER_ABSTIME, &spec, nullptr);
     timerArmedNs = at;
-    // A thread asleep on a channel's word does not see the timer: it
-    // bounded its sleep by the due times it knew, and this one is earlier
-    // (another thread posted it). Woken, it sleeps again bounded by it.
-    for (SimChannel* channel : channels) channel->nudgeWordSleepers();
 }
 
 SimDevice::~SimDevice() = default;
