@@ -20,6 +20,7 @@
 #include <QUdpSocket>
 
 #include "agent_hello.h"
+#include "kvm_probe.h"
 #include "ssh_remote.h"
 #include "vm_guest_files.h"
 #include "vm_kernel.h"
@@ -118,10 +119,16 @@ bool kvmUsable() {
     return true;
 }
 
-QString accelName(VmAccel accel) {
+// --accel auto: KVM where /dev/kvm opens and a probe boot under it gets
+// through the kernel's early boot (kvm_probe.h), else TCG; `why` says why
+// not KVM when /dev/kvm opens but does not boot.
+QString accelName(VmAccel accel, const VmKernel& kernel, QString* why) {
     if (accel == VmAccel::kvm) return QStringLiteral("kvm");
-    if (accel == VmAccel::tcg) return QStringLiteral("tcg");
-    return kvmUsable() ? QStringLiteral("kvm") : QStringLiteral("tcg");
+    if (accel == VmAccel::tcg || !kvmUsable()) return QStringLiteral("tcg");
+    const KvmVerdict kvm = probeKvmBoot(kernel);
+    if (kvm.boots) return QStringLiteral("kvm");
+    *why = kvm.why;
+    return QStringLiteral("tcg");
 }
 
 struct Plan {
@@ -269,9 +276,12 @@ smcr::Result<QList<VmHostUp>> vmUp(const VmUpOptions& o, const VmProgress& progr
     auto kernel = ensureKernel(o.kernelVersion.isEmpty() ? vmKernelVersion() : o.kernelVersion,
                                [&](const QString& step) { progress({}, step); });
     if (!kernel) return smcr::fail(kernel.error());
-    const QString accel = accelName(o.accel);
+    QString notKvm;
+    const QString accel = accelName(o.accel, *kernel, &notKvm);
     if (accel == QLatin1String("kvm") && !kvmUsable())
         return smcr::fail(smcr::Errc::notSupported, "--accel kvm: /dev/kvm cannot be opened");
+    if (!notKvm.isEmpty())
+        progress({}, QStringLiteral("/dev/kvm opens but a guest does not boot under it (%1): TCG").arg(notKvm));
 
     QList<Plan> plans;
     QStringList names;

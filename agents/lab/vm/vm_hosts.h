@@ -28,7 +28,7 @@ struct VmUpOptions {
     QString kernelVersion;  // "" = vmKernelVersion()
     int memoryMb = 1024;
     int cpus = 1;
-    VmAccel accel = VmAccel::automatic;  // KVM where /dev/kvm opens, else TCG (emulated: slow, but the real kernel)
+    VmAccel accel = VmAccel::automatic;  // KVM where a probe guest boots under it, else TCG (slow, the real kernel)
     int bootTimeoutMs = 240'000;
     int links = 1;  // 2: a second NIC and rxe device per host, for the kernel's second link and failover
     QString ueid = QStringLiteral("SMCLAB-VM");
