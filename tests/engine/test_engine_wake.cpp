@@ -306,6 +306,37 @@ bool echoRound(smcr::Socket& s, uint64_t seed, int round) {
     return s.send(&out, 1).ok() && recvAll(s, &in, 1) && in == out;
 }
 
+// `rounds` blocking round trips of one byte against an EchoServer (kSettings)
+// and the client engine's stats just before and after them. `error` stays
+// empty when every answer came back right and the server saw every round.
+struct PingPongRun {
+    std::string error;
+    smcr::EngineStats before;
+    smcr::EngineStats after;
+};
+
+PingPongRun blockingPingPong(int rounds, uint64_t seed) {
+    PingPongRun run;
+    EchoServer server(kSettings, rounds, 1);
+    auto engine = newEngine(kSettings);
+    smcr::Socket s = connectTo(engine, server.port());
+    if (s.fellBack() || !s.setTimeoutMs(10000).ok()) {
+        run.error = "the connection fell back to TCP or refused its timeout";
+        return run;
+    }
+    run.before = engine->stats();
+    bool ok = true;
+    for (int i = 0; i < rounds && ok; ++i) ok = echoRound(s, seed, i);
+    run.after = engine->stats();
+    s.close();
+    if (!ok) {
+        run.error = "the ping-pong broke off or an answer was wrong";
+    } else if (!server.join()) {
+        run.error = "the server did not see every round";
+    }
+    return run;
+}
+
 }  // namespace
 
 class TestEngineWake : public QObject {
@@ -317,19 +348,9 @@ private slots:
         // request's ACK (one wire latency after the delivery) fired the
         // channel every round: two events per round trip instead of one.
         const int kRounds = 400;
-        EchoServer server(kSettings, kRounds, 1);
-        auto engine = newEngine(kSettings);
-        smcr::Socket s = connectTo(engine, server.port());
-        QVERIFY(!s.fellBack());
-        QVERIFY(s.setTimeoutMs(10000).ok());
-        const smcr::EngineStats e0 = engine->stats();
-        bool ok = true;
-        for (int i = 0; i < kRounds && ok; ++i) ok = echoRound(s, 601, i);
-        const smcr::EngineStats e1 = engine->stats();
-        s.close();
-        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
-        QVERIFY(server.join());
-        const auto [events, sleeps, sendArms] = wakeCounts(e0, e1);
+        const PingPongRun run = blockingPingPong(kRounds, 601);
+        QVERIFY2(run.error.empty(), run.error.c_str());
+        const auto [events, sleeps, sendArms] = wakeCounts(run.before, run.after);
         qInfo("%d round trips: %llu channel events (%.2f per round), %llu sleeps, %llu send CQ arms", kRounds,
               u(events), double(events) / kRounds, u(sleeps), u(sendArms));
         // Nothing waits for a send completion here: the reader never arms the
@@ -355,20 +376,10 @@ private slots:
         // A foreign loop on the channel's fd would make it use the fds; here
         // there is none, so every sleep is a word sleep.
         const int kRounds = 300;
-        EchoServer server(kSettings, kRounds, 1);
-        auto engine = newEngine(kSettings);
-        smcr::Socket s = connectTo(engine, server.port());
-        QVERIFY(!s.fellBack());
-        QVERIFY(s.setTimeoutMs(10000).ok());
-        const smcr::EngineStats e0 = engine->stats();
-        bool ok = true;
-        for (int i = 0; i < kRounds && ok; ++i) ok = echoRound(s, 607, i);
-        const smcr::EngineStats e1 = engine->stats();
-        s.close();
-        QVERIFY2(ok, "the ping-pong broke off or an answer was wrong");
-        QVERIFY(server.join());
-        const uint64_t sleeps = e1.blockingWaits - e0.blockingWaits;
-        const uint64_t onWord = e1.wordSleeps - e0.wordSleeps;
+        const PingPongRun run = blockingPingPong(kRounds, 607);
+        QVERIFY2(run.error.empty(), run.error.c_str());
+        const uint64_t sleeps = run.after.blockingWaits - run.before.blockingWaits;
+        const uint64_t onWord = run.after.wordSleeps - run.before.wordSleeps;
         qInfo("%d round trips: %llu sleeps, %llu of them on the channel's word", kRounds, u(sleeps), u(onWord));
         QVERIFY2(sleeps > 0, "the reader never slept (busy polling is off)");
         QCOMPARE(onWord, sleeps);

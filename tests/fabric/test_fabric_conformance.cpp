@@ -73,6 +73,34 @@ bool connectParent(Side& side, const SideOptions& options, int ctl, Endpoint* pe
     return waitSignal(ctl);
 }
 
+// The peer of the channel tests: once signalled, it waits 30 ms (the parent
+// is asleep by then) and sends `payload` (4 bytes) as a signaled, solicited
+// SEND.
+int sendsWhenSignalled(int ctl, const char* payload) {
+    SideOptions o;
+    o.open = simOptions();
+    return runChild(ctl, o, [payload](Side& s, const Endpoint&, int c) {
+        PEER_CHECK(waitSignal(c));
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        PEER_CHECK(s.qp->postSend(s.sendWr(1, payload, 4, SendFlags::signaled | SendFlags::solicited)).ok());
+        WorkCompletion wc;
+        PEER_CHECK(s.pollOne(*s.sendCq, &wc));
+        PEER_CHECK(wc.status == WcStatus::success);
+        return 0;
+    });
+}
+
+// The parent's side of them: connected, two receives posted, nothing
+// received yet, the receive CQ armed solicited-only.
+bool connectArmedForSolicited(Side& side, int ctl, Endpoint* remote) {
+    SideOptions o;
+    o.open = simOptions();
+    if (!connectParent(side, o, ctl, remote) || !side.postRecvs(2).ok()) return false;
+    WorkCompletion wc;
+    return side.recvCq->poll(std::span<WorkCompletion>(&wc, 1)).valueOr(1) == 0 &&
+           side.recvCq->requestNotify(true).valueOr(NotifyResult::missedEvents) == NotifyResult::armed;
+}
+
 uint8_t pattern(uint32_t iteration, size_t index) {
     return static_cast<uint8_t>(iteration * 131 + index * 7 + 1);
 }
@@ -717,28 +745,11 @@ private slots:
     // A blocked waiter is woken by the channel when the peer's SEND lands and
     // the CQ was armed (the canonical poll / arm / poll / sleep loop).
     void channelWakesSleeper() {
-        PeerProcess peer([](int ctl) {
-            SideOptions o;
-            o.open = simOptions();
-            return runChild(ctl, o, [](Side& s, const Endpoint&, int c) {
-                PEER_CHECK(waitSignal(c));
-                std::this_thread::sleep_for(std::chrono::milliseconds(30));
-                PEER_CHECK(s.qp->postSend(s.sendWr(1, "wake", 4, SendFlags::signaled | SendFlags::solicited)).ok());
-                WorkCompletion wc;
-                PEER_CHECK(s.pollOne(*s.sendCq, &wc));
-                PEER_CHECK(wc.status == WcStatus::success);
-                return 0;
-            });
-        });
+        PeerProcess peer([](int ctl) { return sendsWhenSignalled(ctl, "wake"); });
         Side side;
-        SideOptions o;
-        o.open = simOptions();
         Endpoint remote;
-        QVERIFY(connectParent(side, o, peer.fd(), &remote));
-        QVERIFY(side.postRecvs(2).ok());
+        QVERIFY(connectArmedForSolicited(side, peer.fd(), &remote));
         WorkCompletion wc;
-        QCOMPARE(side.recvCq->poll(std::span<WorkCompletion>(&wc, 1)).value(), size_t{0});
-        QCOMPARE(side.recvCq->requestNotify(true).value(), NotifyResult::armed);
         QVERIFY(signal(peer.fd()));
         auto ev = side.channel->getEvent(5000);
         QVERIFY2(ev.ok(), ev.ok() ? "" : ev.error().toString().c_str());
@@ -761,29 +772,12 @@ private slots:
     // nothing.
     void wordSleeperIsWokenWithoutTheFifo() {
         if (!isSim()) QSKIP("the channel's futex word is a sim feature");
-        PeerProcess peer([](int ctl) {
-            SideOptions o;
-            o.open = simOptions();
-            return runChild(ctl, o, [](Side& s, const Endpoint&, int c) {
-                PEER_CHECK(waitSignal(c));
-                std::this_thread::sleep_for(std::chrono::milliseconds(30));
-                PEER_CHECK(s.qp->postSend(s.sendWr(1, "word", 4, SendFlags::signaled | SendFlags::solicited)).ok());
-                WorkCompletion wc;
-                PEER_CHECK(s.pollOne(*s.sendCq, &wc));
-                PEER_CHECK(wc.status == WcStatus::success);
-                return 0;
-            });
-        });
+        PeerProcess peer([](int ctl) { return sendsWhenSignalled(ctl, "word"); });
         Side side;
-        SideOptions o;
-        o.open = simOptions();
         Endpoint remote;
-        QVERIFY(connectParent(side, o, peer.fd(), &remote));
+        QVERIFY(connectArmedForSolicited(side, peer.fd(), &remote));
         QVERIFY(side.channel->canSleepOnWord());
-        QVERIFY(side.postRecvs(2).ok());
         WorkCompletion wc;
-        QCOMPARE(side.recvCq->poll(std::span<WorkCompletion>(&wc, 1)).value(), size_t{0});
-        QCOMPARE(side.recvCq->requestNotify(true).value(), NotifyResult::armed);
         const uint32_t ticket = side.channel->wordTicket();
         QVERIFY(signal(peer.fd()));
         const auto t0 = Clock::now();
