@@ -4,7 +4,6 @@
 // for the owner's threads that sleep on nothing else (layout.h, ChannelWord).
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 
 #include <fcntl.h>
 #include <linux/futex.h>
